@@ -1,0 +1,123 @@
+/** The normalized contract: plain data every target reads. Built by phases/normalize.ts. */
+
+export type JsonSchema = Record<string, unknown>;
+
+export type FileKind = "manifest" | "meta" | "tool" | "kernel" | "schema";
+
+export interface SchemaFile {
+  path: string;
+  id: string;
+  kind: FileKind;
+  json: JsonSchema;
+}
+
+export interface NamedSchema {
+  /** The TypeScript type name, unique in the contract. */
+  typeName: string;
+  /** Absolute reference: file $id + "#/$defs/<key>". */
+  ref: string;
+  /** Contract file it comes from ("" for composed schemas). */
+  file: string;
+  schema: JsonSchema;
+  composed: boolean;
+}
+
+export interface Messages {
+  "zh-CN": string;
+  en: string;
+}
+
+export interface UnwiredField {
+  /** Pointer inside the tool's args, e.g. /options/showToc. */
+  pointer: string;
+  /** The last token, the field's name. */
+  field: string;
+  runtimeSupport: string;
+}
+
+export interface ToolModel {
+  name: string;
+  providerName: string;
+  typePrefix: string;
+  file: string;
+  title: string;
+  description: string;
+  effect: "read" | "write";
+  capability: string;
+  kernelCommand: string;
+  idempotency: "required" | "none";
+  dryRun: "required" | "none";
+  semantics: { destructive: boolean; idempotent: boolean };
+  messages: Record<string, Messages>;
+  argsType: string;
+  resultType: string;
+  requestType: string;
+  responseType: string;
+  /** The schema the model fills in: the args' fields, plus dryRun when the tool takes it. Self-contained. */
+  parameters: JsonSchema;
+  /** The response envelope as one self-contained schema (for MCP outputSchema and docs). */
+  responseSchema: JsonSchema;
+  unwiredFields: UnwiredField[];
+}
+
+export interface KernelCommandModel {
+  name: string;
+  methodName: string;
+  typePrefix: string;
+  file: string;
+  effect: "read" | "write";
+  description: string;
+  payloadType: string;
+  resultType: string;
+}
+
+export interface ErrorModel {
+  code: string;
+  description: string;
+  retryable: boolean;
+  messages: Messages;
+  reasons: Record<string, Messages>;
+}
+
+export interface CapabilityModel {
+  scope: string;
+  description: string;
+  requires: string[];
+  deniedReason: string;
+}
+
+export interface ExampleModel {
+  file: string;
+  pointer: string;
+  name: string;
+  of: string;
+  source: string;
+  added: string[];
+  value: unknown;
+}
+
+export interface RequestFieldModel {
+  name: string;
+  filledBy: "model" | "host";
+}
+
+export interface ContractModel {
+  name: string;
+  version: string;
+  title: string;
+  baseUri: string;
+  hash: string;
+  fileHashes: Record<string, string>;
+  /** Contract schema files (not meta, not the manifest), by path. */
+  schemaFiles: SchemaFile[];
+  /** Schemas the generator composes (per-tool request and response), as files with their own $id. */
+  composedFiles: SchemaFile[];
+  /** Every named schema, sorted by typeName. */
+  schemas: NamedSchema[];
+  tools: ToolModel[];
+  kernelCommands: KernelCommandModel[];
+  errors: ErrorModel[];
+  capabilities: CapabilityModel[];
+  requestFields: RequestFieldModel[];
+  examples: ExampleModel[];
+}

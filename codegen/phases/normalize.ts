@@ -1,0 +1,247 @@
+/**
+ * Phase 3, normalize: the validated files become one plain ContractModel that every target reads.
+ * Names are derived here, once: type names, provider-safe names, method names; the per-tool
+ * request and response schemas are composed here from the envelope and the tool's own schemas.
+ */
+import type {
+  CapabilityModel, ContractModel, ErrorModel, ExampleModel, JsonSchema, KernelCommandModel, Messages,
+  NamedSchema, RequestFieldModel, SchemaFile, ToolModel, UnwiredField,
+} from "../model";
+import type { ParsedContract } from "./load";
+import { classifyFile } from "./validate";
+import { RefIndex } from "../support/refs";
+import { camelCase, pascalCase, providerSafeName, toolTypePrefix } from "../support/names";
+import { joinPointer } from "../support/json-pointer";
+import { isPlainObject } from "../support/schema-walk";
+
+const SCHEMA_URI = "https://json-schema.org/draft/2020-12/schema";
+
+interface ToolFacts {
+  name: string;
+  providerName?: string;
+  title: string;
+  description: string;
+  effect: "read" | "write";
+  capability: string;
+  kernelCommand: string;
+  idempotency: "required" | "none";
+  dryRun: "required" | "none";
+  semantics: { destructive: boolean; idempotent: boolean };
+  messages?: Record<string, Messages>;
+}
+
+interface CommandFacts {
+  name: string;
+  effect: "read" | "write";
+  description: string;
+}
+
+const byKey = <T>(key: (t: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+
+export function normalize(parsed: ParsedContract): ContractModel {
+  const manifest = parsed.files.find((f) => f.path === "contract.json")!.json as {
+    name: string; version: string; title: string; baseUri: string;
+  };
+  const schemaFiles: SchemaFile[] = [];
+  for (const f of parsed.files) {
+    const kind = classifyFile(f.path)!;
+    if (kind === "tool" || kind === "kernel" || kind === "schema") {
+      schemaFiles.push({ path: f.path, id: (f.json as { $id: string }).$id, kind, json: f.json as JsonSchema });
+    }
+  }
+
+  const schemas: NamedSchema[] = [];
+  const tools: ToolModel[] = [];
+  const kernelCommands: KernelCommandModel[] = [];
+  const composedFiles: SchemaFile[] = [];
+  const examples: ExampleModel[] = [];
+  const index = new RefIndex(schemaFiles);
+  const envelopeId = manifest.baseUri + "envelope/request.schema.json";
+  const responseId = manifest.baseUri + "envelope/response.schema.json";
+  const requestFields = requestFieldsOf(index.resolve("#/$defs/ToolRequest", envelopeId).schema);
+
+  for (const file of schemaFiles) {
+    const defs = file.json.$defs as Record<string, JsonSchema>;
+    let prefix = "";
+    if (file.kind === "tool") prefix = toolTypePrefix((file.json["x-mnote-tool"] as ToolFacts).name);
+    if (file.kind === "kernel") prefix = pascalCase((file.json["x-mnote-kernel-command"] as CommandFacts).name);
+    for (const key of Object.keys(defs)) {
+      schemas.push({ typeName: prefix + key, ref: `${file.id}#/$defs/${key}`, file: file.path, schema: defs[key]!, composed: false });
+    }
+    const fileExamples = file.json["x-mnote-examples"];
+    if (Array.isArray(fileExamples)) {
+      fileExamples.forEach((e: Omit<ExampleModel, "file" | "pointer">, i) =>
+        examples.push({ file: file.path, pointer: joinPointer("/x-mnote-examples", i), ...e }),
+      );
+    }
+
+    if (file.kind === "kernel") {
+      const facts = file.json["x-mnote-kernel-command"] as CommandFacts;
+      kernelCommands.push({
+        name: facts.name,
+        methodName: camelCase(facts.name),
+        typePrefix: prefix,
+        file: file.path,
+        effect: facts.effect,
+        description: facts.description,
+        payloadType: prefix + "Payload",
+        resultType: prefix + "Result",
+      });
+    }
+
+    if (file.kind === "tool") {
+      const facts = file.json["x-mnote-tool"] as ToolFacts;
+      const composedId = `${manifest.baseUri}composed/${facts.name}.json`;
+      const composed = composeToolSchemas(facts, file.id, envelopeId, responseId);
+      composedFiles.push({ path: `composed/${facts.name}.json`, id: composedId, kind: "schema", json: { $schema: SCHEMA_URI, $id: composedId, $defs: composed } });
+      for (const key of Object.keys(composed)) {
+        schemas.push({ typeName: prefix + key, ref: `${composedId}#/$defs/${key}`, file: "", schema: composed[key]!, composed: true });
+      }
+      const args = index.inline(defs.Args!, file.id);
+      const composedIndex = new RefIndex([...schemaFiles, composedFiles[composedFiles.length - 1]!]);
+      tools.push({
+        name: facts.name,
+        providerName: facts.providerName ?? providerSafeName(facts.name),
+        typePrefix: prefix,
+        file: file.path,
+        title: facts.title,
+        description: facts.description,
+        effect: facts.effect,
+        capability: facts.capability,
+        kernelCommand: facts.kernelCommand,
+        idempotency: facts.idempotency,
+        dryRun: facts.dryRun,
+        semantics: facts.semantics,
+        messages: facts.messages ?? {},
+        argsType: prefix + "Args",
+        resultType: prefix + "Result",
+        requestType: prefix + "Request",
+        responseType: prefix + "Response",
+        parameters: modelParameters(args, facts, requestFields, index, envelopeId),
+        responseSchema: composedIndex.inline(composed.Response!, composedId),
+        unwiredFields: unwiredFieldsOf(defs.Args!, file.id, index),
+      });
+    }
+  }
+
+  return {
+    name: manifest.name,
+    version: manifest.version,
+    title: manifest.title,
+    baseUri: manifest.baseUri,
+    hash: parsed.hash,
+    fileHashes: Object.fromEntries(parsed.files.map((f) => [f.path, f.sha256])),
+    schemaFiles,
+    composedFiles: composedFiles.sort(byKey((f) => f.path)),
+    schemas: schemas.sort(byKey((s) => s.typeName)),
+    tools: tools.sort(byKey((t) => t.name)),
+    kernelCommands: kernelCommands.sort(byKey((k) => k.name)),
+    errors: errorsOf(index.resolve("#/$defs/ErrorCode", manifest.baseUri + "catalog/errors.schema.json").schema),
+    capabilities: capabilitiesOf(index.resolve("#/$defs/CapabilityScope", manifest.baseUri + "catalog/capabilities.schema.json").schema),
+    requestFields,
+    examples,
+  };
+}
+
+/** A tool's request is the envelope narrowed to its name and args; a write also requires the key and dryRun. */
+function composeToolSchemas(facts: ToolFacts, toolId: string, envelopeId: string, responseId: string): Record<string, JsonSchema> {
+  const required = ["toolName", "args"];
+  if (facts.idempotency === "required") required.push("idempotencyKey");
+  if (facts.dryRun === "required") required.push("dryRun");
+  return {
+    Request: {
+      description: `A request envelope for ${facts.name}.`,
+      allOf: [
+        { $ref: `${envelopeId}#/$defs/ToolRequest` },
+        { type: "object", required, properties: { toolName: { const: facts.name }, args: { $ref: `${toolId}#/$defs/Args` } } },
+      ],
+    },
+    Response: {
+      description: `A response envelope for ${facts.name}.`,
+      anyOf: [
+        {
+          allOf: [
+            { $ref: `${responseId}#/$defs/ToolSuccess` },
+            { type: "object", required: ["toolName", "result"], properties: { toolName: { const: facts.name }, result: { $ref: `${toolId}#/$defs/Result` } } },
+          ],
+        },
+        {
+          allOf: [
+            { $ref: `${responseId}#/$defs/ToolFailure` },
+            { type: "object", required: ["toolName"], properties: { toolName: { const: facts.name } } },
+          ],
+        },
+      ],
+    },
+  };
+}
+
+function requestFieldsOf(toolRequest: JsonSchema): RequestFieldModel[] {
+  const properties = toolRequest.properties as Record<string, JsonSchema>;
+  return Object.keys(properties).map((name) => ({
+    name,
+    filledBy: properties[name]!["x-mnote-filledBy"] === "model" ? "model" : "host",
+  }));
+}
+
+/**
+ * What the model fills in: the tool's args, plus every other envelope field the contract marks as
+ * model-written (dryRun) that this tool takes. The plugin splits them apart again.
+ */
+function modelParameters(args: JsonSchema, facts: ToolFacts, fields: RequestFieldModel[], index: RefIndex, envelopeId: string): JsonSchema {
+  const properties: Record<string, JsonSchema> = { ...(args.properties as Record<string, JsonSchema>) };
+  const envelope = index.resolve("#/$defs/ToolRequest", envelopeId).schema.properties as Record<string, JsonSchema>;
+  for (const field of fields) {
+    if (field.filledBy !== "model" || field.name === "args") continue;
+    if (field.name === "dryRun" && facts.dryRun !== "required") continue;
+    properties[field.name] = { ...index.inline(envelope[field.name]!, envelopeId), default: false };
+  }
+  const out: JsonSchema = { type: "object", properties, additionalProperties: false };
+  if (Array.isArray(args.required) && args.required.length > 0) out.required = args.required;
+  return out;
+}
+
+/** Args fields (followed through $refs and properties) whose runtimeSupport is not "wired". */
+function unwiredFieldsOf(args: JsonSchema, baseId: string, index: RefIndex): UnwiredField[] {
+  const out: UnwiredField[] = [];
+  const visit = (schema: JsonSchema, base: string, pointer: string, depth: number): void => {
+    if (depth > 16) return;
+    let node = schema;
+    let nodeBase = base;
+    if (typeof node.$ref === "string") {
+      const target = index.resolve(node.$ref, base);
+      node = { ...target.schema, ...node };
+      nodeBase = target.fileId;
+      delete node.$ref;
+    }
+    const support = node["x-mnote-runtimeSupport"];
+    if (typeof support === "string" && support !== "wired") {
+      out.push({ pointer, field: pointer.split("/").pop()!, runtimeSupport: support });
+    }
+    if (isPlainObject(node.properties)) {
+      for (const [name, sub] of Object.entries(node.properties)) visit(sub as JsonSchema, nodeBase, joinPointer(pointer, name), depth + 1);
+    }
+  };
+  visit(args, baseId, "", 0);
+  return out;
+}
+
+function errorsOf(errorCode: JsonSchema): ErrorModel[] {
+  return (errorCode.oneOf as JsonSchema[]).map((entry) => {
+    const facts = entry["x-mnote-error"] as { retryable: boolean; messages: Messages; reasons?: Record<string, Messages> };
+    return {
+      code: entry.const as string,
+      description: (entry.description as string) ?? "",
+      retryable: facts.retryable,
+      messages: facts.messages,
+      reasons: facts.reasons ?? {},
+    };
+  });
+}
+
+function capabilitiesOf(scope: JsonSchema): CapabilityModel[] {
+  return (scope.oneOf as JsonSchema[]).map((entry) => {
+    const facts = entry["x-mnote-capability"] as { requires: string[]; deniedReason: string };
+    return { scope: entry.const as string, description: (entry.description as string) ?? "", requires: facts.requires, deniedReason: facts.deniedReason };
+  });
+}

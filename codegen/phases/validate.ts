@@ -1,0 +1,233 @@
+/**
+ * Phase 2, validate: every contract file against its meta-schema, every schema against JSON Schema
+ * 2020-12 and the contract's own rules (allowed keywords, $ref form, $id mirroring the path).
+ * Semantic checks that need the whole model (cross references, examples) run after normalize,
+ * in validateModel. Problems are collected, not thrown one by one, so a user fixes them in one go.
+ */
+import Ajv2020 from "ajv/dist/2020";
+import type { ErrorObject } from "ajv";
+import { ContractError, type ContractProblem } from "../contract-error";
+import type { ParsedContract, ParsedFile } from "./load";
+import type { ContractModel, FileKind } from "../model";
+import { FORBIDDEN_KEYWORDS, isVendorKeyword } from "../vendor-keywords";
+import { SUPPORTED_FORMATS, createContractAjv } from "../support/contract-ajv";
+import { ajvErrorPointer, describeAjvError } from "../support/ajv-errors";
+import { walkSchema } from "../support/schema-walk";
+import { getAtPointer, joinPointer, splitPointer } from "../support/json-pointer";
+import type { Position } from "../support/json-source";
+
+const JSON_SCHEMA_KEYWORDS = new Set([
+  "$schema", "$id", "$ref", "$defs", "$comment", "title", "description", "default", "examples", "deprecated",
+  "readOnly", "writeOnly", "type", "enum", "const", "properties", "required", "additionalProperties",
+  "patternProperties", "propertyNames", "minProperties", "maxProperties", "dependentRequired", "dependentSchemas",
+  "items", "minItems", "maxItems", "uniqueItems", "contains", "minContains", "maxContains", "minLength",
+  "maxLength", "pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+  "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "contentMediaType", "contentEncoding",
+]);
+
+const META_BY_KIND: Partial<Record<FileKind, string>> = {
+  manifest: "meta/manifest.schema.json",
+  tool: "meta/tool.schema.json",
+  kernel: "meta/kernel-command.schema.json",
+  schema: "meta/schema-file.schema.json",
+};
+
+export function classifyFile(path: string): FileKind | undefined {
+  if (path === "contract.json") return "manifest";
+  if (/^meta\/[a-z0-9-]+\.schema\.json$/.test(path)) return "meta";
+  if (/^tools\/[a-z0-9_.]+\.tool\.json$/.test(path)) return "tool";
+  if (/^kernel\/[A-Za-z0-9_.]+\.command\.json$/.test(path)) return "kernel";
+  if (/^(model|envelope|catalog|kernel)\/[a-z0-9-]+\.schema\.json$/.test(path)) return "schema";
+  return undefined;
+}
+
+/** The position of pointer, or of its nearest ancestor that has one. */
+export function positionOf(file: ParsedFile, pointer: string): Position | undefined {
+  let tokens = pointer === "" ? [] : splitPointer(pointer);
+  for (;;) {
+    const p = tokens.length === 0 ? "" : joinPointer("", ...tokens);
+    const found = file.positions.get(p);
+    if (found || tokens.length === 0) return found;
+    tokens = tokens.slice(0, -1);
+  }
+}
+
+function problemsFromAjv(file: ParsedFile, errors: ErrorObject[] | null | undefined, prefix = ""): ContractProblem[] {
+  return (errors ?? []).map((e) => {
+    const pointer = prefix + ajvErrorPointer(e);
+    return { file: file.path, pointer, message: describeAjvError(e), position: positionOf(file, pointer) };
+  });
+}
+
+export function validateFiles(parsed: ParsedContract): void {
+  const problems: ContractProblem[] = [];
+  const byPath = new Map(parsed.files.map((f) => [f.path, f]));
+  const report = (file: ParsedFile, pointer: string, message: string) =>
+    problems.push({ file: file.path, pointer, message, position: positionOf(file, pointer) });
+
+  const manifest = byPath.get("contract.json");
+  if (!manifest) {
+    throw new ContractError([{ file: "contract.json", pointer: "", message: "missing: the contract needs a contract.json with its name and version" }]);
+  }
+
+  // Meta-schemas first: everything else is judged by them.
+  const metaAjv = new Ajv2020({ strict: true, allErrors: true });
+  for (const file of parsed.files.filter((f) => classifyFile(f.path) === "meta")) {
+    try {
+      metaAjv.addSchema(file.json as object);
+    } catch (e) {
+      report(file, "", `not a valid meta-schema: ${(e as Error).message}`);
+    }
+  }
+  for (const [kind, path] of Object.entries(META_BY_KIND)) {
+    if (!byPath.has(path)) problems.push({ file: path, pointer: "", message: `missing: the meta-schema for ${kind} files` });
+  }
+  if (problems.length > 0) throw new ContractError(problems);
+
+  const baseUri = (manifest.json as { baseUri?: unknown }).baseUri;
+  const schemaAjv = createContractAjv();
+  const keywordsFile = "https://mnote.dev/contract/meta/keywords.schema.json";
+  const ids = new Map<string, ParsedFile>();
+
+  for (const file of parsed.files) {
+    const kind = classifyFile(file.path);
+    if (!kind) {
+      report(file, "", "unexpected file: contract files are contract.json, meta/*.schema.json, tools/*.tool.json, kernel/*.command.json or {model,envelope,catalog,kernel}/*.schema.json");
+      continue;
+    }
+    const metaPath = META_BY_KIND[kind];
+    if (metaPath) {
+      const metaId = (byPath.get(metaPath)!.json as { $id: string }).$id;
+      const validate = metaAjv.getSchema(metaId);
+      if (validate && !validate(file.json)) {
+        problems.push(...problemsFromAjv(file, validate.errors));
+        continue;
+      }
+    }
+    if (kind === "manifest") continue;
+    if (!schemaAjv.validateSchema(file.json as object)) {
+      problems.push(...problemsFromAjv(file, schemaAjv.errors));
+      continue;
+    }
+    if (kind === "meta") continue;
+    const id = (file.json as { $id: string }).$id;
+    if (typeof baseUri === "string" && id !== baseUri + file.path) {
+      report(file, "/$id", `must be "${baseUri + file.path}": an $id mirrors the file's path, so ajv (by $id) and file-based tools (by path) resolve $refs alike`);
+    }
+    ids.set(id, file);
+  }
+  if (problems.length > 0) throw new ContractError(problems);
+
+  for (const file of parsed.files) {
+    const kind = classifyFile(file.path);
+    if (kind === "manifest" || kind === "meta") continue;
+    walkSchema(file.json, "", (schema, pointer) => {
+      for (const key of Object.keys(schema)) {
+        const at = joinPointer(pointer, key);
+        if ((FORBIDDEN_KEYWORDS as readonly string[]).includes(key)) {
+          report(file, at, `keyword "${key}" is not allowed in the contract: json-schema-to-typescript cannot express it`);
+        } else if (isVendorKeyword(key)) {
+          const validate = metaAjv.getSchema(`${keywordsFile}#/$defs/${key}`);
+          if (!validate) report(file, at, `no definition for ${key} in meta/keywords.schema.json`);
+          else if (!validate(schema[key])) problems.push(...problemsFromAjv(file, validate.errors, at));
+        } else if (!JSON_SCHEMA_KEYWORDS.has(key)) {
+          report(file, at, `unknown keyword "${key}"` + (key.startsWith("x-") ? " (vendor keywords are x-mnote-*)" : ""));
+        }
+      }
+      if (schema.format !== undefined && !(SUPPORTED_FORMATS as readonly string[]).includes(String(schema.format))) {
+        report(file, joinPointer(pointer, "format"), `format "${String(schema.format)}" is not supported (supported: ${SUPPORTED_FORMATS.join(", ")})`);
+      }
+      if (pointer !== "" && schema.$id !== undefined) report(file, joinPointer(pointer, "$id"), "only a file's root may have an $id");
+      if (typeof schema.$ref === "string") {
+        const problem = checkRef(schema.$ref, (file.json as { $id: string }).$id, ids);
+        if (problem) report(file, joinPointer(pointer, "$ref"), problem);
+      }
+    });
+  }
+  if (problems.length > 0) throw new ContractError(problems);
+}
+
+/** A $ref must be relative (or local) and land on a named definition that exists. */
+function checkRef(ref: string, baseId: string, ids: Map<string, ParsedFile>): string | undefined {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(ref)) return `"${ref}" must be a relative reference (the contract resolves offline, by path)`;
+  const target = new URL(ref, baseId);
+  const fragment = decodeURIComponent(target.hash.slice(1));
+  target.hash = "";
+  const file = ids.get(target.href);
+  if (!file) return `"${ref}" points to no contract file`;
+  if (!/^\/\$defs\/[^/]+$/.test(fragment)) return `"${ref}" must point to a named definition (#/$defs/Name)`;
+  if (getAtPointer(file.json, fragment) === undefined) return `"${ref}" points to a definition that does not exist in ${file.path}`;
+  return undefined;
+}
+
+/** Checks that need the whole normalized model: cross references, names, examples. */
+export function validateModel(model: ContractModel, parsed: ParsedContract): void {
+  const problems: ContractProblem[] = [];
+  const byPath = new Map(parsed.files.map((f) => [f.path, f]));
+  const report = (path: string, pointer: string, message: string) => {
+    const file = byPath.get(path);
+    problems.push({ file: path, pointer, message, position: file ? positionOf(file, pointer) : undefined });
+  };
+
+  const typeNames = new Map<string, string>();
+  for (const s of model.schemas) {
+    const previous = typeNames.get(s.typeName);
+    if (previous !== undefined) report(s.file || previous, "", `type name ${s.typeName} is defined twice (${previous} and ${s.file || "a composed schema"})`);
+    typeNames.set(s.typeName, s.file);
+  }
+
+  const scopes = new Set(model.capabilities.map((c) => c.scope));
+  const codes = new Set(model.errors.map((e) => e.code));
+  const commands = new Map(model.kernelCommands.map((k) => [k.name, k]));
+  const toolNames = new Set<string>();
+  const providerNames = new Map<string, string>();
+  const at = "/x-mnote-tool";
+
+  if (!codes.has("mnote_tool_permission_denied") || !codes.has("mnote_tool_conflict") || !codes.has("mnote_tool_idempotency_conflict")) {
+    report("catalog/errors.schema.json", "/$defs/ErrorCode", "the catalog must keep the design note's three codes");
+  }
+  for (const c of model.capabilities) {
+    c.requires.forEach((r, i) => {
+      if (!scopes.has(r)) report("catalog/capabilities.schema.json", `/$defs/CapabilityScope`, `capability ${c.scope} requires unknown capability ${r} (item ${i})`);
+    });
+  }
+  for (const tool of model.tools) {
+    if (toolNames.has(tool.name)) report(tool.file, `${at}/name`, `tool ${tool.name} is defined twice`);
+    toolNames.add(tool.name);
+    const clash = providerNames.get(tool.providerName);
+    if (clash) report(tool.file, `${at}/name`, `provider-safe name ${tool.providerName} is also ${clash}'s`);
+    providerNames.set(tool.providerName, tool.name);
+    if (!scopes.has(tool.capability)) report(tool.file, `${at}/capability`, `unknown capability "${tool.capability}" (known: ${[...scopes].join(", ")})`);
+    const command = commands.get(tool.kernelCommand);
+    if (!command) report(tool.file, `${at}/kernelCommand`, `no kernel command "${tool.kernelCommand}" in kernel/`);
+    else {
+      if (command.effect !== tool.effect) report(tool.file, `${at}/effect`, `the tool is a ${tool.effect} but kernel command ${command.name} is a ${command.effect}`);
+      const payload = model.schemas.find((s) => s.typeName === command.payloadType)!.schema as { properties?: Record<string, { $ref?: string }> };
+      const argsRef = payload.properties?.args?.$ref;
+      const expected = `../tools/${tool.file.slice("tools/".length)}#/$defs/Args`;
+      if (argsRef !== expected) report(command.file, "/$defs/Payload/properties/args/$ref", `must be "${expected}": the runtime passes ${tool.name}'s args to ${command.name} unchanged`);
+    }
+    for (const code of Object.keys(tool.messages)) {
+      if (!codes.has(code)) report(tool.file, `${at}/messages/${code}`, `unknown error code ${code}`);
+    }
+  }
+
+  const ajv = createContractAjv();
+  for (const f of [...model.schemaFiles, ...model.composedFiles]) ajv.addSchema(f.json);
+  for (const example of model.examples) {
+    const target = typeNames.has(example.of) ? model.schemas.find((s) => s.typeName === example.of) : undefined;
+    if (!target) {
+      report(example.file, `${example.pointer}/of`, `no type named ${example.of}`);
+      continue;
+    }
+    example.added.forEach((pointer, i) => {
+      if (getAtPointer(example.value, pointer) === undefined) report(example.file, `${example.pointer}/added/${i}`, `${pointer} is not in the example's value`);
+    });
+    const validate = ajv.getSchema(target.ref)!;
+    if (!validate(example.value)) {
+      const e = validate.errors![0]!;
+      report(example.file, `${example.pointer}/value${ajvErrorPointer(e)}`, `example "${example.name}" is not a valid ${example.of}: ${describeAjvError(e)}`);
+    }
+  }
+  if (problems.length > 0) throw new ContractError(problems);
+}

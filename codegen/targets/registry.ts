@@ -1,0 +1,166 @@
+/**
+ * The tool registry: per tool every fact the runtime and the agent surfaces need (names,
+ * capability, effect, kernel command, the model-facing parameters, the validators), plus the error
+ * catalog, the capabilities and the request fields. The runtime reads tools from here and only
+ * from here, which is what lets a seventh tool need no runtime change.
+ */
+import type { Target } from "./target";
+import { banner } from "../support/banner";
+import { tsLiteral, tsString } from "../support/ts-literal";
+import { camelCase } from "../support/names";
+import { validatorName } from "./validators";
+
+export const registryTarget: Target = {
+  name: "registry",
+  emit(model) {
+    const union = (xs: string[]) => xs.map(tsString).join(" | ") || "never";
+    const tools = model.tools.map(
+      (t) => `  ${tsString(t.name)}: {
+    name: ${tsString(t.name)},
+    providerName: ${tsString(t.providerName)},
+    title: ${tsString(t.title)},
+    description: ${tsString(t.description)},
+    effect: ${tsString(t.effect)},
+    capability: ${tsString(t.capability)},
+    kernelCommand: ${tsString(t.kernelCommand)},
+    idempotency: ${tsString(t.idempotency)},
+    dryRun: ${tsString(t.dryRun)},
+    semantics: ${tsLiteral(t.semantics, 2)},
+    messages: ${tsLiteral(t.messages, 2)},
+    unwiredFields: ${tsLiteral(t.unwiredFields, 2)},
+    parameters: ${tsLiteral(t.parameters, 2)},
+    responseSchema: ${tsLiteral(t.responseSchema, 2)},
+    validateRequest: V.${validatorName(t.requestType)},
+    validateArgs: V.${validatorName(t.argsType)},
+    validateResult: V.${validatorName(t.resultType)},
+    validateResponse: V.${validatorName(t.responseType)},
+  },`,
+    );
+    const commands = model.kernelCommands.map(
+      (k) => `  ${tsString(k.name)}: {
+    name: ${tsString(k.name)},
+    method: ${tsString(k.methodName)},
+    effect: ${tsString(k.effect)},
+    description: ${tsString(k.description)},
+    validatePayload: V.${validatorName(k.payloadType)},
+    validateResult: V.${validatorName(k.resultType)},
+  },`,
+    );
+    const errors = Object.fromEntries(model.errors.map((e) => [e.code, { retryable: e.retryable, messages: e.messages, reasons: e.reasons }]));
+    const errorConstants = Object.fromEntries(model.errors.map((e) => [camelCase(e.code.replace(/^mnote_tool_/, "")), e.code]));
+    const capabilities = Object.fromEntries(model.capabilities.map((c) => [c.scope, { requires: c.requires, deniedReason: c.deniedReason }]));
+
+    const content = `${banner(model, "ts")}
+import type * as T from "./types";
+import * as V from "./validators";
+import type { Validator } from "./validators/runtime/validator";
+
+export const contract = {
+  name: ${tsString(model.name)},
+  version: ${tsString(model.version)},
+  hash: ${tsString(model.hash)},
+} as const;
+
+/** The canonical name of every tool in this contract. */
+export type RegisteredToolName = ${union(model.tools.map((t) => t.name))};
+/** The name of every kernel command in this contract. */
+export type KernelCommandName = ${union(model.kernelCommands.map((k) => k.name))};
+
+export interface LocalizedMessages {
+  readonly "zh-CN": string;
+  readonly en: string;
+}
+export type MessageLocale = keyof LocalizedMessages;
+
+export interface UnwiredField {
+  /** Where in the tool's args, as a JSON pointer. */
+  readonly pointer: string;
+  readonly field: string;
+  readonly runtimeSupport: string;
+}
+
+export type JsonSchemaObject = { readonly [keyword: string]: unknown };
+
+export interface ToolDescriptor {
+  readonly name: RegisteredToolName;
+  /** The name model providers accept: ^[a-zA-Z0-9_-]{1,64}$. */
+  readonly providerName: string;
+  readonly title: string;
+  /** Written for the model. */
+  readonly description: string;
+  readonly effect: "read" | "write";
+  readonly capability: T.CapabilityScope;
+  readonly kernelCommand: KernelCommandName;
+  readonly idempotency: "required" | "none";
+  readonly dryRun: "required" | "none";
+  readonly semantics: { readonly destructive: boolean; readonly idempotent: boolean };
+  /** Per-tool message overrides, by error code. */
+  readonly messages: { readonly [code in T.ErrorCode]?: LocalizedMessages };
+  /** Args fields whose runtimeSupport is not "wired". */
+  readonly unwiredFields: readonly UnwiredField[];
+  /** What the model fills in (the args, and dryRun for writes): self-contained JSON Schema. */
+  readonly parameters: JsonSchemaObject;
+  /** The response envelope: self-contained JSON Schema. */
+  readonly responseSchema: JsonSchemaObject;
+  readonly validateRequest: Validator<T.ToolRequest>;
+  readonly validateArgs: Validator<unknown>;
+  readonly validateResult: Validator<unknown>;
+  readonly validateResponse: Validator<T.ToolResponse>;
+}
+
+export interface KernelCommandDescriptor {
+  readonly name: KernelCommandName;
+  /** The kernel client's method for it. */
+  readonly method: string;
+  readonly effect: "read" | "write";
+  readonly description: string;
+  readonly validatePayload: Validator<unknown>;
+  readonly validateResult: Validator<unknown>;
+}
+
+export const tools = {
+${tools.join("\n")}
+} as const satisfies Record<RegisteredToolName, ToolDescriptor>;
+
+export const kernelCommands = {
+${commands.join("\n")}
+} as const satisfies Record<KernelCommandName, KernelCommandDescriptor>;
+
+const toolsByName: ReadonlyMap<string, ToolDescriptor> = new Map(Object.values(tools).map((t) => [t.name, t]));
+const toolsByProviderName: ReadonlyMap<string, ToolDescriptor> = new Map(Object.values(tools).map((t) => [t.providerName, t]));
+const commandsByName: ReadonlyMap<string, KernelCommandDescriptor> = new Map(Object.values(kernelCommands).map((k) => [k.name, k]));
+
+/** The tool with this canonical name (safe for any input string). */
+export function toolByName(name: string): ToolDescriptor | undefined {
+  return toolsByName.get(name);
+}
+
+/** The tool with this provider-safe name (safe for any input string). */
+export function toolByProviderName(name: string): ToolDescriptor | undefined {
+  return toolsByProviderName.get(name);
+}
+
+export function kernelCommandByName(name: string): KernelCommandDescriptor | undefined {
+  return commandsByName.get(name);
+}
+
+export const toolList: readonly ToolDescriptor[] = Object.values(tools);
+
+export const errorCatalog = ${tsLiteral(errors)} as const satisfies Record<T.ErrorCode, { retryable: boolean; messages: LocalizedMessages; reasons: { [reason: string]: LocalizedMessages } }>;
+
+/** Every error code by a short name, so code never spells a code out. */
+export const ERR = ${tsLiteral(errorConstants)} as const satisfies Record<string, T.ErrorCode>;
+
+/** The reasons a code may carry. */
+export type ErrorReason<C extends T.ErrorCode> = keyof (typeof errorCatalog)[C]["reasons"] & string;
+
+export const capabilities = ${tsLiteral(capabilities)} as const satisfies Record<T.CapabilityScope, { requires: readonly T.CapabilityScope[]; deniedReason: string }>;
+
+export const capabilityScopes: readonly T.CapabilityScope[] = Object.keys(capabilities) as T.CapabilityScope[];
+
+/** Who writes each request field: the model (a tool's args, dryRun) or the host (everything else). */
+export const requestFields = ${tsLiteral(Object.fromEntries(model.requestFields.map((f) => [f.name, f.filledBy])))} as const satisfies Record<keyof T.ToolRequest, "model" | "host">;
+`;
+    return [{ path: "registry.ts", content }];
+  },
+};

@@ -1,0 +1,83 @@
+/**
+ * TypeScript types for every named schema, through json-schema-to-typescript. All schemas go in
+ * as one bundle whose $defs are keyed by type name with every $ref rewritten to point inside it,
+ * so each definition becomes exactly one declaration with its stable name (no "Foo1").
+ */
+import { compile } from "json-schema-to-typescript";
+import type { ContractModel, JsonSchema, NamedSchema } from "../model";
+import type { Target } from "./target";
+import { banner } from "../support/banner";
+import { indentTypeScript } from "../support/indent";
+import { mapSchema } from "../support/schema-walk";
+import { absoluteRef } from "../support/refs";
+import { isVendorKeyword } from "../vendor-keywords";
+
+const ROOT = "MnoteContractTypesRoot";
+
+export const typesTarget: Target = {
+  name: "types",
+  async emit(model) {
+    const bundle = typeBundle(model);
+    const raw = await compile(bundle as never, ROOT, {
+      bannerComment: "",
+      format: false,
+      unreachableDefinitions: true,
+      additionalProperties: false,
+      unknownAny: true,
+      ignoreMinAndMaxItems: true,
+      strictIndexSignatures: true,
+      declareExternallyReferenced: true,
+      $refOptions: { resolve: { external: false } } as never,
+    });
+    const body = stripRoot(raw);
+    return [{ path: "types.ts", content: banner(model, "ts") + "/* eslint-disable */\n\n" + indentTypeScript(body).trim() + "\n" }];
+  },
+};
+
+export function typeBundle(model: ContractModel): JsonSchema {
+  const nameByRef = new Map(model.schemas.map((s) => [s.ref, s.typeName]));
+  const defs: Record<string, unknown> = {};
+  for (const s of model.schemas) defs[s.typeName] = forTypes(s, nameByRef);
+  return { title: ROOT, type: "object", additionalProperties: false, $defs: defs };
+}
+
+function forTypes(named: NamedSchema, nameByRef: Map<string, string>): JsonSchema {
+  const baseId = named.ref.slice(0, named.ref.indexOf("#"));
+  const out = mapSchema(named.schema, (node) => {
+    const cleaned: JsonSchema = {};
+    for (const [k, v] of Object.entries(node)) {
+      if (isVendorKeyword(k) || k === "title" || k === "$id" || k === "$schema" || k === "$defs") continue;
+      cleaned[k] = v;
+    }
+    if (typeof cleaned.$ref === "string") {
+      const target = nameByRef.get(absoluteRef(cleaned.$ref, baseId));
+      if (!target) throw new Error(`no type for $ref ${cleaned.$ref} in ${named.typeName}`);
+      // A $ref with siblings would make the ref parser merge them into a new, renamed copy of the
+      // target type; the siblings only narrow values (or document), which TypeScript cannot say anyway.
+      const ref: JsonSchema = { $ref: `#/$defs/${target}` };
+      if (typeof cleaned.description === "string") return { description: cleaned.description, allOf: [ref] };
+      return ref;
+    }
+    return cleaned;
+  }) as JsonSchema;
+  return { ...out, title: named.typeName };
+}
+
+/** Drops the bundle's own (empty) root declaration and json-schema-to-typescript's provenance notes. */
+function stripRoot(source: string): string {
+  const lines = source
+    .replace(new RegExp(`export interface ${ROOT} \\{\\s*\\}\\n?`), "")
+    .split("\n")
+    .filter((l) => !/^\s*\* (This interface was referenced by|via the `definition`)/.test(l));
+  const out: string[] = [];
+  for (const line of lines) {
+    // a comment left with only its blank separator line, or nothing at all
+    if (/^\s*\*\/$/.test(line) && /^\s*\*\s*$/.test(out[out.length - 1] ?? "")) out.pop();
+    if (/^\s*\*\/$/.test(line) && /^\s*\/\*\*$/.test(out[out.length - 1] ?? "")) {
+      out.pop();
+      continue;
+    }
+    out.push(line);
+  }
+  return out.join("\n");
+}
