@@ -7,8 +7,9 @@ import { registryTarget } from "../targets/registry";
 import { kernelClientTarget } from "../targets/kernel-client";
 import { indexTarget } from "../targets/index-module";
 import { manifestTarget } from "../targets/manifest";
+import { docsTarget } from "../targets/docs";
 
-export const TARGETS: readonly Target[] = [typesTarget, validatorsTarget, registryTarget, kernelClientTarget, indexTarget, manifestTarget];
+export const TARGETS: readonly Target[] = [typesTarget, validatorsTarget, registryTarget, kernelClientTarget, indexTarget, manifestTarget, docsTarget];
 
 export async function emitAll(model: ContractModel, targets: readonly Target[] = TARGETS): Promise<GeneratedFile[]> {
   const files: GeneratedFile[] = [];

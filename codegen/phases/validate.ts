@@ -118,6 +118,9 @@ export function validateFiles(parsed: ParsedContract): void {
   }
   if (problems.length > 0) throw new ContractError(problems);
 
+  checkRequiredDefinitions(byPath, report, problems);
+  if (problems.length > 0) throw new ContractError(problems);
+
   for (const file of parsed.files) {
     const kind = classifyFile(file.path);
     if (kind === "manifest" || kind === "meta") continue;
@@ -145,6 +148,62 @@ export function validateFiles(parsed: ParsedContract): void {
     });
   }
   if (problems.length > 0) throw new ContractError(problems);
+}
+
+/** Definitions the generator and the runtime build on; a contract without them cannot be generated. */
+const REQUIRED_DEFINITIONS: Record<string, string[]> = {
+  "envelope/request.schema.json": ["ToolRequest"],
+  "envelope/response.schema.json": ["ToolSuccess", "ToolFailure", "ToolResponse", "Audit", "ToolError"],
+  "envelope/session-grant.schema.json": ["SessionGrant"],
+  "kernel/envelope.schema.json": ["KernelContext", "KernelWrite", "KernelReply", "KernelRequest"],
+  "catalog/errors.schema.json": ["ErrorCode"],
+  "catalog/capabilities.schema.json": ["CapabilityScope"],
+};
+
+/** Catalogs are oneOf lists of consts, each carrying its facts in a vendor keyword. */
+const CATALOGS: Record<string, { def: string; keyword: string }> = {
+  "catalog/errors.schema.json": { def: "ErrorCode", keyword: "x-mnote-error" },
+  "catalog/capabilities.schema.json": { def: "CapabilityScope", keyword: "x-mnote-capability" },
+};
+
+function checkRequiredDefinitions(
+  byPath: Map<string, ParsedFile>,
+  report: (file: ParsedFile, pointer: string, message: string) => void,
+  problems: ContractProblem[],
+): void {
+  for (const [path, names] of Object.entries(REQUIRED_DEFINITIONS)) {
+    const file = byPath.get(path);
+    if (!file) {
+      problems.push({ file: path, pointer: "", message: `missing: the contract needs this file (with ${names.join(", ")})` });
+      continue;
+    }
+    for (const name of names) {
+      if (getAtPointer(file.json, `/$defs/${name}`) === undefined) report(file, "/$defs", `missing definition ${name}`);
+    }
+  }
+  for (const [path, { def, keyword }] of Object.entries(CATALOGS)) {
+    const file = byPath.get(path);
+    const entries = file ? getAtPointer(file.json, `/$defs/${def}/oneOf`) : undefined;
+    if (!file || getAtPointer(file.json, `/$defs/${def}`) === undefined) continue;
+    if (!Array.isArray(entries)) {
+      report(file, `/$defs/${def}`, `a catalog is a oneOf list of {const, description, ${keyword}} entries`);
+      continue;
+    }
+    entries.forEach((entry: Record<string, unknown>, i) => {
+      const at = `/$defs/${def}/oneOf/${i}`;
+      if (typeof entry?.const !== "string") report(file, at, "each catalog entry needs a string const");
+      else if (entry[keyword] === undefined) report(file, at, `catalog entry ${entry.const} needs ${keyword}`);
+    });
+  }
+  const request = byPath.get("envelope/request.schema.json");
+  const fields = request ? getAtPointer(request.json, "/$defs/ToolRequest/properties") : undefined;
+  if (request && fields && typeof fields === "object") {
+    for (const [name, schema] of Object.entries(fields as Record<string, Record<string, unknown>>)) {
+      if (schema?.["x-mnote-filledBy"] === undefined) {
+        report(request, `/$defs/ToolRequest/properties/${name}`, "every request field says who fills it in (x-mnote-filledBy: model or host)");
+      }
+    }
+  }
 }
 
 /** A $ref must be relative (or local) and land on a named definition that exists. */

@@ -13,15 +13,22 @@ export const SUPPORTED_FORMATS = ["date-time"] as const;
 export interface ContractAjvOptions {
   /** Keep the generated source so standaloneCode can emit it. */
   source?: boolean;
+  /**
+   * Strict mode is a lint on contract authors (unknown keywords, ambiguous types). The JSON Schema
+   * test suite turns it off: its schemas use unknown keywords on purpose.
+   */
+  strict?: boolean;
 }
 
 export function createContractAjv(options: ContractAjvOptions = {}): Ajv2020 {
   const ajv = new Ajv2020({
-    strict: true,
+    strict: options.strict ?? true,
     strictTypes: false,
     // composed requests require envelope fields declared in the other allOf branch
     strictRequired: false,
     allErrors: false,
+    // "required": ["constructor"] must not be met by Object.prototype, nor "properties" check inherited names
+    ownProperties: true,
     // The standalone code imports formats from the generated runtime folder, never from ajv-formats.
     code: options.source ? { source: true, esm: true, lines: true, formats: _`require("./runtime/formats").formats` } : {},
   });

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { Target } from "./target";
 import { banner } from "../support/banner";
 import { tsString } from "../support/ts-literal";
-import { assetsDir } from "./validators";
+import { assetsDir } from "../support/templates";
 
 export const kernelClientTarget: Target = {
   name: "kernel-client",

@@ -3,7 +3,6 @@
  * as one bundle whose $defs are keyed by type name with every $ref rewritten to point inside it,
  * so each definition becomes exactly one declaration with its stable name (no "Foo1").
  */
-import { compile } from "json-schema-to-typescript";
 import type { ContractModel, JsonSchema, NamedSchema } from "../model";
 import type { Target } from "./target";
 import { banner } from "../support/banner";
@@ -18,6 +17,9 @@ export const typesTarget: Target = {
   name: "types",
   async emit(model) {
     const bundle = typeBundle(model);
+    // Loaded here, not at the top: it imports prettier, whose dynamic import breaks inside Jest,
+    // and nothing but this target needs it.
+    const { compile } = await import("json-schema-to-typescript");
     const raw = await compile(bundle as never, ROOT, {
       bannerComment: "",
       format: false,

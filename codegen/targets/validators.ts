@@ -12,6 +12,8 @@ import type { GeneratedFile, Target } from "./target";
 import { banner } from "../support/banner";
 import { createContractAjv } from "../support/contract-ajv";
 import { standaloneModule } from "../support/standalone";
+import { assetsDir } from "../support/templates";
+import { prepareForAjv } from "../support/ajv-compat";
 
 
 const typeId = (typeName: string) => `urn:mnote:type:${typeName}`;
@@ -50,7 +52,11 @@ export const validatorsTarget: Target = {
   name: "validators",
   emit(model) {
     const ajv = createContractAjv({ source: true });
-    for (const schema of validatorSchemas(model)) ajv.addSchema(schema);
+    for (const schema of validatorSchemas(model)) {
+      const ready = prepareForAjv(schema, schema.$id as string);
+      for (const resource of ready.resources) ajv.addSchema(resource);
+      ajv.addSchema(ready.root as object);
+    }
     const code = standaloneModule(
       ajv,
       model.schemas.map((s) => ({ name: validatorName(s.typeName), ref: typeId(s.typeName), type: s.typeName })),
@@ -61,25 +67,9 @@ export const validatorsTarget: Target = {
 };
 
 export function runtimeFiles(model: ContractModel): GeneratedFile[] {
-  return readdirSync(runtimeAssetsDir())
+  const dir = assetsDir("validator-runtime");
+  return readdirSync(dir)
     .filter((f) => f.endsWith(".ts"))
     .sort()
-    .map((f) => ({ path: `validators/runtime/${f}`, content: banner(model, "ts") + readFileSync(join(runtimeAssetsDir(), f), "utf8") }));
-}
-
-/** The assets folder, whether this runs from source (ts-jest) or from dist/. */
-export function runtimeAssetsDir(): string {
-  return assetsDir("validator-runtime");
-}
-
-export function assetsDir(name: string): string {
-  // codegen/targets -> codegen/assets; dist/codegen/targets -> codegen/assets (assets are not compiled)
-  const fromSource = join(__dirname, "..", "assets", name);
-  const fromDist = join(__dirname, "..", "..", "..", "codegen", "assets", name);
-  try {
-    readdirSync(fromSource);
-    return fromSource;
-  } catch {
-    return fromDist;
-  }
+    .map((f) => ({ path: `validators/runtime/${f}`, content: banner(model, "ts") + readFileSync(join(dir, f), "utf8") }));
 }

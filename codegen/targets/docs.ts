@@ -1,0 +1,66 @@
+/** generated/docs: a Markdown reference of the tools, errors and kernel commands, from handlebars templates. */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import Handlebars from "handlebars";
+import type { ContractModel, JsonSchema, ToolModel } from "../model";
+import type { Target } from "./target";
+import { banner } from "../support/banner";
+import { templatesDir } from "../support/templates";
+
+export const docsTarget: Target = {
+  name: "docs",
+  emit(model) {
+    const hb = Handlebars.create();
+    hb.registerHelper("cell", (value: unknown) => markdownCell(value));
+    hb.registerHelper("json", (value: unknown) => JSON.stringify(value, null, 2));
+    const template = (name: string) => hb.compile(readFileSync(join(templatesDir("docs"), name), "utf8"), { noEscape: true, strict: false });
+    const head = banner(model, "md").trimEnd();
+    const files = [
+      {
+        path: "docs/README.md",
+        content: template("index.md.hbs")({ banner: head, ...model }),
+      },
+      { path: "docs/errors.md", content: template("errors.md.hbs")({ banner: head, errors: model.errors, reasons: reasonsOf(model) }) },
+      { path: "docs/kernel.md", content: template("kernel.md.hbs")({ banner: head, commands: model.kernelCommands }) },
+    ];
+    const toolTemplate = template("tool.md.hbs");
+    for (const tool of model.tools) {
+      files.push({
+        path: `docs/tools/${tool.name}.md`,
+        content: toolTemplate({
+          banner: head,
+          tool,
+          parameters: parameterRows(tool),
+          messages: Object.entries(tool.messages).map(([code, m]) => ({ code, zh: m["zh-CN"], en: m.en })),
+          examples: model.examples.filter((e) => e.of === tool.requestType || e.of === tool.responseType),
+        }),
+      });
+    }
+    return files.map((f) => ({ ...f, content: f.content.replace(/\n{3,}/g, "\n\n").trimEnd() + "\n" }));
+  },
+};
+
+function parameterRows(tool: ToolModel) {
+  const props = (tool.parameters.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((tool.parameters.required as string[] | undefined) ?? []);
+  return Object.entries(props).map(([name, schema]) => ({ name, type: typeOf(schema), required: required.has(name), description: schema.description ?? "" }));
+}
+
+/** A short human reading of a schema's type: `string (1–500)`, `"append" \| "replace"`, `array of object`. */
+export function typeOf(schema: JsonSchema): string {
+  if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(" \\| ");
+  if (schema.const !== undefined) return JSON.stringify(schema.const);
+  const type = Array.isArray(schema.type) ? schema.type.join(" \\| ") : String(schema.type ?? "any");
+  if (type === "array" && schema.items && typeof schema.items === "object") return `array of ${typeOf(schema.items as JsonSchema)}`;
+  const bounds = [schema.minLength ?? schema.minimum, schema.maxLength ?? schema.maximum];
+  if (bounds[0] !== undefined || bounds[1] !== undefined) return `${type} (${bounds[0] ?? ""}–${bounds[1] ?? ""})`;
+  return type;
+}
+
+function reasonsOf(model: ContractModel) {
+  return model.errors.flatMap((e) => Object.entries(e.reasons).map(([reason, m]) => ({ code: e.code, reason, zh: m["zh-CN"], en: m.en })));
+}
+
+function markdownCell(value: unknown): string {
+  return String(value ?? "").replace(/\|/g, "\\|").replace(/\n/g, " ");
+}

@@ -1,0 +1,24 @@
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { contractDir, generatedDir } from "./paths";
+
+const made: string[] = [];
+
+export function tempDir(prefix = "mnote-test-"): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+/** A scratch project: a copy of contract/ and generated/ to break freely. */
+export function scratchProject(): { root: string; contract: string; generated: string } {
+  const root = tempDir("mnote-project-");
+  cpSync(contractDir, join(root, "contract"), { recursive: true });
+  cpSync(generatedDir, join(root, "generated"), { recursive: true });
+  return { root, contract: join(root, "contract"), generated: join(root, "generated") };
+}
+
+afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
