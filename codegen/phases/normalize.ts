@@ -11,7 +11,7 @@ import type { ParsedContract } from "./load";
 import { classifyFile } from "./validate";
 import { RefIndex } from "../support/refs";
 import { camelCase, pascalCase, providerSafeName, toolTypePrefix } from "../support/names";
-import { joinPointer } from "../support/json-pointer";
+import { joinPointer } from "../../common/json-pointer";
 import { isPlainObject } from "../support/schema-walk";
 
 const SCHEMA_URI = "https://json-schema.org/draft/2020-12/schema";

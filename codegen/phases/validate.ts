@@ -13,7 +13,7 @@ import { FORBIDDEN_KEYWORDS, isVendorKeyword } from "../vendor-keywords";
 import { SUPPORTED_FORMATS, createContractAjv } from "../support/contract-ajv";
 import { ajvErrorPointer, describeAjvError } from "../support/ajv-errors";
 import { walkSchema } from "../support/schema-walk";
-import { getAtPointer, joinPointer, splitPointer } from "../support/json-pointer";
+import { getAtPointer, joinPointer, splitPointer } from "../../common/json-pointer";
 import type { Position } from "../support/json-source";
 
 const JSON_SCHEMA_KEYWORDS = new Set([

@@ -3,7 +3,7 @@
  * line and column as well as the JSON pointer. JSON.parse cannot: it gives no positions for
  * values and silently keeps the last of duplicate keys, which would hide a contract mistake.
  */
-import { joinPointer } from "./json-pointer";
+import { joinPointer } from "../../common/json-pointer";
 
 export interface Position {
   line: number;

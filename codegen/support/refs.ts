@@ -1,7 +1,7 @@
 /** $ref resolution over the contract's files, by $id, the way ajv resolves them. */
 import type { JsonSchema, SchemaFile } from "../model";
 import { isPlainObject, mapSchema } from "./schema-walk";
-import { getAtPointer } from "./json-pointer";
+import { getAtPointer } from "../../common/json-pointer";
 import { isVendorKeyword } from "../vendor-keywords";
 
 export interface ResolvedRef {

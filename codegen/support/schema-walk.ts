@@ -2,7 +2,7 @@
  * Visits every subschema of a schema, knowing which keywords hold schemas and which hold data
  * (so a property called "type" or an enum value is never mistaken for a keyword).
  */
-import { joinPointer } from "./json-pointer";
+import { joinPointer } from "../../common/json-pointer";
 
 const SCHEMA_KEYWORDS = ["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames"];
 const SCHEMA_MAP_KEYWORDS = ["properties", "$defs", "patternProperties", "dependentSchemas"];

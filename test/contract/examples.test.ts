@@ -8,7 +8,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { contractModel, validatorBuilds } from "../support/contract";
 import { sharedDir } from "../support/paths";
-import { splitPointer } from "../../codegen/support/json-pointer";
+import { splitPointer } from "../../common/json-pointer";
 
 function seedJsonBlocks(): unknown[] {
   const dir = join(sharedDir(), "seed");

@@ -1,0 +1,281 @@
+/**
+ * dispatch(request) -> response: the design note's rules, generic over the generated registry.
+ * Parse with limits, validate the envelope, route by toolName, validate the request, resolve the
+ * session grant, check scope, authorize with the kernel, refuse unwired options, then dry-run,
+ * read, or write under an idempotency claim; map every error to a failure envelope; validate the
+ * response. Nothing here names a tool: a tool added to the contract is served as it is.
+ */
+import type * as T from "../../generated/types";
+import type { KernelClient, KernelCommandMap } from "../../generated/kernel/client";
+import { KernelRefusal, KernelTransportError } from "../../generated/kernel/transport";
+import { capabilities, ERR, errorCatalog, toolByName as generatedToolByName, type KernelCommandName, type MessageLocale, type ToolDescriptor } from "../../generated/registry";
+import { validateIdentifier, validateToolName, validateToolRequest, validateToolResponse } from "../../generated/validators";
+import type { GrantStore } from "../state/grant-store";
+import type { IdempotencyStore } from "../state/idempotency-store";
+import { DEFAULT_LIMITS, readRequest, type Limits } from "./limits";
+import { isErrorCode, messageFor, refuse, ToolFailure } from "./tool-failure";
+import { commandIdFor, idempotencyScope, requestFingerprint } from "./keys";
+import { firstProblemPointer } from "./problems";
+import { getAtPointer } from "../../common/json-pointer";
+
+/** The part of a kernel client the dispatcher uses. */
+export type KernelPort = Pick<KernelClient, "accessCheck" | "call">;
+
+export interface DispatcherOptions {
+  kernel: KernelPort;
+  grants: GrantStore;
+  idempotency: IdempotencyStore;
+  /** Where tools come from: the generated registry unless a test brings another contract's. */
+  toolByName?: (name: string) => ToolDescriptor | undefined;
+  limits?: Partial<Limits>;
+  /** How long a keyed write is remembered (default 24 h). */
+  idempotencyTtlMs?: number;
+  /** How long a claim holds while its write runs (default 30 s); past it a retry may take over. */
+  leaseMs?: number;
+  /** Longest wait for one kernel call before answering kernel_unavailable (default 15 s). */
+  kernelTimeoutMs?: number;
+  defaultLocale?: MessageLocale;
+  now?: () => number;
+  /** Called once per call with facts for a log line (never page content). */
+  onCall?: (record: CallRecord) => void;
+}
+
+export interface CallRecord {
+  toolName: string | null;
+  toolCallId: string | null;
+  traceId: string | null;
+  sessionId: string | null;
+  ok: boolean;
+  code: string | null;
+  effect: T.AuditEffect;
+  commandId: string | null;
+  replayed: boolean;
+  ms: number;
+}
+
+export interface Dispatcher {
+  /** Raw request text (or a parsed value) in, response envelope out. Never throws. */
+  dispatch(input: unknown): Promise<T.ToolResponse>;
+}
+
+interface Echo {
+  toolName: string | null;
+  toolCallId: string | null;
+  traceId: string | null;
+  workspaceId: string | null;
+  documentId: string | null;
+  sessionId: string | null;
+}
+
+interface Outcome {
+  result: Record<string, unknown>;
+  effect: Exclude<T.AuditEffect, "none">;
+  commandId: string | null;
+  replayed: boolean;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export function createDispatcher(options: DispatcherOptions): Dispatcher {
+  const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const toolByName = options.toolByName ?? generatedToolByName;
+  const ttlMs = options.idempotencyTtlMs ?? DAY_MS;
+  const leaseMs = options.leaseMs ?? 30_000;
+  const kernelTimeoutMs = options.kernelTimeoutMs ?? 15_000;
+  const now = options.now ?? Date.now;
+
+  async function dispatch(input: unknown): Promise<T.ToolResponse> {
+    const started = now();
+    let echo: Echo = { toolName: null, toolCallId: null, traceId: null, workspaceId: null, documentId: null, sessionId: null };
+    let tool: ToolDescriptor | undefined;
+    let locale: MessageLocale = options.defaultLocale ?? "zh-CN";
+    let response: T.ToolResponse;
+    try {
+      const request = readRequest(input, limits);
+      echo = echoOf(request);
+      if (isPlainObject(request) && (request.locale === "en" || request.locale === "zh-CN")) locale = request.locale;
+      if (!validateToolRequest(request)) refuse(ERR.invalidInput, undefined, { pointer: firstProblemPointer(validateToolRequest.errors) });
+      tool = toolByName(request.toolName);
+      if (!tool) refuse(ERR.unknownTool);
+      if (!tool.validateRequest(request)) refuse(ERR.invalidInput, undefined, { pointer: firstProblemPointer(tool.validateRequest.errors) });
+      const grant = await resolveGrant(request);
+      locale = request.locale ?? grant.locale ?? locale;
+      const outcome = await run(tool, request, locale);
+      response = success(echo, outcome);
+    } catch (e) {
+      response = failure(echo, e, tool, locale);
+    }
+    response = checked(response, tool, echo, locale);
+    options.onCall?.(record(echo, response, now() - started));
+    return response;
+  }
+
+  /** The trusted binding: a live grant for the session that agrees with the request. */
+  async function resolveGrant(request: T.ToolRequest): Promise<T.SessionGrant> {
+    const grant = await options.grants.get(request.sessionId);
+    if (!grant) refuse(ERR.notAuthenticated, "session_unknown");
+    if (Date.parse(grant.expiresAt) <= now()) refuse(ERR.notAuthenticated, "session_expired");
+    const agrees =
+      grant.workspaceId === request.workspaceId &&
+      grant.documentId === request.documentId &&
+      grant.actorId === request.actorId &&
+      request.capabilityScope.every((scope) => grant.capabilityScope.includes(scope));
+    if (!agrees) refuse(ERR.permissionDenied, "session_mismatch");
+    return grant;
+  }
+
+  async function run(tool: ToolDescriptor, request: T.ToolRequest, locale: MessageLocale): Promise<Outcome> {
+    if (!request.capabilityScope.includes(tool.capability)) refuse(ERR.permissionDenied, "scope");
+    const context: T.KernelContext = {
+      workspaceId: request.workspaceId,
+      documentId: request.documentId,
+      actorId: request.actorId,
+      traceId: request.traceId,
+      sessionId: request.sessionId,
+      runId: request.runId,
+      toolCallId: request.toolCallId,
+    };
+    await authorize(tool, context);
+    const args = request.args;
+    const unwired = tool.unwiredFields.filter((f) => getAtPointer(args, f.pointer) !== undefined);
+    const command = tool.kernelCommand as KernelCommandName;
+
+    if (tool.dryRun === "required" && request.dryRun === true) {
+      const reply = await kernelCall(command, { context, args, dryRun: true });
+      const result = reply.result as Record<string, unknown>;
+      if (unwired.length > 0) {
+        result.warnings = unwired.map((f) => ({ code: ERR.unsupportedOption, message: messageFor(ERR.unsupportedOption, undefined, tool, locale), field: f.field }));
+      }
+      return { result, effect: "dry_run", commandId: null, replayed: false };
+    }
+    if (unwired.length > 0) refuse(ERR.unsupportedOption, undefined, { field: unwired[0]!.field });
+    if (tool.effect === "read") {
+      const reply = await kernelCall(command, { context, args });
+      return { result: reply.result as Record<string, unknown>, effect: "read", commandId: null, replayed: false };
+    }
+    return write(tool, request, context, command);
+  }
+
+  /** The design note's check points, answered by the kernel: signed in, member, the capability and what it requires. */
+  async function authorize(tool: ToolDescriptor, context: T.KernelContext): Promise<void> {
+    const access = (await withTimeout(options.kernel.accessCheck({ context }))).result;
+    if (!access.authenticated) refuse(ERR.notAuthenticated);
+    if (!access.member) refuse(ERR.permissionDenied, "not_member");
+    for (const needed of [...capabilities[tool.capability].requires, tool.capability]) {
+      if (!access.granted.includes(needed)) throw new ToolFailure(ERR.permissionDenied, { reason: capabilities[needed].deniedReason });
+    }
+  }
+
+  /** A keyed write: replay, conflict or in-progress from the store, else the kernel under a claim. */
+  async function write(tool: ToolDescriptor, request: T.ToolRequest, context: T.KernelContext, command: KernelCommandName): Promise<Outcome> {
+    const key = request.idempotencyKey!;
+    const scope = idempotencyScope({ workspaceId: request.workspaceId, actorId: request.actorId, toolName: tool.name, idempotencyKey: key });
+    const fingerprint = requestFingerprint(request.documentId, request.args);
+    const claim = await options.idempotency.claim(scope, fingerprint, leaseMs);
+    if (claim.kind === "replay") return { result: claim.outcome.result as Record<string, unknown>, effect: "write", commandId: claim.outcome.commandId, replayed: true };
+    if (claim.kind === "conflict") refuse(ERR.idempotencyConflict);
+    if (claim.kind === "in_progress") refuse(ERR.inProgress);
+    try {
+      const reply = await kernelCall(command, {
+        context,
+        args: request.args,
+        dryRun: false,
+        write: { commandId: commandIdFor(command, scope), idempotencyKey: key, idempotencyScope: scope, fingerprint, ttlMs },
+      });
+      const commandId = reply.commandId as string;
+      await options.idempotency.complete(scope, claim.token, fingerprint, { commandId, result: reply.result }, ttlMs);
+      return { result: reply.result as Record<string, unknown>, effect: "write", commandId, replayed: reply.replayed };
+    } catch (e) {
+      // nothing was written, or the kernel holds the truth and will answer the retry: free the key
+      await options.idempotency.release(scope, claim.token).catch(() => undefined);
+      throw e;
+    }
+  }
+
+  async function kernelCall(command: KernelCommandName, payload: unknown): Promise<{ commandId: string | null; replayed: boolean; result: unknown }> {
+    return withTimeout(options.kernel.call(command, payload as KernelCommandMap[typeof command]["payload"]));
+  }
+
+  function withTimeout<R>(promise: Promise<R>): Promise<R> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new KernelTransportError("timeout", `no answer from the kernel within ${kernelTimeoutMs} ms`)), kernelTimeoutMs);
+    });
+    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  }
+
+  return { dispatch };
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+/** Fields echoed back: only values that are valid as what they claim to be, never arbitrary input. */
+function echoOf(request: unknown): Echo {
+  const r = isPlainObject(request) ? request : {};
+  const id = (v: unknown) => (validateIdentifier(v) ? v : null);
+  return {
+    toolName: validateToolName(r.toolName) ? r.toolName : null,
+    toolCallId: id(r.toolCallId),
+    traceId: id(r.traceId),
+    workspaceId: id(r.workspaceId),
+    documentId: id(r.documentId),
+    sessionId: id(r.sessionId),
+  };
+}
+
+function success(echo: Echo, outcome: Outcome): T.ToolResponse {
+  const audit: T.Audit = { effect: outcome.effect, commandId: outcome.commandId, workspaceId: echo.workspaceId, documentId: echo.documentId };
+  if (outcome.effect === "write") audit.replayed = outcome.replayed;
+  return { ok: true, toolName: echo.toolName!, toolCallId: echo.toolCallId!, traceId: echo.traceId!, result: outcome.result, audit, error: null };
+}
+
+function failure(echo: Echo, e: unknown, tool: ToolDescriptor | undefined, locale: MessageLocale): T.ToolFailure {
+  const { code, reason, pointer, field } = toFailure(e);
+  const error: T.ToolError = { code, message: messageFor(code, reason, tool, locale), retryable: errorCatalog[code].retryable };
+  if (reason !== undefined) error.reason = reason;
+  if (pointer !== undefined) error.pointer = pointer;
+  if (field !== undefined) error.field = field;
+  return {
+    ok: false,
+    toolName: echo.toolName,
+    toolCallId: echo.toolCallId,
+    traceId: echo.traceId,
+    result: null,
+    audit: { effect: "none", commandId: null, workspaceId: echo.workspaceId, documentId: echo.documentId },
+    error,
+  };
+}
+
+/** Every error becomes a catalog code; unknown ones are internal, never passed through. */
+function toFailure(e: unknown): { code: T.ErrorCode; reason?: string; pointer?: string; field?: string } {
+  if (e instanceof ToolFailure) return { code: e.code, ...e.detail };
+  if (e instanceof KernelRefusal && isErrorCode(e.code)) return { code: e.code, reason: e.reason, field: e.field };
+  if (e instanceof KernelTransportError) return { code: ERR.kernelUnavailable, reason: undefined };
+  return { code: ERR.internal };
+}
+
+/** The response as the contract says it must be; if not (a bug), an internal error that is. */
+function checked(response: T.ToolResponse, tool: ToolDescriptor | undefined, echo: Echo, locale: MessageLocale): T.ToolResponse {
+  const validate = tool && response.toolName === tool.name ? tool.validateResponse : validateToolResponse;
+  if (validate(response)) return response;
+  const issue = validate.errors?.[0];
+  process.stderr.write(`mnote-tools: bug: a response did not match the contract at ${issue?.instancePath || "/"}: ${issue?.message ?? "?"}\n`);
+  return failure(echo, new ToolFailure(ERR.internal, { reason: undefined }), tool, locale);
+}
+
+function record(echo: Echo, response: T.ToolResponse, ms: number): CallRecord {
+  return {
+    toolName: echo.toolName,
+    toolCallId: echo.toolCallId,
+    traceId: echo.traceId,
+    sessionId: echo.sessionId,
+    ok: response.ok,
+    code: response.ok ? null : response.error.code,
+    effect: response.audit.effect,
+    commandId: response.audit.commandId,
+    replayed: response.audit.replayed ?? false,
+    ms,
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * A refusal on its way to becoming a failure envelope: an error code from the catalog, optionally a
+ * reason (which picks the message), the JSON pointer of bad input, or the option at fault.
+ */
+import { errorCatalog, type ErrorReason, type MessageLocale, type ToolDescriptor } from "../../generated/registry";
+import type { ErrorCode } from "../../generated/types";
+
+export class ToolFailure extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: { reason?: string; pointer?: string; field?: string } = {},
+  ) {
+    super(code + (detail.reason ? ` (${detail.reason})` : ""));
+    this.name = "ToolFailure";
+  }
+}
+
+/** Throws a failure with a reason the catalog defines for that code (checked by the compiler). */
+export function refuse<C extends ErrorCode>(code: C, reason?: ErrorReason<C>, extra: { pointer?: string; field?: string } = {}): never {
+  throw new ToolFailure(code, { reason, ...extra });
+}
+
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.prototype.hasOwnProperty.call(errorCatalog, code);
+}
+
+/** The message for a code: the tool's own wording if it has one, else the reason's, else the code's. */
+export function messageFor(code: ErrorCode, reason: string | undefined, tool: ToolDescriptor | undefined, locale: MessageLocale): string {
+  const override = tool?.messages[code];
+  if (override) return override[locale];
+  const entry = errorCatalog[code];
+  const reasons = entry.reasons as Record<string, { "zh-CN": string; en: string } | undefined>;
+  const byReason = reason !== undefined && Object.prototype.hasOwnProperty.call(reasons, reason) ? reasons[reason] : undefined;
+  return (byReason ?? entry.messages)[locale];
+}

@@ -1,0 +1,349 @@
+/**
+ * The reference kernel: what the design note asks of mnote's Rust kernel, on embedded SQLite, so
+ * the runtime has a real kernel to talk to on a fresh machine. It implements the generated
+ * KernelClient interface, so a kernel command added to the contract does not compile until it is
+ * implemented here.
+ *
+ * Every write runs in one IMMEDIATE transaction that checks access, then the idempotency record
+ * (replay or conflict), then the base revision, then applies the change and writes the command
+ * log row and the idempotency record: a crash leaves all of it or none of it.
+ */
+import type * as T from "../../generated/types";
+import type { KernelClient, KernelCommandMap } from "../../generated/kernel/client";
+import { KernelRefusal } from "../../generated/kernel/transport";
+import { capabilities, capabilityScopes, ERR, type KernelCommandName } from "../../generated/registry";
+import { openDatabase, type Db } from "../support/sqlite";
+import { randomId } from "../support/ids";
+import { KERNEL_SCHEMA, KERNEL_SCHEMA_VERSION } from "./schema";
+import { bodySummary, planBody, type StoredBlock } from "./blocks";
+
+export interface ReferenceKernelOptions {
+  /** SQLite file, or ":memory:" (the default). */
+  path?: string;
+  now?: () => number;
+  /** Handlers for commands this kernel does not know (a contract extension, in tests). */
+  extraCommands?: Record<string, (kernel: ReferenceKernel, payload: unknown) => unknown>;
+}
+
+interface PageRow {
+  id: string;
+  workspace_id: string;
+  title: string;
+  revision: number;
+  options_json: string;
+}
+
+type WriteCommand = "page.body.save" | "page.head.updateTitle" | "page.layout.updateOptions" | "artifact.summary.upsert" | "artifact.aiNote.create";
+
+interface WritePayload {
+  context: T.KernelContext;
+  args: { baseRevision?: number };
+  dryRun: boolean;
+  write?: T.KernelWrite;
+}
+
+interface Plan<R> {
+  diff: T.DiffOp[];
+  apply(commandId: string): R;
+}
+
+export type Access = T.AccessCheckResult["result"];
+
+const DEFAULT_OPTIONS: Required<T.PageOptions> = { wideLayout: false, smallText: false, showToc: false, protectEditing: false };
+
+export class ReferenceKernel implements KernelClient {
+  readonly db: Db;
+  private readonly now: () => number;
+  private readonly extra: NonNullable<ReferenceKernelOptions["extraCommands"]>;
+
+  constructor(options: ReferenceKernelOptions = {}) {
+    this.db = openDatabase(options.path ?? ":memory:");
+    this.now = options.now ?? Date.now;
+    this.extra = options.extraCommands ?? {};
+    this.db.exec(KERNEL_SCHEMA);
+    this.db.pragma(`user_version = ${KERNEL_SCHEMA_VERSION}`);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  /** Any command by name, as the transports and the dispatcher call it. */
+  async call<K extends KernelCommandName>(command: K, payload: KernelCommandMap[K]["payload"]): Promise<KernelCommandMap[K]["result"]> {
+    return this.execute(command, payload) as KernelCommandMap[K]["result"];
+  }
+
+  execute(command: string, payload: unknown): unknown {
+    switch (command) {
+      case "access.check":
+        return this.accessCheckSync(payload as T.AccessCheckPayload);
+      case "page.snapshot.read":
+        return this.pageSnapshotReadSync(payload as T.PageSnapshotReadPayload);
+      case "page.body.save":
+        return this.pageBodySaveSync(payload as T.PageBodySavePayload);
+      case "page.head.updateTitle":
+        return this.pageHeadUpdateTitleSync(payload as T.PageHeadUpdateTitlePayload);
+      case "page.layout.updateOptions":
+        return this.pageLayoutUpdateOptionsSync(payload as T.PageLayoutUpdateOptionsPayload);
+      case "artifact.summary.upsert":
+        return this.artifactSummaryUpsertSync(payload as T.ArtifactSummaryUpsertPayload);
+      case "artifact.aiNote.create":
+        return this.artifactAiNoteCreateSync(payload as T.ArtifactAiNoteCreatePayload);
+    }
+    const handler = Object.prototype.hasOwnProperty.call(this.extra, command) ? this.extra[command] : undefined;
+    if (!handler) throw new KernelRefusal(ERR.invalidInput, "unknown_command");
+    return handler(this, payload);
+  }
+
+  async accessCheck(payload: T.AccessCheckPayload): Promise<T.AccessCheckResult> {
+    return this.accessCheckSync(payload);
+  }
+  async pageSnapshotRead(payload: T.PageSnapshotReadPayload): Promise<T.PageSnapshotReadResult> {
+    return this.pageSnapshotReadSync(payload);
+  }
+  async pageBodySave(payload: T.PageBodySavePayload): Promise<T.PageBodySaveResult> {
+    return this.pageBodySaveSync(payload);
+  }
+  async pageHeadUpdateTitle(payload: T.PageHeadUpdateTitlePayload): Promise<T.PageHeadUpdateTitleResult> {
+    return this.pageHeadUpdateTitleSync(payload);
+  }
+  async pageLayoutUpdateOptions(payload: T.PageLayoutUpdateOptionsPayload): Promise<T.PageLayoutUpdateOptionsResult> {
+    return this.pageLayoutUpdateOptionsSync(payload);
+  }
+  async artifactSummaryUpsert(payload: T.ArtifactSummaryUpsertPayload): Promise<T.ArtifactSummaryUpsertResult> {
+    return this.artifactSummaryUpsertSync(payload);
+  }
+  async artifactAiNoteCreate(payload: T.ArtifactAiNoteCreatePayload): Promise<T.ArtifactAiNoteCreateResult> {
+    return this.artifactAiNoteCreateSync(payload);
+  }
+
+  // ---- access: the design note's check points ----
+
+  access(context: { workspaceId: string; documentId: string; actorId: string }): Access {
+    const user = this.db.prepare("SELECT active FROM users WHERE id = ?").get(context.actorId) as { active: number } | undefined;
+    const authenticated = user !== undefined && user.active === 1;
+    const membership = this.db.prepare("SELECT role FROM members WHERE workspace_id = ? AND user_id = ?").get(context.workspaceId, context.actorId) as { role: string } | undefined;
+    const member = authenticated && membership !== undefined;
+    const page = this.pageRow(context.workspaceId, context.documentId);
+    let granted: T.CapabilityScope[] = [];
+    if (member && page) {
+      if (membership!.role === "owner") granted = [...capabilityScopes];
+      else {
+        const rows = this.db.prepare("SELECT capability FROM page_grants WHERE page_id = ? AND user_id = ?").all(page.id, context.actorId) as Array<{ capability: string }>;
+        const held = new Set(rows.map((r) => r.capability));
+        granted = capabilityScopes.filter((c) => held.has(c));
+      }
+    }
+    return { authenticated, member, granted };
+  }
+
+  /** Refuses unless the actor holds capability (and what it requires) on the page. */
+  requireAccess(context: T.KernelContext, capability: T.CapabilityScope): PageRow {
+    const access = this.access(context);
+    if (!access.authenticated) throw new KernelRefusal(ERR.notAuthenticated);
+    if (!access.member) throw new KernelRefusal(ERR.permissionDenied, "not_member");
+    for (const needed of [...capabilities[capability].requires, capability]) {
+      if (!access.granted.includes(needed)) throw new KernelRefusal(ERR.permissionDenied, capabilities[needed].deniedReason);
+    }
+    return this.pageRow(context.workspaceId, context.documentId)!;
+  }
+
+  private accessCheckSync(payload: T.AccessCheckPayload): T.AccessCheckResult {
+    return { commandId: null, replayed: false, result: this.access(payload.context) };
+  }
+
+  // ---- reads ----
+
+  private pageSnapshotReadSync(payload: T.PageSnapshotReadPayload): T.PageSnapshotReadResult {
+    const page = this.requireAccess(payload.context, "page.read");
+    const args = payload.args;
+    const blocks = this.blocksOf(page.id);
+    const result: T.PageGetResult = { documentId: page.id, workspaceId: page.workspace_id, title: page.title, revision: page.revision };
+    if (args.includeBody !== false) result.bodySummary = bodySummary(blocks);
+    if (args.includeOptions !== false) result.pageOptions = { ...DEFAULT_OPTIONS, ...(JSON.parse(page.options_json) as T.PageOptions) };
+    if (args.includeBlocks !== false) result.blocks = blocks;
+    return { commandId: null, replayed: false, result };
+  }
+
+  // ---- writes ----
+
+  private pageBodySaveSync(payload: T.PageBodySavePayload): T.PageBodySaveResult {
+    return this.runWrite("page.body.save", "page.write", payload, (page) => {
+      const current = this.blocksOf(page.id);
+      const mode = payload.args.mode ?? "append";
+      const next = planBody(current, payload.args.content, mode);
+      const diff: T.DiffOp[] = mode === "replace" ? [{ op: "replace", blocks: payload.args.content.length, removedBlocks: current.length }] : [{ op: "append", blocks: payload.args.content.length }];
+      return {
+        diff,
+        apply: () => {
+          this.db.prepare("DELETE FROM blocks WHERE page_id = ?").run(page.id);
+          const insert = this.db.prepare("INSERT INTO blocks (page_id, position, id, type, text, level, checked, language) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+          next.forEach((b, i) => insert.run(page.id, i, b.id, b.type, b.text, b.level ?? null, b.checked === undefined ? null : b.checked ? 1 : 0, b.language ?? null));
+          return { commandName: "page.body.save", revision: this.bumpRevision(page) };
+        },
+      };
+    });
+  }
+
+  private pageHeadUpdateTitleSync(payload: T.PageHeadUpdateTitlePayload): T.PageHeadUpdateTitleResult {
+    return this.runWrite("page.head.updateTitle", "page.write", payload, (page) => ({
+      diff: [{ op: "set_title", value: payload.args.title }],
+      apply: () => {
+        this.db.prepare("UPDATE pages SET title = ? WHERE id = ?").run(payload.args.title, page.id);
+        return { commandName: "page.head.updateTitle", revision: this.bumpRevision(page) };
+      },
+    }));
+  }
+
+  private pageLayoutUpdateOptionsSync(payload: T.PageLayoutUpdateOptionsPayload): T.PageLayoutUpdateOptionsResult {
+    return this.runWrite("page.layout.updateOptions", "page.write", payload, (page) => {
+      const changes = Object.entries(payload.args.options) as Array<[keyof T.PageOptions, boolean]>;
+      return {
+        diff: changes.map(([field, value]) => ({ op: "set_option", field, value })),
+        apply: () => {
+          // the kernel is the last guard: it stores only the options it applies
+          const unwired = changes.find(([field]) => !WIRED_OPTIONS.has(field));
+          if (unwired) throw new KernelRefusal(ERR.unsupportedOption, undefined, unwired[0]);
+          const options = { ...(JSON.parse(page.options_json) as T.PageOptions), ...payload.args.options };
+          this.db.prepare("UPDATE pages SET options_json = ? WHERE id = ?").run(JSON.stringify(options), page.id);
+          return { commandName: "page.layout.updateOptions", revision: this.bumpRevision(page) };
+        },
+      };
+    });
+  }
+
+  private artifactSummaryUpsertSync(payload: T.ArtifactSummaryUpsertPayload): T.ArtifactSummaryUpsertResult {
+    return this.runWrite("artifact.summary.upsert", "artifact.write", payload, (page) => {
+      const existing = this.db.prepare("SELECT id FROM artifacts WHERE page_id = ? AND type = 'summary'").get(page.id) as { id: string } | undefined;
+      const edge = existing ? this.edgeOf(existing.id, page.id) : undefined;
+      return {
+        diff: [
+          { op: existing ? "update_summary" : "create_summary", chars: [...payload.args.summary].length },
+          { op: edge ? "confirm_edge" : "create_edge" },
+        ],
+        apply: (commandId) => {
+          const context = payload.context;
+          let artifactId: string;
+          if (existing) {
+            artifactId = existing.id;
+            this.db.prepare("UPDATE artifacts SET content = ?, updated_command_id = ? WHERE id = ?").run(payload.args.summary, commandId, artifactId);
+          } else {
+            artifactId = randomId("sum");
+            this.db
+              .prepare("INSERT INTO artifacts (id, workspace_id, page_id, type, title, content, created_by, created_command_id, updated_command_id) VALUES (?, ?, ?, 'summary', NULL, ?, ?, ?, ?)")
+              .run(artifactId, context.workspaceId, page.id, payload.args.summary, context.actorId, commandId, commandId);
+          }
+          const { edgeId, edgeCreated } = this.ensureEdge(artifactId, page.id, commandId);
+          return { commandName: "artifact.summary.upsert", artifactId, artifactType: "summary", created: !existing, edgeId, edgeCreated };
+        },
+      };
+    });
+  }
+
+  private artifactAiNoteCreateSync(payload: T.ArtifactAiNoteCreatePayload): T.ArtifactAiNoteCreateResult {
+    return this.runWrite("artifact.aiNote.create", "artifact.write", payload, (page) => ({
+      diff: [{ op: "create_ai_note", chars: [...payload.args.content].length }, { op: "create_edge" }],
+      apply: (commandId) => {
+        const artifactId = randomId("note");
+        this.db
+          .prepare("INSERT INTO artifacts (id, workspace_id, page_id, type, title, content, created_by, created_command_id, updated_command_id) VALUES (?, ?, ?, 'ai_note', ?, ?, ?, ?, ?)")
+          .run(artifactId, payload.context.workspaceId, page.id, payload.args.title ?? null, payload.args.content, payload.context.actorId, commandId, commandId);
+        const { edgeId, edgeCreated } = this.ensureEdge(artifactId, page.id, commandId);
+        return { commandName: "artifact.aiNote.create", artifactId, artifactType: "ai_note", created: true, edgeId, edgeCreated };
+      },
+    }));
+  }
+
+  /**
+   * The one way a write happens: access, then the idempotency record, then the base revision, then
+   * the change with its command log row and idempotency record, all in one transaction.
+   */
+  runWrite<R>(commandName: WriteCommand | string, capability: T.CapabilityScope, payload: WritePayload, plan: (page: PageRow) => Plan<R>): { commandId: string | null; replayed: boolean; result: R | T.DryRunResult } {
+    const transaction = this.db.transaction(() => {
+      const page = this.requireAccess(payload.context, capability);
+      const write = payload.write;
+      if (!payload.dryRun) {
+        if (!write) throw new KernelRefusal(ERR.invalidInput, "missing_write");
+        const replay = this.replayOrConflict(write);
+        if (replay) return replay as { commandId: string; replayed: boolean; result: R };
+      }
+      const base = payload.args.baseRevision;
+      if (base !== undefined && base !== page.revision) throw new KernelRefusal(ERR.conflict);
+      const planned = plan(page);
+      if (payload.dryRun) {
+        const dry: T.DryRunResult = { dryRun: true, commandName, baseRevision: page.revision, diff: planned.diff };
+        return { commandId: null, replayed: false, result: dry };
+      }
+      const previous = this.db.prepare("SELECT generation FROM idempotency WHERE scope = ?").get(write!.idempotencyScope) as { generation: number } | undefined;
+      const generation = (previous?.generation ?? 0) + 1;
+      const commandId = generation === 1 ? write!.commandId : `${write!.commandId}_g${generation}`;
+      const result = planned.apply(commandId);
+      const now = this.now();
+      const c = payload.context;
+      this.db
+        .prepare(
+          `INSERT INTO command_log (command_id, command_name, actor_id, workspace_id, document_id, trace_id, session_id, run_id, tool_call_id,
+            idempotency_key, idempotency_scope, fingerprint, outcome, result_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'committed', ?, ?)`,
+        )
+        .run(commandId, commandName, c.actorId, c.workspaceId, c.documentId, c.traceId, c.sessionId, c.runId, c.toolCallId, write!.idempotencyKey ?? null, write!.idempotencyScope, write!.fingerprint, JSON.stringify(result), now);
+      this.db
+        .prepare("INSERT INTO idempotency (scope, command_id, fingerprint, generation, expires_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(scope) DO UPDATE SET command_id = excluded.command_id, fingerprint = excluded.fingerprint, generation = excluded.generation, expires_at = excluded.expires_at")
+        .run(write!.idempotencyScope, commandId, write!.fingerprint, generation, now + write!.ttlMs);
+      return { commandId, replayed: false, result };
+    });
+    return transaction.immediate();
+  }
+
+  /** A live record for the same scope: the first outcome again, or a conflict if the request differs. */
+  private replayOrConflict(write: T.KernelWrite): { commandId: string; replayed: true; result: unknown } | undefined {
+    const record = this.db.prepare("SELECT command_id, fingerprint, expires_at FROM idempotency WHERE scope = ?").get(write.idempotencyScope) as
+      | { command_id: string; fingerprint: string; expires_at: number }
+      | undefined;
+    if (!record || record.expires_at <= this.now()) return undefined;
+    if (record.fingerprint !== write.fingerprint) throw new KernelRefusal(ERR.idempotencyConflict);
+    const logged = this.db.prepare("SELECT result_json FROM command_log WHERE command_id = ?").get(record.command_id) as { result_json: string };
+    return { commandId: record.command_id, replayed: true, result: JSON.parse(logged.result_json) };
+  }
+
+  // ---- helpers ----
+
+  pageRow(workspaceId: string, documentId: string): PageRow | undefined {
+    return this.db.prepare("SELECT id, workspace_id, title, revision, options_json FROM pages WHERE id = ? AND workspace_id = ?").get(documentId, workspaceId) as PageRow | undefined;
+  }
+
+  blocksOf(pageId: string): StoredBlock[] {
+    const rows = this.db.prepare("SELECT id, type, text, level, checked, language FROM blocks WHERE page_id = ? ORDER BY position").all(pageId) as Array<{
+      id: string; type: T.BlockType; text: string; level: number | null; checked: number | null; language: string | null;
+    }>;
+    return rows.map((r) => ({
+      id: r.id,
+      type: r.type,
+      text: r.text,
+      ...(r.level !== null ? { level: r.level } : {}),
+      ...(r.checked !== null ? { checked: r.checked === 1 } : {}),
+      ...(r.language !== null ? { language: r.language } : {}),
+    }));
+  }
+
+  private bumpRevision(page: PageRow): number {
+    const revision = page.revision + 1;
+    this.db.prepare("UPDATE pages SET revision = ? WHERE id = ?").run(revision, page.id);
+    return revision;
+  }
+
+  private edgeOf(fromId: string, toId: string): { id: string } | undefined {
+    return this.db.prepare("SELECT id FROM edges WHERE from_id = ? AND to_id = ? AND kind = 'reference'").get(fromId, toId) as { id: string } | undefined;
+  }
+
+  /** Creates the reference edge, or confirms the one that is there: never a duplicate. */
+  private ensureEdge(fromId: string, toId: string, commandId: string): { edgeId: string; edgeCreated: boolean } {
+    const existing = this.edgeOf(fromId, toId);
+    if (existing) return { edgeId: existing.id, edgeCreated: false };
+    const edgeId = randomId("edge");
+    this.db.prepare("INSERT INTO edges (id, from_id, to_id, kind, created_command_id) VALUES (?, ?, ?, 'reference', ?)").run(edgeId, fromId, toId, commandId);
+    return { edgeId, edgeCreated: true };
+  }
+}
+
+/** The page options this kernel stores; the contract marks the same ones wired. */
+const WIRED_OPTIONS = new Set<string>(["wideLayout", "smallText"]);

@@ -1,0 +1,64 @@
+/**
+ * Assembles a runtime: the dispatcher over a kernel (the embedded reference kernel, or a remote one
+ * through the generated HTTP or CLI client) and the runtime's own state (session grants and
+ * idempotency records in a SQLite file, or an in-memory one for tests).
+ */
+import { createKernelClient } from "../generated/kernel/client";
+import { cliTransport, httpTransport } from "../generated/kernel/transport";
+import { createDispatcher, type Dispatcher, type DispatcherOptions, type KernelPort } from "./dispatch/dispatcher";
+import { ReferenceKernel } from "./kernel/reference-kernel";
+import { SqliteGrantStore, type GrantStore } from "./state/grant-store";
+import { SqliteIdempotencyStore } from "./state/sqlite-idempotency-store";
+import type { IdempotencyStore } from "./state/idempotency-store";
+import { openDatabase } from "./support/sqlite";
+
+export type KernelChoice =
+  | { kind: "embedded"; path: string }
+  | { kind: "http"; url: string; token?: string; timeoutMs?: number }
+  | { kind: "cli"; command: string; args?: string[]; timeoutMs?: number };
+
+export interface RuntimeOptions extends Omit<DispatcherOptions, "kernel" | "grants" | "idempotency"> {
+  kernel: KernelChoice;
+  /** The runtime's state file (grants, idempotency records), or ":memory:". */
+  statePath: string;
+  /** Another idempotency store (e.g. Redis) instead of the state file's. */
+  idempotency?: IdempotencyStore;
+}
+
+export interface Runtime {
+  dispatcher: Dispatcher;
+  grants: GrantStore;
+  /** The embedded kernel, when there is one (for seeding and inspection). */
+  embeddedKernel?: ReferenceKernel;
+  kernel: KernelPort;
+  close(): Promise<void>;
+}
+
+export function createRuntime(options: RuntimeOptions): Runtime {
+  const state = openDatabase(options.statePath);
+  const grants = new SqliteGrantStore(state);
+  const idempotency = options.idempotency ?? new SqliteIdempotencyStore(state, options.now);
+  let embeddedKernel: ReferenceKernel | undefined;
+  let kernel: KernelPort;
+  const choice = options.kernel;
+  if (choice.kind === "embedded") {
+    embeddedKernel = new ReferenceKernel({ path: choice.path, now: options.now });
+    kernel = embeddedKernel;
+  } else if (choice.kind === "http") {
+    kernel = createKernelClient(httpTransport({ url: choice.url, token: choice.token, timeoutMs: choice.timeoutMs }));
+  } else {
+    kernel = createKernelClient(cliTransport({ command: choice.command, args: choice.args, timeoutMs: choice.timeoutMs }));
+  }
+  const dispatcher = createDispatcher({ ...options, kernel, grants, idempotency });
+  return {
+    dispatcher,
+    grants,
+    embeddedKernel,
+    kernel,
+    async close() {
+      await idempotency.close();
+      embeddedKernel?.close();
+      state.close();
+    },
+  };
+}
