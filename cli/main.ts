@@ -4,6 +4,7 @@
  */
 import { Command } from "commander";
 import { CliExit } from "./exit";
+import { addRuntimeOptions, DEFAULT_DB, DEFAULT_STATE } from "./runtime-options";
 
 export async function main(argv: readonly string[]): Promise<void> {
   const program = new Command()
@@ -21,6 +22,69 @@ export async function main(argv: readonly string[]): Promise<void> {
     .option("--watch", "regenerate whenever a contract file changes")
     .option("--quiet", "print only problems")
     .action(async (opts) => (await import("./commands/generate")).runGenerate(opts));
+
+  addRuntimeOptions(
+    program
+      .command("call")
+      .description("the CLI JSON adapter: one request envelope on stdin, one response envelope on stdout")
+  ).action(async (opts) => (await import("./commands/call")).runCall(opts));
+
+  addRuntimeOptions(
+    program
+      .command("serve")
+      .description("serve the tools over HTTP (POST /v1/tools/call, GET /v1/tools, /v1/sessions, /healthz)")
+      .option("--host <host>", "address to listen on", "127.0.0.1")
+      .option("--port <port>", "port (0: any free port; the chosen one is printed)", process.env.MNOTE_TOOLS_PORT ?? "8787")
+      .option("--token <token>", "bearer token for tool calls (env MNOTE_TOOLS_TOKEN; generated and printed when absent)", process.env.MNOTE_TOOLS_TOKEN)
+      .option("--host-token <token>", "bearer token the mnote app uses to register session grants (env MNOTE_TOOLS_HOST_TOKEN)", process.env.MNOTE_TOOLS_HOST_TOKEN)
+      .option("--max-bytes <n>", "largest request body", String(1024 * 1024))
+  ).action(async (opts) => (await import("./commands/serve")).runServe(opts));
+
+  const kernel = program.command("kernel").description("the embedded reference kernel on its own");
+  kernel
+    .command("seed <file>")
+    .description("load users, workspaces, members, pages and grants from a seed file (see runtime/kernel/seed.schema.json)")
+    .option("--db <path>", "the kernel database", process.env.MNOTE_TOOLS_DB ?? DEFAULT_DB)
+    .action(async (file, opts) => (await import("./commands/kernel")).runKernelSeed(file, opts));
+  kernel
+    .command("serve")
+    .description("serve the kernel over HTTP (POST /v1/commands/:command), as mnote's Rust kernel would be")
+    .option("--db <path>", "the kernel database", process.env.MNOTE_TOOLS_DB ?? DEFAULT_DB)
+    .option("--host <host>", "address to listen on", "127.0.0.1")
+    .option("--port <port>", "port (0: any free port)", "8788")
+    .option("--token <token>", "require this bearer token (env MNOTE_KERNEL_TOKEN)", process.env.MNOTE_KERNEL_TOKEN)
+    .action(async (opts) => (await import("./commands/kernel")).runKernelServe(opts));
+  kernel
+    .command("exec")
+    .description("the kernel's CLI adapter: one {command, payload} on stdin, one reply on stdout")
+    .option("--db <path>", "the kernel database", process.env.MNOTE_TOOLS_DB ?? DEFAULT_DB)
+    .action(async (opts) => (await import("./commands/kernel")).runKernelExec(opts));
+
+  const session = program.command("session").description("session grants: the trusted binding of a session to an actor, page and scopes");
+  const stateOption = ["--state <path>", "the runtime's state file", process.env.MNOTE_TOOLS_STATE ?? DEFAULT_STATE] as const;
+  session
+    .command("grant")
+    .description("register a session grant (what the mnote app does when a page-AI panel opens)")
+    .option(...stateOption)
+    .requiredOption("--session <id>", "the Hermes session id")
+    .requiredOption("--workspace <id>", "workspace")
+    .requiredOption("--document <id>", "page")
+    .requiredOption("--actor <id>", "the signed-in user")
+    .requiredOption("--scope <list>", "capabilities, comma-separated: page.read,page.write,artifact.write")
+    .option("--ttl <seconds>", "lifetime", "3600")
+    .option("--trace <id>", "the trace id every call of the session carries")
+    .option("--locale <locale>", "zh-CN or en")
+    .action(async (opts) => (await import("./commands/session")).runSessionGrant(opts));
+  session
+    .command("show <sessionId>")
+    .description("print a live grant as JSON")
+    .option(...stateOption)
+    .action(async (id, opts) => (await import("./commands/session")).runSessionShow(id, opts));
+  session
+    .command("revoke <sessionId>")
+    .description("revoke a grant")
+    .option(...stateOption)
+    .action(async (id, opts) => (await import("./commands/session")).runSessionRevoke(id, opts));
 
   try {
     await program.parseAsync(argv as string[]);

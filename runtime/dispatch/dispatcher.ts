@@ -279,3 +279,9 @@ function record(echo: Echo, response: T.ToolResponse, ms: number): CallRecord {
     ms,
   };
 }
+
+/** A failure envelope for a refusal made before a request reached dispatch (a transport's own checks). */
+export function refusalResponse(code: T.ErrorCode, locale: MessageLocale = "zh-CN", reason?: string): T.ToolFailure {
+  const echo: Echo = { toolName: null, toolCallId: null, traceId: null, workspaceId: null, documentId: null, sessionId: null };
+  return failure(echo, new ToolFailure(code, { reason }), undefined, locale);
+}

@@ -1,0 +1,79 @@
+/**
+ * `mnote-tools session grant|show|revoke`: session grants in the runtime's state file, for a host on
+ * the same machine (the HTTP route POST /v1/sessions does the same for a remote host).
+ */
+import { positiveInt } from "../runtime-options";
+import { CliExit } from "../exit";
+
+export interface GrantOptions {
+  state: string;
+  session: string;
+  workspace: string;
+  document: string;
+  actor: string;
+  scope: string;
+  ttl: string;
+  trace?: string;
+  locale?: string;
+}
+
+async function stores(statePath: string) {
+  const { openDatabase } = await import("../../runtime/support/sqlite");
+  const { SqliteGrantStore } = await import("../../runtime/state/grant-store");
+  const db = openDatabase(statePath);
+  return { grants: new SqliteGrantStore(db), close: () => db.close() };
+}
+
+export async function runSessionGrant(opts: GrantOptions): Promise<void> {
+  const { validateSessionGrant } = await import("../../generated/validators");
+  const { firstProblemPointer } = await import("../../runtime/dispatch/problems");
+  const grant: Record<string, unknown> = {
+    sessionId: opts.session,
+    workspaceId: opts.workspace,
+    documentId: opts.document,
+    actorId: opts.actor,
+    capabilityScope: opts.scope.split(",").map((s) => s.trim()).filter(Boolean),
+    expiresAt: new Date(Date.now() + positiveInt(opts.ttl, "--ttl") * 1000).toISOString(),
+  };
+  if (opts.trace) grant.traceId = opts.trace;
+  if (opts.locale) grant.locale = opts.locale;
+  if (!validateSessionGrant(grant)) {
+    const issue = validateSessionGrant.errors?.[0];
+    console.error(`invalid grant at ${firstProblemPointer(validateSessionGrant.errors) || "/"}: ${issue?.message ?? "?"}`);
+    throw new CliExit(2);
+  }
+  const { grants, close } = await stores(opts.state);
+  try {
+    await grants.put(grant);
+    console.log(JSON.stringify(grant));
+  } finally {
+    close();
+  }
+}
+
+export async function runSessionShow(sessionId: string, opts: { state: string }): Promise<void> {
+  const { grants, close } = await stores(opts.state);
+  try {
+    const grant = await grants.get(sessionId);
+    if (!grant || Date.parse(grant.expiresAt) <= Date.now()) {
+      console.error(`no live grant for session ${sessionId}`);
+      throw new CliExit(1);
+    }
+    console.log(JSON.stringify(grant));
+  } finally {
+    close();
+  }
+}
+
+export async function runSessionRevoke(sessionId: string, opts: { state: string }): Promise<void> {
+  const { grants, close } = await stores(opts.state);
+  try {
+    if (!(await grants.revoke(sessionId))) {
+      console.error(`no grant for session ${sessionId}`);
+      throw new CliExit(1);
+    }
+    console.log(`revoked ${sessionId}`);
+  } finally {
+    close();
+  }
+}

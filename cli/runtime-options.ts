@@ -1,0 +1,55 @@
+/** The options every runtime verb shares (call, serve, mcp), and turning them into a Runtime. */
+import type { Command } from "commander";
+import type { KernelChoice, Runtime } from "../runtime/runtime";
+
+export interface RuntimeCliOptions {
+  db: string;
+  state: string;
+  kernelUrl?: string;
+  kernelToken?: string;
+  kernelCli?: string;
+  kernelTimeout: string;
+  idempotencyTtl: string;
+}
+
+export const DEFAULT_DB = ".mnote/kernel.db";
+export const DEFAULT_STATE = ".mnote/runtime.db";
+
+export function addRuntimeOptions(command: Command): Command {
+  return command
+    .option("--db <path>", "the embedded reference kernel's database (env MNOTE_TOOLS_DB)", process.env.MNOTE_TOOLS_DB ?? DEFAULT_DB)
+    .option("--state <path>", "the runtime's state: session grants and idempotency records (env MNOTE_TOOLS_STATE)", process.env.MNOTE_TOOLS_STATE ?? DEFAULT_STATE)
+    .option("--kernel-url <url>", "use a remote kernel over HTTP instead of the embedded one (env MNOTE_KERNEL_URL)", process.env.MNOTE_KERNEL_URL)
+    .option("--kernel-token <token>", "bearer token for the remote kernel (env MNOTE_KERNEL_TOKEN)", process.env.MNOTE_KERNEL_TOKEN)
+    .option("--kernel-cli <command>", "use a kernel CLI adapter (request on stdin, reply on stdout), e.g. \"mnote-cli kernel\"; split on spaces (env MNOTE_KERNEL_CLI)", process.env.MNOTE_KERNEL_CLI)
+    .option("--kernel-timeout <ms>", "longest wait for one kernel command", "10000")
+    .option("--idempotency-ttl <ms>", "how long a keyed write is remembered", String(24 * 60 * 60 * 1000));
+}
+
+export function kernelChoice(opts: RuntimeCliOptions): KernelChoice {
+  const timeoutMs = positiveInt(opts.kernelTimeout, "--kernel-timeout");
+  if (opts.kernelUrl) return { kind: "http", url: opts.kernelUrl, token: opts.kernelToken, timeoutMs };
+  if (opts.kernelCli) {
+    const [command, ...args] = opts.kernelCli.trim().split(/\s+/);
+    return { kind: "cli", command: command!, args, timeoutMs };
+  }
+  return { kind: "embedded", path: opts.db };
+}
+
+export async function runtimeFrom(opts: RuntimeCliOptions, extra: { onCall?: (r: Record<string, unknown>) => void } = {}): Promise<Runtime> {
+  const { createRuntime } = await import("../runtime/runtime");
+  const choice = kernelChoice(opts);
+  return createRuntime({
+    kernel: choice,
+    statePath: opts.state,
+    idempotencyTtlMs: positiveInt(opts.idempotencyTtl, "--idempotency-ttl"),
+    kernelTimeoutMs: (choice.kind === "embedded" ? 10_000 : choice.timeoutMs!) + 5_000,
+    onCall: extra.onCall as never,
+  });
+}
+
+export function positiveInt(text: string, name: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, not "${text}"`);
+  return n;
+}
