@@ -346,4 +346,4 @@ export class ReferenceKernel implements KernelClient {
 }
 
 /** The page options this kernel stores; the contract marks the same ones wired. */
-const WIRED_OPTIONS = new Set<string>(["wideLayout", "smallText"]);
+export const WIRED_OPTIONS: ReadonlySet<string> = new Set<string>(["wideLayout", "smallText"]);

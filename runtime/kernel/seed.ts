@@ -67,7 +67,9 @@ export function seedKernel(kernel: ReferenceKernel, data: unknown): SeedCounts {
       );
       db.prepare("DELETE FROM blocks WHERE page_id = ?").run(p.id);
       const insert = db.prepare("INSERT INTO blocks (page_id, position, id, type, text, level, checked, language) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-      planBody([], p.blocks ?? [], "replace").forEach((b, i) => {
+      // blocks without an id get a positional one, so seeding twice gives the same page
+      const blocks = (p.blocks ?? []).map((b, i) => ({ ...b, id: b.id ?? `b${i + 1}` }));
+      planBody([], blocks, "replace").forEach((b, i) => {
         insert.run(p.id, i, b.id, b.type, b.text, b.level ?? null, b.checked === undefined ? null : b.checked ? 1 : 0, b.language ?? null);
         counts.blocks++;
       });
