@@ -8,8 +8,9 @@ import { kernelClientTarget } from "../targets/kernel-client";
 import { indexTarget } from "../targets/index-module";
 import { manifestTarget } from "../targets/manifest";
 import { docsTarget } from "../targets/docs";
+import { hermesPluginTarget } from "../targets/hermes-plugin";
 
-export const TARGETS: readonly Target[] = [typesTarget, validatorsTarget, registryTarget, kernelClientTarget, indexTarget, manifestTarget, docsTarget];
+export const TARGETS: readonly Target[] = [typesTarget, validatorsTarget, registryTarget, kernelClientTarget, indexTarget, manifestTarget, docsTarget, hermesPluginTarget];
 
 export async function emitAll(model: ContractModel, targets: readonly Target[] = TARGETS): Promise<GeneratedFile[]> {
   const files: GeneratedFile[] = [];

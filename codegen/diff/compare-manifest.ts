@@ -1,0 +1,15 @@
+/** contract.json: the version is judged by the verdict; the rest is reported, never dropped. */
+import type { ContractModel } from "../model";
+import type { Change } from "./types";
+import { change } from "./change";
+import { sameJson, show } from "./json";
+
+export function compareManifest(base: ContractModel, head: ContractModel): Change[] {
+  const out: Change[] = [];
+  for (const key of ["name", "title", "baseUri"] as const) {
+    if (sameJson(base[key], head[key])) continue;
+    const pointer = `/${key}`;
+    out.push(change("contract-metadata-changed", "contract", pointer, { file: "contract.json", filePointer: pointer }, `${key} ${show(base[key])} -> ${show(head[key])}`, base[key], head[key]));
+  }
+  return out;
+}

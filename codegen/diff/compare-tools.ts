@@ -1,0 +1,99 @@
+/**
+ * Per-tool comparison, tools matched by canonical name: the facts in x-mnote-tool (each its own
+ * rule), then Args in the request direction and Result in the response direction.
+ */
+import type { ToolModel } from "../model";
+import { providerSafeName } from "../support/names";
+import { joinPointer } from "../../common/json-pointer";
+import type { RuleId } from "./rules";
+import type { Change } from "./types";
+import { compareSchemas } from "./compare-schemas";
+import { change, fromFinding } from "./change";
+import { expanders, type DiffSide } from "./side";
+import { sameJson, show } from "./json";
+
+const FACTS = "/x-mnote-tool";
+
+const FACT_RULES: ReadonlyArray<[keyof ToolModel, RuleId]> = [
+  ["providerName", "tool-provider-name-changed"],
+  ["kernelCommand", "tool-kernel-command-changed"],
+  ["capability", "tool-capability-changed"],
+  ["effect", "tool-effect-changed"],
+  ["idempotency", "tool-idempotency-changed"],
+  ["dryRun", "tool-dry-run-changed"],
+  ["title", "tool-title-changed"],
+  ["description", "description-changed"],
+];
+
+const SCHEMAS = [
+  { def: "Args", root: "/args", direction: "request" },
+  { def: "Result", root: "/result", direction: "response" },
+] as const;
+
+export function compareTools(base: DiffSide, head: DiffSide): Change[] {
+  const out: Change[] = [];
+  const headNames = new Set(head.model.tools.map((t) => t.name));
+  const baseNames = new Set(base.model.tools.map((t) => t.name));
+  const removed = base.model.tools.filter((t) => !headNames.has(t.name));
+  const added = head.model.tools.filter((t) => !baseNames.has(t.name));
+  const renames = findRenames(removed, added);
+  for (const old of removed) {
+    const renamed = renames.get(old);
+    if (!renamed) {
+      out.push(change("tool-removed", old.name, "", { file: old.file, filePointer: "" }, `tool ${old.name} removed`));
+      continue;
+    }
+    out.push(change("tool-renamed", old.name, `${FACTS}/name`, { file: renamed.file, filePointer: `${FACTS}/name` }, `tool ${old.name} renamed to ${renamed.name}`, old.name, renamed.name));
+    out.push(...compareTool(old, renamed, base, head, true));
+  }
+  const renamedTo = new Set(renames.values());
+  for (const tool of added) {
+    if (!renamedTo.has(tool)) out.push(change("tool-added", tool.name, "", { file: tool.file, filePointer: "" }, `new tool ${tool.name}`));
+  }
+  for (const tool of base.model.tools) {
+    const now = head.model.tools.find((t) => t.name === tool.name);
+    if (now) out.push(...compareTool(tool, now, base, head, false));
+  }
+  return out;
+}
+
+/** A removed and an added tool running the same kernel command, one to one, are a rename. */
+function findRenames(removed: ToolModel[], added: ToolModel[]): Map<ToolModel, ToolModel> {
+  const out = new Map<ToolModel, ToolModel>();
+  for (const old of removed) {
+    const candidates = added.filter((t) => t.kernelCommand === old.kernelCommand);
+    const rivals = removed.filter((t) => t.kernelCommand === old.kernelCommand);
+    if (candidates.length === 1 && rivals.length === 1) out.set(old, candidates[0]!);
+  }
+  return out;
+}
+
+function compareTool(b: ToolModel, a: ToolModel, base: DiffSide, head: DiffSide, renamed: boolean): Change[] {
+  const out: Change[] = [];
+  const subject = a.name;
+  const at = (pointer: string) => ({ file: a.file, filePointer: pointer });
+  for (const [fact, rule] of FACT_RULES) {
+    if (sameJson(b[fact], a[fact])) continue;
+    // A rename changes the derived provider name too; only an override that differs is news.
+    if (renamed && fact === "providerName" && b.providerName === providerSafeName(b.name) && a.providerName === providerSafeName(a.name)) continue;
+    const pointer = joinPointer(FACTS, fact);
+    out.push(change(rule, subject, pointer, at(pointer), `${fact} ${show(b[fact])} -> ${show(a[fact])}`, b[fact], a[fact]));
+  }
+  for (const key of ["destructive", "idempotent"] as const) {
+    if (b.semantics[key] === a.semantics[key]) continue;
+    const pointer = joinPointer(FACTS, "semantics", key);
+    out.push(change("tool-semantics-changed", subject, pointer, at(pointer), `semantics.${key} ${b.semantics[key]} -> ${a.semantics[key]}`, b.semantics[key], a.semantics[key]));
+  }
+  for (const code of [...new Set([...Object.keys(b.messages), ...Object.keys(a.messages)])].sort()) {
+    if (sameJson(b.messages[code], a.messages[code])) continue;
+    const pointer = joinPointer(FACTS, "messages", code);
+    out.push(change("message-changed", subject, pointer, at(pointer), `message override for ${code} changed`, b.messages[code], a.messages[code]));
+  }
+  for (const { def, root, direction } of SCHEMAS) {
+    const before = base.inliner.at(b.file, `/$defs/${def}`);
+    const after = head.inliner.at(a.file, `/$defs/${def}`);
+    const fallback = { file: a.file, filePointer: `/$defs/${def}` };
+    for (const f of compareSchemas(before, after, direction, expanders(base, head), root)) out.push(fromFinding(f, subject, fallback));
+  }
+  return out;
+}

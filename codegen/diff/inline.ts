@@ -1,0 +1,136 @@
+/**
+ * Inlines $refs so that a definition moved behind a $ref compares equal to the same schema written
+ * in place, and remembers where every inlined node came from (file + pointer) so a change is
+ * reported against the file a user would edit.
+ *
+ * Definitions that the diff compares on their own (the error and capability catalogs, Audit,
+ * ToolError) are kept as a marker {$ref: "<path>#<fragment>"}: comparing them again inside every
+ * schema that uses them would report one edit many times, and would judge a new error code by the
+ * response rules (a widened enum) instead of the catalog's (safe).
+ */
+import type { SchemaFile } from "../model";
+import { RefIndex } from "../support/refs";
+import { isPlainObject } from "../support/schema-walk";
+import { getAtPointer, joinPointer } from "../../common/json-pointer";
+
+export interface Origin {
+  file: string;
+  pointer: string;
+}
+
+interface NodeOrigin extends Origin {
+  /** Keywords that came from the $ref's siblings, not from its target. */
+  siblings?: Map<string, Origin>;
+}
+
+const SUBSCHEMA = new Set(["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames"]);
+const SUBSCHEMA_MAP = new Set(["properties", "patternProperties", "dependentSchemas"]);
+const SUBSCHEMA_LIST = new Set(["allOf", "anyOf", "oneOf"]);
+const DROPPED = new Set(["$defs", "$id", "$schema", "$ref"]);
+
+/** Shared by both sides: nodes are distinct objects, so one map serves both. */
+const ORIGINS = new WeakMap<object, NodeOrigin>();
+
+/** Where keyword `key` of an inlined node is written in the contract. */
+export function originOf(node: unknown, key?: string): Origin | undefined {
+  if (!isPlainObject(node)) return undefined;
+  const o = ORIGINS.get(node);
+  if (!o) return undefined;
+  if (key === undefined) return { file: o.file, pointer: o.pointer };
+  return o.siblings?.get(key) ?? { file: o.file, pointer: joinPointer(o.pointer, key) };
+}
+
+/** A copy of node without some keywords, keeping its origin. */
+export function omitKeys(node: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) if (!keys.includes(k)) out[k] = v;
+  const o = ORIGINS.get(node);
+  if (o) ORIGINS.set(out, o);
+  return out;
+}
+
+export class Inliner {
+  private readonly refs: RefIndex;
+  private readonly pathById = new Map<string, string>();
+  private readonly idByPath = new Map<string, string>();
+
+  /** opaque: definitions kept as markers, as "<path>#/$defs/<Name>". */
+  constructor(files: readonly SchemaFile[], private readonly baseUri: string, private readonly opaque: ReadonlySet<string>) {
+    this.refs = new RefIndex(files);
+    for (const f of files) {
+      this.pathById.set(f.id, f.path);
+      this.idByPath.set(f.path, f.id);
+    }
+  }
+
+  /** The schema at pointer in a contract file, inlined; undefined when the file or pointer is missing. */
+  at(path: string, pointer: string): unknown {
+    const id = this.idByPath.get(path);
+    if (id === undefined) return undefined;
+    const schema = getAtPointer(this.refs.resolve(id, id).schema, pointer);
+    return schema === undefined ? undefined : this.node(schema, id, pointer, []);
+  }
+
+  /** The definition behind a marker, inlined (its own markers stay markers). */
+  expand(marker: Record<string, unknown>): Record<string, unknown> {
+    const ref = marker.$ref as string;
+    const target = this.refs.resolve(ref, this.baseUri);
+    const body = this.node(target.schema, target.fileId, this.fragment(target.ref), [target.ref]);
+    const siblings = omitKeys(marker, ["$ref"]);
+    return this.merge(body, siblings);
+  }
+
+  private node(schema: unknown, fileId: string, pointer: string, stack: readonly string[]): unknown {
+    if (!isPlainObject(schema)) return schema;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(schema)) {
+      if (DROPPED.has(key)) continue;
+      const at = joinPointer(pointer, key);
+      if (SUBSCHEMA.has(key)) out[key] = this.node(value, fileId, at, stack);
+      else if (SUBSCHEMA_MAP.has(key) && isPlainObject(value)) {
+        const map: Record<string, unknown> = {};
+        for (const [name, sub] of Object.entries(value)) map[name] = this.node(sub, fileId, joinPointer(at, name), stack);
+        out[key] = map;
+      } else if (SUBSCHEMA_LIST.has(key) && Array.isArray(value)) {
+        out[key] = value.map((sub, i) => this.node(sub, fileId, joinPointer(at, i), stack));
+      } else out[key] = value;
+    }
+    const file = this.pathById.get(fileId) ?? fileId;
+    ORIGINS.set(out, { file, pointer });
+    if (typeof schema.$ref !== "string") return out;
+
+    const target = this.refs.resolve(schema.$ref, fileId);
+    const relative = this.relative(target.ref);
+    if (this.opaque.has(relative) || stack.includes(target.ref)) {
+      // A recursive $ref stays a marker too: the comparer stops at equal markers.
+      const marker: Record<string, unknown> = { $ref: relative, ...out };
+      ORIGINS.set(marker, { file, pointer });
+      return marker;
+    }
+    const body = this.node(target.schema, target.fileId, this.fragment(target.ref), [...stack, target.ref]);
+    return this.merge(body, out);
+  }
+
+  /** Siblings of a $ref win over its target's keywords, as RefIndex.inline does. */
+  private merge(body: unknown, siblings: Record<string, unknown>): Record<string, unknown> {
+    if (!isPlainObject(body)) return siblings;
+    const merged = { ...body, ...siblings };
+    const bodyOrigin = ORIGINS.get(body);
+    const siblingOrigin = ORIGINS.get(siblings);
+    if (bodyOrigin) {
+      const keyOrigins = new Map(bodyOrigin.siblings ?? []);
+      if (siblingOrigin) for (const key of Object.keys(siblings)) keyOrigins.set(key, { file: siblingOrigin.file, pointer: joinPointer(siblingOrigin.pointer, key) });
+      ORIGINS.set(merged, { file: bodyOrigin.file, pointer: bodyOrigin.pointer, siblings: keyOrigins });
+    }
+    return merged;
+  }
+
+  /** Markers name definitions by path, so a changed baseUri does not make them differ. */
+  private relative(absoluteRef: string): string {
+    return absoluteRef.startsWith(this.baseUri) ? absoluteRef.slice(this.baseUri.length) : absoluteRef;
+  }
+
+  private fragment(absoluteRef: string): string {
+    return absoluteRef.slice(absoluteRef.indexOf("#") + 1);
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * generated/hermes-plugin/mnote: a Hermes directory plugin (plugin.yaml, __init__.py with
+ * register(ctx), a SKILL.md) whose tools are the contract's, under their provider-safe names, with
+ * the model-facing parameter schemas. The Python is a handlebars template with no per-tool code;
+ * the tools themselves travel as data in tools.json.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import Handlebars from "handlebars";
+import type { Target } from "./target";
+import { banner, bannerText } from "../support/banner";
+import { templatesDir } from "../support/templates";
+
+export const HERMES_PLUGIN_DIR = "hermes-plugin/mnote";
+
+export const hermesPluginTarget: Target = {
+  name: "hermes-plugin",
+  emit(model) {
+    const hb = Handlebars.create();
+    const template = (name: string) => hb.compile(readFileSync(join(templatesDir("hermes"), name), "utf8"), { noEscape: true, strict: true });
+    const modelEnvelopeFields = model.requestFields.filter((f) => f.filledBy === "model" && f.name !== "args").map((f) => f.name);
+    const tools = model.tools.map((t) => ({
+      name: t.name,
+      providerName: t.providerName,
+      title: t.title,
+      description: t.description,
+      effect: t.effect,
+      capability: t.capability,
+      idempotency: t.idempotency,
+      dryRun: t.dryRun,
+      parameters: t.parameters,
+      modelEnvelopeFields: modelEnvelopeFields.filter((f) => f in ((t.parameters.properties as object) ?? {})),
+    }));
+    const spec = {
+      generated: bannerText(model),
+      contract: { name: model.name, version: model.version, hash: model.hash },
+      tools,
+      errors: Object.fromEntries(model.errors.map((e) => [e.code, { retryable: e.retryable, messages: e.messages }])),
+    };
+    const byName = (name: string) => model.tools.find((t) => t.name === name) ?? model.tools[0]!;
+    const context = {
+      banner: banner(model, "py").trimEnd(),
+      version: model.version,
+      contractName: model.name,
+      description: `The mnote page-AI tools (${model.tools.map((t) => t.name).join(", ")}), generated from contract ${model.name} ${model.version}.`,
+      tools: model.tools.map((t) => ({ ...t, isWrite: t.effect === "write" })),
+      errors: model.errors,
+      get: byName("mnote.page.get"),
+      save: byName("mnote.page.save"),
+      summary: byName("mnote.artifact.create_summary"),
+      note: byName("mnote.artifact.create_ai_note"),
+    };
+    return [
+      { path: `${HERMES_PLUGIN_DIR}/plugin.yaml`, content: template("plugin.yaml.hbs")({ ...context, banner: banner(model, "yaml").trimEnd() }) },
+      { path: `${HERMES_PLUGIN_DIR}/__init__.py`, content: template("__init__.py.hbs")(context) },
+      { path: `${HERMES_PLUGIN_DIR}/SKILL.md`, content: template("SKILL.md.hbs")({ ...context, banner: banner(model, "yaml").trimEnd() }) },
+      { path: `${HERMES_PLUGIN_DIR}/tools.json`, content: JSON.stringify(spec, null, 2) + "\n" },
+    ];
+  },
+};

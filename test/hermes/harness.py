@@ -1,0 +1,77 @@
+"""Test harness: loads the generated plugin as Hermes would and runs a list of tool calls.
+
+    python3 harness.py <plugin_dir> <steps.json>
+
+Prints one JSON object: the manifest, the registered tools (schemas), the hooks and skills, the
+schema problems found, check_fn's answer, and per step the handler's output (parsed), whether it
+was a string, whether it raised, and the request envelope the plugin sent (recorded by wrapping
+its transport). Jest makes the assertions.
+"""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "hermes"))
+from hermes_loader import call_tool, load_plugin, schema_problems  # noqa: E402
+
+
+def main():
+    plugin_dir, steps_file = sys.argv[1], sys.argv[2]
+    with open(steps_file, encoding="utf-8") as f:
+        steps = json.load(f)
+    manifest, module, ctx = load_plugin(plugin_dir)
+
+    sent = []
+    original_send = module._send
+
+    def recording_send(transport, request):
+        sent.append(request)
+        return original_send(transport, request)
+
+    module._send = recording_send
+
+    results = []
+    for step in steps:
+        for key, value in (step.get("env") or {}).items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        before = len(sent)
+        output, raised = call_tool(
+            ctx,
+            step["tool"],
+            step.get("args", {}),
+            session_id=step.get("session_id"),
+            task_id=step.get("task_id"),
+            tool_call_id=step.get("tool_call_id"),
+            fire_hook=step.get("fire_hook", True),
+        )
+        parsed = None
+        if isinstance(output, str):
+            try:
+                parsed = json.loads(output)
+            except ValueError:
+                parsed = None
+        results.append({
+            "name": step.get("name"),
+            "is_string": isinstance(output, str),
+            "raised": raised,
+            "response": parsed,
+            "request": sent[before] if len(sent) > before else None,
+        })
+
+    print(json.dumps({
+        "manifest": manifest,
+        "tools": [{"name": t["name"], "toolset": t["toolset"], "schema": t["schema"], "description": t["description"]} for t in ctx.tools.values()],
+        "hooks": sorted(ctx.hooks),
+        "skills": ctx.skills,
+        "check_fn": {name: bool(t["check_fn"]()) for name, t in ctx.tools.items()},
+        "problems": schema_problems(ctx, manifest),
+        "results": results,
+    }, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()
