@@ -86,6 +86,13 @@ export async function main(argv: readonly string[]): Promise<void> {
     .option(...stateOption)
     .action(async (id, opts) => (await import("./commands/session")).runSessionRevoke(id, opts));
 
+  const hermes = program.command("hermes").description("the generated Hermes plugin");
+  hermes
+    .command("install")
+    .description("copy the plugin into $HERMES_HOME/plugins/mnote and print the config.yaml lines that enable it")
+    .option("--hermes-home <dir>", "Hermes' home folder (default $HERMES_HOME or ~/.hermes)")
+    .action(async (opts) => (await import("./commands/hermes")).runHermesInstall(opts));
+
   try {
     await program.parseAsync(argv as string[]);
   } catch (e) {

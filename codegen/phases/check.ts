@@ -66,7 +66,10 @@ function listFiles(dir: string): string[] {
   const visit = (folder: string) => {
     for (const entry of readdirSync(folder, { withFileTypes: true })) {
       const full = join(folder, entry.name);
-      if (entry.isDirectory()) visit(full);
+      // Python writes bytecode caches next to an imported plugin; they are not generated files
+      if (entry.isDirectory()) {
+        if (entry.name !== "__pycache__") visit(full);
+      }
       else out.push(relative(dir, full).split(sep).join("/"));
     }
   };

@@ -13,6 +13,9 @@ import os
 import re
 import sys
 
+# never leave __pycache__ in generated/: the drift check would see it
+sys.dont_write_bytecode = True
+
 PROVIDER_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 

@@ -1,0 +1,16 @@
+/** The README's main job, `npm run demo`, passes end to end (generated/ checked rather than rewritten). */
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { repoRoot } from "../support/paths";
+
+it("npm run demo drives all six tools through the Hermes plugin and exits 0", () => {
+  const run = spawnSync(process.execPath, [join(repoRoot, "dist", "scripts", "demo.js")], {
+    cwd: repoRoot,
+    encoding: "utf8",
+    env: { ...process.env, MNOTE_DEMO_GENERATE: "check" },
+    timeout: 120_000,
+  });
+  expect(run.stdout).toContain("DEMO OK: 13 steps through the Hermes plugin, every one as expected.");
+  expect(run.stdout).not.toContain("!! unexpected");
+  expect(run.status).toBe(0);
+});
