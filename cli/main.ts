@@ -40,6 +40,17 @@ export async function main(argv: readonly string[]): Promise<void> {
       .option("--max-bytes <n>", "largest request body", String(1024 * 1024))
   ).action(async (opts) => (await import("./commands/serve")).runServe(opts));
 
+  addRuntimeOptions(
+    program
+      .command("mcp")
+      .description("serve the tools over MCP: stdio by default, Streamable HTTP with --http; bound to one session grant")
+      .requiredOption("--session <id>", "the session grant the server acts under (over HTTP a request may name another with X-Mnote-Session)")
+      .option("--http", "serve Streamable HTTP at /mcp instead of stdio")
+      .option("--host <host>", "address to listen on (--http)", "127.0.0.1")
+      .option("--port <port>", "port (--http; 0: any free port)", "8789")
+      .option("--token <token>", "bearer token required over HTTP (env MNOTE_TOOLS_TOKEN)", process.env.MNOTE_TOOLS_TOKEN)
+  ).action(async (opts) => (await import("./commands/mcp")).runMcp(opts));
+
   const kernel = program.command("kernel").description("the embedded reference kernel on its own");
   kernel
     .command("seed <file>")

@@ -6,3 +6,4 @@ export * from "./validators";
 export type { Validator, ValidationIssue } from "./validators/runtime/validator";
 export * from "./kernel/client";
 export * from "./kernel/transport";
+export * from "./mcp/tools";

@@ -50,8 +50,6 @@ const UPPER_BOUNDS = new Set(["maximum", "exclusiveMaximum", "maxLength", "maxIt
 const ANNOTATIONS = new Set(["title", "examples", "$comment", "deprecated", "readOnly", "writeOnly", "contentMediaType", "contentEncoding"]);
 /** Handled by their own comparison before the keyword loop. */
 const STRUCTURAL = new Set(["type", "enum", "const", "properties", "required", "additionalProperties", "items", "allOf", "anyOf", "oneOf"]);
-/** Stay on the wrapper when a plain schema is compared with an anyOf/oneOf. */
-const KEPT_ON_WRAPPER = new Set(["description", "default", ...ANNOTATIONS]);
 const RUNTIME_SUPPORT = "x-mnote-runtimeSupport";
 const MAX_DEPTH = 64;
 
@@ -95,33 +93,56 @@ class SchemaComparer {
     }
   }
 
-  /** anyOf/oneOf: a plain schema on one side is treated as a one-alternative list. */
+  /**
+   * anyOf/oneOf: a plain schema on one side is treated as a one-alternative list, so making a field
+   * nullable is one added alternative. Keywords the list side also has at its top stay at the top.
+   */
   private compareVariantKeywords(b: Schema, a: Schema, pointer: string, depth: number): [Schema, Schema] {
     const bKey = VARIANT_KEYS.find((k) => Array.isArray(b[k]));
     const aKey = VARIANT_KEYS.find((k) => Array.isArray(a[k]));
     if (!bKey && !aKey) return [b, a];
     const key = (aKey ?? bKey)!;
     if (bKey && aKey && bKey !== aKey) this.emit("unknown-keyword", joinPointer(pointer, aKey), originOf(a, aKey), `${bKey} became ${aKey}: review by hand`);
-    // Keywords both sides share at the top stay there; the plain side's others become its one alternative.
-    const stays = (s: Schema, other: Schema) => (k: string) => KEPT_ON_WRAPPER.has(k) || (k in other && sameJson(s[k], other[k]));
-    const split = (s: Schema, other: Schema): [Schema, Schema] => {
-      const keep = Object.keys(s).filter(stays(s, other));
-      return [omitKeys(s, keep), omitKeys(s, Object.keys(s).filter((k) => !keep.includes(k)))];
-    };
-    const [bCore, bRest] = bKey ? [undefined, b] : split(b, a);
-    const [aCore, aRest] = aKey ? [undefined, a] : split(a, b);
-    const bList = bKey ? (b[bKey] as unknown[]) : [bCore];
-    const aList = aKey ? (a[aKey] as unknown[]) : [aCore];
-    this.compareList(bList, aList, joinPointer(pointer, key), depth, "variant-added", "variant-removed", b, a);
-    return [bRest, aRest];
+    if (bKey && aKey) {
+      this.compareList(b[bKey], a[aKey], joinPointer(pointer, key), depth, "variant-added", "variant-removed", b, a);
+      return [b, a];
+    }
+    const plainIsBefore = !bKey;
+    const plain = plainIsBefore ? b : a;
+    const listSide = plainIsBefore ? a : b;
+    const hoisted = Object.keys(plain).filter((k) => k in listSide && !VARIANT_KEYS.includes(k as (typeof VARIANT_KEYS)[number]));
+    const top = omitKeys(plain, Object.keys(plain).filter((k) => !hoisted.includes(k)));
+    const core = omitKeys(plain, hoisted);
+    const fill = { plainIsBefore, keys: hoisted.filter((k) => k === "description" || ANNOTATIONS.has(k)) };
+    const list = listSide[key];
+    if (plainIsBefore) this.compareList([core], list, joinPointer(pointer, key), depth, "variant-added", "variant-removed", b, a, fill);
+    else this.compareList(list, [core], joinPointer(pointer, key), depth, "variant-added", "variant-removed", b, a, fill);
+    return plainIsBefore ? [top, a] : [b, top];
   }
 
-  private compareList(before: unknown, after: unknown, pointer: string, depth: number, added: DirectedKind, removed: DirectedKind, b: Schema, a: Schema): void {
+  /**
+   * fill: annotations the plain side carried outside its one alternative (hoisted above); the
+   * alternative it pairs with may repeat them inside, which is not a change.
+   */
+  private compareList(
+    before: unknown, after: unknown, pointer: string, depth: number, added: DirectedKind, removed: DirectedKind, b: Schema, a: Schema,
+    fill?: { plainIsBefore: boolean; keys: string[] },
+  ): void {
     const bList = Array.isArray(before) ? before : [];
     const aList = Array.isArray(after) ? after : [];
     if (bList.length === 0 && aList.length === 0) return;
     const match = matchVariants(bList, aList);
-    for (const [i, j] of match.pairs) this.compare(bList[i], aList[j], joinPointer(pointer, j), depth + 1);
+    for (const [i, j] of match.pairs) {
+      let [x, y] = [bList[i], aList[j]];
+      if (fill && isPlainObject(x) && isPlainObject(y)) {
+        const [plain, other] = fill.plainIsBefore ? [x, y] : [y, x];
+        const patched = omitKeys(plain, []);
+        for (const k of fill.keys) if (!(k in plain) && k in other) patched[k] = other[k];
+        if (fill.plainIsBefore) x = patched;
+        else y = patched;
+      }
+      this.compare(x, y, joinPointer(pointer, j), depth + 1);
+    }
     for (const i of match.removed) {
       this.directed(removed, joinPointer(pointer, i), originOf(bList[i]) ?? originOf(b), `alternative removed: ${show(bList[i])}`, bList[i], undefined);
     }

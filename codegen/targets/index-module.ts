@@ -12,6 +12,7 @@ export * from "./validators";
 export type { Validator, ValidationIssue } from "./validators/runtime/validator";
 export * from "./kernel/client";
 export * from "./kernel/transport";
+export * from "./mcp/tools";
 `;
     return [{ path: "index.ts", content }];
   },

@@ -74,8 +74,18 @@ class RecordingContext:
     def register_hook(self, name, fn):
         self.hooks.setdefault(name, []).append(fn)
 
-    def register_skill(self, name, path):
-        self.skills[name] = path
+    def fire(self, hook_name, **kwargs):
+        """Calls hooks with every keyword Hermes passes; a hook must accept ones it does not know."""
+        for fn in self.hooks.get(hook_name, []):
+            fn(**kwargs)
+
+    def register_skill(self, name, path, description="", frontmatter=None):
+        # Hermes calls path.exists(): a plain string fails there, as it would here
+        if not path.exists():
+            raise FileNotFoundError(str(path))
+        if not re.match(r"^[a-zA-Z0-9_-]+$", name):
+            raise ValueError("bad skill name: " + name)
+        self.skills[name] = str(path)
 
     def register_command(self, *args, **kwargs):
         pass
@@ -122,8 +132,19 @@ def schema_problems(ctx, manifest):
 def call_tool(ctx, name, args, session_id=None, task_id=None, tool_call_id=None, fire_hook=True):
     """One tool call as Hermes makes it: pre_tool_call hooks, then the handler. Returns (output, raised)."""
     if fire_hook:
-        for hook in ctx.hooks.get("pre_tool_call", []):
-            hook(tool_name=name, args=args, task_id=task_id, session_id=session_id, tool_call_id=tool_call_id)
+        # as Hermes does: empty values as "", and more keywords than the plugin needs
+        ctx.fire(
+            "pre_tool_call",
+            tool_name=name,
+            args=args if isinstance(args, dict) else {},
+            task_id=task_id or "",
+            session_id=session_id or "",
+            tool_call_id=tool_call_id or "",
+            turn_id="turn_1",
+            api_request_id="req_1",
+            middleware_trace=[],
+            telemetry_schema_version=1,
+        )
     try:
         output = ctx.tools[name]["handler"](args, task_id=task_id, session_id=session_id, user_task="(test)")
         return output, None

@@ -84,9 +84,9 @@ describe("mnote-tools serve", () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const url = `${server.url}/v1/tools/call`;
 
-    const health = await (await fetch(`${server.url}/healthz`)).json();
+    const health: any = await (await fetch(`${server.url}/healthz`)).json();
     expect(health).toMatchObject({ ok: true, contract: { version: "1.0.0" } });
-    const listing = await (await fetch(`${server.url}/v1/tools`, { headers: { authorization: "Bearer tok" } })).json();
+    const listing: any = await (await fetch(`${server.url}/v1/tools`, { headers: { authorization: "Bearer tok" } })).json();
     expect(listing.tools.map((t: { providerName: string }) => t.providerName).sort()).toEqual(toolList.map((t) => t.providerName).sort());
     expect(listing.tools[0].parameters).toMatchObject({ type: "object" });
 
@@ -105,7 +105,7 @@ describe("mnote-tools serve", () => {
     expect((await postJson(`${server.url}/v1/sessions`, grant, "tok")).status).toBe(401);
     expect((await postJson(`${server.url}/v1/sessions`, { ...grant, capabilityScope: ["*"] }, "host")).status).toBe(400);
     expect((await postJson(`${server.url}/v1/sessions`, grant, "host")).status).toBe(201);
-    const binding = await (await fetch(`${server.url}/v1/sessions/s_http`, { headers: { authorization: "Bearer tok" } })).json();
+    const binding: any = await (await fetch(`${server.url}/v1/sessions/s_http`, { headers: { authorization: "Bearer tok" } })).json();
     expect(binding).toEqual(grant);
     expect((await postJson(url, makeRequest("mnote.page.get", {}, { traceId: "trace_http_log" }, { ...grant, capabilityScope: ["page.read"] }), "tok")).body.ok).toBe(true);
 

@@ -13,6 +13,7 @@ failure envelope. Python standard library only.
 import hashlib
 import json
 import os
+import pathlib
 import re
 import shlex
 import subprocess
@@ -265,4 +266,4 @@ def register(ctx):
         )
     ctx.register_hook("pre_tool_call", on_pre_tool_call)
     if hasattr(ctx, "register_skill"):
-        ctx.register_skill("mnote", os.path.join(_HERE, "SKILL.md"))
+        ctx.register_skill("mnote", pathlib.Path(_HERE) / "SKILL.md")

@@ -1,0 +1,105 @@
+/**
+ * `mnote-tools mcp` with the MCP SDK's own Client: over stdio (the client starts the server) and
+ * over Streamable HTTP. List the tools, call each, check results and errors; the client itself
+ * validates structuredContent against each tool's outputSchema.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { cliPath } from "../support/paths";
+import { seededProject } from "../support/project";
+import { start } from "../support/processes";
+import { toolList, toolByProviderName } from "../../generated/registry";
+import { validateToolResponse } from "../../generated/validators";
+import { sampleArgs } from "../support/requests";
+
+const grants = [
+  { session: "s_owner", actor: "user_1", trace: "trace_mcp" },
+  { session: "s_reader", actor: "user_2" },
+];
+
+const fresh = (name: string) => {
+  const { baseRevision: _b, ...args } = sampleArgs[name]!;
+  return args;
+};
+
+async function exercise(client: Client) {
+  const { tools } = await client.listTools();
+  expect(tools.map((t) => t.name).sort()).toEqual(toolList.map((t) => t.providerName).sort());
+  for (const t of tools) {
+    const descriptor = toolByProviderName(t.name)!;
+    expect(t.inputSchema).toEqual(descriptor.parameters);
+    expect(t.outputSchema).toMatchObject({ type: "object" });
+    expect(t.annotations).toMatchObject({
+      readOnlyHint: descriptor.effect === "read",
+      destructiveHint: descriptor.effect === "write" && descriptor.semantics.destructive,
+      idempotentHint: descriptor.semantics.idempotent,
+      openWorldHint: false,
+    });
+  }
+  for (const tool of toolList) {
+    const result = await client.callTool({ name: tool.providerName, arguments: fresh(tool.name) });
+    const envelope = result.structuredContent as any;
+    expect([tool.name, result.isError, envelope.ok, validateToolResponse(envelope)]).toEqual([tool.name, false, true, true]);
+    expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toEqual(envelope);
+    expect(envelope.traceId).toBe("trace_mcp");
+  }
+  const dry = (await client.callTool({ name: "mnote_page_save", arguments: { content: [{ type: "paragraph", text: "x" }], dryRun: true } })).structuredContent as any;
+  expect(dry).toMatchObject({ ok: true, audit: { effect: "dry_run" }, result: { dryRun: true } });
+  const stale = await client.callTool({ name: "mnote_page_update_title", arguments: { title: "t", baseRevision: 0 } });
+  expect(stale.isError).toBe(true);
+  expect((stale.structuredContent as any).error.code).toBe("mnote_tool_conflict");
+  const invalid = await client.callTool({ name: "mnote_page_update_title", arguments: { title: "" } });
+  expect((invalid.structuredContent as any).error).toMatchObject({ code: "mnote_tool_invalid_input", pointer: "/args/title" });
+  const meta = { "mnote/idempotencyKey": "client-key-1" };
+  const first = (await client.callTool({ name: "mnote_artifact_create_ai_note", arguments: { content: "kept" }, _meta: meta })).structuredContent as any;
+  const again = (await client.callTool({ name: "mnote_artifact_create_ai_note", arguments: { content: "kept" }, _meta: meta })).structuredContent as any;
+  expect(again.audit).toMatchObject({ commandId: first.audit.commandId, replayed: true });
+}
+
+describe("mnote-tools mcp", () => {
+  it("over stdio, with the SDK's Client", async () => {
+    const p = seededProject(grants);
+    const client = new Client({ name: "mnote-test", version: "1.0.0" });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, "mcp", "--session", "s_owner", "--db", p.db, "--state", p.state], stderr: "pipe" }));
+    try {
+      await exercise(client);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("over stdio, a reader's session is refused writes with the note's message", async () => {
+    const p = seededProject(grants);
+    const client = new Client({ name: "mnote-test", version: "1.0.0" });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, "mcp", "--session", "s_reader", "--db", p.db, "--state", p.state], stderr: "pipe" }));
+    try {
+      await client.listTools();
+      const r = await client.callTool({ name: "mnote_page_save", arguments: { content: [] } });
+      expect(r.isError).toBe(true);
+      expect((r.structuredContent as any).error).toMatchObject({ code: "mnote_tool_permission_denied", message: "无页面写权限" });
+      expect((await client.callTool({ name: "mnote_page_get", arguments: {} })).isError).toBe(false);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("over Streamable HTTP, with a token, and a session chosen per request", async () => {
+    const p = seededProject(grants);
+    const server = await start(["mcp", "--http", "--port", "0", "--token", "mcp-token", "--session", "s_owner", "--db", p.db, "--state", p.state]);
+    const client = new Client({ name: "mnote-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: "Bearer mcp-token" } } }));
+    await exercise(client);
+    await client.close();
+
+    const reader = new Client({ name: "mnote-test", version: "1.0.0" });
+    await reader.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: "Bearer mcp-token", "X-Mnote-Session": "s_reader" } } }));
+    await reader.listTools();
+    expect(((await reader.callTool({ name: "mnote_page_update_title", arguments: { title: "x" } })).structuredContent as any).error.reason).toBe("page_write");
+    await reader.close();
+
+    const noToken = new Client({ name: "mnote-test", version: "1.0.0" });
+    await expect(noToken.connect(new StreamableHTTPClientTransport(new URL(server.url)))).rejects.toThrow();
+    expect(await server.stop()).toBe(0);
+  });
+});
