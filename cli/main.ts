@@ -23,6 +23,15 @@ export async function main(argv: readonly string[]): Promise<void> {
     .option("--quiet", "print only problems")
     .action(async (opts) => (await import("./commands/generate")).runGenerate(opts));
 
+  program
+    .command("diff")
+    .description("compare contract/ with a base version and report breaking, warning and safe changes (exit 1: breaking changes need a new major version)")
+    .option("--base <ref-or-dir>", "a git ref or a folder holding a contract (default: the newest release in --releases)")
+    .option("--format <format>", "human or json", "human")
+    .option("--contract <dir>", "the contract folder", "contract")
+    .option("--releases <dir>", "the folder of released contracts", "contract-releases")
+    .action(async (opts) => (await import("./commands/diff")).runDiff(opts));
+
   addRuntimeOptions(
     program
       .command("call")

@@ -10,6 +10,7 @@ export interface RuntimeCliOptions {
   kernelCli?: string;
   kernelTimeout: string;
   idempotencyTtl: string;
+  lease: string;
 }
 
 export const DEFAULT_DB = ".mnote/kernel.db";
@@ -23,7 +24,8 @@ export function addRuntimeOptions(command: Command): Command {
     .option("--kernel-token <token>", "bearer token for the remote kernel (env MNOTE_KERNEL_TOKEN)", process.env.MNOTE_KERNEL_TOKEN)
     .option("--kernel-cli <command>", "use a kernel CLI adapter (request on stdin, reply on stdout), e.g. \"mnote-cli kernel\"; split on spaces (env MNOTE_KERNEL_CLI)", process.env.MNOTE_KERNEL_CLI)
     .option("--kernel-timeout <ms>", "longest wait for one kernel command", "10000")
-    .option("--idempotency-ttl <ms>", "how long a keyed write is remembered", String(24 * 60 * 60 * 1000));
+    .option("--idempotency-ttl <ms>", "how long a keyed write is remembered", String(24 * 60 * 60 * 1000))
+    .option("--lease <ms>", "how long a keyed write in progress holds its key before a retry may take over (outlive the kernel timeout)", "30000");
 }
 
 export function kernelChoice(opts: RuntimeCliOptions): KernelChoice {
@@ -43,6 +45,7 @@ export async function runtimeFrom(opts: RuntimeCliOptions, extra: { onCall?: (r:
     kernel: choice,
     statePath: opts.state,
     idempotencyTtlMs: positiveInt(opts.idempotencyTtl, "--idempotency-ttl"),
+    leaseMs: positiveInt(opts.lease, "--lease"),
     kernelTimeoutMs: (choice.kind === "embedded" ? 10_000 : choice.timeoutMs!) + 5_000,
     onCall: extra.onCall as never,
   });

@@ -10,7 +10,7 @@ import { ReferenceKernel } from "./kernel/reference-kernel";
 import { SqliteGrantStore, type GrantStore } from "./state/grant-store";
 import { SqliteIdempotencyStore } from "./state/sqlite-idempotency-store";
 import type { IdempotencyStore } from "./state/idempotency-store";
-import { openDatabase } from "./support/sqlite";
+import { openDatabase, type Db } from "./support/sqlite";
 
 export type KernelChoice =
   | { kind: "embedded"; path: string }
@@ -28,6 +28,8 @@ export interface RuntimeOptions extends Omit<DispatcherOptions, "kernel" | "gran
 export interface Runtime {
   dispatcher: Dispatcher;
   grants: GrantStore;
+  /** The runtime's state database (grants and, with the embedded store, idempotency records). */
+  state: Db;
   /** The embedded kernel, when there is one (for seeding and inspection). */
   embeddedKernel?: ReferenceKernel;
   kernel: KernelPort;
@@ -53,6 +55,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   return {
     dispatcher,
     grants,
+    state,
     embeddedKernel,
     kernel,
     async close() {

@@ -50,7 +50,9 @@ if [ -n "$newest" ]; then
 fi
 
 mkdir -p contract-releases
-staging="$(mktemp -d "contract-releases/.staging-$version.XXXXXX")"
+# Copied under a name diff ignores, then renamed: an interrupted cut leaves no half release.
+staging="contract-releases/.staging-$version-$$"
+mkdir "$staging"
 trap 'rm -rf "$staging"' EXIT
 cp -R contract/. "$staging/"
 mv "$staging" "$target"

@@ -6,11 +6,12 @@
  */
 import { joinPointer } from "../../common/json-pointer";
 import { isPlainObject } from "../support/schema-walk";
-import { isRuleId, type RuleId } from "./rules";
+import type { RuleId } from "./rules";
 import type { Direction } from "./types";
 import { omitKeys, originOf, type Origin } from "./inline";
 import { matchVariants } from "./match-variants";
 import { canonical, sameJson, show } from "./json";
+import { ANNOTATIONS, directedRule, judgeKeyword, type DirectedKind } from "./keyword-rules";
 
 export interface SchemaFinding {
   rule: RuleId;
@@ -29,28 +30,9 @@ export interface Expanders {
 
 type Schema = Record<string, unknown>;
 
-/** Kinds whose rule depends on the direction: `${direction}-${kind}`. */
-type DirectedKind =
-  | "property-added" | "property-removed" | "required-added" | "required-removed"
-  | "type-narrowed" | "type-widened" | "enum-narrowed" | "enum-widened"
-  | "constraint-tightened" | "constraint-loosened" | "constraint-changed"
-  | "additional-properties-closed" | "additional-properties-opened"
-  | "variant-added" | "variant-removed" | "default-changed" | "option-unwired" | "option-wired";
-
-export const DIRECTED_KINDS: readonly DirectedKind[] = [
-  "property-added", "property-removed", "required-added", "required-removed", "type-narrowed", "type-widened",
-  "enum-narrowed", "enum-widened", "constraint-tightened", "constraint-loosened", "constraint-changed",
-  "additional-properties-closed", "additional-properties-opened", "variant-added", "variant-removed",
-  "default-changed", "option-unwired", "option-wired",
-];
-
 const VARIANT_KEYS = ["anyOf", "oneOf"] as const;
-const LOWER_BOUNDS = new Set(["minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains"]);
-const UPPER_BOUNDS = new Set(["maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains"]);
-const ANNOTATIONS = new Set(["title", "examples", "$comment", "deprecated", "readOnly", "writeOnly", "contentMediaType", "contentEncoding"]);
 /** Handled by their own comparison before the keyword loop. */
 const STRUCTURAL = new Set(["type", "enum", "const", "properties", "required", "additionalProperties", "items", "allOf", "anyOf", "oneOf"]);
-const RUNTIME_SUPPORT = "x-mnote-runtimeSupport";
 const MAX_DEPTH = 64;
 
 export function compareSchemas(before: unknown, after: unknown, direction: Direction, expand: Expanders, pointer = ""): SchemaFinding[] {
@@ -152,6 +134,9 @@ class SchemaComparer {
   }
 
   private compareType(b: Schema, a: Schema, pointer: string): void {
+    // With an enum or const on either side the allowed values say it all (compareValues), and a
+    // type added next to an enum of strings narrows nothing.
+    if (allowedValues(b) || allowedValues(a)) return;
     const bt = typeSet(b.type);
     const at = typeSet(a.type);
     if (canonical(bt?.slice().sort()) === canonical(at?.slice().sort())) return;
@@ -219,37 +204,14 @@ class SchemaComparer {
   }
 
   private compareKeyword(key: string, b: Schema, a: Schema, pointer: string): void {
-    const bv = b[key];
-    const av = a[key];
+    const [bv, av] = [b[key], a[key]];
+    const judgement = judgeKeyword(key, bv, av, this.direction);
+    if (!judgement) return;
     const at = joinPointer(pointer, key);
     const origin = where(b, a, key);
-    const change = `${key} ${show(bv)} -> ${show(av)}`;
-    if (LOWER_BOUNDS.has(key) || UPPER_BOUNDS.has(key)) {
-      if ((bv !== undefined && typeof bv !== "number") || (av !== undefined && typeof av !== "number")) {
-        return this.emit("unknown-keyword", at, origin, `${change}: not a number, review by hand`, bv, av);
-      }
-      const tighter = bv === undefined || (av !== undefined && (LOWER_BOUNDS.has(key) ? av > (bv as number) : av < (bv as number)));
-      return this.directed(tighter ? "constraint-tightened" : "constraint-loosened", at, origin, change, bv, av);
-    }
-    if (key === "pattern" || key === "format") {
-      const kind = bv === undefined ? "constraint-tightened" : av === undefined ? "constraint-loosened" : "constraint-changed";
-      return this.directed(kind, at, origin, change, bv, av);
-    }
-    if (key === "multipleOf") return this.directed(multipleOfKind(bv, av), at, origin, change, bv, av);
-    if (key === "uniqueItems") {
-      if (Boolean(bv) === Boolean(av)) return;
-      return this.directed(av ? "constraint-tightened" : "constraint-loosened", at, origin, change, bv, av);
-    }
-    if (key === "description") return this.emit("description-changed", at, origin, "description changed", bv, av);
-    if (key === "default") return this.directed("default-changed", at, origin, change, bv, av);
-    if (key === RUNTIME_SUPPORT && this.direction === "request") {
-      const wasWired = (bv ?? "wired") === "wired";
-      const isWired = (av ?? "wired") === "wired";
-      if (wasWired !== isWired) return this.directed(isWired ? "option-wired" : "option-unwired", at, origin, change, bv, av);
-      return this.emit("annotation-changed", at, origin, change, bv, av);
-    }
-    if (ANNOTATIONS.has(key) || key.startsWith("x-mnote-")) return this.emit("annotation-changed", at, origin, change, bv, av);
-    this.emit("unknown-keyword", at, origin, `keyword "${key}" changed and the diff has no rule for it: review by hand (${change})`, bv, av);
+    if ("kind" in judgement) return this.directed(judgement.kind, at, origin, `${key} ${show(bv)} -> ${show(av)}`, bv, av);
+    const message = judgement.rule === "description-changed" ? "description changed" : `${key} ${show(bv)} -> ${show(av)}`;
+    this.emit(judgement.rule, at, origin, judgement.note ? `${message}: ${judgement.note}` : message, bv, av);
   }
 
   private directed(kind: DirectedKind, pointer: string, origin: Origin | undefined, message: string, before?: unknown, after?: unknown): void {
@@ -262,12 +224,6 @@ class SchemaComparer {
     if (after !== undefined) finding.after = after;
     this.findings.push(finding);
   }
-}
-
-export function directedRule(direction: Direction, kind: DirectedKind): RuleId {
-  const id = `${direction}-${kind}`;
-  if (!isRuleId(id)) throw new Error(`rules.ts has no rule ${id}`);
-  return id;
 }
 
 function asSchema(value: unknown): Schema {
@@ -291,21 +247,21 @@ function coversType(types: readonly string[], type: string): boolean {
   return types.includes(type) || (type === "integer" && types.includes("number"));
 }
 
+/** enum/const values that also pass the schema's type: the others can never be valid. */
 function allowedValues(s: Schema): { key: "const" | "enum"; values: unknown[] } | null {
-  if ("const" in s) return { key: "const", values: [s.const] };
-  return Array.isArray(s.enum) ? { key: "enum", values: s.enum } : null;
+  const found = "const" in s ? { key: "const" as const, values: [s.const] } : Array.isArray(s.enum) ? { key: "enum" as const, values: s.enum } : null;
+  const types = typeSet(s.type);
+  if (!found || types === null) return found;
+  return { key: found.key, values: found.values.filter((v) => coversType(types, jsonType(v))) };
+}
+
+function jsonType(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
+  return typeof value;
 }
 
 function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
-}
-
-function multipleOfKind(bv: unknown, av: unknown): DirectedKind {
-  if (bv === undefined) return "constraint-tightened";
-  if (av === undefined) return "constraint-loosened";
-  if (typeof bv !== "number" || typeof av !== "number") return "constraint-changed";
-  // Multiples of 4 are all multiples of 2: a multipleOf that the old one divides admits fewer values.
-  if (Number.isInteger(av / bv)) return "constraint-tightened";
-  if (Number.isInteger(bv / av)) return "constraint-loosened";
-  return "constraint-changed";
 }

@@ -6,6 +6,7 @@
 import { ERR } from "../../generated/registry";
 import { refuse } from "./tool-failure";
 import { joinPointer } from "../../common/json-pointer";
+import { findDuplicateKey } from "./duplicate-keys";
 
 export interface Limits {
   maxBytes: number;
@@ -21,12 +22,14 @@ export function readRequest(input: unknown, limits: Limits): unknown {
   if (typeof input === "string" || Buffer.isBuffer(input)) {
     const bytes = typeof input === "string" ? Buffer.byteLength(input) : input.length;
     if (bytes > limits.maxBytes) refuse(ERR.payloadTooLarge, undefined, { pointer: "" });
+    const text = typeof input === "string" ? input : input.toString("utf8");
     try {
-      value = JSON.parse(typeof input === "string" ? input : input.toString("utf8"));
+      value = JSON.parse(text);
     } catch (e) {
       if (e instanceof RangeError) refuse(ERR.payloadTooLarge, undefined, { pointer: "" });
-      refuse(ERR.invalidInput, undefined, { pointer: "" });
+      refuse(ERR.invalidInput, "not_json", { pointer: "" });
     }
+    if (findDuplicateKey(text) !== undefined) refuse(ERR.invalidInput, "duplicate_key", { pointer: "" });
   }
   checkShape(value, limits);
   return value;

@@ -1,0 +1,450 @@
+/**
+ * The change table: each case is a before and an after (edits to the real contract), the changes
+ * the diff must report, and, where the edit has an inverse, the changes it must report when the
+ * two sides are swapped. Together they cover every rule in rules.ts (rules-table.test.ts checks).
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Level, RuleId } from "../../codegen/diff/rules";
+import { seventhToolFixture } from "../support/fixtures";
+import { set, unset, putFile, original, type Edit } from "./harness";
+
+export type Expected = [rule: RuleId, level: Level, subject: string, pointer: string];
+
+export interface Case {
+  name: string;
+  before?: Edit[];
+  after: Edit[];
+  expect: Expected[];
+  /** What diffing after -> before reports; omitted when the case has no interesting inverse. */
+  reverse?: Expected[];
+}
+
+const SAVE = "tools/page.save.tool.json";
+const GET = "tools/page.get.tool.json";
+const TITLE = "tools/page.update_title.tool.json";
+const OPTIONS = "tools/page.update_options.tool.json";
+const SUMMARY = "tools/artifact.create_summary.tool.json";
+const REQUEST = "envelope/request.schema.json";
+const RESPONSE = "envelope/response.schema.json";
+const ERRORS = "catalog/errors.schema.json";
+const CAPS = "catalog/capabilities.schema.json";
+const COMMON = "model/common.schema.json";
+const BLOCK = "model/block.schema.json";
+const PAGE_OPTIONS = "model/page-options.schema.json";
+
+const save = "mnote.page.save";
+const get = "mnote.page.get";
+const title = "mnote.page.update_title";
+const options = "mnote.page.update_options";
+const summary = "mnote.artifact.create_summary";
+
+const ARGS = "/$defs/Args/properties";
+const RESULT = "/$defs/Result/properties";
+const FACTS = "/x-mnote-tool";
+
+function seventhTool(): Edit[] {
+  const read = (p: string) => JSON.parse(readFileSync(join(seventhToolFixture, p), "utf8"));
+  return [
+    putFile("tools/page.get_outline.tool.json", read("tools/page.get_outline.tool.json")),
+    putFile("kernel/page.outline.read.command.json", read("kernel/page.outline.read.command.json")),
+  ];
+}
+
+function renamedCommand(): Edit {
+  const command = original<{ $id: string; "x-mnote-kernel-command": { name: string } }>("kernel/page.body.save.command.json");
+  command.$id = "https://mnote.dev/contract/kernel/page.body.write.command.json";
+  command["x-mnote-kernel-command"].name = "page.body.write";
+  return putFile("kernel/page.body.write.command.json", command);
+}
+
+const newError = {
+  const: "mnote_tool_rate_limited",
+  description: "Too many calls in a short time; wait and retry.",
+  "x-mnote-error": { retryable: true, messages: { "zh-CN": "调用过于频繁", en: "Too many calls" } },
+};
+
+const newCapability = {
+  const: "page.comment",
+  description: "Comment on a page.",
+  "x-mnote-capability": { requires: ["page.read"], deniedReason: "page_comment" },
+};
+
+export const CASES: Case[] = [
+  // ---- tools and their facts
+  {
+    name: "a new tool",
+    after: seventhTool(),
+    expect: [["tool-added", "safe", "mnote.page.get_outline", ""]],
+    reverse: [["tool-removed", "breaking", "mnote.page.get_outline", ""]],
+  },
+  {
+    name: "a renamed tool (same kernel command)",
+    after: [set(GET, `${FACTS}/name`, "mnote.page.read")],
+    expect: [["tool-renamed", "breaking", get, `${FACTS}/name`]],
+    reverse: [["tool-renamed", "breaking", "mnote.page.read", `${FACTS}/name`]],
+  },
+  {
+    name: "a changed provider-safe name",
+    after: [set(SAVE, `${FACTS}/providerName`, "mnote_save_page")],
+    expect: [["tool-provider-name-changed", "breaking", save, `${FACTS}/providerName`]],
+    reverse: [["tool-provider-name-changed", "breaking", save, `${FACTS}/providerName`]],
+  },
+  {
+    name: "a changed kernel command",
+    after: [renamedCommand(), set(SAVE, `${FACTS}/kernelCommand`, "page.body.write")],
+    expect: [["tool-kernel-command-changed", "breaking", save, `${FACTS}/kernelCommand`]],
+    reverse: [["tool-kernel-command-changed", "breaking", save, `${FACTS}/kernelCommand`]],
+  },
+  {
+    name: "a changed capability",
+    after: [set(SAVE, `${FACTS}/capability`, "artifact.write")],
+    expect: [["tool-capability-changed", "breaking", save, `${FACTS}/capability`]],
+    reverse: [["tool-capability-changed", "breaking", save, `${FACTS}/capability`]],
+  },
+  {
+    name: "a read tool becomes a write (effect, idempotency and dryRun go together)",
+    after: [
+      set("kernel/page.snapshot.read.command.json", "/x-mnote-kernel-command/effect", "write"),
+      set(GET, `${FACTS}/effect`, "write"),
+      set(GET, `${FACTS}/idempotency`, "required"),
+      set(GET, `${FACTS}/dryRun`, "required"),
+    ],
+    expect: [
+      ["tool-dry-run-changed", "breaking", get, `${FACTS}/dryRun`],
+      ["tool-effect-changed", "breaking", get, `${FACTS}/effect`],
+      ["tool-idempotency-changed", "breaking", get, `${FACTS}/idempotency`],
+    ],
+    reverse: [
+      ["tool-dry-run-changed", "breaking", get, `${FACTS}/dryRun`],
+      ["tool-effect-changed", "breaking", get, `${FACTS}/effect`],
+      ["tool-idempotency-changed", "breaking", get, `${FACTS}/idempotency`],
+    ],
+  },
+  {
+    name: "changed semantics hints",
+    after: [set(SAVE, `${FACTS}/semantics/destructive`, false)],
+    expect: [["tool-semantics-changed", "warning", save, `${FACTS}/semantics/destructive`]],
+  },
+  {
+    name: "a changed tool title",
+    after: [set(SAVE, `${FACTS}/title`, "Save the page body")],
+    expect: [["tool-title-changed", "warning", save, `${FACTS}/title`]],
+  },
+  {
+    name: "a changed tool description",
+    after: [set(SAVE, `${FACTS}/description`, "Write content blocks to the body of the current page.")],
+    expect: [["description-changed", "warning", save, `${FACTS}/description`]],
+  },
+  {
+    name: "a changed per-tool message override",
+    after: [set(SAVE, `${FACTS}/messages/mnote_tool_idempotency_conflict/en`, "Key reused for other content")],
+    expect: [["message-changed", "warning", save, `${FACTS}/messages/mnote_tool_idempotency_conflict`]],
+  },
+
+  // ---- request schemas (tool args, ToolRequest, SessionGrant)
+  {
+    name: "a new optional arg",
+    after: [set(SAVE, `${ARGS}/note`, { type: "string", maxLength: 100 })],
+    expect: [["request-property-added", "safe", save, "/args/properties/note"]],
+    reverse: [["request-property-removed", "breaking", save, "/args/properties/note"]],
+  },
+  {
+    name: "a new required arg",
+    after: [set(SAVE, `${ARGS}/reason`, { type: "string", maxLength: 100 }), set(SAVE, "/$defs/Args/required/-", "reason")],
+    expect: [["request-required-added", "breaking", save, "/args/properties/reason"]],
+    reverse: [["request-property-removed", "breaking", save, "/args/properties/reason"]],
+  },
+  {
+    name: "an existing arg becomes required",
+    after: [set(SAVE, "/$defs/Args/required/-", "mode")],
+    expect: [["request-required-added", "breaking", save, "/args/properties/mode"]],
+    reverse: [["request-required-removed", "safe", save, "/args/properties/mode"]],
+  },
+  {
+    name: "an arg accepts another type",
+    after: [set(GET, `${ARGS}/includeBody/type`, ["boolean", "null"])],
+    expect: [["request-type-widened", "safe", get, "/args/properties/includeBody/type"]],
+    reverse: [["request-type-narrowed", "breaking", get, "/args/properties/includeBody/type"]],
+  },
+  {
+    name: "an arg's enum loses a value",
+    after: [set(SAVE, `${ARGS}/mode/enum`, ["append"])],
+    expect: [["request-enum-narrowed", "breaking", save, "/args/properties/mode/enum"]],
+    reverse: [["request-enum-widened", "safe", save, "/args/properties/mode/enum"]],
+  },
+  {
+    name: "a tighter maxLength on an arg",
+    after: [set(TITLE, `${ARGS}/title/maxLength`, 200)],
+    expect: [["request-constraint-tightened", "breaking", title, "/args/properties/title/maxLength"]],
+    reverse: [["request-constraint-loosened", "safe", title, "/args/properties/title/maxLength"]],
+  },
+  {
+    name: "a new pattern on an arg",
+    after: [set(SUMMARY, `${ARGS}/summary/pattern`, "^\\S")],
+    expect: [["request-constraint-tightened", "breaking", summary, "/args/properties/summary/pattern"]],
+    reverse: [["request-constraint-loosened", "safe", summary, "/args/properties/summary/pattern"]],
+  },
+  {
+    name: "a changed pattern on an arg (neither tighter nor looser)",
+    after: [set(TITLE, `${ARGS}/title/pattern`, "^[^\\r\\n]+$")],
+    expect: [["request-constraint-changed", "breaking", title, "/args/properties/title/pattern"]],
+    reverse: [["request-constraint-changed", "breaking", title, "/args/properties/title/pattern"]],
+  },
+  {
+    name: "multipleOf 2 becomes 4",
+    before: [set(SAVE, `${ARGS}/batch`, { type: "integer", multipleOf: 2 })],
+    after: [set(SAVE, `${ARGS}/batch`, { type: "integer", multipleOf: 4 })],
+    expect: [["request-constraint-tightened", "breaking", save, "/args/properties/batch/multipleOf"]],
+    reverse: [["request-constraint-loosened", "safe", save, "/args/properties/batch/multipleOf"]],
+  },
+  {
+    name: "additionalProperties turned off for ToolRequest.args",
+    after: [set(REQUEST, "/$defs/ToolRequest/properties/args/additionalProperties", false)],
+    expect: [["request-additional-properties-closed", "breaking", "envelope", "/ToolRequest/properties/args/additionalProperties"]],
+    reverse: [["request-additional-properties-opened", "safe", "envelope", "/ToolRequest/properties/args/additionalProperties"]],
+  },
+  {
+    name: "an arg becomes nullable",
+    after: [
+      set(SAVE, `${ARGS}/baseRevision`, {
+        description: "The revision you read; the write fails with mnote_tool_conflict if the page has changed since.",
+        anyOf: [{ $ref: "../model/common.schema.json#/$defs/Revision" }, { type: "null" }],
+      }),
+    ],
+    expect: [["request-variant-added", "safe", save, "/args/properties/baseRevision/anyOf/1"]],
+    reverse: [["request-variant-removed", "breaking", save, "/args/properties/baseRevision/anyOf/1"]],
+  },
+  {
+    name: "a changed default of an arg",
+    after: [set(SAVE, `${ARGS}/mode/default`, "replace")],
+    expect: [["request-default-changed", "breaking", save, "/args/properties/mode/default"]],
+    reverse: [["request-default-changed", "breaking", save, "/args/properties/mode/default"]],
+  },
+  {
+    name: "a page option stops being wired (request: calls fail; response: annotation)",
+    after: [set(PAGE_OPTIONS, "/$defs/PageOptions/properties/smallText/x-mnote-runtimeSupport", "planned")],
+    expect: [
+      ["annotation-changed", "warning", get, "/result/properties/pageOptions/properties/smallText/x-mnote-runtimeSupport"],
+      ["request-option-unwired", "breaking", options, "/args/properties/options/properties/smallText/x-mnote-runtimeSupport"],
+    ],
+    reverse: [
+      ["annotation-changed", "warning", get, "/result/properties/pageOptions/properties/smallText/x-mnote-runtimeSupport"],
+      ["request-option-wired", "safe", options, "/args/properties/options/properties/smallText/x-mnote-runtimeSupport"],
+    ],
+  },
+  {
+    name: "an arg marked deprecated",
+    after: [set(SAVE, `${ARGS}/mode/deprecated`, true)],
+    expect: [["annotation-changed", "warning", save, "/args/properties/mode/deprecated"]],
+    reverse: [["annotation-changed", "warning", save, "/args/properties/mode/deprecated"]],
+  },
+  {
+    name: "a keyword the diff has no rule for",
+    after: [set(TITLE, `${ARGS}/title/not`, { const: "untitled" })],
+    expect: [["unknown-keyword", "warning", title, "/args/properties/title/not"]],
+    reverse: [["unknown-keyword", "warning", title, "/args/properties/title/not"]],
+  },
+  {
+    name: "a new locale: both request definitions that use Locale widen",
+    after: [set(COMMON, "/$defs/Locale/enum/-", "ja")],
+    expect: [
+      ["request-enum-widened", "safe", "envelope", "/SessionGrant/properties/locale/enum"],
+      ["request-enum-widened", "safe", "envelope", "/ToolRequest/properties/locale/enum"],
+    ],
+    reverse: [
+      ["request-enum-narrowed", "breaking", "envelope", "/SessionGrant/properties/locale/enum"],
+      ["request-enum-narrowed", "breaking", "envelope", "/ToolRequest/properties/locale/enum"],
+    ],
+  },
+
+  // ---- response schemas (tool results, ToolSuccess, ToolFailure, Audit, ToolError)
+  {
+    name: "a new response field",
+    after: [set(GET, `${RESULT}/createdAt`, { type: "string", format: "date-time", maxLength: 64 })],
+    expect: [["response-property-added", "safe", get, "/result/properties/createdAt"]],
+    reverse: [["response-property-removed", "breaking", get, "/result/properties/createdAt"]],
+  },
+  {
+    name: "a response field becomes optional",
+    after: [set(GET, "/$defs/Result/required", ["documentId", "workspaceId", "title"])],
+    expect: [["response-required-removed", "breaking", get, "/result/properties/revision"]],
+    reverse: [["response-required-added", "safe", get, "/result/properties/revision"]],
+  },
+  {
+    name: "a response field becomes nullable by type",
+    after: [set(GET, `${RESULT}/title/type`, ["string", "null"])],
+    expect: [["response-type-widened", "breaking", get, "/result/properties/title/type"]],
+    reverse: [["response-type-narrowed", "safe", get, "/result/properties/title/type"]],
+  },
+  {
+    name: "a new audit effect (response enum widened, reported once, under Audit)",
+    after: [set(RESPONSE, "/$defs/AuditEffect/enum/-", "replay")],
+    expect: [["response-enum-widened", "breaking", "envelope", "/Audit/properties/effect/enum"]],
+    reverse: [["response-enum-narrowed", "safe", "envelope", "/Audit/properties/effect/enum"]],
+  },
+  {
+    name: "a looser maxLength on a response field",
+    after: [set(GET, `${RESULT}/title/maxLength`, 1000)],
+    expect: [["response-constraint-loosened", "breaking", get, "/result/properties/title/maxLength"]],
+    reverse: [["response-constraint-tightened", "safe", get, "/result/properties/title/maxLength"]],
+  },
+  {
+    name: "a changed pattern in a response",
+    after: [set(COMMON, "/$defs/CommandId/pattern", "^[a-z][a-z0-9_.]*$")],
+    expect: [["response-constraint-changed", "breaking", "envelope", "/Audit/properties/commandId/anyOf/0/pattern"]],
+    reverse: [["response-constraint-changed", "breaking", "envelope", "/Audit/properties/commandId/anyOf/0/pattern"]],
+  },
+  {
+    name: "additionalProperties turned off for ToolSuccess.result",
+    after: [set(RESPONSE, "/$defs/ToolSuccess/properties/result/additionalProperties", false)],
+    expect: [["response-additional-properties-closed", "safe", "envelope", "/ToolSuccess/properties/result/additionalProperties"]],
+    reverse: [["response-additional-properties-opened", "breaking", "envelope", "/ToolSuccess/properties/result/additionalProperties"]],
+  },
+  {
+    name: "page options allow unknown keys (request looser, response looser)",
+    after: [set(PAGE_OPTIONS, "/$defs/PageOptions/additionalProperties", true)],
+    expect: [
+      ["response-additional-properties-opened", "breaking", get, "/result/properties/pageOptions/additionalProperties"],
+      ["request-additional-properties-opened", "safe", options, "/args/properties/options/additionalProperties"],
+    ],
+    reverse: [
+      ["response-additional-properties-closed", "safe", get, "/result/properties/pageOptions/additionalProperties"],
+      ["request-additional-properties-closed", "breaking", options, "/args/properties/options/additionalProperties"],
+    ],
+  },
+  {
+    name: "audit.commandId is no longer nullable",
+    after: [set(RESPONSE, "/$defs/Audit/properties/commandId", { $ref: "../model/common.schema.json#/$defs/CommandId" })],
+    expect: [["response-variant-removed", "safe", "envelope", "/Audit/properties/commandId/anyOf/1"]],
+    reverse: [["response-variant-added", "breaking", "envelope", "/Audit/properties/commandId/anyOf/1"]],
+  },
+  {
+    name: "a new block type: the arg (request) and the result (response) disagree",
+    after: [set(BLOCK, "/$defs/BlockType/enum/-", "callout")],
+    expect: [
+      ["response-enum-widened", "breaking", get, "/result/properties/blocks/items/properties/type/enum"],
+      ["request-enum-widened", "safe", save, "/args/properties/content/items/properties/type/enum"],
+    ],
+    reverse: [
+      ["request-enum-narrowed", "breaking", save, "/args/properties/content/items/properties/type/enum"],
+      ["response-enum-narrowed", "safe", get, "/result/properties/blocks/items/properties/type/enum"],
+    ],
+  },
+  {
+    name: "a default in a response schema",
+    after: [set(GET, `${RESULT}/title/default`, "")],
+    expect: [["response-default-changed", "warning", get, "/result/properties/title/default"]],
+    reverse: [["response-default-changed", "warning", get, "/result/properties/title/default"]],
+  },
+  {
+    name: "a changed description behind a $ref",
+    after: [set(BLOCK, "/$defs/ContentBlock/properties/checked/description", "Whether the to-do item is ticked.")],
+    expect: [["description-changed", "warning", get, "/result/properties/blocks/items/properties/checked/description"]],
+  },
+
+  // ---- catalogs and the manifest
+  {
+    name: "a new error code (not a widened enum in ToolError or DryRunWarning)",
+    after: [set(ERRORS, "/$defs/ErrorCode/oneOf/-", newError)],
+    expect: [["error-code-added", "safe", "errors", "/mnote_tool_rate_limited"]],
+    reverse: [["error-code-removed", "breaking", "errors", "/mnote_tool_rate_limited"]],
+  },
+  {
+    name: "a code changes retryable",
+    after: [set(ERRORS, "/$defs/ErrorCode/oneOf/0/x-mnote-error/retryable", true)],
+    expect: [["error-retryable-changed", "warning", "errors", "/mnote_tool_invalid_input/retryable"]],
+    reverse: [["error-retryable-changed", "warning", "errors", "/mnote_tool_invalid_input/retryable"]],
+  },
+  {
+    name: "a new reason for a code",
+    after: [set(ERRORS, "/$defs/ErrorCode/oneOf/3/x-mnote-error/reasons/grant_revoked", { "zh-CN": "会话授权已撤销", en: "The session grant was revoked" })],
+    expect: [["error-reason-added", "safe", "errors", "/mnote_tool_not_authenticated/reasons/grant_revoked"]],
+    reverse: [["error-reason-removed", "warning", "errors", "/mnote_tool_not_authenticated/reasons/grant_revoked"]],
+  },
+  {
+    name: "a changed catalog message",
+    after: [set(ERRORS, "/$defs/ErrorCode/oneOf/0/x-mnote-error/messages/en", "Invalid request")],
+    expect: [["message-changed", "warning", "errors", "/mnote_tool_invalid_input/messages/en"]],
+  },
+  {
+    name: "a changed error description",
+    after: [set(ERRORS, "/$defs/ErrorCode/oneOf/2/description", "No tool has this name.")],
+    expect: [["description-changed", "warning", "errors", "/mnote_tool_unknown_tool/description"]],
+  },
+  {
+    name: "a new capability (not a widened enum in ToolRequest.capabilityScope)",
+    after: [set(CAPS, "/$defs/CapabilityScope/oneOf/-", newCapability)],
+    expect: [["capability-added", "safe", "capabilities", "/page.comment"]],
+    reverse: [["capability-removed", "breaking", "capabilities", "/page.comment"]],
+  },
+  {
+    name: "a capability requires another",
+    after: [set(CAPS, "/$defs/CapabilityScope/oneOf/2/x-mnote-capability/requires/-", "page.write")],
+    expect: [["capability-requires-added", "breaking", "capabilities", "/artifact.write/requires"]],
+    reverse: [["capability-requires-removed", "safe", "capabilities", "/artifact.write/requires"]],
+  },
+  {
+    name: "a changed denied reason",
+    after: [set(CAPS, "/$defs/CapabilityScope/oneOf/1/x-mnote-capability/deniedReason", "page_edit")],
+    expect: [["capability-denied-reason-changed", "warning", "capabilities", "/page.write/deniedReason"]],
+  },
+  {
+    name: "a changed contract title",
+    after: [set("contract.json", "/title", "mnote page-AI tools")],
+    expect: [["contract-metadata-changed", "warning", "contract", "/title"]],
+  },
+
+  // ---- refactors that change no behaviour
+  {
+    name: "a result field moved behind a $ref",
+    after: [
+      set(COMMON, "/$defs/PageTitle", { type: "string", maxLength: 500 }),
+      set(GET, `${RESULT}/title`, { $ref: "../model/common.schema.json#/$defs/PageTitle" }),
+    ],
+    expect: [],
+    reverse: [],
+  },
+  {
+    name: "a $ref'd arg written out in place",
+    after: [
+      set(SAVE, `${ARGS}/baseRevision`, {
+        description: "The revision you read; the write fails with mnote_tool_conflict if the page has changed since.",
+        type: "integer",
+        minimum: 0,
+        maximum: 9007199254740991,
+      }),
+    ],
+    expect: [],
+    reverse: [],
+  },
+  {
+    name: "reordered enum values and anyOf alternatives",
+    after: [
+      set(SAVE, `${ARGS}/mode/enum`, ["append", "replace"]),
+      set(SAVE, "/$defs/Result/anyOf", [
+        { $ref: "../envelope/results.schema.json#/$defs/DryRunResult" },
+        { $ref: "../envelope/results.schema.json#/$defs/PageWriteResult" },
+      ]),
+    ],
+    expect: [],
+  },
+  {
+    name: "a type written next to an enum of strings narrows nothing",
+    before: [unset(SAVE, `${ARGS}/mode/type`)],
+    after: [],
+    expect: [],
+    reverse: [],
+  },
+  {
+    name: "an enum becomes a const of one of its values",
+    after: [unset(SAVE, `${ARGS}/mode/enum`), set(SAVE, `${ARGS}/mode/const`, "append")],
+    expect: [["request-enum-narrowed", "breaking", save, "/args/properties/mode/const"]],
+    reverse: [["request-enum-widened", "safe", save, "/args/properties/mode/enum"]],
+  },
+  {
+    name: "a removed required-and-present field is one change, not two",
+    after: [unset(GET, `${RESULT}/revision`), set(GET, "/$defs/Result/required", ["documentId", "workspaceId", "title"])],
+    expect: [["response-property-removed", "breaking", get, "/result/properties/revision"]],
+  },
+];

@@ -1,0 +1,117 @@
+/**
+ * Property-based fuzzing of dispatch: arbitrary JSON, arbitrary mutations of valid envelopes, and
+ * hostile raw text. Every answer is a response envelope that validates, within a bounded time; a
+ * rejected request writes nothing and leaves no idempotency record; nothing pollutes prototypes.
+ */
+import fc from "fast-check";
+import { validateToolResponse } from "../../generated/validators";
+import { testRuntime, type TestRuntime, type Actor } from "../support/runtime";
+import { makeRequest, sampleArgs } from "../support/requests";
+import { scaled } from "../support/soak";
+import { toolList } from "../../generated/registry";
+
+const RUNS = scaled(150, 3000);
+const MAX_MS = 2_000;
+
+let t: TestRuntime;
+let owner: Actor;
+
+beforeAll(async () => {
+  t = await testRuntime();
+  owner = await t.session({ actorId: "user_1" });
+});
+afterAll(() => t.close());
+
+/** Idempotency records in the runtime's store (the embedded store shares the state database). */
+function runtimeRecords(): number {
+  return (t.runtime.state.prepare("SELECT COUNT(*) AS n FROM idempotency_records").get() as { n: number }).n;
+}
+
+/** Dispatches and checks the invariants that hold for every input. */
+async function check(input: unknown): Promise<void> {
+  const stateBefore = t.kernelStateHash();
+  const recordsBefore = runtimeRecords();
+  const started = Date.now();
+  const response = await t.runtime.dispatcher.dispatch(input);
+  const elapsed = Date.now() - started;
+  expect(validateToolResponse(response)).toBe(true);
+  expect(elapsed).toBeLessThan(MAX_MS);
+  expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  expect((Object.prototype as Record<string, unknown>).isAdmin).toBeUndefined();
+  if (!(response.ok && response.audit.effect === "write")) {
+    expect(t.kernelStateHash()).toBe(stateBefore);
+    expect(runtimeRecords()).toBe(recordsBefore);
+  }
+}
+
+const hostileKey = fc.constantFrom("__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "polluted", "isAdmin");
+const hostileString = fc.oneof(
+  fc.string(),
+  fc.constantFrom("\u0000", "a\u0000b", "\ud800", "\udfff", "x\ud800y", "\u2028\u2029", "' OR 1=1 --", "<script>", "%00", "../../etc/passwd"),
+  fc.string({ unit: "binary" }),
+);
+const hostileJson: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: "small" },
+    fc.constantFrom(null, true, false, 0, -1, 1.5, Number.MAX_SAFE_INTEGER, 1e308),
+    hostileString,
+    fc.array(tie("value"), { maxLength: 4 }),
+    fc.dictionary(fc.oneof(fc.string(), hostileKey), tie("value"), { maxKeys: 4 }),
+  ),
+})).value;
+
+describe("fuzzing dispatch", () => {
+  it("arbitrary JSON values", async () => {
+    await fc.assert(fc.asyncProperty(fc.jsonValue(), async (v) => check(v)), { numRuns: RUNS });
+  });
+
+  it("arbitrary raw text", async () => {
+    await fc.assert(fc.asyncProperty(fc.oneof(fc.string(), fc.json(), fc.string({ unit: "binary" })), async (text) => check(text)), { numRuns: RUNS });
+  });
+
+  it("valid envelopes with one field replaced, added or removed (hostile keys and values included)", async () => {
+    const envelope = fc.constantFrom(...toolList.map((tool) => tool.name)).map((name) => makeRequest(name, sampleArgs[name], { dryRun: true }, owner));
+    const mutation = fc.record({
+      path: fc.constantFrom("", "args"),
+      key: fc.oneof(hostileKey, fc.constantFrom("toolName", "workspaceId", "documentId", "actorId", "sessionId", "capabilityScope", "idempotencyKey", "dryRun", "args", "content", "title", "options", "summary"), fc.string()),
+      value: fc.option(hostileJson, { nil: undefined }),
+    });
+    await fc.assert(
+      fc.asyncProperty(envelope, mutation, async (request, m) => {
+        const target = m.path === "args" ? (request.args as Record<string, unknown>) : request;
+        if (m.value === undefined) delete target[m.key];
+        else Object.defineProperty(target, m.key, { value: m.value, enumerable: true, writable: true, configurable: true });
+        await check(JSON.stringify(request));
+        await check(request);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("hostile raw text: __proto__ payloads, 10 MB strings, 100k-deep nesting, lone surrogates, NUL, 1e400, duplicate keys", async () => {
+    const base = makeRequest("mnote.page.update_title", { title: "x" }, {}, owner);
+    const text = JSON.stringify(base);
+    const cases = [
+      text.replace('"args":{', '"args":{"__proto__":{"polluted":true},'),
+      text.replace('{"toolName"', '{"__proto__":{"isAdmin":true},"toolName"'),
+      text.replace('{"toolName"', '{"constructor":{"prototype":{"polluted":true}},"toolName"'),
+      JSON.stringify(makeRequest("mnote.artifact.create_ai_note", { content: "x".repeat(10 * 1024 * 1024) }, {}, owner)),
+      "[".repeat(100_000) + "]".repeat(100_000),
+      '{"a":' .repeat(100_000) + "1" + "}".repeat(100_000),
+      text.replace('"title":"x"', '"title":"\\ud800"'),
+      text.replace('"title":"x"', '"title":"a\\u0000b"'),
+      text.replace('"title":"x"', '"title":"x","baseRevision":1e400'),
+      text.replace('"toolName":"mnote.page.update_title"', '"toolName":"mnote.page.get","toolName":"mnote.page.update_title"'),
+      text.replace('"actorId":"user_1"', '"actorId":"user_3","actorId":"user_1"'),
+      text.replace('"title":"x"', '"title":"x","title":"y"'),
+      "\ufeff" + text,
+      text + "garbage",
+      "",
+      "null",
+    ];
+    for (const raw of cases) await check(raw);
+    const duplicates = await t.runtime.dispatcher.dispatch(cases[9]!);
+    expect(!duplicates.ok && duplicates.error).toMatchObject({ code: "mnote_tool_invalid_input", reason: "duplicate_key" });
+    await check(Buffer.from(text.replace('"title":"x"', '"title":"\xff"'), "latin1"));
+  });
+});
