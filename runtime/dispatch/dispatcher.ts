@@ -183,7 +183,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         write: { commandId: commandIdFor(command, scope), idempotencyKey: key, idempotencyScope: scope, fingerprint, ttlMs },
       });
       const commandId = reply.commandId as string;
-      await options.idempotency.complete(scope, claim.token, fingerprint, { commandId, result: reply.result }, ttlMs);
+      // The write is committed: a store that cannot record it must not turn it into a failure.
+      // Free the claim instead, and the kernel's own record answers the retry.
+      await options.idempotency
+        .complete(scope, claim.token, fingerprint, { commandId, result: reply.result }, ttlMs)
+        .catch(() => options.idempotency.release(scope, claim.token).catch(() => undefined));
       return { result: reply.result as Record<string, unknown>, effect: "write", commandId, replayed: reply.replayed };
     } catch (e) {
       // nothing was written, or the kernel holds the truth and will answer the retry: free the key
