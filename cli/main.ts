@@ -82,10 +82,12 @@ export async function main(argv: readonly string[]): Promise<void> {
 
   const session = program.command("session").description("session grants: the trusted binding of a session to an actor, page and scopes");
   const stateOption = ["--state <path>", "the runtime's state file", process.env.MNOTE_TOOLS_STATE ?? DEFAULT_STATE] as const;
+  const storeOption = ["--grants <url>", "grants in a shared Redis instead of the state file (redis://host:port/db; env MNOTE_TOOLS_GRANTS)", process.env.MNOTE_TOOLS_GRANTS] as const;
   session
     .command("grant")
     .description("register a session grant (what the mnote app does when a page-AI panel opens)")
     .option(...stateOption)
+    .option(...storeOption)
     .requiredOption("--session <id>", "the Hermes session id")
     .requiredOption("--workspace <id>", "workspace")
     .requiredOption("--document <id>", "page")
@@ -99,11 +101,13 @@ export async function main(argv: readonly string[]): Promise<void> {
     .command("show <sessionId>")
     .description("print a live grant as JSON")
     .option(...stateOption)
+    .option(...storeOption)
     .action(async (id, opts) => (await import("./commands/session")).runSessionShow(id, opts));
   session
     .command("revoke <sessionId>")
     .description("revoke a grant")
     .option(...stateOption)
+    .option(...storeOption)
     .action(async (id, opts) => (await import("./commands/session")).runSessionRevoke(id, opts));
 
   const hermes = program.command("hermes").description("the generated Hermes plugin");

@@ -11,6 +11,8 @@ export interface RuntimeCliOptions {
   kernelTimeout: string;
   idempotencyTtl: string;
   lease: string;
+  store?: string;
+  grants?: string;
 }
 
 export const DEFAULT_DB = ".mnote/kernel.db";
@@ -25,6 +27,8 @@ export function addRuntimeOptions(command: Command): Command {
     .option("--kernel-cli <command>", "use a kernel CLI adapter (request on stdin, reply on stdout), e.g. \"mnote-cli kernel\"; split on spaces (env MNOTE_KERNEL_CLI)", process.env.MNOTE_KERNEL_CLI)
     .option("--kernel-timeout <ms>", "longest wait for one kernel command", "10000")
     .option("--idempotency-ttl <ms>", "how long a keyed write is remembered", String(24 * 60 * 60 * 1000))
+    .option("--store <url>", "where idempotency records live: the state file (default) or redis://host:port/db, shared by several instances (env MNOTE_TOOLS_STORE)", process.env.MNOTE_TOOLS_STORE)
+    .option("--grants <url>", "where session grants live: the state file (default) or redis://host:port/db, for instances on several machines (env MNOTE_TOOLS_GRANTS)", process.env.MNOTE_TOOLS_GRANTS)
     .option("--lease <ms>", "how long a keyed write in progress holds its key before a retry may take over (outlive the kernel timeout)", "30000");
 }
 
@@ -38,10 +42,13 @@ export function kernelChoice(opts: RuntimeCliOptions): KernelChoice {
   return { kind: "embedded", path: opts.db };
 }
 
-export async function runtimeFrom(opts: RuntimeCliOptions, extra: { onCall?: (r: Record<string, unknown>) => void } = {}): Promise<Runtime> {
+export async function runtimeFrom(opts: RuntimeCliOptions, extra: { onCall?: (r: Record<string, unknown>) => void; onStoreError?: (e: unknown) => void } = {}): Promise<Runtime> {
   const { createRuntime } = await import("../runtime/runtime");
   const choice = kernelChoice(opts);
   return createRuntime({
+    idempotency: opts.store ? await redisIdempotencyStore(opts.store) : undefined,
+    grants: opts.grants ? await redisGrantStore(opts.grants) : undefined,
+    onStoreError: extra.onStoreError,
     kernel: choice,
     statePath: opts.state,
     idempotencyTtlMs: positiveInt(opts.idempotencyTtl, "--idempotency-ttl"),
@@ -55,4 +62,26 @@ export function positiveInt(text: string, name: string): number {
   const n = Number(text);
   if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, not "${text}"`);
   return n;
+}
+
+function redisUrl(url: string, option: string): string {
+  if (!/^rediss?:\/\//.test(url)) throw new Error(`${option} must be a redis:// URL, not "${url}"`);
+  return url;
+}
+
+/** Idempotency records in Redis, shared by every instance pointed at the same URL. */
+export async function redisIdempotencyStore(url: string) {
+  const { RedisIdempotencyStore } = await import("../runtime/state/redis-idempotency-store");
+  const store = new RedisIdempotencyStore({ url: redisUrl(url, "--store") });
+  // a Redis that is down at start is not fatal: writes then rely on the kernel's record
+  await store.ping().catch(() => undefined);
+  return store;
+}
+
+/** Session grants in Redis, for instances on several machines. */
+export async function redisGrantStore(url: string) {
+  const { RedisGrantStore } = await import("../runtime/state/redis-grant-store");
+  const grants = new RedisGrantStore(redisUrl(url, "--grants"));
+  await grants.ping();
+  return grants;
 }

@@ -23,6 +23,8 @@ export interface RuntimeOptions extends Omit<DispatcherOptions, "kernel" | "gran
   statePath: string;
   /** Another idempotency store (e.g. Redis) instead of the state file's. */
   idempotency?: IdempotencyStore;
+  /** Another grant store (e.g. Redis, shared by several instances) instead of the state file's. */
+  grants?: GrantStore;
 }
 
 export interface Runtime {
@@ -38,7 +40,7 @@ export interface Runtime {
 
 export function createRuntime(options: RuntimeOptions): Runtime {
   const state = openDatabase(options.statePath);
-  const grants = new SqliteGrantStore(state);
+  const grants = options.grants ?? new SqliteGrantStore(state);
   const idempotency = options.idempotency ?? new SqliteIdempotencyStore(state, options.now);
   let embeddedKernel: ReferenceKernel | undefined;
   let kernel: KernelPort;
@@ -60,6 +62,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     kernel,
     async close() {
       await idempotency.close();
+      if (options.grants) await options.grants.close?.();
       embeddedKernel?.close();
       state.close();
     },

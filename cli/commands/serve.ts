@@ -20,7 +20,14 @@ export async function runServe(opts: ServeOptions): Promise<void> {
     token = randomBytes(18).toString("base64url");
     log({ event: "token_generated", message: "no --token or MNOTE_TOOLS_TOKEN given; tool calls need this bearer token", token });
   }
-  const runtime = await runtimeFrom(opts, { onCall: (r) => log({ event: "tool_call", ...r }) });
+  let storeErrors = 0;
+  const runtime = await runtimeFrom(opts, {
+    onCall: (r) => log({ event: "tool_call", ...r }),
+    // logged once per 100 so a Redis outage does not flood the log
+    onStoreError: (e) => {
+      if (storeErrors++ % 100 === 0) log({ event: "store_unavailable", message: (e as Error).message, count: storeErrors, fallback: "the kernel's idempotency record" });
+    },
+  });
   const server = createToolServer({ runtime, token, hostToken: opts.hostToken, maxBytes: positiveInt(opts.maxBytes, "--max-bytes"), log });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

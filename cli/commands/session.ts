@@ -7,6 +7,7 @@ import { CliExit } from "../exit";
 
 export interface GrantOptions {
   state: string;
+  grants?: string;
   session: string;
   workspace: string;
   document: string;
@@ -17,7 +18,12 @@ export interface GrantOptions {
   locale?: string;
 }
 
-async function stores(statePath: string) {
+async function stores(statePath: string, redis?: string) {
+  if (redis) {
+    const { redisGrantStore } = await import("../runtime-options");
+    const grants = await redisGrantStore(redis);
+    return { grants, close: () => void grants.close() };
+  }
   const { openDatabase } = await import("../../runtime/support/sqlite");
   const { SqliteGrantStore } = await import("../../runtime/state/grant-store");
   const db = openDatabase(statePath);
@@ -42,7 +48,7 @@ export async function runSessionGrant(opts: GrantOptions): Promise<void> {
     console.error(`invalid grant at ${firstProblemPointer(validateSessionGrant.errors) || "/"}: ${issue?.message ?? "?"}`);
     throw new CliExit(2);
   }
-  const { grants, close } = await stores(opts.state);
+  const { grants, close } = await stores(opts.state, opts.grants);
   try {
     await grants.put(grant);
     console.log(JSON.stringify(grant));
@@ -51,8 +57,8 @@ export async function runSessionGrant(opts: GrantOptions): Promise<void> {
   }
 }
 
-export async function runSessionShow(sessionId: string, opts: { state: string }): Promise<void> {
-  const { grants, close } = await stores(opts.state);
+export async function runSessionShow(sessionId: string, opts: { state: string; grants?: string }): Promise<void> {
+  const { grants, close } = await stores(opts.state, opts.grants);
   try {
     const grant = await grants.get(sessionId);
     if (!grant || Date.parse(grant.expiresAt) <= Date.now()) {
@@ -65,8 +71,8 @@ export async function runSessionShow(sessionId: string, opts: { state: string })
   }
 }
 
-export async function runSessionRevoke(sessionId: string, opts: { state: string }): Promise<void> {
-  const { grants, close } = await stores(opts.state);
+export async function runSessionRevoke(sessionId: string, opts: { state: string; grants?: string }): Promise<void> {
+  const { grants, close } = await stores(opts.state, opts.grants);
   try {
     if (!(await grants.revoke(sessionId))) {
       console.error(`no grant for session ${sessionId}`);

@@ -36,6 +36,8 @@ export interface DispatcherOptions {
   kernelTimeoutMs?: number;
   defaultLocale?: MessageLocale;
   now?: () => number;
+  /** Called when the idempotency store fails (the write then relies on the kernel's record). */
+  onStoreError?: (error: unknown) => void;
   /** Called once per call with facts for a log line (never page content). */
   onCall?: (record: CallRecord) => void;
 }
@@ -112,7 +114,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   /** The trusted binding: a live grant for the session that agrees with the request. */
   async function resolveGrant(request: T.ToolRequest): Promise<T.SessionGrant> {
-    const grant = await options.grants.get(request.sessionId);
+    const grant = await options.grants.get(request.sessionId).catch(() => refuse(ERR.unavailable));
     if (!grant) refuse(ERR.notAuthenticated, "session_unknown");
     if (Date.parse(grant.expiresAt) <= now()) refuse(ERR.notAuthenticated, "session_expired");
     const agrees =
@@ -171,29 +173,40 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const key = request.idempotencyKey!;
     const scope = idempotencyScope({ workspaceId: request.workspaceId, actorId: request.actorId, toolName: tool.name, idempotencyKey: key });
     const fingerprint = requestFingerprint(request.documentId, request.args);
-    const claim = await options.idempotency.claim(scope, fingerprint, leaseMs);
+    const claim = await options.idempotency.claim(scope, fingerprint, leaseMs).catch((e: unknown) => {
+      // The store is a fast path: when it cannot be reached, the kernel's own record still makes
+      // the write happen once (a duplicate then replays there instead of getting in_progress).
+      options.onStoreError?.(e);
+      return { kind: "unavailable" } as const;
+    });
+    if (claim.kind === "unavailable") return applyWrite(request, context, command, { scope, fingerprint, key });
     if (claim.kind === "replay") return { result: claim.outcome.result as Record<string, unknown>, effect: "write", commandId: claim.outcome.commandId, replayed: true };
     if (claim.kind === "conflict") refuse(ERR.idempotencyConflict);
     if (claim.kind === "in_progress") refuse(ERR.inProgress);
     try {
-      const reply = await kernelCall(command, {
-        context,
-        args: request.args,
-        dryRun: false,
-        write: { commandId: commandIdFor(command, scope), idempotencyKey: key, idempotencyScope: scope, fingerprint, ttlMs },
-      });
-      const commandId = reply.commandId as string;
+      const outcome = await applyWrite(request, context, command, { scope, fingerprint, key });
       // The write is committed: a store that cannot record it must not turn it into a failure.
       // Free the claim instead, and the kernel's own record answers the retry.
       await options.idempotency
-        .complete(scope, claim.token, fingerprint, { commandId, result: reply.result }, ttlMs)
+        .complete(scope, claim.token, fingerprint, { commandId: outcome.commandId!, result: outcome.result }, ttlMs)
         .catch(() => options.idempotency.release(scope, claim.token).catch(() => undefined));
-      return { result: reply.result as Record<string, unknown>, effect: "write", commandId, replayed: reply.replayed };
+      return outcome;
     } catch (e) {
       // nothing was written, or the kernel holds the truth and will answer the retry: free the key
       await options.idempotency.release(scope, claim.token).catch(() => undefined);
       throw e;
     }
+  }
+
+  /** The kernel command of a write, carrying the idempotency facts the kernel guards on. */
+  async function applyWrite(request: T.ToolRequest, context: T.KernelContext, command: KernelCommandName, keyed: { scope: string; fingerprint: string; key: string }): Promise<Outcome> {
+    const reply = await kernelCall(command, {
+      context,
+      args: request.args,
+      dryRun: false,
+      write: { commandId: commandIdFor(command, keyed.scope), idempotencyKey: keyed.key, idempotencyScope: keyed.scope, fingerprint: keyed.fingerprint, ttlMs },
+    });
+    return { result: reply.result as Record<string, unknown>, effect: "write", commandId: reply.commandId as string, replayed: reply.replayed };
   }
 
   async function kernelCall(command: KernelCommandName, payload: unknown): Promise<{ commandId: string | null; replayed: boolean; result: unknown }> {

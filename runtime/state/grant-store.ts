@@ -10,6 +10,8 @@ export interface GrantStore {
   put(grant: SessionGrant): Promise<void>;
   get(sessionId: string): Promise<SessionGrant | undefined>;
   revoke(sessionId: string): Promise<boolean>;
+  /** Releases a connection the store holds, if any. */
+  close?(): void | Promise<void>;
 }
 
 export class SqliteGrantStore implements GrantStore {

@@ -1,0 +1,154 @@
+/**
+ * Several runtime instances behave as one: four `serve` processes sharing one Redis (db 10) for
+ * idempotency records and one kernel behind `mnote-tools kernel serve`. Grants live in one shared
+ * state file (the instances run on one machine here; across machines, --grants redis://).
+ */
+import Database from "better-sqlite3";
+import { createServer, request as httpRequest } from "node:http";
+import type Redis from "ioredis";
+import { seededProject } from "../support/project";
+import { postJson, start, type Running } from "../support/processes";
+import { makeRequest } from "../support/requests";
+import { redisUrl, requireRedis } from "../support/redis";
+
+const DB = 10;
+const owner = { sessionId: "s_owner", actorId: "user_1" };
+let redis: Redis;
+
+beforeAll(async () => {
+  redis = await requireRedis(DB);
+});
+beforeEach(() => redis.flushdb());
+afterAll(() => redis?.disconnect());
+
+function count(db: string, sql: string): number {
+  const d = new Database(db, { readonly: true });
+  try {
+    return (d.prepare(sql).get() as { n: number }).n;
+  } finally {
+    d.close();
+  }
+}
+
+async function cluster(instances: number, options: { kernelUrl?: string; store?: string; lease?: number } = {}) {
+  const p = seededProject([{ session: "s_owner", actor: "user_1" }]);
+  const kernel = await start(["kernel", "serve", "--db", p.db, "--port", "0"]);
+  const servers = await Promise.all(
+    Array.from({ length: instances }, () =>
+      start(["serve", "--kernel-url", options.kernelUrl ?? kernel.url, "--store", options.store ?? redisUrl(DB), "--state", p.state, "--port", "0", "--token", "tok", "--lease", String(options.lease ?? 30_000)]),
+    ),
+  );
+  return {
+    p,
+    kernel,
+    servers,
+    call: (i: number, request: unknown) => postJson(`${servers[i % servers.length]!.url}/v1/tools/call`, request, "tok").then((r) => r.body),
+    stop: async () => {
+      await Promise.all(servers.map((s) => s.stop()));
+      await kernel.stop();
+    },
+  };
+}
+
+const note = (key: string, content = `content of ${key}`) => makeRequest("mnote.artifact.create_ai_note", { content }, { idempotencyKey: key }, owner);
+
+describe("four instances, one Redis, one kernel", () => {
+  it("200 concurrent requests, 20 keys x 10 duplicates: exactly 20 writes; every duplicate gets its key's result or in-progress", async () => {
+    const c = await cluster(4);
+    const keys = Array.from({ length: 20 }, (_, k) => `key-${k}`);
+    const jobs = keys.flatMap((key) => Array.from({ length: 10 }, () => key)).sort(() => Math.random() - 0.5);
+    const answers = await Promise.all(jobs.map((key, i) => c.call(i, note(key)).then((r) => ({ key, r }))));
+    for (const key of keys) {
+      const mine = answers.filter((a) => a.key === key).map((a) => a.r);
+      const results = mine.filter((r) => r.ok);
+      expect([key, results.length > 0]).toEqual([key, true]);
+      expect([key, new Set(results.map((r) => r.audit.commandId)).size]).toEqual([key, 1]);
+      for (const r of mine.filter((x) => !x.ok)) expect([key, r.error.code, r.error.retryable]).toEqual([key, "mnote_tool_in_progress", true]);
+    }
+    expect(count(c.p.db, "SELECT COUNT(*) AS n FROM command_log")).toBe(20);
+    expect(count(c.p.db, "SELECT COUNT(*) AS n FROM artifacts")).toBe(20);
+    expect(await redis.dbsize()).toBe(20);
+    await c.stop();
+  });
+
+  it("one key sent with two different payloads: one write; the other payload gets idempotency_conflict", async () => {
+    const c = await cluster(4);
+    const jobs = Array.from({ length: 40 }, (_, i) => (i % 2 ? "A" : "B")).sort(() => Math.random() - 0.5);
+    const answers = await Promise.all(jobs.map((payload, i) => c.call(i, note("shared", `payload ${payload}`)).then((r) => ({ payload, r }))));
+    expect(count(c.p.db, "SELECT COUNT(*) AS n FROM command_log")).toBe(1);
+    const content = (new Database(c.p.db, { readonly: true }).prepare("SELECT content FROM artifacts").get() as { content: string }).content;
+    const winner = content.endsWith("A") ? "A" : "B";
+    for (const { payload, r } of answers) {
+      if (payload === winner) expect(r.ok || r.error.code === "mnote_tool_in_progress").toBe(true);
+      else expect(r.error.code).toBe("mnote_tool_idempotency_conflict");
+    }
+    await c.stop();
+  });
+
+  it("Redis flushed in the middle: retries reach the kernel, which replays: still no second write", async () => {
+    const c = await cluster(4);
+    const keys = Array.from({ length: 20 }, (_, k) => `flush-${k}`);
+    const first = await Promise.all(keys.map((key, i) => c.call(i, note(key))));
+    await redis.flushdb();
+    const second = await Promise.all(keys.map((key, i) => c.call(i + 1, note(key))));
+    await redis.flushdb();
+    const third = await Promise.all(keys.map((key, i) => c.call(i + 2, note(key))));
+    keys.forEach((key, i) => {
+      expect([key, first[i].ok, second[i].ok, third[i].ok]).toEqual([key, true, true, true]);
+      expect([key, second[i].audit.commandId, third[i].audit.commandId]).toEqual([key, first[i].audit.commandId, first[i].audit.commandId]);
+      expect([key, second[i].audit.replayed]).toEqual([key, true]);
+    });
+    expect(count(c.p.db, "SELECT COUNT(*) AS n FROM command_log")).toBe(20);
+    await c.stop();
+  });
+
+  it("a lease that runs out while a slow write is still running: the second instance's attempt makes no second write", async () => {
+    const p = seededProject([{ session: "s_owner", actor: "user_1" }]);
+    const kernel = await start(["kernel", "serve", "--db", p.db, "--port", "0"]);
+    // a proxy that holds every ai_note write for 1.5 s before passing it to the kernel
+    const proxy = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (d: Buffer) => chunks.push(d));
+      req.on("end", () => {
+        const forward = () => {
+          const up = httpRequest(kernel.url + req.url, { method: req.method, headers: req.headers }, (u) => {
+            res.writeHead(u.statusCode ?? 502, u.headers);
+            u.pipe(res);
+          });
+          up.on("error", () => res.destroy());
+          up.end(Buffer.concat(chunks));
+        };
+        if ((req.url ?? "").endsWith("artifact.aiNote.create")) setTimeout(forward, 1_500);
+        else forward();
+      });
+    });
+    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", () => r()));
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
+    const servers = await Promise.all([0, 1].map(() => start(["serve", "--kernel-url", proxyUrl, "--store", redisUrl(DB), "--state", p.state, "--port", "0", "--token", "tok", "--lease", "300"])));
+    const request = note("slow-key");
+    const a = postJson(`${servers[0]!.url}/v1/tools/call`, request, "tok");
+    await new Promise((r) => setTimeout(r, 600)); // the first claim's lease has run out; its write is still held
+    const b = postJson(`${servers[1]!.url}/v1/tools/call`, request, "tok");
+    const [ra, rb] = [(await a).body, (await b).body];
+    expect([ra.ok, rb.ok]).toEqual([true, true]);
+    expect(rb.audit.commandId).toBe(ra.audit.commandId);
+    expect([ra.audit.replayed, rb.audit.replayed].filter(Boolean)).toHaveLength(1);
+    expect(count(p.db, "SELECT COUNT(*) AS n FROM command_log")).toBe(1);
+    await Promise.all(servers.map((s: Running) => s.stop()));
+    await new Promise<void>((r) => {
+      proxy.closeAllConnections();
+      proxy.close(() => r());
+    });
+    await kernel.stop();
+  });
+
+  it("Redis down: keyed writes still happen exactly once, guarded by the kernel (no in-progress answers then)", async () => {
+    const c = await cluster(4, { store: "redis://127.0.0.1:9/0" });
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => c.call(i, note("no-redis"))));
+    for (const r of answers) expect(r.ok).toBe(true);
+    expect(new Set(answers.map((r) => r.audit.commandId)).size).toBe(1);
+    expect(count(c.p.db, "SELECT COUNT(*) AS n FROM command_log")).toBe(1);
+    expect(c.servers.some((s) => s.stderr.some((l) => l.includes('"event":"store_unavailable"')))).toBe(true);
+    await c.stop();
+  });
+});
