@@ -10,7 +10,7 @@ import { makeRequest, sampleArgs } from "../support/requests";
 import { scaled } from "../support/soak";
 import { toolList } from "../../generated/registry";
 
-const RUNS = scaled(150, 3000);
+const RUNS = scaled(150, 10_000);
 const MAX_MS = 2_000;
 
 let t: TestRuntime;

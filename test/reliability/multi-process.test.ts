@@ -30,15 +30,18 @@ describe("two serve processes sharing one kernel database", () => {
   it("50 concurrent identical create_ai_note calls with one key: one note, one edge; every answer the same result or in-progress", async () => {
     const p = seededProject(grants);
     const [a, b] = await servers(p, 2);
-    const request = makeRequest("mnote.artifact.create_ai_note", { content: "Exactly once." }, { idempotencyKey: "fifty" }, owner);
-    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => call(i % 2 ? a! : b!, request)));
-    const results = answers.filter((r) => r.ok);
-    expect(results.length).toBeGreaterThan(0);
-    expect(new Set(results.map((r) => r.audit.commandId)).size).toBe(1);
-    expect(new Set(results.map((r) => JSON.stringify(r.result))).size).toBe(1);
-    for (const r of answers.filter((x) => !x.ok)) expect([r.error.code, r.error.retryable]).toEqual(["mnote_tool_in_progress", true]);
-    expect(count(p.db, "SELECT COUNT(*) AS n FROM artifacts WHERE type = 'ai_note'")).toBe(1);
-    expect(count(p.db, "SELECT COUNT(*) AS n FROM edges")).toBe(1);
+    const rounds = scaled(1, 20);
+    for (let round = 0; round < rounds; round++) {
+      const request = makeRequest("mnote.artifact.create_ai_note", { content: `Exactly once, round ${round}.` }, { idempotencyKey: `fifty-${round}` }, owner);
+      const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => call(i % 2 ? a! : b!, request)));
+      const results = answers.filter((r) => r.ok);
+      expect(results.length).toBeGreaterThan(0);
+      expect(new Set(results.map((r) => r.audit.commandId)).size).toBe(1);
+      expect(new Set(results.map((r) => JSON.stringify(r.result))).size).toBe(1);
+      for (const r of answers.filter((x) => !x.ok)) expect([r.error.code, r.error.retryable]).toEqual(["mnote_tool_in_progress", true]);
+    }
+    expect(count(p.db, "SELECT COUNT(*) AS n FROM artifacts WHERE type = 'ai_note'")).toBe(rounds);
+    expect(count(p.db, "SELECT COUNT(*) AS n FROM edges")).toBe(rounds);
     await Promise.all([a!.stop(), b!.stop()]);
   });
 
@@ -56,7 +59,7 @@ describe("two serve processes sharing one kernel database", () => {
   it("writers racing on the same base revision with different keys: exactly one wins, the rest conflict; revision = start + successes", async () => {
     const p = seededProject(grants);
     const [a, b] = await servers(p, 2);
-    for (let round = 0; round < scaled(3, 20); round++) {
+    for (let round = 0; round < scaled(3, 50); round++) {
       const start = count(p.db, "SELECT revision AS n FROM pages WHERE id = 'doc_1'");
       const writers = Array.from({ length: 6 }, (_, i) =>
         call(i % 2 ? a! : b!, makeRequest("mnote.page.update_title", { title: `round ${round} writer ${i}`, baseRevision: start }, { idempotencyKey: `race-${round}-${i}` }, owner)),
@@ -76,7 +79,7 @@ describe("a serve process killed in the middle of a stream of keyed writes", () 
     const p = seededProject(grants);
     const lease = ["--lease", "1500"];
     let [server] = await servers(p, 1, lease);
-    const total = scaled(60, 400);
+    const total = scaled(60, 1_000);
     const requests = Array.from({ length: total }, (_, i) => makeRequest("mnote.artifact.create_ai_note", { content: `note ${i}` }, { idempotencyKey: `crash-${i}` }, owner));
     const acknowledged = new Map<number, { commandId: string; artifactId: string }>();
     // four writers in parallel; the process dies under them

@@ -10,7 +10,7 @@ import { scaled } from "../support/soak";
 import { toolList } from "../../generated/registry";
 import type { CallRecord } from "../../runtime/dispatch/dispatcher";
 
-const RUNS = scaled(40, 600);
+const RUNS = scaled(40, 2_000);
 
 const text = (max: number) => fc.string({ minLength: 1, maxLength: max }).filter((s) => s.trim().length > 0 && !/[\r\n]/.test(s) && s.isWellFormed());
 const block = fc.record(
@@ -76,7 +76,7 @@ describe("no leak", () => {
         if (as.documentId === "doc_1" && dryRun) request.documentId = "doc_secret";
         responses.push(await t.runtime.dispatcher.dispatch(request));
       }),
-      { numRuns: scaled(200, 3000) },
+      { numRuns: scaled(200, 10_000) },
     );
     const seen = JSON.stringify(responses) + JSON.stringify(records);
     for (const s of secrets) expect(seen).not.toContain(s);
