@@ -11,7 +11,7 @@
 import type * as T from "../../generated/types";
 import type { KernelClient, KernelCommandMap } from "../../generated/kernel/client";
 import { KernelRefusal } from "../../generated/kernel/transport";
-import { capabilities, capabilityScopes, ERR, type KernelCommandName } from "../../generated/registry";
+import { capabilities, capabilityScopes, ERR, toolList, type KernelCommandName } from "../../generated/registry";
 import { openDatabase, type Db } from "../support/sqlite";
 import { randomId } from "../support/ids";
 import { KERNEL_SCHEMA, KERNEL_SCHEMA_VERSION } from "./schema";
@@ -48,6 +48,15 @@ interface Plan<R> {
 }
 
 export type Access = T.AccessCheckResult["result"];
+
+/** The capability each command needs: the one of the tool the contract maps to it. */
+const CAPABILITY_BY_COMMAND: ReadonlyMap<string, T.CapabilityScope> = new Map(toolList.map((t) => [t.kernelCommand, t.capability]));
+
+export function capabilityFor(command: string): T.CapabilityScope {
+  const capability = CAPABILITY_BY_COMMAND.get(command);
+  if (!capability) throw new KernelRefusal(ERR.invalidInput, "unknown_command");
+  return capability;
+}
 
 const DEFAULT_OPTIONS: Required<T.PageOptions> = { wideLayout: false, smallText: false, showToc: false, protectEditing: false };
 
@@ -155,7 +164,7 @@ export class ReferenceKernel implements KernelClient {
   // ---- reads ----
 
   private pageSnapshotReadSync(payload: T.PageSnapshotReadPayload): T.PageSnapshotReadResult {
-    const page = this.requireAccess(payload.context, "page.read");
+    const page = this.requireAccess(payload.context, capabilityFor("page.snapshot.read"));
     const args = payload.args;
     const blocks = this.blocksOf(page.id);
     const result: T.PageGetResult = { documentId: page.id, workspaceId: page.workspace_id, title: page.title, revision: page.revision };
@@ -168,7 +177,7 @@ export class ReferenceKernel implements KernelClient {
   // ---- writes ----
 
   private pageBodySaveSync(payload: T.PageBodySavePayload): T.PageBodySaveResult {
-    return this.runWrite("page.body.save", "page.write", payload, (page) => {
+    return this.runWrite("page.body.save", payload, (page) => {
       const current = this.blocksOf(page.id);
       const mode = payload.args.mode ?? "append";
       const next = planBody(current, payload.args.content, mode);
@@ -186,7 +195,7 @@ export class ReferenceKernel implements KernelClient {
   }
 
   private pageHeadUpdateTitleSync(payload: T.PageHeadUpdateTitlePayload): T.PageHeadUpdateTitleResult {
-    return this.runWrite("page.head.updateTitle", "page.write", payload, (page) => ({
+    return this.runWrite("page.head.updateTitle", payload, (page) => ({
       diff: [{ op: "set_title", value: payload.args.title }],
       apply: () => {
         this.db.prepare("UPDATE pages SET title = ? WHERE id = ?").run(payload.args.title, page.id);
@@ -196,7 +205,7 @@ export class ReferenceKernel implements KernelClient {
   }
 
   private pageLayoutUpdateOptionsSync(payload: T.PageLayoutUpdateOptionsPayload): T.PageLayoutUpdateOptionsResult {
-    return this.runWrite("page.layout.updateOptions", "page.write", payload, (page) => {
+    return this.runWrite("page.layout.updateOptions", payload, (page) => {
       const changes = Object.entries(payload.args.options) as Array<[keyof T.PageOptions, boolean]>;
       return {
         diff: changes.map(([field, value]) => ({ op: "set_option", field, value })),
@@ -213,7 +222,7 @@ export class ReferenceKernel implements KernelClient {
   }
 
   private artifactSummaryUpsertSync(payload: T.ArtifactSummaryUpsertPayload): T.ArtifactSummaryUpsertResult {
-    return this.runWrite("artifact.summary.upsert", "artifact.write", payload, (page) => {
+    return this.runWrite("artifact.summary.upsert", payload, (page) => {
       const existing = this.db.prepare("SELECT id FROM artifacts WHERE page_id = ? AND type = 'summary'").get(page.id) as { id: string } | undefined;
       const edge = existing ? this.edgeOf(existing.id, page.id) : undefined;
       return {
@@ -241,7 +250,7 @@ export class ReferenceKernel implements KernelClient {
   }
 
   private artifactAiNoteCreateSync(payload: T.ArtifactAiNoteCreatePayload): T.ArtifactAiNoteCreateResult {
-    return this.runWrite("artifact.aiNote.create", "artifact.write", payload, (page) => ({
+    return this.runWrite("artifact.aiNote.create", payload, (page) => ({
       diff: [{ op: "create_ai_note", chars: [...payload.args.content].length }, { op: "create_edge" }],
       apply: (commandId) => {
         const artifactId = randomId("note");
@@ -258,9 +267,9 @@ export class ReferenceKernel implements KernelClient {
    * The one way a write happens: access, then the idempotency record, then the base revision, then
    * the change with its command log row and idempotency record, all in one transaction.
    */
-  runWrite<R>(commandName: WriteCommand | string, capability: T.CapabilityScope, payload: WritePayload, plan: (page: PageRow) => Plan<R>): { commandId: string | null; replayed: boolean; result: R | T.DryRunResult } {
+  runWrite<R>(commandName: WriteCommand | string, payload: WritePayload, plan: (page: PageRow) => Plan<R>): { commandId: string | null; replayed: boolean; result: R | T.DryRunResult } {
     const transaction = this.db.transaction(() => {
-      const page = this.requireAccess(payload.context, capability);
+      const page = this.requireAccess(payload.context, capabilityFor(commandName));
       const write = payload.write;
       if (!payload.dryRun) {
         if (!write) throw new KernelRefusal(ERR.invalidInput, "missing_write");

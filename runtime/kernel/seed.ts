@@ -4,6 +4,7 @@ import schema from "./seed.schema.json";
 import type { ReferenceKernel } from "./reference-kernel";
 import { planBody } from "./blocks";
 import type * as T from "../../generated/types";
+import { capabilityScopes } from "../../generated/registry";
 
 export interface SeedFile {
   users?: Array<{ id: string; name: string; active?: boolean }>;
@@ -77,6 +78,7 @@ export function seedKernel(kernel: ReferenceKernel, data: unknown): SeedCounts {
       for (const g of p.grants ?? []) {
         requireRow(db.prepare("SELECT 1 FROM users WHERE id = ?").get(g.userId), `page ${p.id}: grant to ${g.userId}, who is not a user`);
         for (const c of g.capabilities) {
+          if (!capabilityScopes.includes(c)) throw new SeedError(`page ${p.id}: unknown capability "${c}" (the contract has ${capabilityScopes.join(", ")})`);
           db.prepare("INSERT OR IGNORE INTO page_grants (page_id, user_id, capability) VALUES (?, ?, ?)").run(p.id, g.userId, c);
           counts.grants++;
         }

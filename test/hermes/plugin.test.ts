@@ -4,7 +4,7 @@
  * through the CLI adapter. Every answer must be a string holding a valid response envelope.
  */
 import { spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cliPath, generatedDir, repoRoot } from "../support/paths";
 import { seededProject } from "../support/project";
@@ -154,6 +154,11 @@ describe("the generated Hermes plugin, as Hermes loads it", () => {
     expect(unconfigured.message).toContain("MNOTE_TOOLS_URL");
     expect(byName(report, "not-a-dict").response.error.code).toBe("mnote_tool_unavailable");
     expect(byName(report, "no-session").response.error).toMatchObject({ code: "mnote_tool_not_authenticated", reason: "no_session" });
+  });
+
+  it("regression: loading the plugin left __pycache__ in generated/ (the drift check then failed); it no longer does", () => {
+    runHarness([], {});
+    expect(existsSync(join(pluginDir, "__pycache__"))).toBe(false);
   });
 
   it("check_fn hides the tools when nothing is configured", () => {

@@ -50,4 +50,16 @@ describe("regressions", () => {
     expect((kernel.db.prepare("SELECT COUNT(*) AS n FROM artifacts").get() as { n: number }).n).toBe(1);
     kernel.close();
   });
+
+  it("an unreachable grant store made calls fail as internal errors; now they are refused as retryable unavailable, nothing written", async () => {
+    const kernel = new ReferenceKernel();
+    seedKernel(kernel, demoSeed());
+    const state = openDatabase(":memory:");
+    const down = { get: async () => Promise.reject(new Error("connection refused")), put: async () => undefined, revoke: async () => false };
+    const dispatcher = createDispatcher({ kernel, grants: down, idempotency: new SqliteIdempotencyStore(state) });
+    const r = failed(await dispatcher.dispatch(makeRequest("mnote.page.update_title", { title: "x" })));
+    expect([r.error.code, r.error.retryable]).toEqual(["mnote_tool_unavailable", true]);
+    expect((kernel.db.prepare("SELECT COUNT(*) AS n FROM command_log").get() as { n: number }).n).toBe(0);
+    kernel.close();
+  });
 });

@@ -37,7 +37,7 @@ describe("writes are atomic", () => {
     const context = { workspaceId: "ws_1", documentId: "doc_1", actorId: "user_1", traceId: "t", sessionId: "s", runId: "r", toolCallId: "c" };
     const write = { commandId: "page_body_save_crash", idempotencyScope: "a".repeat(64), fingerprint: "b".repeat(64), ttlMs: 60_000 };
     expect(() =>
-      t.kernel.runWrite("page.body.save", "page.write", { context, args: {}, dryRun: false, write }, (page) => ({
+      t.kernel.runWrite("page.body.save", { context, args: {}, dryRun: false, write }, (page) => ({
         diff: [],
         apply: () => {
           t.kernel.db.prepare("UPDATE pages SET title = 'half written' WHERE id = ?").run(page.id);
