@@ -1,0 +1,18 @@
+/** `mnote-tools hermes install`: the plugin lands in $HERMES_HOME/plugins/mnote, loadable, with the config lines printed. */
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { runCli } from "../support/paths";
+import { tempDir } from "../support/tmp";
+
+it("copies the generated plugin into the Hermes home and prints how to enable it", () => {
+  const home = tempDir("hermes-home-");
+  const run = runCli(["hermes", "install", "--hermes-home", home]);
+  expect(run.status).toBe(0);
+  const target = join(home, "plugins", "mnote");
+  expect(readdirSync(target).sort()).toEqual(["SKILL.md", "__init__.py", "plugin.yaml", "tools.json"]);
+  expect(run.stdout).toContain("plugins:\n    enabled: [mnote]");
+  expect(run.stdout).toContain("MNOTE_TOOLS_URL=");
+  // installing again replaces the old copy
+  expect(runCli(["hermes", "install", "--hermes-home", home]).status).toBe(0);
+  expect(existsSync(join(target, "__pycache__"))).toBe(false);
+});
