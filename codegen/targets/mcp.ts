@@ -10,24 +10,21 @@ import { tsLiteral } from "../support/ts-literal";
 export const mcpTarget: Target = {
   name: "mcp",
   emit(model) {
-    const tools = model.tools.map((t) => ({
-      name: t.providerName,
-      title: t.title,
-      description: t.description,
-      inputSchema: t.parameters,
-      outputSchema: { type: "object", ...t.responseSchema },
-      annotations: {
-        title: t.title,
-        readOnlyHint: t.effect === "read",
-        destructiveHint: t.effect === "write" && t.semantics.destructive,
-        idempotentHint: t.semantics.idempotent,
-        // the tools act on one mnote page, not on an open world
-        openWorldHint: false,
-      },
-      canonicalName: t.name,
-    }));
+    const annotations = Object.fromEntries(
+      model.tools.map((t) => [
+        t.name,
+        {
+          title: t.title,
+          readOnlyHint: t.effect === "read",
+          destructiveHint: t.effect === "write" && t.semantics.destructive,
+          idempotentHint: t.semantics.idempotent,
+          // the tools act on one mnote page, not on an open world
+          openWorldHint: false,
+        },
+      ]),
+    );
     const content = `${banner(model, "ts")}
-import type { RegisteredToolName } from "../registry";
+import { tools, type RegisteredToolName } from "../registry";
 
 export interface McpToolAnnotations {
   readonly title: string;
@@ -50,7 +47,19 @@ export interface McpToolDefinition {
 
 export const mcpServerInfo = { name: ${JSON.stringify(model.name)}, version: ${JSON.stringify(model.version)} } as const;
 
-export const mcpTools: readonly McpToolDefinition[] = ${tsLiteral(tools)};
+/** Annotations from each tool's effect and semantics. */
+export const mcpAnnotations: Readonly<Record<RegisteredToolName, McpToolAnnotations>> = ${tsLiteral(annotations)};
+
+/** Every tool under its provider-safe name; the schemas are the registry's (the response envelope is the output). */
+export const mcpTools: readonly McpToolDefinition[] = Object.values(tools).map((tool) => ({
+  name: tool.providerName,
+  title: tool.title,
+  description: tool.description,
+  inputSchema: { ...tool.parameters, type: "object" },
+  outputSchema: { type: "object", ...tool.responseSchema },
+  annotations: mcpAnnotations[tool.name],
+  canonicalName: tool.name,
+}));
 `;
     return [{ path: "mcp/tools.ts", content }];
   },
