@@ -3,7 +3,8 @@
  * every contender sees the same inputs and no input is a constant the engine could fold.
  */
 
-export const IDS = { workspaceId: "ws_1", actorId: "user_1", getDocument: "doc_1", saveDocument: "doc_bench", sessionId: "sess_bench" };
+/** user_1 owns ws_1 in the demo seed; doc_bench is a page the bench adds, so saves never touch doc_1. */
+export const IDS = { workspaceId: "ws_1", actorId: "user_1", getDocument: "doc_1", saveDocument: "doc_bench", getSession: "sess_bench_get", saveSession: "sess_bench_save" };
 export const ALL_SCOPES = ["page.read", "page.write", "artifact.write"] as const;
 
 /** mulberry32: a small seeded PRNG, so pools are the same in every process and every run. */
@@ -56,7 +57,7 @@ export function pageSaveRequest(i: number, rand: () => number, options: { mode?:
     workspaceId: IDS.workspaceId,
     documentId: IDS.saveDocument,
     actorId: IDS.actorId,
-    sessionId: IDS.sessionId,
+    sessionId: IDS.saveSession,
     runId: `run_${i % 37}`,
     toolCallId: `call_${i}_${Math.floor(rand() * 1e9).toString(36)}`,
     traceId: `trace_${i % 11}`,
@@ -76,7 +77,7 @@ export function pageGetRequest(i: number, rand: () => number): Envelope {
     workspaceId: IDS.workspaceId,
     documentId: IDS.getDocument,
     actorId: IDS.actorId,
-    sessionId: IDS.sessionId,
+    sessionId: IDS.getSession,
     runId: `run_${i % 37}`,
     toolCallId: `call_${i}_${Math.floor(rand() * 1e9).toString(36)}`,
     traceId: `trace_${i % 11}`,
@@ -111,4 +112,38 @@ export function validatorPools(size: number): { valid: Envelope[]; invalidFirst:
     invalidLast.push(last);
   }
   return { valid, invalidFirst, invalidLast };
+}
+
+/** The demo seed plus doc_bench (in ws_1, owned by user_1 as owner of ws_1), where saves go. */
+export function benchSeed(demo: { pages?: unknown[] }): unknown {
+  return {
+    ...demo,
+    pages: [...(demo.pages ?? []), { id: IDS.saveDocument, workspaceId: IDS.workspaceId, title: "Bench page", blocks: [{ type: "paragraph", text: "Saves land here." }] }],
+  };
+}
+
+export interface SaveTemplate {
+  head: string;
+  tail: string;
+}
+
+/**
+ * page.save request text with a fresh idempotency key per call: head + JSON.stringify(key) + tail.
+ * mode replace and no baseRevision, so every call is a new write of the same size.
+ */
+export function saveTemplates(count: number, seed = 0x5a4e): SaveTemplate[] {
+  const rand = prng(seed);
+  const out: SaveTemplate[] = [];
+  for (let i = 0; i < count; i++) {
+    const r = pageSaveRequest(i, rand, { mode: "replace", baseRevision: false, blocks: [1, 4] });
+    r.idempotencyKey = "@KEY@";
+    const [head, tail] = JSON.stringify(r).split('"@KEY@"') as [string, string];
+    out.push({ head, tail });
+  }
+  return out;
+}
+
+export function getTexts(count: number, seed = 0x6e7): string[] {
+  const rand = prng(seed);
+  return Array.from({ length: count }, (_, i) => JSON.stringify(pageGetRequest(i, rand)));
 }

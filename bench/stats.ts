@@ -12,6 +12,8 @@ export interface Figure {
   unit: string;
   /** Separate processes (rounds) the samples come from, when more than one. */
   rounds?: number;
+  /** The 99th percentile, where the tail matters (HTTP latency). */
+  p99?: number;
 }
 
 export function quantile(sorted: readonly number[], q: number): number {

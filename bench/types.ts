@@ -26,6 +26,8 @@ export interface SectionResult {
   ratios: FigureTree;
   goals: Goal[];
   extra?: Record<string, unknown>;
+  /** Lines printed under the section's table (shares, growth). */
+  summary?: string[];
   seconds: number;
 }
 

@@ -6,7 +6,7 @@
  * contender must agree on every input first.
  */
 import { runWorker } from "./child";
-import { consume, measure, type MicroSamples } from "./micro";
+import { consume, measureSliced, type MicroTask, type SlicedSamples } from "./micro";
 import { validatorPools, type Envelope } from "./requests";
 import { figure, pairedRatio, shuffle } from "./stats";
 import { goal, type FigureTree, type Goal, type SectionContext, type SectionResult } from "./types";
@@ -18,31 +18,61 @@ type Case = (typeof CASES)[number];
 const EXPECTED: Record<Case, boolean> = { valid: true, invalidFirst: false, invalidLast: false };
 
 interface WorkerOptions {
-  time: number;
+  slices: number;
+  sliceTime: number;
   warmupTime: number;
+  /** Only this contender (for a CPU profile of it alone). */
+  only?: string;
 }
 
-/** In the child: one contender, the three cases in shuffled order. */
-export async function worker(contender: string, options: WorkerOptions): Promise<Record<Case, MicroSamples>> {
-  const check = await contenderCheck(contender as Contender);
-  const pools = validatorPools(POOL);
-  for (const c of CASES) {
-    const agreed = pools[c].filter((r) => check(r) === EXPECTED[c]).length;
-    if (agreed !== POOL) throw new Error(`${contender} disagrees on ${POOL - agreed} ${c} inputs`);
+/** The A/A control: the generated validator a second time, from a fresh copy of its module. */
+const CONTROL = "generated (A/A copy)";
+
+async function controlCheck(): Promise<Check> {
+  const path = require.resolve("../generated/validators");
+  const cached = require.cache[path];
+  delete require.cache[path];
+  try {
+    const { validatePageSaveRequest } = (await import("../generated/validators")) as typeof import("../generated/validators");
+    return (v) => validatePageSaveRequest(v);
+  } finally {
+    if (cached) require.cache[path] = cached;
   }
-  const tasks = shuffle([...CASES]).map((c) => {
-    const pool = pools[c];
-    return {
-      name: c,
-      batch: pool.length,
-      fn: () => {
-        let n = 0;
-        for (let i = 0; i < pool.length; i++) if (check(pool[i])) n++;
-        consume(n);
-      },
-    };
-  });
-  return (await measure(tasks, options)) as Record<Case, MicroSamples>;
+}
+
+export type WorkerResult = Record<string, SlicedSamples>;
+
+/**
+ * In the child: every contender and case (and the A/A control) interleaved in short slices, in a
+ * new shuffled order each slice; task names are "<case>/<contender>".
+ */
+export async function worker(_contender: string, options: WorkerOptions): Promise<WorkerResult> {
+  const pools = validatorPools(POOL);
+  const checks: Array<[string, Check]> = [];
+  if (options.only) checks.push([options.only, await contenderCheck(options.only as Contender)]);
+  else {
+    for (const c of CONTENDERS) checks.push([c, await contenderCheck(c)]);
+    checks.push([CONTROL, await controlCheck()]);
+    if (checks[0]![1] === checks[checks.length - 1]![1]) throw new Error("the A/A copy is the same function");
+  }
+  const tasks: MicroTask[] = [];
+  for (const [name, check] of checks) {
+    for (const c of CASES) {
+      const pool = pools[c];
+      const agreed = pool.filter((r) => check(r) === EXPECTED[c]).length;
+      if (agreed !== POOL) throw new Error(`${name} disagrees on ${POOL - agreed} ${c} inputs`);
+      tasks.push({
+        name: `${c}/${name}`,
+        batch: pool.length,
+        fn: () => {
+          let n = 0;
+          for (let i = 0; i < pool.length; i++) if (check(pool[i])) n++;
+          consume(n);
+        },
+      });
+    }
+  }
+  return measureSliced(tasks, options);
 }
 
 // ---- agreement: the contenders against each other on mutated requests ----
@@ -58,7 +88,7 @@ const MUTATIONS: Mutation[] = [
   ["no workspaceId", (r) => delete r.workspaceId],
   ["no idempotencyKey", (r) => delete r.idempotencyKey],
   ["no dryRun", (r) => delete r.dryRun],
-  ["no args", (r) => delete r.args],
+  ["no args", (r) => delete (r as Record<string, unknown>).args],
   ["extra key", (r) => (r.extra = 1)],
   ["toolName of another tool", (r) => (r.toolName = "mnote.page.get")],
   ["toolName a number", (r) => (r.toolName = 7)],
@@ -151,56 +181,55 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
   if (agreed.disagreements.length > 0) {
     throw new Error(`validators disagree:\n${agreed.disagreements.slice(0, 10).map((d) => `${d.input}: ${JSON.stringify(d.answers)}`).join("\n")}`);
   }
-  const rounds = ctx.quick ? 2 : 5;
-  const options: WorkerOptions = ctx.quick ? { time: 150, warmupTime: 100 } : { time: 400, warmupTime: 200 };
-  // per contender and case: one median per round, and every round's samples
-  const perRound = new Map<string, number[]>();
+  const rounds = ctx.quick ? 2 : 3;
+  const options: WorkerOptions = ctx.quick ? { slices: 6, sliceTime: 25, warmupTime: 100 } : { slices: 12, sliceTime: 40, warmupTime: 200 };
+  // per task: every slice's median (paired across tasks by slice), and every sample
+  const perSlice = new Map<string, number[]>();
   const samples = new Map<string, number[]>();
   for (let round = 0; round < rounds; round++) {
-    for (const contender of shuffle([...CONTENDERS])) {
-      const result = await runWorker<Record<Case, MicroSamples>>("validators", contender, options);
-      for (const c of CASES) {
-        const key = `${c}/${contender}`;
-        perRound.set(key, [...(perRound.get(key) ?? []), result[c].median]);
-        samples.set(key, [...(samples.get(key) ?? []), ...result[c].nsPerOp]);
-      }
+    const result = await runWorker<WorkerResult>("validators", "all", options);
+    for (const [task, r] of Object.entries(result)) {
+      perSlice.set(task, [...(perSlice.get(task) ?? []), ...r.perSlice]);
+      samples.set(task, [...(samples.get(task) ?? []), ...r.nsPerOp]);
     }
     ctx.log(`validators: round ${round + 1}/${rounds} done`);
   }
+  const slices = rounds * options.slices;
   const figures: FigureTree = {};
   const ratios: FigureTree = {};
   const goals: Goal[] = [];
   for (const c of CASES) {
     const byContender: FigureTree = {};
-    for (const contender of CONTENDERS) byContender[contender] = figure(samples.get(`${c}/${contender}`)!, "ns/op", rounds);
+    for (const contender of [...CONTENDERS, CONTROL]) byContender[contender] = figure(samples.get(`${c}/${contender}`)!, "ns/op", rounds);
     figures[c] = byContender;
-    const gen = perRound.get(`${c}/generated`)!;
-    // "x times faster than generated" is other / generated: above 1, generated is faster
+    const gen = perSlice.get(`${c}/generated`)!;
+    // other / generated: above 1, the generated validator is faster
     const caseRatios: FigureTree = {};
-    for (const other of CONTENDERS) {
+    for (const other of [...CONTENDERS, CONTROL]) {
       if (other === "generated") continue;
-      caseRatios[`${other}/generated`] = pairedRatio(perRound.get(`${c}/${other}`)!, gen);
+      caseRatios[`${other}/generated`] = pairedRatio(perSlice.get(`${c}/${other}`)!, gen);
     }
     ratios[c] = caseRatios;
-    goals.push(goal(`validators.${c}.ajv`, `validator vs ajv at run time, ${label(c)} (ajv ns / generated ns)`, caseRatios["ajv/generated"] as never, ">=", 0.95));
-    goals.push(goal(`validators.${c}.zod`, `validator vs zod 4, ${label(c)} (zod ns / generated ns)`, caseRatios["zod/generated"] as never, ">=", 3));
+    goals.push(goal(`validators.${c}.ajv`, `validator, ${label(c)}: ajv / generated`, caseRatios["ajv/generated"] as never, ">=", 0.95));
+    goals.push(goal(`validators.${c}.zod`, `validator, ${label(c)}: zod / generated`, caseRatios["zod/generated"] as never, ">=", 3));
   }
   return {
     title: "Validators: the mnote.page.save request envelope",
     notes: [
-      "ns per validation (lower is better), each tinybench sample a pass over 256 distinct requests; median, p10, p90 over the samples of every round.",
+      "ns per validation (lower is better), each tinybench sample a pass over 256 distinct requests; median, p10, p90 over every sample of every round.",
       "valid: well-formed PageSaveRequest envelopes with 1 to 8 blocks. invalidFirst: toolName breaks the ToolName pattern. invalidLast: the last key of the last block (level) is outside 1..3.",
-      "Ratios are other contender's ns / generated ns, per round (each contender in its own process, shuffled), median over rounds: above 1 means the generated validator is faster.",
+      `Interleaved: in each of ${rounds} processes, every contender and case takes turns in ${options.slices} slices of ${options.sliceTime} ms (tinybench runs, a new shuffled order each slice). Ratios are other ns / generated ns per slice (${slices} slices), median and p10..p90 over slices: above 1, the generated validator is faster.`,
+      "generated (A/A copy) is the generated validator again, from a second copy of its module: its ratio to generated shows what noise alone does to a ratio on this machine.",
       `Agreement: all ${agreed.contenders} contenders gave the same answer on ${agreed.inputs} inputs (the pools, ${MUTATIONS.length} mutations of each of 16 valid requests, and ${NOT_REQUESTS.length} non-objects).`,
     ],
     figures,
     ratios,
     goals,
-    extra: { agreement: { inputs: agreed.inputs, contenders: agreed.contenders, disagreements: agreed.disagreements.length }, rounds, options },
+    extra: { agreement: { inputs: agreed.inputs, contenders: agreed.contenders, disagreements: agreed.disagreements.length }, rounds, slices, options },
     seconds: (Date.now() - started) / 1000,
   };
 }
 
 function label(c: Case): string {
-  return c === "valid" ? "valid" : c === "invalidFirst" ? "invalid at the first field" : "invalid at the last field";
+  return c === "valid" ? "valid" : c === "invalidFirst" ? "invalid first field" : "invalid last field";
 }

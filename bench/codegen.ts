@@ -1,0 +1,92 @@
+/**
+ * Section 6, codegen: `mnote-tools generate` and `generate --check`, each a process of its own, for
+ * the real contract (6 tools) and for a synthetic contract of 200 tools made by
+ * scripts/synthetic-contract.ts, runs interleaved; and how time grows from 6 to 200 tools.
+ */
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { cliBin, repoRoot, scratchDir } from "./paths";
+import { mustRun } from "./proc";
+import { figure, medianOf, pairedRatio, round, shuffle } from "./stats";
+import { goal, type FigureTree, type SectionContext, type SectionResult } from "./types";
+
+export const SIZES = [6, 100, 200] as const;
+
+export async function syntheticContracts(dir: string): Promise<Record<number, string>> {
+  const out: Record<number, string> = {};
+  for (const n of SIZES) {
+    out[n] = join(dir, `contract-${n}`);
+    await mustRun([join(repoRoot, "dist", "scripts", "synthetic-contract.js"), out[n]!, String(n)]);
+  }
+  return out;
+}
+
+export async function section(ctx: SectionContext): Promise<SectionResult> {
+  const started = Date.now();
+  const dir = scratchDir("codegen");
+  try {
+    const contracts = await syntheticContracts(dir);
+    const runs = ctx.quick ? 2 : 5;
+    const times = new Map<string, number[]>();
+    const cpu = new Map<string, number[]>();
+    const generate = (n: number, check: boolean) => {
+      const args = [cliBin, "generate", "--contract", contracts[n]!, "--out", join(dir, `out-${n}`), "--quiet"];
+      if (check) args.push("--check");
+      return mustRun(args);
+    };
+    // one unmeasured generate each, so --check has an output to compare and the files are cached
+    for (const n of SIZES) await generate(n, false);
+    for (let run = 0; run < runs; run++) {
+      for (const [n, check] of shuffle(SIZES.flatMap((n) => [[n, false], [n, true]] as const))) {
+        const key = `${check ? "check" : "generate"}/${n}`;
+        const t = await generate(n, check);
+        times.set(key, [...(times.get(key) ?? []), t.ms]);
+        cpu.set(key, [...(cpu.get(key) ?? []), t.cpuMs]);
+      }
+      ctx.log(`codegen: run ${run + 1}/${runs} done`);
+    }
+    const figures: FigureTree = {};
+    const ratios: FigureTree = {};
+    const growth: Record<string, Record<string, number>> = {};
+    const summary: string[] = [];
+    for (const verb of ["generate", "check"] as const) {
+      const t = (n: number) => times.get(`${verb}/${n}`)!;
+      const perTool = (a: number, b: number) => t(b).map((x, i) => (x - t(a)[i]!) / (b - a));
+      figures[verb] = {
+        ...Object.fromEntries(SIZES.map((n) => [`${n} tools`, figure(t(n), "ms")])),
+        ...Object.fromEntries(SIZES.map((n) => [`${n} tools, CPU time`, figure(cpu.get(`${verb}/${n}`)!, "ms")])),
+        "per added tool, 6 to 100": figure(perTool(6, 100), "ms/tool"),
+        "per added tool, 100 to 200": figure(perTool(100, 200), "ms/tool"),
+      };
+      ratios[verb] = { "200 tools/6 tools": pairedRatio(t(200), t(6)) };
+      growth[verb] = {
+        "6": round(medianOf(t(6))),
+        "100": round(medianOf(t(100))),
+        "200": round(medianOf(t(200))),
+        perToolMs6to100: round(medianOf(perTool(6, 100))),
+        perToolMs100to200: round(medianOf(perTool(100, 200))),
+        factor200over6: round(medianOf(t(200)) / medianOf(t(6))),
+      };
+      const g = growth[verb]!;
+      summary.push(`${verb}: ${g["6"]} ms at 6 tools, ${g["100"]} ms at 100, ${g["200"]} ms at 200; ${g.perToolMs6to100} ms per added tool from 6 to 100, ${g.perToolMs100to200} from 100 to 200 (linear when the two agree)`);
+    }
+    const generate200 = figure(times.get("generate/200")!.map((ms) => ms / 1000), "s");
+    return {
+      title: "Codegen: generate and generate --check",
+      notes: [
+        "ms per process (lower is better): node bin/mnote-tools.js generate --contract <dir> --out <dir> --quiet, and the same with --check against the output just written (in sync: exit 0). Wall time, spawn to exit; CPU time is the process's user + system time (from /proc/self/stat of the bench, 10 ms ticks), which waiting for a busy core does not inflate.",
+        "6 tools: a copy of contract/. 100 and 200 tools: contract/ plus 94 or 194 synthetic tools and their kernel commands (scripts/synthetic-contract.ts: half writes, half reads, with args and results referencing the shared model).",
+        `Interleaved: each of ${runs} runs does all six in shuffled order, after one unmeasured generate of each size. per added tool = (t(b) - t(a)) / (b - a), per run; 200 tools/6 tools = t200 / t6, per run.`,
+      ],
+      figures,
+      ratios,
+      goals: [goal("codegen.generate200", "codegen: generate 200 tools, seconds", generate200, "<=", 10)],
+      extra: { runs, growth },
+      summary,
+      seconds: (Date.now() - started) / 1000,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+

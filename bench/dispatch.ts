@@ -1,0 +1,320 @@
+/**
+ * Section 2, dispatch in process on the in-memory reference kernel: mnote.page.get and
+ * mnote.page.save per call, text in and text out (JSON.stringify(await dispatch(text))), against
+ * the floor for the same payloads (JSON.parse of the request text plus JSON.stringify of the
+ * response object), and where the time goes, each phase measured on its own with the same inputs.
+ */
+import { readFileSync } from "node:fs";
+import { runWorker } from "./child";
+import { consume, measure, measureSliced, type MicroSamples, type MicroTask, type SlicedSamples } from "./micro";
+import { demoSeedPath } from "./paths";
+import { ALL_SCOPES, benchSeed, getTexts, IDS, saveTemplates, type SaveTemplate } from "./requests";
+import { figure, medianOf, pairedRatio } from "./stats";
+import { goal, type FigureTree, type SectionContext, type SectionResult } from "./types";
+
+const POOL = 256;
+const CONTENDERS = ["dispatch", "floor", "phases"] as const;
+const GET_PHASES = ["parse", "validate", "authorize", "kernel", "wrap", "stringify", "plumbing"] as const;
+const SAVE_PHASES = ["parse", "validate", "authorize", "idempotency", "kernel", "wrap", "stringify", "plumbing"] as const;
+
+interface WorkerOptions {
+  slices: number;
+  sliceTime: number;
+  warmupTime: number;
+  /** Profiling: only dispatch of this tool ("get" or "save"), measured for time ms. */
+  only?: string;
+  time?: number;
+}
+
+async function setup() {
+  const { createRuntime } = await import("../runtime/runtime");
+  const { seedKernel } = await import("../runtime/kernel/seed");
+  const runtime = createRuntime({ kernel: { kind: "embedded", path: ":memory:" }, statePath: ":memory:" });
+  const kernel = runtime.embeddedKernel!;
+  seedKernel(kernel, benchSeed(JSON.parse(readFileSync(demoSeedPath, "utf8"))));
+  const expiresAt = new Date(Date.now() + 24 * 3600_000).toISOString();
+  for (const [sessionId, documentId] of [
+    [IDS.getSession, IDS.getDocument],
+    [IDS.saveSession, IDS.saveDocument],
+  ] as const) {
+    await runtime.grants.put({ sessionId, workspaceId: IDS.workspaceId, documentId, actorId: IDS.actorId, capabilityScope: [...ALL_SCOPES], expiresAt });
+  }
+  const gets = getTexts(POOL);
+  const saves = saveTemplates(POOL);
+  let keys = 0;
+  const saveText = (t: SaveTemplate) => t.head + JSON.stringify(`bench-${++keys}`) + t.tail;
+  // one real answer per pooled request: the floor stringifies these, and they prove the calls succeed
+  const getResponses: unknown[] = [];
+  for (const text of gets) getResponses.push(await runtime.dispatcher.dispatch(text));
+  const saveResponses: unknown[] = [];
+  for (const t of saves) saveResponses.push(await runtime.dispatcher.dispatch(saveText(t)));
+  for (const r of [...getResponses, ...saveResponses] as Array<{ ok: boolean; error?: { code: string }; audit: { replayed?: boolean } }>) {
+    if (!r.ok) throw new Error(`a bench request failed: ${JSON.stringify(r.error)}`);
+    if (r.audit.replayed) throw new Error("a bench save was a replay");
+  }
+  return { runtime, kernel, gets, saves, saveText, getResponses, saveResponses };
+}
+
+function dispatchTasks(s: Awaited<ReturnType<typeof setup>>): MicroTask[] {
+  const dispatch = s.runtime.dispatcher.dispatch;
+  let gi = 0;
+  let si = 0;
+  return [
+    {
+      name: "dispatch/get",
+      batch: 16,
+      async: true,
+      fn: async () => {
+        for (let k = 0; k < 16; k++) {
+          const text = JSON.stringify(await dispatch(s.gets[gi++ % POOL]!));
+          if (text.charCodeAt(6) !== 116 /* {"ok":t */) throw new Error(`page.get failed: ${text}`);
+          consume(text);
+        }
+      },
+    },
+    {
+      name: "dispatch/save",
+      batch: 16,
+      async: true,
+      fn: async () => {
+        for (let k = 0; k < 16; k++) {
+          const text = JSON.stringify(await dispatch(s.saveText(s.saves[si++ % POOL]!)));
+          if (text.charCodeAt(6) !== 116) throw new Error(`page.save failed: ${text}`);
+          consume(text);
+        }
+      },
+    },
+  ];
+}
+
+function floorTasks(s: Awaited<ReturnType<typeof setup>>): MicroTask[] {
+  let gi = 0;
+  let si = 0;
+  return [
+    {
+      name: "floor/get",
+      batch: 256,
+      fn: () => {
+        for (let k = 0; k < 256; k++) {
+          const i = gi++ % POOL;
+          consume(JSON.parse(s.gets[i]!));
+          consume(JSON.stringify(s.getResponses[i]));
+        }
+      },
+    },
+    {
+      name: "floor/save",
+      batch: 256,
+      fn: () => {
+        for (let k = 0; k < 256; k++) {
+          const i = si++ % POOL;
+          consume(JSON.parse(s.saveText(s.saves[i]!)));
+          consume(JSON.stringify(s.saveResponses[i]));
+        }
+      },
+    },
+  ];
+}
+
+export type WorkerResult = Record<string, SlicedSamples>;
+
+/**
+ * In the child: dispatch, floor and every phase, for page.get and page.save, interleaved in short
+ * slices in a new shuffled order each slice (task names "dispatch/get", "floor/save",
+ * "phases/get/kernel", ...). With options.only, dispatch of that tool alone (for a CPU profile).
+ */
+export async function worker(_contender: string, options: WorkerOptions): Promise<WorkerResult | Record<string, MicroSamples>> {
+  const s = await setup();
+  try {
+    if (options.only) {
+      return await measure(dispatchTasks(s).filter((t) => t.name === `dispatch/${options.only}`), { time: options.time ?? 1000, warmupTime: options.warmupTime });
+    }
+    return await measureSliced([...dispatchTasks(s), ...floorTasks(s), ...(await phaseTasks(s))], options);
+  } finally {
+    await s.runtime.close();
+  }
+}
+
+/**
+ * The dispatcher's steps, each on its own, with the same requests: the same functions it calls
+ * (readRequest, the generated validators, the grant store, the kernel, the idempotency store, the
+ * key derivations), composed the way runtime/dispatch/dispatcher.ts composes them. Nothing in the
+ * dispatcher is changed or instrumented.
+ */
+async function phaseTasks(s: Awaited<ReturnType<typeof setup>>): Promise<MicroTask[]> {
+  const { readRequest, DEFAULT_LIMITS } = await import("../runtime/dispatch/limits");
+  const { validateToolRequest, validateIdentifier, validateToolName } = await import("../generated/validators");
+  const { toolByName, capabilities } = await import("../generated/registry");
+  const { idempotencyScope, requestFingerprint, commandIdFor } = await import("../runtime/dispatch/keys");
+  const { getAtPointer } = await import("../common/json-pointer");
+  const { SqliteIdempotencyStore } = await import("../runtime/state/sqlite-idempotency-store");
+  const { openDatabase } = await import("../runtime/support/sqlite");
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- request envelopes as the dispatcher reads them
+  type Req = Record<string, any>;
+  const getTool = toolByName("mnote.page.get")!;
+  const saveTool = toolByName("mnote.page.save")!;
+  const kernel = s.kernel;
+  const grants = s.runtime.grants;
+  // the runtime's store, on an in-memory state database of its own (as createRuntime opens one)
+  const idempotency = new SqliteIdempotencyStore(openDatabase(":memory:"));
+  const getObjects: Req[] = s.gets.map((t) => JSON.parse(t));
+  const saveObjects: Req[] = s.saves.map((t) => JSON.parse(t.head + '"k"' + t.tail));
+  let fresh = 0;
+
+  const validate = (tool: typeof getTool, r: Req) => {
+    let ok = validateToolRequest(r) && tool.validateRequest(r);
+    ok = validateToolName(r.toolName) && ok;
+    for (const f of ["toolCallId", "traceId", "workspaceId", "documentId", "sessionId"]) ok = validateIdentifier(r[f]) && ok;
+    if (!ok) throw new Error("invalid bench request");
+    return ok;
+  };
+  const contextOf = (r: Req) => ({ workspaceId: r.workspaceId, documentId: r.documentId, actorId: r.actorId, traceId: r.traceId, sessionId: r.sessionId, runId: r.runId, toolCallId: r.toolCallId });
+  const authorize = async (tool: typeof getTool, r: Req) => {
+    const grant = (await grants.get(r.sessionId))!;
+    if (Date.parse(grant.expiresAt) <= Date.now()) throw new Error("expired");
+    const agrees = grant.workspaceId === r.workspaceId && grant.documentId === r.documentId && grant.actorId === r.actorId && r.capabilityScope.every((c: string) => grant.capabilityScope.includes(c as never));
+    if (!agrees || !r.capabilityScope.includes(tool.capability)) throw new Error("mismatch");
+    const access = (await kernel.accessCheck({ context: contextOf(r) })).result;
+    for (const needed of [...capabilities[tool.capability].requires, tool.capability]) if (!access.granted.includes(needed)) throw new Error("denied");
+    return tool.unwiredFields.filter((f) => getAtPointer(r.args, f.pointer) !== undefined).length;
+  };
+  const wrap = (tool: typeof getTool, r: Req, result: unknown, effect: "read" | "write", commandId: string | null) => {
+    const audit: Record<string, unknown> = { effect, commandId, workspaceId: r.workspaceId, documentId: r.documentId };
+    if (effect === "write") audit.replayed = false;
+    const response = { ok: true, toolName: r.toolName, toolCallId: r.toolCallId, traceId: r.traceId, result, audit, error: null };
+    if (!tool.validateResponse(response)) throw new Error(`invalid response ${JSON.stringify(tool.validateResponse.errors)}`);
+    return response;
+  };
+  // the dispatcher races every kernel call against a timer (withTimeout); this is that code
+  const withTimeout = <R>(promise: Promise<R>): Promise<R> => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error("timeout")), 15_000);
+    });
+    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  };
+
+  const saveReply = { commandName: "page.body.save", revision: 1 };
+  const B = 64;
+  const sync = (name: string, body: (i: number) => unknown): MicroTask => {
+    let i = 0;
+    return { name, batch: B, fn: () => { for (let k = 0; k < B; k++) consume(body(i++ % POOL)); } };
+  };
+  const async = (name: string, body: (i: number) => Promise<unknown>): MicroTask => {
+    let i = 0;
+    return { name, batch: B, async: true, fn: async () => { for (let k = 0; k < B; k++) consume(await body(i++ % POOL)); } };
+  };
+
+  return [
+    sync("phases/get/parse", (i) => readRequest(s.gets[i]!, DEFAULT_LIMITS)),
+    sync("phases/get/validate", (i) => validate(getTool, getObjects[i]!)),
+    async("phases/get/authorize", (i) => authorize(getTool, getObjects[i]!)),
+    async("phases/get/kernel", (i) => kernel.call("page.snapshot.read", { context: contextOf(getObjects[i]!), args: getObjects[i]!.args })),
+    sync("phases/get/wrap", (i) => wrap(getTool, getObjects[i]!, (s.getResponses[i] as { result: unknown }).result, "read", null)),
+    sync("phases/get/stringify", (i) => JSON.stringify(s.getResponses[i])),
+    async("phases/get/plumbing", async () => {
+      await withTimeout(Promise.resolve(1));
+      return withTimeout(Promise.resolve(2));
+    }),
+    sync("phases/save/parse", (i) => readRequest(s.saveText(s.saves[i]!), DEFAULT_LIMITS)),
+    sync("phases/save/validate", (i) => validate(saveTool, saveObjects[i]!)),
+    async("phases/save/authorize", (i) => authorize(saveTool, saveObjects[i]!)),
+    async("phases/save/idempotency", async (i) => {
+      const r = saveObjects[i]!;
+      const scope = idempotencyScope({ workspaceId: r.workspaceId, actorId: r.actorId, toolName: saveTool.name, idempotencyKey: `phase-${++fresh}` });
+      const fingerprint = requestFingerprint(r.documentId, r.args);
+      const claim = await idempotency.claim(scope, fingerprint, 30_000);
+      if (claim.kind !== "claimed") throw new Error(`claim ${claim.kind}`);
+      await idempotency.complete(scope, claim.token, fingerprint, { commandId: commandIdFor("page.body.save", scope), result: saveReply }, 86_400_000);
+      return claim;
+    }),
+    async("phases/save/kernel", (i) => {
+      const r = saveObjects[i]!;
+      // scope and fingerprint are the idempotency phase's work; here they are plain unique strings
+      const n = ++fresh;
+      return kernel.call("page.body.save", {
+        context: contextOf(r),
+        args: r.args,
+        dryRun: false,
+        write: { commandId: `page_body_save_${n}`, idempotencyKey: `k${n}`, idempotencyScope: `scope-${n}`, fingerprint: "f".repeat(64), ttlMs: 86_400_000 },
+      } as never);
+    }),
+    sync("phases/save/wrap", (i) => wrap(saveTool, saveObjects[i]!, (s.saveResponses[i] as { result: unknown }).result, "write", (s.saveResponses[i] as { audit: { commandId: string } }).audit.commandId)),
+    sync("phases/save/stringify", (i) => JSON.stringify(s.saveResponses[i])),
+    async("phases/save/plumbing", async () => {
+      await withTimeout(Promise.resolve(1));
+      return withTimeout(Promise.resolve(2));
+    }),
+  ];
+}
+
+// ---- the section ----
+
+export async function section(ctx: SectionContext): Promise<SectionResult> {
+  const started = Date.now();
+  const rounds = ctx.quick ? 2 : 3;
+  const options: WorkerOptions = ctx.quick ? { slices: 4, sliceTime: 40, warmupTime: 150 } : { slices: 10, sliceTime: 60, warmupTime: 300 };
+  const perSlice = new Map<string, number[]>();
+  const samples = new Map<string, number[]>();
+  for (let round = 0; round < rounds; round++) {
+    const result = (await runWorker<WorkerResult>("dispatch", "all", options)) as WorkerResult;
+    for (const [task, r] of Object.entries(result)) {
+      perSlice.set(task, [...(perSlice.get(task) ?? []), ...r.perSlice]);
+      samples.set(task, [...(samples.get(task) ?? []), ...r.nsPerOp]);
+    }
+    ctx.log(`dispatch: round ${round + 1}/${rounds} done`);
+  }
+
+  const us = (key: string) => figure(samples.get(key)!.map((ns) => ns / 1000), "µs/op", rounds);
+  const figures: FigureTree = {};
+  const ratios: FigureTree = {};
+  const shares: Record<string, Record<string, number>> = {};
+  const goals = [];
+  for (const tool of ["get", "save"] as const) {
+    const phases = tool === "get" ? GET_PHASES : SAVE_PHASES;
+    const phaseFigures: FigureTree = {};
+    for (const p of phases) phaseFigures[p] = us(`phases/${tool}/${p}`);
+    figures[tool] = { dispatch: us(`dispatch/${tool}`), floor: us(`floor/${tool}`), phases: phaseFigures };
+    const ratio = pairedRatio(perSlice.get(`dispatch/${tool}`)!, perSlice.get(`floor/${tool}`)!);
+    ratios[tool] = { "dispatch/floor": ratio };
+    const total = medianOf(perSlice.get(`dispatch/${tool}`)!);
+    const share: Record<string, number> = {};
+    let attributed = 0;
+    for (const p of phases) {
+      const m = medianOf(perSlice.get(`phases/${tool}/${p}`)!);
+      attributed += m;
+      share[p] = round3(m / total);
+    }
+    share.unattributed = round3(Math.max(0, total - attributed) / total);
+    shares[tool] = share;
+    goals.push(goal(`dispatch.${tool}`, `dispatch page.${tool}: dispatch / floor`, ratio, "<=", 1.5));
+  }
+  return {
+    title: "Dispatch in process (in-memory reference kernel)",
+    notes: [
+      "µs per call (lower is better). dispatch: JSON.stringify(await dispatcher.dispatch(requestText)), text in and text out, on a runtime with the in-memory reference kernel and in-memory state, seeded with the demo workspace.",
+      "page.get reads doc_1 (3 blocks, every include flag on). page.save writes 1 to 4 blocks to a page of its own in mode replace without baseRevision, each call with a new idempotency key: every call is a fresh write (claim, kernel transaction, record), never a replay.",
+      "floor: JSON.parse of the same request text plus JSON.stringify of the same response object: the least any JSON tool endpoint does.",
+      "phases: each step of the dispatcher measured on its own with the same requests (parse = readRequest with limits; validate = envelope, tool request and echo validators; authorize = grant lookup and kernel access check; idempotency = scope, fingerprint, claim and complete; kernel = the kernel command; wrap = success envelope and response validation; stringify; plumbing = the two timeout races). share = phase median / dispatch median; unattributed is the rest (await turns, the onCall record, allocation).",
+      `Interleaved: in each of ${rounds} processes, dispatch, floor and every phase take turns in ${options.slices} slices of ${options.sliceTime} ms (tinybench runs, a new shuffled order each slice); the ratio is dispatch / floor per slice, median and p10..p90 over slices; shares use the medians over slices.`,
+    ],
+    figures,
+    ratios,
+    goals,
+    extra: { shares, rounds, slices: rounds * options.slices, options },
+    summary: Object.entries(shares).map(
+      ([tool, share]) =>
+        `where page.${tool}'s time goes (phase median / dispatch median): ` +
+        Object.entries(share)
+          .sort((a, b) => b[1] - a[1])
+          .map(([p, x]) => `${p} ${(x * 100).toFixed(0)}%`)
+          .join(", "),
+    ),
+    seconds: (Date.now() - started) / 1000,
+  };
+}
+
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}

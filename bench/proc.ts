@@ -1,0 +1,59 @@
+/** Timing whole processes: spawn to stdout closed and exit, with optional stdin. */
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { repoRoot } from "./paths";
+
+export interface Timed {
+  ms: number;
+  /** CPU time (user + system) of the child and its own children, ms; NaN where /proc is missing. */
+  cpuMs: number;
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function timeProcess(args: readonly string[], options: { stdin?: string; cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<Timed> {
+  return new Promise((resolve, reject) => {
+    const cpuBefore = childrenCpuMs();
+    const started = process.hrtime.bigint();
+    const child = spawn(process.execPath, args as string[], {
+      cwd: options.cwd ?? repoRoot,
+      env: options.env ?? process.env,
+      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout!.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    if (options.stdin !== undefined) child.stdin!.end(options.stdin);
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 120_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      resolve({ ms, cpuMs: childrenCpuMs() - cpuBefore, code, stdout, stderr });
+    });
+  });
+}
+
+/** Runs a process and fails loudly unless it exits 0. */
+export async function mustRun(args: readonly string[], options: Parameters<typeof timeProcess>[1] = {}): Promise<Timed> {
+  const t = await timeProcess(args, options);
+  if (t.code !== 0) throw new Error(`node ${args.join(" ")} exited ${t.code}:\n${t.stderr || t.stdout}`);
+  return t;
+}
+
+/**
+ * CPU time of this process's children that have ended (cutime + cstime of /proc/self/stat), in ms.
+ * Read before a spawn and after its exit, it gives the child's CPU time: unlike wall time, it does
+ * not count time spent waiting for a core that other work holds. Clock ticks are 1/100 s.
+ */
+export function childrenCpuMs(): number {
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[13]) + Number(fields[14])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
