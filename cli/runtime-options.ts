@@ -53,7 +53,8 @@ export async function runtimeFrom(opts: RuntimeCliOptions, extra: { onCall?: (r:
     statePath: opts.state,
     idempotencyTtlMs: positiveInt(opts.idempotencyTtl, "--idempotency-ttl"),
     leaseMs: positiveInt(opts.lease, "--lease"),
-    kernelTimeoutMs: (choice.kind === "embedded" ? 10_000 : choice.timeoutMs!) + 5_000,
+    // a remote kernel's transport times out first; this is the dispatcher's last resort
+    kernelTimeoutMs: choice.kind === "embedded" ? undefined : choice.timeoutMs! + 5_000,
     onCall: extra.onCall as never,
   });
 }

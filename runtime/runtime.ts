@@ -53,7 +53,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   } else {
     kernel = createKernelClient(cliTransport({ command: choice.command, args: choice.args, timeoutMs: choice.timeoutMs }));
   }
-  const dispatcher = createDispatcher({ ...options, kernel, grants, idempotency });
+  // the embedded kernel answers synchronously: no timer race around it
+  const kernelTimeoutMs = choice.kind === "embedded" && options.kernelTimeoutMs === undefined ? null : options.kernelTimeoutMs;
+  const dispatcher = createDispatcher({ ...options, kernelTimeoutMs, kernel, grants, idempotency });
   return {
     dispatcher,
     grants,

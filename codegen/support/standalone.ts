@@ -54,6 +54,7 @@ export function standaloneModule(ajv: Ajv, entries: readonly StandaloneExport[],
     throw new UnsupportedRuntimeError(`the standalone code needs "${spec}" in a form the generator does not rewrite`);
   }
   code = code.replace(/export const (impl\d+) = /g, "const $1 = ");
+  code = countCodePointsOnlyWhenNeeded(code, imports);
 
   const typed = entries.map((e, i) => {
     const type = e.type ? (options.typesModule ? `T.${e.type}` : e.type) : "unknown";
@@ -73,4 +74,17 @@ export function standaloneModule(ajv: Ajv, entries: readonly StandaloneExport[],
   ]
     .filter((l, i) => l !== "" || i > 2)
     .join("\n");
+}
+
+/**
+ * A string never has more code points than UTF-16 units, nor fewer than half of them, so most
+ * length checks are decided by .length alone; ucs2length (a walk over the string) runs only when
+ * they are not.
+ */
+function countCodePointsOnlyWhenNeeded(code: string, imports: readonly string[]): string {
+  const ucs = /import (\w+) from "\.\/runtime\/ucs2length";/.exec(imports.join("\n"))?.[1];
+  if (!ucs) return code;
+  return code
+    .replace(new RegExp(`${ucs}\\((\\w+)\\) > (\\d+)`, "g"), (_m, v: string, n: string) => `(${v}.length > ${n} && ${ucs}(${v}) > ${n})`)
+    .replace(new RegExp(`${ucs}\\((\\w+)\\) < (\\d+)`, "g"), (_m, v: string, n: string) => `(${v}.length < ${n} || (${v}.length < 2 * ${n} && ${ucs}(${v}) < ${n}))`);
 }

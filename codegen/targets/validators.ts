@@ -22,10 +22,15 @@ const typeId = (typeName: string) => `urn:mnote:type:${typeName}`;
  * Every named schema as its own document, $refs rewritten to those documents' ids. ajv compiles a
  * $ref target once per root document, so with the contract's files (or one bundle) as roots a
  * shared definition would be compiled, and emitted, once for every schema that uses it.
+ *
+ * Two rewrites keep the meaning and make the code faster (measured in bench/, validators): a
+ * oneOf of distinct constants is an enum (ajv would build an error object per failed branch on
+ * every valid value), and a $ref to an alias (a schema that is only a $ref, like WorkspaceId to
+ * Identifier) points at its target, so ajv can inline it instead of calling a function.
  */
 export function validatorSchemas(model: ContractModel): JsonSchema[] {
   const nameByRef = new Map(model.schemas.map((s) => [s.ref, s.typeName]));
-  return model.schemas.map((named) => {
+  const mapped = model.schemas.map((named) => {
     const baseId = named.ref.slice(0, named.ref.indexOf("#"));
     const schema = mapSchema(named.schema, (node) => {
       const out: JsonSchema = {};
@@ -38,10 +43,32 @@ export function validatorSchemas(model: ContractModel): JsonSchema[] {
         if (!target) throw new Error(`no definition for $ref ${out.$ref} in ${named.typeName}`);
         out.$ref = typeId(target);
       }
-      return out;
+      return constantsAsEnum(out);
     }) as JsonSchema;
-    return { $schema: "https://json-schema.org/draft/2020-12/schema", $id: typeId(named.typeName), ...schema };
+    return { typeName: named.typeName, schema };
   });
+  const aliases = new Map(mapped.filter((m) => Object.keys(m.schema).length === 1 && typeof m.schema.$ref === "string").map((m) => [typeId(m.typeName), m.schema.$ref as string]));
+  const resolveAlias = (id: string): string => {
+    for (let hops = 0; aliases.has(id) && hops < 64; hops++) id = aliases.get(id)!;
+    return id;
+  };
+  return mapped.map(({ typeName, schema }) => {
+    const direct = mapSchema(schema, (node) => (node !== schema && typeof node.$ref === "string" ? { ...node, $ref: resolveAlias(node.$ref) } : node)) as JsonSchema;
+    return { $schema: "https://json-schema.org/draft/2020-12/schema", $id: typeId(typeName), ...direct };
+  });
+}
+
+/** oneOf: [{const: a}, {const: b}] with distinct scalar constants is enum: [a, b]. */
+function constantsAsEnum(node: JsonSchema): JsonSchema {
+  const branches = node.oneOf;
+  if (!Array.isArray(branches) || branches.length === 0) return node;
+  const isScalarConst = (b: unknown) =>
+    b !== null && typeof b === "object" && Object.keys(b).length === 1 && "const" in b && ((b as { const: unknown }).const === null || typeof (b as { const: unknown }).const !== "object");
+  if (!branches.every(isScalarConst)) return node;
+  const values = branches.map((b) => (b as { const: unknown }).const);
+  if (new Set(values).size !== values.length) return node;
+  const { oneOf: _oneOf, ...rest } = node;
+  return { ...rest, enum: values };
 }
 
 export function validatorName(typeName: string): string {

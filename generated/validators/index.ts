@@ -10,310 +10,10 @@ import func70 from "./runtime/ucs2length";
 const impl0 = validate20;
 const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:AccessCheckPayload","type":"object","required":["context"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"}}};
 const func0 = Object.prototype.hasOwnProperty;
-const schema32 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelContext","type":"object","required":["workspaceId","documentId","actorId","traceId","sessionId","runId","toolCallId"],"additionalProperties":false,"properties":{"workspaceId":{"$ref":"urn:mnote:type:WorkspaceId"},"documentId":{"$ref":"urn:mnote:type:DocumentId"},"actorId":{"$ref":"urn:mnote:type:ActorId"},"traceId":{"$ref":"urn:mnote:type:TraceId"},"sessionId":{"$ref":"urn:mnote:type:SessionId"},"runId":{"$ref":"urn:mnote:type:RunId"},"toolCallId":{"$ref":"urn:mnote:type:ToolCallId"}}};
-const schema33 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:WorkspaceId","$ref":"urn:mnote:type:Identifier"};
-const schema34 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:Identifier","type":"string","minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9][A-Za-z0-9._:-]*$"};
+const schema32 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelContext","type":"object","required":["workspaceId","documentId","actorId","traceId","sessionId","runId","toolCallId"],"additionalProperties":false,"properties":{"workspaceId":{"$ref":"urn:mnote:type:Identifier"},"documentId":{"$ref":"urn:mnote:type:Identifier"},"actorId":{"$ref":"urn:mnote:type:Identifier"},"traceId":{"$ref":"urn:mnote:type:Identifier"},"sessionId":{"$ref":"urn:mnote:type:Identifier"},"runId":{"$ref":"urn:mnote:type:Identifier"},"toolCallId":{"$ref":"urn:mnote:type:Identifier"}}};
+const schema33 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:Identifier","type":"string","minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9][A-Za-z0-9._:-]*$"};
 
 const pattern4 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._:-]*$", "u");
-
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:WorkspaceId" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate22.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === _errs0){
-if(typeof data === "string"){
-if(func70(data) > 128){
-validate22.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
-return false;
-}
-else {
-if(func70(data) < 1){
-validate22.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern4.test(data)){
-validate22.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
-return false;
-}
-}
-}
-}
-else {
-validate22.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-validate22.errors = vErrors;
-return errors === 0;
-}
-validate22.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const schema35 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:DocumentId","$ref":"urn:mnote:type:Identifier"};
-
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:DocumentId" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate24.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === _errs0){
-if(typeof data === "string"){
-if(func70(data) > 128){
-validate24.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
-return false;
-}
-else {
-if(func70(data) < 1){
-validate24.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern4.test(data)){
-validate24.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
-return false;
-}
-}
-}
-}
-else {
-validate24.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-validate24.errors = vErrors;
-return errors === 0;
-}
-validate24.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const schema37 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ActorId","$ref":"urn:mnote:type:Identifier"};
-
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ActorId" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate26.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === _errs0){
-if(typeof data === "string"){
-if(func70(data) > 128){
-validate26.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
-return false;
-}
-else {
-if(func70(data) < 1){
-validate26.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern4.test(data)){
-validate26.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
-return false;
-}
-}
-}
-}
-else {
-validate26.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-validate26.errors = vErrors;
-return errors === 0;
-}
-validate26.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const schema39 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:TraceId","$ref":"urn:mnote:type:Identifier"};
-
-function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:TraceId" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate28.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === _errs0){
-if(typeof data === "string"){
-if(func70(data) > 128){
-validate28.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
-return false;
-}
-else {
-if(func70(data) < 1){
-validate28.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern4.test(data)){
-validate28.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
-return false;
-}
-}
-}
-}
-else {
-validate28.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-validate28.errors = vErrors;
-return errors === 0;
-}
-validate28.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const schema41 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:SessionId","$ref":"urn:mnote:type:Identifier"};
-
-function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:SessionId" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate30.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === _errs0){
-if(typeof data === "string"){
-if(func70(data) > 128){
-validate30.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
-return false;
-}
-else {
-if(func70(data) < 1){
-validate30.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern4.test(data)){
-validate30.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
-return false;
-}
-}
-}
-}
-else {
-validate30.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-validate30.errors = vErrors;
-return errors === 0;
-}
-validate30.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const schema43 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:RunId","$ref":"urn:mnote:type:Identifier"};
-
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:RunId" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate32.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === _errs0){
-if(typeof data === "string"){
-if(func70(data) > 128){
-validate32.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
-return false;
-}
-else {
-if(func70(data) < 1){
-validate32.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern4.test(data)){
-validate32.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
-return false;
-}
-}
-}
-}
-else {
-validate32.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-validate32.errors = vErrors;
-return errors === 0;
-}
-validate32.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const schema45 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolCallId","$ref":"urn:mnote:type:Identifier"};
-
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ToolCallId" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate34.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === _errs0){
-if(typeof data === "string"){
-if(func70(data) > 128){
-validate34.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
-return false;
-}
-else {
-if(func70(data) < 1){
-validate34.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern4.test(data)){
-validate34.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
-return false;
-}
-}
-}
-}
-else {
-validate34.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-validate34.errors = vErrors;
-return errors === 0;
-}
-validate34.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:KernelContext" */;
@@ -344,10 +44,32 @@ break;
 }
 if(_errs1 === errors){
 if(data.workspaceId !== undefined && func0.call(data, "workspaceId")){
+let data0 = data.workspaceId;
 const _errs2 = errors;
-if(!(validate22(data.workspaceId, {instancePath:instancePath+"/workspaceId",parentData:data,parentDataProperty:"workspaceId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
-errors = vErrors.length;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if((data0.length > 128 && func70(data0) > 128)){
+validate21.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data0.length < 1 || (data0.length < 2 * 1 && func70(data0) < 1))){
+validate21.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data0)){
+validate21.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate21.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 }
 var valid0 = _errs2 === errors;
 }
@@ -356,34 +78,32 @@ var valid0 = true;
 }
 if(valid0){
 if(data.documentId !== undefined && func0.call(data, "documentId")){
-const _errs3 = errors;
-if(!(validate24(data.documentId, {instancePath:instancePath+"/documentId",parentData:data,parentDataProperty:"documentId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.actorId !== undefined && func0.call(data, "actorId")){
-const _errs4 = errors;
-if(!(validate26(data.actorId, {instancePath:instancePath+"/actorId",parentData:data,parentDataProperty:"actorId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.traceId !== undefined && func0.call(data, "traceId")){
+let data1 = data.documentId;
 const _errs5 = errors;
-if(!(validate28(data.traceId, {instancePath:instancePath+"/traceId",parentData:data,parentDataProperty:"traceId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
-errors = vErrors.length;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data1 === "string"){
+if((data1.length > 128 && func70(data1) > 128)){
+validate21.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data1.length < 1 || (data1.length < 2 * 1 && func70(data1) < 1))){
+validate21.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data1)){
+validate21.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate21.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 }
 var valid0 = _errs5 === errors;
 }
@@ -391,37 +111,171 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.sessionId !== undefined && func0.call(data, "sessionId")){
-const _errs6 = errors;
-if(!(validate30(data.sessionId, {instancePath:instancePath+"/sessionId",parentData:data,parentDataProperty:"sessionId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
-errors = vErrors.length;
+if(data.actorId !== undefined && func0.call(data, "actorId")){
+let data2 = data.actorId;
+const _errs8 = errors;
+const _errs9 = errors;
+if(errors === _errs9){
+if(typeof data2 === "string"){
+if((data2.length > 128 && func70(data2) > 128)){
+validate21.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
 }
-var valid0 = _errs6 === errors;
+else {
+if((data2.length < 1 || (data2.length < 2 * 1 && func70(data2) < 1))){
+validate21.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data2)){
+validate21.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate21.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.traceId !== undefined && func0.call(data, "traceId")){
+let data3 = data.traceId;
+const _errs11 = errors;
+const _errs12 = errors;
+if(errors === _errs12){
+if(typeof data3 === "string"){
+if((data3.length > 128 && func70(data3) > 128)){
+validate21.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data3.length < 1 || (data3.length < 2 * 1 && func70(data3) < 1))){
+validate21.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data3)){
+validate21.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate21.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.sessionId !== undefined && func0.call(data, "sessionId")){
+let data4 = data.sessionId;
+const _errs14 = errors;
+const _errs15 = errors;
+if(errors === _errs15){
+if(typeof data4 === "string"){
+if((data4.length > 128 && func70(data4) > 128)){
+validate21.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data4.length < 1 || (data4.length < 2 * 1 && func70(data4) < 1))){
+validate21.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data4)){
+validate21.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate21.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs14 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.runId !== undefined && func0.call(data, "runId")){
-const _errs7 = errors;
-if(!(validate32(data.runId, {instancePath:instancePath+"/runId",parentData:data,parentDataProperty:"runId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
-errors = vErrors.length;
+let data5 = data.runId;
+const _errs17 = errors;
+const _errs18 = errors;
+if(errors === _errs18){
+if(typeof data5 === "string"){
+if((data5.length > 128 && func70(data5) > 128)){
+validate21.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
 }
-var valid0 = _errs7 === errors;
+else {
+if((data5.length < 1 || (data5.length < 2 * 1 && func70(data5) < 1))){
+validate21.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data5)){
+validate21.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate21.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs17 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.toolCallId !== undefined && func0.call(data, "toolCallId")){
-const _errs8 = errors;
-if(!(validate34(data.toolCallId, {instancePath:instancePath+"/toolCallId",parentData:data,parentDataProperty:"toolCallId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
-errors = vErrors.length;
+let data6 = data.toolCallId;
+const _errs20 = errors;
+const _errs21 = errors;
+if(errors === _errs21){
+if(typeof data6 === "string"){
+if((data6.length > 128 && func70(data6) > 128)){
+validate21.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
 }
-var valid0 = _errs8 === errors;
+else {
+if((data6.length < 1 || (data6.length < 2 * 1 && func70(data6) < 1))){
+validate21.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data6)){
+validate21.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate21.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs20 === errors;
 }
 else {
 var valid0 = true;
@@ -492,15 +346,15 @@ return errors === 0;
 }
 validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl1 = validate37;
-const schema47 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:AccessCheckResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"type":"null"},"replayed":{"const":false},"result":{"type":"object","required":["authenticated","member","granted"],"additionalProperties":false,"properties":{"authenticated":{"type":"boolean"},"member":{"type":"boolean"},"granted":{"type":"array","uniqueItems":true,"items":{"$ref":"urn:mnote:type:CapabilityScope"}}}}}};
-const schema48 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:CapabilityScope","oneOf":[{"const":"page.read"},{"const":"page.write"},{"const":"artifact.write"}]};
+const impl1 = validate23;
+const schema40 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:AccessCheckResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"type":"null"},"replayed":{"const":false},"result":{"type":"object","required":["authenticated","member","granted"],"additionalProperties":false,"properties":{"authenticated":{"type":"boolean"},"member":{"type":"boolean"},"granted":{"type":"array","uniqueItems":true,"items":{"$ref":"urn:mnote:type:CapabilityScope"}}}}}};
+const schema41 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:CapabilityScope","enum":["page.read","page.write","artifact.write"]};
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:AccessCheckResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate37.evaluated;
+const evaluated0 = validate23.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -511,14 +365,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.replayed === undefined) || (!(func0.call(data, "replayed")))) && (missing0 = "replayed"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
-validate37.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate23.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "commandId") || (key0 === "replayed")) || (key0 === "result"))){
-validate37.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate23.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -527,7 +381,7 @@ if(_errs1 === errors){
 if(data.commandId !== undefined && func0.call(data, "commandId")){
 const _errs2 = errors;
 if(data.commandId !== null){
-validate37.errors = [{instancePath:instancePath+"/commandId",schemaPath:"#/properties/commandId/type",keyword:"type",params:{type: "null"},message:"must be null"}];
+validate23.errors = [{instancePath:instancePath+"/commandId",schemaPath:"#/properties/commandId/type",keyword:"type",params:{type: "null"},message:"must be null"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -539,7 +393,7 @@ if(valid0){
 if(data.replayed !== undefined && func0.call(data, "replayed")){
 const _errs4 = errors;
 if(false !== data.replayed){
-validate37.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"}];
+validate23.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -555,14 +409,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((((data2.authenticated === undefined) || (!(func0.call(data2, "authenticated")))) && (missing1 = "authenticated")) || (((data2.member === undefined) || (!(func0.call(data2, "member")))) && (missing1 = "member"))) || (((data2.granted === undefined) || (!(func0.call(data2, "granted")))) && (missing1 = "granted"))){
-validate37.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate23.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 of Object.keys(data2)){
 if(!(((key1 === "authenticated") || (key1 === "member")) || (key1 === "granted"))){
-validate37.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate23.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -571,7 +425,7 @@ if(_errs7 === errors){
 if(data2.authenticated !== undefined && func0.call(data2, "authenticated")){
 const _errs8 = errors;
 if(typeof data2.authenticated !== "boolean"){
-validate37.errors = [{instancePath:instancePath+"/result/authenticated",schemaPath:"#/properties/result/properties/authenticated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate23.errors = [{instancePath:instancePath+"/result/authenticated",schemaPath:"#/properties/result/properties/authenticated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -583,7 +437,7 @@ if(valid1){
 if(data2.member !== undefined && func0.call(data2, "member")){
 const _errs10 = errors;
 if(typeof data2.member !== "boolean"){
-validate37.errors = [{instancePath:instancePath+"/result/member",schemaPath:"#/properties/result/properties/member/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate23.errors = [{instancePath:instancePath+"/result/member",schemaPath:"#/properties/result/properties/member/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs10 === errors;
@@ -602,91 +456,9 @@ const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 let data6 = data5[i0];
 const _errs14 = errors;
-const _errs16 = errors;
-let valid4 = false;
-let passing0 = null;
-const _errs17 = errors;
-if("page.read" !== data6){
-const err0 = {instancePath:instancePath+"/result/granted/" + i0,schemaPath:"urn:mnote:type:CapabilityScope/oneOf/0/const",keyword:"const",params:{allowedValue: "page.read"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs17 === errors;
-if(_valid0){
-valid4 = true;
-passing0 = 0;
-}
-const _errs18 = errors;
-if("page.write" !== data6){
-const err1 = {instancePath:instancePath+"/result/granted/" + i0,schemaPath:"urn:mnote:type:CapabilityScope/oneOf/1/const",keyword:"const",params:{allowedValue: "page.write"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs18 === errors;
-if(_valid0 && valid4){
-valid4 = false;
-passing0 = [passing0, 1];
-}
-else {
-if(_valid0){
-valid4 = true;
-passing0 = 1;
-}
-const _errs19 = errors;
-if("artifact.write" !== data6){
-const err2 = {instancePath:instancePath+"/result/granted/" + i0,schemaPath:"urn:mnote:type:CapabilityScope/oneOf/2/const",keyword:"const",params:{allowedValue: "artifact.write"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var _valid0 = _errs19 === errors;
-if(_valid0 && valid4){
-valid4 = false;
-passing0 = [passing0, 2];
-}
-else {
-if(_valid0){
-valid4 = true;
-passing0 = 2;
-}
-}
-}
-if(!valid4){
-const err3 = {instancePath:instancePath+"/result/granted/" + i0,schemaPath:"urn:mnote:type:CapabilityScope/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate37.errors = vErrors;
+if(!(((data6 === "page.read") || (data6 === "page.write")) || (data6 === "artifact.write"))){
+validate23.errors = [{instancePath:instancePath+"/result/granted/" + i0,schemaPath:"urn:mnote:type:CapabilityScope/enum",keyword:"enum",params:{allowedValues: schema41.enum},message:"must be equal to one of the allowed values"}];
 return false;
-}
-else {
-errors = _errs16;
-if(vErrors !== null){
-if(_errs16){
-vErrors.length = _errs16;
-}
-else {
-vErrors = null;
-}
-}
 }
 var valid2 = _errs14 === errors;
 if(!valid2){
@@ -701,7 +473,7 @@ outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
 if(func27(data5[i1], data5[j0])){
-validate37.errors = [{instancePath:instancePath+"/result/granted",schemaPath:"#/properties/result/properties/granted/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
+validate23.errors = [{instancePath:instancePath+"/result/granted",schemaPath:"#/properties/result/properties/granted/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
 return false;
 break outer0;
 }
@@ -711,7 +483,7 @@ break outer0;
 }
 }
 else {
-validate37.errors = [{instancePath:instancePath+"/result/granted",schemaPath:"#/properties/result/properties/granted/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate23.errors = [{instancePath:instancePath+"/result/granted",schemaPath:"#/properties/result/properties/granted/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -726,7 +498,7 @@ var valid1 = true;
 }
 }
 else {
-validate37.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate23.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -741,27 +513,69 @@ var valid0 = true;
 }
 }
 else {
-validate37.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate23.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate37.errors = vErrors;
+validate23.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl2 = validate26;
+const impl2 = validate24;
+const schema42 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ActorId","$ref":"urn:mnote:type:Identifier"};
 
-const impl3 = validate38;
-const schema49 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactAiNoteCreatePayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:ArtifactCreateAiNoteArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
-const schema50 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateAiNoteArgs","type":"object","required":["content"],"additionalProperties":false,"properties":{"content":{"type":"string","minLength":1,"maxLength":50000},"title":{"type":"string","minLength":1,"maxLength":200},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
-const schema51 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:Revision","type":"integer","minimum":0,"maximum":9007199254740991};
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ActorId" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate24.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(typeof data === "string"){
+if((data.length > 128 && func70(data) > 128)){
+validate24.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data.length < 1 || (data.length < 2 * 1 && func70(data) < 1))){
+validate24.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data)){
+validate24.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate24.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+validate24.errors = vErrors;
+return errors === 0;
+}
+validate24.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+const impl3 = validate25;
+const schema44 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactAiNoteCreatePayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:ArtifactCreateAiNoteArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
+const schema45 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateAiNoteArgs","type":"object","required":["content"],"additionalProperties":false,"properties":{"content":{"type":"string","minLength":1,"maxLength":50000},"title":{"type":"string","minLength":1,"maxLength":200},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
+const schema46 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:Revision","type":"integer","minimum":0,"maximum":9007199254740991};
+
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ArtifactCreateAiNoteArgs" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate40.evaluated;
+const evaluated0 = validate27.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -772,14 +586,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.content === undefined) || (!(func0.call(data, "content")))) && (missing0 = "content")){
-validate40.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate27.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "content") || (key0 === "title")) || (key0 === "baseRevision"))){
-validate40.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate27.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -790,19 +604,19 @@ let data0 = data.content;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func70(data0) > 50000){
-validate40.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/maxLength",keyword:"maxLength",params:{limit: 50000},message:"must NOT have more than 50000 characters"}];
+if((data0.length > 50000 && func70(data0) > 50000)){
+validate27.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/maxLength",keyword:"maxLength",params:{limit: 50000},message:"must NOT have more than 50000 characters"}];
 return false;
 }
 else {
-if(func70(data0) < 1){
-validate40.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data0.length < 1 || (data0.length < 2 * 1 && func70(data0) < 1))){
+validate27.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate40.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate27.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -817,19 +631,19 @@ let data1 = data.title;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(func70(data1) > 200){
-validate40.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+if((data1.length > 200 && func70(data1) > 200)){
+validate27.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
 return false;
 }
 else {
-if(func70(data1) < 1){
-validate40.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data1.length < 1 || (data1.length < 2 * 1 && func70(data1) < 1))){
+validate27.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate40.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate27.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -844,18 +658,18 @@ let data2 = data.baseRevision;
 const _errs6 = errors;
 const _errs7 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate40.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate27.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs7){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate40.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate27.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data2 < 0 || isNaN(data2)){
-validate40.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate27.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -872,27 +686,27 @@ var valid0 = true;
 }
 }
 else {
-validate40.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate27.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate40.errors = vErrors;
+validate27.errors = vErrors;
 return errors === 0;
 }
-validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema52 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelWrite","type":"object","required":["commandId","idempotencyScope","fingerprint","ttlMs"],"additionalProperties":false,"properties":{"commandId":{"$ref":"urn:mnote:type:CommandId"},"idempotencyKey":{"$ref":"urn:mnote:type:IdempotencyKey"},"idempotencyScope":{"type":"string","pattern":"^[0-9a-f]{64}$"},"fingerprint":{"type":"string","pattern":"^[0-9a-f]{64}$"},"ttlMs":{"type":"integer","minimum":1000,"maximum":31536000000}}};
-const schema53 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:CommandId","type":"string","minLength":1,"maxLength":128,"pattern":"^[a-z][a-z0-9_]*$"};
-const schema54 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:IdempotencyKey","type":"string","minLength":1,"maxLength":256,"pattern":"^[!-~]+$"};
-const pattern11 = new RegExp("^[a-z][a-z0-9_]*$", "u");
-const pattern12 = new RegExp("^[!-~]+$", "u");
-const pattern13 = new RegExp("^[0-9a-f]{64}$", "u");
+const schema47 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelWrite","type":"object","required":["commandId","idempotencyScope","fingerprint","ttlMs"],"additionalProperties":false,"properties":{"commandId":{"$ref":"urn:mnote:type:CommandId"},"idempotencyKey":{"$ref":"urn:mnote:type:IdempotencyKey"},"idempotencyScope":{"type":"string","pattern":"^[0-9a-f]{64}$"},"fingerprint":{"type":"string","pattern":"^[0-9a-f]{64}$"},"ttlMs":{"type":"integer","minimum":1000,"maximum":31536000000}}};
+const schema48 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:CommandId","type":"string","minLength":1,"maxLength":128,"pattern":"^[a-z][a-z0-9_]*$"};
+const schema49 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:IdempotencyKey","type":"string","minLength":1,"maxLength":256,"pattern":"^[!-~]+$"};
+const pattern12 = new RegExp("^[a-z][a-z0-9_]*$", "u");
+const pattern13 = new RegExp("^[!-~]+$", "u");
+const pattern14 = new RegExp("^[0-9a-f]{64}$", "u");
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:KernelWrite" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate42.evaluated;
+const evaluated0 = validate29.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -903,14 +717,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.idempotencyScope === undefined) || (!(func0.call(data, "idempotencyScope")))) && (missing0 = "idempotencyScope"))) || (((data.fingerprint === undefined) || (!(func0.call(data, "fingerprint")))) && (missing0 = "fingerprint"))) || (((data.ttlMs === undefined) || (!(func0.call(data, "ttlMs")))) && (missing0 = "ttlMs"))){
-validate42.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate29.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((((key0 === "commandId") || (key0 === "idempotencyKey")) || (key0 === "idempotencyScope")) || (key0 === "fingerprint")) || (key0 === "ttlMs"))){
-validate42.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate29.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -922,25 +736,25 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(func70(data0) > 128){
-validate42.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data0.length > 128 && func70(data0) > 128)){
+validate29.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if(func70(data0) < 1){
-validate42.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data0.length < 1 || (data0.length < 2 * 1 && func70(data0) < 1))){
+validate29.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern11.test(data0)){
-validate42.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""}];
+if(!pattern12.test(data0)){
+validate29.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate29.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -956,25 +770,25 @@ const _errs5 = errors;
 const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
-if(func70(data1) > 256){
-validate42.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+if((data1.length > 256 && func70(data1) > 256)){
+validate29.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
 return false;
 }
 else {
-if(func70(data1) < 1){
-validate42.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data1.length < 1 || (data1.length < 2 * 1 && func70(data1) < 1))){
+validate29.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern12.test(data1)){
-validate42.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""}];
+if(!pattern13.test(data1)){
+validate29.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate29.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -989,13 +803,13 @@ let data2 = data.idempotencyScope;
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
-if(!pattern13.test(data2)){
-validate42.errors = [{instancePath:instancePath+"/idempotencyScope",schemaPath:"#/properties/idempotencyScope/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""}];
+if(!pattern14.test(data2)){
+validate29.errors = [{instancePath:instancePath+"/idempotencyScope",schemaPath:"#/properties/idempotencyScope/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/idempotencyScope",schemaPath:"#/properties/idempotencyScope/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate29.errors = [{instancePath:instancePath+"/idempotencyScope",schemaPath:"#/properties/idempotencyScope/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1010,13 +824,13 @@ let data3 = data.fingerprint;
 const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data3 === "string"){
-if(!pattern13.test(data3)){
-validate42.errors = [{instancePath:instancePath+"/fingerprint",schemaPath:"#/properties/fingerprint/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""}];
+if(!pattern14.test(data3)){
+validate29.errors = [{instancePath:instancePath+"/fingerprint",schemaPath:"#/properties/fingerprint/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/fingerprint",schemaPath:"#/properties/fingerprint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate29.errors = [{instancePath:instancePath+"/fingerprint",schemaPath:"#/properties/fingerprint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1030,18 +844,18 @@ if(data.ttlMs !== undefined && func0.call(data, "ttlMs")){
 let data4 = data.ttlMs;
 const _errs12 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate42.errors = [{instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate29.errors = [{instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs12){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 > 31536000000 || isNaN(data4)){
-validate42.errors = [{instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000000},message:"must be <= 31536000000"}];
+validate29.errors = [{instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000000},message:"must be <= 31536000000"}];
 return false;
 }
 else {
 if(data4 < 1000 || isNaN(data4)){
-validate42.errors = [{instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"}];
+validate29.errors = [{instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"}];
 return false;
 }
 }
@@ -1060,20 +874,20 @@ var valid0 = true;
 }
 }
 else {
-validate42.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate29.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate42.errors = vErrors;
+validate29.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ArtifactAiNoteCreatePayload" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate38.evaluated;
+const evaluated0 = validate25.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1084,14 +898,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.context === undefined) || (!(func0.call(data, "context")))) && (missing0 = "context")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate38.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate25.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((key0 === "context") || (key0 === "args")) || (key0 === "dryRun")) || (key0 === "write"))){
-validate38.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate25.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1111,8 +925,8 @@ var valid0 = true;
 if(valid0){
 if(data.args !== undefined && func0.call(data, "args")){
 const _errs3 = errors;
-if(!(validate40(data.args, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+if(!(validate27(data.args, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -1124,7 +938,7 @@ if(valid0){
 if(data.dryRun !== undefined && func0.call(data, "dryRun")){
 const _errs4 = errors;
 if(typeof data.dryRun !== "boolean"){
-validate38.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate25.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -1135,8 +949,8 @@ var valid0 = true;
 if(valid0){
 if(data.write !== undefined && func0.call(data, "write")){
 const _errs6 = errors;
-if(!(validate42(data.write, {instancePath:instancePath+"/write",parentData:data,parentDataProperty:"write",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
+if(!(validate29(data.write, {instancePath:instancePath+"/write",parentData:data,parentDataProperty:"write",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs6 === errors;
@@ -1151,113 +965,28 @@ var valid0 = true;
 }
 }
 else {
-validate38.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate25.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate38.errors = vErrors;
+validate25.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl4 = validate44;
-const schema55 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactAiNoteCreateResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:ArtifactCreateAiNoteResult"}}};
-const schema57 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateAiNoteResult","anyOf":[{"$ref":"urn:mnote:type:ArtifactWriteResult"},{"$ref":"urn:mnote:type:DryRunResult"}]};
-const schema58 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactWriteResult","type":"object","required":["commandName","artifactId","artifactType","created","edgeId","edgeCreated"],"additionalProperties":false,"properties":{"commandName":{"$ref":"urn:mnote:type:CommandName"},"artifactId":{"$ref":"urn:mnote:type:ArtifactId"},"artifactType":{"$ref":"urn:mnote:type:ArtifactType"},"created":{"type":"boolean"},"edgeId":{"$ref":"urn:mnote:type:EdgeId"},"edgeCreated":{"type":"boolean"}}};
-const schema59 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:CommandName","type":"string","maxLength":64,"pattern":"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"};
-const schema62 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactType","type":"string","enum":["summary","ai_note"]};
-const pattern16 = new RegExp("^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$", "u");
-const schema60 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactId","$ref":"urn:mnote:type:Identifier"};
+const impl4 = validate31;
+const schema50 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactAiNoteCreateResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:ArtifactCreateAiNoteResult"}}};
+const schema52 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateAiNoteResult","anyOf":[{"$ref":"urn:mnote:type:ArtifactWriteResult"},{"$ref":"urn:mnote:type:DryRunResult"}]};
+const schema53 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactWriteResult","type":"object","required":["commandName","artifactId","artifactType","created","edgeId","edgeCreated"],"additionalProperties":false,"properties":{"commandName":{"$ref":"urn:mnote:type:CommandName"},"artifactId":{"$ref":"urn:mnote:type:Identifier"},"artifactType":{"$ref":"urn:mnote:type:ArtifactType"},"created":{"type":"boolean"},"edgeId":{"$ref":"urn:mnote:type:Identifier"},"edgeCreated":{"type":"boolean"}}};
+const schema54 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:CommandName","type":"string","maxLength":64,"pattern":"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"};
+const schema56 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactType","type":"string","enum":["summary","ai_note"]};
+const pattern17 = new RegExp("^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$", "u");
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ArtifactId" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate47.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === _errs0){
-if(typeof data === "string"){
-if(func70(data) > 128){
-validate47.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
-return false;
-}
-else {
-if(func70(data) < 1){
-validate47.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern4.test(data)){
-validate47.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
-return false;
-}
-}
-}
-}
-else {
-validate47.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-validate47.errors = vErrors;
-return errors === 0;
-}
-validate47.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const schema63 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:EdgeId","$ref":"urn:mnote:type:Identifier"};
-
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:EdgeId" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate49.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === _errs0){
-if(typeof data === "string"){
-if(func70(data) > 128){
-validate49.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
-return false;
-}
-else {
-if(func70(data) < 1){
-validate49.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern4.test(data)){
-validate49.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
-return false;
-}
-}
-}
-}
-else {
-validate49.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-validate49.errors = vErrors;
-return errors === 0;
-}
-validate49.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ArtifactWriteResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate46.evaluated;
+const evaluated0 = validate33.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1268,14 +997,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.commandName === undefined) || (!(func0.call(data, "commandName")))) && (missing0 = "commandName")) || (((data.artifactId === undefined) || (!(func0.call(data, "artifactId")))) && (missing0 = "artifactId"))) || (((data.artifactType === undefined) || (!(func0.call(data, "artifactType")))) && (missing0 = "artifactType"))) || (((data.created === undefined) || (!(func0.call(data, "created")))) && (missing0 = "created"))) || (((data.edgeId === undefined) || (!(func0.call(data, "edgeId")))) && (missing0 = "edgeId"))) || (((data.edgeCreated === undefined) || (!(func0.call(data, "edgeCreated")))) && (missing0 = "edgeCreated"))){
-validate46.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate33.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((((key0 === "commandName") || (key0 === "artifactId")) || (key0 === "artifactType")) || (key0 === "created")) || (key0 === "edgeId")) || (key0 === "edgeCreated"))){
-validate46.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate33.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1287,19 +1016,19 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(func70(data0) > 64){
-validate46.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if((data0.length > 64 && func70(data0) > 64)){
+validate33.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
-if(!pattern16.test(data0)){
-validate46.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
+if(!pattern17.test(data0)){
+validate33.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate46.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate33.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1310,10 +1039,32 @@ var valid0 = true;
 }
 if(valid0){
 if(data.artifactId !== undefined && func0.call(data, "artifactId")){
+let data1 = data.artifactId;
 const _errs5 = errors;
-if(!(validate47(data.artifactId, {instancePath:instancePath+"/artifactId",parentData:data,parentDataProperty:"artifactId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
-errors = vErrors.length;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data1 === "string"){
+if((data1.length > 128 && func70(data1) > 128)){
+validate33.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data1.length < 1 || (data1.length < 2 * 1 && func70(data1) < 1))){
+validate33.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data1)){
+validate33.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate33.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 }
 var valid0 = _errs5 === errors;
 }
@@ -1323,38 +1074,26 @@ var valid0 = true;
 if(valid0){
 if(data.artifactType !== undefined && func0.call(data, "artifactType")){
 let data2 = data.artifactType;
-const _errs6 = errors;
+const _errs8 = errors;
 if(typeof data2 !== "string"){
-validate46.errors = [{instancePath:instancePath+"/artifactType",schemaPath:"urn:mnote:type:ArtifactType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate33.errors = [{instancePath:instancePath+"/artifactType",schemaPath:"urn:mnote:type:ArtifactType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data2 === "summary") || (data2 === "ai_note"))){
-validate46.errors = [{instancePath:instancePath+"/artifactType",schemaPath:"urn:mnote:type:ArtifactType/enum",keyword:"enum",params:{allowedValues: schema62.enum},message:"must be equal to one of the allowed values"}];
+validate33.errors = [{instancePath:instancePath+"/artifactType",schemaPath:"urn:mnote:type:ArtifactType/enum",keyword:"enum",params:{allowedValues: schema56.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid0 = _errs6 === errors;
+var valid0 = _errs8 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.created !== undefined && func0.call(data, "created")){
-const _errs9 = errors;
-if(typeof data.created !== "boolean"){
-validate46.errors = [{instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.edgeId !== undefined && func0.call(data, "edgeId")){
 const _errs11 = errors;
-if(!(validate49(data.edgeId, {instancePath:instancePath+"/edgeId",parentData:data,parentDataProperty:"edgeId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
-errors = vErrors.length;
+if(typeof data.created !== "boolean"){
+validate33.errors = [{instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
 }
 var valid0 = _errs11 === errors;
 }
@@ -1362,13 +1101,47 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.edgeCreated !== undefined && func0.call(data, "edgeCreated")){
-const _errs12 = errors;
-if(typeof data.edgeCreated !== "boolean"){
-validate46.errors = [{instancePath:instancePath+"/edgeCreated",schemaPath:"#/properties/edgeCreated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+if(data.edgeId !== undefined && func0.call(data, "edgeId")){
+let data4 = data.edgeId;
+const _errs13 = errors;
+const _errs14 = errors;
+if(errors === _errs14){
+if(typeof data4 === "string"){
+if((data4.length > 128 && func70(data4) > 128)){
+validate33.errors = [{instancePath:instancePath+"/edgeId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
-var valid0 = _errs12 === errors;
+else {
+if((data4.length < 1 || (data4.length < 2 * 1 && func70(data4) < 1))){
+validate33.errors = [{instancePath:instancePath+"/edgeId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data4)){
+validate33.errors = [{instancePath:instancePath+"/edgeId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate33.errors = [{instancePath:instancePath+"/edgeId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.edgeCreated !== undefined && func0.call(data, "edgeCreated")){
+const _errs16 = errors;
+if(typeof data.edgeCreated !== "boolean"){
+validate33.errors = [{instancePath:instancePath+"/edgeCreated",schemaPath:"#/properties/edgeCreated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs16 === errors;
 }
 else {
 var valid0 = true;
@@ -1382,25 +1155,25 @@ var valid0 = true;
 }
 }
 else {
-validate46.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate33.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate46.errors = vErrors;
+validate33.errors = vErrors;
 return errors === 0;
 }
-validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema65 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:DryRunResult","type":"object","required":["dryRun","commandName","diff"],"additionalProperties":false,"properties":{"dryRun":{"const":true},"commandName":{"$ref":"urn:mnote:type:CommandName"},"baseRevision":{"$ref":"urn:mnote:type:Revision"},"diff":{"type":"array","maxItems":64,"items":{"$ref":"urn:mnote:type:DiffOp"}},"warnings":{"type":"array","maxItems":64,"items":{"$ref":"urn:mnote:type:DryRunWarning"}}}};
-const schema68 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:DiffOp","type":"object","required":["op"],"additionalProperties":false,"properties":{"op":{"type":"string","enum":["append","replace","set_title","set_option","create_summary","update_summary","create_ai_note","create_edge","confirm_edge"]},"blocks":{"type":"integer","minimum":0},"removedBlocks":{"type":"integer","minimum":0},"field":{"type":"string","maxLength":64},"value":{"type":["boolean","string","number"]},"chars":{"type":"integer","minimum":0}}};
-const schema69 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:DryRunWarning","type":"object","required":["code","message"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:mnote:type:ErrorCode"},"message":{"type":"string","maxLength":1000},"field":{"type":"string","maxLength":64}}};
-const schema70 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ErrorCode","oneOf":[{"const":"mnote_tool_invalid_input"},{"const":"mnote_tool_payload_too_large"},{"const":"mnote_tool_unknown_tool"},{"const":"mnote_tool_not_authenticated"},{"const":"mnote_tool_permission_denied"},{"const":"mnote_tool_conflict"},{"const":"mnote_tool_idempotency_conflict"},{"const":"mnote_tool_in_progress"},{"const":"mnote_tool_unsupported_option"},{"const":"mnote_tool_kernel_unavailable"},{"const":"mnote_tool_unavailable"},{"const":"mnote_tool_not_configured"},{"const":"mnote_tool_internal"}]};
+const schema58 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:DryRunResult","type":"object","required":["dryRun","commandName","diff"],"additionalProperties":false,"properties":{"dryRun":{"const":true},"commandName":{"$ref":"urn:mnote:type:CommandName"},"baseRevision":{"$ref":"urn:mnote:type:Revision"},"diff":{"type":"array","maxItems":64,"items":{"$ref":"urn:mnote:type:DiffOp"}},"warnings":{"type":"array","maxItems":64,"items":{"$ref":"urn:mnote:type:DryRunWarning"}}}};
+const schema61 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:DiffOp","type":"object","required":["op"],"additionalProperties":false,"properties":{"op":{"type":"string","enum":["append","replace","set_title","set_option","create_summary","update_summary","create_ai_note","create_edge","confirm_edge"]},"blocks":{"type":"integer","minimum":0},"removedBlocks":{"type":"integer","minimum":0},"field":{"type":"string","maxLength":64},"value":{"type":["boolean","string","number"]},"chars":{"type":"integer","minimum":0}}};
+const schema62 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:DryRunWarning","type":"object","required":["code","message"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:mnote:type:ErrorCode"},"message":{"type":"string","maxLength":1000},"field":{"type":"string","maxLength":64}}};
+const schema63 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ErrorCode","enum":["mnote_tool_invalid_input","mnote_tool_payload_too_large","mnote_tool_unknown_tool","mnote_tool_not_authenticated","mnote_tool_permission_denied","mnote_tool_conflict","mnote_tool_idempotency_conflict","mnote_tool_in_progress","mnote_tool_unsupported_option","mnote_tool_kernel_unavailable","mnote_tool_unavailable","mnote_tool_not_configured","mnote_tool_internal"]};
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:DryRunWarning" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate53.evaluated;
+const evaluated0 = validate36.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1411,14 +1184,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.code === undefined) || (!(func0.call(data, "code")))) && (missing0 = "code")) || (((data.message === undefined) || (!(func0.call(data, "message")))) && (missing0 = "message"))){
-validate53.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate36.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "code") || (key0 === "message")) || (key0 === "field"))){
-validate53.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate36.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1427,311 +1200,9 @@ if(_errs1 === errors){
 if(data.code !== undefined && func0.call(data, "code")){
 let data0 = data.code;
 const _errs2 = errors;
-const _errs4 = errors;
-let valid2 = false;
-let passing0 = null;
-const _errs5 = errors;
-if("mnote_tool_invalid_input" !== data0){
-const err0 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/0/const",keyword:"const",params:{allowedValue: "mnote_tool_invalid_input"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs5 === errors;
-if(_valid0){
-valid2 = true;
-passing0 = 0;
-}
-const _errs6 = errors;
-if("mnote_tool_payload_too_large" !== data0){
-const err1 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/1/const",keyword:"const",params:{allowedValue: "mnote_tool_payload_too_large"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs6 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 1];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 1;
-}
-const _errs7 = errors;
-if("mnote_tool_unknown_tool" !== data0){
-const err2 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/2/const",keyword:"const",params:{allowedValue: "mnote_tool_unknown_tool"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var _valid0 = _errs7 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 2];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 2;
-}
-const _errs8 = errors;
-if("mnote_tool_not_authenticated" !== data0){
-const err3 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/3/const",keyword:"const",params:{allowedValue: "mnote_tool_not_authenticated"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-var _valid0 = _errs8 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 3];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 3;
-}
-const _errs9 = errors;
-if("mnote_tool_permission_denied" !== data0){
-const err4 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/4/const",keyword:"const",params:{allowedValue: "mnote_tool_permission_denied"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-var _valid0 = _errs9 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 4];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 4;
-}
-const _errs10 = errors;
-if("mnote_tool_conflict" !== data0){
-const err5 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/5/const",keyword:"const",params:{allowedValue: "mnote_tool_conflict"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-var _valid0 = _errs10 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 5];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 5;
-}
-const _errs11 = errors;
-if("mnote_tool_idempotency_conflict" !== data0){
-const err6 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/6/const",keyword:"const",params:{allowedValue: "mnote_tool_idempotency_conflict"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-var _valid0 = _errs11 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 6];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 6;
-}
-const _errs12 = errors;
-if("mnote_tool_in_progress" !== data0){
-const err7 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/7/const",keyword:"const",params:{allowedValue: "mnote_tool_in_progress"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-var _valid0 = _errs12 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 7];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 7;
-}
-const _errs13 = errors;
-if("mnote_tool_unsupported_option" !== data0){
-const err8 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/8/const",keyword:"const",params:{allowedValue: "mnote_tool_unsupported_option"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-var _valid0 = _errs13 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 8];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 8;
-}
-const _errs14 = errors;
-if("mnote_tool_kernel_unavailable" !== data0){
-const err9 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/9/const",keyword:"const",params:{allowedValue: "mnote_tool_kernel_unavailable"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-var _valid0 = _errs14 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 9];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 9;
-}
-const _errs15 = errors;
-if("mnote_tool_unavailable" !== data0){
-const err10 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/10/const",keyword:"const",params:{allowedValue: "mnote_tool_unavailable"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-var _valid0 = _errs15 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 10];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 10;
-}
-const _errs16 = errors;
-if("mnote_tool_not_configured" !== data0){
-const err11 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/11/const",keyword:"const",params:{allowedValue: "mnote_tool_not_configured"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-var _valid0 = _errs16 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 11];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 11;
-}
-const _errs17 = errors;
-if("mnote_tool_internal" !== data0){
-const err12 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/12/const",keyword:"const",params:{allowedValue: "mnote_tool_internal"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-var _valid0 = _errs17 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 12];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 12;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-if(!valid2){
-const err13 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-validate53.errors = vErrors;
+if(!(((((((((((((data0 === "mnote_tool_invalid_input") || (data0 === "mnote_tool_payload_too_large")) || (data0 === "mnote_tool_unknown_tool")) || (data0 === "mnote_tool_not_authenticated")) || (data0 === "mnote_tool_permission_denied")) || (data0 === "mnote_tool_conflict")) || (data0 === "mnote_tool_idempotency_conflict")) || (data0 === "mnote_tool_in_progress")) || (data0 === "mnote_tool_unsupported_option")) || (data0 === "mnote_tool_kernel_unavailable")) || (data0 === "mnote_tool_unavailable")) || (data0 === "mnote_tool_not_configured")) || (data0 === "mnote_tool_internal"))){
+validate36.errors = [{instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/enum",keyword:"enum",params:{allowedValues: schema63.enum},message:"must be equal to one of the allowed values"}];
 return false;
-}
-else {
-errors = _errs4;
-if(vErrors !== null){
-if(_errs4){
-vErrors.length = _errs4;
-}
-else {
-vErrors = null;
-}
-}
 }
 var valid0 = _errs2 === errors;
 }
@@ -1741,20 +1212,20 @@ var valid0 = true;
 if(valid0){
 if(data.message !== undefined && func0.call(data, "message")){
 let data1 = data.message;
-const _errs18 = errors;
-if(errors === _errs18){
+const _errs4 = errors;
+if(errors === _errs4){
 if(typeof data1 === "string"){
-if(func70(data1) > 1000){
-validate53.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"}];
+if((data1.length > 1000 && func70(data1) > 1000)){
+validate36.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"}];
 return false;
 }
 }
 else {
-validate53.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate36.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid0 = _errs18 === errors;
+var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
@@ -1762,20 +1233,20 @@ var valid0 = true;
 if(valid0){
 if(data.field !== undefined && func0.call(data, "field")){
 let data2 = data.field;
-const _errs20 = errors;
-if(errors === _errs20){
+const _errs6 = errors;
+if(errors === _errs6){
 if(typeof data2 === "string"){
-if(func70(data2) > 64){
-validate53.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if((data2.length > 64 && func70(data2) > 64)){
+validate36.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 }
 else {
-validate53.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate36.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid0 = _errs20 === errors;
+var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
@@ -1786,20 +1257,20 @@ var valid0 = true;
 }
 }
 else {
-validate53.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate36.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate53.errors = vErrors;
+validate36.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:DryRunResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate52.evaluated;
+const evaluated0 = validate35.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1810,14 +1281,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun")) || (((data.commandName === undefined) || (!(func0.call(data, "commandName")))) && (missing0 = "commandName"))) || (((data.diff === undefined) || (!(func0.call(data, "diff")))) && (missing0 = "diff"))){
-validate52.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate35.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((((key0 === "dryRun") || (key0 === "commandName")) || (key0 === "baseRevision")) || (key0 === "diff")) || (key0 === "warnings"))){
-validate52.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate35.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1826,7 +1297,7 @@ if(_errs1 === errors){
 if(data.dryRun !== undefined && func0.call(data, "dryRun")){
 const _errs2 = errors;
 if(true !== data.dryRun){
-validate52.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"}];
+validate35.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -1841,19 +1312,19 @@ const _errs3 = errors;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(func70(data1) > 64){
-validate52.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if((data1.length > 64 && func70(data1) > 64)){
+validate35.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
-if(!pattern16.test(data1)){
-validate52.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
+if(!pattern17.test(data1)){
+validate35.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate52.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate35.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1868,18 +1339,18 @@ let data2 = data.baseRevision;
 const _errs6 = errors;
 const _errs7 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate52.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate35.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs7){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate52.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate35.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data2 < 0 || isNaN(data2)){
-validate52.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate35.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -1897,7 +1368,7 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(Array.isArray(data3)){
 if(data3.length > 64){
-validate52.errors = [{instancePath:instancePath+"/diff",schemaPath:"#/properties/diff/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"}];
+validate35.errors = [{instancePath:instancePath+"/diff",schemaPath:"#/properties/diff/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"}];
 return false;
 }
 else {
@@ -1911,14 +1382,14 @@ if(errors === _errs12){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing1;
 if(((data4.op === undefined) || (!(func0.call(data4, "op")))) && (missing1 = "op")){
-validate52.errors = [{instancePath:instancePath+"/diff/" + i0,schemaPath:"urn:mnote:type:DiffOp/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate35.errors = [{instancePath:instancePath+"/diff/" + i0,schemaPath:"urn:mnote:type:DiffOp/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs14 = errors;
 for(const key1 of Object.keys(data4)){
 if(!((((((key1 === "op") || (key1 === "blocks")) || (key1 === "removedBlocks")) || (key1 === "field")) || (key1 === "value")) || (key1 === "chars"))){
-validate52.errors = [{instancePath:instancePath+"/diff/" + i0,schemaPath:"urn:mnote:type:DiffOp/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate35.errors = [{instancePath:instancePath+"/diff/" + i0,schemaPath:"urn:mnote:type:DiffOp/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1928,11 +1399,11 @@ if(data4.op !== undefined && func0.call(data4, "op")){
 let data5 = data4.op;
 const _errs15 = errors;
 if(typeof data5 !== "string"){
-validate52.errors = [{instancePath:instancePath+"/diff/" + i0+"/op",schemaPath:"urn:mnote:type:DiffOp/properties/op/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/op",schemaPath:"urn:mnote:type:DiffOp/properties/op/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((((((((data5 === "append") || (data5 === "replace")) || (data5 === "set_title")) || (data5 === "set_option")) || (data5 === "create_summary")) || (data5 === "update_summary")) || (data5 === "create_ai_note")) || (data5 === "create_edge")) || (data5 === "confirm_edge"))){
-validate52.errors = [{instancePath:instancePath+"/diff/" + i0+"/op",schemaPath:"urn:mnote:type:DiffOp/properties/op/enum",keyword:"enum",params:{allowedValues: schema68.properties.op.enum},message:"must be equal to one of the allowed values"}];
+validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/op",schemaPath:"urn:mnote:type:DiffOp/properties/op/enum",keyword:"enum",params:{allowedValues: schema61.properties.op.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid5 = _errs15 === errors;
@@ -1945,13 +1416,13 @@ if(data4.blocks !== undefined && func0.call(data4, "blocks")){
 let data6 = data4.blocks;
 const _errs17 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate52.errors = [{instancePath:instancePath+"/diff/" + i0+"/blocks",schemaPath:"urn:mnote:type:DiffOp/properties/blocks/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/blocks",schemaPath:"urn:mnote:type:DiffOp/properties/blocks/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs17){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 < 0 || isNaN(data6)){
-validate52.errors = [{instancePath:instancePath+"/diff/" + i0+"/blocks",schemaPath:"urn:mnote:type:DiffOp/properties/blocks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/blocks",schemaPath:"urn:mnote:type:DiffOp/properties/blocks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -1966,13 +1437,13 @@ if(data4.removedBlocks !== undefined && func0.call(data4, "removedBlocks")){
 let data7 = data4.removedBlocks;
 const _errs19 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate52.errors = [{instancePath:instancePath+"/diff/" + i0+"/removedBlocks",schemaPath:"urn:mnote:type:DiffOp/properties/removedBlocks/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/removedBlocks",schemaPath:"urn:mnote:type:DiffOp/properties/removedBlocks/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs19){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 < 0 || isNaN(data7)){
-validate52.errors = [{instancePath:instancePath+"/diff/" + i0+"/removedBlocks",schemaPath:"urn:mnote:type:DiffOp/properties/removedBlocks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/removedBlocks",schemaPath:"urn:mnote:type:DiffOp/properties/removedBlocks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -1988,13 +1459,13 @@ let data8 = data4.field;
 const _errs21 = errors;
 if(errors === _errs21){
 if(typeof data8 === "string"){
-if(func70(data8) > 64){
-validate52.errors = [{instancePath:instancePath+"/diff/" + i0+"/field",schemaPath:"urn:mnote:type:DiffOp/properties/field/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if((data8.length > 64 && func70(data8) > 64)){
+validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/field",schemaPath:"urn:mnote:type:DiffOp/properties/field/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 }
 else {
-validate52.errors = [{instancePath:instancePath+"/diff/" + i0+"/field",schemaPath:"urn:mnote:type:DiffOp/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/field",schemaPath:"urn:mnote:type:DiffOp/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2008,7 +1479,7 @@ if(data4.value !== undefined && func0.call(data4, "value")){
 let data9 = data4.value;
 const _errs23 = errors;
 if(((typeof data9 !== "boolean") && (typeof data9 !== "string")) && (!((typeof data9 == "number") && (isFinite(data9))))){
-validate52.errors = [{instancePath:instancePath+"/diff/" + i0+"/value",schemaPath:"urn:mnote:type:DiffOp/properties/value/type",keyword:"type",params:{type: schema68.properties.value.type},message:"must be boolean,string,number"}];
+validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/value",schemaPath:"urn:mnote:type:DiffOp/properties/value/type",keyword:"type",params:{type: schema61.properties.value.type},message:"must be boolean,string,number"}];
 return false;
 }
 var valid5 = _errs23 === errors;
@@ -2021,13 +1492,13 @@ if(data4.chars !== undefined && func0.call(data4, "chars")){
 let data10 = data4.chars;
 const _errs25 = errors;
 if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-validate52.errors = [{instancePath:instancePath+"/diff/" + i0+"/chars",schemaPath:"urn:mnote:type:DiffOp/properties/chars/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/chars",schemaPath:"urn:mnote:type:DiffOp/properties/chars/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs25){
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 < 0 || isNaN(data10)){
-validate52.errors = [{instancePath:instancePath+"/diff/" + i0+"/chars",schemaPath:"urn:mnote:type:DiffOp/properties/chars/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/chars",schemaPath:"urn:mnote:type:DiffOp/properties/chars/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -2046,7 +1517,7 @@ var valid5 = true;
 }
 }
 else {
-validate52.errors = [{instancePath:instancePath+"/diff/" + i0,schemaPath:"urn:mnote:type:DiffOp/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate35.errors = [{instancePath:instancePath+"/diff/" + i0,schemaPath:"urn:mnote:type:DiffOp/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -2058,7 +1529,7 @@ break;
 }
 }
 else {
-validate52.errors = [{instancePath:instancePath+"/diff",schemaPath:"#/properties/diff/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate35.errors = [{instancePath:instancePath+"/diff",schemaPath:"#/properties/diff/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2074,7 +1545,7 @@ const _errs27 = errors;
 if(errors === _errs27){
 if(Array.isArray(data11)){
 if(data11.length > 64){
-validate52.errors = [{instancePath:instancePath+"/warnings",schemaPath:"#/properties/warnings/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"}];
+validate35.errors = [{instancePath:instancePath+"/warnings",schemaPath:"#/properties/warnings/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"}];
 return false;
 }
 else {
@@ -2082,8 +1553,8 @@ var valid6 = true;
 const len1 = data11.length;
 for(let i1=0; i1<len1; i1++){
 const _errs29 = errors;
-if(!(validate53(data11[i1], {instancePath:instancePath+"/warnings/" + i1,parentData:data11,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+if(!(validate36(data11[i1], {instancePath:instancePath+"/warnings/" + i1,parentData:data11,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
 errors = vErrors.length;
 }
 var valid6 = _errs29 === errors;
@@ -2094,7 +1565,7 @@ break;
 }
 }
 else {
-validate52.errors = [{instancePath:instancePath+"/warnings",schemaPath:"#/properties/warnings/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate35.errors = [{instancePath:instancePath+"/warnings",schemaPath:"#/properties/warnings/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2111,20 +1582,20 @@ var valid0 = true;
 }
 }
 else {
-validate52.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate35.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate52.errors = vErrors;
+validate35.errors = vErrors;
 return errors === 0;
 }
-validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ArtifactCreateAiNoteResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate45.evaluated;
+const evaluated0 = validate32.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2134,8 +1605,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate46(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
+if(!(validate33(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -2144,8 +1615,8 @@ if(_valid0){
 var props0 = true;
 }
 const _errs2 = errors;
-if(!(validate52(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
+if(!(validate35(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -2164,7 +1635,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate45.errors = vErrors;
+validate32.errors = vErrors;
 return false;
 }
 else {
@@ -2178,17 +1649,17 @@ vErrors = null;
 }
 }
 }
-validate45.errors = vErrors;
+validate32.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate45.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate32.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ArtifactAiNoteCreateResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate44.evaluated;
+const evaluated0 = validate31.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2199,14 +1670,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.replayed === undefined) || (!(func0.call(data, "replayed")))) && (missing0 = "replayed"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
-validate44.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate31.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "commandId") || (key0 === "replayed")) || (key0 === "result"))){
-validate44.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate31.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2221,7 +1692,7 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data0 === "string"){
-if(func70(data0) > 128){
+if((data0.length > 128 && func70(data0) > 128)){
 const err0 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2232,7 +1703,7 @@ vErrors.push(err0);
 errors++;
 }
 else {
-if(func70(data0) < 1){
+if((data0.length < 1 || (data0.length < 2 * 1 && func70(data0) < 1))){
 const err1 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2243,7 +1714,7 @@ vErrors.push(err1);
 errors++;
 }
 else {
-if(!pattern11.test(data0)){
+if(!pattern12.test(data0)){
 const err2 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -2291,7 +1762,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate44.errors = vErrors;
+validate31.errors = vErrors;
 return false;
 }
 else {
@@ -2314,7 +1785,7 @@ if(valid0){
 if(data.replayed !== undefined && func0.call(data, "replayed")){
 const _errs9 = errors;
 if(typeof data.replayed !== "boolean"){
-validate44.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate31.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -2325,8 +1796,8 @@ var valid0 = true;
 if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
 const _errs11 = errors;
-if(!(validate45(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
+if(!(validate32(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -2340,29 +1811,29 @@ var valid0 = true;
 }
 }
 else {
-validate44.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate31.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate44.errors = vErrors;
+validate31.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl5 = validate40;
+const impl5 = validate27;
 
-const impl6 = validate57;
-const schema71 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateAiNoteRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.artifact.create_ai_note"},"args":{"$ref":"urn:mnote:type:ArtifactCreateAiNoteArgs"}}}]};
-const schema72 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolRequest","type":"object","required":["toolName","workspaceId","documentId","actorId","sessionId","runId","toolCallId","traceId","capabilityScope","args"],"additionalProperties":false,"properties":{"toolName":{"$ref":"urn:mnote:type:ToolName"},"workspaceId":{"$ref":"urn:mnote:type:WorkspaceId"},"documentId":{"$ref":"urn:mnote:type:DocumentId"},"actorId":{"$ref":"urn:mnote:type:ActorId"},"sessionId":{"$ref":"urn:mnote:type:SessionId"},"runId":{"$ref":"urn:mnote:type:RunId"},"toolCallId":{"$ref":"urn:mnote:type:ToolCallId"},"traceId":{"$ref":"urn:mnote:type:TraceId"},"idempotencyKey":{"$ref":"urn:mnote:type:IdempotencyKey"},"dryRun":{"type":"boolean"},"capabilityScope":{"type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"$ref":"urn:mnote:type:CapabilityScope"}},"locale":{"$ref":"urn:mnote:type:Locale"},"args":{"type":"object","additionalProperties":true}}};
-const schema73 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolName","type":"string","maxLength":64,"pattern":"^mnote(\\.[a-z][a-z0-9_]*)+$"};
+const impl6 = validate40;
+const schema64 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateAiNoteRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.artifact.create_ai_note"},"args":{"$ref":"urn:mnote:type:ArtifactCreateAiNoteArgs"}}}]};
+const schema65 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolRequest","type":"object","required":["toolName","workspaceId","documentId","actorId","sessionId","runId","toolCallId","traceId","capabilityScope","args"],"additionalProperties":false,"properties":{"toolName":{"$ref":"urn:mnote:type:ToolName"},"workspaceId":{"$ref":"urn:mnote:type:Identifier"},"documentId":{"$ref":"urn:mnote:type:Identifier"},"actorId":{"$ref":"urn:mnote:type:Identifier"},"sessionId":{"$ref":"urn:mnote:type:Identifier"},"runId":{"$ref":"urn:mnote:type:Identifier"},"toolCallId":{"$ref":"urn:mnote:type:Identifier"},"traceId":{"$ref":"urn:mnote:type:Identifier"},"idempotencyKey":{"$ref":"urn:mnote:type:IdempotencyKey"},"dryRun":{"type":"boolean"},"capabilityScope":{"type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"$ref":"urn:mnote:type:CapabilityScope"}},"locale":{"$ref":"urn:mnote:type:Locale"},"args":{"type":"object","additionalProperties":true}}};
+const schema66 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolName","type":"string","maxLength":64,"pattern":"^mnote(\\.[a-z][a-z0-9_]*)+$"};
 const schema76 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:Locale","type":"string","enum":["zh-CN","en"]};
-const pattern20 = new RegExp("^mnote(\\.[a-z][a-z0-9_]*)+$", "u");
+const pattern21 = new RegExp("^mnote(\\.[a-z][a-z0-9_]*)+$", "u");
 
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ToolRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate58.evaluated;
+const evaluated0 = validate41.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2373,14 +1844,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName")) || (((data.workspaceId === undefined) || (!(func0.call(data, "workspaceId")))) && (missing0 = "workspaceId"))) || (((data.documentId === undefined) || (!(func0.call(data, "documentId")))) && (missing0 = "documentId"))) || (((data.actorId === undefined) || (!(func0.call(data, "actorId")))) && (missing0 = "actorId"))) || (((data.sessionId === undefined) || (!(func0.call(data, "sessionId")))) && (missing0 = "sessionId"))) || (((data.runId === undefined) || (!(func0.call(data, "runId")))) && (missing0 = "runId"))) || (((data.toolCallId === undefined) || (!(func0.call(data, "toolCallId")))) && (missing0 = "toolCallId"))) || (((data.traceId === undefined) || (!(func0.call(data, "traceId")))) && (missing0 = "traceId"))) || (((data.capabilityScope === undefined) || (!(func0.call(data, "capabilityScope")))) && (missing0 = "capabilityScope"))) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))){
-validate58.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate41.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
-if(!(func0.call(schema72.properties, key0))){
-validate58.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func0.call(schema65.properties, key0))){
+validate41.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2392,19 +1863,19 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(func70(data0) > 64){
-validate58.errors = [{instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if((data0.length > 64 && func70(data0) > 64)){
+validate41.errors = [{instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
-if(!pattern20.test(data0)){
-validate58.errors = [{instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/pattern",keyword:"pattern",params:{pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$"},message:"must match pattern \""+"^mnote(\\.[a-z][a-z0-9_]*)+$"+"\""}];
+if(!pattern21.test(data0)){
+validate41.errors = [{instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/pattern",keyword:"pattern",params:{pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$"},message:"must match pattern \""+"^mnote(\\.[a-z][a-z0-9_]*)+$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate58.errors = [{instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate41.errors = [{instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2415,10 +1886,32 @@ var valid0 = true;
 }
 if(valid0){
 if(data.workspaceId !== undefined && func0.call(data, "workspaceId")){
+let data1 = data.workspaceId;
 const _errs5 = errors;
-if(!(validate22(data.workspaceId, {instancePath:instancePath+"/workspaceId",parentData:data,parentDataProperty:"workspaceId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
-errors = vErrors.length;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data1 === "string"){
+if((data1.length > 128 && func70(data1) > 128)){
+validate41.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data1.length < 1 || (data1.length < 2 * 1 && func70(data1) < 1))){
+validate41.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data1)){
+validate41.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate41.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 }
 var valid0 = _errs5 === errors;
 }
@@ -2427,34 +1920,32 @@ var valid0 = true;
 }
 if(valid0){
 if(data.documentId !== undefined && func0.call(data, "documentId")){
-const _errs6 = errors;
-if(!(validate24(data.documentId, {instancePath:instancePath+"/documentId",parentData:data,parentDataProperty:"documentId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.actorId !== undefined && func0.call(data, "actorId")){
-const _errs7 = errors;
-if(!(validate26(data.actorId, {instancePath:instancePath+"/actorId",parentData:data,parentDataProperty:"actorId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.sessionId !== undefined && func0.call(data, "sessionId")){
+let data2 = data.documentId;
 const _errs8 = errors;
-if(!(validate30(data.sessionId, {instancePath:instancePath+"/sessionId",parentData:data,parentDataProperty:"sessionId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
-errors = vErrors.length;
+const _errs9 = errors;
+if(errors === _errs9){
+if(typeof data2 === "string"){
+if((data2.length > 128 && func70(data2) > 128)){
+validate41.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data2.length < 1 || (data2.length < 2 * 1 && func70(data2) < 1))){
+validate41.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data2)){
+validate41.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate41.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 }
 var valid0 = _errs8 === errors;
 }
@@ -2462,35 +1953,33 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.runId !== undefined && func0.call(data, "runId")){
-const _errs9 = errors;
-if(!(validate32(data.runId, {instancePath:instancePath+"/runId",parentData:data,parentDataProperty:"runId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.toolCallId !== undefined && func0.call(data, "toolCallId")){
-const _errs10 = errors;
-if(!(validate34(data.toolCallId, {instancePath:instancePath+"/toolCallId",parentData:data,parentDataProperty:"toolCallId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.traceId !== undefined && func0.call(data, "traceId")){
+if(data.actorId !== undefined && func0.call(data, "actorId")){
+let data3 = data.actorId;
 const _errs11 = errors;
-if(!(validate28(data.traceId, {instancePath:instancePath+"/traceId",parentData:data,parentDataProperty:"traceId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
-errors = vErrors.length;
+const _errs12 = errors;
+if(errors === _errs12){
+if(typeof data3 === "string"){
+if((data3.length > 128 && func70(data3) > 128)){
+validate41.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data3.length < 1 || (data3.length < 2 * 1 && func70(data3) < 1))){
+validate41.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data3)){
+validate41.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate41.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 }
 var valid0 = _errs11 === errors;
 }
@@ -2498,47 +1987,183 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.sessionId !== undefined && func0.call(data, "sessionId")){
+let data4 = data.sessionId;
+const _errs14 = errors;
+const _errs15 = errors;
+if(errors === _errs15){
+if(typeof data4 === "string"){
+if((data4.length > 128 && func70(data4) > 128)){
+validate41.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data4.length < 1 || (data4.length < 2 * 1 && func70(data4) < 1))){
+validate41.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data4)){
+validate41.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate41.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.runId !== undefined && func0.call(data, "runId")){
+let data5 = data.runId;
+const _errs17 = errors;
+const _errs18 = errors;
+if(errors === _errs18){
+if(typeof data5 === "string"){
+if((data5.length > 128 && func70(data5) > 128)){
+validate41.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data5.length < 1 || (data5.length < 2 * 1 && func70(data5) < 1))){
+validate41.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data5)){
+validate41.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate41.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs17 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.toolCallId !== undefined && func0.call(data, "toolCallId")){
+let data6 = data.toolCallId;
+const _errs20 = errors;
+const _errs21 = errors;
+if(errors === _errs21){
+if(typeof data6 === "string"){
+if((data6.length > 128 && func70(data6) > 128)){
+validate41.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data6.length < 1 || (data6.length < 2 * 1 && func70(data6) < 1))){
+validate41.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data6)){
+validate41.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate41.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs20 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.traceId !== undefined && func0.call(data, "traceId")){
+let data7 = data.traceId;
+const _errs23 = errors;
+const _errs24 = errors;
+if(errors === _errs24){
+if(typeof data7 === "string"){
+if((data7.length > 128 && func70(data7) > 128)){
+validate41.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data7.length < 1 || (data7.length < 2 * 1 && func70(data7) < 1))){
+validate41.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data7)){
+validate41.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate41.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs23 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
 if(data.idempotencyKey !== undefined && func0.call(data, "idempotencyKey")){
 let data8 = data.idempotencyKey;
-const _errs12 = errors;
-const _errs13 = errors;
-if(errors === _errs13){
+const _errs26 = errors;
+const _errs27 = errors;
+if(errors === _errs27){
 if(typeof data8 === "string"){
-if(func70(data8) > 256){
-validate58.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+if((data8.length > 256 && func70(data8) > 256)){
+validate41.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
 return false;
 }
 else {
-if(func70(data8) < 1){
-validate58.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data8.length < 1 || (data8.length < 2 * 1 && func70(data8) < 1))){
+validate41.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern12.test(data8)){
-validate58.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""}];
+if(!pattern13.test(data8)){
+validate41.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate58.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate41.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid0 = _errs12 === errors;
+var valid0 = _errs26 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.dryRun !== undefined && func0.call(data, "dryRun")){
-const _errs15 = errors;
+const _errs29 = errors;
 if(typeof data.dryRun !== "boolean"){
-validate58.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate41.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid0 = _errs15 === errors;
+var valid0 = _errs29 === errors;
 }
 else {
 var valid0 = true;
@@ -2546,116 +2171,34 @@ var valid0 = true;
 if(valid0){
 if(data.capabilityScope !== undefined && func0.call(data, "capabilityScope")){
 let data10 = data.capabilityScope;
-const _errs17 = errors;
-if(errors === _errs17){
+const _errs31 = errors;
+if(errors === _errs31){
 if(Array.isArray(data10)){
 if(data10.length > 8){
-validate58.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items"}];
+validate41.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items"}];
 return false;
 }
 else {
 if(data10.length < 1){
-validate58.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate41.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
-var valid3 = true;
+var valid10 = true;
 const len0 = data10.length;
 for(let i0=0; i0<len0; i0++){
 let data11 = data10[i0];
-const _errs19 = errors;
-const _errs21 = errors;
-let valid5 = false;
-let passing0 = null;
-const _errs22 = errors;
-if("page.read" !== data11){
-const err0 = {instancePath:instancePath+"/capabilityScope/" + i0,schemaPath:"urn:mnote:type:CapabilityScope/oneOf/0/const",keyword:"const",params:{allowedValue: "page.read"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs22 === errors;
-if(_valid0){
-valid5 = true;
-passing0 = 0;
-}
-const _errs23 = errors;
-if("page.write" !== data11){
-const err1 = {instancePath:instancePath+"/capabilityScope/" + i0,schemaPath:"urn:mnote:type:CapabilityScope/oneOf/1/const",keyword:"const",params:{allowedValue: "page.write"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs23 === errors;
-if(_valid0 && valid5){
-valid5 = false;
-passing0 = [passing0, 1];
-}
-else {
-if(_valid0){
-valid5 = true;
-passing0 = 1;
-}
-const _errs24 = errors;
-if("artifact.write" !== data11){
-const err2 = {instancePath:instancePath+"/capabilityScope/" + i0,schemaPath:"urn:mnote:type:CapabilityScope/oneOf/2/const",keyword:"const",params:{allowedValue: "artifact.write"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var _valid0 = _errs24 === errors;
-if(_valid0 && valid5){
-valid5 = false;
-passing0 = [passing0, 2];
-}
-else {
-if(_valid0){
-valid5 = true;
-passing0 = 2;
-}
-}
-}
-if(!valid5){
-const err3 = {instancePath:instancePath+"/capabilityScope/" + i0,schemaPath:"urn:mnote:type:CapabilityScope/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate58.errors = vErrors;
+const _errs33 = errors;
+if(!(((data11 === "page.read") || (data11 === "page.write")) || (data11 === "artifact.write"))){
+validate41.errors = [{instancePath:instancePath+"/capabilityScope/" + i0,schemaPath:"urn:mnote:type:CapabilityScope/enum",keyword:"enum",params:{allowedValues: schema41.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-else {
-errors = _errs21;
-if(vErrors !== null){
-if(_errs21){
-vErrors.length = _errs21;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid3 = _errs19 === errors;
-if(!valid3){
+var valid10 = _errs33 === errors;
+if(!valid10){
 break;
 }
 }
-if(valid3){
+if(valid10){
 let i1 = data10.length;
 let j0;
 if(i1 > 1){
@@ -2663,7 +2206,7 @@ outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
 if(func27(data10[i1], data10[j0])){
-validate58.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
+validate41.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
 return false;
 break outer0;
 }
@@ -2675,11 +2218,11 @@ break outer0;
 }
 }
 else {
-validate58.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate41.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-var valid0 = _errs17 === errors;
+var valid0 = _errs31 === errors;
 }
 else {
 var valid0 = true;
@@ -2687,16 +2230,16 @@ var valid0 = true;
 if(valid0){
 if(data.locale !== undefined && func0.call(data, "locale")){
 let data12 = data.locale;
-const _errs25 = errors;
+const _errs35 = errors;
 if(typeof data12 !== "string"){
-validate58.errors = [{instancePath:instancePath+"/locale",schemaPath:"urn:mnote:type:Locale/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate41.errors = [{instancePath:instancePath+"/locale",schemaPath:"urn:mnote:type:Locale/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data12 === "zh-CN") || (data12 === "en"))){
-validate58.errors = [{instancePath:instancePath+"/locale",schemaPath:"urn:mnote:type:Locale/enum",keyword:"enum",params:{allowedValues: schema76.enum},message:"must be equal to one of the allowed values"}];
+validate41.errors = [{instancePath:instancePath+"/locale",schemaPath:"urn:mnote:type:Locale/enum",keyword:"enum",params:{allowedValues: schema76.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid0 = _errs25 === errors;
+var valid0 = _errs35 === errors;
 }
 else {
 var valid0 = true;
@@ -2704,16 +2247,16 @@ var valid0 = true;
 if(valid0){
 if(data.args !== undefined && func0.call(data, "args")){
 let data13 = data.args;
-const _errs28 = errors;
-if(errors === _errs28){
+const _errs38 = errors;
+if(errors === _errs38){
 if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
 }
 else {
-validate58.errors = [{instancePath:instancePath+"/args",schemaPath:"#/properties/args/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate41.errors = [{instancePath:instancePath+"/args",schemaPath:"#/properties/args/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var valid0 = _errs28 === errors;
+var valid0 = _errs38 === errors;
 }
 else {
 var valid0 = true;
@@ -2734,20 +2277,20 @@ var valid0 = true;
 }
 }
 else {
-validate58.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate41.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate58.errors = vErrors;
+validate41.errors = vErrors;
 return errors === 0;
 }
-validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ArtifactCreateAiNoteRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate57.evaluated;
+const evaluated0 = validate40.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2755,8 +2298,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 const _errs0 = errors;
-if(!(validate58(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+if(!(validate41(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs0 === errors;
@@ -2766,14 +2309,14 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.idempotencyKey === undefined) || (!(func0.call(data, "idempotencyKey")))) && (missing0 = "idempotencyKey"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate57.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate40.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.toolName !== undefined && func0.call(data, "toolName")){
 const _errs3 = errors;
 if("mnote.artifact.create_ai_note" !== data.toolName){
-validate57.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.artifact.create_ai_note"},message:"must be equal to constant"}];
+validate40.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.artifact.create_ai_note"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -2784,8 +2327,8 @@ var valid1 = true;
 if(valid1){
 if(data.args !== undefined && func0.call(data, "args")){
 const _errs4 = errors;
-if(!(validate40(data.args, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+if(!(validate27(data.args, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs4 === errors;
@@ -2797,28 +2340,28 @@ var valid1 = true;
 }
 }
 else {
-validate57.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate40.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 var valid0 = _errs1 === errors;
 }
-validate57.errors = vErrors;
+validate40.errors = vErrors;
 return errors === 0;
 }
-validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl7 = validate68;
+const impl7 = validate44;
 const schema77 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateAiNoteResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.artifact.create_ai_note"},"result":{"$ref":"urn:mnote:type:ArtifactCreateAiNoteResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.artifact.create_ai_note"}}}]}]};
-const schema78 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolSuccess","type":"object","required":["ok","toolName","toolCallId","traceId","result","audit","error"],"additionalProperties":false,"properties":{"ok":{"const":true},"toolName":{"$ref":"urn:mnote:type:ToolName"},"toolCallId":{"$ref":"urn:mnote:type:ToolCallId"},"traceId":{"$ref":"urn:mnote:type:TraceId"},"result":{"type":"object"},"audit":{"$ref":"urn:mnote:type:Audit"},"error":{"type":"null"}}};
-const schema80 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:Audit","type":"object","required":["effect","commandId","workspaceId","documentId"],"additionalProperties":false,"properties":{"effect":{"$ref":"urn:mnote:type:AuditEffect"},"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"workspaceId":{"anyOf":[{"$ref":"urn:mnote:type:WorkspaceId"},{"type":"null"}]},"documentId":{"anyOf":[{"$ref":"urn:mnote:type:DocumentId"},{"type":"null"}]},"replayed":{"type":"boolean"}}};
-const schema81 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:AuditEffect","type":"string","enum":["read","write","dry_run","none"]};
+const schema78 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolSuccess","type":"object","required":["ok","toolName","toolCallId","traceId","result","audit","error"],"additionalProperties":false,"properties":{"ok":{"const":true},"toolName":{"$ref":"urn:mnote:type:ToolName"},"toolCallId":{"$ref":"urn:mnote:type:Identifier"},"traceId":{"$ref":"urn:mnote:type:Identifier"},"result":{"type":"object"},"audit":{"$ref":"urn:mnote:type:Audit"},"error":{"type":"null"}}};
+const schema82 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:Audit","type":"object","required":["effect","commandId","workspaceId","documentId"],"additionalProperties":false,"properties":{"effect":{"$ref":"urn:mnote:type:AuditEffect"},"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"workspaceId":{"anyOf":[{"$ref":"urn:mnote:type:Identifier"},{"type":"null"}]},"documentId":{"anyOf":[{"$ref":"urn:mnote:type:Identifier"},{"type":"null"}]},"replayed":{"type":"boolean"}}};
+const schema83 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:AuditEffect","type":"string","enum":["read","write","dry_run","none"]};
 
-function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:Audit" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate72.evaluated;
+const evaluated0 = validate46.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2829,14 +2372,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.effect === undefined) || (!(func0.call(data, "effect")))) && (missing0 = "effect")) || (((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId"))) || (((data.workspaceId === undefined) || (!(func0.call(data, "workspaceId")))) && (missing0 = "workspaceId"))) || (((data.documentId === undefined) || (!(func0.call(data, "documentId")))) && (missing0 = "documentId"))){
-validate72.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate46.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((((key0 === "effect") || (key0 === "commandId")) || (key0 === "workspaceId")) || (key0 === "documentId")) || (key0 === "replayed"))){
-validate72.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate46.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2846,11 +2389,11 @@ if(data.effect !== undefined && func0.call(data, "effect")){
 let data0 = data.effect;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate72.errors = [{instancePath:instancePath+"/effect",schemaPath:"urn:mnote:type:AuditEffect/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate46.errors = [{instancePath:instancePath+"/effect",schemaPath:"urn:mnote:type:AuditEffect/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((data0 === "read") || (data0 === "write")) || (data0 === "dry_run")) || (data0 === "none"))){
-validate72.errors = [{instancePath:instancePath+"/effect",schemaPath:"urn:mnote:type:AuditEffect/enum",keyword:"enum",params:{allowedValues: schema81.enum},message:"must be equal to one of the allowed values"}];
+validate46.errors = [{instancePath:instancePath+"/effect",schemaPath:"urn:mnote:type:AuditEffect/enum",keyword:"enum",params:{allowedValues: schema83.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -2868,7 +2411,7 @@ const _errs7 = errors;
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data1 === "string"){
-if(func70(data1) > 128){
+if((data1.length > 128 && func70(data1) > 128)){
 const err0 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2879,7 +2422,7 @@ vErrors.push(err0);
 errors++;
 }
 else {
-if(func70(data1) < 1){
+if((data1.length < 1 || (data1.length < 2 * 1 && func70(data1) < 1))){
 const err1 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2890,7 +2433,7 @@ vErrors.push(err1);
 errors++;
 }
 else {
-if(!pattern11.test(data1)){
+if(!pattern12.test(data1)){
 const err2 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -2938,7 +2481,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate72.errors = vErrors;
+validate46.errors = vErrors;
 return false;
 }
 else {
@@ -2964,15 +2507,11 @@ const _errs12 = errors;
 const _errs13 = errors;
 let valid4 = false;
 const _errs14 = errors;
-if(!(validate22(data2, {instancePath:instancePath+"/workspaceId",parentData:data,parentDataProperty:"workspaceId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
-errors = vErrors.length;
-}
-var _valid1 = _errs14 === errors;
-valid4 = valid4 || _valid1;
 const _errs15 = errors;
-if(data2 !== null){
-const err6 = {instancePath:instancePath+"/workspaceId",schemaPath:"#/properties/workspaceId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(errors === _errs15){
+if(typeof data2 === "string"){
+if((data2.length > 128 && func70(data2) > 128)){
+const err6 = {instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2981,10 +2520,9 @@ vErrors.push(err6);
 }
 errors++;
 }
-var _valid1 = _errs15 === errors;
-valid4 = valid4 || _valid1;
-if(!valid4){
-const err7 = {instancePath:instancePath+"/workspaceId",schemaPath:"#/properties/workspaceId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+else {
+if((data2.length < 1 || (data2.length < 2 * 1 && func70(data2) < 1))){
+const err7 = {instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2992,7 +2530,57 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate72.errors = vErrors;
+}
+else {
+if(!pattern4.test(data2)){
+const err8 = {instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+var _valid1 = _errs14 === errors;
+valid4 = valid4 || _valid1;
+const _errs17 = errors;
+if(data2 !== null){
+const err10 = {instancePath:instancePath+"/workspaceId",schemaPath:"#/properties/workspaceId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+var _valid1 = _errs17 === errors;
+valid4 = valid4 || _valid1;
+if(!valid4){
+const err11 = {instancePath:instancePath+"/workspaceId",schemaPath:"#/properties/workspaceId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+validate46.errors = vErrors;
 return false;
 }
 else {
@@ -3014,65 +2602,110 @@ var valid0 = true;
 if(valid0){
 if(data.documentId !== undefined && func0.call(data, "documentId")){
 let data3 = data.documentId;
-const _errs17 = errors;
-const _errs18 = errors;
-let valid5 = false;
 const _errs19 = errors;
-if(!(validate24(data3, {instancePath:instancePath+"/documentId",parentData:data,parentDataProperty:"documentId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
-errors = vErrors.length;
-}
-var _valid2 = _errs19 === errors;
-valid5 = valid5 || _valid2;
 const _errs20 = errors;
+let valid6 = false;
+const _errs21 = errors;
+const _errs22 = errors;
+if(errors === _errs22){
+if(typeof data3 === "string"){
+if((data3.length > 128 && func70(data3) > 128)){
+const err12 = {instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+else {
+if((data3.length < 1 || (data3.length < 2 * 1 && func70(data3) < 1))){
+const err13 = {instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+else {
+if(!pattern4.test(data3)){
+const err14 = {instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+var _valid2 = _errs21 === errors;
+valid6 = valid6 || _valid2;
+const _errs24 = errors;
 if(data3 !== null){
-const err8 = {instancePath:instancePath+"/documentId",schemaPath:"#/properties/documentId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err16 = {instancePath:instancePath+"/documentId",schemaPath:"#/properties/documentId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err16];
 }
 else {
-vErrors.push(err8);
+vErrors.push(err16);
 }
 errors++;
 }
-var _valid2 = _errs20 === errors;
-valid5 = valid5 || _valid2;
-if(!valid5){
-const err9 = {instancePath:instancePath+"/documentId",schemaPath:"#/properties/documentId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+var _valid2 = _errs24 === errors;
+valid6 = valid6 || _valid2;
+if(!valid6){
+const err17 = {instancePath:instancePath+"/documentId",schemaPath:"#/properties/documentId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err9];
+vErrors = [err17];
 }
 else {
-vErrors.push(err9);
+vErrors.push(err17);
 }
 errors++;
-validate72.errors = vErrors;
+validate46.errors = vErrors;
 return false;
 }
 else {
-errors = _errs18;
+errors = _errs20;
 if(vErrors !== null){
-if(_errs18){
-vErrors.length = _errs18;
+if(_errs20){
+vErrors.length = _errs20;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs17 === errors;
+var valid0 = _errs19 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.replayed !== undefined && func0.call(data, "replayed")){
-const _errs22 = errors;
+const _errs26 = errors;
 if(typeof data.replayed !== "boolean"){
-validate72.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate46.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid0 = _errs22 === errors;
+var valid0 = _errs26 === errors;
 }
 else {
 var valid0 = true;
@@ -3085,20 +2718,20 @@ var valid0 = true;
 }
 }
 else {
-validate72.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate46.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate72.errors = vErrors;
+validate46.errors = vErrors;
 return errors === 0;
 }
-validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ToolSuccess" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate69.evaluated;
+const evaluated0 = validate45.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3109,14 +2742,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((data.ok === undefined) || (!(func0.call(data, "ok")))) && (missing0 = "ok")) || (((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName"))) || (((data.toolCallId === undefined) || (!(func0.call(data, "toolCallId")))) && (missing0 = "toolCallId"))) || (((data.traceId === undefined) || (!(func0.call(data, "traceId")))) && (missing0 = "traceId"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))) || (((data.audit === undefined) || (!(func0.call(data, "audit")))) && (missing0 = "audit"))) || (((data.error === undefined) || (!(func0.call(data, "error")))) && (missing0 = "error"))){
-validate69.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate45.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((((((key0 === "ok") || (key0 === "toolName")) || (key0 === "toolCallId")) || (key0 === "traceId")) || (key0 === "result")) || (key0 === "audit")) || (key0 === "error"))){
-validate69.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate45.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3125,7 +2758,7 @@ if(_errs1 === errors){
 if(data.ok !== undefined && func0.call(data, "ok")){
 const _errs2 = errors;
 if(true !== data.ok){
-validate69.errors = [{instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"}];
+validate45.errors = [{instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3140,19 +2773,19 @@ const _errs3 = errors;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(func70(data1) > 64){
-validate69.errors = [{instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if((data1.length > 64 && func70(data1) > 64)){
+validate45.errors = [{instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
-if(!pattern20.test(data1)){
-validate69.errors = [{instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/pattern",keyword:"pattern",params:{pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$"},message:"must match pattern \""+"^mnote(\\.[a-z][a-z0-9_]*)+$"+"\""}];
+if(!pattern21.test(data1)){
+validate45.errors = [{instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/pattern",keyword:"pattern",params:{pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$"},message:"must match pattern \""+"^mnote(\\.[a-z][a-z0-9_]*)+$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate69.errors = [{instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate45.errors = [{instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3163,10 +2796,32 @@ var valid0 = true;
 }
 if(valid0){
 if(data.toolCallId !== undefined && func0.call(data, "toolCallId")){
+let data2 = data.toolCallId;
 const _errs6 = errors;
-if(!(validate34(data.toolCallId, {instancePath:instancePath+"/toolCallId",parentData:data,parentDataProperty:"toolCallId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
-errors = vErrors.length;
+const _errs7 = errors;
+if(errors === _errs7){
+if(typeof data2 === "string"){
+if((data2.length > 128 && func70(data2) > 128)){
+validate45.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data2.length < 1 || (data2.length < 2 * 1 && func70(data2) < 1))){
+validate45.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data2)){
+validate45.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate45.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 }
 var valid0 = _errs6 === errors;
 }
@@ -3175,12 +2830,34 @@ var valid0 = true;
 }
 if(valid0){
 if(data.traceId !== undefined && func0.call(data, "traceId")){
-const _errs7 = errors;
-if(!(validate28(data.traceId, {instancePath:instancePath+"/traceId",parentData:data,parentDataProperty:"traceId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
-errors = vErrors.length;
+let data3 = data.traceId;
+const _errs9 = errors;
+const _errs10 = errors;
+if(errors === _errs10){
+if(typeof data3 === "string"){
+if((data3.length > 128 && func70(data3) > 128)){
+validate45.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
 }
-var valid0 = _errs7 === errors;
+else {
+if((data3.length < 1 || (data3.length < 2 * 1 && func70(data3) < 1))){
+validate45.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data3)){
+validate45.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate45.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
@@ -3188,36 +2865,36 @@ var valid0 = true;
 if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
 let data4 = data.result;
-const _errs8 = errors;
+const _errs12 = errors;
 if(!(data4 && typeof data4 == "object" && !Array.isArray(data4))){
-validate69.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate45.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
-var valid0 = _errs8 === errors;
+var valid0 = _errs12 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.audit !== undefined && func0.call(data, "audit")){
-const _errs10 = errors;
-if(!(validate72(data.audit, {instancePath:instancePath+"/audit",parentData:data,parentDataProperty:"audit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
+const _errs14 = errors;
+if(!(validate46(data.audit, {instancePath:instancePath+"/audit",parentData:data,parentDataProperty:"audit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs10 === errors;
+var valid0 = _errs14 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.error !== undefined && func0.call(data, "error")){
-const _errs11 = errors;
+const _errs15 = errors;
 if(data.error !== null){
-validate69.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "null"},message:"must be null"}];
+validate45.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "null"},message:"must be null"}];
 return false;
 }
-var valid0 = _errs11 === errors;
+var valid0 = _errs15 === errors;
 }
 else {
 var valid0 = true;
@@ -3232,23 +2909,23 @@ var valid0 = true;
 }
 }
 else {
-validate69.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate45.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate69.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema83 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolFailure","type":"object","required":["ok","toolName","toolCallId","traceId","result","audit","error"],"additionalProperties":false,"properties":{"ok":{"const":false},"toolName":{"anyOf":[{"$ref":"urn:mnote:type:ToolName"},{"type":"null"}]},"toolCallId":{"anyOf":[{"$ref":"urn:mnote:type:ToolCallId"},{"type":"null"}]},"traceId":{"anyOf":[{"$ref":"urn:mnote:type:TraceId"},{"type":"null"}]},"result":{"type":"null"},"audit":{"$ref":"urn:mnote:type:Audit"},"error":{"$ref":"urn:mnote:type:ToolError"}}};
-const schema85 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolError","type":"object","required":["code","message"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:mnote:type:ErrorCode"},"message":{"type":"string","maxLength":1000},"retryable":{"type":"boolean"},"reason":{"type":"string","maxLength":64},"pointer":{"type":"string","maxLength":512},"field":{"type":"string","maxLength":64}}};
+const schema87 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolFailure","type":"object","required":["ok","toolName","toolCallId","traceId","result","audit","error"],"additionalProperties":false,"properties":{"ok":{"const":false},"toolName":{"anyOf":[{"$ref":"urn:mnote:type:ToolName"},{"type":"null"}]},"toolCallId":{"anyOf":[{"$ref":"urn:mnote:type:Identifier"},{"type":"null"}]},"traceId":{"anyOf":[{"$ref":"urn:mnote:type:Identifier"},{"type":"null"}]},"result":{"type":"null"},"audit":{"$ref":"urn:mnote:type:Audit"},"error":{"$ref":"urn:mnote:type:ToolError"}}};
+const schema91 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolError","type":"object","required":["code","message"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:mnote:type:ErrorCode"},"message":{"type":"string","maxLength":1000},"retryable":{"type":"boolean"},"reason":{"type":"string","maxLength":64},"pointer":{"type":"string","maxLength":512},"field":{"type":"string","maxLength":64}}};
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ToolError" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate82.evaluated;
+const evaluated0 = validate52.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3259,14 +2936,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.code === undefined) || (!(func0.call(data, "code")))) && (missing0 = "code")) || (((data.message === undefined) || (!(func0.call(data, "message")))) && (missing0 = "message"))){
-validate82.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate52.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((((key0 === "code") || (key0 === "message")) || (key0 === "retryable")) || (key0 === "reason")) || (key0 === "pointer")) || (key0 === "field"))){
-validate82.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate52.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3275,311 +2952,9 @@ if(_errs1 === errors){
 if(data.code !== undefined && func0.call(data, "code")){
 let data0 = data.code;
 const _errs2 = errors;
-const _errs4 = errors;
-let valid2 = false;
-let passing0 = null;
-const _errs5 = errors;
-if("mnote_tool_invalid_input" !== data0){
-const err0 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/0/const",keyword:"const",params:{allowedValue: "mnote_tool_invalid_input"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs5 === errors;
-if(_valid0){
-valid2 = true;
-passing0 = 0;
-}
-const _errs6 = errors;
-if("mnote_tool_payload_too_large" !== data0){
-const err1 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/1/const",keyword:"const",params:{allowedValue: "mnote_tool_payload_too_large"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs6 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 1];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 1;
-}
-const _errs7 = errors;
-if("mnote_tool_unknown_tool" !== data0){
-const err2 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/2/const",keyword:"const",params:{allowedValue: "mnote_tool_unknown_tool"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var _valid0 = _errs7 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 2];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 2;
-}
-const _errs8 = errors;
-if("mnote_tool_not_authenticated" !== data0){
-const err3 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/3/const",keyword:"const",params:{allowedValue: "mnote_tool_not_authenticated"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-var _valid0 = _errs8 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 3];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 3;
-}
-const _errs9 = errors;
-if("mnote_tool_permission_denied" !== data0){
-const err4 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/4/const",keyword:"const",params:{allowedValue: "mnote_tool_permission_denied"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-var _valid0 = _errs9 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 4];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 4;
-}
-const _errs10 = errors;
-if("mnote_tool_conflict" !== data0){
-const err5 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/5/const",keyword:"const",params:{allowedValue: "mnote_tool_conflict"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-var _valid0 = _errs10 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 5];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 5;
-}
-const _errs11 = errors;
-if("mnote_tool_idempotency_conflict" !== data0){
-const err6 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/6/const",keyword:"const",params:{allowedValue: "mnote_tool_idempotency_conflict"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-var _valid0 = _errs11 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 6];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 6;
-}
-const _errs12 = errors;
-if("mnote_tool_in_progress" !== data0){
-const err7 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/7/const",keyword:"const",params:{allowedValue: "mnote_tool_in_progress"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-var _valid0 = _errs12 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 7];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 7;
-}
-const _errs13 = errors;
-if("mnote_tool_unsupported_option" !== data0){
-const err8 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/8/const",keyword:"const",params:{allowedValue: "mnote_tool_unsupported_option"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-var _valid0 = _errs13 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 8];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 8;
-}
-const _errs14 = errors;
-if("mnote_tool_kernel_unavailable" !== data0){
-const err9 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/9/const",keyword:"const",params:{allowedValue: "mnote_tool_kernel_unavailable"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-var _valid0 = _errs14 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 9];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 9;
-}
-const _errs15 = errors;
-if("mnote_tool_unavailable" !== data0){
-const err10 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/10/const",keyword:"const",params:{allowedValue: "mnote_tool_unavailable"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-var _valid0 = _errs15 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 10];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 10;
-}
-const _errs16 = errors;
-if("mnote_tool_not_configured" !== data0){
-const err11 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/11/const",keyword:"const",params:{allowedValue: "mnote_tool_not_configured"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-var _valid0 = _errs16 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 11];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 11;
-}
-const _errs17 = errors;
-if("mnote_tool_internal" !== data0){
-const err12 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/12/const",keyword:"const",params:{allowedValue: "mnote_tool_internal"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-var _valid0 = _errs17 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 12];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 12;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-if(!valid2){
-const err13 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-validate82.errors = vErrors;
+if(!(((((((((((((data0 === "mnote_tool_invalid_input") || (data0 === "mnote_tool_payload_too_large")) || (data0 === "mnote_tool_unknown_tool")) || (data0 === "mnote_tool_not_authenticated")) || (data0 === "mnote_tool_permission_denied")) || (data0 === "mnote_tool_conflict")) || (data0 === "mnote_tool_idempotency_conflict")) || (data0 === "mnote_tool_in_progress")) || (data0 === "mnote_tool_unsupported_option")) || (data0 === "mnote_tool_kernel_unavailable")) || (data0 === "mnote_tool_unavailable")) || (data0 === "mnote_tool_not_configured")) || (data0 === "mnote_tool_internal"))){
+validate52.errors = [{instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/enum",keyword:"enum",params:{allowedValues: schema63.enum},message:"must be equal to one of the allowed values"}];
 return false;
-}
-else {
-errors = _errs4;
-if(vErrors !== null){
-if(_errs4){
-vErrors.length = _errs4;
-}
-else {
-vErrors = null;
-}
-}
 }
 var valid0 = _errs2 === errors;
 }
@@ -3589,32 +2964,32 @@ var valid0 = true;
 if(valid0){
 if(data.message !== undefined && func0.call(data, "message")){
 let data1 = data.message;
-const _errs18 = errors;
-if(errors === _errs18){
+const _errs4 = errors;
+if(errors === _errs4){
 if(typeof data1 === "string"){
-if(func70(data1) > 1000){
-validate82.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"}];
+if((data1.length > 1000 && func70(data1) > 1000)){
+validate52.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"}];
 return false;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate52.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid0 = _errs18 === errors;
+var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.retryable !== undefined && func0.call(data, "retryable")){
-const _errs20 = errors;
+const _errs6 = errors;
 if(typeof data.retryable !== "boolean"){
-validate82.errors = [{instancePath:instancePath+"/retryable",schemaPath:"#/properties/retryable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate52.errors = [{instancePath:instancePath+"/retryable",schemaPath:"#/properties/retryable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid0 = _errs20 === errors;
+var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
@@ -3622,20 +2997,20 @@ var valid0 = true;
 if(valid0){
 if(data.reason !== undefined && func0.call(data, "reason")){
 let data3 = data.reason;
-const _errs22 = errors;
-if(errors === _errs22){
+const _errs8 = errors;
+if(errors === _errs8){
 if(typeof data3 === "string"){
-if(func70(data3) > 64){
-validate82.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if((data3.length > 64 && func70(data3) > 64)){
+validate52.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate52.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid0 = _errs22 === errors;
+var valid0 = _errs8 === errors;
 }
 else {
 var valid0 = true;
@@ -3643,20 +3018,20 @@ var valid0 = true;
 if(valid0){
 if(data.pointer !== undefined && func0.call(data, "pointer")){
 let data4 = data.pointer;
-const _errs24 = errors;
-if(errors === _errs24){
+const _errs10 = errors;
+if(errors === _errs10){
 if(typeof data4 === "string"){
-if(func70(data4) > 512){
-validate82.errors = [{instancePath:instancePath+"/pointer",schemaPath:"#/properties/pointer/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+if((data4.length > 512 && func70(data4) > 512)){
+validate52.errors = [{instancePath:instancePath+"/pointer",schemaPath:"#/properties/pointer/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/pointer",schemaPath:"#/properties/pointer/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate52.errors = [{instancePath:instancePath+"/pointer",schemaPath:"#/properties/pointer/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid0 = _errs24 === errors;
+var valid0 = _errs10 === errors;
 }
 else {
 var valid0 = true;
@@ -3664,20 +3039,20 @@ var valid0 = true;
 if(valid0){
 if(data.field !== undefined && func0.call(data, "field")){
 let data5 = data.field;
-const _errs26 = errors;
-if(errors === _errs26){
+const _errs12 = errors;
+if(errors === _errs12){
 if(typeof data5 === "string"){
-if(func70(data5) > 64){
-validate82.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if((data5.length > 64 && func70(data5) > 64)){
+validate52.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate52.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid0 = _errs26 === errors;
+var valid0 = _errs12 === errors;
 }
 else {
 var valid0 = true;
@@ -3691,20 +3066,20 @@ var valid0 = true;
 }
 }
 else {
-validate82.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate52.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate82.errors = vErrors;
+validate52.errors = vErrors;
 return errors === 0;
 }
-validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ToolFailure" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate78.evaluated;
+const evaluated0 = validate50.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3715,14 +3090,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((data.ok === undefined) || (!(func0.call(data, "ok")))) && (missing0 = "ok")) || (((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName"))) || (((data.toolCallId === undefined) || (!(func0.call(data, "toolCallId")))) && (missing0 = "toolCallId"))) || (((data.traceId === undefined) || (!(func0.call(data, "traceId")))) && (missing0 = "traceId"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))) || (((data.audit === undefined) || (!(func0.call(data, "audit")))) && (missing0 = "audit"))) || (((data.error === undefined) || (!(func0.call(data, "error")))) && (missing0 = "error"))){
-validate78.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate50.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((((((key0 === "ok") || (key0 === "toolName")) || (key0 === "toolCallId")) || (key0 === "traceId")) || (key0 === "result")) || (key0 === "audit")) || (key0 === "error"))){
-validate78.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate50.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3731,7 +3106,7 @@ if(_errs1 === errors){
 if(data.ok !== undefined && func0.call(data, "ok")){
 const _errs2 = errors;
 if(false !== data.ok){
-validate78.errors = [{instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"}];
+validate50.errors = [{instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3749,7 +3124,7 @@ const _errs5 = errors;
 const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
-if(func70(data1) > 64){
+if((data1.length > 64 && func70(data1) > 64)){
 const err0 = {instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err0];
@@ -3760,7 +3135,7 @@ vErrors.push(err0);
 errors++;
 }
 else {
-if(!pattern20.test(data1)){
+if(!pattern21.test(data1)){
 const err1 = {instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/pattern",keyword:"pattern",params:{pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$"},message:"must match pattern \""+"^mnote(\\.[a-z][a-z0-9_]*)+$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -3807,7 +3182,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate78.errors = vErrors;
+validate50.errors = vErrors;
 return false;
 }
 else {
@@ -3833,15 +3208,11 @@ const _errs10 = errors;
 const _errs11 = errors;
 let valid3 = false;
 const _errs12 = errors;
-if(!(validate34(data2, {instancePath:instancePath+"/toolCallId",parentData:data,parentDataProperty:"toolCallId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
-errors = vErrors.length;
-}
-var _valid1 = _errs12 === errors;
-valid3 = valid3 || _valid1;
 const _errs13 = errors;
-if(data2 !== null){
-const err5 = {instancePath:instancePath+"/toolCallId",schemaPath:"#/properties/toolCallId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(errors === _errs13){
+if(typeof data2 === "string"){
+if((data2.length > 128 && func70(data2) > 128)){
+const err5 = {instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3850,10 +3221,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-var _valid1 = _errs13 === errors;
-valid3 = valid3 || _valid1;
-if(!valid3){
-const err6 = {instancePath:instancePath+"/toolCallId",schemaPath:"#/properties/toolCallId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+else {
+if((data2.length < 1 || (data2.length < 2 * 1 && func70(data2) < 1))){
+const err6 = {instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3861,7 +3231,57 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate78.errors = vErrors;
+}
+else {
+if(!pattern4.test(data2)){
+const err7 = {instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+var _valid1 = _errs12 === errors;
+valid3 = valid3 || _valid1;
+const _errs15 = errors;
+if(data2 !== null){
+const err9 = {instancePath:instancePath+"/toolCallId",schemaPath:"#/properties/toolCallId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+var _valid1 = _errs15 === errors;
+valid3 = valid3 || _valid1;
+if(!valid3){
+const err10 = {instancePath:instancePath+"/toolCallId",schemaPath:"#/properties/toolCallId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+validate50.errors = vErrors;
 return false;
 }
 else {
@@ -3883,89 +3303,134 @@ var valid0 = true;
 if(valid0){
 if(data.traceId !== undefined && func0.call(data, "traceId")){
 let data3 = data.traceId;
-const _errs15 = errors;
-const _errs16 = errors;
-let valid4 = false;
 const _errs17 = errors;
-if(!(validate28(data3, {instancePath:instancePath+"/traceId",parentData:data,parentDataProperty:"traceId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
-errors = vErrors.length;
-}
-var _valid2 = _errs17 === errors;
-valid4 = valid4 || _valid2;
 const _errs18 = errors;
+let valid5 = false;
+const _errs19 = errors;
+const _errs20 = errors;
+if(errors === _errs20){
+if(typeof data3 === "string"){
+if((data3.length > 128 && func70(data3) > 128)){
+const err11 = {instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+else {
+if((data3.length < 1 || (data3.length < 2 * 1 && func70(data3) < 1))){
+const err12 = {instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+else {
+if(!pattern4.test(data3)){
+const err13 = {instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+var _valid2 = _errs19 === errors;
+valid5 = valid5 || _valid2;
+const _errs22 = errors;
 if(data3 !== null){
-const err7 = {instancePath:instancePath+"/traceId",schemaPath:"#/properties/traceId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err15 = {instancePath:instancePath+"/traceId",schemaPath:"#/properties/traceId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err7];
+vErrors = [err15];
 }
 else {
-vErrors.push(err7);
+vErrors.push(err15);
 }
 errors++;
 }
-var _valid2 = _errs18 === errors;
-valid4 = valid4 || _valid2;
-if(!valid4){
-const err8 = {instancePath:instancePath+"/traceId",schemaPath:"#/properties/traceId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+var _valid2 = _errs22 === errors;
+valid5 = valid5 || _valid2;
+if(!valid5){
+const err16 = {instancePath:instancePath+"/traceId",schemaPath:"#/properties/traceId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err16];
 }
 else {
-vErrors.push(err8);
+vErrors.push(err16);
 }
 errors++;
-validate78.errors = vErrors;
+validate50.errors = vErrors;
 return false;
 }
 else {
-errors = _errs16;
+errors = _errs18;
 if(vErrors !== null){
-if(_errs16){
-vErrors.length = _errs16;
+if(_errs18){
+vErrors.length = _errs18;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs15 === errors;
+var valid0 = _errs17 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
-const _errs20 = errors;
+const _errs24 = errors;
 if(data.result !== null){
-validate78.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "null"},message:"must be null"}];
+validate50.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "null"},message:"must be null"}];
 return false;
 }
-var valid0 = _errs20 === errors;
+var valid0 = _errs24 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.audit !== undefined && func0.call(data, "audit")){
-const _errs22 = errors;
-if(!(validate72(data.audit, {instancePath:instancePath+"/audit",parentData:data,parentDataProperty:"audit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
+const _errs26 = errors;
+if(!(validate46(data.audit, {instancePath:instancePath+"/audit",parentData:data,parentDataProperty:"audit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs22 === errors;
+var valid0 = _errs26 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.error !== undefined && func0.call(data, "error")){
-const _errs23 = errors;
-if(!(validate82(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+const _errs27 = errors;
+if(!(validate52(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs23 === errors;
+var valid0 = _errs27 === errors;
 }
 else {
 var valid0 = true;
@@ -3980,20 +3445,20 @@ var valid0 = true;
 }
 }
 else {
-validate78.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate50.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate78.errors = vErrors;
+validate50.errors = vErrors;
 return errors === 0;
 }
-validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ArtifactCreateAiNoteResponse" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate68.evaluated;
+const evaluated0 = validate44.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4004,8 +3469,8 @@ const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
 const _errs2 = errors;
-if(!(validate69(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
+if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs2 === errors;
@@ -4045,8 +3510,8 @@ var valid2 = true;
 if(valid2){
 if(data.result !== undefined && func0.call(data, "result")){
 const _errs6 = errors;
-if(!(validate45(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
+if(!(validate32(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs6 === errors;
@@ -4077,8 +3542,8 @@ var props1 = true;
 }
 const _errs7 = errors;
 const _errs8 = errors;
-if(!(validate78(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+if(!(validate50(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs8 === errors;
@@ -4141,7 +3606,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate68.errors = vErrors;
+validate44.errors = vErrors;
 return false;
 }
 else {
@@ -4155,22 +3620,22 @@ vErrors = null;
 }
 }
 }
-validate68.errors = vErrors;
+validate44.errors = vErrors;
 evaluated0.props = props1;
 return errors === 0;
 }
-validate68.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate44.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const impl8 = validate45;
+const impl8 = validate32;
 
-const impl9 = validate85;
-const schema87 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateSummaryArgs","type":"object","required":["summary"],"additionalProperties":false,"properties":{"summary":{"type":"string","minLength":1,"maxLength":10000},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
+const impl9 = validate55;
+const schema93 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateSummaryArgs","type":"object","required":["summary"],"additionalProperties":false,"properties":{"summary":{"type":"string","minLength":1,"maxLength":10000},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
 
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ArtifactCreateSummaryArgs" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate85.evaluated;
+const evaluated0 = validate55.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4181,14 +3646,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.summary === undefined) || (!(func0.call(data, "summary")))) && (missing0 = "summary")){
-validate85.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate55.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((key0 === "summary") || (key0 === "baseRevision"))){
-validate85.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate55.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4199,19 +3664,19 @@ let data0 = data.summary;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func70(data0) > 10000){
-validate85.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"}];
+if((data0.length > 10000 && func70(data0) > 10000)){
+validate55.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"}];
 return false;
 }
 else {
-if(func70(data0) < 1){
-validate85.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data0.length < 1 || (data0.length < 2 * 1 && func70(data0) < 1))){
+validate55.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate85.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate55.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4226,18 +3691,18 @@ let data1 = data.baseRevision;
 const _errs4 = errors;
 const _errs5 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate85.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate55.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate85.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate55.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 0 || isNaN(data1)){
-validate85.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate55.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -4253,23 +3718,23 @@ var valid0 = true;
 }
 }
 else {
-validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate55.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate85.errors = vErrors;
+validate55.errors = vErrors;
 return errors === 0;
 }
-validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl10 = validate86;
-const schema89 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateSummaryRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.artifact.create_summary"},"args":{"$ref":"urn:mnote:type:ArtifactCreateSummaryArgs"}}}]};
+const impl10 = validate56;
+const schema95 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateSummaryRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.artifact.create_summary"},"args":{"$ref":"urn:mnote:type:ArtifactCreateSummaryArgs"}}}]};
 
-function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ArtifactCreateSummaryRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate86.evaluated;
+const evaluated0 = validate56.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4277,8 +3742,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 const _errs0 = errors;
-if(!(validate58(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+if(!(validate41(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs0 === errors;
@@ -4288,14 +3753,14 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.idempotencyKey === undefined) || (!(func0.call(data, "idempotencyKey")))) && (missing0 = "idempotencyKey"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate86.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate56.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.toolName !== undefined && func0.call(data, "toolName")){
 const _errs3 = errors;
 if("mnote.artifact.create_summary" !== data.toolName){
-validate86.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.artifact.create_summary"},message:"must be equal to constant"}];
+validate56.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.artifact.create_summary"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -4306,8 +3771,8 @@ var valid1 = true;
 if(valid1){
 if(data.args !== undefined && func0.call(data, "args")){
 const _errs4 = errors;
-if(!(validate85(data.args, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
+if(!(validate55(data.args, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs4 === errors;
@@ -4319,26 +3784,26 @@ var valid1 = true;
 }
 }
 else {
-validate86.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate56.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 var valid0 = _errs1 === errors;
 }
-validate86.errors = vErrors;
+validate56.errors = vErrors;
 return errors === 0;
 }
-validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl11 = validate89;
-const schema90 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateSummaryResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.artifact.create_summary"},"result":{"$ref":"urn:mnote:type:ArtifactCreateSummaryResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.artifact.create_summary"}}}]}]};
-const schema91 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateSummaryResult","anyOf":[{"$ref":"urn:mnote:type:ArtifactWriteResult"},{"$ref":"urn:mnote:type:DryRunResult"}]};
+const impl11 = validate59;
+const schema96 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateSummaryResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.artifact.create_summary"},"result":{"$ref":"urn:mnote:type:ArtifactCreateSummaryResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.artifact.create_summary"}}}]}]};
+const schema97 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateSummaryResult","anyOf":[{"$ref":"urn:mnote:type:ArtifactWriteResult"},{"$ref":"urn:mnote:type:DryRunResult"}]};
 
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ArtifactCreateSummaryResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate91.evaluated;
+const evaluated0 = validate61.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4348,8 +3813,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate46(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
+if(!(validate33(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -4358,8 +3823,8 @@ if(_valid0){
 var props0 = true;
 }
 const _errs2 = errors;
-if(!(validate52(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
+if(!(validate35(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -4378,7 +3843,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate91.errors = vErrors;
+validate61.errors = vErrors;
 return false;
 }
 else {
@@ -4392,17 +3857,17 @@ vErrors = null;
 }
 }
 }
-validate91.errors = vErrors;
+validate61.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate91.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate61.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ArtifactCreateSummaryResponse" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate89.evaluated;
+const evaluated0 = validate59.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4413,8 +3878,8 @@ const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
 const _errs2 = errors;
-if(!(validate69(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
+if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs2 === errors;
@@ -4454,8 +3919,8 @@ var valid2 = true;
 if(valid2){
 if(data.result !== undefined && func0.call(data, "result")){
 const _errs6 = errors;
-if(!(validate91(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
+if(!(validate61(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs6 === errors;
@@ -4486,8 +3951,8 @@ var props1 = true;
 }
 const _errs7 = errors;
 const _errs8 = errors;
-if(!(validate78(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+if(!(validate50(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs8 === errors;
@@ -4550,7 +4015,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate89.errors = vErrors;
+validate59.errors = vErrors;
 return false;
 }
 else {
@@ -4564,24 +4029,66 @@ vErrors = null;
 }
 }
 }
-validate89.errors = vErrors;
+validate59.errors = vErrors;
 evaluated0.props = props1;
 return errors === 0;
 }
-validate89.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate59.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const impl12 = validate91;
+const impl12 = validate61;
 
-const impl13 = validate47;
+const impl13 = validate66;
+const schema98 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactId","$ref":"urn:mnote:type:Identifier"};
 
-const impl14 = validate96;
-const schema92 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactSummaryUpsertPayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:ArtifactCreateSummaryArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ArtifactId" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate66.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(typeof data === "string"){
+if((data.length > 128 && func70(data) > 128)){
+validate66.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data.length < 1 || (data.length < 2 * 1 && func70(data) < 1))){
+validate66.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data)){
+validate66.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate66.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+validate66.errors = vErrors;
+return errors === 0;
+}
+validate66.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+const impl14 = validate67;
+const schema100 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactSummaryUpsertPayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:ArtifactCreateSummaryArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
+
+function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ArtifactSummaryUpsertPayload" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate96.evaluated;
+const evaluated0 = validate67.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4592,14 +4099,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.context === undefined) || (!(func0.call(data, "context")))) && (missing0 = "context")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate96.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate67.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((key0 === "context") || (key0 === "args")) || (key0 === "dryRun")) || (key0 === "write"))){
-validate96.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate67.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4619,8 +4126,8 @@ var valid0 = true;
 if(valid0){
 if(data.args !== undefined && func0.call(data, "args")){
 const _errs3 = errors;
-if(!(validate85(data.args, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
+if(!(validate55(data.args, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -4632,7 +4139,7 @@ if(valid0){
 if(data.dryRun !== undefined && func0.call(data, "dryRun")){
 const _errs4 = errors;
 if(typeof data.dryRun !== "boolean"){
-validate96.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate67.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -4643,8 +4150,8 @@ var valid0 = true;
 if(valid0){
 if(data.write !== undefined && func0.call(data, "write")){
 const _errs6 = errors;
-if(!(validate42(data.write, {instancePath:instancePath+"/write",parentData:data,parentDataProperty:"write",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
+if(!(validate29(data.write, {instancePath:instancePath+"/write",parentData:data,parentDataProperty:"write",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs6 === errors;
@@ -4659,23 +4166,23 @@ var valid0 = true;
 }
 }
 else {
-validate96.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate67.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate96.errors = vErrors;
+validate67.errors = vErrors;
 return errors === 0;
 }
-validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl15 = validate100;
-const schema93 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactSummaryUpsertResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:ArtifactCreateSummaryResult"}}};
+const impl15 = validate71;
+const schema101 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactSummaryUpsertResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:ArtifactCreateSummaryResult"}}};
 
-function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ArtifactSummaryUpsertResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate100.evaluated;
+const evaluated0 = validate71.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4686,14 +4193,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.replayed === undefined) || (!(func0.call(data, "replayed")))) && (missing0 = "replayed"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
-validate100.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate71.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "commandId") || (key0 === "replayed")) || (key0 === "result"))){
-validate100.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate71.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4708,7 +4215,7 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data0 === "string"){
-if(func70(data0) > 128){
+if((data0.length > 128 && func70(data0) > 128)){
 const err0 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
 if(vErrors === null){
 vErrors = [err0];
@@ -4719,7 +4226,7 @@ vErrors.push(err0);
 errors++;
 }
 else {
-if(func70(data0) < 1){
+if((data0.length < 1 || (data0.length < 2 * 1 && func70(data0) < 1))){
 const err1 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -4730,7 +4237,7 @@ vErrors.push(err1);
 errors++;
 }
 else {
-if(!pattern11.test(data0)){
+if(!pattern12.test(data0)){
 const err2 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -4778,7 +4285,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate100.errors = vErrors;
+validate71.errors = vErrors;
 return false;
 }
 else {
@@ -4801,7 +4308,7 @@ if(valid0){
 if(data.replayed !== undefined && func0.call(data, "replayed")){
 const _errs9 = errors;
 if(typeof data.replayed !== "boolean"){
-validate100.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate71.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -4812,8 +4319,8 @@ var valid0 = true;
 if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
 const _errs11 = errors;
-if(!(validate91(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
+if(!(validate61(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -4827,22 +4334,22 @@ var valid0 = true;
 }
 }
 else {
-validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate71.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate100.errors = vErrors;
+validate71.errors = vErrors;
 return errors === 0;
 }
-validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl16 = validate102;
+const impl16 = validate73;
 
-function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ArtifactType" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate102.evaluated;
+const evaluated0 = validate73.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4850,29 +4357,29 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate102.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data === "summary") || (data === "ai_note"))){
-validate102.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema62.enum},message:"must be equal to one of the allowed values"}];
+validate73.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema56.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate102.errors = vErrors;
+validate73.errors = vErrors;
 return errors === 0;
 }
-validate102.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate73.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl17 = validate46;
+const impl17 = validate33;
 
-const impl18 = validate72;
+const impl18 = validate46;
 
-const impl19 = validate103;
+const impl19 = validate74;
 
-function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:AuditEffect" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate103.evaluated;
+const evaluated0 = validate74.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4880,27 +4387,27 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate103.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((data === "read") || (data === "write")) || (data === "dry_run")) || (data === "none"))){
-validate103.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema81.enum},message:"must be equal to one of the allowed values"}];
+validate74.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema83.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate103.errors = vErrors;
+validate74.errors = vErrors;
 return errors === 0;
 }
-validate103.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate74.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl20 = validate104;
-const schema97 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:BlockId","type":"string","minLength":1,"maxLength":64,"pattern":"^[A-Za-z0-9_-]+$"};
-const pattern26 = new RegExp("^[A-Za-z0-9_-]+$", "u");
+const impl20 = validate75;
+const schema105 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:BlockId","type":"string","minLength":1,"maxLength":64,"pattern":"^[A-Za-z0-9_-]+$"};
+const pattern41 = new RegExp("^[A-Za-z0-9_-]+$", "u");
 
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:BlockId" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate104.evaluated;
+const evaluated0 = validate75.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4909,41 +4416,41 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(typeof data === "string"){
-if(func70(data) > 64){
-validate104.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if((data.length > 64 && func70(data) > 64)){
+validate75.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
-if(func70(data) < 1){
-validate104.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data.length < 1 || (data.length < 2 * 1 && func70(data) < 1))){
+validate75.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern26.test(data)){
-validate104.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
+if(!pattern41.test(data)){
+validate75.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate75.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate104.errors = vErrors;
+validate75.errors = vErrors;
 return errors === 0;
 }
-validate104.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate75.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl21 = validate105;
-const schema98 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:BlockText","type":"string","maxLength":20000};
+const impl21 = validate76;
+const schema106 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:BlockText","type":"string","maxLength":20000};
 
-function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:BlockText" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate105.evaluated;
+const evaluated0 = validate76.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4952,29 +4459,29 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(typeof data === "string"){
-if(func70(data) > 20000){
-validate105.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"}];
+if((data.length > 20000 && func70(data) > 20000)){
+validate76.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"}];
 return false;
 }
 }
 else {
-validate105.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate76.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate105.errors = vErrors;
+validate76.errors = vErrors;
 return errors === 0;
 }
-validate105.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate76.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl22 = validate106;
-const schema99 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:BlockType","type":"string","enum":["paragraph","heading","bulleted_list_item","numbered_list_item","to_do","quote","code","divider"]};
+const impl22 = validate77;
+const schema107 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:BlockType","type":"string","enum":["paragraph","heading","bulleted_list_item","numbered_list_item","to_do","quote","code","divider"]};
 
-function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:BlockType" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate106.evaluated;
+const evaluated0 = validate77.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4982,129 +4489,47 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate106.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate77.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((((((data === "paragraph") || (data === "heading")) || (data === "bulleted_list_item")) || (data === "numbered_list_item")) || (data === "to_do")) || (data === "quote")) || (data === "code")) || (data === "divider"))){
-validate106.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema99.enum},message:"must be equal to one of the allowed values"}];
+validate77.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema107.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate106.errors = vErrors;
+validate77.errors = vErrors;
 return errors === 0;
 }
-validate106.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate77.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl23 = validate107;
+const impl23 = validate78;
 
-function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:CapabilityScope" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate107.evaluated;
+const evaluated0 = validate78.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
-let valid0 = false;
-let passing0 = null;
-const _errs1 = errors;
-if("page.read" !== data){
-const err0 = {instancePath,schemaPath:"#/oneOf/0/const",keyword:"const",params:{allowedValue: "page.read"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs1 === errors;
-if(_valid0){
-valid0 = true;
-passing0 = 0;
-}
-const _errs2 = errors;
-if("page.write" !== data){
-const err1 = {instancePath,schemaPath:"#/oneOf/1/const",keyword:"const",params:{allowedValue: "page.write"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs2 === errors;
-if(_valid0 && valid0){
-valid0 = false;
-passing0 = [passing0, 1];
-}
-else {
-if(_valid0){
-valid0 = true;
-passing0 = 1;
-}
-const _errs3 = errors;
-if("artifact.write" !== data){
-const err2 = {instancePath,schemaPath:"#/oneOf/2/const",keyword:"const",params:{allowedValue: "artifact.write"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var _valid0 = _errs3 === errors;
-if(_valid0 && valid0){
-valid0 = false;
-passing0 = [passing0, 2];
-}
-else {
-if(_valid0){
-valid0 = true;
-passing0 = 2;
-}
-}
-}
-if(!valid0){
-const err3 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate107.errors = vErrors;
+if(!(((data === "page.read") || (data === "page.write")) || (data === "artifact.write"))){
+validate78.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema41.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-else {
-errors = _errs0;
-if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
-}
-else {
-vErrors = null;
-}
-}
-}
-validate107.errors = vErrors;
+validate78.errors = vErrors;
 return errors === 0;
 }
-validate107.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate78.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl24 = validate108;
+const impl24 = validate79;
 
-function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:CommandId" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate108.evaluated;
+const evaluated0 = validate79.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5113,40 +4538,40 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(typeof data === "string"){
-if(func70(data) > 128){
-validate108.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data.length > 128 && func70(data) > 128)){
+validate79.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if(func70(data) < 1){
-validate108.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data.length < 1 || (data.length < 2 * 1 && func70(data) < 1))){
+validate79.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern11.test(data)){
-validate108.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""}];
+if(!pattern12.test(data)){
+validate79.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate108.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate79.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate108.errors = vErrors;
+validate79.errors = vErrors;
 return errors === 0;
 }
-validate108.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate79.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl25 = validate109;
+const impl25 = validate80;
 
-function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:CommandName" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate109.evaluated;
+const evaluated0 = validate80.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5155,35 +4580,35 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(typeof data === "string"){
-if(func70(data) > 64){
-validate109.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if((data.length > 64 && func70(data) > 64)){
+validate80.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
-if(!pattern16.test(data)){
-validate109.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
+if(!pattern17.test(data)){
+validate80.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate109.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate80.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate109.errors = vErrors;
+validate80.errors = vErrors;
 return errors === 0;
 }
-validate109.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate80.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl26 = validate110;
-const schema103 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ContentBlock","type":"object","required":["id","type","text"],"additionalProperties":false,"properties":{"id":{"$ref":"urn:mnote:type:BlockId"},"type":{"$ref":"urn:mnote:type:BlockType"},"text":{"$ref":"urn:mnote:type:BlockText"},"level":{"type":"integer","minimum":1,"maximum":3},"checked":{"type":"boolean"},"language":{"type":"string","maxLength":32}}};
+const impl26 = validate81;
+const schema111 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ContentBlock","type":"object","required":["id","type","text"],"additionalProperties":false,"properties":{"id":{"$ref":"urn:mnote:type:BlockId"},"type":{"$ref":"urn:mnote:type:BlockType"},"text":{"$ref":"urn:mnote:type:BlockText"},"level":{"type":"integer","minimum":1,"maximum":3},"checked":{"type":"boolean"},"language":{"type":"string","maxLength":32}}};
 
-function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ContentBlock" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate110.evaluated;
+const evaluated0 = validate81.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5194,14 +4619,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.id === undefined) || (!(func0.call(data, "id")))) && (missing0 = "id")) || (((data.type === undefined) || (!(func0.call(data, "type")))) && (missing0 = "type"))) || (((data.text === undefined) || (!(func0.call(data, "text")))) && (missing0 = "text"))){
-validate110.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate81.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((((key0 === "id") || (key0 === "type")) || (key0 === "text")) || (key0 === "level")) || (key0 === "checked")) || (key0 === "language"))){
-validate110.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate81.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5213,25 +4638,25 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(func70(data0) > 64){
-validate110.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if((data0.length > 64 && func70(data0) > 64)){
+validate81.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
-if(func70(data0) < 1){
-validate110.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data0.length < 1 || (data0.length < 2 * 1 && func70(data0) < 1))){
+validate81.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern26.test(data0)){
-validate110.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
+if(!pattern41.test(data0)){
+validate81.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate110.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate81.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5245,11 +4670,11 @@ if(data.type !== undefined && func0.call(data, "type")){
 let data1 = data.type;
 const _errs5 = errors;
 if(typeof data1 !== "string"){
-validate110.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate81.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((((((data1 === "paragraph") || (data1 === "heading")) || (data1 === "bulleted_list_item")) || (data1 === "numbered_list_item")) || (data1 === "to_do")) || (data1 === "quote")) || (data1 === "code")) || (data1 === "divider"))){
-validate110.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/enum",keyword:"enum",params:{allowedValues: schema99.enum},message:"must be equal to one of the allowed values"}];
+validate81.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/enum",keyword:"enum",params:{allowedValues: schema107.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -5264,13 +4689,13 @@ const _errs8 = errors;
 const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
-if(func70(data2) > 20000){
-validate110.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"}];
+if((data2.length > 20000 && func70(data2) > 20000)){
+validate81.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"}];
 return false;
 }
 }
 else {
-validate110.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate81.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5284,18 +4709,18 @@ if(data.level !== undefined && func0.call(data, "level")){
 let data3 = data.level;
 const _errs11 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate110.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate81.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs11){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 3 || isNaN(data3)){
-validate110.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3},message:"must be <= 3"}];
+validate81.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3},message:"must be <= 3"}];
 return false;
 }
 else {
 if(data3 < 1 || isNaN(data3)){
-validate110.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate81.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -5310,7 +4735,7 @@ if(valid0){
 if(data.checked !== undefined && func0.call(data, "checked")){
 const _errs13 = errors;
 if(typeof data.checked !== "boolean"){
-validate110.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/properties/checked/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate81.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/properties/checked/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -5324,13 +4749,13 @@ let data5 = data.language;
 const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data5 === "string"){
-if(func70(data5) > 32){
-validate110.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+if((data5.length > 32 && func70(data5) > 32)){
+validate81.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
 return false;
 }
 }
 else {
-validate110.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate81.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5348,23 +4773,23 @@ var valid0 = true;
 }
 }
 else {
-validate110.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate110.errors = vErrors;
+validate81.errors = vErrors;
 return errors === 0;
 }
-validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl27 = validate111;
-const schema107 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ContentBlockInput","type":"object","required":["type","text"],"additionalProperties":false,"properties":{"id":{"$ref":"urn:mnote:type:BlockId"},"type":{"$ref":"urn:mnote:type:BlockType"},"text":{"$ref":"urn:mnote:type:BlockText"},"level":{"type":"integer","minimum":1,"maximum":3},"checked":{"type":"boolean"},"language":{"type":"string","maxLength":32}}};
+const impl27 = validate82;
+const schema115 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ContentBlockInput","type":"object","required":["type","text"],"additionalProperties":false,"properties":{"id":{"$ref":"urn:mnote:type:BlockId"},"type":{"$ref":"urn:mnote:type:BlockType"},"text":{"$ref":"urn:mnote:type:BlockText"},"level":{"type":"integer","minimum":1,"maximum":3},"checked":{"type":"boolean"},"language":{"type":"string","maxLength":32}}};
 
-function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ContentBlockInput" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate111.evaluated;
+const evaluated0 = validate82.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5375,14 +4800,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.type === undefined) || (!(func0.call(data, "type")))) && (missing0 = "type")) || (((data.text === undefined) || (!(func0.call(data, "text")))) && (missing0 = "text"))){
-validate111.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate82.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((((key0 === "id") || (key0 === "type")) || (key0 === "text")) || (key0 === "level")) || (key0 === "checked")) || (key0 === "language"))){
-validate111.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate82.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5394,25 +4819,25 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(func70(data0) > 64){
-validate111.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if((data0.length > 64 && func70(data0) > 64)){
+validate82.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
-if(func70(data0) < 1){
-validate111.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data0.length < 1 || (data0.length < 2 * 1 && func70(data0) < 1))){
+validate82.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern26.test(data0)){
-validate111.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
+if(!pattern41.test(data0)){
+validate82.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate111.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate82.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5426,11 +4851,11 @@ if(data.type !== undefined && func0.call(data, "type")){
 let data1 = data.type;
 const _errs5 = errors;
 if(typeof data1 !== "string"){
-validate111.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate82.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((((((data1 === "paragraph") || (data1 === "heading")) || (data1 === "bulleted_list_item")) || (data1 === "numbered_list_item")) || (data1 === "to_do")) || (data1 === "quote")) || (data1 === "code")) || (data1 === "divider"))){
-validate111.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/enum",keyword:"enum",params:{allowedValues: schema99.enum},message:"must be equal to one of the allowed values"}];
+validate82.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/enum",keyword:"enum",params:{allowedValues: schema107.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -5445,13 +4870,13 @@ const _errs8 = errors;
 const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
-if(func70(data2) > 20000){
-validate111.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"}];
+if((data2.length > 20000 && func70(data2) > 20000)){
+validate82.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"}];
 return false;
 }
 }
 else {
-validate111.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate82.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5465,18 +4890,18 @@ if(data.level !== undefined && func0.call(data, "level")){
 let data3 = data.level;
 const _errs11 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate111.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate82.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs11){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 3 || isNaN(data3)){
-validate111.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3},message:"must be <= 3"}];
+validate82.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3},message:"must be <= 3"}];
 return false;
 }
 else {
 if(data3 < 1 || isNaN(data3)){
-validate111.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate82.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -5491,7 +4916,7 @@ if(valid0){
 if(data.checked !== undefined && func0.call(data, "checked")){
 const _errs13 = errors;
 if(typeof data.checked !== "boolean"){
-validate111.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/properties/checked/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate82.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/properties/checked/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -5505,13 +4930,13 @@ let data5 = data.language;
 const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data5 === "string"){
-if(func70(data5) > 32){
-validate111.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+if((data5.length > 32 && func70(data5) > 32)){
+validate82.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
 return false;
 }
 }
 else {
-validate111.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate82.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5529,22 +4954,22 @@ var valid0 = true;
 }
 }
 else {
-validate111.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate82.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate111.errors = vErrors;
+validate82.errors = vErrors;
 return errors === 0;
 }
-validate111.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl28 = validate112;
+const impl28 = validate83;
 
-function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:DiffOp" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate112.evaluated;
+const evaluated0 = validate83.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5555,14 +4980,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.op === undefined) || (!(func0.call(data, "op")))) && (missing0 = "op")){
-validate112.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate83.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((((key0 === "op") || (key0 === "blocks")) || (key0 === "removedBlocks")) || (key0 === "field")) || (key0 === "value")) || (key0 === "chars"))){
-validate112.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate83.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5572,11 +4997,11 @@ if(data.op !== undefined && func0.call(data, "op")){
 let data0 = data.op;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate112.errors = [{instancePath:instancePath+"/op",schemaPath:"#/properties/op/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate83.errors = [{instancePath:instancePath+"/op",schemaPath:"#/properties/op/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((((((((data0 === "append") || (data0 === "replace")) || (data0 === "set_title")) || (data0 === "set_option")) || (data0 === "create_summary")) || (data0 === "update_summary")) || (data0 === "create_ai_note")) || (data0 === "create_edge")) || (data0 === "confirm_edge"))){
-validate112.errors = [{instancePath:instancePath+"/op",schemaPath:"#/properties/op/enum",keyword:"enum",params:{allowedValues: schema68.properties.op.enum},message:"must be equal to one of the allowed values"}];
+validate83.errors = [{instancePath:instancePath+"/op",schemaPath:"#/properties/op/enum",keyword:"enum",params:{allowedValues: schema61.properties.op.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -5589,13 +5014,13 @@ if(data.blocks !== undefined && func0.call(data, "blocks")){
 let data1 = data.blocks;
 const _errs4 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate112.errors = [{instancePath:instancePath+"/blocks",schemaPath:"#/properties/blocks/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate83.errors = [{instancePath:instancePath+"/blocks",schemaPath:"#/properties/blocks/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
-validate112.errors = [{instancePath:instancePath+"/blocks",schemaPath:"#/properties/blocks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate83.errors = [{instancePath:instancePath+"/blocks",schemaPath:"#/properties/blocks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -5610,13 +5035,13 @@ if(data.removedBlocks !== undefined && func0.call(data, "removedBlocks")){
 let data2 = data.removedBlocks;
 const _errs6 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate112.errors = [{instancePath:instancePath+"/removedBlocks",schemaPath:"#/properties/removedBlocks/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate83.errors = [{instancePath:instancePath+"/removedBlocks",schemaPath:"#/properties/removedBlocks/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
-validate112.errors = [{instancePath:instancePath+"/removedBlocks",schemaPath:"#/properties/removedBlocks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate83.errors = [{instancePath:instancePath+"/removedBlocks",schemaPath:"#/properties/removedBlocks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -5632,13 +5057,13 @@ let data3 = data.field;
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
-if(func70(data3) > 64){
-validate112.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if((data3.length > 64 && func70(data3) > 64)){
+validate83.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 }
 else {
-validate112.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate83.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5652,7 +5077,7 @@ if(data.value !== undefined && func0.call(data, "value")){
 let data4 = data.value;
 const _errs10 = errors;
 if(((typeof data4 !== "boolean") && (typeof data4 !== "string")) && (!((typeof data4 == "number") && (isFinite(data4))))){
-validate112.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: schema68.properties.value.type},message:"must be boolean,string,number"}];
+validate83.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: schema61.properties.value.type},message:"must be boolean,string,number"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -5665,13 +5090,13 @@ if(data.chars !== undefined && func0.call(data, "chars")){
 let data5 = data.chars;
 const _errs12 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate112.errors = [{instancePath:instancePath+"/chars",schemaPath:"#/properties/chars/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate83.errors = [{instancePath:instancePath+"/chars",schemaPath:"#/properties/chars/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs12){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-validate112.errors = [{instancePath:instancePath+"/chars",schemaPath:"#/properties/chars/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate83.errors = [{instancePath:instancePath+"/chars",schemaPath:"#/properties/chars/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -5690,30 +5115,23 @@ var valid0 = true;
 }
 }
 else {
-validate112.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate112.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
-validate112.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl29 = validate24;
+const impl29 = validate84;
+const schema120 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:DocumentId","$ref":"urn:mnote:type:Identifier"};
 
-const impl30 = validate52;
-
-const impl31 = validate53;
-
-const impl32 = validate49;
-
-const impl33 = validate113;
-
-function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ErrorCode" */;
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:DocumentId" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate113.evaluated;
+const evaluated0 = validate84.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5721,410 +5139,199 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 const _errs0 = errors;
-let valid0 = false;
-let passing0 = null;
-const _errs1 = errors;
-if("mnote_tool_invalid_input" !== data){
-const err0 = {instancePath,schemaPath:"#/oneOf/0/const",keyword:"const",params:{allowedValue: "mnote_tool_invalid_input"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs1 === errors;
-if(_valid0){
-valid0 = true;
-passing0 = 0;
-}
-const _errs2 = errors;
-if("mnote_tool_payload_too_large" !== data){
-const err1 = {instancePath,schemaPath:"#/oneOf/1/const",keyword:"const",params:{allowedValue: "mnote_tool_payload_too_large"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs2 === errors;
-if(_valid0 && valid0){
-valid0 = false;
-passing0 = [passing0, 1];
-}
-else {
-if(_valid0){
-valid0 = true;
-passing0 = 1;
-}
-const _errs3 = errors;
-if("mnote_tool_unknown_tool" !== data){
-const err2 = {instancePath,schemaPath:"#/oneOf/2/const",keyword:"const",params:{allowedValue: "mnote_tool_unknown_tool"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var _valid0 = _errs3 === errors;
-if(_valid0 && valid0){
-valid0 = false;
-passing0 = [passing0, 2];
-}
-else {
-if(_valid0){
-valid0 = true;
-passing0 = 2;
-}
-const _errs4 = errors;
-if("mnote_tool_not_authenticated" !== data){
-const err3 = {instancePath,schemaPath:"#/oneOf/3/const",keyword:"const",params:{allowedValue: "mnote_tool_not_authenticated"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-var _valid0 = _errs4 === errors;
-if(_valid0 && valid0){
-valid0 = false;
-passing0 = [passing0, 3];
-}
-else {
-if(_valid0){
-valid0 = true;
-passing0 = 3;
-}
-const _errs5 = errors;
-if("mnote_tool_permission_denied" !== data){
-const err4 = {instancePath,schemaPath:"#/oneOf/4/const",keyword:"const",params:{allowedValue: "mnote_tool_permission_denied"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-var _valid0 = _errs5 === errors;
-if(_valid0 && valid0){
-valid0 = false;
-passing0 = [passing0, 4];
-}
-else {
-if(_valid0){
-valid0 = true;
-passing0 = 4;
-}
-const _errs6 = errors;
-if("mnote_tool_conflict" !== data){
-const err5 = {instancePath,schemaPath:"#/oneOf/5/const",keyword:"const",params:{allowedValue: "mnote_tool_conflict"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-var _valid0 = _errs6 === errors;
-if(_valid0 && valid0){
-valid0 = false;
-passing0 = [passing0, 5];
-}
-else {
-if(_valid0){
-valid0 = true;
-passing0 = 5;
-}
-const _errs7 = errors;
-if("mnote_tool_idempotency_conflict" !== data){
-const err6 = {instancePath,schemaPath:"#/oneOf/6/const",keyword:"const",params:{allowedValue: "mnote_tool_idempotency_conflict"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-var _valid0 = _errs7 === errors;
-if(_valid0 && valid0){
-valid0 = false;
-passing0 = [passing0, 6];
-}
-else {
-if(_valid0){
-valid0 = true;
-passing0 = 6;
-}
-const _errs8 = errors;
-if("mnote_tool_in_progress" !== data){
-const err7 = {instancePath,schemaPath:"#/oneOf/7/const",keyword:"const",params:{allowedValue: "mnote_tool_in_progress"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-var _valid0 = _errs8 === errors;
-if(_valid0 && valid0){
-valid0 = false;
-passing0 = [passing0, 7];
-}
-else {
-if(_valid0){
-valid0 = true;
-passing0 = 7;
-}
-const _errs9 = errors;
-if("mnote_tool_unsupported_option" !== data){
-const err8 = {instancePath,schemaPath:"#/oneOf/8/const",keyword:"const",params:{allowedValue: "mnote_tool_unsupported_option"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-var _valid0 = _errs9 === errors;
-if(_valid0 && valid0){
-valid0 = false;
-passing0 = [passing0, 8];
-}
-else {
-if(_valid0){
-valid0 = true;
-passing0 = 8;
-}
-const _errs10 = errors;
-if("mnote_tool_kernel_unavailable" !== data){
-const err9 = {instancePath,schemaPath:"#/oneOf/9/const",keyword:"const",params:{allowedValue: "mnote_tool_kernel_unavailable"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-var _valid0 = _errs10 === errors;
-if(_valid0 && valid0){
-valid0 = false;
-passing0 = [passing0, 9];
-}
-else {
-if(_valid0){
-valid0 = true;
-passing0 = 9;
-}
-const _errs11 = errors;
-if("mnote_tool_unavailable" !== data){
-const err10 = {instancePath,schemaPath:"#/oneOf/10/const",keyword:"const",params:{allowedValue: "mnote_tool_unavailable"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-var _valid0 = _errs11 === errors;
-if(_valid0 && valid0){
-valid0 = false;
-passing0 = [passing0, 10];
-}
-else {
-if(_valid0){
-valid0 = true;
-passing0 = 10;
-}
-const _errs12 = errors;
-if("mnote_tool_not_configured" !== data){
-const err11 = {instancePath,schemaPath:"#/oneOf/11/const",keyword:"const",params:{allowedValue: "mnote_tool_not_configured"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-var _valid0 = _errs12 === errors;
-if(_valid0 && valid0){
-valid0 = false;
-passing0 = [passing0, 11];
-}
-else {
-if(_valid0){
-valid0 = true;
-passing0 = 11;
-}
-const _errs13 = errors;
-if("mnote_tool_internal" !== data){
-const err12 = {instancePath,schemaPath:"#/oneOf/12/const",keyword:"const",params:{allowedValue: "mnote_tool_internal"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-var _valid0 = _errs13 === errors;
-if(_valid0 && valid0){
-valid0 = false;
-passing0 = [passing0, 12];
-}
-else {
-if(_valid0){
-valid0 = true;
-passing0 = 12;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-if(!valid0){
-const err13 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-validate113.errors = vErrors;
-return false;
-}
-else {
-errors = _errs0;
-if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
-}
-else {
-vErrors = null;
-}
-}
-}
-validate113.errors = vErrors;
-return errors === 0;
-}
-validate113.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl34 = validate114;
-
-function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:IdempotencyKey" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate114.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
+if(errors === _errs0){
 if(typeof data === "string"){
-if(func70(data) > 256){
-validate114.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+if((data.length > 128 && func70(data) > 128)){
+validate84.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if(func70(data) < 1){
-validate114.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern12.test(data)){
-validate114.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""}];
-return false;
-}
-}
-}
-}
-else {
-validate114.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-validate114.errors = vErrors;
-return errors === 0;
-}
-validate114.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl35 = validate115;
-
-function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:Identifier" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate115.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(typeof data === "string"){
-if(func70(data) > 128){
-validate115.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
-return false;
-}
-else {
-if(func70(data) < 1){
-validate115.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data.length < 1 || (data.length < 2 * 1 && func70(data) < 1))){
+validate84.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern4.test(data)){
-validate115.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate84.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate115.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate115.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
-validate115.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate84.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl30 = validate35;
+
+const impl31 = validate36;
+
+const impl32 = validate85;
+const schema122 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:EdgeId","$ref":"urn:mnote:type:Identifier"};
+
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:EdgeId" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate85.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(typeof data === "string"){
+if((data.length > 128 && func70(data) > 128)){
+validate85.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data.length < 1 || (data.length < 2 * 1 && func70(data) < 1))){
+validate85.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data)){
+validate85.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate85.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+validate85.errors = vErrors;
+return errors === 0;
+}
+validate85.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl33 = validate86;
+
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ErrorCode" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate86.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(((((((((((((data === "mnote_tool_invalid_input") || (data === "mnote_tool_payload_too_large")) || (data === "mnote_tool_unknown_tool")) || (data === "mnote_tool_not_authenticated")) || (data === "mnote_tool_permission_denied")) || (data === "mnote_tool_conflict")) || (data === "mnote_tool_idempotency_conflict")) || (data === "mnote_tool_in_progress")) || (data === "mnote_tool_unsupported_option")) || (data === "mnote_tool_kernel_unavailable")) || (data === "mnote_tool_unavailable")) || (data === "mnote_tool_not_configured")) || (data === "mnote_tool_internal"))){
+validate86.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema63.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate86.errors = vErrors;
+return errors === 0;
+}
+validate86.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl34 = validate87;
+
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:IdempotencyKey" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate87.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(typeof data === "string"){
+if((data.length > 256 && func70(data) > 256)){
+validate87.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+return false;
+}
+else {
+if((data.length < 1 || (data.length < 2 * 1 && func70(data) < 1))){
+validate87.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern13.test(data)){
+validate87.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+validate87.errors = vErrors;
+return errors === 0;
+}
+validate87.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl35 = validate88;
+
+function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:Identifier" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate88.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(typeof data === "string"){
+if((data.length > 128 && func70(data) > 128)){
+validate88.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data.length < 1 || (data.length < 2 * 1 && func70(data) < 1))){
+validate88.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data)){
+validate88.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate88.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+validate88.errors = vErrors;
+return errors === 0;
+}
+validate88.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 const impl36 = validate21;
 
-const impl37 = validate116;
-const schema115 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelError","type":"object","required":["code"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:mnote:type:ErrorCode"},"reason":{"type":"string","maxLength":64},"field":{"type":"string","maxLength":64}}};
+const impl37 = validate89;
+const schema127 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelError","type":"object","required":["code"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:mnote:type:ErrorCode"},"reason":{"type":"string","maxLength":64},"field":{"type":"string","maxLength":64}}};
 
-function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:KernelError" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate116.evaluated;
+const evaluated0 = validate89.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6135,14 +5342,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.code === undefined) || (!(func0.call(data, "code")))) && (missing0 = "code")){
-validate116.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate89.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "code") || (key0 === "reason")) || (key0 === "field"))){
-validate116.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate89.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -6151,311 +5358,9 @@ if(_errs1 === errors){
 if(data.code !== undefined && func0.call(data, "code")){
 let data0 = data.code;
 const _errs2 = errors;
-const _errs4 = errors;
-let valid2 = false;
-let passing0 = null;
-const _errs5 = errors;
-if("mnote_tool_invalid_input" !== data0){
-const err0 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/0/const",keyword:"const",params:{allowedValue: "mnote_tool_invalid_input"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs5 === errors;
-if(_valid0){
-valid2 = true;
-passing0 = 0;
-}
-const _errs6 = errors;
-if("mnote_tool_payload_too_large" !== data0){
-const err1 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/1/const",keyword:"const",params:{allowedValue: "mnote_tool_payload_too_large"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs6 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 1];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 1;
-}
-const _errs7 = errors;
-if("mnote_tool_unknown_tool" !== data0){
-const err2 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/2/const",keyword:"const",params:{allowedValue: "mnote_tool_unknown_tool"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var _valid0 = _errs7 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 2];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 2;
-}
-const _errs8 = errors;
-if("mnote_tool_not_authenticated" !== data0){
-const err3 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/3/const",keyword:"const",params:{allowedValue: "mnote_tool_not_authenticated"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-var _valid0 = _errs8 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 3];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 3;
-}
-const _errs9 = errors;
-if("mnote_tool_permission_denied" !== data0){
-const err4 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/4/const",keyword:"const",params:{allowedValue: "mnote_tool_permission_denied"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-var _valid0 = _errs9 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 4];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 4;
-}
-const _errs10 = errors;
-if("mnote_tool_conflict" !== data0){
-const err5 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/5/const",keyword:"const",params:{allowedValue: "mnote_tool_conflict"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-var _valid0 = _errs10 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 5];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 5;
-}
-const _errs11 = errors;
-if("mnote_tool_idempotency_conflict" !== data0){
-const err6 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/6/const",keyword:"const",params:{allowedValue: "mnote_tool_idempotency_conflict"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-var _valid0 = _errs11 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 6];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 6;
-}
-const _errs12 = errors;
-if("mnote_tool_in_progress" !== data0){
-const err7 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/7/const",keyword:"const",params:{allowedValue: "mnote_tool_in_progress"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-var _valid0 = _errs12 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 7];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 7;
-}
-const _errs13 = errors;
-if("mnote_tool_unsupported_option" !== data0){
-const err8 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/8/const",keyword:"const",params:{allowedValue: "mnote_tool_unsupported_option"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-var _valid0 = _errs13 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 8];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 8;
-}
-const _errs14 = errors;
-if("mnote_tool_kernel_unavailable" !== data0){
-const err9 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/9/const",keyword:"const",params:{allowedValue: "mnote_tool_kernel_unavailable"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-var _valid0 = _errs14 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 9];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 9;
-}
-const _errs15 = errors;
-if("mnote_tool_unavailable" !== data0){
-const err10 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/10/const",keyword:"const",params:{allowedValue: "mnote_tool_unavailable"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-var _valid0 = _errs15 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 10];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 10;
-}
-const _errs16 = errors;
-if("mnote_tool_not_configured" !== data0){
-const err11 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/11/const",keyword:"const",params:{allowedValue: "mnote_tool_not_configured"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-var _valid0 = _errs16 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 11];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 11;
-}
-const _errs17 = errors;
-if("mnote_tool_internal" !== data0){
-const err12 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf/12/const",keyword:"const",params:{allowedValue: "mnote_tool_internal"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-var _valid0 = _errs17 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 12];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 12;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-if(!valid2){
-const err13 = {instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-validate116.errors = vErrors;
+if(!(((((((((((((data0 === "mnote_tool_invalid_input") || (data0 === "mnote_tool_payload_too_large")) || (data0 === "mnote_tool_unknown_tool")) || (data0 === "mnote_tool_not_authenticated")) || (data0 === "mnote_tool_permission_denied")) || (data0 === "mnote_tool_conflict")) || (data0 === "mnote_tool_idempotency_conflict")) || (data0 === "mnote_tool_in_progress")) || (data0 === "mnote_tool_unsupported_option")) || (data0 === "mnote_tool_kernel_unavailable")) || (data0 === "mnote_tool_unavailable")) || (data0 === "mnote_tool_not_configured")) || (data0 === "mnote_tool_internal"))){
+validate89.errors = [{instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/enum",keyword:"enum",params:{allowedValues: schema63.enum},message:"must be equal to one of the allowed values"}];
 return false;
-}
-else {
-errors = _errs4;
-if(vErrors !== null){
-if(_errs4){
-vErrors.length = _errs4;
-}
-else {
-vErrors = null;
-}
-}
 }
 var valid0 = _errs2 === errors;
 }
@@ -6465,20 +5370,20 @@ var valid0 = true;
 if(valid0){
 if(data.reason !== undefined && func0.call(data, "reason")){
 let data1 = data.reason;
-const _errs18 = errors;
-if(errors === _errs18){
+const _errs4 = errors;
+if(errors === _errs4){
 if(typeof data1 === "string"){
-if(func70(data1) > 64){
-validate116.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if((data1.length > 64 && func70(data1) > 64)){
+validate89.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 }
 else {
-validate116.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid0 = _errs18 === errors;
+var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
@@ -6486,20 +5391,20 @@ var valid0 = true;
 if(valid0){
 if(data.field !== undefined && func0.call(data, "field")){
 let data2 = data.field;
-const _errs20 = errors;
-if(errors === _errs20){
+const _errs6 = errors;
+if(errors === _errs6){
 if(typeof data2 === "string"){
-if(func70(data2) > 64){
-validate116.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if((data2.length > 64 && func70(data2) > 64)){
+validate89.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 }
 else {
-validate116.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid0 = _errs20 === errors;
+var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
@@ -6510,23 +5415,23 @@ var valid0 = true;
 }
 }
 else {
-validate116.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate89.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate116.errors = vErrors;
+validate89.errors = vErrors;
 return errors === 0;
 }
-validate116.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl38 = validate117;
-const schema117 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelReply","anyOf":[{"type":"object","required":["ok","result"],"additionalProperties":false,"properties":{"ok":{"const":true},"result":{"type":"object","additionalProperties":true}}},{"type":"object","required":["ok","error"],"additionalProperties":false,"properties":{"ok":{"const":false},"error":{"$ref":"urn:mnote:type:KernelError"}}}]};
+const impl38 = validate90;
+const schema129 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelReply","anyOf":[{"type":"object","required":["ok","result"],"additionalProperties":false,"properties":{"ok":{"const":true},"result":{"type":"object","additionalProperties":true}}},{"type":"object","required":["ok","error"],"additionalProperties":false,"properties":{"ok":{"const":false},"error":{"$ref":"urn:mnote:type:KernelError"}}}]};
 
-function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:KernelReply" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate117.evaluated;
+const evaluated0 = validate90.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6675,8 +5580,8 @@ var valid2 = true;
 if(valid2){
 if(data.error !== undefined && func0.call(data, "error")){
 const _errs12 = errors;
-if(!(validate116(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate116.errors : vErrors.concat(validate116.errors);
+if(!(validate89(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs12 === errors;
@@ -6715,7 +5620,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate117.errors = vErrors;
+validate90.errors = vErrors;
 return false;
 }
 else {
@@ -6729,20 +5634,20 @@ vErrors = null;
 }
 }
 }
-validate117.errors = vErrors;
+validate90.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate117.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate90.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const impl39 = validate119;
-const schema118 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelRequest","type":"object","required":["command","payload"],"additionalProperties":false,"properties":{"command":{"$ref":"urn:mnote:type:CommandName"},"payload":{"type":"object","additionalProperties":true}}};
+const impl39 = validate92;
+const schema130 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelRequest","type":"object","required":["command","payload"],"additionalProperties":false,"properties":{"command":{"$ref":"urn:mnote:type:CommandName"},"payload":{"type":"object","additionalProperties":true}}};
 
-function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:KernelRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate119.evaluated;
+const evaluated0 = validate92.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6753,14 +5658,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.command === undefined) || (!(func0.call(data, "command")))) && (missing0 = "command")) || (((data.payload === undefined) || (!(func0.call(data, "payload")))) && (missing0 = "payload"))){
-validate119.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate92.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((key0 === "command") || (key0 === "payload"))){
-validate119.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate92.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -6772,19 +5677,19 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(func70(data0) > 64){
-validate119.errors = [{instancePath:instancePath+"/command",schemaPath:"urn:mnote:type:CommandName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if((data0.length > 64 && func70(data0) > 64)){
+validate92.errors = [{instancePath:instancePath+"/command",schemaPath:"urn:mnote:type:CommandName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
-if(!pattern16.test(data0)){
-validate119.errors = [{instancePath:instancePath+"/command",schemaPath:"urn:mnote:type:CommandName/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
+if(!pattern17.test(data0)){
+validate92.errors = [{instancePath:instancePath+"/command",schemaPath:"urn:mnote:type:CommandName/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate119.errors = [{instancePath:instancePath+"/command",schemaPath:"urn:mnote:type:CommandName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate92.errors = [{instancePath:instancePath+"/command",schemaPath:"urn:mnote:type:CommandName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6801,7 +5706,7 @@ if(errors === _errs5){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 }
 else {
-validate119.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate92.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -6815,24 +5720,24 @@ var valid0 = true;
 }
 }
 else {
-validate119.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate92.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate119.errors = vErrors;
+validate92.errors = vErrors;
 return errors === 0;
 }
-validate119.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl40 = validate42;
+const impl40 = validate29;
 
-const impl41 = validate120;
+const impl41 = validate93;
 
-function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:Locale" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate120.evaluated;
+const evaluated0 = validate93.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6840,27 +5745,27 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate120.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate93.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data === "zh-CN") || (data === "en"))){
-validate120.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema76.enum},message:"must be equal to one of the allowed values"}];
+validate93.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema76.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate120.errors = vErrors;
+validate93.errors = vErrors;
 return errors === 0;
 }
-validate120.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate93.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl42 = validate121;
-const schema121 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageBodySavePayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageSaveArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
-const schema122 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveArgs","type":"object","required":["content"],"additionalProperties":false,"properties":{"content":{"type":"array","maxItems":500,"items":{"$ref":"urn:mnote:type:ContentBlockInput"}},"mode":{"type":"string","enum":["replace","append"]},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
+const impl42 = validate94;
+const schema133 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageBodySavePayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageSaveArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
+const schema134 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveArgs","type":"object","required":["content"],"additionalProperties":false,"properties":{"content":{"type":"array","maxItems":500,"items":{"$ref":"urn:mnote:type:ContentBlockInput"}},"mode":{"type":"string","enum":["replace","append"]},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
 
-function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageSaveArgs" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate123.evaluated;
+const evaluated0 = validate96.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6871,14 +5776,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.content === undefined) || (!(func0.call(data, "content")))) && (missing0 = "content")){
-validate123.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate96.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "content") || (key0 === "mode")) || (key0 === "baseRevision"))){
-validate123.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate96.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -6890,7 +5795,7 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data0)){
 if(data0.length > 500){
-validate123.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/maxItems",keyword:"maxItems",params:{limit: 500},message:"must NOT have more than 500 items"}];
+validate96.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/maxItems",keyword:"maxItems",params:{limit: 500},message:"must NOT have more than 500 items"}];
 return false;
 }
 else {
@@ -6898,8 +5803,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs4 = errors;
-if(!(validate111(data0[i0], {instancePath:instancePath+"/content/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
+if(!(validate82(data0[i0], {instancePath:instancePath+"/content/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs4 === errors;
@@ -6910,7 +5815,7 @@ break;
 }
 }
 else {
-validate123.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate96.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -6924,11 +5829,11 @@ if(data.mode !== undefined && func0.call(data, "mode")){
 let data2 = data.mode;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate123.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate96.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data2 === "replace") || (data2 === "append"))){
-validate123.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema122.properties.mode.enum},message:"must be equal to one of the allowed values"}];
+validate96.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema134.properties.mode.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -6942,18 +5847,18 @@ let data3 = data.baseRevision;
 const _errs7 = errors;
 const _errs8 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate123.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate96.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs8){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 9007199254740991 || isNaN(data3)){
-validate123.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate96.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data3 < 0 || isNaN(data3)){
-validate123.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate96.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -6970,20 +5875,20 @@ var valid0 = true;
 }
 }
 else {
-validate123.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate96.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate123.errors = vErrors;
+validate96.errors = vErrors;
 return errors === 0;
 }
-validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageBodySavePayload" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate121.evaluated;
+const evaluated0 = validate94.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6994,14 +5899,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.context === undefined) || (!(func0.call(data, "context")))) && (missing0 = "context")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate121.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate94.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((key0 === "context") || (key0 === "args")) || (key0 === "dryRun")) || (key0 === "write"))){
-validate121.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate94.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7021,8 +5926,8 @@ var valid0 = true;
 if(valid0){
 if(data.args !== undefined && func0.call(data, "args")){
 const _errs3 = errors;
-if(!(validate123(data.args, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+if(!(validate96(data.args, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate96.errors : vErrors.concat(validate96.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -7034,7 +5939,7 @@ if(valid0){
 if(data.dryRun !== undefined && func0.call(data, "dryRun")){
 const _errs4 = errors;
 if(typeof data.dryRun !== "boolean"){
-validate121.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate94.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -7045,8 +5950,8 @@ var valid0 = true;
 if(valid0){
 if(data.write !== undefined && func0.call(data, "write")){
 const _errs6 = errors;
-if(!(validate42(data.write, {instancePath:instancePath+"/write",parentData:data,parentDataProperty:"write",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
+if(!(validate29(data.write, {instancePath:instancePath+"/write",parentData:data,parentDataProperty:"write",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs6 === errors;
@@ -7061,25 +5966,25 @@ var valid0 = true;
 }
 }
 else {
-validate121.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate121.errors = vErrors;
+validate94.errors = vErrors;
 return errors === 0;
 }
-validate121.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl43 = validate127;
-const schema124 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageBodySaveResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:PageSaveResult"}}};
-const schema126 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveResult","anyOf":[{"$ref":"urn:mnote:type:PageWriteResult"},{"$ref":"urn:mnote:type:DryRunResult"}]};
-const schema127 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageWriteResult","type":"object","required":["commandName","revision"],"additionalProperties":false,"properties":{"commandName":{"$ref":"urn:mnote:type:CommandName"},"revision":{"$ref":"urn:mnote:type:Revision"}}};
+const impl43 = validate100;
+const schema136 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageBodySaveResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:PageSaveResult"}}};
+const schema138 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveResult","anyOf":[{"$ref":"urn:mnote:type:PageWriteResult"},{"$ref":"urn:mnote:type:DryRunResult"}]};
+const schema139 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageWriteResult","type":"object","required":["commandName","revision"],"additionalProperties":false,"properties":{"commandName":{"$ref":"urn:mnote:type:CommandName"},"revision":{"$ref":"urn:mnote:type:Revision"}}};
 
-function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageWriteResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate129.evaluated;
+const evaluated0 = validate102.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7090,14 +5995,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.commandName === undefined) || (!(func0.call(data, "commandName")))) && (missing0 = "commandName")) || (((data.revision === undefined) || (!(func0.call(data, "revision")))) && (missing0 = "revision"))){
-validate129.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate102.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((key0 === "commandName") || (key0 === "revision"))){
-validate129.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate102.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7109,19 +6014,19 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(func70(data0) > 64){
-validate129.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if((data0.length > 64 && func70(data0) > 64)){
+validate102.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
-if(!pattern16.test(data0)){
-validate129.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
+if(!pattern17.test(data0)){
+validate102.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate129.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate102.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7136,18 +6041,18 @@ let data1 = data.revision;
 const _errs5 = errors;
 const _errs6 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate129.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate102.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate129.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate102.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 0 || isNaN(data1)){
-validate129.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate102.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -7163,20 +6068,20 @@ var valid0 = true;
 }
 }
 else {
-validate129.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate102.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate129.errors = vErrors;
+validate102.errors = vErrors;
 return errors === 0;
 }
-validate129.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageSaveResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate128.evaluated;
+const evaluated0 = validate101.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7186,8 +6091,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate129(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+if(!(validate102(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -7196,8 +6101,8 @@ if(_valid0){
 var props0 = true;
 }
 const _errs2 = errors;
-if(!(validate52(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
+if(!(validate35(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -7216,7 +6121,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate128.errors = vErrors;
+validate101.errors = vErrors;
 return false;
 }
 else {
@@ -7230,17 +6135,17 @@ vErrors = null;
 }
 }
 }
-validate128.errors = vErrors;
+validate101.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate128.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate101.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageBodySaveResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate127.evaluated;
+const evaluated0 = validate100.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7251,14 +6156,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.replayed === undefined) || (!(func0.call(data, "replayed")))) && (missing0 = "replayed"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
-validate127.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate100.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "commandId") || (key0 === "replayed")) || (key0 === "result"))){
-validate127.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate100.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7273,7 +6178,7 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data0 === "string"){
-if(func70(data0) > 128){
+if((data0.length > 128 && func70(data0) > 128)){
 const err0 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
 if(vErrors === null){
 vErrors = [err0];
@@ -7284,7 +6189,7 @@ vErrors.push(err0);
 errors++;
 }
 else {
-if(func70(data0) < 1){
+if((data0.length < 1 || (data0.length < 2 * 1 && func70(data0) < 1))){
 const err1 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -7295,7 +6200,7 @@ vErrors.push(err1);
 errors++;
 }
 else {
-if(!pattern11.test(data0)){
+if(!pattern12.test(data0)){
 const err2 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -7343,7 +6248,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate127.errors = vErrors;
+validate100.errors = vErrors;
 return false;
 }
 else {
@@ -7366,7 +6271,7 @@ if(valid0){
 if(data.replayed !== undefined && func0.call(data, "replayed")){
 const _errs9 = errors;
 if(typeof data.replayed !== "boolean"){
-validate127.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate100.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -7377,8 +6282,8 @@ var valid0 = true;
 if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
 const _errs11 = errors;
-if(!(validate128(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
+if(!(validate101(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -7392,23 +6297,23 @@ var valid0 = true;
 }
 }
 else {
-validate127.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate127.errors = vErrors;
+validate100.errors = vErrors;
 return errors === 0;
 }
-validate127.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl44 = validate133;
-const schema130 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetArgs","type":"object","additionalProperties":false,"properties":{"includeBody":{"type":"boolean"},"includeOptions":{"type":"boolean"},"includeBlocks":{"type":"boolean"}}};
+const impl44 = validate106;
+const schema142 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetArgs","type":"object","additionalProperties":false,"properties":{"includeBody":{"type":"boolean"},"includeOptions":{"type":"boolean"},"includeBlocks":{"type":"boolean"}}};
 
-function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageGetArgs" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate133.evaluated;
+const evaluated0 = validate106.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7420,7 +6325,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "includeBody") || (key0 === "includeOptions")) || (key0 === "includeBlocks"))){
-validate133.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate106.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7429,7 +6334,7 @@ if(_errs1 === errors){
 if(data.includeBody !== undefined && func0.call(data, "includeBody")){
 const _errs2 = errors;
 if(typeof data.includeBody !== "boolean"){
-validate133.errors = [{instancePath:instancePath+"/includeBody",schemaPath:"#/properties/includeBody/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate106.errors = [{instancePath:instancePath+"/includeBody",schemaPath:"#/properties/includeBody/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -7441,7 +6346,7 @@ if(valid0){
 if(data.includeOptions !== undefined && func0.call(data, "includeOptions")){
 const _errs4 = errors;
 if(typeof data.includeOptions !== "boolean"){
-validate133.errors = [{instancePath:instancePath+"/includeOptions",schemaPath:"#/properties/includeOptions/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate106.errors = [{instancePath:instancePath+"/includeOptions",schemaPath:"#/properties/includeOptions/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -7453,7 +6358,7 @@ if(valid0){
 if(data.includeBlocks !== undefined && func0.call(data, "includeBlocks")){
 const _errs6 = errors;
 if(typeof data.includeBlocks !== "boolean"){
-validate133.errors = [{instancePath:instancePath+"/includeBlocks",schemaPath:"#/properties/includeBlocks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate106.errors = [{instancePath:instancePath+"/includeBlocks",schemaPath:"#/properties/includeBlocks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -7466,23 +6371,23 @@ var valid0 = true;
 }
 }
 else {
-validate133.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate106.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate133.errors = vErrors;
+validate106.errors = vErrors;
 return errors === 0;
 }
-validate133.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl45 = validate134;
-const schema131 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args"],"properties":{"toolName":{"const":"mnote.page.get"},"args":{"$ref":"urn:mnote:type:PageGetArgs"}}}]};
+const impl45 = validate107;
+const schema143 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args"],"properties":{"toolName":{"const":"mnote.page.get"},"args":{"$ref":"urn:mnote:type:PageGetArgs"}}}]};
 
-function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageGetRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate134.evaluated;
+const evaluated0 = validate107.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7490,8 +6395,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 const _errs0 = errors;
-if(!(validate58(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+if(!(validate41(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs0 === errors;
@@ -7501,14 +6406,14 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))){
-validate134.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate107.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.toolName !== undefined && func0.call(data, "toolName")){
 const _errs3 = errors;
 if("mnote.page.get" !== data.toolName){
-validate134.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.get"},message:"must be equal to constant"}];
+validate107.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.get"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -7526,7 +6431,7 @@ if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 const _errs7 = errors;
 for(const key0 of Object.keys(data1)){
 if(!(((key0 === "includeBody") || (key0 === "includeOptions")) || (key0 === "includeBlocks"))){
-validate134.errors = [{instancePath:instancePath+"/args",schemaPath:"urn:mnote:type:PageGetArgs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate107.errors = [{instancePath:instancePath+"/args",schemaPath:"urn:mnote:type:PageGetArgs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7535,7 +6440,7 @@ if(_errs7 === errors){
 if(data1.includeBody !== undefined && func0.call(data1, "includeBody")){
 const _errs8 = errors;
 if(typeof data1.includeBody !== "boolean"){
-validate134.errors = [{instancePath:instancePath+"/args/includeBody",schemaPath:"urn:mnote:type:PageGetArgs/properties/includeBody/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate107.errors = [{instancePath:instancePath+"/args/includeBody",schemaPath:"urn:mnote:type:PageGetArgs/properties/includeBody/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs8 === errors;
@@ -7547,7 +6452,7 @@ if(valid3){
 if(data1.includeOptions !== undefined && func0.call(data1, "includeOptions")){
 const _errs10 = errors;
 if(typeof data1.includeOptions !== "boolean"){
-validate134.errors = [{instancePath:instancePath+"/args/includeOptions",schemaPath:"urn:mnote:type:PageGetArgs/properties/includeOptions/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate107.errors = [{instancePath:instancePath+"/args/includeOptions",schemaPath:"urn:mnote:type:PageGetArgs/properties/includeOptions/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs10 === errors;
@@ -7559,7 +6464,7 @@ if(valid3){
 if(data1.includeBlocks !== undefined && func0.call(data1, "includeBlocks")){
 const _errs12 = errors;
 if(typeof data1.includeBlocks !== "boolean"){
-validate134.errors = [{instancePath:instancePath+"/args/includeBlocks",schemaPath:"urn:mnote:type:PageGetArgs/properties/includeBlocks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate107.errors = [{instancePath:instancePath+"/args/includeBlocks",schemaPath:"urn:mnote:type:PageGetArgs/properties/includeBlocks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs12 === errors;
@@ -7572,7 +6477,7 @@ var valid3 = true;
 }
 }
 else {
-validate134.errors = [{instancePath:instancePath+"/args",schemaPath:"urn:mnote:type:PageGetArgs/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate107.errors = [{instancePath:instancePath+"/args",schemaPath:"urn:mnote:type:PageGetArgs/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -7585,27 +6490,27 @@ var valid1 = true;
 }
 }
 else {
-validate134.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate107.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 var valid0 = _errs1 === errors;
 }
-validate134.errors = vErrors;
+validate107.errors = vErrors;
 return errors === 0;
 }
-validate134.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl46 = validate136;
-const schema133 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.get"},"result":{"$ref":"urn:mnote:type:PageGetResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.get"}}}]}]};
-const schema134 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetResult","type":"object","required":["documentId","workspaceId","title","revision"],"additionalProperties":false,"properties":{"documentId":{"$ref":"urn:mnote:type:DocumentId"},"workspaceId":{"$ref":"urn:mnote:type:WorkspaceId"},"title":{"type":"string","maxLength":500},"revision":{"$ref":"urn:mnote:type:Revision"},"bodySummary":{"type":"string","maxLength":203},"pageOptions":{"$ref":"urn:mnote:type:PageOptions"},"blocks":{"type":"array","maxItems":2000,"items":{"$ref":"urn:mnote:type:ContentBlock"}}}};
-const schema136 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageOptions","type":"object","additionalProperties":false,"properties":{"wideLayout":{"type":"boolean"},"smallText":{"type":"boolean"},"showToc":{"type":"boolean"},"protectEditing":{"type":"boolean"}}};
+const impl46 = validate109;
+const schema145 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.get"},"result":{"$ref":"urn:mnote:type:PageGetResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.get"}}}]}]};
+const schema146 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetResult","type":"object","required":["documentId","workspaceId","title","revision"],"additionalProperties":false,"properties":{"documentId":{"$ref":"urn:mnote:type:Identifier"},"workspaceId":{"$ref":"urn:mnote:type:Identifier"},"title":{"type":"string","maxLength":500},"revision":{"$ref":"urn:mnote:type:Revision"},"bodySummary":{"type":"string","maxLength":203},"pageOptions":{"$ref":"urn:mnote:type:PageOptions"},"blocks":{"type":"array","maxItems":2000,"items":{"$ref":"urn:mnote:type:ContentBlock"}}}};
+const schema150 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageOptions","type":"object","additionalProperties":false,"properties":{"wideLayout":{"type":"boolean"},"smallText":{"type":"boolean"},"showToc":{"type":"boolean"},"protectEditing":{"type":"boolean"}}};
 
-function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageGetResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate138.evaluated;
+const evaluated0 = validate111.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7616,24 +6521,46 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.documentId === undefined) || (!(func0.call(data, "documentId")))) && (missing0 = "documentId")) || (((data.workspaceId === undefined) || (!(func0.call(data, "workspaceId")))) && (missing0 = "workspaceId"))) || (((data.title === undefined) || (!(func0.call(data, "title")))) && (missing0 = "title"))) || (((data.revision === undefined) || (!(func0.call(data, "revision")))) && (missing0 = "revision"))){
-validate138.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate111.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((((((key0 === "documentId") || (key0 === "workspaceId")) || (key0 === "title")) || (key0 === "revision")) || (key0 === "bodySummary")) || (key0 === "pageOptions")) || (key0 === "blocks"))){
-validate138.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate111.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
 if(data.documentId !== undefined && func0.call(data, "documentId")){
+let data0 = data.documentId;
 const _errs2 = errors;
-if(!(validate24(data.documentId, {instancePath:instancePath+"/documentId",parentData:data,parentDataProperty:"documentId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
-errors = vErrors.length;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if((data0.length > 128 && func70(data0) > 128)){
+validate111.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data0.length < 1 || (data0.length < 2 * 1 && func70(data0) < 1))){
+validate111.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data0)){
+validate111.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate111.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 }
 var valid0 = _errs2 === errors;
 }
@@ -7642,12 +6569,34 @@ var valid0 = true;
 }
 if(valid0){
 if(data.workspaceId !== undefined && func0.call(data, "workspaceId")){
-const _errs3 = errors;
-if(!(validate22(data.workspaceId, {instancePath:instancePath+"/workspaceId",parentData:data,parentDataProperty:"workspaceId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
-errors = vErrors.length;
+let data1 = data.workspaceId;
+const _errs5 = errors;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data1 === "string"){
+if((data1.length > 128 && func70(data1) > 128)){
+validate111.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
 }
-var valid0 = _errs3 === errors;
+else {
+if((data1.length < 1 || (data1.length < 2 * 1 && func70(data1) < 1))){
+validate111.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data1)){
+validate111.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate111.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
 }
 else {
 var valid0 = true;
@@ -7655,20 +6604,20 @@ var valid0 = true;
 if(valid0){
 if(data.title !== undefined && func0.call(data, "title")){
 let data2 = data.title;
-const _errs4 = errors;
-if(errors === _errs4){
+const _errs8 = errors;
+if(errors === _errs8){
 if(typeof data2 === "string"){
-if(func70(data2) > 500){
-validate138.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
+if((data2.length > 500 && func70(data2) > 500)){
+validate111.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
 return false;
 }
 }
 else {
-validate138.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate111.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid0 = _errs4 === errors;
+var valid0 = _errs8 === errors;
 }
 else {
 var valid0 = true;
@@ -7676,27 +6625,27 @@ var valid0 = true;
 if(valid0){
 if(data.revision !== undefined && func0.call(data, "revision")){
 let data3 = data.revision;
-const _errs6 = errors;
-const _errs7 = errors;
+const _errs10 = errors;
+const _errs11 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate138.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate111.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs7){
+if(errors === _errs11){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 9007199254740991 || isNaN(data3)){
-validate138.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate111.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data3 < 0 || isNaN(data3)){
-validate138.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate111.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-var valid0 = _errs6 === errors;
+var valid0 = _errs10 === errors;
 }
 else {
 var valid0 = true;
@@ -7704,20 +6653,20 @@ var valid0 = true;
 if(valid0){
 if(data.bodySummary !== undefined && func0.call(data, "bodySummary")){
 let data4 = data.bodySummary;
-const _errs9 = errors;
-if(errors === _errs9){
+const _errs13 = errors;
+if(errors === _errs13){
 if(typeof data4 === "string"){
-if(func70(data4) > 203){
-validate138.errors = [{instancePath:instancePath+"/bodySummary",schemaPath:"#/properties/bodySummary/maxLength",keyword:"maxLength",params:{limit: 203},message:"must NOT have more than 203 characters"}];
+if((data4.length > 203 && func70(data4) > 203)){
+validate111.errors = [{instancePath:instancePath+"/bodySummary",schemaPath:"#/properties/bodySummary/maxLength",keyword:"maxLength",params:{limit: 203},message:"must NOT have more than 203 characters"}];
 return false;
 }
 }
 else {
-validate138.errors = [{instancePath:instancePath+"/bodySummary",schemaPath:"#/properties/bodySummary/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate111.errors = [{instancePath:instancePath+"/bodySummary",schemaPath:"#/properties/bodySummary/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid0 = _errs9 === errors;
+var valid0 = _errs13 === errors;
 }
 else {
 var valid0 = true;
@@ -7725,65 +6674,65 @@ var valid0 = true;
 if(valid0){
 if(data.pageOptions !== undefined && func0.call(data, "pageOptions")){
 let data5 = data.pageOptions;
-const _errs11 = errors;
-const _errs12 = errors;
-if(errors === _errs12){
+const _errs15 = errors;
+const _errs16 = errors;
+if(errors === _errs16){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-const _errs14 = errors;
+const _errs18 = errors;
 for(const key1 of Object.keys(data5)){
 if(!((((key1 === "wideLayout") || (key1 === "smallText")) || (key1 === "showToc")) || (key1 === "protectEditing"))){
-validate138.errors = [{instancePath:instancePath+"/pageOptions",schemaPath:"urn:mnote:type:PageOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate111.errors = [{instancePath:instancePath+"/pageOptions",schemaPath:"urn:mnote:type:PageOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs14 === errors){
+if(_errs18 === errors){
 if(data5.wideLayout !== undefined && func0.call(data5, "wideLayout")){
-const _errs15 = errors;
-if(typeof data5.wideLayout !== "boolean"){
-validate138.errors = [{instancePath:instancePath+"/pageOptions/wideLayout",schemaPath:"urn:mnote:type:PageOptions/properties/wideLayout/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid3 = _errs15 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data5.smallText !== undefined && func0.call(data5, "smallText")){
-const _errs17 = errors;
-if(typeof data5.smallText !== "boolean"){
-validate138.errors = [{instancePath:instancePath+"/pageOptions/smallText",schemaPath:"urn:mnote:type:PageOptions/properties/smallText/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid3 = _errs17 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data5.showToc !== undefined && func0.call(data5, "showToc")){
 const _errs19 = errors;
-if(typeof data5.showToc !== "boolean"){
-validate138.errors = [{instancePath:instancePath+"/pageOptions/showToc",schemaPath:"urn:mnote:type:PageOptions/properties/showToc/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+if(typeof data5.wideLayout !== "boolean"){
+validate111.errors = [{instancePath:instancePath+"/pageOptions/wideLayout",schemaPath:"urn:mnote:type:PageOptions/properties/wideLayout/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid3 = _errs19 === errors;
+var valid5 = _errs19 === errors;
 }
 else {
-var valid3 = true;
+var valid5 = true;
 }
-if(valid3){
-if(data5.protectEditing !== undefined && func0.call(data5, "protectEditing")){
+if(valid5){
+if(data5.smallText !== undefined && func0.call(data5, "smallText")){
 const _errs21 = errors;
+if(typeof data5.smallText !== "boolean"){
+validate111.errors = [{instancePath:instancePath+"/pageOptions/smallText",schemaPath:"urn:mnote:type:PageOptions/properties/smallText/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid5 = _errs21 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data5.showToc !== undefined && func0.call(data5, "showToc")){
+const _errs23 = errors;
+if(typeof data5.showToc !== "boolean"){
+validate111.errors = [{instancePath:instancePath+"/pageOptions/showToc",schemaPath:"urn:mnote:type:PageOptions/properties/showToc/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid5 = _errs23 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data5.protectEditing !== undefined && func0.call(data5, "protectEditing")){
+const _errs25 = errors;
 if(typeof data5.protectEditing !== "boolean"){
-validate138.errors = [{instancePath:instancePath+"/pageOptions/protectEditing",schemaPath:"urn:mnote:type:PageOptions/properties/protectEditing/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate111.errors = [{instancePath:instancePath+"/pageOptions/protectEditing",schemaPath:"urn:mnote:type:PageOptions/properties/protectEditing/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid3 = _errs21 === errors;
+var valid5 = _errs25 === errors;
 }
 else {
-var valid3 = true;
+var valid5 = true;
 }
 }
 }
@@ -7791,11 +6740,11 @@ var valid3 = true;
 }
 }
 else {
-validate138.errors = [{instancePath:instancePath+"/pageOptions",schemaPath:"urn:mnote:type:PageOptions/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate111.errors = [{instancePath:instancePath+"/pageOptions",schemaPath:"urn:mnote:type:PageOptions/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var valid0 = _errs11 === errors;
+var valid0 = _errs15 === errors;
 }
 else {
 var valid0 = true;
@@ -7803,35 +6752,35 @@ var valid0 = true;
 if(valid0){
 if(data.blocks !== undefined && func0.call(data, "blocks")){
 let data10 = data.blocks;
-const _errs23 = errors;
-if(errors === _errs23){
+const _errs27 = errors;
+if(errors === _errs27){
 if(Array.isArray(data10)){
 if(data10.length > 2000){
-validate138.errors = [{instancePath:instancePath+"/blocks",schemaPath:"#/properties/blocks/maxItems",keyword:"maxItems",params:{limit: 2000},message:"must NOT have more than 2000 items"}];
+validate111.errors = [{instancePath:instancePath+"/blocks",schemaPath:"#/properties/blocks/maxItems",keyword:"maxItems",params:{limit: 2000},message:"must NOT have more than 2000 items"}];
 return false;
 }
 else {
-var valid4 = true;
+var valid6 = true;
 const len0 = data10.length;
 for(let i0=0; i0<len0; i0++){
-const _errs25 = errors;
-if(!(validate110(data10[i0], {instancePath:instancePath+"/blocks/" + i0,parentData:data10,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+const _errs29 = errors;
+if(!(validate81(data10[i0], {instancePath:instancePath+"/blocks/" + i0,parentData:data10,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
 errors = vErrors.length;
 }
-var valid4 = _errs25 === errors;
-if(!valid4){
+var valid6 = _errs29 === errors;
+if(!valid6){
 break;
 }
 }
 }
 }
 else {
-validate138.errors = [{instancePath:instancePath+"/blocks",schemaPath:"#/properties/blocks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate111.errors = [{instancePath:instancePath+"/blocks",schemaPath:"#/properties/blocks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-var valid0 = _errs23 === errors;
+var valid0 = _errs27 === errors;
 }
 else {
 var valid0 = true;
@@ -7846,20 +6795,20 @@ var valid0 = true;
 }
 }
 else {
-validate138.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate111.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate138.errors = vErrors;
+validate111.errors = vErrors;
 return errors === 0;
 }
-validate138.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate111.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageGetResponse" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate136.evaluated;
+const evaluated0 = validate109.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7870,8 +6819,8 @@ const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
 const _errs2 = errors;
-if(!(validate69(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
+if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs2 === errors;
@@ -7911,8 +6860,8 @@ var valid2 = true;
 if(valid2){
 if(data.result !== undefined && func0.call(data, "result")){
 const _errs6 = errors;
-if(!(validate138(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate138.errors : vErrors.concat(validate138.errors);
+if(!(validate111(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs6 === errors;
@@ -7943,8 +6892,8 @@ var props0 = true;
 }
 const _errs7 = errors;
 const _errs8 = errors;
-if(!(validate78(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+if(!(validate50(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs8 === errors;
@@ -8007,7 +6956,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate136.errors = vErrors;
+validate109.errors = vErrors;
 return false;
 }
 else {
@@ -8021,24 +6970,24 @@ vErrors = null;
 }
 }
 }
-validate136.errors = vErrors;
+validate109.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate136.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate109.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const impl47 = validate138;
+const impl47 = validate111;
 
-const impl48 = validate144;
-const schema137 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageHeadUpdateTitlePayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageUpdateTitleArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
-const schema138 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleArgs","type":"object","required":["title"],"additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":500,"pattern":"^[^\\r\\n]*\\S[^\\r\\n]*$"},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
-const pattern36 = new RegExp("^[^\\r\\n]*\\S[^\\r\\n]*$", "u");
+const impl48 = validate115;
+const schema151 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageHeadUpdateTitlePayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageUpdateTitleArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
+const schema152 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleArgs","type":"object","required":["title"],"additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":500,"pattern":"^[^\\r\\n]*\\S[^\\r\\n]*$"},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
+const pattern55 = new RegExp("^[^\\r\\n]*\\S[^\\r\\n]*$", "u");
 
-function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateTitleArgs" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate146.evaluated;
+const evaluated0 = validate117.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8049,14 +6998,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.title === undefined) || (!(func0.call(data, "title")))) && (missing0 = "title")){
-validate146.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate117.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((key0 === "title") || (key0 === "baseRevision"))){
-validate146.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate117.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8067,25 +7016,25 @@ let data0 = data.title;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func70(data0) > 500){
-validate146.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
+if((data0.length > 500 && func70(data0) > 500)){
+validate117.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
 return false;
 }
 else {
-if(func70(data0) < 1){
-validate146.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data0.length < 1 || (data0.length < 2 * 1 && func70(data0) < 1))){
+validate117.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern36.test(data0)){
-validate146.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/pattern",keyword:"pattern",params:{pattern: "^[^\\r\\n]*\\S[^\\r\\n]*$"},message:"must match pattern \""+"^[^\\r\\n]*\\S[^\\r\\n]*$"+"\""}];
+if(!pattern55.test(data0)){
+validate117.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/pattern",keyword:"pattern",params:{pattern: "^[^\\r\\n]*\\S[^\\r\\n]*$"},message:"must match pattern \""+"^[^\\r\\n]*\\S[^\\r\\n]*$"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate117.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8100,18 +7049,18 @@ let data1 = data.baseRevision;
 const _errs4 = errors;
 const _errs5 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate146.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate117.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate146.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate117.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 0 || isNaN(data1)){
-validate146.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate117.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -8127,20 +7076,20 @@ var valid0 = true;
 }
 }
 else {
-validate146.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate117.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate146.errors = vErrors;
+validate117.errors = vErrors;
 return errors === 0;
 }
-validate146.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate117.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageHeadUpdateTitlePayload" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate144.evaluated;
+const evaluated0 = validate115.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8151,14 +7100,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.context === undefined) || (!(func0.call(data, "context")))) && (missing0 = "context")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate144.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate115.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((key0 === "context") || (key0 === "args")) || (key0 === "dryRun")) || (key0 === "write"))){
-validate144.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate115.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8178,8 +7127,8 @@ var valid0 = true;
 if(valid0){
 if(data.args !== undefined && func0.call(data, "args")){
 const _errs3 = errors;
-if(!(validate146(data.args, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate146.errors : vErrors.concat(validate146.errors);
+if(!(validate117(data.args, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -8191,7 +7140,7 @@ if(valid0){
 if(data.dryRun !== undefined && func0.call(data, "dryRun")){
 const _errs4 = errors;
 if(typeof data.dryRun !== "boolean"){
-validate144.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate115.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -8202,8 +7151,8 @@ var valid0 = true;
 if(valid0){
 if(data.write !== undefined && func0.call(data, "write")){
 const _errs6 = errors;
-if(!(validate42(data.write, {instancePath:instancePath+"/write",parentData:data,parentDataProperty:"write",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
+if(!(validate29(data.write, {instancePath:instancePath+"/write",parentData:data,parentDataProperty:"write",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs6 === errors;
@@ -8218,24 +7167,24 @@ var valid0 = true;
 }
 }
 else {
-validate144.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate115.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate144.errors = vErrors;
+validate115.errors = vErrors;
 return errors === 0;
 }
-validate144.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate115.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl49 = validate149;
-const schema140 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageHeadUpdateTitleResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:PageUpdateTitleResult"}}};
-const schema142 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleResult","anyOf":[{"$ref":"urn:mnote:type:PageWriteResult"},{"$ref":"urn:mnote:type:DryRunResult"}]};
+const impl49 = validate120;
+const schema154 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageHeadUpdateTitleResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:PageUpdateTitleResult"}}};
+const schema156 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleResult","anyOf":[{"$ref":"urn:mnote:type:PageWriteResult"},{"$ref":"urn:mnote:type:DryRunResult"}]};
 
-function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateTitleResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate150.evaluated;
+const evaluated0 = validate121.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8245,8 +7194,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate129(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+if(!(validate102(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -8255,8 +7204,8 @@ if(_valid0){
 var props0 = true;
 }
 const _errs2 = errors;
-if(!(validate52(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
+if(!(validate35(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -8275,7 +7224,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate150.errors = vErrors;
+validate121.errors = vErrors;
 return false;
 }
 else {
@@ -8289,17 +7238,17 @@ vErrors = null;
 }
 }
 }
-validate150.errors = vErrors;
+validate121.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate150.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate121.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageHeadUpdateTitleResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate149.evaluated;
+const evaluated0 = validate120.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8310,14 +7259,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.replayed === undefined) || (!(func0.call(data, "replayed")))) && (missing0 = "replayed"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
-validate149.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate120.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "commandId") || (key0 === "replayed")) || (key0 === "result"))){
-validate149.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate120.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8332,7 +7281,7 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data0 === "string"){
-if(func70(data0) > 128){
+if((data0.length > 128 && func70(data0) > 128)){
 const err0 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
 if(vErrors === null){
 vErrors = [err0];
@@ -8343,7 +7292,7 @@ vErrors.push(err0);
 errors++;
 }
 else {
-if(func70(data0) < 1){
+if((data0.length < 1 || (data0.length < 2 * 1 && func70(data0) < 1))){
 const err1 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -8354,7 +7303,7 @@ vErrors.push(err1);
 errors++;
 }
 else {
-if(!pattern11.test(data0)){
+if(!pattern12.test(data0)){
 const err2 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -8402,7 +7351,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate149.errors = vErrors;
+validate120.errors = vErrors;
 return false;
 }
 else {
@@ -8425,7 +7374,7 @@ if(valid0){
 if(data.replayed !== undefined && func0.call(data, "replayed")){
 const _errs9 = errors;
 if(typeof data.replayed !== "boolean"){
-validate149.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate120.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -8436,8 +7385,8 @@ var valid0 = true;
 if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
 const _errs11 = errors;
-if(!(validate150(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate150.errors : vErrors.concat(validate150.errors);
+if(!(validate121(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -8451,24 +7400,24 @@ var valid0 = true;
 }
 }
 else {
-validate149.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate120.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate149.errors = vErrors;
+validate120.errors = vErrors;
 return errors === 0;
 }
-validate149.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate120.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl50 = validate154;
-const schema143 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageLayoutUpdateOptionsPayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageUpdateOptionsArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
-const schema144 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsArgs","type":"object","required":["options"],"additionalProperties":false,"properties":{"options":{"$ref":"urn:mnote:type:PageOptions","minProperties":1},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
+const impl50 = validate125;
+const schema157 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageLayoutUpdateOptionsPayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageUpdateOptionsArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
+const schema158 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsArgs","type":"object","required":["options"],"additionalProperties":false,"properties":{"options":{"$ref":"urn:mnote:type:PageOptions","minProperties":1},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
 
-function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateOptionsArgs" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate156.evaluated;
+const evaluated0 = validate127.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8479,14 +7428,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.options === undefined) || (!(func0.call(data, "options")))) && (missing0 = "options")){
-validate156.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate127.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((key0 === "options") || (key0 === "baseRevision"))){
-validate156.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate127.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8501,7 +7450,7 @@ if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 const _errs5 = errors;
 for(const key1 of Object.keys(data0)){
 if(!((((key1 === "wideLayout") || (key1 === "smallText")) || (key1 === "showToc")) || (key1 === "protectEditing"))){
-validate156.errors = [{instancePath:instancePath+"/options",schemaPath:"urn:mnote:type:PageOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate127.errors = [{instancePath:instancePath+"/options",schemaPath:"urn:mnote:type:PageOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8510,7 +7459,7 @@ if(_errs5 === errors){
 if(data0.wideLayout !== undefined && func0.call(data0, "wideLayout")){
 const _errs6 = errors;
 if(typeof data0.wideLayout !== "boolean"){
-validate156.errors = [{instancePath:instancePath+"/options/wideLayout",schemaPath:"urn:mnote:type:PageOptions/properties/wideLayout/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate127.errors = [{instancePath:instancePath+"/options/wideLayout",schemaPath:"urn:mnote:type:PageOptions/properties/wideLayout/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs6 === errors;
@@ -8522,7 +7471,7 @@ if(valid2){
 if(data0.smallText !== undefined && func0.call(data0, "smallText")){
 const _errs8 = errors;
 if(typeof data0.smallText !== "boolean"){
-validate156.errors = [{instancePath:instancePath+"/options/smallText",schemaPath:"urn:mnote:type:PageOptions/properties/smallText/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate127.errors = [{instancePath:instancePath+"/options/smallText",schemaPath:"urn:mnote:type:PageOptions/properties/smallText/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs8 === errors;
@@ -8534,7 +7483,7 @@ if(valid2){
 if(data0.showToc !== undefined && func0.call(data0, "showToc")){
 const _errs10 = errors;
 if(typeof data0.showToc !== "boolean"){
-validate156.errors = [{instancePath:instancePath+"/options/showToc",schemaPath:"urn:mnote:type:PageOptions/properties/showToc/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate127.errors = [{instancePath:instancePath+"/options/showToc",schemaPath:"urn:mnote:type:PageOptions/properties/showToc/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs10 === errors;
@@ -8546,7 +7495,7 @@ if(valid2){
 if(data0.protectEditing !== undefined && func0.call(data0, "protectEditing")){
 const _errs12 = errors;
 if(typeof data0.protectEditing !== "boolean"){
-validate156.errors = [{instancePath:instancePath+"/options/protectEditing",schemaPath:"urn:mnote:type:PageOptions/properties/protectEditing/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate127.errors = [{instancePath:instancePath+"/options/protectEditing",schemaPath:"urn:mnote:type:PageOptions/properties/protectEditing/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs12 === errors;
@@ -8560,14 +7509,14 @@ var valid2 = true;
 }
 }
 else {
-validate156.errors = [{instancePath:instancePath+"/options",schemaPath:"urn:mnote:type:PageOptions/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate127.errors = [{instancePath:instancePath+"/options",schemaPath:"urn:mnote:type:PageOptions/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 if(errors === _errs2){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(Object.keys(data0).length < 1){
-validate156.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
+validate127.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
 return false;
 }
 }
@@ -8583,18 +7532,18 @@ let data5 = data.baseRevision;
 const _errs14 = errors;
 const _errs15 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate156.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate127.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs15){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 > 9007199254740991 || isNaN(data5)){
-validate156.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate127.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data5 < 0 || isNaN(data5)){
-validate156.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate127.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -8610,20 +7559,20 @@ var valid0 = true;
 }
 }
 else {
-validate156.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate127.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate156.errors = vErrors;
+validate127.errors = vErrors;
 return errors === 0;
 }
-validate156.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate127.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageLayoutUpdateOptionsPayload" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate154.evaluated;
+const evaluated0 = validate125.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8634,14 +7583,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.context === undefined) || (!(func0.call(data, "context")))) && (missing0 = "context")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate154.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate125.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((key0 === "context") || (key0 === "args")) || (key0 === "dryRun")) || (key0 === "write"))){
-validate154.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate125.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8661,8 +7610,8 @@ var valid0 = true;
 if(valid0){
 if(data.args !== undefined && func0.call(data, "args")){
 const _errs3 = errors;
-if(!(validate156(data.args, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate156.errors : vErrors.concat(validate156.errors);
+if(!(validate127(data.args, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -8674,7 +7623,7 @@ if(valid0){
 if(data.dryRun !== undefined && func0.call(data, "dryRun")){
 const _errs4 = errors;
 if(typeof data.dryRun !== "boolean"){
-validate154.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate125.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -8685,8 +7634,8 @@ var valid0 = true;
 if(valid0){
 if(data.write !== undefined && func0.call(data, "write")){
 const _errs6 = errors;
-if(!(validate42(data.write, {instancePath:instancePath+"/write",parentData:data,parentDataProperty:"write",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
+if(!(validate29(data.write, {instancePath:instancePath+"/write",parentData:data,parentDataProperty:"write",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs6 === errors;
@@ -8701,24 +7650,24 @@ var valid0 = true;
 }
 }
 else {
-validate154.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate125.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate154.errors = vErrors;
+validate125.errors = vErrors;
 return errors === 0;
 }
-validate154.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate125.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl51 = validate159;
-const schema147 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageLayoutUpdateOptionsResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:PageUpdateOptionsResult"}}};
-const schema149 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsResult","anyOf":[{"$ref":"urn:mnote:type:PageWriteResult"},{"$ref":"urn:mnote:type:DryRunResult"}]};
+const impl51 = validate130;
+const schema161 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageLayoutUpdateOptionsResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:PageUpdateOptionsResult"}}};
+const schema163 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsResult","anyOf":[{"$ref":"urn:mnote:type:PageWriteResult"},{"$ref":"urn:mnote:type:DryRunResult"}]};
 
-function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateOptionsResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate160.evaluated;
+const evaluated0 = validate131.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8728,8 +7677,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate129(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+if(!(validate102(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -8738,8 +7687,8 @@ if(_valid0){
 var props0 = true;
 }
 const _errs2 = errors;
-if(!(validate52(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
+if(!(validate35(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -8758,7 +7707,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate160.errors = vErrors;
+validate131.errors = vErrors;
 return false;
 }
 else {
@@ -8772,17 +7721,17 @@ vErrors = null;
 }
 }
 }
-validate160.errors = vErrors;
+validate131.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate160.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate131.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageLayoutUpdateOptionsResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate159.evaluated;
+const evaluated0 = validate130.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8793,14 +7742,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.replayed === undefined) || (!(func0.call(data, "replayed")))) && (missing0 = "replayed"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
-validate159.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate130.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "commandId") || (key0 === "replayed")) || (key0 === "result"))){
-validate159.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate130.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8815,7 +7764,7 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data0 === "string"){
-if(func70(data0) > 128){
+if((data0.length > 128 && func70(data0) > 128)){
 const err0 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
 if(vErrors === null){
 vErrors = [err0];
@@ -8826,7 +7775,7 @@ vErrors.push(err0);
 errors++;
 }
 else {
-if(func70(data0) < 1){
+if((data0.length < 1 || (data0.length < 2 * 1 && func70(data0) < 1))){
 const err1 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -8837,7 +7786,7 @@ vErrors.push(err1);
 errors++;
 }
 else {
-if(!pattern11.test(data0)){
+if(!pattern12.test(data0)){
 const err2 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -8885,7 +7834,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate159.errors = vErrors;
+validate130.errors = vErrors;
 return false;
 }
 else {
@@ -8908,7 +7857,7 @@ if(valid0){
 if(data.replayed !== undefined && func0.call(data, "replayed")){
 const _errs9 = errors;
 if(typeof data.replayed !== "boolean"){
-validate159.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate130.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -8919,8 +7868,8 @@ var valid0 = true;
 if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
 const _errs11 = errors;
-if(!(validate160(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate160.errors : vErrors.concat(validate160.errors);
+if(!(validate131(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -8934,22 +7883,22 @@ var valid0 = true;
 }
 }
 else {
-validate159.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate130.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate159.errors = vErrors;
+validate130.errors = vErrors;
 return errors === 0;
 }
-validate159.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate130.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl52 = validate164;
+const impl52 = validate135;
 
-function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageOptions" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate164.evaluated;
+const evaluated0 = validate135.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8961,7 +7910,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((key0 === "wideLayout") || (key0 === "smallText")) || (key0 === "showToc")) || (key0 === "protectEditing"))){
-validate164.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate135.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8970,7 +7919,7 @@ if(_errs1 === errors){
 if(data.wideLayout !== undefined && func0.call(data, "wideLayout")){
 const _errs2 = errors;
 if(typeof data.wideLayout !== "boolean"){
-validate164.errors = [{instancePath:instancePath+"/wideLayout",schemaPath:"#/properties/wideLayout/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate135.errors = [{instancePath:instancePath+"/wideLayout",schemaPath:"#/properties/wideLayout/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -8982,7 +7931,7 @@ if(valid0){
 if(data.smallText !== undefined && func0.call(data, "smallText")){
 const _errs4 = errors;
 if(typeof data.smallText !== "boolean"){
-validate164.errors = [{instancePath:instancePath+"/smallText",schemaPath:"#/properties/smallText/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate135.errors = [{instancePath:instancePath+"/smallText",schemaPath:"#/properties/smallText/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -8994,7 +7943,7 @@ if(valid0){
 if(data.showToc !== undefined && func0.call(data, "showToc")){
 const _errs6 = errors;
 if(typeof data.showToc !== "boolean"){
-validate164.errors = [{instancePath:instancePath+"/showToc",schemaPath:"#/properties/showToc/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate135.errors = [{instancePath:instancePath+"/showToc",schemaPath:"#/properties/showToc/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -9006,7 +7955,7 @@ if(valid0){
 if(data.protectEditing !== undefined && func0.call(data, "protectEditing")){
 const _errs8 = errors;
 if(typeof data.protectEditing !== "boolean"){
-validate164.errors = [{instancePath:instancePath+"/protectEditing",schemaPath:"#/properties/protectEditing/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate135.errors = [{instancePath:instancePath+"/protectEditing",schemaPath:"#/properties/protectEditing/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -9020,25 +7969,25 @@ var valid0 = true;
 }
 }
 else {
-validate164.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate135.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate164.errors = vErrors;
+validate135.errors = vErrors;
 return errors === 0;
 }
-validate164.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate135.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl53 = validate123;
+const impl53 = validate96;
 
-const impl54 = validate165;
-const schema151 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.page.save"},"args":{"$ref":"urn:mnote:type:PageSaveArgs"}}}]};
+const impl54 = validate136;
+const schema165 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.page.save"},"args":{"$ref":"urn:mnote:type:PageSaveArgs"}}}]};
 
-function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageSaveRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate165.evaluated;
+const evaluated0 = validate136.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9046,8 +7995,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 const _errs0 = errors;
-if(!(validate58(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+if(!(validate41(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs0 === errors;
@@ -9057,14 +8006,14 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.idempotencyKey === undefined) || (!(func0.call(data, "idempotencyKey")))) && (missing0 = "idempotencyKey"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate165.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate136.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.toolName !== undefined && func0.call(data, "toolName")){
 const _errs3 = errors;
 if("mnote.page.save" !== data.toolName){
-validate165.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.save"},message:"must be equal to constant"}];
+validate136.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.save"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -9075,8 +8024,8 @@ var valid1 = true;
 if(valid1){
 if(data.args !== undefined && func0.call(data, "args")){
 const _errs4 = errors;
-if(!(validate123(data.args, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+if(!(validate96(data.args, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate96.errors : vErrors.concat(validate96.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs4 === errors;
@@ -9088,25 +8037,25 @@ var valid1 = true;
 }
 }
 else {
-validate165.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate136.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 var valid0 = _errs1 === errors;
 }
-validate165.errors = vErrors;
+validate136.errors = vErrors;
 return errors === 0;
 }
-validate165.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate136.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl55 = validate168;
-const schema152 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.save"},"result":{"$ref":"urn:mnote:type:PageSaveResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.save"}}}]}]};
+const impl55 = validate139;
+const schema166 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.save"},"result":{"$ref":"urn:mnote:type:PageSaveResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.save"}}}]}]};
 
-function validate168(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageSaveResponse" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate168.evaluated;
+const evaluated0 = validate139.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9117,8 +8066,8 @@ const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
 const _errs2 = errors;
-if(!(validate69(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
+if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs2 === errors;
@@ -9158,8 +8107,8 @@ var valid2 = true;
 if(valid2){
 if(data.result !== undefined && func0.call(data, "result")){
 const _errs6 = errors;
-if(!(validate128(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
+if(!(validate101(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs6 === errors;
@@ -9190,8 +8139,8 @@ var props1 = true;
 }
 const _errs7 = errors;
 const _errs8 = errors;
-if(!(validate78(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+if(!(validate50(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs8 === errors;
@@ -9254,7 +8203,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate168.errors = vErrors;
+validate139.errors = vErrors;
 return false;
 }
 else {
@@ -9268,22 +8217,22 @@ vErrors = null;
 }
 }
 }
-validate168.errors = vErrors;
+validate139.errors = vErrors;
 evaluated0.props = props1;
 return errors === 0;
 }
-validate168.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate139.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const impl56 = validate128;
+const impl56 = validate101;
 
-const impl57 = validate172;
-const schema153 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSnapshotReadPayload","type":"object","required":["context","args"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageGetArgs"}}};
+const impl57 = validate143;
+const schema167 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSnapshotReadPayload","type":"object","required":["context","args"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageGetArgs"}}};
 
-function validate172(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageSnapshotReadPayload" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate172.evaluated;
+const evaluated0 = validate143.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9294,14 +8243,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.context === undefined) || (!(func0.call(data, "context")))) && (missing0 = "context")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))){
-validate172.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate143.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((key0 === "context") || (key0 === "args"))){
-validate172.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate143.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9328,7 +8277,7 @@ if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 const _errs6 = errors;
 for(const key1 of Object.keys(data1)){
 if(!(((key1 === "includeBody") || (key1 === "includeOptions")) || (key1 === "includeBlocks"))){
-validate172.errors = [{instancePath:instancePath+"/args",schemaPath:"urn:mnote:type:PageGetArgs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate143.errors = [{instancePath:instancePath+"/args",schemaPath:"urn:mnote:type:PageGetArgs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9337,7 +8286,7 @@ if(_errs6 === errors){
 if(data1.includeBody !== undefined && func0.call(data1, "includeBody")){
 const _errs7 = errors;
 if(typeof data1.includeBody !== "boolean"){
-validate172.errors = [{instancePath:instancePath+"/args/includeBody",schemaPath:"urn:mnote:type:PageGetArgs/properties/includeBody/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate143.errors = [{instancePath:instancePath+"/args/includeBody",schemaPath:"urn:mnote:type:PageGetArgs/properties/includeBody/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs7 === errors;
@@ -9349,7 +8298,7 @@ if(valid2){
 if(data1.includeOptions !== undefined && func0.call(data1, "includeOptions")){
 const _errs9 = errors;
 if(typeof data1.includeOptions !== "boolean"){
-validate172.errors = [{instancePath:instancePath+"/args/includeOptions",schemaPath:"urn:mnote:type:PageGetArgs/properties/includeOptions/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate143.errors = [{instancePath:instancePath+"/args/includeOptions",schemaPath:"urn:mnote:type:PageGetArgs/properties/includeOptions/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs9 === errors;
@@ -9361,7 +8310,7 @@ if(valid2){
 if(data1.includeBlocks !== undefined && func0.call(data1, "includeBlocks")){
 const _errs11 = errors;
 if(typeof data1.includeBlocks !== "boolean"){
-validate172.errors = [{instancePath:instancePath+"/args/includeBlocks",schemaPath:"urn:mnote:type:PageGetArgs/properties/includeBlocks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate143.errors = [{instancePath:instancePath+"/args/includeBlocks",schemaPath:"urn:mnote:type:PageGetArgs/properties/includeBlocks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs11 === errors;
@@ -9374,7 +8323,7 @@ var valid2 = true;
 }
 }
 else {
-validate172.errors = [{instancePath:instancePath+"/args",schemaPath:"urn:mnote:type:PageGetArgs/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate143.errors = [{instancePath:instancePath+"/args",schemaPath:"urn:mnote:type:PageGetArgs/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9388,23 +8337,23 @@ var valid0 = true;
 }
 }
 else {
-validate172.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate143.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate172.errors = vErrors;
+validate143.errors = vErrors;
 return errors === 0;
 }
-validate172.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate143.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl58 = validate174;
-const schema155 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSnapshotReadResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:PageGetResult"}}};
+const impl58 = validate145;
+const schema169 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSnapshotReadResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:PageGetResult"}}};
 
-function validate174(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageSnapshotReadResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate174.evaluated;
+const evaluated0 = validate145.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9415,14 +8364,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.replayed === undefined) || (!(func0.call(data, "replayed")))) && (missing0 = "replayed"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
-validate174.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate145.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "commandId") || (key0 === "replayed")) || (key0 === "result"))){
-validate174.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate145.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9437,7 +8386,7 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data0 === "string"){
-if(func70(data0) > 128){
+if((data0.length > 128 && func70(data0) > 128)){
 const err0 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
 if(vErrors === null){
 vErrors = [err0];
@@ -9448,7 +8397,7 @@ vErrors.push(err0);
 errors++;
 }
 else {
-if(func70(data0) < 1){
+if((data0.length < 1 || (data0.length < 2 * 1 && func70(data0) < 1))){
 const err1 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -9459,7 +8408,7 @@ vErrors.push(err1);
 errors++;
 }
 else {
-if(!pattern11.test(data0)){
+if(!pattern12.test(data0)){
 const err2 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -9507,7 +8456,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate174.errors = vErrors;
+validate145.errors = vErrors;
 return false;
 }
 else {
@@ -9530,7 +8479,7 @@ if(valid0){
 if(data.replayed !== undefined && func0.call(data, "replayed")){
 const _errs9 = errors;
 if(typeof data.replayed !== "boolean"){
-validate174.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate145.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -9541,8 +8490,8 @@ var valid0 = true;
 if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
 const _errs11 = errors;
-if(!(validate138(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate138.errors : vErrors.concat(validate138.errors);
+if(!(validate111(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -9556,25 +8505,25 @@ var valid0 = true;
 }
 }
 else {
-validate174.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate145.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate174.errors = vErrors;
+validate145.errors = vErrors;
 return errors === 0;
 }
-validate174.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate145.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl59 = validate156;
+const impl59 = validate127;
 
-const impl60 = validate176;
-const schema157 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.page.update_options"},"args":{"$ref":"urn:mnote:type:PageUpdateOptionsArgs"}}}]};
+const impl60 = validate147;
+const schema171 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.page.update_options"},"args":{"$ref":"urn:mnote:type:PageUpdateOptionsArgs"}}}]};
 
-function validate176(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateOptionsRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate176.evaluated;
+const evaluated0 = validate147.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9582,8 +8531,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 const _errs0 = errors;
-if(!(validate58(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+if(!(validate41(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs0 === errors;
@@ -9593,14 +8542,14 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.idempotencyKey === undefined) || (!(func0.call(data, "idempotencyKey")))) && (missing0 = "idempotencyKey"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate176.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate147.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.toolName !== undefined && func0.call(data, "toolName")){
 const _errs3 = errors;
 if("mnote.page.update_options" !== data.toolName){
-validate176.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.update_options"},message:"must be equal to constant"}];
+validate147.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.update_options"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -9611,8 +8560,8 @@ var valid1 = true;
 if(valid1){
 if(data.args !== undefined && func0.call(data, "args")){
 const _errs4 = errors;
-if(!(validate156(data.args, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate156.errors : vErrors.concat(validate156.errors);
+if(!(validate127(data.args, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs4 === errors;
@@ -9624,25 +8573,25 @@ var valid1 = true;
 }
 }
 else {
-validate176.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate147.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 var valid0 = _errs1 === errors;
 }
-validate176.errors = vErrors;
+validate147.errors = vErrors;
 return errors === 0;
 }
-validate176.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate147.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl61 = validate179;
-const schema158 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.update_options"},"result":{"$ref":"urn:mnote:type:PageUpdateOptionsResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.update_options"}}}]}]};
+const impl61 = validate150;
+const schema172 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.update_options"},"result":{"$ref":"urn:mnote:type:PageUpdateOptionsResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.update_options"}}}]}]};
 
-function validate179(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateOptionsResponse" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate179.evaluated;
+const evaluated0 = validate150.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9653,8 +8602,8 @@ const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
 const _errs2 = errors;
-if(!(validate69(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
+if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs2 === errors;
@@ -9694,8 +8643,8 @@ var valid2 = true;
 if(valid2){
 if(data.result !== undefined && func0.call(data, "result")){
 const _errs6 = errors;
-if(!(validate160(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate160.errors : vErrors.concat(validate160.errors);
+if(!(validate131(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs6 === errors;
@@ -9726,8 +8675,8 @@ var props1 = true;
 }
 const _errs7 = errors;
 const _errs8 = errors;
-if(!(validate78(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+if(!(validate50(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs8 === errors;
@@ -9790,7 +8739,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate179.errors = vErrors;
+validate150.errors = vErrors;
 return false;
 }
 else {
@@ -9804,24 +8753,24 @@ vErrors = null;
 }
 }
 }
-validate179.errors = vErrors;
+validate150.errors = vErrors;
 evaluated0.props = props1;
 return errors === 0;
 }
-validate179.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate150.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const impl62 = validate160;
+const impl62 = validate131;
 
-const impl63 = validate146;
+const impl63 = validate117;
 
-const impl64 = validate183;
-const schema159 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.page.update_title"},"args":{"$ref":"urn:mnote:type:PageUpdateTitleArgs"}}}]};
+const impl64 = validate154;
+const schema173 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.page.update_title"},"args":{"$ref":"urn:mnote:type:PageUpdateTitleArgs"}}}]};
 
-function validate183(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateTitleRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate183.evaluated;
+const evaluated0 = validate154.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9829,8 +8778,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 const _errs0 = errors;
-if(!(validate58(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+if(!(validate41(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs0 === errors;
@@ -9840,14 +8789,14 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.idempotencyKey === undefined) || (!(func0.call(data, "idempotencyKey")))) && (missing0 = "idempotencyKey"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate183.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate154.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.toolName !== undefined && func0.call(data, "toolName")){
 const _errs3 = errors;
 if("mnote.page.update_title" !== data.toolName){
-validate183.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.update_title"},message:"must be equal to constant"}];
+validate154.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.update_title"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -9858,8 +8807,8 @@ var valid1 = true;
 if(valid1){
 if(data.args !== undefined && func0.call(data, "args")){
 const _errs4 = errors;
-if(!(validate146(data.args, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate146.errors : vErrors.concat(validate146.errors);
+if(!(validate117(data.args, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs4 === errors;
@@ -9871,25 +8820,25 @@ var valid1 = true;
 }
 }
 else {
-validate183.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate154.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 var valid0 = _errs1 === errors;
 }
-validate183.errors = vErrors;
+validate154.errors = vErrors;
 return errors === 0;
 }
-validate183.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate154.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl65 = validate186;
-const schema160 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.update_title"},"result":{"$ref":"urn:mnote:type:PageUpdateTitleResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.update_title"}}}]}]};
+const impl65 = validate157;
+const schema174 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.update_title"},"result":{"$ref":"urn:mnote:type:PageUpdateTitleResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.update_title"}}}]}]};
 
-function validate186(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate157(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateTitleResponse" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate186.evaluated;
+const evaluated0 = validate157.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9900,8 +8849,8 @@ const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
 const _errs2 = errors;
-if(!(validate69(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
+if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs2 === errors;
@@ -9941,8 +8890,8 @@ var valid2 = true;
 if(valid2){
 if(data.result !== undefined && func0.call(data, "result")){
 const _errs6 = errors;
-if(!(validate150(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate150.errors : vErrors.concat(validate150.errors);
+if(!(validate121(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs6 === errors;
@@ -9973,8 +8922,8 @@ var props1 = true;
 }
 const _errs7 = errors;
 const _errs8 = errors;
-if(!(validate78(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+if(!(validate50(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs8 === errors;
@@ -10037,7 +8986,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate186.errors = vErrors;
+validate157.errors = vErrors;
 return false;
 }
 else {
@@ -10051,23 +9000,23 @@ vErrors = null;
 }
 }
 }
-validate186.errors = vErrors;
+validate157.errors = vErrors;
 evaluated0.props = props1;
 return errors === 0;
 }
-validate186.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate157.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const impl66 = validate150;
+const impl66 = validate121;
 
-const impl67 = validate129;
+const impl67 = validate102;
 
-const impl68 = validate190;
+const impl68 = validate161;
 
-function validate190(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:Revision" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate190.evaluated;
+const evaluated0 = validate161.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10075,39 +9024,81 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
-validate190.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate161.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === 0){
 if((typeof data == "number") && (isFinite(data))){
 if(data > 9007199254740991 || isNaN(data)){
-validate190.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate161.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data < 0 || isNaN(data)){
-validate190.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate161.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-validate190.errors = vErrors;
+validate161.errors = vErrors;
 return errors === 0;
 }
-validate190.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate161.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl69 = validate32;
+const impl69 = validate162;
+const schema176 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:RunId","$ref":"urn:mnote:type:Identifier"};
 
-const impl70 = validate191;
-const schema162 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:SessionGrant","type":"object","required":["sessionId","workspaceId","documentId","actorId","capabilityScope","expiresAt"],"additionalProperties":false,"properties":{"sessionId":{"$ref":"urn:mnote:type:SessionId"},"workspaceId":{"$ref":"urn:mnote:type:WorkspaceId"},"documentId":{"$ref":"urn:mnote:type:DocumentId"},"actorId":{"$ref":"urn:mnote:type:ActorId"},"capabilityScope":{"type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"$ref":"urn:mnote:type:CapabilityScope"}},"traceId":{"$ref":"urn:mnote:type:TraceId"},"locale":{"$ref":"urn:mnote:type:Locale"},"expiresAt":{"type":"string","format":"date-time","maxLength":64}}};
+function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:RunId" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate162.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(typeof data === "string"){
+if((data.length > 128 && func70(data) > 128)){
+validate162.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data.length < 1 || (data.length < 2 * 1 && func70(data) < 1))){
+validate162.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data)){
+validate162.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate162.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+validate162.errors = vErrors;
+return errors === 0;
+}
+validate162.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl70 = validate163;
+const schema178 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:SessionGrant","type":"object","required":["sessionId","workspaceId","documentId","actorId","capabilityScope","expiresAt"],"additionalProperties":false,"properties":{"sessionId":{"$ref":"urn:mnote:type:Identifier"},"workspaceId":{"$ref":"urn:mnote:type:Identifier"},"documentId":{"$ref":"urn:mnote:type:Identifier"},"actorId":{"$ref":"urn:mnote:type:Identifier"},"capabilityScope":{"type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"$ref":"urn:mnote:type:CapabilityScope"}},"traceId":{"$ref":"urn:mnote:type:Identifier"},"locale":{"$ref":"urn:mnote:type:Locale"},"expiresAt":{"type":"string","format":"date-time","maxLength":64}}};
 const formats0 = formats0Module.formats["date-time"];
 
-function validate191(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate163(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:SessionGrant" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate191.evaluated;
+const evaluated0 = validate163.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10118,24 +9109,46 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.sessionId === undefined) || (!(func0.call(data, "sessionId")))) && (missing0 = "sessionId")) || (((data.workspaceId === undefined) || (!(func0.call(data, "workspaceId")))) && (missing0 = "workspaceId"))) || (((data.documentId === undefined) || (!(func0.call(data, "documentId")))) && (missing0 = "documentId"))) || (((data.actorId === undefined) || (!(func0.call(data, "actorId")))) && (missing0 = "actorId"))) || (((data.capabilityScope === undefined) || (!(func0.call(data, "capabilityScope")))) && (missing0 = "capabilityScope"))) || (((data.expiresAt === undefined) || (!(func0.call(data, "expiresAt")))) && (missing0 = "expiresAt"))){
-validate191.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate163.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((((((key0 === "sessionId") || (key0 === "workspaceId")) || (key0 === "documentId")) || (key0 === "actorId")) || (key0 === "capabilityScope")) || (key0 === "traceId")) || (key0 === "locale")) || (key0 === "expiresAt"))){
-validate191.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate163.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
 if(data.sessionId !== undefined && func0.call(data, "sessionId")){
+let data0 = data.sessionId;
 const _errs2 = errors;
-if(!(validate30(data.sessionId, {instancePath:instancePath+"/sessionId",parentData:data,parentDataProperty:"sessionId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
-errors = vErrors.length;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if((data0.length > 128 && func70(data0) > 128)){
+validate163.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data0.length < 1 || (data0.length < 2 * 1 && func70(data0) < 1))){
+validate163.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data0)){
+validate163.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate163.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 }
 var valid0 = _errs2 === errors;
 }
@@ -10144,34 +9157,32 @@ var valid0 = true;
 }
 if(valid0){
 if(data.workspaceId !== undefined && func0.call(data, "workspaceId")){
-const _errs3 = errors;
-if(!(validate22(data.workspaceId, {instancePath:instancePath+"/workspaceId",parentData:data,parentDataProperty:"workspaceId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.documentId !== undefined && func0.call(data, "documentId")){
-const _errs4 = errors;
-if(!(validate24(data.documentId, {instancePath:instancePath+"/documentId",parentData:data,parentDataProperty:"documentId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.actorId !== undefined && func0.call(data, "actorId")){
+let data1 = data.workspaceId;
 const _errs5 = errors;
-if(!(validate26(data.actorId, {instancePath:instancePath+"/actorId",parentData:data,parentDataProperty:"actorId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
-errors = vErrors.length;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data1 === "string"){
+if((data1.length > 128 && func70(data1) > 128)){
+validate163.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data1.length < 1 || (data1.length < 2 * 1 && func70(data1) < 1))){
+validate163.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data1)){
+validate163.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate163.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 }
 var valid0 = _errs5 === errors;
 }
@@ -10179,118 +9190,104 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.documentId !== undefined && func0.call(data, "documentId")){
+let data2 = data.documentId;
+const _errs8 = errors;
+const _errs9 = errors;
+if(errors === _errs9){
+if(typeof data2 === "string"){
+if((data2.length > 128 && func70(data2) > 128)){
+validate163.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data2.length < 1 || (data2.length < 2 * 1 && func70(data2) < 1))){
+validate163.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data2)){
+validate163.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate163.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.actorId !== undefined && func0.call(data, "actorId")){
+let data3 = data.actorId;
+const _errs11 = errors;
+const _errs12 = errors;
+if(errors === _errs12){
+if(typeof data3 === "string"){
+if((data3.length > 128 && func70(data3) > 128)){
+validate163.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data3.length < 1 || (data3.length < 2 * 1 && func70(data3) < 1))){
+validate163.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data3)){
+validate163.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate163.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
 if(data.capabilityScope !== undefined && func0.call(data, "capabilityScope")){
 let data4 = data.capabilityScope;
-const _errs6 = errors;
-if(errors === _errs6){
+const _errs14 = errors;
+if(errors === _errs14){
 if(Array.isArray(data4)){
 if(data4.length > 8){
-validate191.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items"}];
+validate163.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items"}];
 return false;
 }
 else {
 if(data4.length < 1){
-validate191.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate163.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
-var valid1 = true;
+var valid5 = true;
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 let data5 = data4[i0];
-const _errs8 = errors;
-const _errs10 = errors;
-let valid3 = false;
-let passing0 = null;
-const _errs11 = errors;
-if("page.read" !== data5){
-const err0 = {instancePath:instancePath+"/capabilityScope/" + i0,schemaPath:"urn:mnote:type:CapabilityScope/oneOf/0/const",keyword:"const",params:{allowedValue: "page.read"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs11 === errors;
-if(_valid0){
-valid3 = true;
-passing0 = 0;
-}
-const _errs12 = errors;
-if("page.write" !== data5){
-const err1 = {instancePath:instancePath+"/capabilityScope/" + i0,schemaPath:"urn:mnote:type:CapabilityScope/oneOf/1/const",keyword:"const",params:{allowedValue: "page.write"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs12 === errors;
-if(_valid0 && valid3){
-valid3 = false;
-passing0 = [passing0, 1];
-}
-else {
-if(_valid0){
-valid3 = true;
-passing0 = 1;
-}
-const _errs13 = errors;
-if("artifact.write" !== data5){
-const err2 = {instancePath:instancePath+"/capabilityScope/" + i0,schemaPath:"urn:mnote:type:CapabilityScope/oneOf/2/const",keyword:"const",params:{allowedValue: "artifact.write"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var _valid0 = _errs13 === errors;
-if(_valid0 && valid3){
-valid3 = false;
-passing0 = [passing0, 2];
-}
-else {
-if(_valid0){
-valid3 = true;
-passing0 = 2;
-}
-}
-}
-if(!valid3){
-const err3 = {instancePath:instancePath+"/capabilityScope/" + i0,schemaPath:"urn:mnote:type:CapabilityScope/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate191.errors = vErrors;
+const _errs16 = errors;
+if(!(((data5 === "page.read") || (data5 === "page.write")) || (data5 === "artifact.write"))){
+validate163.errors = [{instancePath:instancePath+"/capabilityScope/" + i0,schemaPath:"urn:mnote:type:CapabilityScope/enum",keyword:"enum",params:{allowedValues: schema41.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-else {
-errors = _errs10;
-if(vErrors !== null){
-if(_errs10){
-vErrors.length = _errs10;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid1 = _errs8 === errors;
-if(!valid1){
+var valid5 = _errs16 === errors;
+if(!valid5){
 break;
 }
 }
-if(valid1){
+if(valid5){
 let i1 = data4.length;
 let j0;
 if(i1 > 1){
@@ -10298,7 +9295,7 @@ outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
 if(func27(data4[i1], data4[j0])){
-validate191.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
+validate163.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
 return false;
 break outer0;
 }
@@ -10310,21 +9307,9 @@ break outer0;
 }
 }
 else {
-validate191.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate163.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.traceId !== undefined && func0.call(data, "traceId")){
-const _errs14 = errors;
-if(!(validate28(data.traceId, {instancePath:instancePath+"/traceId",parentData:data,parentDataProperty:"traceId",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
-errors = vErrors.length;
 }
 var valid0 = _errs14 === errors;
 }
@@ -10332,44 +9317,32 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.locale !== undefined && func0.call(data, "locale")){
-let data7 = data.locale;
-const _errs15 = errors;
-if(typeof data7 !== "string"){
-validate191.errors = [{instancePath:instancePath+"/locale",schemaPath:"urn:mnote:type:Locale/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((data7 === "zh-CN") || (data7 === "en"))){
-validate191.errors = [{instancePath:instancePath+"/locale",schemaPath:"urn:mnote:type:Locale/enum",keyword:"enum",params:{allowedValues: schema76.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs15 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.expiresAt !== undefined && func0.call(data, "expiresAt")){
-let data8 = data.expiresAt;
+if(data.traceId !== undefined && func0.call(data, "traceId")){
+let data6 = data.traceId;
 const _errs18 = errors;
-if(errors === _errs18){
-if(errors === _errs18){
-if(typeof data8 === "string"){
-if(func70(data8) > 64){
-validate191.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+const _errs19 = errors;
+if(errors === _errs19){
+if(typeof data6 === "string"){
+if((data6.length > 128 && func70(data6) > 128)){
+validate163.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if(!(formats0.validate(data8))){
-validate191.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+if((data6.length < 1 || (data6.length < 2 * 1 && func70(data6) < 1))){
+validate163.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
+}
+else {
+if(!pattern4.test(data6)){
+validate163.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
 }
 }
 }
 else {
-validate191.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
 }
 }
 var valid0 = _errs18 === errors;
@@ -10377,6 +9350,52 @@ var valid0 = _errs18 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.locale !== undefined && func0.call(data, "locale")){
+let data7 = data.locale;
+const _errs21 = errors;
+if(typeof data7 !== "string"){
+validate163.errors = [{instancePath:instancePath+"/locale",schemaPath:"urn:mnote:type:Locale/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data7 === "zh-CN") || (data7 === "en"))){
+validate163.errors = [{instancePath:instancePath+"/locale",schemaPath:"urn:mnote:type:Locale/enum",keyword:"enum",params:{allowedValues: schema76.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs21 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.expiresAt !== undefined && func0.call(data, "expiresAt")){
+let data8 = data.expiresAt;
+const _errs24 = errors;
+if(errors === _errs24){
+if(errors === _errs24){
+if(typeof data8 === "string"){
+if((data8.length > 64 && func70(data8) > 64)){
+validate163.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+if(!(formats0.validate(data8))){
+validate163.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+}
+else {
+validate163.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs24 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -10388,30 +9407,114 @@ var valid0 = true;
 }
 }
 else {
-validate191.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate163.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate191.errors = vErrors;
+validate163.errors = vErrors;
 return errors === 0;
 }
-validate191.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate163.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl71 = validate30;
+const impl71 = validate164;
+const schema186 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:SessionId","$ref":"urn:mnote:type:Identifier"};
 
-const impl72 = validate34;
+function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:SessionId" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate164.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(typeof data === "string"){
+if((data.length > 128 && func70(data) > 128)){
+validate164.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data.length < 1 || (data.length < 2 * 1 && func70(data) < 1))){
+validate164.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data)){
+validate164.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate164.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+validate164.errors = vErrors;
+return errors === 0;
+}
+validate164.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl73 = validate82;
+const impl72 = validate165;
+const schema188 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolCallId","$ref":"urn:mnote:type:Identifier"};
 
-const impl74 = validate78;
+function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ToolCallId" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate165.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(typeof data === "string"){
+if((data.length > 128 && func70(data) > 128)){
+validate165.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data.length < 1 || (data.length < 2 * 1 && func70(data) < 1))){
+validate165.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data)){
+validate165.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate165.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+validate165.errors = vErrors;
+return errors === 0;
+}
+validate165.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl75 = validate197;
+const impl73 = validate52;
 
-function validate197(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+const impl74 = validate50;
+
+const impl75 = validate166;
+
+function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ToolName" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate197.evaluated;
+const evaluated0 = validate166.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10420,37 +9523,37 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(typeof data === "string"){
-if(func70(data) > 64){
-validate197.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if((data.length > 64 && func70(data) > 64)){
+validate166.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
-if(!pattern20.test(data)){
-validate197.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$"},message:"must match pattern \""+"^mnote(\\.[a-z][a-z0-9_]*)+$"+"\""}];
+if(!pattern21.test(data)){
+validate166.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$"},message:"must match pattern \""+"^mnote(\\.[a-z][a-z0-9_]*)+$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate197.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate166.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate197.errors = vErrors;
+validate166.errors = vErrors;
 return errors === 0;
 }
-validate197.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate166.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl76 = validate58;
+const impl76 = validate41;
 
-const impl77 = validate198;
-const schema166 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolResponse","anyOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"$ref":"urn:mnote:type:ToolFailure"}]};
+const impl77 = validate167;
+const schema191 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolResponse","anyOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"$ref":"urn:mnote:type:ToolFailure"}]};
 
-function validate198(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate167(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ToolResponse" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate198.evaluated;
+const evaluated0 = validate167.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10460,8 +9563,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate69(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
+if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -10470,8 +9573,8 @@ if(_valid0){
 var props0 = true;
 }
 const _errs2 = errors;
-if(!(validate78(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+if(!(validate50(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -10490,7 +9593,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate198.errors = vErrors;
+validate167.errors = vErrors;
 return false;
 }
 else {
@@ -10504,17 +9607,101 @@ vErrors = null;
 }
 }
 }
-validate198.errors = vErrors;
+validate167.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate198.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate167.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const impl78 = validate69;
+const impl78 = validate45;
 
-const impl79 = validate28;
+const impl79 = validate170;
+const schema192 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:TraceId","$ref":"urn:mnote:type:Identifier"};
 
-const impl80 = validate22;
+function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:TraceId" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate170.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(typeof data === "string"){
+if((data.length > 128 && func70(data) > 128)){
+validate170.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data.length < 1 || (data.length < 2 * 1 && func70(data) < 1))){
+validate170.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data)){
+validate170.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate170.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+validate170.errors = vErrors;
+return errors === 0;
+}
+validate170.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl80 = validate171;
+const schema194 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:WorkspaceId","$ref":"urn:mnote:type:Identifier"};
+
+function validate171(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:WorkspaceId" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate171.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(typeof data === "string"){
+if((data.length > 128 && func70(data) > 128)){
+validate171.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data.length < 1 || (data.length < 2 * 1 && func70(data) < 1))){
+validate171.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data)){
+validate171.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate171.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+validate171.errors = vErrors;
+return errors === 0;
+}
+validate171.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 export const validateAccessCheckPayload = impl0 as unknown as Validator<T.AccessCheckPayload>;
 export const validateAccessCheckResult = impl1 as unknown as Validator<T.AccessCheckResult>;

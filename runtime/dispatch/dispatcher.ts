@@ -32,8 +32,8 @@ export interface DispatcherOptions {
   idempotencyTtlMs?: number;
   /** How long a claim holds while its write runs (default 30 s); past it a retry may take over. */
   leaseMs?: number;
-  /** Longest wait for one kernel call before answering kernel_unavailable (default 15 s). */
-  kernelTimeoutMs?: number;
+  /** Longest wait for one kernel call before answering kernel_unavailable (default 15 s); null for an in-process kernel that cannot hang. */
+  kernelTimeoutMs?: number | null;
   defaultLocale?: MessageLocale;
   now?: () => number;
   /** Called when the idempotency store fails (the write then relies on the kernel's record). */
@@ -83,7 +83,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const toolByName = options.toolByName ?? generatedToolByName;
   const ttlMs = options.idempotencyTtlMs ?? DAY_MS;
   const leaseMs = options.leaseMs ?? 30_000;
-  const kernelTimeoutMs = options.kernelTimeoutMs ?? 15_000;
+  const kernelTimeoutMs = options.kernelTimeoutMs === undefined ? 15_000 : options.kernelTimeoutMs;
   const now = options.now ?? Date.now;
 
   async function dispatch(input: unknown): Promise<T.ToolResponse> {
@@ -96,10 +96,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const request = readRequest(input, limits);
       echo = echoOf(request);
       if (isPlainObject(request) && (request.locale === "en" || request.locale === "zh-CN")) locale = request.locale;
-      if (!validateToolRequest(request)) refuse(ERR.invalidInput, undefined, { pointer: firstProblemPointer(validateToolRequest.errors) });
-      tool = toolByName(request.toolName);
-      if (!tool) refuse(ERR.unknownTool);
-      if (!tool.validateRequest(request)) refuse(ERR.invalidInput, undefined, { pointer: firstProblemPointer(tool.validateRequest.errors) });
+      tool = isPlainObject(request) && typeof request.toolName === "string" ? toolByName(request.toolName) : undefined;
+      // The tool's own validator checks the envelope too: the envelope's alone runs only to name
+      // an envelope problem first, or when there is no tool to ask.
+      if (!tool?.validateRequest(request)) {
+        if (!validateToolRequest(request)) refuse(ERR.invalidInput, undefined, { pointer: firstProblemPointer(validateToolRequest.errors) });
+        if (!tool) refuse(ERR.unknownTool);
+        refuse(ERR.invalidInput, undefined, { pointer: firstProblemPointer(tool.validateRequest.errors) });
+      }
       const grant = await resolveGrant(request);
       locale = request.locale ?? grant.locale ?? locale;
       const outcome = await run(tool, request, locale);
@@ -214,6 +218,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   function withTimeout<R>(promise: Promise<R>): Promise<R> {
+    if (kernelTimeoutMs === null) return promise;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new KernelTransportError("timeout", `no answer from the kernel within ${kernelTimeoutMs} ms`)), kernelTimeoutMs);

@@ -12,7 +12,7 @@ import type * as T from "../../generated/types";
 import type { KernelClient, KernelCommandMap } from "../../generated/kernel/client";
 import { KernelRefusal } from "../../generated/kernel/transport";
 import { capabilities, capabilityScopes, ERR, toolList, type KernelCommandName } from "../../generated/registry";
-import { openDatabase, type Db } from "../support/sqlite";
+import { openDatabase, statementCache, type Db } from "../support/sqlite";
 import { randomId } from "../support/ids";
 import { KERNEL_SCHEMA, KERNEL_SCHEMA_VERSION } from "./schema";
 import { bodySummary, planBody, type StoredBlock } from "./blocks";
@@ -62,6 +62,9 @@ const DEFAULT_OPTIONS: Required<T.PageOptions> = { wideLayout: false, smallText:
 
 export class ReferenceKernel implements KernelClient {
   readonly db: Db;
+  private readonly sql: (text: string) => import("better-sqlite3").Statement;
+  /** Built once: the IMMEDIATE transaction every write runs in. */
+  private readonly writeTransaction: import("better-sqlite3").Transaction<(commandName: string, payload: WritePayload, plan: (page: PageRow) => Plan<unknown>) => unknown>;
   private readonly now: () => number;
   private readonly extra: NonNullable<ReferenceKernelOptions["extraCommands"]>;
 
@@ -71,6 +74,8 @@ export class ReferenceKernel implements KernelClient {
     this.extra = options.extraCommands ?? {};
     this.db.exec(KERNEL_SCHEMA);
     this.db.pragma(`user_version = ${KERNEL_SCHEMA_VERSION}`);
+    this.sql = statementCache(this.db);
+    this.writeTransaction = this.db.transaction((commandName: string, payload: WritePayload, plan: (page: PageRow) => Plan<unknown>) => this.write(commandName, payload, plan));
   }
 
   close(): void {
@@ -129,32 +134,44 @@ export class ReferenceKernel implements KernelClient {
   // ---- access: the design note's check points ----
 
   access(context: { workspaceId: string; documentId: string; actorId: string }): Access {
-    const user = this.db.prepare("SELECT active FROM users WHERE id = ?").get(context.actorId) as { active: number } | undefined;
-    const authenticated = user !== undefined && user.active === 1;
-    const membership = this.db.prepare("SELECT role FROM members WHERE workspace_id = ? AND user_id = ?").get(context.workspaceId, context.actorId) as { role: string } | undefined;
-    const member = authenticated && membership !== undefined;
-    const page = this.pageRow(context.workspaceId, context.documentId);
+    return this.accessWithPage(context).access;
+  }
+
+  /** The check points in one query: the user, their membership, and the page if it is in the workspace. */
+  private accessWithPage(context: { workspaceId: string; documentId: string; actorId: string }): { access: Access; page?: PageRow } {
+    const row = this.sql(
+      `SELECT u.active AS active, m.role AS role, p.id AS id, p.workspace_id AS workspace_id, p.title AS title, p.revision AS revision, p.options_json AS options_json
+       FROM users u
+       LEFT JOIN members m ON m.workspace_id = ? AND m.user_id = u.id
+       LEFT JOIN pages p ON p.id = ? AND p.workspace_id = ?
+       WHERE u.id = ?`,
+    ).get(context.workspaceId, context.documentId, context.workspaceId, context.actorId) as
+      | { active: number; role: string | null; id: string | null; workspace_id: string; title: string; revision: number; options_json: string }
+      | undefined;
+    const authenticated = row !== undefined && row.active === 1;
+    const member = authenticated && row!.role !== null;
+    const page = member && row!.id !== null ? { id: row!.id, workspace_id: row!.workspace_id, title: row!.title, revision: row!.revision, options_json: row!.options_json } : undefined;
     let granted: T.CapabilityScope[] = [];
-    if (member && page) {
-      if (membership!.role === "owner") granted = [...capabilityScopes];
+    if (page) {
+      if (row!.role === "owner") granted = [...capabilityScopes];
       else {
-        const rows = this.db.prepare("SELECT capability FROM page_grants WHERE page_id = ? AND user_id = ?").all(page.id, context.actorId) as Array<{ capability: string }>;
+        const rows = this.sql("SELECT capability FROM page_grants WHERE page_id = ? AND user_id = ?").all(page.id, context.actorId) as Array<{ capability: string }>;
         const held = new Set(rows.map((r) => r.capability));
         granted = capabilityScopes.filter((c) => held.has(c));
       }
     }
-    return { authenticated, member, granted };
+    return { access: { authenticated, member, granted }, page };
   }
 
   /** Refuses unless the actor holds capability (and what it requires) on the page. */
   requireAccess(context: T.KernelContext, capability: T.CapabilityScope): PageRow {
-    const access = this.access(context);
+    const { access, page } = this.accessWithPage(context);
     if (!access.authenticated) throw new KernelRefusal(ERR.notAuthenticated);
     if (!access.member) throw new KernelRefusal(ERR.permissionDenied, "not_member");
     for (const needed of [...capabilities[capability].requires, capability]) {
       if (!access.granted.includes(needed)) throw new KernelRefusal(ERR.permissionDenied, capabilities[needed].deniedReason);
     }
-    return this.pageRow(context.workspaceId, context.documentId)!;
+    return page!;
   }
 
   private accessCheckSync(payload: T.AccessCheckPayload): T.AccessCheckResult {
@@ -185,8 +202,8 @@ export class ReferenceKernel implements KernelClient {
       return {
         diff,
         apply: () => {
-          this.db.prepare("DELETE FROM blocks WHERE page_id = ?").run(page.id);
-          const insert = this.db.prepare("INSERT INTO blocks (page_id, position, id, type, text, level, checked, language) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+          this.sql("DELETE FROM blocks WHERE page_id = ?").run(page.id);
+          const insert = this.sql("INSERT INTO blocks (page_id, position, id, type, text, level, checked, language) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
           next.forEach((b, i) => insert.run(page.id, i, b.id, b.type, b.text, b.level ?? null, b.checked === undefined ? null : b.checked ? 1 : 0, b.language ?? null));
           return { commandName: "page.body.save", revision: this.bumpRevision(page) };
         },
@@ -198,7 +215,7 @@ export class ReferenceKernel implements KernelClient {
     return this.runWrite("page.head.updateTitle", payload, (page) => ({
       diff: [{ op: "set_title", value: payload.args.title }],
       apply: () => {
-        this.db.prepare("UPDATE pages SET title = ? WHERE id = ?").run(payload.args.title, page.id);
+        this.sql("UPDATE pages SET title = ? WHERE id = ?").run(payload.args.title, page.id);
         return { commandName: "page.head.updateTitle", revision: this.bumpRevision(page) };
       },
     }));
@@ -214,7 +231,7 @@ export class ReferenceKernel implements KernelClient {
           const unwired = changes.find(([field]) => !WIRED_OPTIONS.has(field));
           if (unwired) throw new KernelRefusal(ERR.unsupportedOption, undefined, unwired[0]);
           const options = { ...(JSON.parse(page.options_json) as T.PageOptions), ...payload.args.options };
-          this.db.prepare("UPDATE pages SET options_json = ? WHERE id = ?").run(JSON.stringify(options), page.id);
+          this.sql("UPDATE pages SET options_json = ? WHERE id = ?").run(JSON.stringify(options), page.id);
           return { commandName: "page.layout.updateOptions", revision: this.bumpRevision(page) };
         },
       };
@@ -223,7 +240,7 @@ export class ReferenceKernel implements KernelClient {
 
   private artifactSummaryUpsertSync(payload: T.ArtifactSummaryUpsertPayload): T.ArtifactSummaryUpsertResult {
     return this.runWrite("artifact.summary.upsert", payload, (page) => {
-      const existing = this.db.prepare("SELECT id FROM artifacts WHERE page_id = ? AND type = 'summary'").get(page.id) as { id: string } | undefined;
+      const existing = this.sql("SELECT id FROM artifacts WHERE page_id = ? AND type = 'summary'").get(page.id) as { id: string } | undefined;
       const edge = existing ? this.edgeOf(existing.id, page.id) : undefined;
       return {
         diff: [
@@ -235,12 +252,10 @@ export class ReferenceKernel implements KernelClient {
           let artifactId: string;
           if (existing) {
             artifactId = existing.id;
-            this.db.prepare("UPDATE artifacts SET content = ?, updated_command_id = ? WHERE id = ?").run(payload.args.summary, commandId, artifactId);
+            this.sql("UPDATE artifacts SET content = ?, updated_command_id = ? WHERE id = ?").run(payload.args.summary, commandId, artifactId);
           } else {
             artifactId = randomId("sum");
-            this.db
-              .prepare("INSERT INTO artifacts (id, workspace_id, page_id, type, title, content, created_by, created_command_id, updated_command_id) VALUES (?, ?, ?, 'summary', NULL, ?, ?, ?, ?)")
-              .run(artifactId, context.workspaceId, page.id, payload.args.summary, context.actorId, commandId, commandId);
+            this.sql("INSERT INTO artifacts (id, workspace_id, page_id, type, title, content, created_by, created_command_id, updated_command_id) VALUES (?, ?, ?, 'summary', NULL, ?, ?, ?, ?)").run(artifactId, context.workspaceId, page.id, payload.args.summary, context.actorId, commandId, commandId);
           }
           const { edgeId, edgeCreated } = this.ensureEdge(artifactId, page.id, commandId);
           return { commandName: "artifact.summary.upsert", artifactId, artifactType: "summary", created: !existing, edgeId, edgeCreated };
@@ -254,9 +269,7 @@ export class ReferenceKernel implements KernelClient {
       diff: [{ op: "create_ai_note", chars: [...payload.args.content].length }, { op: "create_edge" }],
       apply: (commandId) => {
         const artifactId = randomId("note");
-        this.db
-          .prepare("INSERT INTO artifacts (id, workspace_id, page_id, type, title, content, created_by, created_command_id, updated_command_id) VALUES (?, ?, ?, 'ai_note', ?, ?, ?, ?, ?)")
-          .run(artifactId, payload.context.workspaceId, page.id, payload.args.title ?? null, payload.args.content, payload.context.actorId, commandId, commandId);
+        this.sql("INSERT INTO artifacts (id, workspace_id, page_id, type, title, content, created_by, created_command_id, updated_command_id) VALUES (?, ?, ?, 'ai_note', ?, ?, ?, ?, ?)").run(artifactId, payload.context.workspaceId, page.id, payload.args.title ?? null, payload.args.content, payload.context.actorId, commandId, commandId);
         const { edgeId, edgeCreated } = this.ensureEdge(artifactId, page.id, commandId);
         return { commandName: "artifact.aiNote.create", artifactId, artifactType: "ai_note", created: true, edgeId, edgeCreated };
       },
@@ -268,60 +281,57 @@ export class ReferenceKernel implements KernelClient {
    * the change with its command log row and idempotency record, all in one transaction.
    */
   runWrite<R>(commandName: WriteCommand | string, payload: WritePayload, plan: (page: PageRow) => Plan<R>): { commandId: string | null; replayed: boolean; result: R | T.DryRunResult } {
-    const transaction = this.db.transaction(() => {
-      const page = this.requireAccess(payload.context, capabilityFor(commandName));
-      const write = payload.write;
-      if (!payload.dryRun) {
-        if (!write) throw new KernelRefusal(ERR.invalidInput, "missing_write");
-        const replay = this.replayOrConflict(write);
-        if (replay) return replay as { commandId: string; replayed: boolean; result: R };
-      }
-      const base = payload.args.baseRevision;
-      if (base !== undefined && base !== page.revision) throw new KernelRefusal(ERR.conflict);
-      const planned = plan(page);
-      if (payload.dryRun) {
-        const dry: T.DryRunResult = { dryRun: true, commandName, baseRevision: page.revision, diff: planned.diff };
-        return { commandId: null, replayed: false, result: dry };
-      }
-      const previous = this.db.prepare("SELECT generation FROM idempotency WHERE scope = ?").get(write!.idempotencyScope) as { generation: number } | undefined;
-      const generation = (previous?.generation ?? 0) + 1;
-      const commandId = generation === 1 ? write!.commandId : `${write!.commandId}_g${generation}`;
-      const result = planned.apply(commandId);
-      const now = this.now();
-      const c = payload.context;
-      this.db
-        .prepare(
-          `INSERT INTO command_log (command_id, command_name, actor_id, workspace_id, document_id, trace_id, session_id, run_id, tool_call_id,
-            idempotency_key, idempotency_scope, fingerprint, outcome, result_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'committed', ?, ?)`,
-        )
-        .run(commandId, commandName, c.actorId, c.workspaceId, c.documentId, c.traceId, c.sessionId, c.runId, c.toolCallId, write!.idempotencyKey ?? null, write!.idempotencyScope, write!.fingerprint, JSON.stringify(result), now);
-      this.db
-        .prepare("INSERT INTO idempotency (scope, command_id, fingerprint, generation, expires_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(scope) DO UPDATE SET command_id = excluded.command_id, fingerprint = excluded.fingerprint, generation = excluded.generation, expires_at = excluded.expires_at")
-        .run(write!.idempotencyScope, commandId, write!.fingerprint, generation, now + write!.ttlMs);
-      return { commandId, replayed: false, result };
-    });
-    return transaction.immediate();
+    return this.writeTransaction.immediate(commandName, payload, plan as (page: PageRow) => Plan<unknown>) as { commandId: string | null; replayed: boolean; result: R | T.DryRunResult };
+  }
+
+  private write(commandName: string, payload: WritePayload, plan: (page: PageRow) => Plan<unknown>): { commandId: string | null; replayed: boolean; result: unknown } {
+    const page = this.requireAccess(payload.context, capabilityFor(commandName));
+    const write = payload.write;
+    if (!payload.dryRun) {
+      if (!write) throw new KernelRefusal(ERR.invalidInput, "missing_write");
+      const replay = this.replayOrConflict(write);
+      if (replay) return replay;
+    }
+    const base = payload.args.baseRevision;
+    if (base !== undefined && base !== page.revision) throw new KernelRefusal(ERR.conflict);
+    const planned = plan(page);
+    if (payload.dryRun) {
+      const dry: T.DryRunResult = { dryRun: true, commandName, baseRevision: page.revision, diff: planned.diff };
+      return { commandId: null, replayed: false, result: dry };
+    }
+    const previous = this.sql("SELECT generation FROM idempotency WHERE scope = ?").get(write!.idempotencyScope) as { generation: number } | undefined;
+    const generation = (previous?.generation ?? 0) + 1;
+    const commandId = generation === 1 ? write!.commandId : `${write!.commandId}_g${generation}`;
+    const result = planned.apply(commandId);
+    const now = this.now();
+    const c = payload.context;
+    this.sql(
+        `INSERT INTO command_log (command_id, command_name, actor_id, workspace_id, document_id, trace_id, session_id, run_id, tool_call_id,
+          idempotency_key, idempotency_scope, fingerprint, outcome, result_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'committed', ?, ?)`,
+      ).run(commandId, commandName, c.actorId, c.workspaceId, c.documentId, c.traceId, c.sessionId, c.runId, c.toolCallId, write!.idempotencyKey ?? null, write!.idempotencyScope, write!.fingerprint, JSON.stringify(result), now);
+    this.sql("INSERT INTO idempotency (scope, command_id, fingerprint, generation, expires_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(scope) DO UPDATE SET command_id = excluded.command_id, fingerprint = excluded.fingerprint, generation = excluded.generation, expires_at = excluded.expires_at").run(write!.idempotencyScope, commandId, write!.fingerprint, generation, now + write!.ttlMs);
+    return { commandId, replayed: false, result };
   }
 
   /** A live record for the same scope: the first outcome again, or a conflict if the request differs. */
   private replayOrConflict(write: T.KernelWrite): { commandId: string; replayed: true; result: unknown } | undefined {
-    const record = this.db.prepare("SELECT command_id, fingerprint, expires_at FROM idempotency WHERE scope = ?").get(write.idempotencyScope) as
+    const record = this.sql("SELECT command_id, fingerprint, expires_at FROM idempotency WHERE scope = ?").get(write.idempotencyScope) as
       | { command_id: string; fingerprint: string; expires_at: number }
       | undefined;
     if (!record || record.expires_at <= this.now()) return undefined;
     if (record.fingerprint !== write.fingerprint) throw new KernelRefusal(ERR.idempotencyConflict);
-    const logged = this.db.prepare("SELECT result_json FROM command_log WHERE command_id = ?").get(record.command_id) as { result_json: string };
+    const logged = this.sql("SELECT result_json FROM command_log WHERE command_id = ?").get(record.command_id) as { result_json: string };
     return { commandId: record.command_id, replayed: true, result: JSON.parse(logged.result_json) };
   }
 
   // ---- helpers ----
 
   pageRow(workspaceId: string, documentId: string): PageRow | undefined {
-    return this.db.prepare("SELECT id, workspace_id, title, revision, options_json FROM pages WHERE id = ? AND workspace_id = ?").get(documentId, workspaceId) as PageRow | undefined;
+    return this.sql("SELECT id, workspace_id, title, revision, options_json FROM pages WHERE id = ? AND workspace_id = ?").get(documentId, workspaceId) as PageRow | undefined;
   }
 
   blocksOf(pageId: string): StoredBlock[] {
-    const rows = this.db.prepare("SELECT id, type, text, level, checked, language FROM blocks WHERE page_id = ? ORDER BY position").all(pageId) as Array<{
+    const rows = this.sql("SELECT id, type, text, level, checked, language FROM blocks WHERE page_id = ? ORDER BY position").all(pageId) as Array<{
       id: string; type: T.BlockType; text: string; level: number | null; checked: number | null; language: string | null;
     }>;
     return rows.map((r) => ({
@@ -336,12 +346,12 @@ export class ReferenceKernel implements KernelClient {
 
   private bumpRevision(page: PageRow): number {
     const revision = page.revision + 1;
-    this.db.prepare("UPDATE pages SET revision = ? WHERE id = ?").run(revision, page.id);
+    this.sql("UPDATE pages SET revision = ? WHERE id = ?").run(revision, page.id);
     return revision;
   }
 
   private edgeOf(fromId: string, toId: string): { id: string } | undefined {
-    return this.db.prepare("SELECT id FROM edges WHERE from_id = ? AND to_id = ? AND kind = 'reference'").get(fromId, toId) as { id: string } | undefined;
+    return this.sql("SELECT id FROM edges WHERE from_id = ? AND to_id = ? AND kind = 'reference'").get(fromId, toId) as { id: string } | undefined;
   }
 
   /** Creates the reference edge, or confirms the one that is there: never a duplicate. */
@@ -349,7 +359,7 @@ export class ReferenceKernel implements KernelClient {
     const existing = this.edgeOf(fromId, toId);
     if (existing) return { edgeId: existing.id, edgeCreated: false };
     const edgeId = randomId("edge");
-    this.db.prepare("INSERT INTO edges (id, from_id, to_id, kind, created_command_id) VALUES (?, ?, ?, 'reference', ?)").run(edgeId, fromId, toId, commandId);
+    this.sql("INSERT INTO edges (id, from_id, to_id, kind, created_command_id) VALUES (?, ?, ?, 'reference', ?)").run(edgeId, fromId, toId, commandId);
     return { edgeId, edgeCreated: true };
   }
 }

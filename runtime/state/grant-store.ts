@@ -4,7 +4,7 @@
  * the same state file sees the same grants.
  */
 import type { SessionGrant } from "../../generated/types";
-import type { Db } from "../support/sqlite";
+import { statementCache, type Db } from "../support/sqlite";
 
 export interface GrantStore {
   put(grant: SessionGrant): Promise<void>;
@@ -15,26 +15,28 @@ export interface GrantStore {
 }
 
 export class SqliteGrantStore implements GrantStore {
+  private readonly sql: ReturnType<typeof statementCache>;
+
   constructor(private readonly db: Db) {
     db.exec(`CREATE TABLE IF NOT EXISTS session_grants (
       session_id TEXT PRIMARY KEY,
       grant_json TEXT NOT NULL,
       expires_at INTEGER NOT NULL
     )`);
+    this.sql = statementCache(db);
   }
 
   async put(grant: SessionGrant): Promise<void> {
-    this.db
-      .prepare("INSERT INTO session_grants (session_id, grant_json, expires_at) VALUES (?, ?, ?) ON CONFLICT(session_id) DO UPDATE SET grant_json = excluded.grant_json, expires_at = excluded.expires_at")
+    this.sql("INSERT INTO session_grants (session_id, grant_json, expires_at) VALUES (?, ?, ?) ON CONFLICT(session_id) DO UPDATE SET grant_json = excluded.grant_json, expires_at = excluded.expires_at")
       .run(grant.sessionId, JSON.stringify(grant), Date.parse(grant.expiresAt));
   }
 
   async get(sessionId: string): Promise<SessionGrant | undefined> {
-    const row = this.db.prepare("SELECT grant_json FROM session_grants WHERE session_id = ?").get(sessionId) as { grant_json: string } | undefined;
+    const row = this.sql("SELECT grant_json FROM session_grants WHERE session_id = ?").get(sessionId) as { grant_json: string } | undefined;
     return row ? (JSON.parse(row.grant_json) as SessionGrant) : undefined;
   }
 
   async revoke(sessionId: string): Promise<boolean> {
-    return this.db.prepare("DELETE FROM session_grants WHERE session_id = ?").run(sessionId).changes > 0;
+    return this.sql("DELETE FROM session_grants WHERE session_id = ?").run(sessionId).changes > 0;
   }
 }
