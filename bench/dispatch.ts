@@ -14,8 +14,8 @@ import { goal, type FigureTree, type SectionContext, type SectionResult } from "
 
 const POOL = 256;
 const CONTENDERS = ["dispatch", "floor", "phases"] as const;
-const GET_PHASES = ["parse", "validate", "authorize", "kernel", "wrap", "stringify", "plumbing"] as const;
-const SAVE_PHASES = ["parse", "validate", "authorize", "idempotency", "kernel", "wrap", "stringify", "plumbing"] as const;
+const GET_PHASES = ["parse", "validate", "authorize", "kernel", "wrap", "stringify"] as const;
+const SAVE_PHASES = ["parse", "validate", "authorize", "idempotency", "kernel", "wrap", "stringify"] as const;
 
 interface WorkerOptions {
   slices: number;
@@ -143,7 +143,7 @@ export async function worker(_contender: string, options: WorkerOptions): Promis
  */
 async function phaseTasks(s: Awaited<ReturnType<typeof setup>>): Promise<MicroTask[]> {
   const { readRequest, DEFAULT_LIMITS } = await import("../runtime/dispatch/limits");
-  const { validateToolRequest, validateIdentifier, validateToolName } = await import("../generated/validators");
+  const { validateIdentifier, validateToolName } = await import("../generated/validators");
   const { toolByName, capabilities } = await import("../generated/registry");
   const { idempotencyScope, requestFingerprint, commandIdFor } = await import("../runtime/dispatch/keys");
   const { getAtPointer } = await import("../common/json-pointer");
@@ -162,7 +162,8 @@ async function phaseTasks(s: Awaited<ReturnType<typeof setup>>): Promise<MicroTa
   let fresh = 0;
 
   const validate = (tool: typeof getTool, r: Req) => {
-    let ok = validateToolRequest(r) && tool.validateRequest(r);
+    // the dispatcher runs the tool's request validator (it covers the envelope) and the echo checks
+    let ok = tool.validateRequest(r);
     ok = validateToolName(r.toolName) && ok;
     for (const f of ["toolCallId", "traceId", "workspaceId", "documentId", "sessionId"]) ok = validateIdentifier(r[f]) && ok;
     if (!ok) throw new Error("invalid bench request");
@@ -185,15 +186,6 @@ async function phaseTasks(s: Awaited<ReturnType<typeof setup>>): Promise<MicroTa
     if (!tool.validateResponse(response)) throw new Error(`invalid response ${JSON.stringify(tool.validateResponse.errors)}`);
     return response;
   };
-  // the dispatcher races every kernel call against a timer (withTimeout); this is that code
-  const withTimeout = <R>(promise: Promise<R>): Promise<R> => {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error("timeout")), 15_000);
-    });
-    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-  };
-
   const saveReply = { commandName: "page.body.save", revision: 1 };
   const B = 64;
   const sync = (name: string, body: (i: number) => unknown): MicroTask => {
@@ -212,10 +204,6 @@ async function phaseTasks(s: Awaited<ReturnType<typeof setup>>): Promise<MicroTa
     async("phases/get/kernel", (i) => kernel.call("page.snapshot.read", { context: contextOf(getObjects[i]!), args: getObjects[i]!.args })),
     sync("phases/get/wrap", (i) => wrap(getTool, getObjects[i]!, (s.getResponses[i] as { result: unknown }).result, "read", null)),
     sync("phases/get/stringify", (i) => JSON.stringify(s.getResponses[i])),
-    async("phases/get/plumbing", async () => {
-      await withTimeout(Promise.resolve(1));
-      return withTimeout(Promise.resolve(2));
-    }),
     sync("phases/save/parse", (i) => readRequest(s.saveText(s.saves[i]!), DEFAULT_LIMITS)),
     sync("phases/save/validate", (i) => validate(saveTool, saveObjects[i]!)),
     async("phases/save/authorize", (i) => authorize(saveTool, saveObjects[i]!)),
@@ -241,10 +229,6 @@ async function phaseTasks(s: Awaited<ReturnType<typeof setup>>): Promise<MicroTa
     }),
     sync("phases/save/wrap", (i) => wrap(saveTool, saveObjects[i]!, (s.saveResponses[i] as { result: unknown }).result, "write", (s.saveResponses[i] as { audit: { commandId: string } }).audit.commandId)),
     sync("phases/save/stringify", (i) => JSON.stringify(s.saveResponses[i])),
-    async("phases/save/plumbing", async () => {
-      await withTimeout(Promise.resolve(1));
-      return withTimeout(Promise.resolve(2));
-    }),
   ];
 }
 
@@ -295,7 +279,7 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
       "µs per call (lower is better). dispatch: JSON.stringify(await dispatcher.dispatch(requestText)), text in and text out, on a runtime with the in-memory reference kernel and in-memory state, seeded with the demo workspace.",
       "page.get reads doc_1 (3 blocks, every include flag on). page.save writes 1 to 4 blocks to a page of its own in mode replace without baseRevision, each call with a new idempotency key: every call is a fresh write (claim, kernel transaction, record), never a replay.",
       "floor: JSON.parse of the same request text plus JSON.stringify of the same response object: the least any JSON tool endpoint does.",
-      "phases: each step of the dispatcher measured on its own with the same requests (parse = readRequest with limits; validate = envelope, tool request and echo validators; authorize = grant lookup and kernel access check; idempotency = scope, fingerprint, claim and complete; kernel = the kernel command; wrap = success envelope and response validation; stringify; plumbing = the two timeout races). share = phase median / dispatch median; unattributed is the rest (await turns, the onCall record, allocation).",
+      "phases: each step of the dispatcher measured on its own with the same requests (parse = readRequest with limits; validate = envelope, tool request and echo validators; authorize = grant lookup and kernel access check; idempotency = scope, fingerprint, claim and complete; kernel = the kernel command; wrap = success envelope and response validation; stringify). share = phase median / dispatch median; unattributed is the rest (await turns, the onCall record, allocation).",
       `Interleaved: in each of ${rounds} processes, dispatch, floor and every phase take turns in ${options.slices} slices of ${options.sliceTime} ms (tinybench runs, a new shuffled order each slice); the ratio is dispatch / floor per slice, median and p10..p90 over slices; shares use the medians over slices.`,
     ],
     figures,

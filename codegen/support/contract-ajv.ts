@@ -30,7 +30,9 @@ export function createContractAjv(options: ContractAjvOptions = {}): Ajv2020 {
     // "required": ["constructor"] must not be met by Object.prototype, nor "properties" check inherited names
     ownProperties: true,
     // The standalone code imports formats from the generated runtime folder, never from ajv-formats.
-    code: options.source ? { source: true, esm: true, lines: true, formats: _`require("./runtime/formats").formats` } : {},
+    // optimize: false skips ajv's pass over its own output: generating 200 tools took 0.77 of the
+    // time, the validators came out 7% larger and as fast (bench/, codegen and validators)
+    code: options.source ? { source: true, esm: true, lines: true, optimize: false, formats: _`require("./runtime/formats").formats` } : {},
   });
   addFormats(ajv, [...SUPPORTED_FORMATS]);
   for (const keyword of VENDOR_KEYWORDS) ajv.addKeyword({ keyword });

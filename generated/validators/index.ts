@@ -26,6 +26,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -47,6 +48,7 @@ if(data.workspaceId !== undefined && func0.call(data, "workspaceId")){
 let data0 = data.workspaceId;
 const _errs2 = errors;
 const _errs3 = errors;
+const _errs4 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if((data0.length > 128 && func70(data0) > 128)){
@@ -63,6 +65,8 @@ if(!pattern4.test(data0)){
 validate21.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -70,6 +74,11 @@ else {
 validate21.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs3){
+}
+}
+var valid1 = _errs3 === errors;
+if(valid1){
 }
 var valid0 = _errs2 === errors;
 }
@@ -81,6 +90,7 @@ if(data.documentId !== undefined && func0.call(data, "documentId")){
 let data1 = data.documentId;
 const _errs5 = errors;
 const _errs6 = errors;
+const _errs7 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if((data1.length > 128 && func70(data1) > 128)){
@@ -97,6 +107,8 @@ if(!pattern4.test(data1)){
 validate21.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -104,6 +116,11 @@ else {
 validate21.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs6){
+}
+}
+var valid2 = _errs6 === errors;
+if(valid2){
 }
 var valid0 = _errs5 === errors;
 }
@@ -115,6 +132,7 @@ if(data.actorId !== undefined && func0.call(data, "actorId")){
 let data2 = data.actorId;
 const _errs8 = errors;
 const _errs9 = errors;
+const _errs10 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
 if((data2.length > 128 && func70(data2) > 128)){
@@ -131,6 +149,8 @@ if(!pattern4.test(data2)){
 validate21.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -138,6 +158,11 @@ else {
 validate21.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs9){
+}
+}
+var valid3 = _errs9 === errors;
+if(valid3){
 }
 var valid0 = _errs8 === errors;
 }
@@ -149,6 +174,7 @@ if(data.traceId !== undefined && func0.call(data, "traceId")){
 let data3 = data.traceId;
 const _errs11 = errors;
 const _errs12 = errors;
+const _errs13 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
 if((data3.length > 128 && func70(data3) > 128)){
@@ -165,6 +191,8 @@ if(!pattern4.test(data3)){
 validate21.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -172,6 +200,11 @@ else {
 validate21.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs12){
+}
+}
+var valid4 = _errs12 === errors;
+if(valid4){
 }
 var valid0 = _errs11 === errors;
 }
@@ -183,6 +216,7 @@ if(data.sessionId !== undefined && func0.call(data, "sessionId")){
 let data4 = data.sessionId;
 const _errs14 = errors;
 const _errs15 = errors;
+const _errs16 = errors;
 if(errors === _errs15){
 if(typeof data4 === "string"){
 if((data4.length > 128 && func70(data4) > 128)){
@@ -199,6 +233,8 @@ if(!pattern4.test(data4)){
 validate21.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -206,6 +242,11 @@ else {
 validate21.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs15){
+}
+}
+var valid5 = _errs15 === errors;
+if(valid5){
 }
 var valid0 = _errs14 === errors;
 }
@@ -217,6 +258,7 @@ if(data.runId !== undefined && func0.call(data, "runId")){
 let data5 = data.runId;
 const _errs17 = errors;
 const _errs18 = errors;
+const _errs19 = errors;
 if(errors === _errs18){
 if(typeof data5 === "string"){
 if((data5.length > 128 && func70(data5) > 128)){
@@ -233,6 +275,8 @@ if(!pattern4.test(data5)){
 validate21.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -240,6 +284,11 @@ else {
 validate21.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs18){
+}
+}
+var valid6 = _errs18 === errors;
+if(valid6){
 }
 var valid0 = _errs17 === errors;
 }
@@ -251,6 +300,7 @@ if(data.toolCallId !== undefined && func0.call(data, "toolCallId")){
 let data6 = data.toolCallId;
 const _errs20 = errors;
 const _errs21 = errors;
+const _errs22 = errors;
 if(errors === _errs21){
 if(typeof data6 === "string"){
 if((data6.length > 128 && func70(data6) > 128)){
@@ -267,6 +317,8 @@ if(!pattern4.test(data6)){
 validate21.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -274,11 +326,18 @@ else {
 validate21.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs21){
+}
+}
+var valid7 = _errs21 === errors;
+if(valid7){
 }
 var valid0 = _errs20 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -292,6 +351,8 @@ var valid0 = true;
 else {
 validate21.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate21.errors = vErrors;
@@ -310,6 +371,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -328,10 +390,20 @@ break;
 }
 if(_errs1 === errors){
 if(data.context !== undefined && func0.call(data, "context")){
-if(!(validate21(data.context, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData,dynamicAnchors}))){
+let data0 = data.context;
+const _errs2 = errors;
+if(!(validate21(data0, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
 errors = vErrors.length;
 }
+else {
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -339,6 +411,8 @@ errors = vErrors.length;
 else {
 validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate20.errors = vErrors;
@@ -361,6 +435,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -379,10 +454,14 @@ break;
 }
 if(_errs1 === errors){
 if(data.commandId !== undefined && func0.call(data, "commandId")){
+let data0 = data.commandId;
 const _errs2 = errors;
-if(data.commandId !== null){
+if(data0 !== null){
 validate23.errors = [{instancePath:instancePath+"/commandId",schemaPath:"#/properties/commandId/type",keyword:"type",params:{type: "null"},message:"must be null"}];
 return false;
+}
+const _errs3 = errors;
+if(errors === _errs2){
 }
 var valid0 = _errs2 === errors;
 }
@@ -391,10 +470,15 @@ var valid0 = true;
 }
 if(valid0){
 if(data.replayed !== undefined && func0.call(data, "replayed")){
+let data1 = data.replayed;
 const _errs4 = errors;
-if(false !== data.replayed){
+if(false !== data1){
 validate23.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"}];
 return false;
+}
+else {
+}
+if(errors === _errs4){
 }
 var valid0 = _errs4 === errors;
 }
@@ -405,6 +489,7 @@ if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
 let data2 = data.result;
 const _errs5 = errors;
+const _errs6 = errors;
 if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
@@ -423,10 +508,14 @@ break;
 }
 if(_errs7 === errors){
 if(data2.authenticated !== undefined && func0.call(data2, "authenticated")){
+let data3 = data2.authenticated;
 const _errs8 = errors;
-if(typeof data2.authenticated !== "boolean"){
+if(typeof data3 !== "boolean"){
 validate23.errors = [{instancePath:instancePath+"/result/authenticated",schemaPath:"#/properties/result/properties/authenticated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs9 = errors;
+if(errors === _errs8){
 }
 var valid1 = _errs8 === errors;
 }
@@ -435,10 +524,14 @@ var valid1 = true;
 }
 if(valid1){
 if(data2.member !== undefined && func0.call(data2, "member")){
+let data4 = data2.member;
 const _errs10 = errors;
-if(typeof data2.member !== "boolean"){
+if(typeof data4 !== "boolean"){
 validate23.errors = [{instancePath:instancePath+"/result/member",schemaPath:"#/properties/result/properties/member/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs11 = errors;
+if(errors === _errs10){
 }
 var valid1 = _errs10 === errors;
 }
@@ -449,6 +542,7 @@ if(valid1){
 if(data2.granted !== undefined && func0.call(data2, "granted")){
 let data5 = data2.granted;
 const _errs12 = errors;
+const _errs13 = errors;
 if(errors === _errs12){
 if(Array.isArray(data5)){
 var valid2 = true;
@@ -456,9 +550,18 @@ const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 let data6 = data5[i0];
 const _errs14 = errors;
+const _errs15 = errors;
+const vSchema0 = schema41.enum;
 if(!(((data6 === "page.read") || (data6 === "page.write")) || (data6 === "artifact.write"))){
 validate23.errors = [{instancePath:instancePath+"/result/granted/" + i0,schemaPath:"urn:mnote:type:CapabilityScope/enum",keyword:"enum",params:{allowedValues: schema41.enum},message:"must be equal to one of the allowed values"}];
 return false;
+}
+else {
+}
+if(errors === _errs15){
+}
+var valid3 = _errs15 === errors;
+if(valid3){
 }
 var valid2 = _errs14 === errors;
 if(!valid2){
@@ -466,8 +569,10 @@ break;
 }
 }
 if(valid2){
+let valid4;
 let i1 = data5.length;
 let j0;
+valid4 = true;
 if(i1 > 1){
 outer0:
 for(;i1--;){
@@ -475,10 +580,13 @@ for(j0 = i1; j0--;){
 if(func27(data5[i1], data5[j0])){
 validate23.errors = [{instancePath:instancePath+"/result/granted",schemaPath:"#/properties/result/properties/granted/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
 return false;
+valid4 = false;
 break outer0;
 }
 }
 }
+}
+if(valid4){
 }
 }
 }
@@ -486,11 +594,15 @@ else {
 validate23.errors = [{instancePath:instancePath+"/result/granted",schemaPath:"#/properties/result/properties/granted/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
+if(errors === _errs12){
+}
 }
 var valid1 = _errs12 === errors;
 }
 else {
 var valid1 = true;
+}
+if(valid1){
 }
 }
 }
@@ -501,11 +613,15 @@ else {
 validate23.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+if(errors === _errs5){
+}
 }
 var valid0 = _errs5 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -515,6 +631,8 @@ var valid0 = true;
 else {
 validate23.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate23.errors = vErrors;
@@ -537,6 +655,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 const _errs0 = errors;
+const _errs1 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if((data.length > 128 && func70(data) > 128)){
@@ -553,6 +672,8 @@ if(!pattern4.test(data)){
 validate24.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -560,6 +681,11 @@ else {
 validate24.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs0){
+}
+}
+var valid0 = _errs0 === errors;
+if(valid0){
 }
 validate24.errors = vErrors;
 return errors === 0;
@@ -582,6 +708,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -602,6 +729,7 @@ if(_errs1 === errors){
 if(data.content !== undefined && func0.call(data, "content")){
 let data0 = data.content;
 const _errs2 = errors;
+const _errs3 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if((data0.length > 50000 && func70(data0) > 50000)){
@@ -613,11 +741,15 @@ if((data0.length < 1 || (data0.length < 2 * 1 && func70(data0) < 1))){
 validate27.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
+else {
+}
 }
 }
 else {
 validate27.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs2){
 }
 }
 var valid0 = _errs2 === errors;
@@ -629,6 +761,7 @@ if(valid0){
 if(data.title !== undefined && func0.call(data, "title")){
 let data1 = data.title;
 const _errs4 = errors;
+const _errs5 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if((data1.length > 200 && func70(data1) > 200)){
@@ -640,11 +773,15 @@ if((data1.length < 1 || (data1.length < 2 * 1 && func70(data1) < 1))){
 validate27.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
+else {
+}
 }
 }
 else {
 validate27.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs4){
 }
 }
 var valid0 = _errs4 === errors;
@@ -661,6 +798,7 @@ if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinit
 validate27.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
+const _errs8 = errors;
 if(errors === _errs7){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
@@ -672,13 +810,22 @@ if(data2 < 0 || isNaN(data2)){
 validate27.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
+else {
 }
 }
+}
+if(errors === _errs7){
+}
+}
+var valid1 = _errs7 === errors;
+if(valid1){
 }
 var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -688,6 +835,8 @@ var valid0 = true;
 else {
 validate27.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate27.errors = vErrors;
@@ -713,6 +862,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -734,6 +884,7 @@ if(data.commandId !== undefined && func0.call(data, "commandId")){
 let data0 = data.commandId;
 const _errs2 = errors;
 const _errs3 = errors;
+const _errs4 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if((data0.length > 128 && func70(data0) > 128)){
@@ -750,6 +901,8 @@ if(!pattern12.test(data0)){
 validate29.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -757,6 +910,11 @@ else {
 validate29.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs3){
+}
+}
+var valid1 = _errs3 === errors;
+if(valid1){
 }
 var valid0 = _errs2 === errors;
 }
@@ -768,6 +926,7 @@ if(data.idempotencyKey !== undefined && func0.call(data, "idempotencyKey")){
 let data1 = data.idempotencyKey;
 const _errs5 = errors;
 const _errs6 = errors;
+const _errs7 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if((data1.length > 256 && func70(data1) > 256)){
@@ -784,6 +943,8 @@ if(!pattern13.test(data1)){
 validate29.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -791,6 +952,11 @@ else {
 validate29.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs6){
+}
+}
+var valid2 = _errs6 === errors;
+if(valid2){
 }
 var valid0 = _errs5 === errors;
 }
@@ -801,16 +967,21 @@ if(valid0){
 if(data.idempotencyScope !== undefined && func0.call(data, "idempotencyScope")){
 let data2 = data.idempotencyScope;
 const _errs8 = errors;
+const _errs9 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
 if(!pattern14.test(data2)){
 validate29.errors = [{instancePath:instancePath+"/idempotencyScope",schemaPath:"#/properties/idempotencyScope/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""}];
 return false;
 }
+else {
+}
 }
 else {
 validate29.errors = [{instancePath:instancePath+"/idempotencyScope",schemaPath:"#/properties/idempotencyScope/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs8){
 }
 }
 var valid0 = _errs8 === errors;
@@ -822,16 +993,21 @@ if(valid0){
 if(data.fingerprint !== undefined && func0.call(data, "fingerprint")){
 let data3 = data.fingerprint;
 const _errs10 = errors;
+const _errs11 = errors;
 if(errors === _errs10){
 if(typeof data3 === "string"){
 if(!pattern14.test(data3)){
 validate29.errors = [{instancePath:instancePath+"/fingerprint",schemaPath:"#/properties/fingerprint/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""}];
 return false;
 }
+else {
+}
 }
 else {
 validate29.errors = [{instancePath:instancePath+"/fingerprint",schemaPath:"#/properties/fingerprint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs10){
 }
 }
 var valid0 = _errs10 === errors;
@@ -847,6 +1023,7 @@ if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinit
 validate29.errors = [{instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
+const _errs13 = errors;
 if(errors === _errs12){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 > 31536000000 || isNaN(data4)){
@@ -858,13 +1035,19 @@ if(data4 < 1000 || isNaN(data4)){
 validate29.errors = [{instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"}];
 return false;
 }
+else {
 }
+}
+}
+if(errors === _errs12){
 }
 }
 var valid0 = _errs12 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -876,6 +1059,8 @@ var valid0 = true;
 else {
 validate29.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate29.errors = vErrors;
@@ -894,6 +1079,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -912,10 +1098,13 @@ break;
 }
 if(_errs1 === errors){
 if(data.context !== undefined && func0.call(data, "context")){
+let data0 = data.context;
 const _errs2 = errors;
-if(!(validate21(data.context, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData,dynamicAnchors}))){
+if(!(validate21(data0, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
 errors = vErrors.length;
+}
+else {
 }
 var valid0 = _errs2 === errors;
 }
@@ -924,10 +1113,13 @@ var valid0 = true;
 }
 if(valid0){
 if(data.args !== undefined && func0.call(data, "args")){
+let data1 = data.args;
 const _errs3 = errors;
-if(!(validate27(data.args, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+if(!(validate27(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
 errors = vErrors.length;
+}
+else {
 }
 var valid0 = _errs3 === errors;
 }
@@ -936,10 +1128,14 @@ var valid0 = true;
 }
 if(valid0){
 if(data.dryRun !== undefined && func0.call(data, "dryRun")){
+let data2 = data.dryRun;
 const _errs4 = errors;
-if(typeof data.dryRun !== "boolean"){
+if(typeof data2 !== "boolean"){
 validate25.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs5 = errors;
+if(errors === _errs4){
 }
 var valid0 = _errs4 === errors;
 }
@@ -948,15 +1144,20 @@ var valid0 = true;
 }
 if(valid0){
 if(data.write !== undefined && func0.call(data, "write")){
+let data3 = data.write;
 const _errs6 = errors;
-if(!(validate29(data.write, {instancePath:instancePath+"/write",parentData:data,parentDataProperty:"write",rootData,dynamicAnchors}))){
+if(!(validate29(data3, {instancePath:instancePath+"/write",parentData:data,parentDataProperty:"write",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
 errors = vErrors.length;
+}
+else {
 }
 var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -967,6 +1168,8 @@ var valid0 = true;
 else {
 validate25.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate25.errors = vErrors;
@@ -993,6 +1196,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -1014,6 +1218,7 @@ if(data.commandName !== undefined && func0.call(data, "commandName")){
 let data0 = data.commandName;
 const _errs2 = errors;
 const _errs3 = errors;
+const _errs4 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if((data0.length > 64 && func70(data0) > 64)){
@@ -1025,12 +1230,19 @@ if(!pattern17.test(data0)){
 validate33.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 else {
 validate33.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs3){
+}
+}
+var valid1 = _errs3 === errors;
+if(valid1){
 }
 var valid0 = _errs2 === errors;
 }
@@ -1042,6 +1254,7 @@ if(data.artifactId !== undefined && func0.call(data, "artifactId")){
 let data1 = data.artifactId;
 const _errs5 = errors;
 const _errs6 = errors;
+const _errs7 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if((data1.length > 128 && func70(data1) > 128)){
@@ -1058,6 +1271,8 @@ if(!pattern4.test(data1)){
 validate33.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -1065,6 +1280,11 @@ else {
 validate33.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs6){
+}
+}
+var valid2 = _errs6 === errors;
+if(valid2){
 }
 var valid0 = _errs5 === errors;
 }
@@ -1075,13 +1295,23 @@ if(valid0){
 if(data.artifactType !== undefined && func0.call(data, "artifactType")){
 let data2 = data.artifactType;
 const _errs8 = errors;
+const _errs9 = errors;
 if(typeof data2 !== "string"){
 validate33.errors = [{instancePath:instancePath+"/artifactType",schemaPath:"urn:mnote:type:ArtifactType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+const _errs10 = errors;
+const vSchema0 = schema56.enum;
 if(!((data2 === "summary") || (data2 === "ai_note"))){
 validate33.errors = [{instancePath:instancePath+"/artifactType",schemaPath:"urn:mnote:type:ArtifactType/enum",keyword:"enum",params:{allowedValues: schema56.enum},message:"must be equal to one of the allowed values"}];
 return false;
+}
+else {
+}
+if(errors === _errs9){
+}
+var valid3 = _errs9 === errors;
+if(valid3){
 }
 var valid0 = _errs8 === errors;
 }
@@ -1090,10 +1320,14 @@ var valid0 = true;
 }
 if(valid0){
 if(data.created !== undefined && func0.call(data, "created")){
+let data3 = data.created;
 const _errs11 = errors;
-if(typeof data.created !== "boolean"){
+if(typeof data3 !== "boolean"){
 validate33.errors = [{instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs12 = errors;
+if(errors === _errs11){
 }
 var valid0 = _errs11 === errors;
 }
@@ -1105,6 +1339,7 @@ if(data.edgeId !== undefined && func0.call(data, "edgeId")){
 let data4 = data.edgeId;
 const _errs13 = errors;
 const _errs14 = errors;
+const _errs15 = errors;
 if(errors === _errs14){
 if(typeof data4 === "string"){
 if((data4.length > 128 && func70(data4) > 128)){
@@ -1121,6 +1356,8 @@ if(!pattern4.test(data4)){
 validate33.errors = [{instancePath:instancePath+"/edgeId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -1128,6 +1365,11 @@ else {
 validate33.errors = [{instancePath:instancePath+"/edgeId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs14){
+}
+}
+var valid4 = _errs14 === errors;
+if(valid4){
 }
 var valid0 = _errs13 === errors;
 }
@@ -1136,15 +1378,21 @@ var valid0 = true;
 }
 if(valid0){
 if(data.edgeCreated !== undefined && func0.call(data, "edgeCreated")){
+let data5 = data.edgeCreated;
 const _errs16 = errors;
-if(typeof data.edgeCreated !== "boolean"){
+if(typeof data5 !== "boolean"){
 validate33.errors = [{instancePath:instancePath+"/edgeCreated",schemaPath:"#/properties/edgeCreated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs17 = errors;
+if(errors === _errs16){
 }
 var valid0 = _errs16 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -1157,6 +1405,8 @@ var valid0 = true;
 else {
 validate33.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate33.errors = vErrors;
@@ -1180,6 +1430,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -1200,9 +1451,18 @@ if(_errs1 === errors){
 if(data.code !== undefined && func0.call(data, "code")){
 let data0 = data.code;
 const _errs2 = errors;
+const _errs3 = errors;
+const vSchema0 = schema63.enum;
 if(!(((((((((((((data0 === "mnote_tool_invalid_input") || (data0 === "mnote_tool_payload_too_large")) || (data0 === "mnote_tool_unknown_tool")) || (data0 === "mnote_tool_not_authenticated")) || (data0 === "mnote_tool_permission_denied")) || (data0 === "mnote_tool_conflict")) || (data0 === "mnote_tool_idempotency_conflict")) || (data0 === "mnote_tool_in_progress")) || (data0 === "mnote_tool_unsupported_option")) || (data0 === "mnote_tool_kernel_unavailable")) || (data0 === "mnote_tool_unavailable")) || (data0 === "mnote_tool_not_configured")) || (data0 === "mnote_tool_internal"))){
 validate36.errors = [{instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/enum",keyword:"enum",params:{allowedValues: schema63.enum},message:"must be equal to one of the allowed values"}];
 return false;
+}
+else {
+}
+if(errors === _errs3){
+}
+var valid1 = _errs3 === errors;
+if(valid1){
 }
 var valid0 = _errs2 === errors;
 }
@@ -1213,16 +1473,21 @@ if(valid0){
 if(data.message !== undefined && func0.call(data, "message")){
 let data1 = data.message;
 const _errs4 = errors;
+const _errs5 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if((data1.length > 1000 && func70(data1) > 1000)){
 validate36.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"}];
 return false;
 }
+else {
+}
 }
 else {
 validate36.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs4){
 }
 }
 var valid0 = _errs4 === errors;
@@ -1234,22 +1499,29 @@ if(valid0){
 if(data.field !== undefined && func0.call(data, "field")){
 let data2 = data.field;
 const _errs6 = errors;
+const _errs7 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if((data2.length > 64 && func70(data2) > 64)){
 validate36.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
+else {
+}
 }
 else {
 validate36.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs6){
 }
 }
 var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -1259,6 +1531,8 @@ var valid0 = true;
 else {
 validate36.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate36.errors = vErrors;
@@ -1277,6 +1551,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -1295,10 +1570,15 @@ break;
 }
 if(_errs1 === errors){
 if(data.dryRun !== undefined && func0.call(data, "dryRun")){
+let data0 = data.dryRun;
 const _errs2 = errors;
-if(true !== data.dryRun){
+if(true !== data0){
 validate35.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"}];
 return false;
+}
+else {
+}
+if(errors === _errs2){
 }
 var valid0 = _errs2 === errors;
 }
@@ -1310,6 +1590,7 @@ if(data.commandName !== undefined && func0.call(data, "commandName")){
 let data1 = data.commandName;
 const _errs3 = errors;
 const _errs4 = errors;
+const _errs5 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if((data1.length > 64 && func70(data1) > 64)){
@@ -1321,12 +1602,19 @@ if(!pattern17.test(data1)){
 validate35.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 else {
 validate35.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs4){
+}
+}
+var valid1 = _errs4 === errors;
+if(valid1){
 }
 var valid0 = _errs3 === errors;
 }
@@ -1342,6 +1630,7 @@ if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinit
 validate35.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
+const _errs8 = errors;
 if(errors === _errs7){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
@@ -1353,8 +1642,15 @@ if(data2 < 0 || isNaN(data2)){
 validate35.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
+else {
 }
 }
+}
+if(errors === _errs7){
+}
+}
+var valid2 = _errs7 === errors;
+if(valid2){
 }
 var valid0 = _errs6 === errors;
 }
@@ -1365,6 +1661,7 @@ if(valid0){
 if(data.diff !== undefined && func0.call(data, "diff")){
 let data3 = data.diff;
 const _errs9 = errors;
+const _errs10 = errors;
 if(errors === _errs9){
 if(Array.isArray(data3)){
 if(data3.length > 64){
@@ -1378,6 +1675,7 @@ for(let i0=0; i0<len0; i0++){
 let data4 = data3[i0];
 const _errs11 = errors;
 const _errs12 = errors;
+const _errs13 = errors;
 if(errors === _errs12){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing1;
@@ -1402,9 +1700,15 @@ if(typeof data5 !== "string"){
 validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/op",schemaPath:"urn:mnote:type:DiffOp/properties/op/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+const _errs16 = errors;
+const vSchema0 = schema61.properties.op.enum;
 if(!(((((((((data5 === "append") || (data5 === "replace")) || (data5 === "set_title")) || (data5 === "set_option")) || (data5 === "create_summary")) || (data5 === "update_summary")) || (data5 === "create_ai_note")) || (data5 === "create_edge")) || (data5 === "confirm_edge"))){
 validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/op",schemaPath:"urn:mnote:type:DiffOp/properties/op/enum",keyword:"enum",params:{allowedValues: schema61.properties.op.enum},message:"must be equal to one of the allowed values"}];
 return false;
+}
+else {
+}
+if(errors === _errs15){
 }
 var valid5 = _errs15 === errors;
 }
@@ -1419,12 +1723,17 @@ if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinit
 validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/blocks",schemaPath:"urn:mnote:type:DiffOp/properties/blocks/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
+const _errs18 = errors;
 if(errors === _errs17){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 < 0 || isNaN(data6)){
 validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/blocks",schemaPath:"urn:mnote:type:DiffOp/properties/blocks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
+else {
+}
+}
+if(errors === _errs17){
 }
 }
 var valid5 = _errs17 === errors;
@@ -1440,12 +1749,17 @@ if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinit
 validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/removedBlocks",schemaPath:"urn:mnote:type:DiffOp/properties/removedBlocks/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
+const _errs20 = errors;
 if(errors === _errs19){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 < 0 || isNaN(data7)){
 validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/removedBlocks",schemaPath:"urn:mnote:type:DiffOp/properties/removedBlocks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
+else {
+}
+}
+if(errors === _errs19){
 }
 }
 var valid5 = _errs19 === errors;
@@ -1457,16 +1771,21 @@ if(valid5){
 if(data4.field !== undefined && func0.call(data4, "field")){
 let data8 = data4.field;
 const _errs21 = errors;
+const _errs22 = errors;
 if(errors === _errs21){
 if(typeof data8 === "string"){
 if((data8.length > 64 && func70(data8) > 64)){
 validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/field",schemaPath:"urn:mnote:type:DiffOp/properties/field/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
+else {
+}
 }
 else {
 validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/field",schemaPath:"urn:mnote:type:DiffOp/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs21){
 }
 }
 var valid5 = _errs21 === errors;
@@ -1482,6 +1801,9 @@ if(((typeof data9 !== "boolean") && (typeof data9 !== "string")) && (!((typeof d
 validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/value",schemaPath:"urn:mnote:type:DiffOp/properties/value/type",keyword:"type",params:{type: schema61.properties.value.type},message:"must be boolean,string,number"}];
 return false;
 }
+const _errs24 = errors;
+if(errors === _errs23){
+}
 var valid5 = _errs23 === errors;
 }
 else {
@@ -1495,18 +1817,25 @@ if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFi
 validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/chars",schemaPath:"urn:mnote:type:DiffOp/properties/chars/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
+const _errs26 = errors;
 if(errors === _errs25){
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 < 0 || isNaN(data10)){
 validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/chars",schemaPath:"urn:mnote:type:DiffOp/properties/chars/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
+else {
+}
+}
+if(errors === _errs25){
 }
 }
 var valid5 = _errs25 === errors;
 }
 else {
 var valid5 = true;
+}
+if(valid5){
 }
 }
 }
@@ -1520,17 +1849,26 @@ else {
 validate35.errors = [{instancePath:instancePath+"/diff/" + i0,schemaPath:"urn:mnote:type:DiffOp/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+if(errors === _errs12){
+}
+}
+var valid4 = _errs12 === errors;
+if(valid4){
 }
 var valid3 = _errs11 === errors;
 if(!valid3){
 break;
 }
 }
+if(valid3){
+}
 }
 }
 else {
 validate35.errors = [{instancePath:instancePath+"/diff",schemaPath:"#/properties/diff/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
+}
+if(errors === _errs9){
 }
 }
 var valid0 = _errs9 === errors;
@@ -1542,6 +1880,7 @@ if(valid0){
 if(data.warnings !== undefined && func0.call(data, "warnings")){
 let data11 = data.warnings;
 const _errs27 = errors;
+const _errs28 = errors;
 if(errors === _errs27){
 if(Array.isArray(data11)){
 if(data11.length > 64){
@@ -1552,15 +1891,20 @@ else {
 var valid6 = true;
 const len1 = data11.length;
 for(let i1=0; i1<len1; i1++){
+let data12 = data11[i1];
 const _errs29 = errors;
-if(!(validate36(data11[i1], {instancePath:instancePath+"/warnings/" + i1,parentData:data11,parentDataProperty:i1,rootData,dynamicAnchors}))){
+if(!(validate36(data12, {instancePath:instancePath+"/warnings/" + i1,parentData:data11,parentDataProperty:i1,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
 errors = vErrors.length;
+}
+else {
 }
 var valid6 = _errs29 === errors;
 if(!valid6){
 break;
 }
+}
+if(valid6){
 }
 }
 }
@@ -1568,11 +1912,15 @@ else {
 validate35.errors = [{instancePath:instancePath+"/warnings",schemaPath:"#/properties/warnings/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
+if(errors === _errs27){
+}
 }
 var valid0 = _errs27 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -1584,6 +1932,8 @@ var valid0 = true;
 else {
 validate35.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate35.errors = vErrors;
@@ -1609,6 +1959,8 @@ if(!(validate33(data, {instancePath,parentData,parentDataProperty,rootData,dynam
 vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
 errors = vErrors.length;
 }
+else {
+}
 var _valid0 = _errs1 === errors;
 valid0 = valid0 || _valid0;
 if(_valid0){
@@ -1618,6 +1970,8 @@ const _errs2 = errors;
 if(!(validate35(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
 errors = vErrors.length;
+}
+else {
 }
 var _valid0 = _errs2 === errors;
 valid0 = valid0 || _valid0;
@@ -1649,6 +2003,8 @@ vErrors = null;
 }
 }
 }
+if(errors === 0){
+}
 validate32.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
@@ -1666,6 +2022,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -1690,6 +2047,7 @@ const _errs3 = errors;
 let valid1 = false;
 const _errs4 = errors;
 const _errs5 = errors;
+const _errs6 = errors;
 if(errors === _errs5){
 if(typeof data0 === "string"){
 if((data0.length > 128 && func70(data0) > 128)){
@@ -1724,6 +2082,8 @@ vErrors.push(err2);
 }
 errors++;
 }
+else {
+}
 }
 }
 }
@@ -1737,9 +2097,16 @@ vErrors.push(err3);
 }
 errors++;
 }
+if(errors === _errs5){
+}
+}
+var valid2 = _errs5 === errors;
+if(valid2){
 }
 var _valid0 = _errs4 === errors;
 valid1 = valid1 || _valid0;
+if(_valid0){
+}
 const _errs7 = errors;
 if(data0 !== null){
 const err4 = {instancePath:instancePath+"/commandId",schemaPath:"#/properties/commandId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -1751,8 +2118,13 @@ vErrors.push(err4);
 }
 errors++;
 }
+const _errs8 = errors;
+if(errors === _errs7){
+}
 var _valid0 = _errs7 === errors;
 valid1 = valid1 || _valid0;
+if(_valid0){
+}
 if(!valid1){
 const err5 = {instancePath:instancePath+"/commandId",schemaPath:"#/properties/commandId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -1776,6 +2148,8 @@ vErrors = null;
 }
 }
 }
+if(errors === _errs2){
+}
 var valid0 = _errs2 === errors;
 }
 else {
@@ -1783,10 +2157,14 @@ var valid0 = true;
 }
 if(valid0){
 if(data.replayed !== undefined && func0.call(data, "replayed")){
+let data1 = data.replayed;
 const _errs9 = errors;
-if(typeof data.replayed !== "boolean"){
+if(typeof data1 !== "boolean"){
 validate31.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs10 = errors;
+if(errors === _errs9){
 }
 var valid0 = _errs9 === errors;
 }
@@ -1795,15 +2173,21 @@ var valid0 = true;
 }
 if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
+let data2 = data.result;
 const _errs11 = errors;
-if(!(validate32(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+if(!(validate32(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
 errors = vErrors.length;
+}
+else {
+var props0 = validate32.evaluated.props;
 }
 var valid0 = _errs11 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -1813,6 +2197,8 @@ var valid0 = true;
 else {
 validate31.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate31.errors = vErrors;
@@ -1840,6 +2226,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -1861,6 +2248,7 @@ if(data.toolName !== undefined && func0.call(data, "toolName")){
 let data0 = data.toolName;
 const _errs2 = errors;
 const _errs3 = errors;
+const _errs4 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if((data0.length > 64 && func70(data0) > 64)){
@@ -1872,12 +2260,19 @@ if(!pattern21.test(data0)){
 validate41.errors = [{instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/pattern",keyword:"pattern",params:{pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$"},message:"must match pattern \""+"^mnote(\\.[a-z][a-z0-9_]*)+$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 else {
 validate41.errors = [{instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs3){
+}
+}
+var valid1 = _errs3 === errors;
+if(valid1){
 }
 var valid0 = _errs2 === errors;
 }
@@ -1889,6 +2284,7 @@ if(data.workspaceId !== undefined && func0.call(data, "workspaceId")){
 let data1 = data.workspaceId;
 const _errs5 = errors;
 const _errs6 = errors;
+const _errs7 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if((data1.length > 128 && func70(data1) > 128)){
@@ -1905,6 +2301,8 @@ if(!pattern4.test(data1)){
 validate41.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -1912,6 +2310,11 @@ else {
 validate41.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs6){
+}
+}
+var valid2 = _errs6 === errors;
+if(valid2){
 }
 var valid0 = _errs5 === errors;
 }
@@ -1923,6 +2326,7 @@ if(data.documentId !== undefined && func0.call(data, "documentId")){
 let data2 = data.documentId;
 const _errs8 = errors;
 const _errs9 = errors;
+const _errs10 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
 if((data2.length > 128 && func70(data2) > 128)){
@@ -1939,6 +2343,8 @@ if(!pattern4.test(data2)){
 validate41.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -1946,6 +2352,11 @@ else {
 validate41.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs9){
+}
+}
+var valid3 = _errs9 === errors;
+if(valid3){
 }
 var valid0 = _errs8 === errors;
 }
@@ -1957,6 +2368,7 @@ if(data.actorId !== undefined && func0.call(data, "actorId")){
 let data3 = data.actorId;
 const _errs11 = errors;
 const _errs12 = errors;
+const _errs13 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
 if((data3.length > 128 && func70(data3) > 128)){
@@ -1973,6 +2385,8 @@ if(!pattern4.test(data3)){
 validate41.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -1980,6 +2394,11 @@ else {
 validate41.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs12){
+}
+}
+var valid4 = _errs12 === errors;
+if(valid4){
 }
 var valid0 = _errs11 === errors;
 }
@@ -1991,6 +2410,7 @@ if(data.sessionId !== undefined && func0.call(data, "sessionId")){
 let data4 = data.sessionId;
 const _errs14 = errors;
 const _errs15 = errors;
+const _errs16 = errors;
 if(errors === _errs15){
 if(typeof data4 === "string"){
 if((data4.length > 128 && func70(data4) > 128)){
@@ -2007,6 +2427,8 @@ if(!pattern4.test(data4)){
 validate41.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -2014,6 +2436,11 @@ else {
 validate41.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs15){
+}
+}
+var valid5 = _errs15 === errors;
+if(valid5){
 }
 var valid0 = _errs14 === errors;
 }
@@ -2025,6 +2452,7 @@ if(data.runId !== undefined && func0.call(data, "runId")){
 let data5 = data.runId;
 const _errs17 = errors;
 const _errs18 = errors;
+const _errs19 = errors;
 if(errors === _errs18){
 if(typeof data5 === "string"){
 if((data5.length > 128 && func70(data5) > 128)){
@@ -2041,6 +2469,8 @@ if(!pattern4.test(data5)){
 validate41.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -2048,6 +2478,11 @@ else {
 validate41.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs18){
+}
+}
+var valid6 = _errs18 === errors;
+if(valid6){
 }
 var valid0 = _errs17 === errors;
 }
@@ -2059,6 +2494,7 @@ if(data.toolCallId !== undefined && func0.call(data, "toolCallId")){
 let data6 = data.toolCallId;
 const _errs20 = errors;
 const _errs21 = errors;
+const _errs22 = errors;
 if(errors === _errs21){
 if(typeof data6 === "string"){
 if((data6.length > 128 && func70(data6) > 128)){
@@ -2075,6 +2511,8 @@ if(!pattern4.test(data6)){
 validate41.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -2082,6 +2520,11 @@ else {
 validate41.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs21){
+}
+}
+var valid7 = _errs21 === errors;
+if(valid7){
 }
 var valid0 = _errs20 === errors;
 }
@@ -2093,6 +2536,7 @@ if(data.traceId !== undefined && func0.call(data, "traceId")){
 let data7 = data.traceId;
 const _errs23 = errors;
 const _errs24 = errors;
+const _errs25 = errors;
 if(errors === _errs24){
 if(typeof data7 === "string"){
 if((data7.length > 128 && func70(data7) > 128)){
@@ -2109,6 +2553,8 @@ if(!pattern4.test(data7)){
 validate41.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -2116,6 +2562,11 @@ else {
 validate41.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs24){
+}
+}
+var valid8 = _errs24 === errors;
+if(valid8){
 }
 var valid0 = _errs23 === errors;
 }
@@ -2127,6 +2578,7 @@ if(data.idempotencyKey !== undefined && func0.call(data, "idempotencyKey")){
 let data8 = data.idempotencyKey;
 const _errs26 = errors;
 const _errs27 = errors;
+const _errs28 = errors;
 if(errors === _errs27){
 if(typeof data8 === "string"){
 if((data8.length > 256 && func70(data8) > 256)){
@@ -2143,6 +2595,8 @@ if(!pattern13.test(data8)){
 validate41.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -2150,6 +2604,11 @@ else {
 validate41.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs27){
+}
+}
+var valid9 = _errs27 === errors;
+if(valid9){
 }
 var valid0 = _errs26 === errors;
 }
@@ -2158,10 +2617,14 @@ var valid0 = true;
 }
 if(valid0){
 if(data.dryRun !== undefined && func0.call(data, "dryRun")){
+let data9 = data.dryRun;
 const _errs29 = errors;
-if(typeof data.dryRun !== "boolean"){
+if(typeof data9 !== "boolean"){
 validate41.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs30 = errors;
+if(errors === _errs29){
 }
 var valid0 = _errs29 === errors;
 }
@@ -2172,6 +2635,7 @@ if(valid0){
 if(data.capabilityScope !== undefined && func0.call(data, "capabilityScope")){
 let data10 = data.capabilityScope;
 const _errs31 = errors;
+const _errs32 = errors;
 if(errors === _errs31){
 if(Array.isArray(data10)){
 if(data10.length > 8){
@@ -2189,9 +2653,18 @@ const len0 = data10.length;
 for(let i0=0; i0<len0; i0++){
 let data11 = data10[i0];
 const _errs33 = errors;
+const _errs34 = errors;
+const vSchema0 = schema41.enum;
 if(!(((data11 === "page.read") || (data11 === "page.write")) || (data11 === "artifact.write"))){
 validate41.errors = [{instancePath:instancePath+"/capabilityScope/" + i0,schemaPath:"urn:mnote:type:CapabilityScope/enum",keyword:"enum",params:{allowedValues: schema41.enum},message:"must be equal to one of the allowed values"}];
 return false;
+}
+else {
+}
+if(errors === _errs34){
+}
+var valid11 = _errs34 === errors;
+if(valid11){
 }
 var valid10 = _errs33 === errors;
 if(!valid10){
@@ -2199,8 +2672,10 @@ break;
 }
 }
 if(valid10){
+let valid12;
 let i1 = data10.length;
 let j0;
+valid12 = true;
 if(i1 > 1){
 outer0:
 for(;i1--;){
@@ -2208,10 +2683,13 @@ for(j0 = i1; j0--;){
 if(func27(data10[i1], data10[j0])){
 validate41.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
 return false;
+valid12 = false;
 break outer0;
 }
 }
 }
+}
+if(valid12){
 }
 }
 }
@@ -2220,6 +2698,8 @@ break outer0;
 else {
 validate41.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
+}
+if(errors === _errs31){
 }
 }
 var valid0 = _errs31 === errors;
@@ -2231,13 +2711,23 @@ if(valid0){
 if(data.locale !== undefined && func0.call(data, "locale")){
 let data12 = data.locale;
 const _errs35 = errors;
+const _errs36 = errors;
 if(typeof data12 !== "string"){
 validate41.errors = [{instancePath:instancePath+"/locale",schemaPath:"urn:mnote:type:Locale/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+const _errs37 = errors;
+const vSchema1 = schema76.enum;
 if(!((data12 === "zh-CN") || (data12 === "en"))){
 validate41.errors = [{instancePath:instancePath+"/locale",schemaPath:"urn:mnote:type:Locale/enum",keyword:"enum",params:{allowedValues: schema76.enum},message:"must be equal to one of the allowed values"}];
 return false;
+}
+else {
+}
+if(errors === _errs36){
+}
+var valid13 = _errs36 === errors;
+if(valid13){
 }
 var valid0 = _errs35 === errors;
 }
@@ -2248,18 +2738,24 @@ if(valid0){
 if(data.args !== undefined && func0.call(data, "args")){
 let data13 = data.args;
 const _errs38 = errors;
+const _errs39 = errors;
 if(errors === _errs38){
 if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+const _errs40 = errors;
 }
 else {
 validate41.errors = [{instancePath:instancePath+"/args",schemaPath:"#/properties/args/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === _errs38){
 }
 }
 var valid0 = _errs38 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -2279,6 +2775,8 @@ var valid0 = true;
 else {
 validate41.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate41.errors = vErrors;
@@ -2302,9 +2800,12 @@ if(!(validate41(data, {instancePath,parentData,parentDataProperty,rootData,dynam
 vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
 errors = vErrors.length;
 }
+else {
+}
 var valid0 = _errs0 === errors;
 if(valid0){
 const _errs1 = errors;
+const _errs2 = errors;
 if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -2314,10 +2815,15 @@ return false;
 }
 else {
 if(data.toolName !== undefined && func0.call(data, "toolName")){
+let data0 = data.toolName;
 const _errs3 = errors;
-if("mnote.artifact.create_ai_note" !== data.toolName){
+if("mnote.artifact.create_ai_note" !== data0){
 validate40.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.artifact.create_ai_note"},message:"must be equal to constant"}];
 return false;
+}
+else {
+}
+if(errors === _errs3){
 }
 var valid1 = _errs3 === errors;
 }
@@ -2326,15 +2832,20 @@ var valid1 = true;
 }
 if(valid1){
 if(data.args !== undefined && func0.call(data, "args")){
+let data1 = data.args;
 const _errs4 = errors;
-if(!(validate27(data.args, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+if(!(validate27(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
 errors = vErrors.length;
+}
+else {
 }
 var valid1 = _errs4 === errors;
 }
 else {
 var valid1 = true;
+}
+if(valid1){
 }
 }
 }
@@ -2343,8 +2854,14 @@ else {
 validate40.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+if(errors === _errs1){
+}
 }
 var valid0 = _errs1 === errors;
+if(valid0){
+}
+}
+if(errors === 0){
 }
 validate40.errors = vErrors;
 return errors === 0;
@@ -2368,6 +2885,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -2388,13 +2906,23 @@ if(_errs1 === errors){
 if(data.effect !== undefined && func0.call(data, "effect")){
 let data0 = data.effect;
 const _errs2 = errors;
+const _errs3 = errors;
 if(typeof data0 !== "string"){
 validate46.errors = [{instancePath:instancePath+"/effect",schemaPath:"urn:mnote:type:AuditEffect/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+const _errs4 = errors;
+const vSchema0 = schema83.enum;
 if(!((((data0 === "read") || (data0 === "write")) || (data0 === "dry_run")) || (data0 === "none"))){
 validate46.errors = [{instancePath:instancePath+"/effect",schemaPath:"urn:mnote:type:AuditEffect/enum",keyword:"enum",params:{allowedValues: schema83.enum},message:"must be equal to one of the allowed values"}];
 return false;
+}
+else {
+}
+if(errors === _errs3){
+}
+var valid1 = _errs3 === errors;
+if(valid1){
 }
 var valid0 = _errs2 === errors;
 }
@@ -2409,6 +2937,7 @@ const _errs6 = errors;
 let valid2 = false;
 const _errs7 = errors;
 const _errs8 = errors;
+const _errs9 = errors;
 if(errors === _errs8){
 if(typeof data1 === "string"){
 if((data1.length > 128 && func70(data1) > 128)){
@@ -2443,6 +2972,8 @@ vErrors.push(err2);
 }
 errors++;
 }
+else {
+}
 }
 }
 }
@@ -2456,9 +2987,16 @@ vErrors.push(err3);
 }
 errors++;
 }
+if(errors === _errs8){
+}
+}
+var valid3 = _errs8 === errors;
+if(valid3){
 }
 var _valid0 = _errs7 === errors;
 valid2 = valid2 || _valid0;
+if(_valid0){
+}
 const _errs10 = errors;
 if(data1 !== null){
 const err4 = {instancePath:instancePath+"/commandId",schemaPath:"#/properties/commandId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -2470,8 +3008,13 @@ vErrors.push(err4);
 }
 errors++;
 }
+const _errs11 = errors;
+if(errors === _errs10){
+}
 var _valid0 = _errs10 === errors;
 valid2 = valid2 || _valid0;
+if(_valid0){
+}
 if(!valid2){
 const err5 = {instancePath:instancePath+"/commandId",schemaPath:"#/properties/commandId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -2495,6 +3038,8 @@ vErrors = null;
 }
 }
 }
+if(errors === _errs5){
+}
 var valid0 = _errs5 === errors;
 }
 else {
@@ -2508,6 +3053,7 @@ const _errs13 = errors;
 let valid4 = false;
 const _errs14 = errors;
 const _errs15 = errors;
+const _errs16 = errors;
 if(errors === _errs15){
 if(typeof data2 === "string"){
 if((data2.length > 128 && func70(data2) > 128)){
@@ -2542,6 +3088,8 @@ vErrors.push(err8);
 }
 errors++;
 }
+else {
+}
 }
 }
 }
@@ -2555,9 +3103,16 @@ vErrors.push(err9);
 }
 errors++;
 }
+if(errors === _errs15){
+}
+}
+var valid5 = _errs15 === errors;
+if(valid5){
 }
 var _valid1 = _errs14 === errors;
 valid4 = valid4 || _valid1;
+if(_valid1){
+}
 const _errs17 = errors;
 if(data2 !== null){
 const err10 = {instancePath:instancePath+"/workspaceId",schemaPath:"#/properties/workspaceId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -2569,8 +3124,13 @@ vErrors.push(err10);
 }
 errors++;
 }
+const _errs18 = errors;
+if(errors === _errs17){
+}
 var _valid1 = _errs17 === errors;
 valid4 = valid4 || _valid1;
+if(_valid1){
+}
 if(!valid4){
 const err11 = {instancePath:instancePath+"/workspaceId",schemaPath:"#/properties/workspaceId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -2594,6 +3154,8 @@ vErrors = null;
 }
 }
 }
+if(errors === _errs12){
+}
 var valid0 = _errs12 === errors;
 }
 else {
@@ -2607,6 +3169,7 @@ const _errs20 = errors;
 let valid6 = false;
 const _errs21 = errors;
 const _errs22 = errors;
+const _errs23 = errors;
 if(errors === _errs22){
 if(typeof data3 === "string"){
 if((data3.length > 128 && func70(data3) > 128)){
@@ -2641,6 +3204,8 @@ vErrors.push(err14);
 }
 errors++;
 }
+else {
+}
 }
 }
 }
@@ -2654,9 +3219,16 @@ vErrors.push(err15);
 }
 errors++;
 }
+if(errors === _errs22){
+}
+}
+var valid7 = _errs22 === errors;
+if(valid7){
 }
 var _valid2 = _errs21 === errors;
 valid6 = valid6 || _valid2;
+if(_valid2){
+}
 const _errs24 = errors;
 if(data3 !== null){
 const err16 = {instancePath:instancePath+"/documentId",schemaPath:"#/properties/documentId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -2668,8 +3240,13 @@ vErrors.push(err16);
 }
 errors++;
 }
+const _errs25 = errors;
+if(errors === _errs24){
+}
 var _valid2 = _errs24 === errors;
 valid6 = valid6 || _valid2;
+if(_valid2){
+}
 if(!valid6){
 const err17 = {instancePath:instancePath+"/documentId",schemaPath:"#/properties/documentId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -2693,6 +3270,8 @@ vErrors = null;
 }
 }
 }
+if(errors === _errs19){
+}
 var valid0 = _errs19 === errors;
 }
 else {
@@ -2700,15 +3279,21 @@ var valid0 = true;
 }
 if(valid0){
 if(data.replayed !== undefined && func0.call(data, "replayed")){
+let data4 = data.replayed;
 const _errs26 = errors;
-if(typeof data.replayed !== "boolean"){
+if(typeof data4 !== "boolean"){
 validate46.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs27 = errors;
+if(errors === _errs26){
 }
 var valid0 = _errs26 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -2720,6 +3305,8 @@ var valid0 = true;
 else {
 validate46.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate46.errors = vErrors;
@@ -2738,6 +3325,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -2756,10 +3344,15 @@ break;
 }
 if(_errs1 === errors){
 if(data.ok !== undefined && func0.call(data, "ok")){
+let data0 = data.ok;
 const _errs2 = errors;
-if(true !== data.ok){
+if(true !== data0){
 validate45.errors = [{instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"}];
 return false;
+}
+else {
+}
+if(errors === _errs2){
 }
 var valid0 = _errs2 === errors;
 }
@@ -2771,6 +3364,7 @@ if(data.toolName !== undefined && func0.call(data, "toolName")){
 let data1 = data.toolName;
 const _errs3 = errors;
 const _errs4 = errors;
+const _errs5 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if((data1.length > 64 && func70(data1) > 64)){
@@ -2782,12 +3376,19 @@ if(!pattern21.test(data1)){
 validate45.errors = [{instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/pattern",keyword:"pattern",params:{pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$"},message:"must match pattern \""+"^mnote(\\.[a-z][a-z0-9_]*)+$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 else {
 validate45.errors = [{instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs4){
+}
+}
+var valid1 = _errs4 === errors;
+if(valid1){
 }
 var valid0 = _errs3 === errors;
 }
@@ -2799,6 +3400,7 @@ if(data.toolCallId !== undefined && func0.call(data, "toolCallId")){
 let data2 = data.toolCallId;
 const _errs6 = errors;
 const _errs7 = errors;
+const _errs8 = errors;
 if(errors === _errs7){
 if(typeof data2 === "string"){
 if((data2.length > 128 && func70(data2) > 128)){
@@ -2815,6 +3417,8 @@ if(!pattern4.test(data2)){
 validate45.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -2822,6 +3426,11 @@ else {
 validate45.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs7){
+}
+}
+var valid2 = _errs7 === errors;
+if(valid2){
 }
 var valid0 = _errs6 === errors;
 }
@@ -2833,6 +3442,7 @@ if(data.traceId !== undefined && func0.call(data, "traceId")){
 let data3 = data.traceId;
 const _errs9 = errors;
 const _errs10 = errors;
+const _errs11 = errors;
 if(errors === _errs10){
 if(typeof data3 === "string"){
 if((data3.length > 128 && func70(data3) > 128)){
@@ -2849,6 +3459,8 @@ if(!pattern4.test(data3)){
 validate45.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -2856,6 +3468,11 @@ else {
 validate45.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs10){
+}
+}
+var valid3 = _errs10 === errors;
+if(valid3){
 }
 var valid0 = _errs9 === errors;
 }
@@ -2870,6 +3487,9 @@ if(!(data4 && typeof data4 == "object" && !Array.isArray(data4))){
 validate45.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+const _errs13 = errors;
+if(errors === _errs12){
+}
 var valid0 = _errs12 === errors;
 }
 else {
@@ -2877,10 +3497,13 @@ var valid0 = true;
 }
 if(valid0){
 if(data.audit !== undefined && func0.call(data, "audit")){
+let data5 = data.audit;
 const _errs14 = errors;
-if(!(validate46(data.audit, {instancePath:instancePath+"/audit",parentData:data,parentDataProperty:"audit",rootData,dynamicAnchors}))){
+if(!(validate46(data5, {instancePath:instancePath+"/audit",parentData:data,parentDataProperty:"audit",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
 errors = vErrors.length;
+}
+else {
 }
 var valid0 = _errs14 === errors;
 }
@@ -2889,15 +3512,21 @@ var valid0 = true;
 }
 if(valid0){
 if(data.error !== undefined && func0.call(data, "error")){
+let data6 = data.error;
 const _errs15 = errors;
-if(data.error !== null){
+if(data6 !== null){
 validate45.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "null"},message:"must be null"}];
 return false;
+}
+const _errs16 = errors;
+if(errors === _errs15){
 }
 var valid0 = _errs15 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -2911,6 +3540,8 @@ var valid0 = true;
 else {
 validate45.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate45.errors = vErrors;
@@ -2932,6 +3563,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -2952,9 +3584,18 @@ if(_errs1 === errors){
 if(data.code !== undefined && func0.call(data, "code")){
 let data0 = data.code;
 const _errs2 = errors;
+const _errs3 = errors;
+const vSchema0 = schema63.enum;
 if(!(((((((((((((data0 === "mnote_tool_invalid_input") || (data0 === "mnote_tool_payload_too_large")) || (data0 === "mnote_tool_unknown_tool")) || (data0 === "mnote_tool_not_authenticated")) || (data0 === "mnote_tool_permission_denied")) || (data0 === "mnote_tool_conflict")) || (data0 === "mnote_tool_idempotency_conflict")) || (data0 === "mnote_tool_in_progress")) || (data0 === "mnote_tool_unsupported_option")) || (data0 === "mnote_tool_kernel_unavailable")) || (data0 === "mnote_tool_unavailable")) || (data0 === "mnote_tool_not_configured")) || (data0 === "mnote_tool_internal"))){
 validate52.errors = [{instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/enum",keyword:"enum",params:{allowedValues: schema63.enum},message:"must be equal to one of the allowed values"}];
 return false;
+}
+else {
+}
+if(errors === _errs3){
+}
+var valid1 = _errs3 === errors;
+if(valid1){
 }
 var valid0 = _errs2 === errors;
 }
@@ -2965,16 +3606,21 @@ if(valid0){
 if(data.message !== undefined && func0.call(data, "message")){
 let data1 = data.message;
 const _errs4 = errors;
+const _errs5 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if((data1.length > 1000 && func70(data1) > 1000)){
 validate52.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"}];
 return false;
 }
+else {
+}
 }
 else {
 validate52.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs4){
 }
 }
 var valid0 = _errs4 === errors;
@@ -2984,10 +3630,14 @@ var valid0 = true;
 }
 if(valid0){
 if(data.retryable !== undefined && func0.call(data, "retryable")){
+let data2 = data.retryable;
 const _errs6 = errors;
-if(typeof data.retryable !== "boolean"){
+if(typeof data2 !== "boolean"){
 validate52.errors = [{instancePath:instancePath+"/retryable",schemaPath:"#/properties/retryable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs7 = errors;
+if(errors === _errs6){
 }
 var valid0 = _errs6 === errors;
 }
@@ -2998,16 +3648,21 @@ if(valid0){
 if(data.reason !== undefined && func0.call(data, "reason")){
 let data3 = data.reason;
 const _errs8 = errors;
+const _errs9 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if((data3.length > 64 && func70(data3) > 64)){
 validate52.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
+else {
+}
 }
 else {
 validate52.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs8){
 }
 }
 var valid0 = _errs8 === errors;
@@ -3019,16 +3674,21 @@ if(valid0){
 if(data.pointer !== undefined && func0.call(data, "pointer")){
 let data4 = data.pointer;
 const _errs10 = errors;
+const _errs11 = errors;
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if((data4.length > 512 && func70(data4) > 512)){
 validate52.errors = [{instancePath:instancePath+"/pointer",schemaPath:"#/properties/pointer/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
+else {
+}
 }
 else {
 validate52.errors = [{instancePath:instancePath+"/pointer",schemaPath:"#/properties/pointer/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs10){
 }
 }
 var valid0 = _errs10 === errors;
@@ -3040,22 +3700,29 @@ if(valid0){
 if(data.field !== undefined && func0.call(data, "field")){
 let data5 = data.field;
 const _errs12 = errors;
+const _errs13 = errors;
 if(errors === _errs12){
 if(typeof data5 === "string"){
 if((data5.length > 64 && func70(data5) > 64)){
 validate52.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
+else {
+}
 }
 else {
 validate52.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs12){
 }
 }
 var valid0 = _errs12 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -3068,6 +3735,8 @@ var valid0 = true;
 else {
 validate52.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate52.errors = vErrors;
@@ -3086,6 +3755,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -3104,10 +3774,15 @@ break;
 }
 if(_errs1 === errors){
 if(data.ok !== undefined && func0.call(data, "ok")){
+let data0 = data.ok;
 const _errs2 = errors;
-if(false !== data.ok){
+if(false !== data0){
 validate50.errors = [{instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"}];
 return false;
+}
+else {
+}
+if(errors === _errs2){
 }
 var valid0 = _errs2 === errors;
 }
@@ -3122,6 +3797,7 @@ const _errs4 = errors;
 let valid1 = false;
 const _errs5 = errors;
 const _errs6 = errors;
+const _errs7 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if((data1.length > 64 && func70(data1) > 64)){
@@ -3145,6 +3821,8 @@ vErrors.push(err1);
 }
 errors++;
 }
+else {
+}
 }
 }
 else {
@@ -3157,9 +3835,16 @@ vErrors.push(err2);
 }
 errors++;
 }
+if(errors === _errs6){
+}
+}
+var valid2 = _errs6 === errors;
+if(valid2){
 }
 var _valid0 = _errs5 === errors;
 valid1 = valid1 || _valid0;
+if(_valid0){
+}
 const _errs8 = errors;
 if(data1 !== null){
 const err3 = {instancePath:instancePath+"/toolName",schemaPath:"#/properties/toolName/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -3171,8 +3856,13 @@ vErrors.push(err3);
 }
 errors++;
 }
+const _errs9 = errors;
+if(errors === _errs8){
+}
 var _valid0 = _errs8 === errors;
 valid1 = valid1 || _valid0;
+if(_valid0){
+}
 if(!valid1){
 const err4 = {instancePath:instancePath+"/toolName",schemaPath:"#/properties/toolName/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -3196,6 +3886,8 @@ vErrors = null;
 }
 }
 }
+if(errors === _errs3){
+}
 var valid0 = _errs3 === errors;
 }
 else {
@@ -3209,6 +3901,7 @@ const _errs11 = errors;
 let valid3 = false;
 const _errs12 = errors;
 const _errs13 = errors;
+const _errs14 = errors;
 if(errors === _errs13){
 if(typeof data2 === "string"){
 if((data2.length > 128 && func70(data2) > 128)){
@@ -3243,6 +3936,8 @@ vErrors.push(err7);
 }
 errors++;
 }
+else {
+}
 }
 }
 }
@@ -3256,9 +3951,16 @@ vErrors.push(err8);
 }
 errors++;
 }
+if(errors === _errs13){
+}
+}
+var valid4 = _errs13 === errors;
+if(valid4){
 }
 var _valid1 = _errs12 === errors;
 valid3 = valid3 || _valid1;
+if(_valid1){
+}
 const _errs15 = errors;
 if(data2 !== null){
 const err9 = {instancePath:instancePath+"/toolCallId",schemaPath:"#/properties/toolCallId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -3270,8 +3972,13 @@ vErrors.push(err9);
 }
 errors++;
 }
+const _errs16 = errors;
+if(errors === _errs15){
+}
 var _valid1 = _errs15 === errors;
 valid3 = valid3 || _valid1;
+if(_valid1){
+}
 if(!valid3){
 const err10 = {instancePath:instancePath+"/toolCallId",schemaPath:"#/properties/toolCallId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -3295,6 +4002,8 @@ vErrors = null;
 }
 }
 }
+if(errors === _errs10){
+}
 var valid0 = _errs10 === errors;
 }
 else {
@@ -3308,6 +4017,7 @@ const _errs18 = errors;
 let valid5 = false;
 const _errs19 = errors;
 const _errs20 = errors;
+const _errs21 = errors;
 if(errors === _errs20){
 if(typeof data3 === "string"){
 if((data3.length > 128 && func70(data3) > 128)){
@@ -3342,6 +4052,8 @@ vErrors.push(err13);
 }
 errors++;
 }
+else {
+}
 }
 }
 }
@@ -3355,9 +4067,16 @@ vErrors.push(err14);
 }
 errors++;
 }
+if(errors === _errs20){
+}
+}
+var valid6 = _errs20 === errors;
+if(valid6){
 }
 var _valid2 = _errs19 === errors;
 valid5 = valid5 || _valid2;
+if(_valid2){
+}
 const _errs22 = errors;
 if(data3 !== null){
 const err15 = {instancePath:instancePath+"/traceId",schemaPath:"#/properties/traceId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -3369,8 +4088,13 @@ vErrors.push(err15);
 }
 errors++;
 }
+const _errs23 = errors;
+if(errors === _errs22){
+}
 var _valid2 = _errs22 === errors;
 valid5 = valid5 || _valid2;
+if(_valid2){
+}
 if(!valid5){
 const err16 = {instancePath:instancePath+"/traceId",schemaPath:"#/properties/traceId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -3394,6 +4118,8 @@ vErrors = null;
 }
 }
 }
+if(errors === _errs17){
+}
 var valid0 = _errs17 === errors;
 }
 else {
@@ -3401,10 +4127,14 @@ var valid0 = true;
 }
 if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
+let data4 = data.result;
 const _errs24 = errors;
-if(data.result !== null){
+if(data4 !== null){
 validate50.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "null"},message:"must be null"}];
 return false;
+}
+const _errs25 = errors;
+if(errors === _errs24){
 }
 var valid0 = _errs24 === errors;
 }
@@ -3413,10 +4143,13 @@ var valid0 = true;
 }
 if(valid0){
 if(data.audit !== undefined && func0.call(data, "audit")){
+let data5 = data.audit;
 const _errs26 = errors;
-if(!(validate46(data.audit, {instancePath:instancePath+"/audit",parentData:data,parentDataProperty:"audit",rootData,dynamicAnchors}))){
+if(!(validate46(data5, {instancePath:instancePath+"/audit",parentData:data,parentDataProperty:"audit",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
 errors = vErrors.length;
+}
+else {
 }
 var valid0 = _errs26 === errors;
 }
@@ -3425,15 +4158,20 @@ var valid0 = true;
 }
 if(valid0){
 if(data.error !== undefined && func0.call(data, "error")){
+let data6 = data.error;
 const _errs27 = errors;
-if(!(validate52(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
+if(!(validate52(data6, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
 errors = vErrors.length;
+}
+else {
 }
 var valid0 = _errs27 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -3447,6 +4185,8 @@ var valid0 = true;
 else {
 validate50.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate50.errors = vErrors;
@@ -3473,9 +4213,12 @@ if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynam
 vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
+else {
+}
 var valid1 = _errs2 === errors;
 if(valid1){
 const _errs3 = errors;
+const _errs4 = errors;
 if(errors === _errs3){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -3491,8 +4234,9 @@ errors++;
 }
 else {
 if(data.toolName !== undefined && func0.call(data, "toolName")){
+let data0 = data.toolName;
 const _errs5 = errors;
-if("mnote.artifact.create_ai_note" !== data.toolName){
+if("mnote.artifact.create_ai_note" !== data0){
 const err1 = {instancePath:instancePath+"/toolName",schemaPath:"#/anyOf/0/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.artifact.create_ai_note"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err1];
@@ -3502,6 +4246,10 @@ vErrors.push(err1);
 }
 errors++;
 }
+else {
+}
+if(errors === _errs5){
+}
 var valid2 = _errs5 === errors;
 }
 else {
@@ -3509,15 +4257,21 @@ var valid2 = true;
 }
 if(valid2){
 if(data.result !== undefined && func0.call(data, "result")){
+let data1 = data.result;
 const _errs6 = errors;
-if(!(validate32(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+if(!(validate32(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
 errors = vErrors.length;
+}
+else {
+var props0 = validate32.evaluated.props;
 }
 var valid2 = _errs6 === errors;
 }
 else {
 var valid2 = true;
+}
+if(valid2){
 }
 }
 }
@@ -3532,8 +4286,14 @@ vErrors.push(err2);
 }
 errors++;
 }
+if(errors === _errs3){
+}
 }
 var valid1 = _errs3 === errors;
+if(valid1){
+}
+}
+if(errors === _errs1){
 }
 var _valid0 = _errs1 === errors;
 valid0 = valid0 || _valid0;
@@ -3546,9 +4306,12 @@ if(!(validate50(data, {instancePath,parentData,parentDataProperty,rootData,dynam
 vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
 errors = vErrors.length;
 }
+else {
+}
 var valid3 = _errs8 === errors;
 if(valid3){
 const _errs9 = errors;
+const _errs10 = errors;
 if(errors === _errs9){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
@@ -3564,7 +4327,9 @@ errors++;
 }
 else {
 if(data.toolName !== undefined && func0.call(data, "toolName")){
-if("mnote.artifact.create_ai_note" !== data.toolName){
+let data2 = data.toolName;
+const _errs11 = errors;
+if("mnote.artifact.create_ai_note" !== data2){
 const err4 = {instancePath:instancePath+"/toolName",schemaPath:"#/anyOf/1/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.artifact.create_ai_note"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err4];
@@ -3574,6 +4339,16 @@ vErrors.push(err4);
 }
 errors++;
 }
+else {
+}
+if(errors === _errs11){
+}
+var valid4 = _errs11 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
 }
 }
 }
@@ -3587,8 +4362,14 @@ vErrors.push(err5);
 }
 errors++;
 }
+if(errors === _errs9){
+}
 }
 var valid3 = _errs9 === errors;
+if(valid3){
+}
+}
+if(errors === _errs7){
 }
 var _valid0 = _errs7 === errors;
 valid0 = valid0 || _valid0;
@@ -3620,6 +4401,8 @@ vErrors = null;
 }
 }
 }
+if(errors === 0){
+}
 validate44.errors = vErrors;
 evaluated0.props = props1;
 return errors === 0;
@@ -3642,6 +4425,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -3662,6 +4446,7 @@ if(_errs1 === errors){
 if(data.summary !== undefined && func0.call(data, "summary")){
 let data0 = data.summary;
 const _errs2 = errors;
+const _errs3 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if((data0.length > 10000 && func70(data0) > 10000)){
@@ -3673,11 +4458,15 @@ if((data0.length < 1 || (data0.length < 2 * 1 && func70(data0) < 1))){
 validate55.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
+else {
+}
 }
 }
 else {
 validate55.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs2){
 }
 }
 var valid0 = _errs2 === errors;
@@ -3694,6 +4483,7 @@ if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinit
 validate55.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
+const _errs6 = errors;
 if(errors === _errs5){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
@@ -3705,13 +4495,22 @@ if(data1 < 0 || isNaN(data1)){
 validate55.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
+else {
 }
 }
+}
+if(errors === _errs5){
+}
+}
+var valid1 = _errs5 === errors;
+if(valid1){
 }
 var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -3720,6 +4519,8 @@ var valid0 = true;
 else {
 validate55.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate55.errors = vErrors;
@@ -3746,9 +4547,12 @@ if(!(validate41(data, {instancePath,parentData,parentDataProperty,rootData,dynam
 vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
 errors = vErrors.length;
 }
+else {
+}
 var valid0 = _errs0 === errors;
 if(valid0){
 const _errs1 = errors;
+const _errs2 = errors;
 if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -3758,10 +4562,15 @@ return false;
 }
 else {
 if(data.toolName !== undefined && func0.call(data, "toolName")){
+let data0 = data.toolName;
 const _errs3 = errors;
-if("mnote.artifact.create_summary" !== data.toolName){
+if("mnote.artifact.create_summary" !== data0){
 validate56.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.artifact.create_summary"},message:"must be equal to constant"}];
 return false;
+}
+else {
+}
+if(errors === _errs3){
 }
 var valid1 = _errs3 === errors;
 }
@@ -3770,15 +4579,20 @@ var valid1 = true;
 }
 if(valid1){
 if(data.args !== undefined && func0.call(data, "args")){
+let data1 = data.args;
 const _errs4 = errors;
-if(!(validate55(data.args, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+if(!(validate55(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
 errors = vErrors.length;
+}
+else {
 }
 var valid1 = _errs4 === errors;
 }
 else {
 var valid1 = true;
+}
+if(valid1){
 }
 }
 }
@@ -3787,8 +4601,14 @@ else {
 validate56.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+if(errors === _errs1){
+}
 }
 var valid0 = _errs1 === errors;
+if(valid0){
+}
+}
+if(errors === 0){
 }
 validate56.errors = vErrors;
 return errors === 0;
@@ -3817,6 +4637,8 @@ if(!(validate33(data, {instancePath,parentData,parentDataProperty,rootData,dynam
 vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
 errors = vErrors.length;
 }
+else {
+}
 var _valid0 = _errs1 === errors;
 valid0 = valid0 || _valid0;
 if(_valid0){
@@ -3826,6 +4648,8 @@ const _errs2 = errors;
 if(!(validate35(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
 errors = vErrors.length;
+}
+else {
 }
 var _valid0 = _errs2 === errors;
 valid0 = valid0 || _valid0;
@@ -3857,6 +4681,8 @@ vErrors = null;
 }
 }
 }
+if(errors === 0){
+}
 validate61.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
@@ -3882,9 +4708,12 @@ if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynam
 vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
+else {
+}
 var valid1 = _errs2 === errors;
 if(valid1){
 const _errs3 = errors;
+const _errs4 = errors;
 if(errors === _errs3){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -3900,8 +4729,9 @@ errors++;
 }
 else {
 if(data.toolName !== undefined && func0.call(data, "toolName")){
+let data0 = data.toolName;
 const _errs5 = errors;
-if("mnote.artifact.create_summary" !== data.toolName){
+if("mnote.artifact.create_summary" !== data0){
 const err1 = {instancePath:instancePath+"/toolName",schemaPath:"#/anyOf/0/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.artifact.create_summary"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err1];
@@ -3911,6 +4741,10 @@ vErrors.push(err1);
 }
 errors++;
 }
+else {
+}
+if(errors === _errs5){
+}
 var valid2 = _errs5 === errors;
 }
 else {
@@ -3918,15 +4752,21 @@ var valid2 = true;
 }
 if(valid2){
 if(data.result !== undefined && func0.call(data, "result")){
+let data1 = data.result;
 const _errs6 = errors;
-if(!(validate61(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+if(!(validate61(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
 errors = vErrors.length;
+}
+else {
+var props0 = validate61.evaluated.props;
 }
 var valid2 = _errs6 === errors;
 }
 else {
 var valid2 = true;
+}
+if(valid2){
 }
 }
 }
@@ -3941,8 +4781,14 @@ vErrors.push(err2);
 }
 errors++;
 }
+if(errors === _errs3){
+}
 }
 var valid1 = _errs3 === errors;
+if(valid1){
+}
+}
+if(errors === _errs1){
 }
 var _valid0 = _errs1 === errors;
 valid0 = valid0 || _valid0;
@@ -3955,9 +4801,12 @@ if(!(validate50(data, {instancePath,parentData,parentDataProperty,rootData,dynam
 vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
 errors = vErrors.length;
 }
+else {
+}
 var valid3 = _errs8 === errors;
 if(valid3){
 const _errs9 = errors;
+const _errs10 = errors;
 if(errors === _errs9){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
@@ -3973,7 +4822,9 @@ errors++;
 }
 else {
 if(data.toolName !== undefined && func0.call(data, "toolName")){
-if("mnote.artifact.create_summary" !== data.toolName){
+let data2 = data.toolName;
+const _errs11 = errors;
+if("mnote.artifact.create_summary" !== data2){
 const err4 = {instancePath:instancePath+"/toolName",schemaPath:"#/anyOf/1/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.artifact.create_summary"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err4];
@@ -3983,6 +4834,16 @@ vErrors.push(err4);
 }
 errors++;
 }
+else {
+}
+if(errors === _errs11){
+}
+var valid4 = _errs11 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
 }
 }
 }
@@ -3996,8 +4857,14 @@ vErrors.push(err5);
 }
 errors++;
 }
+if(errors === _errs9){
+}
 }
 var valid3 = _errs9 === errors;
+if(valid3){
+}
+}
+if(errors === _errs7){
 }
 var _valid0 = _errs7 === errors;
 valid0 = valid0 || _valid0;
@@ -4029,6 +4896,8 @@ vErrors = null;
 }
 }
 }
+if(errors === 0){
+}
 validate59.errors = vErrors;
 evaluated0.props = props1;
 return errors === 0;
@@ -4052,6 +4921,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 const _errs0 = errors;
+const _errs1 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if((data.length > 128 && func70(data) > 128)){
@@ -4068,6 +4938,8 @@ if(!pattern4.test(data)){
 validate66.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -4075,6 +4947,11 @@ else {
 validate66.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs0){
+}
+}
+var valid0 = _errs0 === errors;
+if(valid0){
 }
 validate66.errors = vErrors;
 return errors === 0;
@@ -4095,6 +4972,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -4113,10 +4991,13 @@ break;
 }
 if(_errs1 === errors){
 if(data.context !== undefined && func0.call(data, "context")){
+let data0 = data.context;
 const _errs2 = errors;
-if(!(validate21(data.context, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData,dynamicAnchors}))){
+if(!(validate21(data0, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
 errors = vErrors.length;
+}
+else {
 }
 var valid0 = _errs2 === errors;
 }
@@ -4125,10 +5006,13 @@ var valid0 = true;
 }
 if(valid0){
 if(data.args !== undefined && func0.call(data, "args")){
+let data1 = data.args;
 const _errs3 = errors;
-if(!(validate55(data.args, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+if(!(validate55(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
 errors = vErrors.length;
+}
+else {
 }
 var valid0 = _errs3 === errors;
 }
@@ -4137,10 +5021,14 @@ var valid0 = true;
 }
 if(valid0){
 if(data.dryRun !== undefined && func0.call(data, "dryRun")){
+let data2 = data.dryRun;
 const _errs4 = errors;
-if(typeof data.dryRun !== "boolean"){
+if(typeof data2 !== "boolean"){
 validate67.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs5 = errors;
+if(errors === _errs4){
 }
 var valid0 = _errs4 === errors;
 }
@@ -4149,15 +5037,20 @@ var valid0 = true;
 }
 if(valid0){
 if(data.write !== undefined && func0.call(data, "write")){
+let data3 = data.write;
 const _errs6 = errors;
-if(!(validate29(data.write, {instancePath:instancePath+"/write",parentData:data,parentDataProperty:"write",rootData,dynamicAnchors}))){
+if(!(validate29(data3, {instancePath:instancePath+"/write",parentData:data,parentDataProperty:"write",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
 errors = vErrors.length;
+}
+else {
 }
 var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -4168,6 +5061,8 @@ var valid0 = true;
 else {
 validate67.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate67.errors = vErrors;
@@ -4189,6 +5084,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -4213,6 +5109,7 @@ const _errs3 = errors;
 let valid1 = false;
 const _errs4 = errors;
 const _errs5 = errors;
+const _errs6 = errors;
 if(errors === _errs5){
 if(typeof data0 === "string"){
 if((data0.length > 128 && func70(data0) > 128)){
@@ -4247,6 +5144,8 @@ vErrors.push(err2);
 }
 errors++;
 }
+else {
+}
 }
 }
 }
@@ -4260,9 +5159,16 @@ vErrors.push(err3);
 }
 errors++;
 }
+if(errors === _errs5){
+}
+}
+var valid2 = _errs5 === errors;
+if(valid2){
 }
 var _valid0 = _errs4 === errors;
 valid1 = valid1 || _valid0;
+if(_valid0){
+}
 const _errs7 = errors;
 if(data0 !== null){
 const err4 = {instancePath:instancePath+"/commandId",schemaPath:"#/properties/commandId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -4274,8 +5180,13 @@ vErrors.push(err4);
 }
 errors++;
 }
+const _errs8 = errors;
+if(errors === _errs7){
+}
 var _valid0 = _errs7 === errors;
 valid1 = valid1 || _valid0;
+if(_valid0){
+}
 if(!valid1){
 const err5 = {instancePath:instancePath+"/commandId",schemaPath:"#/properties/commandId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -4299,6 +5210,8 @@ vErrors = null;
 }
 }
 }
+if(errors === _errs2){
+}
 var valid0 = _errs2 === errors;
 }
 else {
@@ -4306,10 +5219,14 @@ var valid0 = true;
 }
 if(valid0){
 if(data.replayed !== undefined && func0.call(data, "replayed")){
+let data1 = data.replayed;
 const _errs9 = errors;
-if(typeof data.replayed !== "boolean"){
+if(typeof data1 !== "boolean"){
 validate71.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs10 = errors;
+if(errors === _errs9){
 }
 var valid0 = _errs9 === errors;
 }
@@ -4318,15 +5235,21 @@ var valid0 = true;
 }
 if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
+let data2 = data.result;
 const _errs11 = errors;
-if(!(validate61(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+if(!(validate61(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
 errors = vErrors.length;
+}
+else {
+var props0 = validate61.evaluated.props;
 }
 var valid0 = _errs11 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -4336,6 +5259,8 @@ var valid0 = true;
 else {
 validate71.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate71.errors = vErrors;
@@ -4360,9 +5285,15 @@ if(typeof data !== "string"){
 validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+const _errs0 = errors;
+const vSchema0 = schema56.enum;
 if(!((data === "summary") || (data === "ai_note"))){
 validate73.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema56.enum},message:"must be equal to one of the allowed values"}];
 return false;
+}
+else {
+}
+if(errors === 0){
 }
 validate73.errors = vErrors;
 return errors === 0;
@@ -4390,9 +5321,15 @@ if(typeof data !== "string"){
 validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+const _errs0 = errors;
+const vSchema0 = schema83.enum;
 if(!((((data === "read") || (data === "write")) || (data === "dry_run")) || (data === "none"))){
 validate74.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema83.enum},message:"must be equal to one of the allowed values"}];
 return false;
+}
+else {
+}
+if(errors === 0){
 }
 validate74.errors = vErrors;
 return errors === 0;
@@ -4414,6 +5351,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(typeof data === "string"){
 if((data.length > 64 && func70(data) > 64)){
@@ -4430,12 +5368,16 @@ if(!pattern41.test(data)){
 validate75.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
 else {
 validate75.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate75.errors = vErrors;
@@ -4457,16 +5399,21 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(typeof data === "string"){
 if((data.length > 20000 && func70(data) > 20000)){
 validate76.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"}];
 return false;
 }
+else {
+}
 }
 else {
 validate76.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate76.errors = vErrors;
@@ -4492,9 +5439,15 @@ if(typeof data !== "string"){
 validate77.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+const _errs0 = errors;
+const vSchema0 = schema107.enum;
 if(!((((((((data === "paragraph") || (data === "heading")) || (data === "bulleted_list_item")) || (data === "numbered_list_item")) || (data === "to_do")) || (data === "quote")) || (data === "code")) || (data === "divider"))){
 validate77.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema107.enum},message:"must be equal to one of the allowed values"}];
 return false;
+}
+else {
+}
+if(errors === 0){
 }
 validate77.errors = vErrors;
 return errors === 0;
@@ -4514,9 +5467,14 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const vSchema0 = schema41.enum;
 if(!(((data === "page.read") || (data === "page.write")) || (data === "artifact.write"))){
 validate78.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema41.enum},message:"must be equal to one of the allowed values"}];
 return false;
+}
+else {
+}
+if(errors === 0){
 }
 validate78.errors = vErrors;
 return errors === 0;
@@ -4536,6 +5494,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(typeof data === "string"){
 if((data.length > 128 && func70(data) > 128)){
@@ -4552,12 +5511,16 @@ if(!pattern12.test(data)){
 validate79.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
 else {
 validate79.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate79.errors = vErrors;
@@ -4578,6 +5541,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(typeof data === "string"){
 if((data.length > 64 && func70(data) > 64)){
@@ -4589,11 +5553,15 @@ if(!pattern17.test(data)){
 validate80.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 else {
 validate80.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate80.errors = vErrors;
@@ -4615,6 +5583,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -4636,6 +5605,7 @@ if(data.id !== undefined && func0.call(data, "id")){
 let data0 = data.id;
 const _errs2 = errors;
 const _errs3 = errors;
+const _errs4 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if((data0.length > 64 && func70(data0) > 64)){
@@ -4652,6 +5622,8 @@ if(!pattern41.test(data0)){
 validate81.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -4659,6 +5631,11 @@ else {
 validate81.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs3){
+}
+}
+var valid1 = _errs3 === errors;
+if(valid1){
 }
 var valid0 = _errs2 === errors;
 }
@@ -4669,13 +5646,23 @@ if(valid0){
 if(data.type !== undefined && func0.call(data, "type")){
 let data1 = data.type;
 const _errs5 = errors;
+const _errs6 = errors;
 if(typeof data1 !== "string"){
 validate81.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+const _errs7 = errors;
+const vSchema0 = schema107.enum;
 if(!((((((((data1 === "paragraph") || (data1 === "heading")) || (data1 === "bulleted_list_item")) || (data1 === "numbered_list_item")) || (data1 === "to_do")) || (data1 === "quote")) || (data1 === "code")) || (data1 === "divider"))){
 validate81.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/enum",keyword:"enum",params:{allowedValues: schema107.enum},message:"must be equal to one of the allowed values"}];
 return false;
+}
+else {
+}
+if(errors === _errs6){
+}
+var valid2 = _errs6 === errors;
+if(valid2){
 }
 var valid0 = _errs5 === errors;
 }
@@ -4687,17 +5674,25 @@ if(data.text !== undefined && func0.call(data, "text")){
 let data2 = data.text;
 const _errs8 = errors;
 const _errs9 = errors;
+const _errs10 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
 if((data2.length > 20000 && func70(data2) > 20000)){
 validate81.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"}];
 return false;
 }
+else {
+}
 }
 else {
 validate81.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs9){
+}
+}
+var valid3 = _errs9 === errors;
+if(valid3){
 }
 var valid0 = _errs8 === errors;
 }
@@ -4712,6 +5707,7 @@ if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinit
 validate81.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
+const _errs12 = errors;
 if(errors === _errs11){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 3 || isNaN(data3)){
@@ -4723,7 +5719,11 @@ if(data3 < 1 || isNaN(data3)){
 validate81.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
+else {
 }
+}
+}
+if(errors === _errs11){
 }
 }
 var valid0 = _errs11 === errors;
@@ -4733,10 +5733,14 @@ var valid0 = true;
 }
 if(valid0){
 if(data.checked !== undefined && func0.call(data, "checked")){
+let data4 = data.checked;
 const _errs13 = errors;
-if(typeof data.checked !== "boolean"){
+if(typeof data4 !== "boolean"){
 validate81.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/properties/checked/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs14 = errors;
+if(errors === _errs13){
 }
 var valid0 = _errs13 === errors;
 }
@@ -4747,22 +5751,29 @@ if(valid0){
 if(data.language !== undefined && func0.call(data, "language")){
 let data5 = data.language;
 const _errs15 = errors;
+const _errs16 = errors;
 if(errors === _errs15){
 if(typeof data5 === "string"){
 if((data5.length > 32 && func70(data5) > 32)){
 validate81.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
 return false;
 }
+else {
+}
 }
 else {
 validate81.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs15){
 }
 }
 var valid0 = _errs15 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -4775,6 +5786,8 @@ var valid0 = true;
 else {
 validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate81.errors = vErrors;
@@ -4796,6 +5809,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -4817,6 +5831,7 @@ if(data.id !== undefined && func0.call(data, "id")){
 let data0 = data.id;
 const _errs2 = errors;
 const _errs3 = errors;
+const _errs4 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if((data0.length > 64 && func70(data0) > 64)){
@@ -4833,6 +5848,8 @@ if(!pattern41.test(data0)){
 validate82.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -4840,6 +5857,11 @@ else {
 validate82.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs3){
+}
+}
+var valid1 = _errs3 === errors;
+if(valid1){
 }
 var valid0 = _errs2 === errors;
 }
@@ -4850,13 +5872,23 @@ if(valid0){
 if(data.type !== undefined && func0.call(data, "type")){
 let data1 = data.type;
 const _errs5 = errors;
+const _errs6 = errors;
 if(typeof data1 !== "string"){
 validate82.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+const _errs7 = errors;
+const vSchema0 = schema107.enum;
 if(!((((((((data1 === "paragraph") || (data1 === "heading")) || (data1 === "bulleted_list_item")) || (data1 === "numbered_list_item")) || (data1 === "to_do")) || (data1 === "quote")) || (data1 === "code")) || (data1 === "divider"))){
 validate82.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/enum",keyword:"enum",params:{allowedValues: schema107.enum},message:"must be equal to one of the allowed values"}];
 return false;
+}
+else {
+}
+if(errors === _errs6){
+}
+var valid2 = _errs6 === errors;
+if(valid2){
 }
 var valid0 = _errs5 === errors;
 }
@@ -4868,17 +5900,25 @@ if(data.text !== undefined && func0.call(data, "text")){
 let data2 = data.text;
 const _errs8 = errors;
 const _errs9 = errors;
+const _errs10 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
 if((data2.length > 20000 && func70(data2) > 20000)){
 validate82.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"}];
 return false;
 }
+else {
+}
 }
 else {
 validate82.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs9){
+}
+}
+var valid3 = _errs9 === errors;
+if(valid3){
 }
 var valid0 = _errs8 === errors;
 }
@@ -4893,6 +5933,7 @@ if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinit
 validate82.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
+const _errs12 = errors;
 if(errors === _errs11){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 3 || isNaN(data3)){
@@ -4904,7 +5945,11 @@ if(data3 < 1 || isNaN(data3)){
 validate82.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
+else {
 }
+}
+}
+if(errors === _errs11){
 }
 }
 var valid0 = _errs11 === errors;
@@ -4914,10 +5959,14 @@ var valid0 = true;
 }
 if(valid0){
 if(data.checked !== undefined && func0.call(data, "checked")){
+let data4 = data.checked;
 const _errs13 = errors;
-if(typeof data.checked !== "boolean"){
+if(typeof data4 !== "boolean"){
 validate82.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/properties/checked/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs14 = errors;
+if(errors === _errs13){
 }
 var valid0 = _errs13 === errors;
 }
@@ -4928,22 +5977,29 @@ if(valid0){
 if(data.language !== undefined && func0.call(data, "language")){
 let data5 = data.language;
 const _errs15 = errors;
+const _errs16 = errors;
 if(errors === _errs15){
 if(typeof data5 === "string"){
 if((data5.length > 32 && func70(data5) > 32)){
 validate82.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
 return false;
 }
+else {
+}
 }
 else {
 validate82.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs15){
 }
 }
 var valid0 = _errs15 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -4956,6 +6012,8 @@ var valid0 = true;
 else {
 validate82.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate82.errors = vErrors;
@@ -4976,6 +6034,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -5000,9 +6059,15 @@ if(typeof data0 !== "string"){
 validate83.errors = [{instancePath:instancePath+"/op",schemaPath:"#/properties/op/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+const _errs3 = errors;
+const vSchema0 = schema61.properties.op.enum;
 if(!(((((((((data0 === "append") || (data0 === "replace")) || (data0 === "set_title")) || (data0 === "set_option")) || (data0 === "create_summary")) || (data0 === "update_summary")) || (data0 === "create_ai_note")) || (data0 === "create_edge")) || (data0 === "confirm_edge"))){
 validate83.errors = [{instancePath:instancePath+"/op",schemaPath:"#/properties/op/enum",keyword:"enum",params:{allowedValues: schema61.properties.op.enum},message:"must be equal to one of the allowed values"}];
 return false;
+}
+else {
+}
+if(errors === _errs2){
 }
 var valid0 = _errs2 === errors;
 }
@@ -5017,12 +6082,17 @@ if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinit
 validate83.errors = [{instancePath:instancePath+"/blocks",schemaPath:"#/properties/blocks/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
+const _errs5 = errors;
 if(errors === _errs4){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
 validate83.errors = [{instancePath:instancePath+"/blocks",schemaPath:"#/properties/blocks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
+else {
+}
+}
+if(errors === _errs4){
 }
 }
 var valid0 = _errs4 === errors;
@@ -5038,12 +6108,17 @@ if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinit
 validate83.errors = [{instancePath:instancePath+"/removedBlocks",schemaPath:"#/properties/removedBlocks/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
+const _errs7 = errors;
 if(errors === _errs6){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
 validate83.errors = [{instancePath:instancePath+"/removedBlocks",schemaPath:"#/properties/removedBlocks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
+else {
+}
+}
+if(errors === _errs6){
 }
 }
 var valid0 = _errs6 === errors;
@@ -5055,16 +6130,21 @@ if(valid0){
 if(data.field !== undefined && func0.call(data, "field")){
 let data3 = data.field;
 const _errs8 = errors;
+const _errs9 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if((data3.length > 64 && func70(data3) > 64)){
 validate83.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
+else {
+}
 }
 else {
 validate83.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs8){
 }
 }
 var valid0 = _errs8 === errors;
@@ -5080,6 +6160,9 @@ if(((typeof data4 !== "boolean") && (typeof data4 !== "string")) && (!((typeof d
 validate83.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: schema61.properties.value.type},message:"must be boolean,string,number"}];
 return false;
 }
+const _errs11 = errors;
+if(errors === _errs10){
+}
 var valid0 = _errs10 === errors;
 }
 else {
@@ -5093,18 +6176,25 @@ if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinit
 validate83.errors = [{instancePath:instancePath+"/chars",schemaPath:"#/properties/chars/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
+const _errs13 = errors;
 if(errors === _errs12){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
 validate83.errors = [{instancePath:instancePath+"/chars",schemaPath:"#/properties/chars/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
+else {
+}
+}
+if(errors === _errs12){
 }
 }
 var valid0 = _errs12 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -5117,6 +6207,8 @@ var valid0 = true;
 else {
 validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate83.errors = vErrors;
@@ -5139,6 +6231,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 const _errs0 = errors;
+const _errs1 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if((data.length > 128 && func70(data) > 128)){
@@ -5155,6 +6248,8 @@ if(!pattern4.test(data)){
 validate84.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -5162,6 +6257,11 @@ else {
 validate84.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs0){
+}
+}
+var valid0 = _errs0 === errors;
+if(valid0){
 }
 validate84.errors = vErrors;
 return errors === 0;
@@ -5187,6 +6287,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 const _errs0 = errors;
+const _errs1 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if((data.length > 128 && func70(data) > 128)){
@@ -5203,6 +6304,8 @@ if(!pattern4.test(data)){
 validate85.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -5210,6 +6313,11 @@ else {
 validate85.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs0){
+}
+}
+var valid0 = _errs0 === errors;
+if(valid0){
 }
 validate85.errors = vErrors;
 return errors === 0;
@@ -5229,9 +6337,14 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const vSchema0 = schema63.enum;
 if(!(((((((((((((data === "mnote_tool_invalid_input") || (data === "mnote_tool_payload_too_large")) || (data === "mnote_tool_unknown_tool")) || (data === "mnote_tool_not_authenticated")) || (data === "mnote_tool_permission_denied")) || (data === "mnote_tool_conflict")) || (data === "mnote_tool_idempotency_conflict")) || (data === "mnote_tool_in_progress")) || (data === "mnote_tool_unsupported_option")) || (data === "mnote_tool_kernel_unavailable")) || (data === "mnote_tool_unavailable")) || (data === "mnote_tool_not_configured")) || (data === "mnote_tool_internal"))){
 validate86.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema63.enum},message:"must be equal to one of the allowed values"}];
 return false;
+}
+else {
+}
+if(errors === 0){
 }
 validate86.errors = vErrors;
 return errors === 0;
@@ -5251,6 +6364,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(typeof data === "string"){
 if((data.length > 256 && func70(data) > 256)){
@@ -5267,12 +6381,16 @@ if(!pattern13.test(data)){
 validate87.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
 else {
 validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate87.errors = vErrors;
@@ -5293,6 +6411,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(typeof data === "string"){
 if((data.length > 128 && func70(data) > 128)){
@@ -5309,12 +6428,16 @@ if(!pattern4.test(data)){
 validate88.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
 else {
 validate88.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate88.errors = vErrors;
@@ -5338,6 +6461,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -5358,9 +6482,18 @@ if(_errs1 === errors){
 if(data.code !== undefined && func0.call(data, "code")){
 let data0 = data.code;
 const _errs2 = errors;
+const _errs3 = errors;
+const vSchema0 = schema63.enum;
 if(!(((((((((((((data0 === "mnote_tool_invalid_input") || (data0 === "mnote_tool_payload_too_large")) || (data0 === "mnote_tool_unknown_tool")) || (data0 === "mnote_tool_not_authenticated")) || (data0 === "mnote_tool_permission_denied")) || (data0 === "mnote_tool_conflict")) || (data0 === "mnote_tool_idempotency_conflict")) || (data0 === "mnote_tool_in_progress")) || (data0 === "mnote_tool_unsupported_option")) || (data0 === "mnote_tool_kernel_unavailable")) || (data0 === "mnote_tool_unavailable")) || (data0 === "mnote_tool_not_configured")) || (data0 === "mnote_tool_internal"))){
 validate89.errors = [{instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/enum",keyword:"enum",params:{allowedValues: schema63.enum},message:"must be equal to one of the allowed values"}];
 return false;
+}
+else {
+}
+if(errors === _errs3){
+}
+var valid1 = _errs3 === errors;
+if(valid1){
 }
 var valid0 = _errs2 === errors;
 }
@@ -5371,16 +6504,21 @@ if(valid0){
 if(data.reason !== undefined && func0.call(data, "reason")){
 let data1 = data.reason;
 const _errs4 = errors;
+const _errs5 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if((data1.length > 64 && func70(data1) > 64)){
 validate89.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
+else {
+}
 }
 else {
 validate89.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs4){
 }
 }
 var valid0 = _errs4 === errors;
@@ -5392,22 +6530,29 @@ if(valid0){
 if(data.field !== undefined && func0.call(data, "field")){
 let data2 = data.field;
 const _errs6 = errors;
+const _errs7 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if((data2.length > 64 && func70(data2) > 64)){
 validate89.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
+else {
+}
 }
 else {
 validate89.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs6){
 }
 }
 var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -5417,6 +6562,8 @@ var valid0 = true;
 else {
 validate89.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate89.errors = vErrors;
@@ -5441,6 +6588,7 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
+const _errs2 = errors;
 if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -5471,8 +6619,9 @@ break;
 }
 if(_errs3 === errors){
 if(data.ok !== undefined && func0.call(data, "ok")){
+let data0 = data.ok;
 const _errs4 = errors;
-if(true !== data.ok){
+if(true !== data0){
 const err2 = {instancePath:instancePath+"/ok",schemaPath:"#/anyOf/0/properties/ok/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err2];
@@ -5481,6 +6630,10 @@ else {
 vErrors.push(err2);
 }
 errors++;
+}
+else {
+}
+if(errors === _errs4){
 }
 var valid1 = _errs4 === errors;
 }
@@ -5491,8 +6644,10 @@ if(valid1){
 if(data.result !== undefined && func0.call(data, "result")){
 let data1 = data.result;
 const _errs5 = errors;
+const _errs6 = errors;
 if(errors === _errs5){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+const _errs7 = errors;
 }
 else {
 const err3 = {instancePath:instancePath+"/result",schemaPath:"#/anyOf/0/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"};
@@ -5504,11 +6659,15 @@ vErrors.push(err3);
 }
 errors++;
 }
+if(errors === _errs5){
+}
 }
 var valid1 = _errs5 === errors;
 }
 else {
 var valid1 = true;
+}
+if(valid1){
 }
 }
 }
@@ -5524,6 +6683,8 @@ vErrors.push(err4);
 }
 errors++;
 }
+if(errors === _errs1){
+}
 }
 var _valid0 = _errs1 === errors;
 valid0 = valid0 || _valid0;
@@ -5531,6 +6692,7 @@ if(_valid0){
 var props0 = true;
 }
 const _errs8 = errors;
+const _errs9 = errors;
 if(errors === _errs8){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
@@ -5561,8 +6723,9 @@ break;
 }
 if(_errs10 === errors){
 if(data.ok !== undefined && func0.call(data, "ok")){
+let data2 = data.ok;
 const _errs11 = errors;
-if(false !== data.ok){
+if(false !== data2){
 const err7 = {instancePath:instancePath+"/ok",schemaPath:"#/anyOf/1/properties/ok/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err7];
@@ -5572,6 +6735,10 @@ vErrors.push(err7);
 }
 errors++;
 }
+else {
+}
+if(errors === _errs11){
+}
 var valid2 = _errs11 === errors;
 }
 else {
@@ -5579,15 +6746,20 @@ var valid2 = true;
 }
 if(valid2){
 if(data.error !== undefined && func0.call(data, "error")){
+let data3 = data.error;
 const _errs12 = errors;
-if(!(validate89(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
+if(!(validate89(data3, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
 errors = vErrors.length;
+}
+else {
 }
 var valid2 = _errs12 === errors;
 }
 else {
 var valid2 = true;
+}
+if(valid2){
 }
 }
 }
@@ -5602,6 +6774,8 @@ else {
 vErrors.push(err8);
 }
 errors++;
+}
+if(errors === _errs8){
 }
 }
 var _valid0 = _errs8 === errors;
@@ -5634,6 +6808,8 @@ vErrors = null;
 }
 }
 }
+if(errors === 0){
+}
 validate90.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
@@ -5654,6 +6830,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -5675,6 +6852,7 @@ if(data.command !== undefined && func0.call(data, "command")){
 let data0 = data.command;
 const _errs2 = errors;
 const _errs3 = errors;
+const _errs4 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if((data0.length > 64 && func70(data0) > 64)){
@@ -5686,12 +6864,19 @@ if(!pattern17.test(data0)){
 validate92.errors = [{instancePath:instancePath+"/command",schemaPath:"urn:mnote:type:CommandName/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 else {
 validate92.errors = [{instancePath:instancePath+"/command",schemaPath:"urn:mnote:type:CommandName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs3){
+}
+}
+var valid1 = _errs3 === errors;
+if(valid1){
 }
 var valid0 = _errs2 === errors;
 }
@@ -5702,18 +6887,24 @@ if(valid0){
 if(data.payload !== undefined && func0.call(data, "payload")){
 let data1 = data.payload;
 const _errs5 = errors;
+const _errs6 = errors;
 if(errors === _errs5){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+const _errs7 = errors;
 }
 else {
 validate92.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === _errs5){
 }
 }
 var valid0 = _errs5 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -5722,6 +6913,8 @@ var valid0 = true;
 else {
 validate92.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate92.errors = vErrors;
@@ -5748,9 +6941,15 @@ if(typeof data !== "string"){
 validate93.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+const _errs0 = errors;
+const vSchema0 = schema76.enum;
 if(!((data === "zh-CN") || (data === "en"))){
 validate93.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema76.enum},message:"must be equal to one of the allowed values"}];
 return false;
+}
+else {
+}
+if(errors === 0){
 }
 validate93.errors = vErrors;
 return errors === 0;
@@ -5772,6 +6971,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -5792,6 +6992,7 @@ if(_errs1 === errors){
 if(data.content !== undefined && func0.call(data, "content")){
 let data0 = data.content;
 const _errs2 = errors;
+const _errs3 = errors;
 if(errors === _errs2){
 if(Array.isArray(data0)){
 if(data0.length > 500){
@@ -5802,21 +7003,28 @@ else {
 var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
+let data1 = data0[i0];
 const _errs4 = errors;
-if(!(validate82(data0[i0], {instancePath:instancePath+"/content/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+if(!(validate82(data1, {instancePath:instancePath+"/content/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
 errors = vErrors.length;
+}
+else {
 }
 var valid1 = _errs4 === errors;
 if(!valid1){
 break;
 }
 }
+if(valid1){
+}
 }
 }
 else {
 validate96.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
+}
+if(errors === _errs2){
 }
 }
 var valid0 = _errs2 === errors;
@@ -5832,9 +7040,15 @@ if(typeof data2 !== "string"){
 validate96.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+const _errs6 = errors;
+const vSchema0 = schema134.properties.mode.enum;
 if(!((data2 === "replace") || (data2 === "append"))){
 validate96.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema134.properties.mode.enum},message:"must be equal to one of the allowed values"}];
 return false;
+}
+else {
+}
+if(errors === _errs5){
 }
 var valid0 = _errs5 === errors;
 }
@@ -5850,6 +7064,7 @@ if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinit
 validate96.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
+const _errs9 = errors;
 if(errors === _errs8){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 9007199254740991 || isNaN(data3)){
@@ -5861,13 +7076,22 @@ if(data3 < 0 || isNaN(data3)){
 validate96.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
+else {
 }
 }
+}
+if(errors === _errs8){
+}
+}
+var valid2 = _errs8 === errors;
+if(valid2){
 }
 var valid0 = _errs7 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -5877,6 +7101,8 @@ var valid0 = true;
 else {
 validate96.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate96.errors = vErrors;
@@ -5895,6 +7121,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -5913,10 +7140,13 @@ break;
 }
 if(_errs1 === errors){
 if(data.context !== undefined && func0.call(data, "context")){
+let data0 = data.context;
 const _errs2 = errors;
-if(!(validate21(data.context, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData,dynamicAnchors}))){
+if(!(validate21(data0, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
 errors = vErrors.length;
+}
+else {
 }
 var valid0 = _errs2 === errors;
 }
@@ -5925,10 +7155,13 @@ var valid0 = true;
 }
 if(valid0){
 if(data.args !== undefined && func0.call(data, "args")){
+let data1 = data.args;
 const _errs3 = errors;
-if(!(validate96(data.args, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+if(!(validate96(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate96.errors : vErrors.concat(validate96.errors);
 errors = vErrors.length;
+}
+else {
 }
 var valid0 = _errs3 === errors;
 }
@@ -5937,10 +7170,14 @@ var valid0 = true;
 }
 if(valid0){
 if(data.dryRun !== undefined && func0.call(data, "dryRun")){
+let data2 = data.dryRun;
 const _errs4 = errors;
-if(typeof data.dryRun !== "boolean"){
+if(typeof data2 !== "boolean"){
 validate94.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs5 = errors;
+if(errors === _errs4){
 }
 var valid0 = _errs4 === errors;
 }
@@ -5949,15 +7186,20 @@ var valid0 = true;
 }
 if(valid0){
 if(data.write !== undefined && func0.call(data, "write")){
+let data3 = data.write;
 const _errs6 = errors;
-if(!(validate29(data.write, {instancePath:instancePath+"/write",parentData:data,parentDataProperty:"write",rootData,dynamicAnchors}))){
+if(!(validate29(data3, {instancePath:instancePath+"/write",parentData:data,parentDataProperty:"write",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
 errors = vErrors.length;
+}
+else {
 }
 var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -5968,6 +7210,8 @@ var valid0 = true;
 else {
 validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate94.errors = vErrors;
@@ -5991,6 +7235,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -6012,6 +7257,7 @@ if(data.commandName !== undefined && func0.call(data, "commandName")){
 let data0 = data.commandName;
 const _errs2 = errors;
 const _errs3 = errors;
+const _errs4 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if((data0.length > 64 && func70(data0) > 64)){
@@ -6023,12 +7269,19 @@ if(!pattern17.test(data0)){
 validate102.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 else {
 validate102.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs3){
+}
+}
+var valid1 = _errs3 === errors;
+if(valid1){
 }
 var valid0 = _errs2 === errors;
 }
@@ -6044,6 +7297,7 @@ if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinit
 validate102.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
+const _errs7 = errors;
 if(errors === _errs6){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
@@ -6055,13 +7309,22 @@ if(data1 < 0 || isNaN(data1)){
 validate102.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
+else {
 }
 }
+}
+if(errors === _errs6){
+}
+}
+var valid2 = _errs6 === errors;
+if(valid2){
 }
 var valid0 = _errs5 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -6070,6 +7333,8 @@ var valid0 = true;
 else {
 validate102.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate102.errors = vErrors;
@@ -6095,6 +7360,8 @@ if(!(validate102(data, {instancePath,parentData,parentDataProperty,rootData,dyna
 vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
 errors = vErrors.length;
 }
+else {
+}
 var _valid0 = _errs1 === errors;
 valid0 = valid0 || _valid0;
 if(_valid0){
@@ -6104,6 +7371,8 @@ const _errs2 = errors;
 if(!(validate35(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
 errors = vErrors.length;
+}
+else {
 }
 var _valid0 = _errs2 === errors;
 valid0 = valid0 || _valid0;
@@ -6135,6 +7404,8 @@ vErrors = null;
 }
 }
 }
+if(errors === 0){
+}
 validate101.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
@@ -6152,6 +7423,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -6176,6 +7448,7 @@ const _errs3 = errors;
 let valid1 = false;
 const _errs4 = errors;
 const _errs5 = errors;
+const _errs6 = errors;
 if(errors === _errs5){
 if(typeof data0 === "string"){
 if((data0.length > 128 && func70(data0) > 128)){
@@ -6210,6 +7483,8 @@ vErrors.push(err2);
 }
 errors++;
 }
+else {
+}
 }
 }
 }
@@ -6223,9 +7498,16 @@ vErrors.push(err3);
 }
 errors++;
 }
+if(errors === _errs5){
+}
+}
+var valid2 = _errs5 === errors;
+if(valid2){
 }
 var _valid0 = _errs4 === errors;
 valid1 = valid1 || _valid0;
+if(_valid0){
+}
 const _errs7 = errors;
 if(data0 !== null){
 const err4 = {instancePath:instancePath+"/commandId",schemaPath:"#/properties/commandId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -6237,8 +7519,13 @@ vErrors.push(err4);
 }
 errors++;
 }
+const _errs8 = errors;
+if(errors === _errs7){
+}
 var _valid0 = _errs7 === errors;
 valid1 = valid1 || _valid0;
+if(_valid0){
+}
 if(!valid1){
 const err5 = {instancePath:instancePath+"/commandId",schemaPath:"#/properties/commandId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -6262,6 +7549,8 @@ vErrors = null;
 }
 }
 }
+if(errors === _errs2){
+}
 var valid0 = _errs2 === errors;
 }
 else {
@@ -6269,10 +7558,14 @@ var valid0 = true;
 }
 if(valid0){
 if(data.replayed !== undefined && func0.call(data, "replayed")){
+let data1 = data.replayed;
 const _errs9 = errors;
-if(typeof data.replayed !== "boolean"){
+if(typeof data1 !== "boolean"){
 validate100.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs10 = errors;
+if(errors === _errs9){
 }
 var valid0 = _errs9 === errors;
 }
@@ -6281,15 +7574,21 @@ var valid0 = true;
 }
 if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
+let data2 = data.result;
 const _errs11 = errors;
-if(!(validate101(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+if(!(validate101(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
 errors = vErrors.length;
+}
+else {
+var props0 = validate101.evaluated.props;
 }
 var valid0 = _errs11 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -6299,6 +7598,8 @@ var valid0 = true;
 else {
 validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate100.errors = vErrors;
@@ -6320,6 +7621,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
@@ -6332,10 +7634,14 @@ break;
 }
 if(_errs1 === errors){
 if(data.includeBody !== undefined && func0.call(data, "includeBody")){
+let data0 = data.includeBody;
 const _errs2 = errors;
-if(typeof data.includeBody !== "boolean"){
+if(typeof data0 !== "boolean"){
 validate106.errors = [{instancePath:instancePath+"/includeBody",schemaPath:"#/properties/includeBody/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs3 = errors;
+if(errors === _errs2){
 }
 var valid0 = _errs2 === errors;
 }
@@ -6344,10 +7650,14 @@ var valid0 = true;
 }
 if(valid0){
 if(data.includeOptions !== undefined && func0.call(data, "includeOptions")){
+let data1 = data.includeOptions;
 const _errs4 = errors;
-if(typeof data.includeOptions !== "boolean"){
+if(typeof data1 !== "boolean"){
 validate106.errors = [{instancePath:instancePath+"/includeOptions",schemaPath:"#/properties/includeOptions/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs5 = errors;
+if(errors === _errs4){
 }
 var valid0 = _errs4 === errors;
 }
@@ -6356,15 +7666,21 @@ var valid0 = true;
 }
 if(valid0){
 if(data.includeBlocks !== undefined && func0.call(data, "includeBlocks")){
+let data2 = data.includeBlocks;
 const _errs6 = errors;
-if(typeof data.includeBlocks !== "boolean"){
+if(typeof data2 !== "boolean"){
 validate106.errors = [{instancePath:instancePath+"/includeBlocks",schemaPath:"#/properties/includeBlocks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs7 = errors;
+if(errors === _errs6){
 }
 var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -6373,6 +7689,8 @@ var valid0 = true;
 else {
 validate106.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate106.errors = vErrors;
@@ -6399,9 +7717,12 @@ if(!(validate41(data, {instancePath,parentData,parentDataProperty,rootData,dynam
 vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
 errors = vErrors.length;
 }
+else {
+}
 var valid0 = _errs0 === errors;
 if(valid0){
 const _errs1 = errors;
+const _errs2 = errors;
 if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -6411,10 +7732,15 @@ return false;
 }
 else {
 if(data.toolName !== undefined && func0.call(data, "toolName")){
+let data0 = data.toolName;
 const _errs3 = errors;
-if("mnote.page.get" !== data.toolName){
+if("mnote.page.get" !== data0){
 validate107.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.get"},message:"must be equal to constant"}];
 return false;
+}
+else {
+}
+if(errors === _errs3){
 }
 var valid1 = _errs3 === errors;
 }
@@ -6426,6 +7752,7 @@ if(data.args !== undefined && func0.call(data, "args")){
 let data1 = data.args;
 const _errs4 = errors;
 const _errs5 = errors;
+const _errs6 = errors;
 if(errors === _errs5){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 const _errs7 = errors;
@@ -6438,10 +7765,14 @@ break;
 }
 if(_errs7 === errors){
 if(data1.includeBody !== undefined && func0.call(data1, "includeBody")){
+let data2 = data1.includeBody;
 const _errs8 = errors;
-if(typeof data1.includeBody !== "boolean"){
+if(typeof data2 !== "boolean"){
 validate107.errors = [{instancePath:instancePath+"/args/includeBody",schemaPath:"urn:mnote:type:PageGetArgs/properties/includeBody/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs9 = errors;
+if(errors === _errs8){
 }
 var valid3 = _errs8 === errors;
 }
@@ -6450,10 +7781,14 @@ var valid3 = true;
 }
 if(valid3){
 if(data1.includeOptions !== undefined && func0.call(data1, "includeOptions")){
+let data3 = data1.includeOptions;
 const _errs10 = errors;
-if(typeof data1.includeOptions !== "boolean"){
+if(typeof data3 !== "boolean"){
 validate107.errors = [{instancePath:instancePath+"/args/includeOptions",schemaPath:"urn:mnote:type:PageGetArgs/properties/includeOptions/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs11 = errors;
+if(errors === _errs10){
 }
 var valid3 = _errs10 === errors;
 }
@@ -6462,15 +7797,21 @@ var valid3 = true;
 }
 if(valid3){
 if(data1.includeBlocks !== undefined && func0.call(data1, "includeBlocks")){
+let data4 = data1.includeBlocks;
 const _errs12 = errors;
-if(typeof data1.includeBlocks !== "boolean"){
+if(typeof data4 !== "boolean"){
 validate107.errors = [{instancePath:instancePath+"/args/includeBlocks",schemaPath:"urn:mnote:type:PageGetArgs/properties/includeBlocks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs13 = errors;
+if(errors === _errs12){
 }
 var valid3 = _errs12 === errors;
 }
 else {
 var valid3 = true;
+}
+if(valid3){
 }
 }
 }
@@ -6480,11 +7821,18 @@ else {
 validate107.errors = [{instancePath:instancePath+"/args",schemaPath:"urn:mnote:type:PageGetArgs/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+if(errors === _errs5){
+}
+}
+var valid2 = _errs5 === errors;
+if(valid2){
 }
 var valid1 = _errs4 === errors;
 }
 else {
 var valid1 = true;
+}
+if(valid1){
 }
 }
 }
@@ -6493,8 +7841,14 @@ else {
 validate107.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+if(errors === _errs1){
+}
 }
 var valid0 = _errs1 === errors;
+if(valid0){
+}
+}
+if(errors === 0){
 }
 validate107.errors = vErrors;
 return errors === 0;
@@ -6517,6 +7871,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -6538,6 +7893,7 @@ if(data.documentId !== undefined && func0.call(data, "documentId")){
 let data0 = data.documentId;
 const _errs2 = errors;
 const _errs3 = errors;
+const _errs4 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if((data0.length > 128 && func70(data0) > 128)){
@@ -6554,6 +7910,8 @@ if(!pattern4.test(data0)){
 validate111.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -6561,6 +7919,11 @@ else {
 validate111.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs3){
+}
+}
+var valid1 = _errs3 === errors;
+if(valid1){
 }
 var valid0 = _errs2 === errors;
 }
@@ -6572,6 +7935,7 @@ if(data.workspaceId !== undefined && func0.call(data, "workspaceId")){
 let data1 = data.workspaceId;
 const _errs5 = errors;
 const _errs6 = errors;
+const _errs7 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if((data1.length > 128 && func70(data1) > 128)){
@@ -6588,6 +7952,8 @@ if(!pattern4.test(data1)){
 validate111.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -6595,6 +7961,11 @@ else {
 validate111.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs6){
+}
+}
+var valid2 = _errs6 === errors;
+if(valid2){
 }
 var valid0 = _errs5 === errors;
 }
@@ -6605,16 +7976,21 @@ if(valid0){
 if(data.title !== undefined && func0.call(data, "title")){
 let data2 = data.title;
 const _errs8 = errors;
+const _errs9 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
 if((data2.length > 500 && func70(data2) > 500)){
 validate111.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
 return false;
 }
+else {
+}
 }
 else {
 validate111.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs8){
 }
 }
 var valid0 = _errs8 === errors;
@@ -6631,6 +8007,7 @@ if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinit
 validate111.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
+const _errs12 = errors;
 if(errors === _errs11){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 9007199254740991 || isNaN(data3)){
@@ -6642,8 +8019,15 @@ if(data3 < 0 || isNaN(data3)){
 validate111.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
+else {
 }
 }
+}
+if(errors === _errs11){
+}
+}
+var valid3 = _errs11 === errors;
+if(valid3){
 }
 var valid0 = _errs10 === errors;
 }
@@ -6654,16 +8038,21 @@ if(valid0){
 if(data.bodySummary !== undefined && func0.call(data, "bodySummary")){
 let data4 = data.bodySummary;
 const _errs13 = errors;
+const _errs14 = errors;
 if(errors === _errs13){
 if(typeof data4 === "string"){
 if((data4.length > 203 && func70(data4) > 203)){
 validate111.errors = [{instancePath:instancePath+"/bodySummary",schemaPath:"#/properties/bodySummary/maxLength",keyword:"maxLength",params:{limit: 203},message:"must NOT have more than 203 characters"}];
 return false;
 }
+else {
+}
 }
 else {
 validate111.errors = [{instancePath:instancePath+"/bodySummary",schemaPath:"#/properties/bodySummary/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs13){
 }
 }
 var valid0 = _errs13 === errors;
@@ -6676,6 +8065,7 @@ if(data.pageOptions !== undefined && func0.call(data, "pageOptions")){
 let data5 = data.pageOptions;
 const _errs15 = errors;
 const _errs16 = errors;
+const _errs17 = errors;
 if(errors === _errs16){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 const _errs18 = errors;
@@ -6688,10 +8078,14 @@ break;
 }
 if(_errs18 === errors){
 if(data5.wideLayout !== undefined && func0.call(data5, "wideLayout")){
+let data6 = data5.wideLayout;
 const _errs19 = errors;
-if(typeof data5.wideLayout !== "boolean"){
+if(typeof data6 !== "boolean"){
 validate111.errors = [{instancePath:instancePath+"/pageOptions/wideLayout",schemaPath:"urn:mnote:type:PageOptions/properties/wideLayout/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs20 = errors;
+if(errors === _errs19){
 }
 var valid5 = _errs19 === errors;
 }
@@ -6700,10 +8094,14 @@ var valid5 = true;
 }
 if(valid5){
 if(data5.smallText !== undefined && func0.call(data5, "smallText")){
+let data7 = data5.smallText;
 const _errs21 = errors;
-if(typeof data5.smallText !== "boolean"){
+if(typeof data7 !== "boolean"){
 validate111.errors = [{instancePath:instancePath+"/pageOptions/smallText",schemaPath:"urn:mnote:type:PageOptions/properties/smallText/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs22 = errors;
+if(errors === _errs21){
 }
 var valid5 = _errs21 === errors;
 }
@@ -6712,10 +8110,14 @@ var valid5 = true;
 }
 if(valid5){
 if(data5.showToc !== undefined && func0.call(data5, "showToc")){
+let data8 = data5.showToc;
 const _errs23 = errors;
-if(typeof data5.showToc !== "boolean"){
+if(typeof data8 !== "boolean"){
 validate111.errors = [{instancePath:instancePath+"/pageOptions/showToc",schemaPath:"urn:mnote:type:PageOptions/properties/showToc/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs24 = errors;
+if(errors === _errs23){
 }
 var valid5 = _errs23 === errors;
 }
@@ -6724,15 +8126,21 @@ var valid5 = true;
 }
 if(valid5){
 if(data5.protectEditing !== undefined && func0.call(data5, "protectEditing")){
+let data9 = data5.protectEditing;
 const _errs25 = errors;
-if(typeof data5.protectEditing !== "boolean"){
+if(typeof data9 !== "boolean"){
 validate111.errors = [{instancePath:instancePath+"/pageOptions/protectEditing",schemaPath:"urn:mnote:type:PageOptions/properties/protectEditing/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs26 = errors;
+if(errors === _errs25){
 }
 var valid5 = _errs25 === errors;
 }
 else {
 var valid5 = true;
+}
+if(valid5){
 }
 }
 }
@@ -6743,6 +8151,11 @@ else {
 validate111.errors = [{instancePath:instancePath+"/pageOptions",schemaPath:"urn:mnote:type:PageOptions/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+if(errors === _errs16){
+}
+}
+var valid4 = _errs16 === errors;
+if(valid4){
 }
 var valid0 = _errs15 === errors;
 }
@@ -6753,6 +8166,7 @@ if(valid0){
 if(data.blocks !== undefined && func0.call(data, "blocks")){
 let data10 = data.blocks;
 const _errs27 = errors;
+const _errs28 = errors;
 if(errors === _errs27){
 if(Array.isArray(data10)){
 if(data10.length > 2000){
@@ -6763,15 +8177,20 @@ else {
 var valid6 = true;
 const len0 = data10.length;
 for(let i0=0; i0<len0; i0++){
+let data11 = data10[i0];
 const _errs29 = errors;
-if(!(validate81(data10[i0], {instancePath:instancePath+"/blocks/" + i0,parentData:data10,parentDataProperty:i0,rootData,dynamicAnchors}))){
+if(!(validate81(data11, {instancePath:instancePath+"/blocks/" + i0,parentData:data10,parentDataProperty:i0,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
 errors = vErrors.length;
+}
+else {
 }
 var valid6 = _errs29 === errors;
 if(!valid6){
 break;
 }
+}
+if(valid6){
 }
 }
 }
@@ -6779,11 +8198,15 @@ else {
 validate111.errors = [{instancePath:instancePath+"/blocks",schemaPath:"#/properties/blocks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
+if(errors === _errs27){
+}
 }
 var valid0 = _errs27 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -6797,6 +8220,8 @@ var valid0 = true;
 else {
 validate111.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate111.errors = vErrors;
@@ -6823,9 +8248,12 @@ if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynam
 vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
+else {
+}
 var valid1 = _errs2 === errors;
 if(valid1){
 const _errs3 = errors;
+const _errs4 = errors;
 if(errors === _errs3){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -6841,8 +8269,9 @@ errors++;
 }
 else {
 if(data.toolName !== undefined && func0.call(data, "toolName")){
+let data0 = data.toolName;
 const _errs5 = errors;
-if("mnote.page.get" !== data.toolName){
+if("mnote.page.get" !== data0){
 const err1 = {instancePath:instancePath+"/toolName",schemaPath:"#/anyOf/0/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.get"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err1];
@@ -6852,6 +8281,10 @@ vErrors.push(err1);
 }
 errors++;
 }
+else {
+}
+if(errors === _errs5){
+}
 var valid2 = _errs5 === errors;
 }
 else {
@@ -6859,15 +8292,20 @@ var valid2 = true;
 }
 if(valid2){
 if(data.result !== undefined && func0.call(data, "result")){
+let data1 = data.result;
 const _errs6 = errors;
-if(!(validate111(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+if(!(validate111(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
 errors = vErrors.length;
+}
+else {
 }
 var valid2 = _errs6 === errors;
 }
 else {
 var valid2 = true;
+}
+if(valid2){
 }
 }
 }
@@ -6882,8 +8320,14 @@ vErrors.push(err2);
 }
 errors++;
 }
+if(errors === _errs3){
+}
 }
 var valid1 = _errs3 === errors;
+if(valid1){
+}
+}
+if(errors === _errs1){
 }
 var _valid0 = _errs1 === errors;
 valid0 = valid0 || _valid0;
@@ -6896,9 +8340,12 @@ if(!(validate50(data, {instancePath,parentData,parentDataProperty,rootData,dynam
 vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
 errors = vErrors.length;
 }
+else {
+}
 var valid3 = _errs8 === errors;
 if(valid3){
 const _errs9 = errors;
+const _errs10 = errors;
 if(errors === _errs9){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
@@ -6914,7 +8361,9 @@ errors++;
 }
 else {
 if(data.toolName !== undefined && func0.call(data, "toolName")){
-if("mnote.page.get" !== data.toolName){
+let data2 = data.toolName;
+const _errs11 = errors;
+if("mnote.page.get" !== data2){
 const err4 = {instancePath:instancePath+"/toolName",schemaPath:"#/anyOf/1/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.get"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err4];
@@ -6924,6 +8373,16 @@ vErrors.push(err4);
 }
 errors++;
 }
+else {
+}
+if(errors === _errs11){
+}
+var valid4 = _errs11 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
 }
 }
 }
@@ -6937,8 +8396,14 @@ vErrors.push(err5);
 }
 errors++;
 }
+if(errors === _errs9){
+}
 }
 var valid3 = _errs9 === errors;
+if(valid3){
+}
+}
+if(errors === _errs7){
 }
 var _valid0 = _errs7 === errors;
 valid0 = valid0 || _valid0;
@@ -6970,6 +8435,8 @@ vErrors = null;
 }
 }
 }
+if(errors === 0){
+}
 validate109.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
@@ -6994,6 +8461,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -7014,6 +8482,7 @@ if(_errs1 === errors){
 if(data.title !== undefined && func0.call(data, "title")){
 let data0 = data.title;
 const _errs2 = errors;
+const _errs3 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if((data0.length > 500 && func70(data0) > 500)){
@@ -7030,12 +8499,16 @@ if(!pattern55.test(data0)){
 validate117.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/pattern",keyword:"pattern",params:{pattern: "^[^\\r\\n]*\\S[^\\r\\n]*$"},message:"must match pattern \""+"^[^\\r\\n]*\\S[^\\r\\n]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
 else {
 validate117.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs2){
 }
 }
 var valid0 = _errs2 === errors;
@@ -7052,6 +8525,7 @@ if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinit
 validate117.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
+const _errs6 = errors;
 if(errors === _errs5){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
@@ -7063,13 +8537,22 @@ if(data1 < 0 || isNaN(data1)){
 validate117.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
+else {
 }
 }
+}
+if(errors === _errs5){
+}
+}
+var valid1 = _errs5 === errors;
+if(valid1){
 }
 var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -7078,6 +8561,8 @@ var valid0 = true;
 else {
 validate117.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate117.errors = vErrors;
@@ -7096,6 +8581,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -7114,10 +8600,13 @@ break;
 }
 if(_errs1 === errors){
 if(data.context !== undefined && func0.call(data, "context")){
+let data0 = data.context;
 const _errs2 = errors;
-if(!(validate21(data.context, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData,dynamicAnchors}))){
+if(!(validate21(data0, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
 errors = vErrors.length;
+}
+else {
 }
 var valid0 = _errs2 === errors;
 }
@@ -7126,10 +8615,13 @@ var valid0 = true;
 }
 if(valid0){
 if(data.args !== undefined && func0.call(data, "args")){
+let data1 = data.args;
 const _errs3 = errors;
-if(!(validate117(data.args, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+if(!(validate117(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
 errors = vErrors.length;
+}
+else {
 }
 var valid0 = _errs3 === errors;
 }
@@ -7138,10 +8630,14 @@ var valid0 = true;
 }
 if(valid0){
 if(data.dryRun !== undefined && func0.call(data, "dryRun")){
+let data2 = data.dryRun;
 const _errs4 = errors;
-if(typeof data.dryRun !== "boolean"){
+if(typeof data2 !== "boolean"){
 validate115.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs5 = errors;
+if(errors === _errs4){
 }
 var valid0 = _errs4 === errors;
 }
@@ -7150,15 +8646,20 @@ var valid0 = true;
 }
 if(valid0){
 if(data.write !== undefined && func0.call(data, "write")){
+let data3 = data.write;
 const _errs6 = errors;
-if(!(validate29(data.write, {instancePath:instancePath+"/write",parentData:data,parentDataProperty:"write",rootData,dynamicAnchors}))){
+if(!(validate29(data3, {instancePath:instancePath+"/write",parentData:data,parentDataProperty:"write",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
 errors = vErrors.length;
+}
+else {
 }
 var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -7169,6 +8670,8 @@ var valid0 = true;
 else {
 validate115.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate115.errors = vErrors;
@@ -7198,6 +8701,8 @@ if(!(validate102(data, {instancePath,parentData,parentDataProperty,rootData,dyna
 vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
 errors = vErrors.length;
 }
+else {
+}
 var _valid0 = _errs1 === errors;
 valid0 = valid0 || _valid0;
 if(_valid0){
@@ -7207,6 +8712,8 @@ const _errs2 = errors;
 if(!(validate35(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
 errors = vErrors.length;
+}
+else {
 }
 var _valid0 = _errs2 === errors;
 valid0 = valid0 || _valid0;
@@ -7238,6 +8745,8 @@ vErrors = null;
 }
 }
 }
+if(errors === 0){
+}
 validate121.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
@@ -7255,6 +8764,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -7279,6 +8789,7 @@ const _errs3 = errors;
 let valid1 = false;
 const _errs4 = errors;
 const _errs5 = errors;
+const _errs6 = errors;
 if(errors === _errs5){
 if(typeof data0 === "string"){
 if((data0.length > 128 && func70(data0) > 128)){
@@ -7313,6 +8824,8 @@ vErrors.push(err2);
 }
 errors++;
 }
+else {
+}
 }
 }
 }
@@ -7326,9 +8839,16 @@ vErrors.push(err3);
 }
 errors++;
 }
+if(errors === _errs5){
+}
+}
+var valid2 = _errs5 === errors;
+if(valid2){
 }
 var _valid0 = _errs4 === errors;
 valid1 = valid1 || _valid0;
+if(_valid0){
+}
 const _errs7 = errors;
 if(data0 !== null){
 const err4 = {instancePath:instancePath+"/commandId",schemaPath:"#/properties/commandId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -7340,8 +8860,13 @@ vErrors.push(err4);
 }
 errors++;
 }
+const _errs8 = errors;
+if(errors === _errs7){
+}
 var _valid0 = _errs7 === errors;
 valid1 = valid1 || _valid0;
+if(_valid0){
+}
 if(!valid1){
 const err5 = {instancePath:instancePath+"/commandId",schemaPath:"#/properties/commandId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -7365,6 +8890,8 @@ vErrors = null;
 }
 }
 }
+if(errors === _errs2){
+}
 var valid0 = _errs2 === errors;
 }
 else {
@@ -7372,10 +8899,14 @@ var valid0 = true;
 }
 if(valid0){
 if(data.replayed !== undefined && func0.call(data, "replayed")){
+let data1 = data.replayed;
 const _errs9 = errors;
-if(typeof data.replayed !== "boolean"){
+if(typeof data1 !== "boolean"){
 validate120.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs10 = errors;
+if(errors === _errs9){
 }
 var valid0 = _errs9 === errors;
 }
@@ -7384,15 +8915,21 @@ var valid0 = true;
 }
 if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
+let data2 = data.result;
 const _errs11 = errors;
-if(!(validate121(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+if(!(validate121(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
 errors = vErrors.length;
+}
+else {
+var props0 = validate121.evaluated.props;
 }
 var valid0 = _errs11 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -7402,6 +8939,8 @@ var valid0 = true;
 else {
 validate120.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate120.errors = vErrors;
@@ -7424,6 +8963,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -7445,6 +8985,7 @@ if(data.options !== undefined && func0.call(data, "options")){
 let data0 = data.options;
 const _errs2 = errors;
 const _errs3 = errors;
+const _errs4 = errors;
 if(errors === _errs3){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 const _errs5 = errors;
@@ -7457,10 +8998,14 @@ break;
 }
 if(_errs5 === errors){
 if(data0.wideLayout !== undefined && func0.call(data0, "wideLayout")){
+let data1 = data0.wideLayout;
 const _errs6 = errors;
-if(typeof data0.wideLayout !== "boolean"){
+if(typeof data1 !== "boolean"){
 validate127.errors = [{instancePath:instancePath+"/options/wideLayout",schemaPath:"urn:mnote:type:PageOptions/properties/wideLayout/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs7 = errors;
+if(errors === _errs6){
 }
 var valid2 = _errs6 === errors;
 }
@@ -7469,10 +9014,14 @@ var valid2 = true;
 }
 if(valid2){
 if(data0.smallText !== undefined && func0.call(data0, "smallText")){
+let data2 = data0.smallText;
 const _errs8 = errors;
-if(typeof data0.smallText !== "boolean"){
+if(typeof data2 !== "boolean"){
 validate127.errors = [{instancePath:instancePath+"/options/smallText",schemaPath:"urn:mnote:type:PageOptions/properties/smallText/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs9 = errors;
+if(errors === _errs8){
 }
 var valid2 = _errs8 === errors;
 }
@@ -7481,10 +9030,14 @@ var valid2 = true;
 }
 if(valid2){
 if(data0.showToc !== undefined && func0.call(data0, "showToc")){
+let data3 = data0.showToc;
 const _errs10 = errors;
-if(typeof data0.showToc !== "boolean"){
+if(typeof data3 !== "boolean"){
 validate127.errors = [{instancePath:instancePath+"/options/showToc",schemaPath:"urn:mnote:type:PageOptions/properties/showToc/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs11 = errors;
+if(errors === _errs10){
 }
 var valid2 = _errs10 === errors;
 }
@@ -7493,15 +9046,21 @@ var valid2 = true;
 }
 if(valid2){
 if(data0.protectEditing !== undefined && func0.call(data0, "protectEditing")){
+let data4 = data0.protectEditing;
 const _errs12 = errors;
-if(typeof data0.protectEditing !== "boolean"){
+if(typeof data4 !== "boolean"){
 validate127.errors = [{instancePath:instancePath+"/options/protectEditing",schemaPath:"urn:mnote:type:PageOptions/properties/protectEditing/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs13 = errors;
+if(errors === _errs12){
 }
 var valid2 = _errs12 === errors;
 }
 else {
 var valid2 = true;
+}
+if(valid2){
 }
 }
 }
@@ -7512,6 +9071,11 @@ else {
 validate127.errors = [{instancePath:instancePath+"/options",schemaPath:"urn:mnote:type:PageOptions/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+if(errors === _errs3){
+}
+}
+var valid1 = _errs3 === errors;
+if(valid1){
 }
 if(errors === _errs2){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
@@ -7519,6 +9083,10 @@ if(Object.keys(data0).length < 1){
 validate127.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
 return false;
 }
+else {
+}
+}
+if(errors === _errs2){
 }
 }
 var valid0 = _errs2 === errors;
@@ -7535,6 +9103,7 @@ if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinit
 validate127.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
+const _errs16 = errors;
 if(errors === _errs15){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 > 9007199254740991 || isNaN(data5)){
@@ -7546,13 +9115,22 @@ if(data5 < 0 || isNaN(data5)){
 validate127.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
+else {
 }
 }
+}
+if(errors === _errs15){
+}
+}
+var valid3 = _errs15 === errors;
+if(valid3){
 }
 var valid0 = _errs14 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -7561,6 +9139,8 @@ var valid0 = true;
 else {
 validate127.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate127.errors = vErrors;
@@ -7579,6 +9159,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -7597,10 +9178,13 @@ break;
 }
 if(_errs1 === errors){
 if(data.context !== undefined && func0.call(data, "context")){
+let data0 = data.context;
 const _errs2 = errors;
-if(!(validate21(data.context, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData,dynamicAnchors}))){
+if(!(validate21(data0, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
 errors = vErrors.length;
+}
+else {
 }
 var valid0 = _errs2 === errors;
 }
@@ -7609,10 +9193,13 @@ var valid0 = true;
 }
 if(valid0){
 if(data.args !== undefined && func0.call(data, "args")){
+let data1 = data.args;
 const _errs3 = errors;
-if(!(validate127(data.args, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+if(!(validate127(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
 errors = vErrors.length;
+}
+else {
 }
 var valid0 = _errs3 === errors;
 }
@@ -7621,10 +9208,14 @@ var valid0 = true;
 }
 if(valid0){
 if(data.dryRun !== undefined && func0.call(data, "dryRun")){
+let data2 = data.dryRun;
 const _errs4 = errors;
-if(typeof data.dryRun !== "boolean"){
+if(typeof data2 !== "boolean"){
 validate125.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs5 = errors;
+if(errors === _errs4){
 }
 var valid0 = _errs4 === errors;
 }
@@ -7633,15 +9224,20 @@ var valid0 = true;
 }
 if(valid0){
 if(data.write !== undefined && func0.call(data, "write")){
+let data3 = data.write;
 const _errs6 = errors;
-if(!(validate29(data.write, {instancePath:instancePath+"/write",parentData:data,parentDataProperty:"write",rootData,dynamicAnchors}))){
+if(!(validate29(data3, {instancePath:instancePath+"/write",parentData:data,parentDataProperty:"write",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
 errors = vErrors.length;
+}
+else {
 }
 var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -7652,6 +9248,8 @@ var valid0 = true;
 else {
 validate125.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate125.errors = vErrors;
@@ -7681,6 +9279,8 @@ if(!(validate102(data, {instancePath,parentData,parentDataProperty,rootData,dyna
 vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
 errors = vErrors.length;
 }
+else {
+}
 var _valid0 = _errs1 === errors;
 valid0 = valid0 || _valid0;
 if(_valid0){
@@ -7690,6 +9290,8 @@ const _errs2 = errors;
 if(!(validate35(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
 errors = vErrors.length;
+}
+else {
 }
 var _valid0 = _errs2 === errors;
 valid0 = valid0 || _valid0;
@@ -7721,6 +9323,8 @@ vErrors = null;
 }
 }
 }
+if(errors === 0){
+}
 validate131.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
@@ -7738,6 +9342,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -7762,6 +9367,7 @@ const _errs3 = errors;
 let valid1 = false;
 const _errs4 = errors;
 const _errs5 = errors;
+const _errs6 = errors;
 if(errors === _errs5){
 if(typeof data0 === "string"){
 if((data0.length > 128 && func70(data0) > 128)){
@@ -7796,6 +9402,8 @@ vErrors.push(err2);
 }
 errors++;
 }
+else {
+}
 }
 }
 }
@@ -7809,9 +9417,16 @@ vErrors.push(err3);
 }
 errors++;
 }
+if(errors === _errs5){
+}
+}
+var valid2 = _errs5 === errors;
+if(valid2){
 }
 var _valid0 = _errs4 === errors;
 valid1 = valid1 || _valid0;
+if(_valid0){
+}
 const _errs7 = errors;
 if(data0 !== null){
 const err4 = {instancePath:instancePath+"/commandId",schemaPath:"#/properties/commandId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -7823,8 +9438,13 @@ vErrors.push(err4);
 }
 errors++;
 }
+const _errs8 = errors;
+if(errors === _errs7){
+}
 var _valid0 = _errs7 === errors;
 valid1 = valid1 || _valid0;
+if(_valid0){
+}
 if(!valid1){
 const err5 = {instancePath:instancePath+"/commandId",schemaPath:"#/properties/commandId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -7848,6 +9468,8 @@ vErrors = null;
 }
 }
 }
+if(errors === _errs2){
+}
 var valid0 = _errs2 === errors;
 }
 else {
@@ -7855,10 +9477,14 @@ var valid0 = true;
 }
 if(valid0){
 if(data.replayed !== undefined && func0.call(data, "replayed")){
+let data1 = data.replayed;
 const _errs9 = errors;
-if(typeof data.replayed !== "boolean"){
+if(typeof data1 !== "boolean"){
 validate130.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs10 = errors;
+if(errors === _errs9){
 }
 var valid0 = _errs9 === errors;
 }
@@ -7867,15 +9493,21 @@ var valid0 = true;
 }
 if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
+let data2 = data.result;
 const _errs11 = errors;
-if(!(validate131(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+if(!(validate131(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
 errors = vErrors.length;
+}
+else {
+var props0 = validate131.evaluated.props;
 }
 var valid0 = _errs11 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -7885,6 +9517,8 @@ var valid0 = true;
 else {
 validate130.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate130.errors = vErrors;
@@ -7905,6 +9539,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
@@ -7917,10 +9552,14 @@ break;
 }
 if(_errs1 === errors){
 if(data.wideLayout !== undefined && func0.call(data, "wideLayout")){
+let data0 = data.wideLayout;
 const _errs2 = errors;
-if(typeof data.wideLayout !== "boolean"){
+if(typeof data0 !== "boolean"){
 validate135.errors = [{instancePath:instancePath+"/wideLayout",schemaPath:"#/properties/wideLayout/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs3 = errors;
+if(errors === _errs2){
 }
 var valid0 = _errs2 === errors;
 }
@@ -7929,10 +9568,14 @@ var valid0 = true;
 }
 if(valid0){
 if(data.smallText !== undefined && func0.call(data, "smallText")){
+let data1 = data.smallText;
 const _errs4 = errors;
-if(typeof data.smallText !== "boolean"){
+if(typeof data1 !== "boolean"){
 validate135.errors = [{instancePath:instancePath+"/smallText",schemaPath:"#/properties/smallText/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs5 = errors;
+if(errors === _errs4){
 }
 var valid0 = _errs4 === errors;
 }
@@ -7941,10 +9584,14 @@ var valid0 = true;
 }
 if(valid0){
 if(data.showToc !== undefined && func0.call(data, "showToc")){
+let data2 = data.showToc;
 const _errs6 = errors;
-if(typeof data.showToc !== "boolean"){
+if(typeof data2 !== "boolean"){
 validate135.errors = [{instancePath:instancePath+"/showToc",schemaPath:"#/properties/showToc/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs7 = errors;
+if(errors === _errs6){
 }
 var valid0 = _errs6 === errors;
 }
@@ -7953,15 +9600,21 @@ var valid0 = true;
 }
 if(valid0){
 if(data.protectEditing !== undefined && func0.call(data, "protectEditing")){
+let data3 = data.protectEditing;
 const _errs8 = errors;
-if(typeof data.protectEditing !== "boolean"){
+if(typeof data3 !== "boolean"){
 validate135.errors = [{instancePath:instancePath+"/protectEditing",schemaPath:"#/properties/protectEditing/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs9 = errors;
+if(errors === _errs8){
 }
 var valid0 = _errs8 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -7971,6 +9624,8 @@ var valid0 = true;
 else {
 validate135.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate135.errors = vErrors;
@@ -7999,9 +9654,12 @@ if(!(validate41(data, {instancePath,parentData,parentDataProperty,rootData,dynam
 vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
 errors = vErrors.length;
 }
+else {
+}
 var valid0 = _errs0 === errors;
 if(valid0){
 const _errs1 = errors;
+const _errs2 = errors;
 if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -8011,10 +9669,15 @@ return false;
 }
 else {
 if(data.toolName !== undefined && func0.call(data, "toolName")){
+let data0 = data.toolName;
 const _errs3 = errors;
-if("mnote.page.save" !== data.toolName){
+if("mnote.page.save" !== data0){
 validate136.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.save"},message:"must be equal to constant"}];
 return false;
+}
+else {
+}
+if(errors === _errs3){
 }
 var valid1 = _errs3 === errors;
 }
@@ -8023,15 +9686,20 @@ var valid1 = true;
 }
 if(valid1){
 if(data.args !== undefined && func0.call(data, "args")){
+let data1 = data.args;
 const _errs4 = errors;
-if(!(validate96(data.args, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+if(!(validate96(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate96.errors : vErrors.concat(validate96.errors);
 errors = vErrors.length;
+}
+else {
 }
 var valid1 = _errs4 === errors;
 }
 else {
 var valid1 = true;
+}
+if(valid1){
 }
 }
 }
@@ -8040,8 +9708,14 @@ else {
 validate136.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+if(errors === _errs1){
+}
 }
 var valid0 = _errs1 === errors;
+if(valid0){
+}
+}
+if(errors === 0){
 }
 validate136.errors = vErrors;
 return errors === 0;
@@ -8070,9 +9744,12 @@ if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynam
 vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
+else {
+}
 var valid1 = _errs2 === errors;
 if(valid1){
 const _errs3 = errors;
+const _errs4 = errors;
 if(errors === _errs3){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -8088,8 +9765,9 @@ errors++;
 }
 else {
 if(data.toolName !== undefined && func0.call(data, "toolName")){
+let data0 = data.toolName;
 const _errs5 = errors;
-if("mnote.page.save" !== data.toolName){
+if("mnote.page.save" !== data0){
 const err1 = {instancePath:instancePath+"/toolName",schemaPath:"#/anyOf/0/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.save"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err1];
@@ -8099,6 +9777,10 @@ vErrors.push(err1);
 }
 errors++;
 }
+else {
+}
+if(errors === _errs5){
+}
 var valid2 = _errs5 === errors;
 }
 else {
@@ -8106,15 +9788,21 @@ var valid2 = true;
 }
 if(valid2){
 if(data.result !== undefined && func0.call(data, "result")){
+let data1 = data.result;
 const _errs6 = errors;
-if(!(validate101(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+if(!(validate101(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
 errors = vErrors.length;
+}
+else {
+var props0 = validate101.evaluated.props;
 }
 var valid2 = _errs6 === errors;
 }
 else {
 var valid2 = true;
+}
+if(valid2){
 }
 }
 }
@@ -8129,8 +9817,14 @@ vErrors.push(err2);
 }
 errors++;
 }
+if(errors === _errs3){
+}
 }
 var valid1 = _errs3 === errors;
+if(valid1){
+}
+}
+if(errors === _errs1){
 }
 var _valid0 = _errs1 === errors;
 valid0 = valid0 || _valid0;
@@ -8143,9 +9837,12 @@ if(!(validate50(data, {instancePath,parentData,parentDataProperty,rootData,dynam
 vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
 errors = vErrors.length;
 }
+else {
+}
 var valid3 = _errs8 === errors;
 if(valid3){
 const _errs9 = errors;
+const _errs10 = errors;
 if(errors === _errs9){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
@@ -8161,7 +9858,9 @@ errors++;
 }
 else {
 if(data.toolName !== undefined && func0.call(data, "toolName")){
-if("mnote.page.save" !== data.toolName){
+let data2 = data.toolName;
+const _errs11 = errors;
+if("mnote.page.save" !== data2){
 const err4 = {instancePath:instancePath+"/toolName",schemaPath:"#/anyOf/1/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.save"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err4];
@@ -8171,6 +9870,16 @@ vErrors.push(err4);
 }
 errors++;
 }
+else {
+}
+if(errors === _errs11){
+}
+var valid4 = _errs11 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
 }
 }
 }
@@ -8184,8 +9893,14 @@ vErrors.push(err5);
 }
 errors++;
 }
+if(errors === _errs9){
+}
 }
 var valid3 = _errs9 === errors;
+if(valid3){
+}
+}
+if(errors === _errs7){
 }
 var _valid0 = _errs7 === errors;
 valid0 = valid0 || _valid0;
@@ -8217,6 +9932,8 @@ vErrors = null;
 }
 }
 }
+if(errors === 0){
+}
 validate139.errors = vErrors;
 evaluated0.props = props1;
 return errors === 0;
@@ -8239,6 +9956,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -8257,10 +9975,13 @@ break;
 }
 if(_errs1 === errors){
 if(data.context !== undefined && func0.call(data, "context")){
+let data0 = data.context;
 const _errs2 = errors;
-if(!(validate21(data.context, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData,dynamicAnchors}))){
+if(!(validate21(data0, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
 errors = vErrors.length;
+}
+else {
 }
 var valid0 = _errs2 === errors;
 }
@@ -8272,6 +9993,7 @@ if(data.args !== undefined && func0.call(data, "args")){
 let data1 = data.args;
 const _errs3 = errors;
 const _errs4 = errors;
+const _errs5 = errors;
 if(errors === _errs4){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 const _errs6 = errors;
@@ -8284,10 +10006,14 @@ break;
 }
 if(_errs6 === errors){
 if(data1.includeBody !== undefined && func0.call(data1, "includeBody")){
+let data2 = data1.includeBody;
 const _errs7 = errors;
-if(typeof data1.includeBody !== "boolean"){
+if(typeof data2 !== "boolean"){
 validate143.errors = [{instancePath:instancePath+"/args/includeBody",schemaPath:"urn:mnote:type:PageGetArgs/properties/includeBody/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs8 = errors;
+if(errors === _errs7){
 }
 var valid2 = _errs7 === errors;
 }
@@ -8296,10 +10022,14 @@ var valid2 = true;
 }
 if(valid2){
 if(data1.includeOptions !== undefined && func0.call(data1, "includeOptions")){
+let data3 = data1.includeOptions;
 const _errs9 = errors;
-if(typeof data1.includeOptions !== "boolean"){
+if(typeof data3 !== "boolean"){
 validate143.errors = [{instancePath:instancePath+"/args/includeOptions",schemaPath:"urn:mnote:type:PageGetArgs/properties/includeOptions/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs10 = errors;
+if(errors === _errs9){
 }
 var valid2 = _errs9 === errors;
 }
@@ -8308,15 +10038,21 @@ var valid2 = true;
 }
 if(valid2){
 if(data1.includeBlocks !== undefined && func0.call(data1, "includeBlocks")){
+let data4 = data1.includeBlocks;
 const _errs11 = errors;
-if(typeof data1.includeBlocks !== "boolean"){
+if(typeof data4 !== "boolean"){
 validate143.errors = [{instancePath:instancePath+"/args/includeBlocks",schemaPath:"urn:mnote:type:PageGetArgs/properties/includeBlocks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs12 = errors;
+if(errors === _errs11){
 }
 var valid2 = _errs11 === errors;
 }
 else {
 var valid2 = true;
+}
+if(valid2){
 }
 }
 }
@@ -8326,11 +10062,18 @@ else {
 validate143.errors = [{instancePath:instancePath+"/args",schemaPath:"urn:mnote:type:PageGetArgs/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+if(errors === _errs4){
+}
+}
+var valid1 = _errs4 === errors;
+if(valid1){
 }
 var valid0 = _errs3 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -8339,6 +10082,8 @@ var valid0 = true;
 else {
 validate143.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate143.errors = vErrors;
@@ -8360,6 +10105,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -8384,6 +10130,7 @@ const _errs3 = errors;
 let valid1 = false;
 const _errs4 = errors;
 const _errs5 = errors;
+const _errs6 = errors;
 if(errors === _errs5){
 if(typeof data0 === "string"){
 if((data0.length > 128 && func70(data0) > 128)){
@@ -8418,6 +10165,8 @@ vErrors.push(err2);
 }
 errors++;
 }
+else {
+}
 }
 }
 }
@@ -8431,9 +10180,16 @@ vErrors.push(err3);
 }
 errors++;
 }
+if(errors === _errs5){
+}
+}
+var valid2 = _errs5 === errors;
+if(valid2){
 }
 var _valid0 = _errs4 === errors;
 valid1 = valid1 || _valid0;
+if(_valid0){
+}
 const _errs7 = errors;
 if(data0 !== null){
 const err4 = {instancePath:instancePath+"/commandId",schemaPath:"#/properties/commandId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
@@ -8445,8 +10201,13 @@ vErrors.push(err4);
 }
 errors++;
 }
+const _errs8 = errors;
+if(errors === _errs7){
+}
 var _valid0 = _errs7 === errors;
 valid1 = valid1 || _valid0;
+if(_valid0){
+}
 if(!valid1){
 const err5 = {instancePath:instancePath+"/commandId",schemaPath:"#/properties/commandId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
@@ -8470,6 +10231,8 @@ vErrors = null;
 }
 }
 }
+if(errors === _errs2){
+}
 var valid0 = _errs2 === errors;
 }
 else {
@@ -8477,10 +10240,14 @@ var valid0 = true;
 }
 if(valid0){
 if(data.replayed !== undefined && func0.call(data, "replayed")){
+let data1 = data.replayed;
 const _errs9 = errors;
-if(typeof data.replayed !== "boolean"){
+if(typeof data1 !== "boolean"){
 validate145.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+const _errs10 = errors;
+if(errors === _errs9){
 }
 var valid0 = _errs9 === errors;
 }
@@ -8489,15 +10256,20 @@ var valid0 = true;
 }
 if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
+let data2 = data.result;
 const _errs11 = errors;
-if(!(validate111(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+if(!(validate111(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
 errors = vErrors.length;
+}
+else {
 }
 var valid0 = _errs11 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -8507,6 +10279,8 @@ var valid0 = true;
 else {
 validate145.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate145.errors = vErrors;
@@ -8535,9 +10309,12 @@ if(!(validate41(data, {instancePath,parentData,parentDataProperty,rootData,dynam
 vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
 errors = vErrors.length;
 }
+else {
+}
 var valid0 = _errs0 === errors;
 if(valid0){
 const _errs1 = errors;
+const _errs2 = errors;
 if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -8547,10 +10324,15 @@ return false;
 }
 else {
 if(data.toolName !== undefined && func0.call(data, "toolName")){
+let data0 = data.toolName;
 const _errs3 = errors;
-if("mnote.page.update_options" !== data.toolName){
+if("mnote.page.update_options" !== data0){
 validate147.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.update_options"},message:"must be equal to constant"}];
 return false;
+}
+else {
+}
+if(errors === _errs3){
 }
 var valid1 = _errs3 === errors;
 }
@@ -8559,15 +10341,20 @@ var valid1 = true;
 }
 if(valid1){
 if(data.args !== undefined && func0.call(data, "args")){
+let data1 = data.args;
 const _errs4 = errors;
-if(!(validate127(data.args, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+if(!(validate127(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
 errors = vErrors.length;
+}
+else {
 }
 var valid1 = _errs4 === errors;
 }
 else {
 var valid1 = true;
+}
+if(valid1){
 }
 }
 }
@@ -8576,8 +10363,14 @@ else {
 validate147.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+if(errors === _errs1){
+}
 }
 var valid0 = _errs1 === errors;
+if(valid0){
+}
+}
+if(errors === 0){
 }
 validate147.errors = vErrors;
 return errors === 0;
@@ -8606,9 +10399,12 @@ if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynam
 vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
+else {
+}
 var valid1 = _errs2 === errors;
 if(valid1){
 const _errs3 = errors;
+const _errs4 = errors;
 if(errors === _errs3){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -8624,8 +10420,9 @@ errors++;
 }
 else {
 if(data.toolName !== undefined && func0.call(data, "toolName")){
+let data0 = data.toolName;
 const _errs5 = errors;
-if("mnote.page.update_options" !== data.toolName){
+if("mnote.page.update_options" !== data0){
 const err1 = {instancePath:instancePath+"/toolName",schemaPath:"#/anyOf/0/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.update_options"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err1];
@@ -8635,6 +10432,10 @@ vErrors.push(err1);
 }
 errors++;
 }
+else {
+}
+if(errors === _errs5){
+}
 var valid2 = _errs5 === errors;
 }
 else {
@@ -8642,15 +10443,21 @@ var valid2 = true;
 }
 if(valid2){
 if(data.result !== undefined && func0.call(data, "result")){
+let data1 = data.result;
 const _errs6 = errors;
-if(!(validate131(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+if(!(validate131(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
 errors = vErrors.length;
+}
+else {
+var props0 = validate131.evaluated.props;
 }
 var valid2 = _errs6 === errors;
 }
 else {
 var valid2 = true;
+}
+if(valid2){
 }
 }
 }
@@ -8665,8 +10472,14 @@ vErrors.push(err2);
 }
 errors++;
 }
+if(errors === _errs3){
+}
 }
 var valid1 = _errs3 === errors;
+if(valid1){
+}
+}
+if(errors === _errs1){
 }
 var _valid0 = _errs1 === errors;
 valid0 = valid0 || _valid0;
@@ -8679,9 +10492,12 @@ if(!(validate50(data, {instancePath,parentData,parentDataProperty,rootData,dynam
 vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
 errors = vErrors.length;
 }
+else {
+}
 var valid3 = _errs8 === errors;
 if(valid3){
 const _errs9 = errors;
+const _errs10 = errors;
 if(errors === _errs9){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
@@ -8697,7 +10513,9 @@ errors++;
 }
 else {
 if(data.toolName !== undefined && func0.call(data, "toolName")){
-if("mnote.page.update_options" !== data.toolName){
+let data2 = data.toolName;
+const _errs11 = errors;
+if("mnote.page.update_options" !== data2){
 const err4 = {instancePath:instancePath+"/toolName",schemaPath:"#/anyOf/1/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.update_options"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err4];
@@ -8707,6 +10525,16 @@ vErrors.push(err4);
 }
 errors++;
 }
+else {
+}
+if(errors === _errs11){
+}
+var valid4 = _errs11 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
 }
 }
 }
@@ -8720,8 +10548,14 @@ vErrors.push(err5);
 }
 errors++;
 }
+if(errors === _errs9){
+}
 }
 var valid3 = _errs9 === errors;
+if(valid3){
+}
+}
+if(errors === _errs7){
 }
 var _valid0 = _errs7 === errors;
 valid0 = valid0 || _valid0;
@@ -8752,6 +10586,8 @@ else {
 vErrors = null;
 }
 }
+}
+if(errors === 0){
 }
 validate150.errors = vErrors;
 evaluated0.props = props1;
@@ -8782,9 +10618,12 @@ if(!(validate41(data, {instancePath,parentData,parentDataProperty,rootData,dynam
 vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
 errors = vErrors.length;
 }
+else {
+}
 var valid0 = _errs0 === errors;
 if(valid0){
 const _errs1 = errors;
+const _errs2 = errors;
 if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -8794,10 +10633,15 @@ return false;
 }
 else {
 if(data.toolName !== undefined && func0.call(data, "toolName")){
+let data0 = data.toolName;
 const _errs3 = errors;
-if("mnote.page.update_title" !== data.toolName){
+if("mnote.page.update_title" !== data0){
 validate154.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.update_title"},message:"must be equal to constant"}];
 return false;
+}
+else {
+}
+if(errors === _errs3){
 }
 var valid1 = _errs3 === errors;
 }
@@ -8806,15 +10650,20 @@ var valid1 = true;
 }
 if(valid1){
 if(data.args !== undefined && func0.call(data, "args")){
+let data1 = data.args;
 const _errs4 = errors;
-if(!(validate117(data.args, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+if(!(validate117(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
 errors = vErrors.length;
+}
+else {
 }
 var valid1 = _errs4 === errors;
 }
 else {
 var valid1 = true;
+}
+if(valid1){
 }
 }
 }
@@ -8823,8 +10672,14 @@ else {
 validate154.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+if(errors === _errs1){
+}
 }
 var valid0 = _errs1 === errors;
+if(valid0){
+}
+}
+if(errors === 0){
 }
 validate154.errors = vErrors;
 return errors === 0;
@@ -8853,9 +10708,12 @@ if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynam
 vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
+else {
+}
 var valid1 = _errs2 === errors;
 if(valid1){
 const _errs3 = errors;
+const _errs4 = errors;
 if(errors === _errs3){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -8871,8 +10729,9 @@ errors++;
 }
 else {
 if(data.toolName !== undefined && func0.call(data, "toolName")){
+let data0 = data.toolName;
 const _errs5 = errors;
-if("mnote.page.update_title" !== data.toolName){
+if("mnote.page.update_title" !== data0){
 const err1 = {instancePath:instancePath+"/toolName",schemaPath:"#/anyOf/0/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.update_title"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err1];
@@ -8882,6 +10741,10 @@ vErrors.push(err1);
 }
 errors++;
 }
+else {
+}
+if(errors === _errs5){
+}
 var valid2 = _errs5 === errors;
 }
 else {
@@ -8889,15 +10752,21 @@ var valid2 = true;
 }
 if(valid2){
 if(data.result !== undefined && func0.call(data, "result")){
+let data1 = data.result;
 const _errs6 = errors;
-if(!(validate121(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+if(!(validate121(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
 errors = vErrors.length;
+}
+else {
+var props0 = validate121.evaluated.props;
 }
 var valid2 = _errs6 === errors;
 }
 else {
 var valid2 = true;
+}
+if(valid2){
 }
 }
 }
@@ -8912,8 +10781,14 @@ vErrors.push(err2);
 }
 errors++;
 }
+if(errors === _errs3){
+}
 }
 var valid1 = _errs3 === errors;
+if(valid1){
+}
+}
+if(errors === _errs1){
 }
 var _valid0 = _errs1 === errors;
 valid0 = valid0 || _valid0;
@@ -8926,9 +10801,12 @@ if(!(validate50(data, {instancePath,parentData,parentDataProperty,rootData,dynam
 vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
 errors = vErrors.length;
 }
+else {
+}
 var valid3 = _errs8 === errors;
 if(valid3){
 const _errs9 = errors;
+const _errs10 = errors;
 if(errors === _errs9){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
@@ -8944,7 +10822,9 @@ errors++;
 }
 else {
 if(data.toolName !== undefined && func0.call(data, "toolName")){
-if("mnote.page.update_title" !== data.toolName){
+let data2 = data.toolName;
+const _errs11 = errors;
+if("mnote.page.update_title" !== data2){
 const err4 = {instancePath:instancePath+"/toolName",schemaPath:"#/anyOf/1/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.update_title"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err4];
@@ -8954,6 +10834,16 @@ vErrors.push(err4);
 }
 errors++;
 }
+else {
+}
+if(errors === _errs11){
+}
+var valid4 = _errs11 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
 }
 }
 }
@@ -8967,8 +10857,14 @@ vErrors.push(err5);
 }
 errors++;
 }
+if(errors === _errs9){
+}
 }
 var valid3 = _errs9 === errors;
+if(valid3){
+}
+}
+if(errors === _errs7){
 }
 var _valid0 = _errs7 === errors;
 valid0 = valid0 || _valid0;
@@ -9000,6 +10896,8 @@ vErrors = null;
 }
 }
 }
+if(errors === 0){
+}
 validate157.errors = vErrors;
 evaluated0.props = props1;
 return errors === 0;
@@ -9027,6 +10925,7 @@ if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(d
 validate161.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
+const _errs0 = errors;
 if(errors === 0){
 if((typeof data == "number") && (isFinite(data))){
 if(data > 9007199254740991 || isNaN(data)){
@@ -9038,7 +10937,11 @@ if(data < 0 || isNaN(data)){
 validate161.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
+else {
 }
+}
+}
+if(errors === 0){
 }
 }
 validate161.errors = vErrors;
@@ -9061,6 +10964,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 const _errs0 = errors;
+const _errs1 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if((data.length > 128 && func70(data) > 128)){
@@ -9077,6 +10981,8 @@ if(!pattern4.test(data)){
 validate162.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -9084,6 +10990,11 @@ else {
 validate162.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs0){
+}
+}
+var valid0 = _errs0 === errors;
+if(valid0){
 }
 validate162.errors = vErrors;
 return errors === 0;
@@ -9105,6 +11016,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -9126,6 +11038,7 @@ if(data.sessionId !== undefined && func0.call(data, "sessionId")){
 let data0 = data.sessionId;
 const _errs2 = errors;
 const _errs3 = errors;
+const _errs4 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if((data0.length > 128 && func70(data0) > 128)){
@@ -9142,6 +11055,8 @@ if(!pattern4.test(data0)){
 validate163.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -9149,6 +11064,11 @@ else {
 validate163.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs3){
+}
+}
+var valid1 = _errs3 === errors;
+if(valid1){
 }
 var valid0 = _errs2 === errors;
 }
@@ -9160,6 +11080,7 @@ if(data.workspaceId !== undefined && func0.call(data, "workspaceId")){
 let data1 = data.workspaceId;
 const _errs5 = errors;
 const _errs6 = errors;
+const _errs7 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if((data1.length > 128 && func70(data1) > 128)){
@@ -9176,6 +11097,8 @@ if(!pattern4.test(data1)){
 validate163.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -9183,6 +11106,11 @@ else {
 validate163.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs6){
+}
+}
+var valid2 = _errs6 === errors;
+if(valid2){
 }
 var valid0 = _errs5 === errors;
 }
@@ -9194,6 +11122,7 @@ if(data.documentId !== undefined && func0.call(data, "documentId")){
 let data2 = data.documentId;
 const _errs8 = errors;
 const _errs9 = errors;
+const _errs10 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
 if((data2.length > 128 && func70(data2) > 128)){
@@ -9210,6 +11139,8 @@ if(!pattern4.test(data2)){
 validate163.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -9217,6 +11148,11 @@ else {
 validate163.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs9){
+}
+}
+var valid3 = _errs9 === errors;
+if(valid3){
 }
 var valid0 = _errs8 === errors;
 }
@@ -9228,6 +11164,7 @@ if(data.actorId !== undefined && func0.call(data, "actorId")){
 let data3 = data.actorId;
 const _errs11 = errors;
 const _errs12 = errors;
+const _errs13 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
 if((data3.length > 128 && func70(data3) > 128)){
@@ -9244,6 +11181,8 @@ if(!pattern4.test(data3)){
 validate163.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -9251,6 +11190,11 @@ else {
 validate163.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs12){
+}
+}
+var valid4 = _errs12 === errors;
+if(valid4){
 }
 var valid0 = _errs11 === errors;
 }
@@ -9261,6 +11205,7 @@ if(valid0){
 if(data.capabilityScope !== undefined && func0.call(data, "capabilityScope")){
 let data4 = data.capabilityScope;
 const _errs14 = errors;
+const _errs15 = errors;
 if(errors === _errs14){
 if(Array.isArray(data4)){
 if(data4.length > 8){
@@ -9278,9 +11223,18 @@ const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 let data5 = data4[i0];
 const _errs16 = errors;
+const _errs17 = errors;
+const vSchema0 = schema41.enum;
 if(!(((data5 === "page.read") || (data5 === "page.write")) || (data5 === "artifact.write"))){
 validate163.errors = [{instancePath:instancePath+"/capabilityScope/" + i0,schemaPath:"urn:mnote:type:CapabilityScope/enum",keyword:"enum",params:{allowedValues: schema41.enum},message:"must be equal to one of the allowed values"}];
 return false;
+}
+else {
+}
+if(errors === _errs17){
+}
+var valid6 = _errs17 === errors;
+if(valid6){
 }
 var valid5 = _errs16 === errors;
 if(!valid5){
@@ -9288,8 +11242,10 @@ break;
 }
 }
 if(valid5){
+let valid7;
 let i1 = data4.length;
 let j0;
+valid7 = true;
 if(i1 > 1){
 outer0:
 for(;i1--;){
@@ -9297,10 +11253,13 @@ for(j0 = i1; j0--;){
 if(func27(data4[i1], data4[j0])){
 validate163.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
 return false;
+valid7 = false;
 break outer0;
 }
 }
 }
+}
+if(valid7){
 }
 }
 }
@@ -9309,6 +11268,8 @@ break outer0;
 else {
 validate163.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
+}
+if(errors === _errs14){
 }
 }
 var valid0 = _errs14 === errors;
@@ -9321,6 +11282,7 @@ if(data.traceId !== undefined && func0.call(data, "traceId")){
 let data6 = data.traceId;
 const _errs18 = errors;
 const _errs19 = errors;
+const _errs20 = errors;
 if(errors === _errs19){
 if(typeof data6 === "string"){
 if((data6.length > 128 && func70(data6) > 128)){
@@ -9337,6 +11299,8 @@ if(!pattern4.test(data6)){
 validate163.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -9344,6 +11308,11 @@ else {
 validate163.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs19){
+}
+}
+var valid8 = _errs19 === errors;
+if(valid8){
 }
 var valid0 = _errs18 === errors;
 }
@@ -9354,13 +11323,23 @@ if(valid0){
 if(data.locale !== undefined && func0.call(data, "locale")){
 let data7 = data.locale;
 const _errs21 = errors;
+const _errs22 = errors;
 if(typeof data7 !== "string"){
 validate163.errors = [{instancePath:instancePath+"/locale",schemaPath:"urn:mnote:type:Locale/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+const _errs23 = errors;
+const vSchema1 = schema76.enum;
 if(!((data7 === "zh-CN") || (data7 === "en"))){
 validate163.errors = [{instancePath:instancePath+"/locale",schemaPath:"urn:mnote:type:Locale/enum",keyword:"enum",params:{allowedValues: schema76.enum},message:"must be equal to one of the allowed values"}];
 return false;
+}
+else {
+}
+if(errors === _errs22){
+}
+var valid9 = _errs22 === errors;
+if(valid9){
 }
 var valid0 = _errs21 === errors;
 }
@@ -9371,7 +11350,10 @@ if(valid0){
 if(data.expiresAt !== undefined && func0.call(data, "expiresAt")){
 let data8 = data.expiresAt;
 const _errs24 = errors;
+const _errs25 = errors;
 if(errors === _errs24){
+if((typeof data8 == "number") && (isFinite(data8))){
+}
 if(errors === _errs24){
 if(typeof data8 === "string"){
 if((data8.length > 64 && func70(data8) > 64)){
@@ -9383,11 +11365,15 @@ if(!(formats0.validate(data8))){
 validate163.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 else {
 validate163.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs24){
 }
 }
 }
@@ -9395,6 +11381,8 @@ var valid0 = _errs24 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
 }
 }
 }
@@ -9409,6 +11397,8 @@ var valid0 = true;
 else {
 validate163.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate163.errors = vErrors;
@@ -9431,6 +11421,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 const _errs0 = errors;
+const _errs1 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if((data.length > 128 && func70(data) > 128)){
@@ -9447,6 +11438,8 @@ if(!pattern4.test(data)){
 validate164.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -9454,6 +11447,11 @@ else {
 validate164.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs0){
+}
+}
+var valid0 = _errs0 === errors;
+if(valid0){
 }
 validate164.errors = vErrors;
 return errors === 0;
@@ -9475,6 +11473,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 const _errs0 = errors;
+const _errs1 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if((data.length > 128 && func70(data) > 128)){
@@ -9491,6 +11490,8 @@ if(!pattern4.test(data)){
 validate165.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -9498,6 +11499,11 @@ else {
 validate165.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs0){
+}
+}
+var valid0 = _errs0 === errors;
+if(valid0){
 }
 validate165.errors = vErrors;
 return errors === 0;
@@ -9521,6 +11527,7 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs0 = errors;
 if(errors === 0){
 if(typeof data === "string"){
 if((data.length > 64 && func70(data) > 64)){
@@ -9532,11 +11539,15 @@ if(!pattern21.test(data)){
 validate166.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$"},message:"must match pattern \""+"^mnote(\\.[a-z][a-z0-9_]*)+$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 else {
 validate166.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === 0){
 }
 }
 validate166.errors = vErrors;
@@ -9567,6 +11578,8 @@ if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynam
 vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
+else {
+}
 var _valid0 = _errs1 === errors;
 valid0 = valid0 || _valid0;
 if(_valid0){
@@ -9576,6 +11589,8 @@ const _errs2 = errors;
 if(!(validate50(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
 errors = vErrors.length;
+}
+else {
 }
 var _valid0 = _errs2 === errors;
 valid0 = valid0 || _valid0;
@@ -9607,6 +11622,8 @@ vErrors = null;
 }
 }
 }
+if(errors === 0){
+}
 validate167.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
@@ -9630,6 +11647,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 const _errs0 = errors;
+const _errs1 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if((data.length > 128 && func70(data) > 128)){
@@ -9646,6 +11664,8 @@ if(!pattern4.test(data)){
 validate170.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -9653,6 +11673,11 @@ else {
 validate170.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs0){
+}
+}
+var valid0 = _errs0 === errors;
+if(valid0){
 }
 validate170.errors = vErrors;
 return errors === 0;
@@ -9674,6 +11699,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 const _errs0 = errors;
+const _errs1 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if((data.length > 128 && func70(data) > 128)){
@@ -9690,6 +11716,8 @@ if(!pattern4.test(data)){
 validate171.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
+else {
+}
 }
 }
 }
@@ -9697,6 +11725,11 @@ else {
 validate171.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs0){
+}
+}
+var valid0 = _errs0 === errors;
+if(valid0){
 }
 validate171.errors = vErrors;
 return errors === 0;
