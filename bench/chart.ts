@@ -61,5 +61,8 @@ export function writeChart(resultsPath: string, chartPath: string): void {
     options?: { quick?: boolean };
   };
   const m = results.machine;
-  writeFileSync(chartPath, drawChart(results.goals, `${m.cpus} × ${m.model}, Node ${m.node}, ${m.date.slice(0, 16).replace("T", " ")} UTC${results.options?.quick ? ", --quick" : ""}`));
+  writeFileSync(
+    chartPath,
+    drawChart(results.goals, `${m.cpus} × ${m.model}, Node ${m.node}, ${m.date.slice(0, 16).replace("T", " ")} UTC${results.options?.quick ? ", --quick" : ""}`),
+  );
 }

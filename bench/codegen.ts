@@ -37,7 +37,15 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
     // one unmeasured generate each, so --check has an output to compare and the files are cached
     for (const n of SIZES) await generate(n, false);
     for (let run = 0; run < runs; run++) {
-      for (const [n, check] of shuffle(SIZES.flatMap((n) => [[n, false], [n, true]] as const))) {
+      for (const [n, check] of shuffle(
+        SIZES.flatMap(
+          (n) =>
+            [
+              [n, false],
+              [n, true],
+            ] as const,
+        ),
+      )) {
         const key = `${check ? "check" : "generate"}/${n}`;
         const t = await generate(n, check);
         times.set(key, [...(times.get(key) ?? []), t.ms]);
@@ -68,9 +76,14 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
         factor200over6: round(medianOf(t(200)) / medianOf(t(6))),
       };
       const g = growth[verb]!;
-      summary.push(`${verb}: ${g["6"]} ms at 6 tools, ${g["100"]} ms at 100, ${g["200"]} ms at 200; ${g.perToolMs6to100} ms per added tool from 6 to 100, ${g.perToolMs100to200} from 100 to 200 (linear when the two agree)`);
+      summary.push(
+        `${verb}: ${g["6"]} ms at 6 tools, ${g["100"]} ms at 100, ${g["200"]} ms at 200; ${g.perToolMs6to100} ms per added tool from 6 to 100, ${g.perToolMs100to200} from 100 to 200 (linear when the two agree)`,
+      );
     }
-    const generate200 = figure(times.get("generate/200")!.map((ms) => ms / 1000), "s");
+    const generate200 = figure(
+      times.get("generate/200")!.map((ms) => ms / 1000),
+      "s",
+    );
     return {
       title: "Codegen: generate and generate --check",
       notes: [
@@ -89,4 +102,3 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
     rmSync(dir, { recursive: true, force: true });
   }
 }
-

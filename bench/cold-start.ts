@@ -31,7 +31,25 @@ export async function cliFixture(prefix: string): Promise<Fixture> {
     [IDS.getSession, IDS.getDocument],
     [IDS.saveSession, IDS.saveDocument],
   ] as const) {
-    await mustRun([cliBin, "session", "grant", "--state", state, "--session", session, "--workspace", IDS.workspaceId, "--document", document, "--actor", IDS.actorId, "--scope", "page.read,page.write,artifact.write", "--ttl", "86400"]);
+    await mustRun([
+      cliBin,
+      "session",
+      "grant",
+      "--state",
+      state,
+      "--session",
+      session,
+      "--workspace",
+      IDS.workspaceId,
+      "--document",
+      document,
+      "--actor",
+      IDS.actorId,
+      "--scope",
+      "page.read,page.write,artifact.write",
+      "--ttl",
+      "86400",
+    ]);
   }
   return { dir, db, state };
 }

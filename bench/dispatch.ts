@@ -127,7 +127,10 @@ export async function worker(_contender: string, options: WorkerOptions): Promis
   const s = await setup();
   try {
     if (options.only) {
-      return await measure(dispatchTasks(s).filter((t) => t.name === `dispatch/${options.only}`), { time: options.time ?? 1000, warmupTime: options.warmupTime });
+      return await measure(
+        dispatchTasks(s).filter((t) => t.name === `dispatch/${options.only}`),
+        { time: options.time ?? 1000, warmupTime: options.warmupTime },
+      );
     }
     return await measureSliced([...dispatchTasks(s), ...floorTasks(s), ...(await phaseTasks(s))], options);
   } finally {
@@ -169,11 +172,23 @@ async function phaseTasks(s: Awaited<ReturnType<typeof setup>>): Promise<MicroTa
     if (!ok) throw new Error("invalid bench request");
     return ok;
   };
-  const contextOf = (r: Req) => ({ workspaceId: r.workspaceId, documentId: r.documentId, actorId: r.actorId, traceId: r.traceId, sessionId: r.sessionId, runId: r.runId, toolCallId: r.toolCallId });
+  const contextOf = (r: Req) => ({
+    workspaceId: r.workspaceId,
+    documentId: r.documentId,
+    actorId: r.actorId,
+    traceId: r.traceId,
+    sessionId: r.sessionId,
+    runId: r.runId,
+    toolCallId: r.toolCallId,
+  });
   const authorize = async (tool: typeof getTool, r: Req) => {
     const grant = (await grants.get(r.sessionId))!;
     if (Date.parse(grant.expiresAt) <= Date.now()) throw new Error("expired");
-    const agrees = grant.workspaceId === r.workspaceId && grant.documentId === r.documentId && grant.actorId === r.actorId && r.capabilityScope.every((c: string) => grant.capabilityScope.includes(c as never));
+    const agrees =
+      grant.workspaceId === r.workspaceId &&
+      grant.documentId === r.documentId &&
+      grant.actorId === r.actorId &&
+      r.capabilityScope.every((c: string) => grant.capabilityScope.includes(c as never));
     if (!agrees || !r.capabilityScope.includes(tool.capability)) throw new Error("mismatch");
     const access = (await kernel.accessCheck({ context: contextOf(r) })).result;
     for (const needed of [...capabilities[tool.capability].requires, tool.capability]) if (!access.granted.includes(needed)) throw new Error("denied");
@@ -190,11 +205,24 @@ async function phaseTasks(s: Awaited<ReturnType<typeof setup>>): Promise<MicroTa
   const B = 64;
   const sync = (name: string, body: (i: number) => unknown): MicroTask => {
     let i = 0;
-    return { name, batch: B, fn: () => { for (let k = 0; k < B; k++) consume(body(i++ % POOL)); } };
+    return {
+      name,
+      batch: B,
+      fn: () => {
+        for (let k = 0; k < B; k++) consume(body(i++ % POOL));
+      },
+    };
   };
   const async = (name: string, body: (i: number) => Promise<unknown>): MicroTask => {
     let i = 0;
-    return { name, batch: B, async: true, fn: async () => { for (let k = 0; k < B; k++) consume(await body(i++ % POOL)); } };
+    return {
+      name,
+      batch: B,
+      async: true,
+      fn: async () => {
+        for (let k = 0; k < B; k++) consume(await body(i++ % POOL));
+      },
+    };
   };
 
   return [
@@ -227,7 +255,9 @@ async function phaseTasks(s: Awaited<ReturnType<typeof setup>>): Promise<MicroTa
         write: { commandId: `page_body_save_${n}`, idempotencyKey: `k${n}`, idempotencyScope: `scope-${n}`, fingerprint: "f".repeat(64), ttlMs: 86_400_000 },
       } as never);
     }),
-    sync("phases/save/wrap", (i) => wrap(saveTool, saveObjects[i]!, (s.saveResponses[i] as { result: unknown }).result, "write", (s.saveResponses[i] as { audit: { commandId: string } }).audit.commandId)),
+    sync("phases/save/wrap", (i) =>
+      wrap(saveTool, saveObjects[i]!, (s.saveResponses[i] as { result: unknown }).result, "write", (s.saveResponses[i] as { audit: { commandId: string } }).audit.commandId),
+    ),
     sync("phases/save/stringify", (i) => JSON.stringify(s.saveResponses[i])),
   ];
 }
@@ -249,7 +279,12 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
     ctx.log(`dispatch: round ${round + 1}/${rounds} done`);
   }
 
-  const us = (key: string) => figure(samples.get(key)!.map((ns) => ns / 1000), "µs/op", rounds);
+  const us = (key: string) =>
+    figure(
+      samples.get(key)!.map((ns) => ns / 1000),
+      "µs/op",
+      rounds,
+    );
   const figures: FigureTree = {};
   const ratios: FigureTree = {};
   const shares: Record<string, Record<string, number>> = {};
@@ -297,7 +332,6 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
     seconds: (Date.now() - started) / 1000,
   };
 }
-
 
 function round3(x: number): number {
   return Math.round(x * 1000) / 1000;

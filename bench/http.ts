@@ -147,7 +147,14 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
         if (scenario === "save (fresh key)" && delta < m.ok2xx) throw new Error(`fresh saves wrote ${delta} revisions for ${m.ok2xx} requests`);
       }
       measured.set(`${scenario}@${connections}`, m);
-      ctx.log(`http: ${scenario} at ${connections} connection(s): ${Math.round(m.ok2xx / seconds)} req/s, p99 ${round(quantile([...m.latencies].sort((a, b) => a - b), 0.99))} ms`);
+      ctx.log(
+        `http: ${scenario} at ${connections} connection(s): ${Math.round(m.ok2xx / seconds)} req/s, p99 ${round(
+          quantile(
+            [...m.latencies].sort((a, b) => a - b),
+            0.99,
+          ),
+        )} ms`,
+      );
     }
     const figures: FigureTree = {};
     for (const scenario of SCENARIOS) {
@@ -155,7 +162,12 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
       for (const c of CONNECTIONS) {
         const m = measured.get(`${scenario}@${c}`)!;
         const latency = figure(m.latencies, "ms");
-        latency.p99 = round(quantile([...m.latencies].sort((a, b) => a - b), 0.99));
+        latency.p99 = round(
+          quantile(
+            [...m.latencies].sort((a, b) => a - b),
+            0.99,
+          ),
+        );
         byConnections[`${c} connection${c === 1 ? "" : "s"}`] = { requestsPerSecond: figure(m.rps, "req/s"), latency };
       }
       figures[scenario] = byConnections;

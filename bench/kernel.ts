@@ -120,9 +120,21 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
     const write = samples.get(`${db}/write`)!;
     const replay = samples.get(`${db}/replay`)!;
     figures[db] = {
-      writesPerSecond: figure(write.map((ns) => 1e9 / ns), "writes/s", rounds),
-      write: figure(write.map((ns) => ns / 1000), "µs/op", rounds),
-      replay: figure(replay.map((ns) => ns / 1000), "µs/op", rounds),
+      writesPerSecond: figure(
+        write.map((ns) => 1e9 / ns),
+        "writes/s",
+        rounds,
+      ),
+      write: figure(
+        write.map((ns) => ns / 1000),
+        "µs/op",
+        rounds,
+      ),
+      replay: figure(
+        replay.map((ns) => ns / 1000),
+        "µs/op",
+        rounds,
+      ),
     };
     ratios[db] = { "replay/write": pairedRatio(perRound.get(`${db}/replay`)!, perRound.get(`${db}/write`)!) };
   }

@@ -106,7 +106,12 @@ export async function measureSliced(tasks: readonly MicroTask[], options: SliceO
     for (const t of tasks) {
       const samples = samplesOf(bench, t);
       all.get(t.name)!.push(...samples);
-      perSlice.get(t.name)!.push(quantile([...samples].sort((a, b) => a - b), 0.5));
+      perSlice.get(t.name)!.push(
+        quantile(
+          [...samples].sort((a, b) => a - b),
+          0.5,
+        ),
+      );
     }
   }
   const out: Record<string, SlicedSamples> = {};

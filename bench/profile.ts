@@ -128,6 +128,9 @@ export function profileText(name: string, p: ProfileSummary, lines = 10): string
   return [
     `-- profile ${name}: ${p.what} (${p.totalMs} ms sampled)`,
     ...p.top.slice(0, lines).map((t) => `${pct(t.share)}  ${t.function}  ${t.where}`),
-    `   by file: ${p.byFile.slice(0, 6).map((f) => `${f.file} ${(f.share * 100).toFixed(0)}%`).join(", ")}`,
+    `   by file: ${p.byFile
+      .slice(0, 6)
+      .map((f) => `${f.file} ${(f.share * 100).toFixed(0)}%`)
+      .join(", ")}`,
   ].join("\n");
 }

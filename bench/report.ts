@@ -78,7 +78,14 @@ export function sectionMarkdown(s: SectionResult): string {
     ),
   ];
   const ratios = flatten(s.ratios);
-  if (ratios.length > 0) out.push(md(ratios.map(([path, f]) => [path, fmt(f.median), fmt(f.p10), fmt(f.p90), String(f.runs)]), ["ratio", "median", "p10", "p90", "runs"], ["---", "---:", "---:", "---:", "---:"]));
+  if (ratios.length > 0)
+    out.push(
+      md(
+        ratios.map(([path, f]) => [path, fmt(f.median), fmt(f.p10), fmt(f.p90), String(f.runs)]),
+        ["ratio", "median", "p10", "p90", "runs"],
+        ["---", "---:", "---:", "---:", "---:"],
+      ),
+    );
   if (s.summary?.length) out.push(s.summary.map((l) => `- ${l}`).join("\n"));
   return out.join("\n\n");
 }

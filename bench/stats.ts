@@ -61,5 +61,8 @@ export function shuffle<T>(items: T[]): T[] {
 }
 
 export function medianOf(samples: readonly number[]): number {
-  return quantile([...samples].sort((a, b) => a - b), 0.5);
+  return quantile(
+    [...samples].sort((a, b) => a - b),
+    0.5,
+  );
 }

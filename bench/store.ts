@@ -35,7 +35,14 @@ async function runtimeWith(store: (typeof STORES)[number]) {
   }
   const runtime = createRuntime({ kernel: { kind: "embedded", path: ":memory:" }, statePath: ":memory:", idempotency });
   seedKernel(runtime.embeddedKernel!, benchSeed(JSON.parse(readFileSync(demoSeedPath, "utf8"))));
-  await runtime.grants.put({ sessionId: IDS.saveSession, workspaceId: IDS.workspaceId, documentId: IDS.saveDocument, actorId: IDS.actorId, capabilityScope: [...ALL_SCOPES], expiresAt: new Date(Date.now() + 24 * 3600_000).toISOString() });
+  await runtime.grants.put({
+    sessionId: IDS.saveSession,
+    workspaceId: IDS.workspaceId,
+    documentId: IDS.saveDocument,
+    actorId: IDS.actorId,
+    capabilityScope: [...ALL_SCOPES],
+    expiresAt: new Date(Date.now() + 24 * 3600_000).toISOString(),
+  });
   return runtime;
 }
 
@@ -116,7 +123,12 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
       seconds: (Date.now() - started) / 1000,
     };
   }
-  const us = (key: string) => figure(samples.get(key)!.map((ns) => ns / 1000), "µs/op", rounds);
+  const us = (key: string) =>
+    figure(
+      samples.get(key)!.map((ns) => ns / 1000),
+      "µs/op",
+      rounds,
+    );
   const figures: FigureTree = {};
   const ratios: FigureTree = {};
   for (const kind of ["fresh", "replay"] as const) {

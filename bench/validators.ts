@@ -179,7 +179,12 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
   const agreed = await agreement();
   ctx.log(`validators: ${agreed.contenders} contenders agree on ${agreed.inputs - agreed.disagreements.length}/${agreed.inputs} inputs`);
   if (agreed.disagreements.length > 0) {
-    throw new Error(`validators disagree:\n${agreed.disagreements.slice(0, 10).map((d) => `${d.input}: ${JSON.stringify(d.answers)}`).join("\n")}`);
+    throw new Error(
+      `validators disagree:\n${agreed.disagreements
+        .slice(0, 10)
+        .map((d) => `${d.input}: ${JSON.stringify(d.answers)}`)
+        .join("\n")}`,
+    );
   }
   const rounds = ctx.quick ? 2 : 3;
   const options: WorkerOptions = ctx.quick ? { slices: 6, sliceTime: 25, warmupTime: 100 } : { slices: 12, sliceTime: 40, warmupTime: 200 };

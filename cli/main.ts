@@ -7,11 +7,7 @@ import { CliExit } from "./exit";
 import { addRuntimeOptions, DEFAULT_DB, DEFAULT_STATE } from "./runtime-options";
 
 export async function main(argv: readonly string[]): Promise<void> {
-  const program = new Command()
-    .name("mnote-tools")
-    .description("The mnote page-AI tool contract: generate code from it, and run its tools.")
-    .showHelpAfterError()
-    .exitOverride();
+  const program = new Command().name("mnote-tools").description("The mnote page-AI tool contract: generate code from it, and run its tools.").showHelpAfterError().exitOverride();
 
   program
     .command("generate")
@@ -32,11 +28,9 @@ export async function main(argv: readonly string[]): Promise<void> {
     .option("--releases <dir>", "the folder of released contracts", "contract-releases")
     .action(async (opts) => (await import("./commands/diff")).runDiff(opts));
 
-  addRuntimeOptions(
-    program
-      .command("call")
-      .description("the CLI JSON adapter: one request envelope on stdin, one response envelope on stdout")
-  ).action(async (opts) => (await import("./commands/call")).runCall(opts));
+  addRuntimeOptions(program.command("call").description("the CLI JSON adapter: one request envelope on stdin, one response envelope on stdout")).action(async (opts) =>
+    (await import("./commands/call")).runCall(opts),
+  );
 
   addRuntimeOptions(
     program
@@ -46,7 +40,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       .option("--port <port>", "port (0: any free port; the chosen one is printed)", process.env.MNOTE_TOOLS_PORT ?? "8787")
       .option("--token <token>", "bearer token for tool calls (env MNOTE_TOOLS_TOKEN; generated and printed when absent)", process.env.MNOTE_TOOLS_TOKEN)
       .option("--host-token <token>", "bearer token the mnote app uses to register session grants (env MNOTE_TOOLS_HOST_TOKEN)", process.env.MNOTE_TOOLS_HOST_TOKEN)
-      .option("--max-bytes <n>", "largest request body", String(1024 * 1024))
+      .option("--max-bytes <n>", "largest request body", String(1024 * 1024)),
   ).action(async (opts) => (await import("./commands/serve")).runServe(opts));
 
   addRuntimeOptions(
@@ -57,7 +51,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       .option("--http", "serve Streamable HTTP at /mcp instead of stdio")
       .option("--host <host>", "address to listen on (--http)", "127.0.0.1")
       .option("--port <port>", "port (--http; 0: any free port)", "8789")
-      .option("--token <token>", "bearer token required over HTTP (env MNOTE_TOOLS_TOKEN)", process.env.MNOTE_TOOLS_TOKEN)
+      .option("--token <token>", "bearer token required over HTTP (env MNOTE_TOOLS_TOKEN)", process.env.MNOTE_TOOLS_TOKEN),
   ).action(async (opts) => (await import("./commands/mcp")).runMcp(opts));
 
   const kernel = program.command("kernel").description("the embedded reference kernel on its own");
@@ -82,7 +76,11 @@ export async function main(argv: readonly string[]): Promise<void> {
 
   const session = program.command("session").description("session grants: the trusted binding of a session to an actor, page and scopes");
   const stateOption = ["--state <path>", "the runtime's state file", process.env.MNOTE_TOOLS_STATE ?? DEFAULT_STATE] as const;
-  const storeOption = ["--grants <url>", "grants in a shared Redis instead of the state file (redis://host:port/db; env MNOTE_TOOLS_GRANTS)", process.env.MNOTE_TOOLS_GRANTS] as const;
+  const storeOption = [
+    "--grants <url>",
+    "grants in a shared Redis instead of the state file (redis://host:port/db; env MNOTE_TOOLS_GRANTS)",
+    process.env.MNOTE_TOOLS_GRANTS,
+  ] as const;
   session
     .command("grant")
     .description("register a session grant (what the mnote app does when a page-AI panel opens)")

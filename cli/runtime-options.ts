@@ -24,11 +24,23 @@ export function addRuntimeOptions(command: Command): Command {
     .option("--state <path>", "the runtime's state: session grants and idempotency records (env MNOTE_TOOLS_STATE)", process.env.MNOTE_TOOLS_STATE ?? DEFAULT_STATE)
     .option("--kernel-url <url>", "use a remote kernel over HTTP instead of the embedded one (env MNOTE_KERNEL_URL)", process.env.MNOTE_KERNEL_URL)
     .option("--kernel-token <token>", "bearer token for the remote kernel (env MNOTE_KERNEL_TOKEN)", process.env.MNOTE_KERNEL_TOKEN)
-    .option("--kernel-cli <command>", "use a kernel CLI adapter (request on stdin, reply on stdout), e.g. \"mnote-cli kernel\"; split on spaces (env MNOTE_KERNEL_CLI)", process.env.MNOTE_KERNEL_CLI)
+    .option(
+      "--kernel-cli <command>",
+      'use a kernel CLI adapter (request on stdin, reply on stdout), e.g. "mnote-cli kernel"; split on spaces (env MNOTE_KERNEL_CLI)',
+      process.env.MNOTE_KERNEL_CLI,
+    )
     .option("--kernel-timeout <ms>", "longest wait for one kernel command", "10000")
     .option("--idempotency-ttl <ms>", "how long a keyed write is remembered", String(24 * 60 * 60 * 1000))
-    .option("--store <url>", "where idempotency records live: the state file (default) or redis://host:port/db, shared by several instances (env MNOTE_TOOLS_STORE)", process.env.MNOTE_TOOLS_STORE)
-    .option("--grants <url>", "where session grants live: the state file (default) or redis://host:port/db, for instances on several machines (env MNOTE_TOOLS_GRANTS)", process.env.MNOTE_TOOLS_GRANTS)
+    .option(
+      "--store <url>",
+      "where idempotency records live: the state file (default) or redis://host:port/db, shared by several instances (env MNOTE_TOOLS_STORE)",
+      process.env.MNOTE_TOOLS_STORE,
+    )
+    .option(
+      "--grants <url>",
+      "where session grants live: the state file (default) or redis://host:port/db, for instances on several machines (env MNOTE_TOOLS_GRANTS)",
+      process.env.MNOTE_TOOLS_GRANTS,
+    )
     .option("--lease <ms>", "how long a keyed write in progress holds its key before a retry may take over (outlive the kernel timeout)", "30000");
 }
 

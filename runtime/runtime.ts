@@ -13,9 +13,7 @@ import type { IdempotencyStore } from "./state/idempotency-store";
 import { openDatabase, type Db } from "./support/sqlite";
 
 export type KernelChoice =
-  | { kind: "embedded"; path: string }
-  | { kind: "http"; url: string; token?: string; timeoutMs?: number }
-  | { kind: "cli"; command: string; args?: string[]; timeoutMs?: number };
+  { kind: "embedded"; path: string } | { kind: "http"; url: string; token?: string; timeoutMs?: number } | { kind: "cli"; command: string; args?: string[]; timeoutMs?: number };
 
 export interface RuntimeOptions extends Omit<DispatcherOptions, "kernel" | "grants" | "idempotency"> {
   kernel: KernelChoice;

@@ -32,8 +32,40 @@ async function main(): Promise<void> {
   // since other tests read generated/ at the same time)
   run("generate", process.env.MNOTE_DEMO_GENERATE === "check" ? ["generate", "--check"] : ["generate"]);
   run("seeding the kernel", ["kernel", "seed", "examples/demo-workspace.json", "--db", db]);
-  run("the owner's session grant", ["session", "grant", "--state", state, "--session", "hermes_demo_owner", "--workspace", "ws_1", "--document", "doc_1", "--actor", "user_1", "--scope", "page.read,page.write,artifact.write", "--trace", "trace_demo"]);
-  run("an outsider's session grant", ["session", "grant", "--state", state, "--session", "hermes_demo_reader", "--workspace", "ws_1", "--document", "doc_secret", "--actor", "user_2", "--scope", "page.read"]);
+  run("the owner's session grant", [
+    "session",
+    "grant",
+    "--state",
+    state,
+    "--session",
+    "hermes_demo_owner",
+    "--workspace",
+    "ws_1",
+    "--document",
+    "doc_1",
+    "--actor",
+    "user_1",
+    "--scope",
+    "page.read,page.write,artifact.write",
+    "--trace",
+    "trace_demo",
+  ]);
+  run("an outsider's session grant", [
+    "session",
+    "grant",
+    "--state",
+    state,
+    "--session",
+    "hermes_demo_reader",
+    "--workspace",
+    "ws_1",
+    "--document",
+    "doc_secret",
+    "--actor",
+    "user_2",
+    "--scope",
+    "page.read",
+  ]);
 
   const token = randomBytes(16).toString("hex");
   console.log("\n$ mnote-tools serve --port 0 --token <random>");

@@ -45,7 +45,13 @@ function toolFile(i: number): { toolPath: string; tool: unknown; commandPath: st
   const argsProperties: Record<string, unknown> = {
     label: { description: `Label of synthetic item ${n}.`, type: "string", minLength: 1, maxLength: 200, pattern: "^[^\\r\\n]*\\S[^\\r\\n]*$" },
     limit: { description: "How many items at most.", type: "integer", minimum: 1, maximum: 100 + i, default: 10 },
-    tags: { description: "Tags to filter by.", type: "array", maxItems: 16, uniqueItems: true, items: { type: "string", minLength: 1, maxLength: 32, pattern: "^[a-z][a-z0-9-]*$" } },
+    tags: {
+      description: "Tags to filter by.",
+      type: "array",
+      maxItems: 16,
+      uniqueItems: true,
+      items: { type: "string", minLength: 1, maxLength: 32, pattern: "^[a-z][a-z0-9-]*$" },
+    },
     flavor: { description: "Which flavor.", type: "string", enum: ["plain", "rich", `extra_${n}`] },
   };
   if (write) {

@@ -14,15 +14,49 @@ import { loadStandalone } from "./support/standalone-loader";
 import { repoRoot, sharedDir } from "./support/paths";
 
 const GATING = [
-  "type", "properties", "required", "additionalProperties", "enum", "const", "items",
-  "maxItems", "minItems", "maxLength", "minLength", "maxProperties", "minProperties",
-  "maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum", "pattern",
-  "allOf", "anyOf", "oneOf", "ref", "defs", "if-then-else",
+  "type",
+  "properties",
+  "required",
+  "additionalProperties",
+  "enum",
+  "const",
+  "items",
+  "maxItems",
+  "minItems",
+  "maxLength",
+  "minLength",
+  "maxProperties",
+  "minProperties",
+  "maximum",
+  "minimum",
+  "exclusiveMaximum",
+  "exclusiveMinimum",
+  "pattern",
+  "allOf",
+  "anyOf",
+  "oneOf",
+  "ref",
+  "defs",
+  "if-then-else",
 ].map((k) => `${k}.json`);
 
-interface SuiteCase { description: string; data: unknown; valid: boolean }
-interface SuiteGroup { description: string; schema: unknown; tests: SuiteCase[] }
-interface Outcome { file: string; group: string; test: string; status: "pass" | "fail" | "skip"; why?: string }
+interface SuiteCase {
+  description: string;
+  data: unknown;
+  valid: boolean;
+}
+interface SuiteGroup {
+  description: string;
+  schema: unknown;
+  tests: SuiteCase[];
+}
+interface Outcome {
+  file: string;
+  group: string;
+  test: string;
+  status: "pass" | "fail" | "skip";
+  why?: string;
+}
 
 const suiteRoot = join(sharedDir(), "json-schema-test-suite");
 const testsDir = join(suiteRoot, "tests", "draft2020-12");
@@ -76,11 +110,16 @@ function runGroup(file: string, group: SuiteGroup, index: number): Outcome[] {
   });
 }
 
-const files = listJson(testsDir).map((f) => relative(testsDir, f).split(sep).join("/")).sort();
+const files = listJson(testsDir)
+  .map((f) => relative(testsDir, f).split(sep).join("/"))
+  .sort();
 const outcomes = new Map<string, Outcome[]>();
 for (const file of files) {
   const groups = JSON.parse(readFileSync(join(testsDir, file), "utf8")) as SuiteGroup[];
-  outcomes.set(file, groups.flatMap((g, i) => runGroup(file, g, i)));
+  outcomes.set(
+    file,
+    groups.flatMap((g, i) => runGroup(file, g, i)),
+  );
 }
 
 afterAll(() => {

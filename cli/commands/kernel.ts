@@ -7,7 +7,11 @@ export async function runKernelSeed(file: string, opts: { db: string }): Promise
   const kernel = new ReferenceKernel({ path: opts.db });
   try {
     const counts = seedKernel(kernel, JSON.parse(readFileSync(file, "utf8")));
-    console.log(`seeded ${opts.db}: ${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(", ")}`);
+    console.log(
+      `seeded ${opts.db}: ${Object.entries(counts)
+        .map(([k, v]) => `${v} ${k}`)
+        .join(", ")}`,
+    );
   } finally {
     kernel.close();
   }

@@ -38,7 +38,10 @@ export async function runSessionGrant(opts: GrantOptions): Promise<void> {
     workspaceId: opts.workspace,
     documentId: opts.document,
     actorId: opts.actor,
-    capabilityScope: opts.scope.split(",").map((s) => s.trim()).filter(Boolean),
+    capabilityScope: opts.scope
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
     expiresAt: new Date(Date.now() + positiveInt(opts.ttl, "--ttl") * 1000).toISOString(),
   };
   if (opts.trace) grant.traceId = opts.trace;

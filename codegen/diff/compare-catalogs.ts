@@ -56,7 +56,14 @@ function compareReasons(code: string, b: ErrorModel, a: ErrorModel, place: (sub:
 function compareMessages(b: Messages, a: Messages, pointer: string, place: Place, what: string, push: Push): void {
   for (const locale of ["zh-CN", "en"] as const) {
     if (b[locale] === a[locale]) continue;
-    push("message-changed", joinPointer(pointer, locale), { file: place.file, filePointer: joinPointer(place.filePointer, locale) }, `${what} (${locale}) ${show(b[locale])} -> ${show(a[locale])}`, b[locale], a[locale]);
+    push(
+      "message-changed",
+      joinPointer(pointer, locale),
+      { file: place.file, filePointer: joinPointer(place.filePointer, locale) },
+      `${what} (${locale}) ${show(b[locale])} -> ${show(a[locale])}`,
+      b[locale],
+      a[locale],
+    );
   }
 }
 
@@ -75,10 +82,19 @@ export function compareCapabilities(base: ContractModel, head: ContractModel): C
     const place = (sub: string) => entryPlace(head, CAPABILITIES_FILE, "CapabilityScope", b.scope, sub);
     if (b.description !== a.description) push("description-changed", `${at}/description`, place("/description"), `description of ${b.scope} changed`, b.description, a.description);
     const requiresPlace = place("/x-mnote-capability/requires");
-    for (const r of a.requires.filter((r) => !b.requires.includes(r))) push("capability-requires-added", `${at}/requires`, requiresPlace, `${b.scope} now requires ${r}`, b.requires, a.requires);
-    for (const r of b.requires.filter((r) => !a.requires.includes(r))) push("capability-requires-removed", `${at}/requires`, requiresPlace, `${b.scope} no longer requires ${r}`, b.requires, a.requires);
+    for (const r of a.requires.filter((r) => !b.requires.includes(r)))
+      push("capability-requires-added", `${at}/requires`, requiresPlace, `${b.scope} now requires ${r}`, b.requires, a.requires);
+    for (const r of b.requires.filter((r) => !a.requires.includes(r)))
+      push("capability-requires-removed", `${at}/requires`, requiresPlace, `${b.scope} no longer requires ${r}`, b.requires, a.requires);
     if (b.deniedReason !== a.deniedReason) {
-      push("capability-denied-reason-changed", `${at}/deniedReason`, place("/x-mnote-capability/deniedReason"), `${b.scope} deniedReason ${b.deniedReason} -> ${a.deniedReason}`, b.deniedReason, a.deniedReason);
+      push(
+        "capability-denied-reason-changed",
+        `${at}/deniedReason`,
+        place("/x-mnote-capability/deniedReason"),
+        `${b.scope} deniedReason ${b.deniedReason} -> ${a.deniedReason}`,
+        b.deniedReason,
+        a.deniedReason,
+      );
     }
   }
   for (const a of head.capabilities) {

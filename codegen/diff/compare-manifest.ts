@@ -9,7 +9,17 @@ export function compareManifest(base: ContractModel, head: ContractModel): Chang
   for (const key of ["name", "title", "baseUri"] as const) {
     if (sameJson(base[key], head[key])) continue;
     const pointer = `/${key}`;
-    out.push(change("contract-metadata-changed", "contract", pointer, { file: "contract.json", filePointer: pointer }, `${key} ${show(base[key])} -> ${show(head[key])}`, base[key], head[key]));
+    out.push(
+      change(
+        "contract-metadata-changed",
+        "contract",
+        pointer,
+        { file: "contract.json", filePointer: pointer },
+        `${key} ${show(base[key])} -> ${show(head[key])}`,
+        base[key],
+        head[key],
+      ),
+    );
   }
   return out;
 }

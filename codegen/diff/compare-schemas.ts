@@ -44,7 +44,10 @@ export function compareSchemas(before: unknown, after: unknown, direction: Direc
 class SchemaComparer {
   readonly findings: SchemaFinding[] = [];
 
-  constructor(private readonly direction: Direction, private readonly expand: Expanders) {}
+  constructor(
+    private readonly direction: Direction,
+    private readonly expand: Expanders,
+  ) {}
 
   compare(before: unknown, after: unknown, pointer: string, depth: number): void {
     let b = asSchema(before);
@@ -93,7 +96,10 @@ class SchemaComparer {
     const plain = plainIsBefore ? b : a;
     const listSide = plainIsBefore ? a : b;
     const hoisted = Object.keys(plain).filter((k) => k in listSide && !VARIANT_KEYS.includes(k as (typeof VARIANT_KEYS)[number]));
-    const top = omitKeys(plain, Object.keys(plain).filter((k) => !hoisted.includes(k)));
+    const top = omitKeys(
+      plain,
+      Object.keys(plain).filter((k) => !hoisted.includes(k)),
+    );
     const core = omitKeys(plain, hoisted);
     const fill = { plainIsBefore, keys: hoisted.filter((k) => k === "description" || ANNOTATIONS.has(k)) };
     const list = listSide[key];
@@ -107,7 +113,14 @@ class SchemaComparer {
    * alternative it pairs with may repeat them inside, which is not a change.
    */
   private compareList(
-    before: unknown, after: unknown, pointer: string, depth: number, added: DirectedKind, removed: DirectedKind, b: Schema, a: Schema,
+    before: unknown,
+    after: unknown,
+    pointer: string,
+    depth: number,
+    added: DirectedKind,
+    removed: DirectedKind,
+    b: Schema,
+    a: Schema,
     fill?: { plainIsBefore: boolean; keys: string[] },
   ): void {
     const bList = Array.isArray(before) ? before : [];

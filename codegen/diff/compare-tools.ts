@@ -43,7 +43,17 @@ export function compareTools(base: DiffSide, head: DiffSide): Change[] {
       out.push(change("tool-removed", old.name, "", { file: old.file, filePointer: "" }, `tool ${old.name} removed`));
       continue;
     }
-    out.push(change("tool-renamed", old.name, `${FACTS}/name`, { file: renamed.file, filePointer: `${FACTS}/name` }, `tool ${old.name} renamed to ${renamed.name}`, old.name, renamed.name));
+    out.push(
+      change(
+        "tool-renamed",
+        old.name,
+        `${FACTS}/name`,
+        { file: renamed.file, filePointer: `${FACTS}/name` },
+        `tool ${old.name} renamed to ${renamed.name}`,
+        old.name,
+        renamed.name,
+      ),
+    );
     out.push(...compareTool(old, renamed, base, head, true));
   }
   const renamedTo = new Set(renames.values());

@@ -20,13 +20,9 @@ const LEVEL_ORDER: Record<Level, number> = { breaking: 0, warning: 1, safe: 2 };
 export function diffContracts(base: ContractModel, head: ContractModel): DiffReport {
   const b = diffSide(base);
   const h = diffSide(head);
-  const changes = [
-    ...compareManifest(base, head),
-    ...compareTools(b, h),
-    ...compareEnvelope(b, h),
-    ...compareErrors(base, head),
-    ...compareCapabilities(base, head),
-  ].sort(byReportOrder);
+  const changes = [...compareManifest(base, head), ...compareTools(b, h), ...compareEnvelope(b, h), ...compareErrors(base, head), ...compareCapabilities(base, head)].sort(
+    byReportOrder,
+  );
   const counts: Record<Level, number> = { breaking: 0, warning: 0, safe: 0 };
   for (const c of changes) counts[c.level] += 1;
   return {

@@ -55,7 +55,11 @@ export class Inliner {
   private readonly idByPath = new Map<string, string>();
 
   /** opaque: definitions kept as markers, as "<path>#/$defs/<Name>". */
-  constructor(files: readonly SchemaFile[], private readonly baseUri: string, private readonly opaque: ReadonlySet<string>) {
+  constructor(
+    files: readonly SchemaFile[],
+    private readonly baseUri: string,
+    private readonly opaque: ReadonlySet<string>,
+  ) {
     this.refs = new RefIndex(files);
     for (const f of files) {
       this.pathById.set(f.id, f.path);

@@ -8,17 +8,44 @@ import type { Direction } from "./types";
 
 /** Kinds whose rule depends on the direction: `${direction}-${kind}`. */
 export type DirectedKind =
-  | "property-added" | "property-removed" | "required-added" | "required-removed"
-  | "type-narrowed" | "type-widened" | "enum-narrowed" | "enum-widened"
-  | "constraint-tightened" | "constraint-loosened" | "constraint-changed"
-  | "additional-properties-closed" | "additional-properties-opened"
-  | "variant-added" | "variant-removed" | "default-changed" | "option-unwired" | "option-wired";
+  | "property-added"
+  | "property-removed"
+  | "required-added"
+  | "required-removed"
+  | "type-narrowed"
+  | "type-widened"
+  | "enum-narrowed"
+  | "enum-widened"
+  | "constraint-tightened"
+  | "constraint-loosened"
+  | "constraint-changed"
+  | "additional-properties-closed"
+  | "additional-properties-opened"
+  | "variant-added"
+  | "variant-removed"
+  | "default-changed"
+  | "option-unwired"
+  | "option-wired";
 
 export const DIRECTED_KINDS: readonly DirectedKind[] = [
-  "property-added", "property-removed", "required-added", "required-removed", "type-narrowed", "type-widened",
-  "enum-narrowed", "enum-widened", "constraint-tightened", "constraint-loosened", "constraint-changed",
-  "additional-properties-closed", "additional-properties-opened", "variant-added", "variant-removed",
-  "default-changed", "option-unwired", "option-wired",
+  "property-added",
+  "property-removed",
+  "required-added",
+  "required-removed",
+  "type-narrowed",
+  "type-widened",
+  "enum-narrowed",
+  "enum-widened",
+  "constraint-tightened",
+  "constraint-loosened",
+  "constraint-changed",
+  "additional-properties-closed",
+  "additional-properties-opened",
+  "variant-added",
+  "variant-removed",
+  "default-changed",
+  "option-unwired",
+  "option-wired",
 ];
 
 export function directedRule(direction: Direction, kind: DirectedKind): RuleId {

@@ -45,7 +45,12 @@ export const RULES = [
   { id: "response-enum-narrowed", level: "safe", area: "schema", summary: "An enum or const value is no longer sent to callers." },
   { id: "request-enum-widened", level: "safe", area: "schema", summary: "A new enum value callers may send." },
   { id: "response-enum-widened", level: "breaking", area: "schema", summary: "Callers may read an enum value they do not know." },
-  { id: "request-constraint-tightened", level: "breaking", area: "schema", summary: "A tighter min/max/length/items bound, a new pattern or format, uniqueItems, a new allOf member." },
+  {
+    id: "request-constraint-tightened",
+    level: "breaking",
+    area: "schema",
+    summary: "A tighter min/max/length/items bound, a new pattern or format, uniqueItems, a new allOf member.",
+  },
   { id: "response-constraint-tightened", level: "safe", area: "schema", summary: "A tighter bound on what callers read." },
   { id: "request-constraint-loosened", level: "safe", area: "schema", summary: "A looser bound on what callers send." },
   { id: "response-constraint-loosened", level: "breaking", area: "schema", summary: "Callers may read values outside the old bounds." },
@@ -64,7 +69,12 @@ export const RULES = [
   { id: "request-option-unwired", level: "breaking", area: "schema", summary: "A request field's x-mnote-runtimeSupport left wired: real calls setting it now fail." },
   { id: "request-option-wired", level: "safe", area: "schema", summary: "A request field's x-mnote-runtimeSupport became wired." },
   { id: "description-changed", level: "warning", area: "schema", summary: "A description changed: the model reads it, so behaviour may change." },
-  { id: "annotation-changed", level: "warning", area: "schema", summary: "An annotation changed (title, examples, deprecated, readOnly, writeOnly, $comment, x-mnote-filledBy, …)." },
+  {
+    id: "annotation-changed",
+    level: "warning",
+    area: "schema",
+    summary: "An annotation changed (title, examples, deprecated, readOnly, writeOnly, $comment, x-mnote-filledBy, …).",
+  },
   { id: "unknown-keyword", level: "warning", area: "schema", summary: "A keyword the diff has no rule for changed (not, if/then/else, contains, …): review it by hand." },
 
   { id: "error-code-removed", level: "breaking", area: "errors", summary: "An error code callers handle is gone." },

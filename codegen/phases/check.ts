@@ -69,8 +69,7 @@ function listFiles(dir: string): string[] {
       // Python writes bytecode caches next to an imported plugin; they are not generated files
       if (entry.isDirectory()) {
         if (entry.name !== "__pycache__") visit(full);
-      }
-      else out.push(relative(dir, full).split(sep).join("/"));
+      } else out.push(relative(dir, full).split(sep).join("/"));
     }
   };
   visit(dir);
@@ -95,5 +94,8 @@ function changedContractFiles(oldText: string | undefined, newText: string | und
 }
 
 function indent(text: string): string {
-  return text.split("\n").map((l) => "    " + l).join("\n");
+  return text
+    .split("\n")
+    .map((l) => "    " + l)
+    .join("\n");
 }

@@ -11,7 +11,17 @@ import { docsTarget } from "../targets/docs";
 import { hermesPluginTarget } from "../targets/hermes-plugin";
 import { mcpTarget } from "../targets/mcp";
 
-export const TARGETS: readonly Target[] = [typesTarget, validatorsTarget, registryTarget, kernelClientTarget, indexTarget, manifestTarget, docsTarget, hermesPluginTarget, mcpTarget];
+export const TARGETS: readonly Target[] = [
+  typesTarget,
+  validatorsTarget,
+  registryTarget,
+  kernelClientTarget,
+  indexTarget,
+  manifestTarget,
+  docsTarget,
+  hermesPluginTarget,
+  mcpTarget,
+];
 
 export async function emitAll(model: ContractModel, targets: readonly Target[] = TARGETS): Promise<GeneratedFile[]> {
   const files: GeneratedFile[] = [];

@@ -4,8 +4,18 @@
  * request and response schemas are composed here from the envelope and the tool's own schemas.
  */
 import type {
-  CapabilityModel, ContractModel, ErrorModel, ExampleModel, JsonSchema, KernelCommandModel, Messages,
-  NamedSchema, RequestFieldModel, SchemaFile, ToolModel, UnwiredField,
+  CapabilityModel,
+  ContractModel,
+  ErrorModel,
+  ExampleModel,
+  JsonSchema,
+  KernelCommandModel,
+  Messages,
+  NamedSchema,
+  RequestFieldModel,
+  SchemaFile,
+  ToolModel,
+  UnwiredField,
 } from "../model";
 import type { ParsedContract } from "./load";
 import { classifyFile } from "./validate";
@@ -36,11 +46,17 @@ interface CommandFacts {
   description: string;
 }
 
-const byKey = <T>(key: (t: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+const byKey =
+  <T>(key: (t: T) => string) =>
+  (a: T, b: T) =>
+    key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
 
 export function normalize(parsed: ParsedContract): ContractModel {
   const manifest = parsed.files.find((f) => f.path === "contract.json")!.json as {
-    name: string; version: string; title: string; baseUri: string;
+    name: string;
+    version: string;
+    title: string;
+    baseUri: string;
   };
   const schemaFiles: SchemaFile[] = [];
   for (const f of parsed.files) {
@@ -70,9 +86,7 @@ export function normalize(parsed: ParsedContract): ContractModel {
     }
     const fileExamples = file.json["x-mnote-examples"];
     if (Array.isArray(fileExamples)) {
-      fileExamples.forEach((e: Omit<ExampleModel, "file" | "pointer">, i) =>
-        examples.push({ file: file.path, pointer: joinPointer("/x-mnote-examples", i), ...e }),
-      );
+      fileExamples.forEach((e: Omit<ExampleModel, "file" | "pointer">, i) => examples.push({ file: file.path, pointer: joinPointer("/x-mnote-examples", i), ...e }));
     }
 
     if (file.kind === "kernel") {
@@ -151,10 +165,7 @@ function composeToolSchemas(facts: ToolFacts, toolId: string, envelopeId: string
   return {
     Request: {
       description: `A request envelope for ${facts.name}.`,
-      allOf: [
-        { $ref: `${envelopeId}#/$defs/ToolRequest` },
-        { type: "object", required, properties: { toolName: { const: facts.name }, args: { $ref: `${toolId}#/$defs/Args` } } },
-      ],
+      allOf: [{ $ref: `${envelopeId}#/$defs/ToolRequest` }, { type: "object", required, properties: { toolName: { const: facts.name }, args: { $ref: `${toolId}#/$defs/Args` } } }],
     },
     Response: {
       description: `A response envelope for ${facts.name}.`,
@@ -166,10 +177,7 @@ function composeToolSchemas(facts: ToolFacts, toolId: string, envelopeId: string
           ],
         },
         {
-          allOf: [
-            { $ref: `${responseId}#/$defs/ToolFailure` },
-            { type: "object", required: ["toolName"], properties: { toolName: { const: facts.name } } },
-          ],
+          allOf: [{ $ref: `${responseId}#/$defs/ToolFailure` }, { type: "object", required: ["toolName"], properties: { toolName: { const: facts.name } } }],
         },
       ],
     },

@@ -17,12 +17,55 @@ import { getAtPointer, joinPointer, splitPointer } from "../../common/json-point
 import type { Position } from "../support/json-source";
 
 const JSON_SCHEMA_KEYWORDS = new Set([
-  "$schema", "$id", "$ref", "$defs", "$comment", "title", "description", "default", "examples", "deprecated",
-  "readOnly", "writeOnly", "type", "enum", "const", "properties", "required", "additionalProperties",
-  "patternProperties", "propertyNames", "minProperties", "maxProperties", "dependentRequired", "dependentSchemas",
-  "items", "minItems", "maxItems", "uniqueItems", "contains", "minContains", "maxContains", "minLength",
-  "maxLength", "pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
-  "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "contentMediaType", "contentEncoding",
+  "$schema",
+  "$id",
+  "$ref",
+  "$defs",
+  "$comment",
+  "title",
+  "description",
+  "default",
+  "examples",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+  "type",
+  "enum",
+  "const",
+  "properties",
+  "required",
+  "additionalProperties",
+  "patternProperties",
+  "propertyNames",
+  "minProperties",
+  "maxProperties",
+  "dependentRequired",
+  "dependentSchemas",
+  "items",
+  "minItems",
+  "maxItems",
+  "uniqueItems",
+  "contains",
+  "minContains",
+  "maxContains",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "format",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "multipleOf",
+  "allOf",
+  "anyOf",
+  "oneOf",
+  "not",
+  "if",
+  "then",
+  "else",
+  "contentMediaType",
+  "contentEncoding",
 ]);
 
 const META_BY_KIND: Partial<Record<FileKind, string>> = {
@@ -62,8 +105,7 @@ function problemsFromAjv(file: ParsedFile, errors: ErrorObject[] | null | undefi
 export function validateFiles(parsed: ParsedContract): void {
   const problems: ContractProblem[] = [];
   const byPath = new Map(parsed.files.map((f) => [f.path, f]));
-  const report = (file: ParsedFile, pointer: string, message: string) =>
-    problems.push({ file: file.path, pointer, message, position: positionOf(file, pointer) });
+  const report = (file: ParsedFile, pointer: string, message: string) => problems.push({ file: file.path, pointer, message, position: positionOf(file, pointer) });
 
   const manifest = byPath.get("contract.json");
   if (!manifest) {
@@ -92,7 +134,11 @@ export function validateFiles(parsed: ParsedContract): void {
   for (const file of parsed.files) {
     const kind = classifyFile(file.path);
     if (!kind) {
-      report(file, "", "unexpected file: contract files are contract.json, meta/*.schema.json, tools/*.tool.json, kernel/*.command.json or {model,envelope,catalog,kernel}/*.schema.json");
+      report(
+        file,
+        "",
+        "unexpected file: contract files are contract.json, meta/*.schema.json, tools/*.tool.json, kernel/*.command.json or {model,envelope,catalog,kernel}/*.schema.json",
+      );
       continue;
     }
     const metaPath = META_BY_KIND[kind];
@@ -166,11 +212,7 @@ const CATALOGS: Record<string, { def: string; keyword: string }> = {
   "catalog/capabilities.schema.json": { def: "CapabilityScope", keyword: "x-mnote-capability" },
 };
 
-function checkRequiredDefinitions(
-  byPath: Map<string, ParsedFile>,
-  report: (file: ParsedFile, pointer: string, message: string) => void,
-  problems: ContractProblem[],
-): void {
+function checkRequiredDefinitions(byPath: Map<string, ParsedFile>, report: (file: ParsedFile, pointer: string, message: string) => void, problems: ContractProblem[]): void {
   for (const [path, names] of Object.entries(REQUIRED_DEFINITIONS)) {
     const file = byPath.get(path);
     if (!file) {
@@ -264,7 +306,8 @@ export function validateModel(model: ContractModel, parsed: ParsedContract): voi
       const payload = model.schemas.find((s) => s.typeName === command.payloadType)!.schema as { properties?: Record<string, { $ref?: string }> };
       const argsRef = payload.properties?.args?.$ref;
       const expected = `../tools/${tool.file.slice("tools/".length)}#/$defs/Args`;
-      if (argsRef !== expected) report(command.file, "/$defs/Payload/properties/args/$ref", `must be "${expected}": the runtime passes ${tool.name}'s args to ${command.name} unchanged`);
+      if (argsRef !== expected)
+        report(command.file, "/$defs/Payload/properties/args/$ref", `must be "${expected}": the runtime passes ${tool.name}'s args to ${command.name} unchanged`);
     }
     for (const code of Object.keys(tool.messages)) {
       if (!codes.has(code)) report(tool.file, `${at}/messages/${code}`, `unknown error code ${code}`);

@@ -62,5 +62,7 @@ function reasonsOf(model: ContractModel) {
 }
 
 function markdownCell(value: unknown): string {
-  return String(value ?? "").replace(/\|/g, "\\|").replace(/\n/g, " ");
+  return String(value ?? "")
+    .replace(/\|/g, "\\|")
+    .replace(/\n/g, " ");
 }

@@ -15,7 +15,6 @@ import { standaloneModule } from "../support/standalone";
 import { assetsDir } from "../support/templates";
 import { prepareForAjv } from "../support/ajv-compat";
 
-
 const typeId = (typeName: string) => `urn:mnote:type:${typeName}`;
 
 /**
@@ -63,7 +62,11 @@ function constantsAsEnum(node: JsonSchema): JsonSchema {
   const branches = node.oneOf;
   if (!Array.isArray(branches) || branches.length === 0) return node;
   const isScalarConst = (b: unknown) =>
-    b !== null && typeof b === "object" && Object.keys(b).length === 1 && "const" in b && ((b as { const: unknown }).const === null || typeof (b as { const: unknown }).const !== "object");
+    b !== null &&
+    typeof b === "object" &&
+    Object.keys(b).length === 1 &&
+    "const" in b &&
+    ((b as { const: unknown }).const === null || typeof (b as { const: unknown }).const !== "object");
   if (!branches.every(isScalarConst)) return node;
   const values = branches.map((b) => (b as { const: unknown }).const);
   if (new Set(values).size !== values.length) return node;

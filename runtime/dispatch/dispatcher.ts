@@ -203,7 +203,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   /** The kernel command of a write, carrying the idempotency facts the kernel guards on. */
-  async function applyWrite(request: T.ToolRequest, context: T.KernelContext, command: KernelCommandName, keyed: { scope: string; fingerprint: string; key: string }): Promise<Outcome> {
+  async function applyWrite(
+    request: T.ToolRequest,
+    context: T.KernelContext,
+    command: KernelCommandName,
+    keyed: { scope: string; fingerprint: string; key: string },
+  ): Promise<Outcome> {
     const reply = await kernelCall(command, {
       context,
       args: request.args,

@@ -24,6 +24,9 @@ export function requestFingerprint(documentId: string, args: unknown): string {
 
 /** "page.head.updateTitle" + scope -> "page_head_update_title_<24 hex>". */
 export function commandIdFor(commandName: string, scope: string): string {
-  const stem = commandName.replace(/([A-Z])/g, "_$1").replace(/\./g, "_").toLowerCase();
+  const stem = commandName
+    .replace(/([A-Z])/g, "_$1")
+    .replace(/\./g, "_")
+    .toLowerCase();
   return `${stem}_${scope.slice(0, 24)}`;
 }

@@ -34,7 +34,13 @@ export function createKernelServer(options: KernelServerOptions): Server {
       }
       const command = m[1]!;
       const reply = executeCommand(options.kernel, command, payload);
-      log({ event: "kernel_command", command, ok: reply.ok, commandId: reply.ok ? (reply.result as { commandId?: unknown }).commandId ?? null : null, code: reply.ok ? null : reply.error.code });
+      log({
+        event: "kernel_command",
+        command,
+        ok: reply.ok,
+        commandId: reply.ok ? ((reply.result as { commandId?: unknown }).commandId ?? null) : null,
+        code: reply.ok ? null : reply.error.code,
+      });
       sendJson(res, 200, reply);
     } catch (e) {
       log({ event: "kernel_error", message: (e as Error).message });

@@ -146,11 +146,11 @@ export class ReferenceKernel implements KernelClient {
        LEFT JOIN pages p ON p.id = ? AND p.workspace_id = ?
        WHERE u.id = ?`,
     ).get(context.workspaceId, context.documentId, context.workspaceId, context.actorId) as
-      | { active: number; role: string | null; id: string | null; workspace_id: string; title: string; revision: number; options_json: string }
-      | undefined;
+      { active: number; role: string | null; id: string | null; workspace_id: string; title: string; revision: number; options_json: string } | undefined;
     const authenticated = row !== undefined && row.active === 1;
     const member = authenticated && row!.role !== null;
-    const page = member && row!.id !== null ? { id: row!.id, workspace_id: row!.workspace_id, title: row!.title, revision: row!.revision, options_json: row!.options_json } : undefined;
+    const page =
+      member && row!.id !== null ? { id: row!.id, workspace_id: row!.workspace_id, title: row!.title, revision: row!.revision, options_json: row!.options_json } : undefined;
     let granted: T.CapabilityScope[] = [];
     if (page) {
       if (row!.role === "owner") granted = [...capabilityScopes];
@@ -198,7 +198,8 @@ export class ReferenceKernel implements KernelClient {
       const current = this.blocksOf(page.id);
       const mode = payload.args.mode ?? "append";
       const next = planBody(current, payload.args.content, mode);
-      const diff: T.DiffOp[] = mode === "replace" ? [{ op: "replace", blocks: payload.args.content.length, removedBlocks: current.length }] : [{ op: "append", blocks: payload.args.content.length }];
+      const diff: T.DiffOp[] =
+        mode === "replace" ? [{ op: "replace", blocks: payload.args.content.length, removedBlocks: current.length }] : [{ op: "append", blocks: payload.args.content.length }];
       return {
         diff,
         apply: () => {
@@ -243,10 +244,7 @@ export class ReferenceKernel implements KernelClient {
       const existing = this.sql("SELECT id FROM artifacts WHERE page_id = ? AND type = 'summary'").get(page.id) as { id: string } | undefined;
       const edge = existing ? this.edgeOf(existing.id, page.id) : undefined;
       return {
-        diff: [
-          { op: existing ? "update_summary" : "create_summary", chars: [...payload.args.summary].length },
-          { op: edge ? "confirm_edge" : "create_edge" },
-        ],
+        diff: [{ op: existing ? "update_summary" : "create_summary", chars: [...payload.args.summary].length }, { op: edge ? "confirm_edge" : "create_edge" }],
         apply: (commandId) => {
           const context = payload.context;
           let artifactId: string;
@@ -255,7 +253,9 @@ export class ReferenceKernel implements KernelClient {
             this.sql("UPDATE artifacts SET content = ?, updated_command_id = ? WHERE id = ?").run(payload.args.summary, commandId, artifactId);
           } else {
             artifactId = randomId("sum");
-            this.sql("INSERT INTO artifacts (id, workspace_id, page_id, type, title, content, created_by, created_command_id, updated_command_id) VALUES (?, ?, ?, 'summary', NULL, ?, ?, ?, ?)").run(artifactId, context.workspaceId, page.id, payload.args.summary, context.actorId, commandId, commandId);
+            this.sql(
+              "INSERT INTO artifacts (id, workspace_id, page_id, type, title, content, created_by, created_command_id, updated_command_id) VALUES (?, ?, ?, 'summary', NULL, ?, ?, ?, ?)",
+            ).run(artifactId, context.workspaceId, page.id, payload.args.summary, context.actorId, commandId, commandId);
           }
           const { edgeId, edgeCreated } = this.ensureEdge(artifactId, page.id, commandId);
           return { commandName: "artifact.summary.upsert", artifactId, artifactType: "summary", created: !existing, edgeId, edgeCreated };
@@ -269,7 +269,9 @@ export class ReferenceKernel implements KernelClient {
       diff: [{ op: "create_ai_note", chars: [...payload.args.content].length }, { op: "create_edge" }],
       apply: (commandId) => {
         const artifactId = randomId("note");
-        this.sql("INSERT INTO artifacts (id, workspace_id, page_id, type, title, content, created_by, created_command_id, updated_command_id) VALUES (?, ?, ?, 'ai_note', ?, ?, ?, ?, ?)").run(artifactId, payload.context.workspaceId, page.id, payload.args.title ?? null, payload.args.content, payload.context.actorId, commandId, commandId);
+        this.sql(
+          "INSERT INTO artifacts (id, workspace_id, page_id, type, title, content, created_by, created_command_id, updated_command_id) VALUES (?, ?, ?, 'ai_note', ?, ?, ?, ?, ?)",
+        ).run(artifactId, payload.context.workspaceId, page.id, payload.args.title ?? null, payload.args.content, payload.context.actorId, commandId, commandId);
         const { edgeId, edgeCreated } = this.ensureEdge(artifactId, page.id, commandId);
         return { commandName: "artifact.aiNote.create", artifactId, artifactType: "ai_note", created: true, edgeId, edgeCreated };
       },
@@ -280,8 +282,16 @@ export class ReferenceKernel implements KernelClient {
    * The one way a write happens: access, then the idempotency record, then the base revision, then
    * the change with its command log row and idempotency record, all in one transaction.
    */
-  runWrite<R>(commandName: WriteCommand | string, payload: WritePayload, plan: (page: PageRow) => Plan<R>): { commandId: string | null; replayed: boolean; result: R | T.DryRunResult } {
-    return this.writeTransaction.immediate(commandName, payload, plan as (page: PageRow) => Plan<unknown>) as { commandId: string | null; replayed: boolean; result: R | T.DryRunResult };
+  runWrite<R>(
+    commandName: WriteCommand | string,
+    payload: WritePayload,
+    plan: (page: PageRow) => Plan<R>,
+  ): { commandId: string | null; replayed: boolean; result: R | T.DryRunResult } {
+    return this.writeTransaction.immediate(commandName, payload, plan as (page: PageRow) => Plan<unknown>) as {
+      commandId: string | null;
+      replayed: boolean;
+      result: R | T.DryRunResult;
+    };
   }
 
   private write(commandName: string, payload: WritePayload, plan: (page: PageRow) => Plan<unknown>): { commandId: string | null; replayed: boolean; result: unknown } {
@@ -306,18 +316,34 @@ export class ReferenceKernel implements KernelClient {
     const now = this.now();
     const c = payload.context;
     this.sql(
-        `INSERT INTO command_log (command_id, command_name, actor_id, workspace_id, document_id, trace_id, session_id, run_id, tool_call_id,
+      `INSERT INTO command_log (command_id, command_name, actor_id, workspace_id, document_id, trace_id, session_id, run_id, tool_call_id,
           idempotency_key, idempotency_scope, fingerprint, outcome, result_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'committed', ?, ?)`,
-      ).run(commandId, commandName, c.actorId, c.workspaceId, c.documentId, c.traceId, c.sessionId, c.runId, c.toolCallId, write!.idempotencyKey ?? null, write!.idempotencyScope, write!.fingerprint, JSON.stringify(result), now);
-    this.sql("INSERT INTO idempotency (scope, command_id, fingerprint, generation, expires_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(scope) DO UPDATE SET command_id = excluded.command_id, fingerprint = excluded.fingerprint, generation = excluded.generation, expires_at = excluded.expires_at").run(write!.idempotencyScope, commandId, write!.fingerprint, generation, now + write!.ttlMs);
+    ).run(
+      commandId,
+      commandName,
+      c.actorId,
+      c.workspaceId,
+      c.documentId,
+      c.traceId,
+      c.sessionId,
+      c.runId,
+      c.toolCallId,
+      write!.idempotencyKey ?? null,
+      write!.idempotencyScope,
+      write!.fingerprint,
+      JSON.stringify(result),
+      now,
+    );
+    this.sql(
+      "INSERT INTO idempotency (scope, command_id, fingerprint, generation, expires_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(scope) DO UPDATE SET command_id = excluded.command_id, fingerprint = excluded.fingerprint, generation = excluded.generation, expires_at = excluded.expires_at",
+    ).run(write!.idempotencyScope, commandId, write!.fingerprint, generation, now + write!.ttlMs);
     return { commandId, replayed: false, result };
   }
 
   /** A live record for the same scope: the first outcome again, or a conflict if the request differs. */
   private replayOrConflict(write: T.KernelWrite): { commandId: string; replayed: true; result: unknown } | undefined {
     const record = this.sql("SELECT command_id, fingerprint, expires_at FROM idempotency WHERE scope = ?").get(write.idempotencyScope) as
-      | { command_id: string; fingerprint: string; expires_at: number }
-      | undefined;
+      { command_id: string; fingerprint: string; expires_at: number } | undefined;
     if (!record || record.expires_at <= this.now()) return undefined;
     if (record.fingerprint !== write.fingerprint) throw new KernelRefusal(ERR.idempotencyConflict);
     const logged = this.sql("SELECT result_json FROM command_log WHERE command_id = ?").get(record.command_id) as { result_json: string };
@@ -332,7 +358,12 @@ export class ReferenceKernel implements KernelClient {
 
   blocksOf(pageId: string): StoredBlock[] {
     const rows = this.sql("SELECT id, type, text, level, checked, language FROM blocks WHERE page_id = ? ORDER BY position").all(pageId) as Array<{
-      id: string; type: T.BlockType; text: string; level: number | null; checked: number | null; language: string | null;
+      id: string;
+      type: T.BlockType;
+      text: string;
+      level: number | null;
+      checked: number | null;
+      language: string | null;
     }>;
     return rows.map((r) => ({
       id: r.id,

@@ -47,7 +47,11 @@ export function seedKernel(kernel: ReferenceKernel, data: unknown): SeedCounts {
   const counts: SeedCounts = { users: 0, workspaces: 0, members: 0, pages: 0, blocks: 0, grants: 0 };
   db.transaction(() => {
     for (const u of seed.users ?? []) {
-      db.prepare("INSERT INTO users (id, name, active) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name, active = excluded.active").run(u.id, u.name, u.active === false ? 0 : 1);
+      db.prepare("INSERT INTO users (id, name, active) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name, active = excluded.active").run(
+        u.id,
+        u.name,
+        u.active === false ? 0 : 1,
+      );
       counts.users++;
     }
     for (const w of seed.workspaces ?? []) {
@@ -63,9 +67,9 @@ export function seedKernel(kernel: ReferenceKernel, data: unknown): SeedCounts {
       requireRow(db.prepare("SELECT 1 FROM workspaces WHERE id = ?").get(p.workspaceId), `page ${p.id}: workspace ${p.workspaceId} does not exist`);
       const existing = db.prepare("SELECT workspace_id, revision FROM pages WHERE id = ?").get(p.id) as { workspace_id: string; revision: number } | undefined;
       if (existing && existing.workspace_id !== p.workspaceId) throw new SeedError(`page ${p.id} already exists in workspace ${existing.workspace_id}`);
-      db.prepare("INSERT INTO pages (id, workspace_id, title, revision, options_json) VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET title = excluded.title, revision = excluded.revision, options_json = excluded.options_json").run(
-        p.id, p.workspaceId, p.title, p.revision ?? existing?.revision ?? 0, JSON.stringify(p.options ?? {}),
-      );
+      db.prepare(
+        "INSERT INTO pages (id, workspace_id, title, revision, options_json) VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET title = excluded.title, revision = excluded.revision, options_json = excluded.options_json",
+      ).run(p.id, p.workspaceId, p.title, p.revision ?? existing?.revision ?? 0, JSON.stringify(p.options ?? {}));
       db.prepare("DELETE FROM blocks WHERE page_id = ?").run(p.id);
       const insert = db.prepare("INSERT INTO blocks (page_id, position, id, type, text, level, checked, language) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
       // blocks without an id get a positional one, so seeding twice gives the same page

@@ -27,8 +27,9 @@ export class SqliteGrantStore implements GrantStore {
   }
 
   async put(grant: SessionGrant): Promise<void> {
-    this.sql("INSERT INTO session_grants (session_id, grant_json, expires_at) VALUES (?, ?, ?) ON CONFLICT(session_id) DO UPDATE SET grant_json = excluded.grant_json, expires_at = excluded.expires_at")
-      .run(grant.sessionId, JSON.stringify(grant), Date.parse(grant.expiresAt));
+    this.sql(
+      "INSERT INTO session_grants (session_id, grant_json, expires_at) VALUES (?, ?, ?) ON CONFLICT(session_id) DO UPDATE SET grant_json = excluded.grant_json, expires_at = excluded.expires_at",
+    ).run(grant.sessionId, JSON.stringify(grant), Date.parse(grant.expiresAt));
   }
 
   async get(sessionId: string): Promise<SessionGrant | undefined> {

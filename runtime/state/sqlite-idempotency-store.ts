@@ -49,17 +49,21 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     }
     const token = randomBytes(12).toString("hex");
     this.sql(
-        `INSERT INTO idempotency_records (scope, fingerprint, state, token, lease_until, expires_at, outcome_json) VALUES (?, ?, 'pending', ?, ?, ?, NULL)
+      `INSERT INTO idempotency_records (scope, fingerprint, state, token, lease_until, expires_at, outcome_json) VALUES (?, ?, 'pending', ?, ?, ?, NULL)
          ON CONFLICT(scope) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'pending', token = excluded.token,
            lease_until = excluded.lease_until, expires_at = excluded.expires_at, outcome_json = NULL`,
-      )
-      .run(scope, fingerprint, token, now + leaseMs, now + leaseMs);
+    ).run(scope, fingerprint, token, now + leaseMs, now + leaseMs);
     return { kind: "claimed", token };
   }
 
   async complete(scope: string, token: string, fingerprint: string, outcome: StoredOutcome, ttlMs: number): Promise<void> {
-    this.sql("UPDATE idempotency_records SET state = 'done', fingerprint = ?, outcome_json = ?, expires_at = ? WHERE scope = ? AND token = ?")
-      .run(fingerprint, JSON.stringify(outcome), this.now() + ttlMs, scope, token);
+    this.sql("UPDATE idempotency_records SET state = 'done', fingerprint = ?, outcome_json = ?, expires_at = ? WHERE scope = ? AND token = ?").run(
+      fingerprint,
+      JSON.stringify(outcome),
+      this.now() + ttlMs,
+      scope,
+      token,
+    );
   }
 
   async release(scope: string, token: string): Promise<void> {

@@ -40,7 +40,8 @@ export function createMcpServer(options: McpServerOptions): Server {
     if (!definition) return asResult(refusalResponse(ERR.unknownTool));
     const tool = toolByName(definition.canonicalName)!;
     const grant = await options.grants.get(options.sessionId);
-    if (!grant || Date.parse(grant.expiresAt) <= Date.now()) return asResult({ ...refusalResponse(ERR.notAuthenticated, grant?.locale, grant ? "session_expired" : "session_unknown"), toolName: tool.name });
+    if (!grant || Date.parse(grant.expiresAt) <= Date.now())
+      return asResult({ ...refusalResponse(ERR.notAuthenticated, grant?.locale, grant ? "session_expired" : "session_unknown"), toolName: tool.name });
     const given = (request.params._meta as Record<string, unknown> | undefined)?.["mnote/idempotencyKey"];
     const envelope = buildRequest(tool, (request.params.arguments ?? {}) as Record<string, unknown>, grant, {
       runId,

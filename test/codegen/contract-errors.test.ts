@@ -54,7 +54,7 @@ describe("contract errors", () => {
 
   it("a write tool that does not require an idempotency key is refused", () => {
     const problems = problemsOf(edit(TOOL, '"idempotency": "required"', '"idempotency": "none"'));
-    expect(problems.join("\n")).toContain("at /x-mnote-tool/idempotency: must be \"required\"");
+    expect(problems.join("\n")).toContain('at /x-mnote-tool/idempotency: must be "required"');
   });
 
   it("an unknown keyword (a typo) is named with its pointer", () => {
@@ -87,13 +87,15 @@ describe("contract errors", () => {
   });
 
   it("an $id that does not mirror the path is named", () => {
-    const problems = problemsOf(edit(TOOL, "tools/page.save.tool.json\"", "tools/page_save.tool.json\""));
+    const problems = problemsOf(edit(TOOL, 'tools/page.save.tool.json"', 'tools/page_save.tool.json"'));
     expect(problems.join("\n")).toContain('at /$id: must be "https://mnote.dev/contract/tools/page.save.tool.json"');
   });
 
   it("an unknown capability and an unknown kernel command are named", () => {
     expect(problemsOf(edit(TOOL, '"capability": "page.write"', '"capability": "page.admin"')).join("\n")).toContain('at /x-mnote-tool/capability: unknown capability "page.admin"');
-    expect(problemsOf(edit(TOOL, '"kernelCommand": "page.body.save"', '"kernelCommand": "page.body.put"')).join("\n")).toContain('at /x-mnote-tool/kernelCommand: no kernel command "page.body.put"');
+    expect(problemsOf(edit(TOOL, '"kernelCommand": "page.body.save"', '"kernelCommand": "page.body.put"')).join("\n")).toContain(
+      'at /x-mnote-tool/kernelCommand: no kernel command "page.body.put"',
+    );
   });
 
   it("an example that does not match its schema is named down to the offending value", () => {

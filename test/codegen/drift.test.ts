@@ -48,7 +48,9 @@ describe("generate --check", () => {
     writeFileSync(file, readFileSync(file, "utf8").replace('"maxLength": 20000', '"maxLength": 20001'));
     expect(runCli(["generate", "--quiet"], { cwd: project.root }).status).toBe(0);
     expect(check(project).status).toBe(0);
-    const leftovers = require("node:fs").readdirSync(project.root).filter((n: string) => n.startsWith(".generated."));
+    const leftovers = require("node:fs")
+      .readdirSync(project.root)
+      .filter((n: string) => n.startsWith(".generated."));
     expect(leftovers).toEqual([]);
     expect(existsSync(join(project.generated, "docs", "errors.md"))).toBe(true);
   });

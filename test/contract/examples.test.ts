@@ -70,8 +70,7 @@ describe("the note's input schemas (§4) against the contract's requests", () =>
       const args = t.parameters as { required?: string[]; properties: Record<string, { type?: string }> };
       const sameType = (p: string) => seed.properties[p]!.type === undefined || args.properties[p]!.type === seed.properties[p]!.type;
       return (
-        Object.keys(seed.properties).every((p) => p in envelope.properties || (p in args.properties && sameType(p))) &&
-        (args.required ?? []).every((r) => r in seed.properties)
+        Object.keys(seed.properties).every((p) => p in envelope.properties || (p in args.properties && sameType(p))) && (args.required ?? []).every((r) => r in seed.properties)
       );
     });
     expect(candidates).toHaveLength(1);
@@ -89,6 +88,11 @@ describe("the note's input schemas (§4) against the contract's requests", () =>
 
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === "object") return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+  if (v && typeof v === "object")
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
+    );
   return v;
 }

@@ -398,10 +398,7 @@ export const CASES: Case[] = [
   // ---- refactors that change no behaviour
   {
     name: "a result field moved behind a $ref",
-    after: [
-      set(COMMON, "/$defs/PageTitle", { type: "string", maxLength: 500 }),
-      set(GET, `${RESULT}/title`, { $ref: "../model/common.schema.json#/$defs/PageTitle" }),
-    ],
+    after: [set(COMMON, "/$defs/PageTitle", { type: "string", maxLength: 500 }), set(GET, `${RESULT}/title`, { $ref: "../model/common.schema.json#/$defs/PageTitle" })],
     expect: [],
     reverse: [],
   },
@@ -422,10 +419,7 @@ export const CASES: Case[] = [
     name: "reordered enum values and anyOf alternatives",
     after: [
       set(SAVE, `${ARGS}/mode/enum`, ["append", "replace"]),
-      set(SAVE, "/$defs/Result/anyOf", [
-        { $ref: "../envelope/results.schema.json#/$defs/DryRunResult" },
-        { $ref: "../envelope/results.schema.json#/$defs/PageWriteResult" },
-      ]),
+      set(SAVE, "/$defs/Result/anyOf", [{ $ref: "../envelope/results.schema.json#/$defs/DryRunResult" }, { $ref: "../envelope/results.schema.json#/$defs/PageWriteResult" }]),
     ],
     expect: [],
   },

@@ -50,9 +50,7 @@ describe("readBase with a git ref", () => {
     expect(repo.git("status", "--porcelain")).toBe(" M contract/tools/page.save.tool.json\n");
 
     const report = diffContracts(buildSide(base, "base"), buildSide({ label: "contract", sources: readContractDir(repo.contract) }, "head"));
-    expect(report.changes.map((c) => [c.rule, c.level, c.subject, c.pointer])).toEqual([
-      ["request-enum-narrowed", "breaking", "mnote.page.save", "/args/properties/mode/enum"],
-    ]);
+    expect(report.changes.map((c) => [c.rule, c.level, c.subject, c.pointer])).toEqual([["request-enum-narrowed", "breaking", "mnote.page.save", "/args/properties/mode/enum"]]);
   });
 
   it("works when the contract folder is the repository root", () => {

@@ -35,14 +35,28 @@ describe("where changes are reported", () => {
   });
 
   it("a removed field names the base's file", () => {
-    const c = only(diffContracts(modelWith([]), modelWith([
-      set("tools/page.get.tool.json", "/$defs/Result/properties", (() => {
-        const props = original<{ $defs: { Result: { properties: Record<string, unknown> } } }>("tools/page.get.tool.json").$defs.Result.properties;
-        delete props.bodySummary;
-        return props;
-      })()),
-    ])));
-    expect(c).toMatchObject({ rule: "response-property-removed", pointer: "/result/properties/bodySummary", file: "tools/page.get.tool.json", filePointer: "/$defs/Result/properties/bodySummary" });
+    const c = only(
+      diffContracts(
+        modelWith([]),
+        modelWith([
+          set(
+            "tools/page.get.tool.json",
+            "/$defs/Result/properties",
+            (() => {
+              const props = original<{ $defs: { Result: { properties: Record<string, unknown> } } }>("tools/page.get.tool.json").$defs.Result.properties;
+              delete props.bodySummary;
+              return props;
+            })(),
+          ),
+        ]),
+      ),
+    );
+    expect(c).toMatchObject({
+      rule: "response-property-removed",
+      pointer: "/result/properties/bodySummary",
+      file: "tools/page.get.tool.json",
+      filePointer: "/$defs/Result/properties/bodySummary",
+    });
   });
 
   it("a catalog entry is named by code, and located by its oneOf index", () => {
@@ -59,11 +73,14 @@ describe("where changes are reported", () => {
   });
 
   it("orders breaking changes first", () => {
-    const report = diffContracts(modelWith([]), modelWith([
-      set("tools/page.save.tool.json", "/$defs/Args/properties/note", { type: "string" }),
-      set("tools/page.save.tool.json", "/x-mnote-tool/title", "Save"),
-      set("tools/page.save.tool.json", "/$defs/Args/properties/mode/enum", ["append"]),
-    ]));
+    const report = diffContracts(
+      modelWith([]),
+      modelWith([
+        set("tools/page.save.tool.json", "/$defs/Args/properties/note", { type: "string" }),
+        set("tools/page.save.tool.json", "/x-mnote-tool/title", "Save"),
+        set("tools/page.save.tool.json", "/$defs/Args/properties/mode/enum", ["append"]),
+      ]),
+    );
     expect(report.changes.map((c) => c.level)).toEqual(["breaking", "warning", "safe"]);
     expect(report.counts).toEqual({ breaking: 1, warning: 1, safe: 1 });
   });

@@ -5,8 +5,7 @@ import { DIRECTED_KINDS, directedRule } from "../../codegen/diff/keyword-rules";
 import { CASES, type Expected } from "./cases";
 import { modelWith } from "./harness";
 
-const summary = (changes: ReturnType<typeof diffContracts>["changes"]): Expected[] =>
-  changes.map((c) => [c.rule, c.level, c.subject, c.pointer]);
+const summary = (changes: ReturnType<typeof diffContracts>["changes"]): Expected[] => changes.map((c) => [c.rule, c.level, c.subject, c.pointer]);
 
 const sorted = (list: readonly Expected[]) => [...list].sort((a, b) => (a.join("\0") < b.join("\0") ? -1 : 1));
 

@@ -7,7 +7,7 @@ const narrowMode = set("tools/page.save.tool.json", "/$defs/Args/properties/mode
 const newArg = set("tools/page.save.tool.json", "/$defs/Args/properties/note", { type: "string", maxLength: 100 });
 const version = (v: string): Edit => set("contract.json", "/version", v);
 
-describe("the version rule on a breaking change (mode loses \"replace\")", () => {
+describe('the version rule on a breaking change (mode loses "replace")', () => {
   it("fails with the same major version and names the version to use", () => {
     const report = diffContracts(modelWith([]), modelWith([narrowMode]));
     expect(report.counts.breaking).toBe(1);

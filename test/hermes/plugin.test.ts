@@ -39,7 +39,15 @@ function runHarness(steps: Step[], env: NodeJS.ProcessEnv) {
     const tool = toolByProviderName(steps.find((s) => s.name === r.name)!.tool)!;
     expect([r.name, tool.validateResponse(r.response)]).toEqual([r.name, true]);
   }
-  return report as { manifest: any; tools: any[]; hooks: string[]; skills: Record<string, string>; check_fn: Record<string, boolean>; problems: string[]; results: Array<{ name: string; response: any; request: any }> };
+  return report as {
+    manifest: any;
+    tools: any[];
+    hooks: string[];
+    skills: Record<string, string>;
+    check_fn: Record<string, boolean>;
+    problems: string[];
+    results: Array<{ name: string; response: any; request: any }>;
+  };
 }
 
 const byName = (report: ReturnType<typeof runHarness>, name: string) => report.results.find((r) => r.name === name)!;
@@ -71,7 +79,16 @@ function agentSteps(): Step[] {
 function checkAgentRun(report: ReturnType<typeof runHarness>) {
   const get = byName(report, "get");
   expect(get.response).toMatchObject({ ok: true, toolName: "mnote.page.get", toolCallId: "call_get", result: { title: "项目计划", revision: 0 } });
-  expect(get.request).toMatchObject({ toolName: "mnote.page.get", sessionId: "s_owner", runId: "task_42", toolCallId: "call_get", actorId: "user_1", workspaceId: "ws_1", documentId: "doc_1", traceId: "trace_panel_1" });
+  expect(get.request).toMatchObject({
+    toolName: "mnote.page.get",
+    sessionId: "s_owner",
+    runId: "task_42",
+    toolCallId: "call_get",
+    actorId: "user_1",
+    workspaceId: "ws_1",
+    documentId: "doc_1",
+    traceId: "trace_panel_1",
+  });
   expect(get.request.idempotencyKey).toBeUndefined();
   expect(byName(report, "save-dry").response).toMatchObject({ ok: true, result: { dryRun: true }, audit: { effect: "dry_run" } });
   expect(byName(report, "save-dry").request).toMatchObject({ dryRun: true, args: { content: [{ type: "paragraph", text: "Draft" }], baseRevision: 0 } });
@@ -112,7 +129,11 @@ describe("the generated Hermes plugin, as Hermes loads it", () => {
     const report = runHarness([], { MNOTE_TOOLS_URL: "http://127.0.0.1:9", MNOTE_TOOLS_TOKEN: "t" });
     expect(report.problems).toEqual([]);
     expect(report.manifest).toMatchObject({ name: "mnote", version: "1.0.0" });
-    expect(report.manifest.provides_tools.sort()).toEqual(Object.values(registry).map((t) => t.providerName).sort());
+    expect(report.manifest.provides_tools.sort()).toEqual(
+      Object.values(registry)
+        .map((t) => t.providerName)
+        .sort(),
+    );
     expect(report.manifest.requires_env.map((e: { name: string }) => e.name)).toEqual(["MNOTE_TOOLS_URL", "MNOTE_TOOLS_TOKEN"]);
     for (const tool of report.tools) {
       const descriptor = toolByProviderName(tool.name)!;

@@ -72,7 +72,9 @@ describe("mnote-tools mcp", () => {
   it("over stdio, a reader's session is refused writes with the note's message", async () => {
     const p = seededProject(grants);
     const client = new Client({ name: "mnote-test", version: "1.0.0" });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, "mcp", "--session", "s_reader", "--db", p.db, "--state", p.state], stderr: "pipe" }));
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [cliPath, "mcp", "--session", "s_reader", "--db", p.db, "--state", p.state], stderr: "pipe" }),
+    );
     try {
       await client.listTools();
       const r = await client.callTool({ name: "mnote_page_save", arguments: { content: [] } });
@@ -93,7 +95,9 @@ describe("mnote-tools mcp", () => {
     await client.close();
 
     const reader = new Client({ name: "mnote-test", version: "1.0.0" });
-    await reader.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: "Bearer mcp-token", "X-Mnote-Session": "s_reader" } } }));
+    await reader.connect(
+      new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: "Bearer mcp-token", "X-Mnote-Session": "s_reader" } } }),
+    );
     await reader.listTools();
     expect(((await reader.callTool({ name: "mnote_page_update_title", arguments: { title: "x" } })).structuredContent as any).error.reason).toBe("page_write");
     await reader.close();

@@ -62,18 +62,42 @@ const hostileJson: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
 
 describe("fuzzing dispatch", () => {
   it("arbitrary JSON values", async () => {
-    await fc.assert(fc.asyncProperty(fc.jsonValue(), async (v) => check(v)), { numRuns: RUNS });
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue(), async (v) => check(v)),
+      { numRuns: RUNS },
+    );
   });
 
   it("arbitrary raw text", async () => {
-    await fc.assert(fc.asyncProperty(fc.oneof(fc.string(), fc.json(), fc.string({ unit: "binary" })), async (text) => check(text)), { numRuns: RUNS });
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.string(), fc.json(), fc.string({ unit: "binary" })), async (text) => check(text)),
+      { numRuns: RUNS },
+    );
   });
 
   it("valid envelopes with one field replaced, added or removed (hostile keys and values included)", async () => {
     const envelope = fc.constantFrom(...toolList.map((tool) => tool.name)).map((name) => makeRequest(name, sampleArgs[name], { dryRun: true }, owner));
     const mutation = fc.record({
       path: fc.constantFrom("", "args"),
-      key: fc.oneof(hostileKey, fc.constantFrom("toolName", "workspaceId", "documentId", "actorId", "sessionId", "capabilityScope", "idempotencyKey", "dryRun", "args", "content", "title", "options", "summary"), fc.string()),
+      key: fc.oneof(
+        hostileKey,
+        fc.constantFrom(
+          "toolName",
+          "workspaceId",
+          "documentId",
+          "actorId",
+          "sessionId",
+          "capabilityScope",
+          "idempotencyKey",
+          "dryRun",
+          "args",
+          "content",
+          "title",
+          "options",
+          "summary",
+        ),
+        fc.string(),
+      ),
       value: fc.option(hostileJson, { nil: undefined }),
     });
     await fc.assert(
@@ -97,7 +121,7 @@ describe("fuzzing dispatch", () => {
       text.replace('{"toolName"', '{"constructor":{"prototype":{"polluted":true}},"toolName"'),
       JSON.stringify(makeRequest("mnote.artifact.create_ai_note", { content: "x".repeat(10 * 1024 * 1024) }, {}, owner)),
       "[".repeat(100_000) + "]".repeat(100_000),
-      '{"a":' .repeat(100_000) + "1" + "}".repeat(100_000),
+      '{"a":'.repeat(100_000) + "1" + "}".repeat(100_000),
       text.replace('"title":"x"', '"title":"\\ud800"'),
       text.replace('"title":"x"', '"title":"a\\u0000b"'),
       text.replace('"title":"x"', '"title":"x","baseRevision":1e400'),

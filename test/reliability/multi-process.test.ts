@@ -62,7 +62,10 @@ describe("two serve processes sharing one kernel database", () => {
     for (let round = 0; round < scaled(3, 50); round++) {
       const start = count(p.db, "SELECT revision AS n FROM pages WHERE id = 'doc_1'");
       const writers = Array.from({ length: 6 }, (_, i) =>
-        call(i % 2 ? a! : b!, makeRequest("mnote.page.update_title", { title: `round ${round} writer ${i}`, baseRevision: start }, { idempotencyKey: `race-${round}-${i}` }, owner)),
+        call(
+          i % 2 ? a! : b!,
+          makeRequest("mnote.page.update_title", { title: `round ${round} writer ${i}`, baseRevision: start }, { idempotencyKey: `race-${round}-${i}` }, owner),
+        ),
       );
       const answers = await Promise.all(writers);
       const wins = answers.filter((r) => r.ok);

@@ -20,7 +20,10 @@ const block = fc.record(
 const writeRequests = fc.oneof(
   fc.record({ tool: fc.constant("mnote.page.save"), args: fc.record({ content: fc.array(block, { maxLength: 5 }), mode: fc.constantFrom("append", "replace") }) }),
   fc.record({ tool: fc.constant("mnote.page.update_title"), args: fc.record({ title: text(60) }) }),
-  fc.record({ tool: fc.constant("mnote.page.update_options"), args: fc.record({ options: fc.record({ wideLayout: fc.boolean(), smallText: fc.boolean() }, { requiredKeys: [] }).filter((o) => Object.keys(o).length > 0) }) }),
+  fc.record({
+    tool: fc.constant("mnote.page.update_options"),
+    args: fc.record({ options: fc.record({ wideLayout: fc.boolean(), smallText: fc.boolean() }, { requiredKeys: [] }).filter((o) => Object.keys(o).length > 0) }),
+  }),
   fc.record({ tool: fc.constant("mnote.artifact.create_summary"), args: fc.record({ summary: text(200) }) }),
   fc.record({ tool: fc.constant("mnote.artifact.create_ai_note"), args: fc.record({ content: text(200) }, { requiredKeys: ["content"] }) }),
 );

@@ -32,7 +32,11 @@ describe("idempotency", () => {
     const a = ok(await t.runtime.dispatcher.dispatch(text));
     const b = ok(await t.runtime.dispatcher.dispatch(reordered));
     expect(b.audit).toMatchObject({ commandId: a.audit.commandId, replayed: true });
-    const c = failed(await t.call("mnote.page.update_title", as, { title: "One" }, { idempotencyKey: "title" }).then(() => t.call("mnote.page.update_title", as, { title: "One " }, { idempotencyKey: "title" })));
+    const c = failed(
+      await t
+        .call("mnote.page.update_title", as, { title: "One" }, { idempotencyKey: "title" })
+        .then(() => t.call("mnote.page.update_title", as, { title: "One " }, { idempotencyKey: "title" })),
+    );
     expect(c.error.code).toBe("mnote_tool_idempotency_conflict");
     await t.close();
   });
@@ -108,7 +112,14 @@ describe("idempotency", () => {
     const open = () => createRuntime({ kernel: { kind: "embedded", path: join(dir, "kernel.db") }, statePath: join(dir, "runtime.db") });
     const rt1 = open();
     seedKernel(rt1.embeddedKernel!, demoSeed());
-    const grant = { sessionId: "s_restart", workspaceId: "ws_1", documentId: "doc_1", actorId: "user_1", capabilityScope: ["page.read", "artifact.write"] as never, expiresAt: new Date(Date.now() + 3600e3).toISOString() };
+    const grant = {
+      sessionId: "s_restart",
+      workspaceId: "ws_1",
+      documentId: "doc_1",
+      actorId: "user_1",
+      capabilityScope: ["page.read", "artifact.write"] as never,
+      expiresAt: new Date(Date.now() + 3600e3).toISOString(),
+    };
     await rt1.grants.put(grant);
     const request = makeRequest("mnote.artifact.create_ai_note", note, { idempotencyKey: "persist" }, grant);
     const first = ok(await rt1.dispatcher.dispatch(request));

@@ -84,7 +84,13 @@ describe("seeding and body summaries", () => {
 
   it("bodySummary joins block text and cuts at 200 characters with ...", () => {
     const long = "长".repeat(250);
-    expect(bodySummary([{ id: "a", type: "paragraph", text: "one" }, { id: "b", type: "divider", text: "" }, { id: "c", type: "paragraph", text: "two" }])).toBe("one\ntwo");
+    expect(
+      bodySummary([
+        { id: "a", type: "paragraph", text: "one" },
+        { id: "b", type: "divider", text: "" },
+        { id: "c", type: "paragraph", text: "two" },
+      ]),
+    ).toBe("one\ntwo");
     expect(bodySummary([{ id: "a", type: "paragraph", text: long }])).toBe("长".repeat(200) + "...");
   });
 });

@@ -46,7 +46,10 @@ describe("permission check points", () => {
     // user_4 is disabled in the demo; enable them as a writer without artifact.write
     t4.kernel.db.prepare("UPDATE users SET active = 1 WHERE id = 'user_4'").run();
     const writer = await t4.session({ actorId: "user_4" });
-    for (const [rt, as] of [[t, reader], [t4, writer]] as const) {
+    for (const [rt, as] of [
+      [t, reader],
+      [t4, writer],
+    ] as const) {
       for (const tool of ["mnote.artifact.create_summary", "mnote.artifact.create_ai_note"]) {
         const r = failed(await rt.call(tool, as));
         expect([tool, r.error.reason]).toEqual([tool, "artifact_write"]);

@@ -75,7 +75,14 @@ describe("a kernel that fails or hangs", () => {
     seedKernel(kernel, demoSeed());
     const state = openDatabase(":memory:");
     const grants = new SqliteGrantStore(state);
-    await grants.put({ sessionId: "s", workspaceId: "ws_1", documentId: "doc_1", actorId: "user_1", capabilityScope: ["page.read", "page.write", "artifact.write"], expiresAt: new Date(Date.now() + 3600e3).toISOString() });
+    await grants.put({
+      sessionId: "s",
+      workspaceId: "ws_1",
+      documentId: "doc_1",
+      actorId: "user_1",
+      capabilityScope: ["page.read", "page.write", "artifact.write"],
+      expiresAt: new Date(Date.now() + 3600e3).toISOString(),
+    });
     const dispatcher = createDispatcher({
       kernel: { accessCheck: (p) => kernel.accessCheck(p), call: ((command: string, payload: unknown) => call(command).then(() => kernel.execute(command, payload))) as never },
       grants,
@@ -125,7 +132,14 @@ describe("a kernel that fails or hangs", () => {
     seedKernel(kernel, demoSeed());
     const state = openDatabase(":memory:");
     const grants = new SqliteGrantStore(state);
-    await grants.put({ sessionId: "s", workspaceId: "ws_1", documentId: "doc_1", actorId: "user_1", capabilityScope: ["page.read"], expiresAt: new Date(Date.now() + 3600e3).toISOString() });
+    await grants.put({
+      sessionId: "s",
+      workspaceId: "ws_1",
+      documentId: "doc_1",
+      actorId: "user_1",
+      capabilityScope: ["page.read"],
+      expiresAt: new Date(Date.now() + 3600e3).toISOString(),
+    });
     const dispatcher = createDispatcher({
       kernel: { accessCheck: (p) => kernel.accessCheck(p), call: (async () => ({ commandId: null, replayed: false, result: { title: 42 } })) as never },
       grants,

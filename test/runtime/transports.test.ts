@@ -16,8 +16,27 @@ function project() {
   const db = join(dir, "kernel.db");
   const state = join(dir, "runtime.db");
   expect(runCli(["kernel", "seed", join(repoRoot, "examples", "demo-workspace.json"), "--db", db]).status).toBe(0);
-  for (const [session, actor, document] of [["s_owner", "user_1", "doc_1"], ["s_reader", "user_2", "doc_1"], ["s_outsider", "user_2", "doc_secret"]]) {
-    const grant = runCli(["session", "grant", "--state", state, "--session", session!, "--workspace", "ws_1", "--document", document!, "--actor", actor!, "--scope", "page.read,page.write,artifact.write"]);
+  for (const [session, actor, document] of [
+    ["s_owner", "user_1", "doc_1"],
+    ["s_reader", "user_2", "doc_1"],
+    ["s_outsider", "user_2", "doc_secret"],
+  ]) {
+    const grant = runCli([
+      "session",
+      "grant",
+      "--state",
+      state,
+      "--session",
+      session!,
+      "--workspace",
+      "ws_1",
+      "--document",
+      document!,
+      "--actor",
+      actor!,
+      "--scope",
+      "page.read,page.write,artifact.write",
+    ]);
     expect(grant.stderr).toBe("");
   }
   return { dir, db, state };
@@ -46,9 +65,20 @@ describe("mnote-tools call", () => {
   });
 
   it("dryRun, permission failure and business failure", () => {
-    expect(call(makeRequest("mnote.page.save", fresh("mnote.page.save"), { dryRun: true }, owner))).toMatchObject({ ok: true, result: { dryRun: true, diff: [{ op: "append", blocks: 2 }] }, audit: { effect: "dry_run", commandId: null } });
-    expect(call(makeRequest("mnote.page.save", fresh("mnote.page.save"), {}, reader))).toMatchObject({ ok: false, result: null, error: { code: "mnote_tool_permission_denied", message: "无页面写权限" } });
-    expect(call(makeRequest("mnote.page.save", { ...fresh("mnote.page.save"), baseRevision: 0 }, {}, owner))).toMatchObject({ ok: false, error: { code: "mnote_tool_conflict", message: "页面版本冲突，需要刷新后重试" } });
+    expect(call(makeRequest("mnote.page.save", fresh("mnote.page.save"), { dryRun: true }, owner))).toMatchObject({
+      ok: true,
+      result: { dryRun: true, diff: [{ op: "append", blocks: 2 }] },
+      audit: { effect: "dry_run", commandId: null },
+    });
+    expect(call(makeRequest("mnote.page.save", fresh("mnote.page.save"), {}, reader))).toMatchObject({
+      ok: false,
+      result: null,
+      error: { code: "mnote_tool_permission_denied", message: "无页面写权限" },
+    });
+    expect(call(makeRequest("mnote.page.save", { ...fresh("mnote.page.save"), baseRevision: 0 }, {}, owner))).toMatchObject({
+      ok: false,
+      error: { code: "mnote_tool_conflict", message: "页面版本冲突，需要刷新后重试" },
+    });
   });
 
   it("exit 0 with a failure envelope for input that is not even JSON", () => {
@@ -101,7 +131,14 @@ describe("mnote-tools serve", () => {
     const huge = await postJson(url, makeRequest("mnote.artifact.create_ai_note", { content: "x".repeat(100_000) }, {}, owner), "tok");
     expect([huge.status, huge.body.error.code]).toEqual([413, "mnote_tool_payload_too_large"]);
 
-    const grant = { sessionId: "s_http", workspaceId: "ws_1", documentId: "doc_1", actorId: "user_1", capabilityScope: ["page.read"], expiresAt: new Date(Date.now() + 60_000).toISOString() };
+    const grant = {
+      sessionId: "s_http",
+      workspaceId: "ws_1",
+      documentId: "doc_1",
+      actorId: "user_1",
+      capabilityScope: ["page.read"],
+      expiresAt: new Date(Date.now() + 60_000).toISOString(),
+    };
     expect((await postJson(`${server.url}/v1/sessions`, grant, "tok")).status).toBe(401);
     expect((await postJson(`${server.url}/v1/sessions`, { ...grant, capabilityScope: ["*"] }, "host")).status).toBe(400);
     expect((await postJson(`${server.url}/v1/sessions`, grant, "host")).status).toBe(201);

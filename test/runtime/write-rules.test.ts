@@ -119,7 +119,14 @@ describe("audit", () => {
         outcome: "committed",
       });
       expect(row.idempotency_key).toEqual(expect.any(String));
-      expect(r.audit.commandId).toMatch(new RegExp(`^${w.kernelCommand.replace(/([A-Z])/g, "_$1").replace(/\./g, "_").toLowerCase()}_[0-9a-f]{24}$`));
+      expect(r.audit.commandId).toMatch(
+        new RegExp(
+          `^${w.kernelCommand
+            .replace(/([A-Z])/g, "_$1")
+            .replace(/\./g, "_")
+            .toLowerCase()}_[0-9a-f]{24}$`,
+        ),
+      );
     }
     expect(t.count("command_log")).toBe(writes.length);
     await t.close();

@@ -35,7 +35,21 @@ async function cluster(instances: number, options: { kernelUrl?: string; store?:
   const kernel = await start(["kernel", "serve", "--db", p.db, "--port", "0"]);
   const servers = await Promise.all(
     Array.from({ length: instances }, () =>
-      start(["serve", "--kernel-url", options.kernelUrl ?? kernel.url, "--store", options.store ?? redisUrl(DB), "--state", p.state, "--port", "0", "--token", "tok", "--lease", String(options.lease ?? 30_000)]),
+      start([
+        "serve",
+        "--kernel-url",
+        options.kernelUrl ?? kernel.url,
+        "--store",
+        options.store ?? redisUrl(DB),
+        "--state",
+        p.state,
+        "--port",
+        "0",
+        "--token",
+        "tok",
+        "--lease",
+        String(options.lease ?? 30_000),
+      ]),
     ),
   );
   return {
@@ -124,7 +138,9 @@ describe("four instances, one Redis, one kernel", () => {
     });
     await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", () => r()));
     const proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
-    const servers = await Promise.all([0, 1].map(() => start(["serve", "--kernel-url", proxyUrl, "--store", redisUrl(DB), "--state", p.state, "--port", "0", "--token", "tok", "--lease", "300"])));
+    const servers = await Promise.all(
+      [0, 1].map(() => start(["serve", "--kernel-url", proxyUrl, "--store", redisUrl(DB), "--state", p.state, "--port", "0", "--token", "tok", "--lease", "300"])),
+    );
     const request = note("slow-key");
     const a = postJson(`${servers[0]!.url}/v1/tools/call`, request, "tok");
     await new Promise((r) => setTimeout(r, 600)); // the first claim's lease has run out; its write is still held

@@ -18,7 +18,22 @@ export function seededProject(grants: GrantSpec[]): { dir: string; db: string; s
   const seed = runCli(["kernel", "seed", join(repoRoot, "examples", "demo-workspace.json"), "--db", db]);
   if (seed.status !== 0) throw new Error(seed.stderr);
   for (const g of grants) {
-    const args = ["session", "grant", "--state", state, "--session", g.session, "--workspace", "ws_1", "--document", g.document ?? "doc_1", "--actor", g.actor, "--scope", g.scope ?? "page.read,page.write,artifact.write"];
+    const args = [
+      "session",
+      "grant",
+      "--state",
+      state,
+      "--session",
+      g.session,
+      "--workspace",
+      "ws_1",
+      "--document",
+      g.document ?? "doc_1",
+      "--actor",
+      g.actor,
+      "--scope",
+      g.scope ?? "page.read,page.write,artifact.write",
+    ];
     if (g.trace) args.push("--trace", g.trace);
     const run = runCli(args);
     if (run.status !== 0) throw new Error(run.stderr);

@@ -1,7 +1,14 @@
 /** Valid requests for the six tools, as test material. */
 export const sampleArgs: Record<string, Record<string, unknown>> = {
   "mnote.page.get": { includeBody: true, includeOptions: true, includeBlocks: true },
-  "mnote.page.save": { content: [{ type: "heading", text: "Plan", level: 2 }, { type: "paragraph", text: "First step." }], mode: "append", baseRevision: 0 },
+  "mnote.page.save": {
+    content: [
+      { type: "heading", text: "Plan", level: 2 },
+      { type: "paragraph", text: "First step." },
+    ],
+    mode: "append",
+    baseRevision: 0,
+  },
   "mnote.page.update_title": { title: "Project plan", baseRevision: 0 },
   "mnote.page.update_options": { options: { wideLayout: true }, baseRevision: 0 },
   "mnote.artifact.create_summary": { summary: "A plan in two steps.", baseRevision: 0 },
@@ -19,7 +26,12 @@ export interface RequestIds {
 let counter = 0;
 
 /** A full request envelope; write tools get an idempotency key and dryRun false unless told otherwise. */
-export function makeRequest(toolName: string, args: Record<string, unknown> = sampleArgs[toolName]!, overrides: Record<string, unknown> = {}, ids: RequestIds = {}): Record<string, unknown> {
+export function makeRequest(
+  toolName: string,
+  args: Record<string, unknown> = sampleArgs[toolName]!,
+  overrides: Record<string, unknown> = {},
+  ids: RequestIds = {},
+): Record<string, unknown> {
   counter++;
   const isWrite = toolName !== "mnote.page.get";
   return {

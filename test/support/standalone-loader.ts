@@ -22,9 +22,12 @@ const runtimeCache = new Map<string, unknown>();
 function runtimeModule(name: string): unknown {
   if (!runtimeCache.has(name)) {
     const source = readFileSync(join(assetsDir("validator-runtime"), `${name}.ts`), "utf8");
-    runtimeCache.set(name, evaluate(transpile(source), () => {
-      throw new Error("runtime modules import nothing");
-    }));
+    runtimeCache.set(
+      name,
+      evaluate(transpile(source), () => {
+        throw new Error("runtime modules import nothing");
+      }),
+    );
   }
   return runtimeCache.get(name);
 }
