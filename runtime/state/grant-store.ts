@@ -17,7 +17,7 @@ export interface GrantStore {
 export class SqliteGrantStore implements GrantStore {
   private readonly sql: ReturnType<typeof statementCache>;
 
-  constructor(private readonly db: Db) {
+  constructor(db: Db) {
     db.exec(`CREATE TABLE IF NOT EXISTS session_grants (
       session_id TEXT PRIMARY KEY,
       grant_json TEXT NOT NULL,

@@ -17,7 +17,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   private readonly claimTransaction: import("better-sqlite3").Transaction<(scope: string, fingerprint: string, leaseMs: number) => Claim>;
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly now: () => number = Date.now,
   ) {
     db.exec(`CREATE TABLE IF NOT EXISTS idempotency_records (

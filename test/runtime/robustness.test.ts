@@ -70,7 +70,8 @@ describe("bad input", () => {
 });
 
 describe("a kernel that fails or hangs", () => {
-  async function withKernel(call: (command: string) => Promise<unknown>, options: { kernelTimeoutMs?: number } = {}) {
+  /** A dispatcher whose kernel calls go through call first (which may fail, hang, or answer instead of the kernel). */
+  async function withKernel(call: (command: string) => Promise<unknown>, options: { kernelTimeoutMs?: number; answer?: () => unknown } = {}) {
     const kernel = new ReferenceKernel();
     seedKernel(kernel, demoSeed());
     const state = openDatabase(":memory:");
@@ -84,10 +85,13 @@ describe("a kernel that fails or hangs", () => {
       expiresAt: new Date(Date.now() + 3600e3).toISOString(),
     });
     const dispatcher = createDispatcher({
-      kernel: { accessCheck: (p) => kernel.accessCheck(p), call: ((command: string, payload: unknown) => call(command).then(() => kernel.execute(command, payload))) as never },
+      kernel: {
+        accessCheck: (p) => kernel.accessCheck(p),
+        call: ((command: string, payload: unknown) => call(command).then(() => (options.answer ? options.answer() : kernel.execute(command, payload)))) as never,
+      },
       grants,
       idempotency: new SqliteIdempotencyStore(state),
-      ...options,
+      kernelTimeoutMs: options.kernelTimeoutMs,
     });
     const ids = { sessionId: "s", workspaceId: "ws_1", documentId: "doc_1", actorId: "user_1", capabilityScope: ["page.read", "page.write", "artifact.write"] };
     return { dispatcher, kernel, ids };
@@ -128,24 +132,8 @@ describe("a kernel that fails or hangs", () => {
   });
 
   it("a kernel answering outside the contract: the runtime answers internal, not the bad data", async () => {
-    const kernel = new ReferenceKernel();
-    seedKernel(kernel, demoSeed());
-    const state = openDatabase(":memory:");
-    const grants = new SqliteGrantStore(state);
-    await grants.put({
-      sessionId: "s",
-      workspaceId: "ws_1",
-      documentId: "doc_1",
-      actorId: "user_1",
-      capabilityScope: ["page.read"],
-      expiresAt: new Date(Date.now() + 3600e3).toISOString(),
-    });
-    const dispatcher = createDispatcher({
-      kernel: { accessCheck: (p) => kernel.accessCheck(p), call: (async () => ({ commandId: null, replayed: false, result: { title: 42 } })) as never },
-      grants,
-      idempotency: new SqliteIdempotencyStore(state),
-    });
-    const r = failed(await dispatcher.dispatch(makeRequest("mnote.page.get", {}, {}, { sessionId: "s", capabilityScope: ["page.read"] })));
+    const { dispatcher, kernel, ids } = await withKernel(async () => undefined, { answer: () => ({ commandId: null, replayed: false, result: { title: 42 } }) });
+    const r = failed(await dispatcher.dispatch(makeRequest("mnote.page.get", {}, {}, { ...ids, capabilityScope: ["page.read"] })));
     expect(r.error.code).toBe("mnote_tool_internal");
     kernel.close();
   });
