@@ -28,7 +28,7 @@ interface WorkerOptions {
 
 async function setup() {
   const { createRuntime } = await import("../runtime/runtime");
-  const { seedKernel } = await import("../runtime/kernel/seed");
+  const { seedKernel } = await import("../kernel/seed");
   const runtime = createRuntime({ kernel: { kind: "embedded", path: ":memory:" }, statePath: ":memory:" });
   const kernel = runtime.embeddedKernel!;
   seedKernel(kernel, benchSeed(JSON.parse(readFileSync(demoSeedPath, "utf8"))));
@@ -151,7 +151,7 @@ async function phaseTasks(s: Awaited<ReturnType<typeof setup>>): Promise<MicroTa
   const { idempotencyScope, requestFingerprint, commandIdFor } = await import("../runtime/dispatch/keys");
   const { getAtPointer } = await import("../common/json-pointer");
   const { SqliteIdempotencyStore } = await import("../runtime/state/sqlite-idempotency-store");
-  const { openDatabase } = await import("../runtime/support/sqlite");
+  const { openDatabase } = await import("../common/sqlite");
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- request envelopes as the dispatcher reads them
   type Req = Record<string, any>;
   const getTool = toolByName("mnote.page.get")!;

@@ -23,8 +23,8 @@ interface WorkerOptions {
 }
 
 export async function worker(contender: string, options: WorkerOptions): Promise<Record<string, MicroSamples>> {
-  const { ReferenceKernel } = await import("../runtime/kernel/reference-kernel");
-  const { seedKernel } = await import("../runtime/kernel/seed");
+  const { ReferenceKernel } = await import("../kernel/reference-kernel");
+  const { seedKernel } = await import("../kernel/seed");
   const { idempotencyScope, requestFingerprint, commandIdFor } = await import("../runtime/dispatch/keys");
   const dir = contender === "file" ? scratchDir("kernel") : undefined;
   const kernel = new ReferenceKernel({ path: dir ? join(dir, "kernel.db") : ":memory:" });
@@ -144,7 +144,7 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
       "kernel.execute('page.body.save', payload) on the ReferenceKernel, with the write field the dispatcher builds (commandId, idempotency scope, fingerprint, ttl); 1 to 4 blocks in mode replace, so the page keeps its size.",
       "write: a fresh key every call: one IMMEDIATE transaction with the access check, the idempotency lookup, the body replace, the revision bump, the command-log row and the idempotency record. Keys and payloads are made outside the timed window.",
       "replay: the same scope and fingerprint as an earlier write: access check, idempotency lookup, command-log read and JSON.parse of the stored result; nothing is written.",
-      "file: a database file in the temp folder with WAL and synchronous NORMAL (what runtime/support/sqlite.ts sets: a commit does not wait for fsync). memory: ':memory:'. Each in its own process, shuffled, every round.",
+      "file: a database file in the temp folder with WAL and synchronous NORMAL (what common/sqlite.ts sets: a commit does not wait for fsync). memory: ':memory:'. Each in its own process, shuffled, every round.",
     ],
     figures,
     ratios,

@@ -25,7 +25,7 @@ interface WorkerOptions {
 
 async function runtimeWith(store: (typeof STORES)[number]) {
   const { createRuntime } = await import("../runtime/runtime");
-  const { seedKernel } = await import("../runtime/kernel/seed");
+  const { seedKernel } = await import("../kernel/seed");
   const { RedisIdempotencyStore } = await import("../runtime/state/redis-idempotency-store");
   let idempotency;
   if (store === "redis") {

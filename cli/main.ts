@@ -57,7 +57,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   const kernel = program.command("kernel").description("the embedded reference kernel on its own");
   kernel
     .command("seed <file>")
-    .description("load users, workspaces, members, pages and grants from a seed file (see runtime/kernel/seed.schema.json)")
+    .description("load users, workspaces, members, pages and grants from a seed file (see kernel/seed.schema.json)")
     .option("--db <path>", "the kernel database", process.env.MNOTE_TOOLS_DB ?? DEFAULT_DB)
     .action(async (file, opts) => (await import("./commands/kernel")).runKernelSeed(file, opts));
   kernel

@@ -6,11 +6,11 @@
 import { createKernelClient } from "../generated/kernel/client";
 import { cliTransport, httpTransport } from "../generated/kernel/transport";
 import { createDispatcher, type Dispatcher, type DispatcherOptions, type KernelPort } from "./dispatch/dispatcher";
-import { ReferenceKernel } from "./kernel/reference-kernel";
+import { ReferenceKernel } from "../kernel/reference-kernel";
 import { SqliteGrantStore, type GrantStore } from "./state/grant-store";
 import { SqliteIdempotencyStore } from "./state/sqlite-idempotency-store";
 import type { IdempotencyStore } from "./state/idempotency-store";
-import { openDatabase, type Db } from "./support/sqlite";
+import { openDatabase, type Db } from "../common/sqlite";
 
 export type KernelChoice =
   { kind: "embedded"; path: string } | { kind: "http"; url: string; token?: string; timeoutMs?: number } | { kind: "cli"; command: string; args?: string[]; timeoutMs?: number };

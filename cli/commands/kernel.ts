@@ -2,8 +2,8 @@
 import { readFileSync } from "node:fs";
 
 export async function runKernelSeed(file: string, opts: { db: string }): Promise<void> {
-  const { ReferenceKernel } = await import("../../runtime/kernel/reference-kernel");
-  const { seedKernel } = await import("../../runtime/kernel/seed");
+  const { ReferenceKernel } = await import("../../kernel/reference-kernel");
+  const { seedKernel } = await import("../../kernel/seed");
   const kernel = new ReferenceKernel({ path: opts.db });
   try {
     const counts = seedKernel(kernel, JSON.parse(readFileSync(file, "utf8")));
@@ -18,8 +18,8 @@ export async function runKernelSeed(file: string, opts: { db: string }): Promise
 }
 
 export async function runKernelServe(opts: { db: string; host: string; port: string; token?: string }): Promise<void> {
-  const { ReferenceKernel } = await import("../../runtime/kernel/reference-kernel");
-  const { createKernelServer } = await import("../../runtime/kernel/http-server");
+  const { ReferenceKernel } = await import("../../kernel/reference-kernel");
+  const { createKernelServer } = await import("../../kernel/http-server");
   const { closeGracefully } = await import("../../runtime/transports/http-util");
   const log = (line: Record<string, unknown>) => process.stderr.write(JSON.stringify({ ts: new Date().toISOString(), kernel: process.pid, ...line }) + "\n");
   const kernel = new ReferenceKernel({ path: opts.db });
@@ -43,8 +43,8 @@ export async function runKernelServe(opts: { db: string; host: string; port: str
 
 /** The CLI adapter (what mnote-cli is to the Rust kernel): one {command, payload} on stdin, one KernelReply on stdout. */
 export async function runKernelExec(opts: { db: string }): Promise<void> {
-  const { ReferenceKernel } = await import("../../runtime/kernel/reference-kernel");
-  const { executeCommand } = await import("../../runtime/kernel/protocol");
+  const { ReferenceKernel } = await import("../../kernel/reference-kernel");
+  const { executeCommand } = await import("../../kernel/protocol");
   const { validateKernelRequest } = await import("../../generated/validators");
   const { ERR } = await import("../../generated/registry");
   const chunks: Buffer[] = [];

@@ -24,7 +24,7 @@ async function stores(statePath: string, redis?: string) {
     const grants = await redisGrantStore(redis);
     return { grants, close: () => void grants.close() };
   }
-  const { openDatabase } = await import("../../runtime/support/sqlite");
+  const { openDatabase } = await import("../../common/sqlite");
   const { SqliteGrantStore } = await import("../../runtime/state/grant-store");
   const db = openDatabase(statePath);
   return { grants: new SqliteGrantStore(db), close: () => db.close() };

@@ -3,7 +3,7 @@
  * command id derived from the scope (so a retry carries the same id and the kernel can refuse to
  * apply it twice).
  */
-import { canonicalJson, sha256Hex } from "../support/ids";
+import { canonicalJson, sha256Hex } from "../../common/ids";
 
 export interface KeyParts {
   workspaceId: string;

@@ -4,7 +4,7 @@
  * the same state file sees the same grants.
  */
 import type { SessionGrant } from "../../generated/types";
-import { statementCache, type Db } from "../support/sqlite";
+import { statementCache, type Db } from "../../common/sqlite";
 
 export interface GrantStore {
   put(grant: SessionGrant): Promise<void>;

@@ -1,6 +1,6 @@
 /** The embedded idempotency store: a table in the runtime's SQLite state file, shared by every process using it. */
 import { randomBytes } from "node:crypto";
-import { statementCache, type Db } from "../support/sqlite";
+import { statementCache, type Db } from "../../common/sqlite";
 import type { Claim, IdempotencyStore, StoredOutcome } from "./idempotency-store";
 
 interface Row {

@@ -16,7 +16,7 @@ import { createKernelClient } from "../../generated/kernel/client";
 import { cliTransport, httpTransport, KernelTransportError, type KernelTransport } from "../../generated/kernel/transport";
 import { SqliteGrantStore } from "../../runtime/state/grant-store";
 import { SqliteIdempotencyStore } from "../../runtime/state/sqlite-idempotency-store";
-import { openDatabase } from "../../runtime/support/sqlite";
+import { openDatabase } from "../../common/sqlite";
 
 const ids = { sessionId: "s_owner", workspaceId: "ws_1", documentId: "doc_1", actorId: "user_1", capabilityScope: ["page.read", "page.write", "artifact.write"] };
 

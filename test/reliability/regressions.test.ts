@@ -2,11 +2,11 @@
 import { testRuntime, failed, ok } from "../support/runtime";
 import { makeRequest } from "../support/requests";
 import { createDispatcher } from "../../runtime/dispatch/dispatcher";
-import { ReferenceKernel } from "../../runtime/kernel/reference-kernel";
-import { seedKernel } from "../../runtime/kernel/seed";
+import { ReferenceKernel } from "../../kernel/reference-kernel";
+import { seedKernel } from "../../kernel/seed";
 import { SqliteGrantStore } from "../../runtime/state/grant-store";
 import { SqliteIdempotencyStore } from "../../runtime/state/sqlite-idempotency-store";
-import { openDatabase } from "../../runtime/support/sqlite";
+import { openDatabase } from "../../common/sqlite";
 import { demoSeed } from "../support/runtime";
 
 describe("regressions", () => {

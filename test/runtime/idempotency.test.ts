@@ -4,7 +4,7 @@ import { testRuntime, failed, ok, demoSeed } from "../support/runtime";
 import { makeRequest } from "../support/requests";
 import { tempDir } from "../support/tmp";
 import { createRuntime } from "../../runtime/runtime";
-import { seedKernel } from "../../runtime/kernel/seed";
+import { seedKernel } from "../../kernel/seed";
 
 const note = { content: "A note." };
 

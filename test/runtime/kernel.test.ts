@@ -1,7 +1,7 @@
 /** The reference kernel's own promises: artifacts and edges, atomic writes, no chat history, seeding. */
 import { testRuntime, ok, hashTables, demoSeed } from "../support/runtime";
-import { seedKernel } from "../../runtime/kernel/seed";
-import { bodySummary } from "../../runtime/kernel/blocks";
+import { seedKernel } from "../../kernel/seed";
+import { bodySummary } from "../../kernel/blocks";
 import { KernelRefusal } from "../../generated/kernel/transport";
 
 describe("artifacts", () => {

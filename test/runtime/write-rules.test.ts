@@ -2,7 +2,7 @@
 import { testRuntime, failed, ok } from "../support/runtime";
 import { sampleArgs } from "../support/requests";
 import { toolList, tools } from "../../generated/registry";
-import { WIRED_OPTIONS } from "../../runtime/kernel/reference-kernel";
+import { WIRED_OPTIONS } from "../../kernel/reference-kernel";
 
 const writes = toolList.filter((t) => t.effect === "write");
 const fresh = (name: string) => {

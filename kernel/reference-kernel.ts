@@ -8,12 +8,12 @@
  * (replay or conflict), then the base revision, then applies the change and writes the command
  * log row and the idempotency record: a crash leaves all of it or none of it.
  */
-import type * as T from "../../generated/types";
-import type { KernelClient, KernelCommandMap } from "../../generated/kernel/client";
-import { KernelRefusal } from "../../generated/kernel/transport";
-import { capabilities, capabilityScopes, ERR, toolList, type KernelCommandName } from "../../generated/registry";
-import { openDatabase, statementCache, type Db } from "../support/sqlite";
-import { randomId } from "../support/ids";
+import type * as T from "../generated/types";
+import type { KernelClient, KernelCommandMap } from "../generated/kernel/client";
+import { KernelRefusal } from "../generated/kernel/transport";
+import { capabilities, capabilityScopes, ERR, toolList, type KernelCommandName } from "../generated/registry";
+import { openDatabase, statementCache, type Db } from "../common/sqlite";
+import { randomId } from "../common/ids";
 import { KERNEL_SCHEMA, KERNEL_SCHEMA_VERSION } from "./schema";
 import { bodySummary, planBody, type StoredBlock } from "./blocks";
 

@@ -1,6 +1,6 @@
 /** Page body rules of the reference kernel: block ids, append/replace, and bodySummary. */
-import type * as T from "../../generated/types";
-import { randomId } from "../support/ids";
+import type * as T from "../generated/types";
+import { randomId } from "../common/ids";
 
 export type StoredBlock = T.ContentBlock;
 

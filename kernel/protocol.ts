@@ -2,9 +2,9 @@
  * One kernel command in, one KernelReply out: what the kernel's HTTP server and its CLI adapter
  * both do. Payloads are checked against the contract before the kernel sees them.
  */
-import type { KernelReply } from "../../generated/types";
-import { KernelRefusal } from "../../generated/kernel/transport";
-import { ERR, kernelCommandByName } from "../../generated/registry";
+import type { KernelReply } from "../generated/types";
+import { KernelRefusal } from "../generated/kernel/transport";
+import { ERR, kernelCommandByName } from "../generated/registry";
 import type { ReferenceKernel } from "./reference-kernel";
 
 export function executeCommand(kernel: ReferenceKernel, command: string, payload: unknown): KernelReply {

@@ -7,7 +7,7 @@
 import { createServer, type Server } from "node:http";
 import type { ReferenceKernel } from "./reference-kernel";
 import { executeCommand } from "./protocol";
-import { BodyTooLarge, hasBearer, readBody, sendJson } from "../transports/http-util";
+import { BodyTooLarge, hasBearer, readBody, sendJson } from "../runtime/transports/http-util";
 
 export interface KernelServerOptions {
   kernel: ReferenceKernel;

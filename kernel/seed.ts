@@ -3,8 +3,8 @@ import Ajv2020 from "ajv/dist/2020";
 import schema from "./seed.schema.json";
 import type { ReferenceKernel } from "./reference-kernel";
 import { planBody } from "./blocks";
-import type * as T from "../../generated/types";
-import { capabilityScopes } from "../../generated/registry";
+import type * as T from "../generated/types";
+import { capabilityScopes } from "../generated/registry";
 
 export interface SeedFile {
   users?: Array<{ id: string; name: string; active?: boolean }>;
