@@ -58,6 +58,8 @@ export interface ToolModel {
   /** The response envelope as one self-contained schema (for MCP outputSchema and docs). */
   responseSchema: JsonSchema;
   unwiredFields: UnwiredField[];
+  /** The part the tool plays in the agent's guide (x-mnote-tool guideRole), if any. */
+  guideRole?: string;
 }
 
 export interface KernelCommandModel {
@@ -101,6 +103,29 @@ export interface RequestFieldModel {
   filledBy: "model" | "host";
 }
 
+/** A limit the contract names (x-mnote-limit): the number its schema states. */
+export interface LimitModel {
+  name: string;
+  value: number;
+  file: string;
+  pointer: string;
+}
+
+/** How a string is cut (x-mnote-truncate). */
+export interface TruncationModel {
+  name: string;
+  length: number;
+  marker: string;
+  file: string;
+  pointer: string;
+}
+
+/** A named object schema whose fields carry x-mnote-runtimeSupport (PageOptions): per field, its support and default. */
+export interface OptionSetModel {
+  typeName: string;
+  fields: Array<{ name: string; runtimeSupport: string; default: unknown }>;
+}
+
 export interface ContractModel {
   name: string;
   version: string;
@@ -120,4 +145,7 @@ export interface ContractModel {
   capabilities: CapabilityModel[];
   requestFields: RequestFieldModel[];
   examples: ExampleModel[];
+  limits: LimitModel[];
+  truncations: TruncationModel[];
+  optionSets: OptionSetModel[];
 }

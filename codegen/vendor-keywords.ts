@@ -9,6 +9,8 @@ export const VENDOR_KEYWORDS = [
   "x-mnote-examples",
   "x-mnote-filledBy",
   "x-mnote-runtimeSupport",
+  "x-mnote-limit",
+  "x-mnote-truncate",
   "x-mnote-error",
   "x-mnote-capability",
 ] as const;

@@ -1,8 +1,5 @@
-import { createHash, randomBytes } from "node:crypto";
-
-export function sha256Hex(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
-}
+/** Ids and the canonical JSON that keys and fingerprints are hashed from. */
+import { randomBytes } from "node:crypto";
 
 /** A short random id with a prefix: art_3f9c0a1b2c4d. */
 export function randomId(prefix: string, bytes = 6): string {

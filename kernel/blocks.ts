@@ -1,11 +1,8 @@
-/** Page body rules of the reference kernel: block ids, append/replace, and bodySummary. */
+/** Page body rules of the reference kernel: block ids, append/replace, no-op saves and bodySummary. */
 import type * as T from "../generated/types";
 import { randomId } from "../common/ids";
 
 export type StoredBlock = T.ContentBlock;
-
-/** How many characters of plain text bodySummary keeps before "...". */
-export const BODY_SUMMARY_LENGTH = 200;
 
 /** The body after a save: given ids are kept when free, others are assigned. */
 export function planBody(current: readonly StoredBlock[], content: readonly T.ContentBlockInput[], mode: "replace" | "append"): StoredBlock[] {
@@ -18,7 +15,7 @@ export function planBody(current: readonly StoredBlock[], content: readonly T.Co
       while (taken.has(id));
     }
     taken.add(id);
-    const block: StoredBlock = { id, type: input.type, text: input.text };
+    const block: StoredBlock = { id, type: input.type, text: input.text } as StoredBlock;
     if (input.level !== undefined) block.level = input.level;
     if (input.checked !== undefined) block.checked = input.checked;
     if (input.language !== undefined) block.language = input.language;
@@ -27,12 +24,35 @@ export function planBody(current: readonly StoredBlock[], content: readonly T.Co
   return [...kept, ...added];
 }
 
-/** The body's plain text, blocks joined by newlines, cut to 200 characters with "..." when cut. */
-export function bodySummary(blocks: readonly StoredBlock[]): string {
+/**
+ * True when the save would leave the body as it is: an append of nothing, or a replace with the
+ * same blocks in the same order (an input without an id matches any id; one with an id only
+ * that id). Such a save changes nothing and so does not bump the revision.
+ */
+export function leavesBodyAsIs(current: readonly StoredBlock[], content: readonly T.ContentBlockInput[], mode: "replace" | "append"): boolean {
+  if (mode === "append") return content.length === 0;
+  return (
+    content.length === current.length &&
+    content.every((input, i) => {
+      const block = current[i]!;
+      return (
+        (input.id === undefined || input.id === block.id) &&
+        input.type === block.type &&
+        input.text === block.text &&
+        input.level === block.level &&
+        input.checked === block.checked &&
+        input.language === block.language
+      );
+    })
+  );
+}
+
+/** The body's plain text, blocks joined by newlines, cut to cut.length characters with cut.marker when cut. */
+export function bodySummary(blocks: readonly StoredBlock[], cut: { readonly length: number; readonly marker: string }): string {
   const text = blocks
     .map((b) => b.text)
     .filter((t) => t.length > 0)
     .join("\n");
   const chars = [...text];
-  return chars.length > BODY_SUMMARY_LENGTH ? chars.slice(0, BODY_SUMMARY_LENGTH).join("") + "..." : text;
+  return chars.length > cut.length ? chars.slice(0, cut.length).join("") + cut.marker : text;
 }

@@ -1,9 +1,8 @@
 /**
  * The reference kernel's tables. What the design note asks the kernel to keep: pages, artifacts,
- * edges, and an audit of commands; no chat history (nothing here holds a message).
+ * edges, and an audit of commands; no chat history (nothing here holds a message). Every statement
+ * is IF NOT EXISTS, so opening a file made by an older build adds what is new.
  */
-export const KERNEL_SCHEMA_VERSION = 1;
-
 export const KERNEL_SCHEMA = `
 CREATE TABLE IF NOT EXISTS users (
   id TEXT PRIMARY KEY,
@@ -82,6 +81,7 @@ CREATE TABLE IF NOT EXISTS command_log (
   result_json TEXT NOT NULL,
   created_at INTEGER NOT NULL
 );
+CREATE INDEX IF NOT EXISTS command_log_scope ON command_log(idempotency_scope);
 CREATE TABLE IF NOT EXISTS idempotency (
   scope TEXT PRIMARY KEY,
   command_id TEXT NOT NULL REFERENCES command_log(command_id),
@@ -89,4 +89,5 @@ CREATE TABLE IF NOT EXISTS idempotency (
   generation INTEGER NOT NULL,
   expires_at INTEGER NOT NULL
 );
+CREATE INDEX IF NOT EXISTS idempotency_expiry ON idempotency(expires_at);
 `;

@@ -33,18 +33,21 @@ export interface Runtime {
   /** The embedded kernel, when there is one (for seeding and inspection). */
   embeddedKernel?: ReferenceKernel;
   kernel: KernelPort;
+  /** The one clock every time comparison of this runtime uses (grant liveness, idempotency expiry). */
+  now: () => number;
   close(): Promise<void>;
 }
 
 export function createRuntime(options: RuntimeOptions): Runtime {
+  const now = options.now ?? Date.now;
   const state = openDatabase(options.statePath);
-  const grants = options.grants ?? new SqliteGrantStore(state);
-  const idempotency = options.idempotency ?? new SqliteIdempotencyStore(state, options.now);
+  const grants = options.grants ?? new SqliteGrantStore(state, now);
+  const idempotency = options.idempotency ?? new SqliteIdempotencyStore(state, now);
   let embeddedKernel: ReferenceKernel | undefined;
   let kernel: KernelPort;
   const choice = options.kernel;
   if (choice.kind === "embedded") {
-    embeddedKernel = new ReferenceKernel({ path: choice.path, now: options.now });
+    embeddedKernel = new ReferenceKernel({ path: choice.path, now });
     kernel = embeddedKernel;
   } else if (choice.kind === "http") {
     kernel = createKernelClient(httpTransport({ url: choice.url, token: choice.token, timeoutMs: choice.timeoutMs }));
@@ -53,13 +56,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
   // the embedded kernel answers synchronously: no timer race around it
   const kernelTimeoutMs = choice.kind === "embedded" && options.kernelTimeoutMs === undefined ? null : options.kernelTimeoutMs;
-  const dispatcher = createDispatcher({ ...options, kernelTimeoutMs, kernel, grants, idempotency });
+  const dispatcher = createDispatcher({ ...options, now, kernelTimeoutMs, kernel, grants, idempotency });
   return {
     dispatcher,
     grants,
     state,
     embeddedKernel,
     kernel,
+    now,
     async close() {
       await idempotency.close();
       if (options.grants) await options.grants.close?.();

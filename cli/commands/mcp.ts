@@ -19,7 +19,7 @@ export async function runMcp(opts: McpOptions): Promise<void> {
   // stdout is the MCP channel on stdio: every log line goes to stderr
   const log = (line: Record<string, unknown>) => process.stderr.write(JSON.stringify({ ts: new Date().toISOString(), mcp: process.pid, ...line }) + "\n");
   const runtime = await runtimeFrom(opts, { onCall: (r) => log({ event: "tool_call", ...r }) });
-  const serverFor = (sessionId: string) => createMcpServer({ dispatch: (r) => runtime.dispatcher.dispatch(r), grants: runtime.grants, sessionId });
+  const serverFor = (sessionId: string) => createMcpServer({ dispatch: (r) => runtime.dispatcher.dispatch(r), grants: runtime.grants, sessionId, now: runtime.now });
 
   if (!opts.http) {
     const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");

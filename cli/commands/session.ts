@@ -4,6 +4,7 @@
  */
 import { positiveInt } from "../runtime-options";
 import { CliExit } from "../exit";
+import { isGrantLive } from "../../common/grant-liveness";
 
 export interface GrantOptions {
   state: string;
@@ -64,7 +65,7 @@ export async function runSessionShow(sessionId: string, opts: { state: string; g
   const { grants, close } = await stores(opts.state, opts.grants);
   try {
     const grant = await grants.get(sessionId);
-    if (!grant || Date.parse(grant.expiresAt) <= Date.now()) {
+    if (!grant || !isGrantLive(grant, Date.now())) {
       console.error(`no live grant for session ${sessionId}`);
       throw new CliExit(1);
     }

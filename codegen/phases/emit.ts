@@ -1,6 +1,7 @@
 /** Phase 4, emit: run every target and gather their files, sorted, checking no two write one path. */
 import type { ContractModel } from "../model";
 import type { GeneratedFile, Target } from "../targets/target";
+import { byPath } from "../../common/sort";
 import { typesTarget } from "../targets/types";
 import { validatorsTarget } from "../targets/validators";
 import { registryTarget } from "../targets/registry";
@@ -34,5 +35,5 @@ export async function emitAll(model: ContractModel, targets: readonly Target[] =
       files.push(file);
     }
   }
-  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return files.sort(byPath);
 }

@@ -7,7 +7,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { ContractError, type ContractProblem } from "../contract-error";
 import { parseJsonWithPositions, JsonSyntaxError, type Position } from "../support/json-source";
-import { sha256Hex } from "../support/hash";
+import { sha256Hex } from "../../common/hash";
+import { byPath } from "../../common/sort";
 
 export interface SourceFile {
   /** Relative to the contract folder, forward slashes. */
@@ -44,7 +45,7 @@ export function readContractDir(dir: string): SourceFile[] {
 }
 
 export function parseContract(sources: readonly SourceFile[]): ParsedContract {
-  const sorted = [...sources].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const sorted = [...sources].sort(byPath);
   const problems: ContractProblem[] = [];
   const files: ParsedFile[] = [];
   const seen = new Set<string>();

@@ -16,13 +16,18 @@ import type {
   SchemaFile,
   ToolModel,
   UnwiredField,
+  LimitModel,
+  TruncationModel,
+  OptionSetModel,
 } from "../model";
 import type { ParsedContract } from "./load";
 import { classifyFile } from "./validate";
 import { RefIndex } from "../support/refs";
 import { camelCase, pascalCase, providerSafeName, toolTypePrefix } from "../support/names";
 import { joinPointer } from "../../common/json-pointer";
-import { isPlainObject } from "../support/schema-walk";
+import { isPlainObject } from "../../common/values";
+import { walkSchema } from "../support/schema-walk";
+import { byKey } from "../../common/sort";
 
 const SCHEMA_URI = "https://json-schema.org/draft/2020-12/schema";
 
@@ -38,6 +43,7 @@ interface ToolFacts {
   dryRun: "required" | "none";
   semantics: { destructive: boolean; idempotent: boolean };
   messages?: Record<string, Messages>;
+  guideRole?: string;
 }
 
 interface CommandFacts {
@@ -45,11 +51,6 @@ interface CommandFacts {
   effect: "read" | "write";
   description: string;
 }
-
-const byKey =
-  <T>(key: (t: T) => string) =>
-  (a: T, b: T) =>
-    key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
 
 export function normalize(parsed: ParsedContract): ContractModel {
   const manifest = parsed.files.find((f) => f.path === "contract.json")!.json as {
@@ -134,6 +135,7 @@ export function normalize(parsed: ParsedContract): ContractModel {
         parameters: modelParameters(args, facts, requestFields, index, envelopeId),
         responseSchema: composedIndex.inline(composed.Response!, composedId),
         unwiredFields: unwiredFieldsOf(defs.Args!, file.id, index),
+        ...(facts.guideRole !== undefined ? { guideRole: facts.guideRole } : {}),
       });
     }
   }
@@ -154,7 +156,39 @@ export function normalize(parsed: ParsedContract): ContractModel {
     capabilities: capabilitiesOf(index.resolve("#/$defs/CapabilityScope", manifest.baseUri + "catalog/capabilities.schema.json").schema),
     requestFields,
     examples,
+    ...contractFactsOf(schemaFiles, schemas),
   };
+}
+
+const LIMIT_KEYWORDS = ["maxItems", "maxLength", "maximum", "maxProperties"] as const;
+
+/**
+ * The facts code on both sides of the contract reads instead of repeating: named limits, how
+ * strings are cut, and per option set each field's runtimeSupport and default.
+ */
+function contractFactsOf(files: SchemaFile[], schemas: NamedSchema[]): { limits: LimitModel[]; truncations: TruncationModel[]; optionSets: OptionSetModel[] } {
+  const limits: LimitModel[] = [];
+  const truncations: TruncationModel[] = [];
+  for (const file of files) {
+    walkSchema(file.json, "", (node, pointer) => {
+      const name = node["x-mnote-limit"];
+      if (typeof name === "string") {
+        const keyword = LIMIT_KEYWORDS.find((k) => typeof node[k] === "number");
+        limits.push({ name, value: keyword ? (node[keyword] as number) : NaN, file: file.path, pointer });
+      }
+      const cut = node["x-mnote-truncate"] as { name: string; length: number; marker: string } | undefined;
+      if (isPlainObject(cut)) truncations.push({ name: cut.name, length: cut.length, marker: cut.marker, file: file.path, pointer });
+    });
+  }
+  const optionSets: OptionSetModel[] = [];
+  for (const s of schemas) {
+    if (s.composed || !isPlainObject(s.schema.properties)) continue;
+    const fields = Object.entries(s.schema.properties as Record<string, JsonSchema>)
+      .filter(([, field]) => typeof field["x-mnote-runtimeSupport"] === "string")
+      .map(([name, field]) => ({ name, runtimeSupport: field["x-mnote-runtimeSupport"] as string, default: field.default ?? null }));
+    if (fields.length > 0) optionSets.push({ typeName: s.typeName, fields });
+  }
+  return { limits: limits.sort(byKey((l) => l.name)), truncations: truncations.sort(byKey((t) => t.name)), optionSets: optionSets.sort(byKey((o) => o.typeName)) };
 }
 
 /** A tool's request is the envelope narrowed to its name and args; a write also requires the key and dryRun. */

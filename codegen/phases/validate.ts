@@ -314,6 +314,9 @@ export function validateModel(model: ContractModel, parsed: ParsedContract): voi
     }
   }
 
+  checkGuideRoles(model, parsed, report);
+  checkContractFacts(model, report);
+
   const ajv = createContractAjv();
   for (const f of [...model.schemaFiles, ...model.composedFiles]) ajv.addSchema(f.json);
   for (const example of model.examples) {
@@ -332,4 +335,54 @@ export function validateModel(model: ContractModel, parsed: ParsedContract): voi
     }
   }
   if (problems.length > 0) throw new ContractError(problems);
+}
+
+const GUIDE_ROLE_POINTER = "/$defs/x-mnote-tool/properties/guideRole/enum";
+
+/**
+ * The agent's guide (the Hermes SKILL.md) names one tool per role; the roles are the enum of
+ * x-mnote-tool guideRole. Each must be held by exactly one tool: a missing or doubled role is a
+ * contract error, never a silent pick of some other tool.
+ */
+function checkGuideRoles(model: ContractModel, parsed: ParsedContract, report: (path: string, pointer: string, message: string) => void): void {
+  const keywords = parsed.files.find((f) => f.path === "meta/keywords.schema.json");
+  const roles = keywords ? getAtPointer(keywords.json, GUIDE_ROLE_POINTER) : undefined;
+  if (!Array.isArray(roles)) return;
+  const holders = new Map<string, string>();
+  for (const tool of model.tools) {
+    if (tool.guideRole === undefined) continue;
+    const other = holders.get(tool.guideRole);
+    if (other) report(tool.file, "/x-mnote-tool/guideRole", `guideRole "${tool.guideRole}" is already ${other}'s: each role belongs to exactly one tool`);
+    else holders.set(tool.guideRole, tool.name);
+  }
+  for (const role of roles as string[]) {
+    if (!holders.has(role)) {
+      report(
+        "meta/keywords.schema.json",
+        GUIDE_ROLE_POINTER,
+        `no tool has guideRole "${role}": the agent's guide (Hermes SKILL.md) names the tool for each role; add "guideRole": "${role}" to one tool's x-mnote-tool`,
+      );
+    }
+  }
+}
+
+/** Named limits state a number, names are unique, and a cut string's maxLength holds the cut text plus its marker. */
+function checkContractFacts(model: ContractModel, report: (path: string, pointer: string, message: string) => void): void {
+  const seen = new Set<string>();
+  for (const limit of model.limits) {
+    const at = joinPointer(limit.pointer, "x-mnote-limit");
+    if (seen.has(limit.name)) report(limit.file, at, `limit "${limit.name}" is named twice`);
+    seen.add(limit.name);
+    if (!Number.isFinite(limit.value)) report(limit.file, at, `limit "${limit.name}" names no number: the schema needs maxItems, maxLength, maximum or maxProperties`);
+  }
+  const cuts = new Set<string>();
+  for (const cut of model.truncations) {
+    const at = joinPointer(cut.pointer, "x-mnote-truncate");
+    if (cuts.has(cut.name)) report(cut.file, at, `truncation "${cut.name}" is named twice`);
+    cuts.add(cut.name);
+    const file = model.schemaFiles.find((f) => f.path === cut.file)!;
+    const maxLength = (getAtPointer(file.json, cut.pointer) as { maxLength?: unknown }).maxLength;
+    const needed = cut.length + [...cut.marker].length;
+    if (maxLength !== needed) report(cut.file, at, `maxLength must be ${needed} (length ${cut.length} plus the marker's ${[...cut.marker].length} characters), not ${String(maxLength)}`);
+  }
 }

@@ -3,6 +3,7 @@
  * (so a property called "type" or an enum value is never mistaken for a keyword).
  */
 import { joinPointer } from "../../common/json-pointer";
+import { isPlainObject } from "../../common/values";
 
 const SCHEMA_KEYWORDS = ["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames"];
 const SCHEMA_MAP_KEYWORDS = ["properties", "$defs", "patternProperties", "dependentSchemas"];
@@ -10,9 +11,7 @@ const SCHEMA_ARRAY_KEYWORDS = ["allOf", "anyOf", "oneOf"];
 
 export type SchemaVisitor = (schema: Record<string, unknown>, pointer: string) => void;
 
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
-}
+export { isPlainObject };
 
 export function walkSchema(schema: unknown, pointer: string, visit: SchemaVisitor): void {
   if (!isPlainObject(schema)) return;

@@ -2,7 +2,8 @@
  * generated/hermes-plugin/mnote: a Hermes directory plugin (plugin.yaml, __init__.py with
  * register(ctx), a SKILL.md) whose tools are the contract's, under their provider-safe names, with
  * the model-facing parameter schemas. The Python is a handlebars template with no per-tool code;
- * the tools themselves travel as data in tools.json.
+ * the tools themselves travel as data in tools.json. The guide (SKILL.md) names the tool of each
+ * guideRole the contract assigns; no tool name is written here.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -37,7 +38,12 @@ export const hermesPluginTarget: Target = {
       tools,
       errors: Object.fromEntries(model.errors.map((e) => [e.code, { retryable: e.retryable, messages: e.messages }])),
     };
-    const byName = (name: string) => model.tools.find((t) => t.name === name) ?? model.tools[0]!;
+    // The guide names a tool per role; validate guarantees each role has exactly one tool.
+    const byRole = (role: string) => {
+      const tool = model.tools.find((t) => t.guideRole === role);
+      if (!tool) throw new Error(`no tool has guideRole "${role}" (validate should have refused this contract)`);
+      return tool;
+    };
     const context = {
       banner: banner(model, "py").trimEnd(),
       version: model.version,
@@ -45,10 +51,10 @@ export const hermesPluginTarget: Target = {
       description: `The mnote page-AI tools (${model.tools.map((t) => t.name).join(", ")}), generated from contract ${model.name} ${model.version}.`,
       tools: model.tools.map((t) => ({ ...t, isWrite: t.effect === "write" })),
       errors: model.errors,
-      get: byName("mnote.page.get"),
-      save: byName("mnote.page.save"),
-      summary: byName("mnote.artifact.create_summary"),
-      note: byName("mnote.artifact.create_ai_note"),
+      get: byRole("read"),
+      save: byRole("body_write"),
+      summary: byRole("summary"),
+      note: byRole("note"),
     };
     return [
       { path: `${HERMES_PLUGIN_DIR}/plugin.yaml`, content: template("plugin.yaml.hbs")({ ...context, banner: banner(model, "yaml").trimEnd() }) },

@@ -1,7 +1,8 @@
 /**
  * The tool registry: per tool every fact the runtime and the agent surfaces need (names,
  * capability, effect, kernel command, the model-facing parameters, the validators), plus the error
- * catalog, the capabilities and the request fields. The runtime reads tools from here and only
+ * catalog, the capabilities, the request fields, and the facts a kernel needs (named limits, how
+ * strings are cut, option sets with their runtimeSupport and defaults). The runtime reads tools from here and only
  * from here, which is what lets a seventh tool need no runtime change.
  */
 import type { Target } from "./target";
@@ -157,6 +158,22 @@ export type ErrorReason<C extends T.ErrorCode> = keyof (typeof errorCatalog)[C][
 export const capabilities = ${tsLiteral(capabilities)} as const satisfies Record<T.CapabilityScope, { requires: readonly T.CapabilityScope[]; deniedReason: string }>;
 
 export const capabilityScopes: readonly T.CapabilityScope[] = Object.keys(capabilities) as T.CapabilityScope[];
+
+export interface OptionFieldFacts {
+  /** x-mnote-runtimeSupport: only "wired" fields are applied by the kernel. */
+  readonly runtimeSupport: string;
+  /** What a page reports for a field never set. */
+  readonly default: unknown;
+}
+
+/** Numbers the contract names (x-mnote-limit), for code on both sides of it. */
+export const limits = ${tsLiteral(Object.fromEntries(model.limits.map((l) => [l.name, l.value])))} as const satisfies Record<string, number>;
+
+/** How strings are cut (x-mnote-truncate): at most length characters, then marker when cut. */
+export const truncations = ${tsLiteral(Object.fromEntries(model.truncations.map((t) => [t.name, { length: t.length, marker: t.marker }])))} as const satisfies Record<string, { length: number; marker: string }>;
+
+/** Per object type whose fields carry x-mnote-runtimeSupport: each field's support and default. */
+export const optionSets = ${tsLiteral(Object.fromEntries(model.optionSets.map((o) => [o.typeName, Object.fromEntries(o.fields.map((f) => [f.name, { runtimeSupport: f.runtimeSupport, default: f.default }]))])))} as const satisfies Record<string, Record<string, OptionFieldFacts>>;
 
 /** Who writes each request field: the model (a tool's args, dryRun) or the host (everything else). */
 export const requestFields = ${tsLiteral(Object.fromEntries(model.requestFields.map((f) => [f.name, f.filledBy])))} as const satisfies Record<keyof T.ToolRequest, "model" | "host">;

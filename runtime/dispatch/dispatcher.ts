@@ -17,6 +17,8 @@ import { isErrorCode, messageFor, refuse, ToolFailure } from "./tool-failure";
 import { commandIdFor, idempotencyScope, requestFingerprint } from "./keys";
 import { firstProblemPointer } from "./problems";
 import { getAtPointer } from "../../common/json-pointer";
+import { isPlainObject } from "../../common/values";
+import { isGrantLive } from "../../common/grant-liveness";
 
 /** The part of a kernel client the dispatcher uses. */
 export type KernelPort = Pick<KernelClient, "accessCheck" | "call">;
@@ -120,7 +122,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   async function resolveGrant(request: T.ToolRequest): Promise<T.SessionGrant> {
     const grant = await options.grants.get(request.sessionId).catch(() => refuse(ERR.unavailable));
     if (!grant) refuse(ERR.notAuthenticated, "session_unknown");
-    if (Date.parse(grant.expiresAt) <= now()) refuse(ERR.notAuthenticated, "session_expired");
+    if (!isGrantLive(grant, now())) refuse(ERR.notAuthenticated, "session_expired");
     const agrees =
       grant.workspaceId === request.workspaceId &&
       grant.documentId === request.documentId &&
@@ -131,7 +133,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   async function run(tool: ToolDescriptor, request: T.ToolRequest, locale: MessageLocale): Promise<Outcome> {
-    if (!request.capabilityScope.includes(tool.capability)) refuse(ERR.permissionDenied, "scope");
+    // The request's scope (already within the grant's) must hold the capability and everything it
+    // requires: a session granted only page.write may not replace a page it may not read, nor
+    // learn its revision and block count from a dry run.
+    for (const needed of [...capabilities[tool.capability].requires, tool.capability]) {
+      if (!request.capabilityScope.includes(needed)) refuse(ERR.permissionDenied, "scope");
+    }
     const context: T.KernelContext = {
       workspaceId: request.workspaceId,
       documentId: request.documentId,
@@ -232,10 +239,6 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   return { dispatch };
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
 }
 
 /** Fields echoed back: only values that are valid as what they claim to be, never arbitrary input. */

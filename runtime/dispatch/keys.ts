@@ -3,7 +3,8 @@
  * command id derived from the scope (so a retry carries the same id and the kernel can refuse to
  * apply it twice).
  */
-import { canonicalJson, sha256Hex } from "../../common/ids";
+import { canonicalJson } from "../../common/ids";
+import { sha256Hex } from "../../common/hash";
 
 export interface KeyParts {
   workspaceId: string;

@@ -7,6 +7,7 @@ import type { Redis } from "ioredis";
 import { openRedis, redisReady } from "./redis-connection";
 import type { SessionGrant } from "../../generated/types";
 import type { GrantStore } from "./grant-store";
+import { remainingMs } from "../../common/grant-liveness";
 
 export class RedisGrantStore implements GrantStore {
   private readonly redis: Redis;
@@ -14,6 +15,7 @@ export class RedisGrantStore implements GrantStore {
   constructor(
     url: string,
     private readonly prefix = "mnote",
+    private readonly now: () => number = Date.now,
   ) {
     this.redis = openRedis(url);
   }
@@ -31,7 +33,8 @@ export class RedisGrantStore implements GrantStore {
   }
 
   async put(grant: SessionGrant): Promise<void> {
-    const ttl = Date.parse(grant.expiresAt) - Date.now();
+    // 0 for an expired or unreadable expiresAt: such a grant is removed, never kept forever
+    const ttl = remainingMs(grant, this.now());
     if (ttl <= 0) {
       await this.redis.del(this.key(grant.sessionId));
       return;

@@ -1,7 +1,14 @@
-/** The embedded idempotency store: a table in the runtime's SQLite state file, shared by every process using it. */
+/**
+ * The embedded idempotency store: a table in the runtime's SQLite state file, shared by every
+ * process using it. Expired records are deleted when the store opens and, a bounded batch at a
+ * time, on every claim.
+ */
 import { randomBytes } from "node:crypto";
 import { statementCache, type Db } from "../../common/sqlite";
 import type { Claim, IdempotencyStore, StoredOutcome } from "./idempotency-store";
+
+/** How many expired records one claim removes at most: the cost of a claim stays bounded. */
+const PURGE_BATCH = 64;
 
 interface Row {
   fingerprint: string;
@@ -12,7 +19,6 @@ interface Row {
 }
 
 export class SqliteIdempotencyStore implements IdempotencyStore {
-  private claims = 0;
   private readonly sql: ReturnType<typeof statementCache>;
   private readonly claimTransaction: import("better-sqlite3").Transaction<(scope: string, fingerprint: string, leaseMs: number) => Claim>;
 
@@ -28,18 +34,22 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
       lease_until INTEGER NOT NULL,
       expires_at INTEGER NOT NULL,
       outcome_json TEXT
-    )`);
+    );
+    CREATE INDEX IF NOT EXISTS idempotency_records_expiry ON idempotency_records(expires_at)`);
     this.sql = statementCache(db);
+    this.sql("DELETE FROM idempotency_records WHERE expires_at <= ?").run(this.now());
     this.claimTransaction = db.transaction((scope: string, fingerprint: string, leaseMs: number) => this.claimNow(scope, fingerprint, leaseMs));
   }
 
   async claim(scope: string, fingerprint: string, leaseMs: number): Promise<Claim> {
-    if (++this.claims % 1000 === 0) this.sql("DELETE FROM idempotency_records WHERE expires_at <= ?").run(this.now());
     return this.claimTransaction.immediate(scope, fingerprint, leaseMs);
   }
 
   private claimNow(scope: string, fingerprint: string, leaseMs: number): Claim {
     const now = this.now();
+    // A bounded batch of expired records goes with every claim: `call` runs one claim per process,
+    // so a purge that waits for many claims in one process would never run there.
+    this.sql(`DELETE FROM idempotency_records WHERE scope IN (SELECT scope FROM idempotency_records WHERE expires_at <= ? LIMIT ${PURGE_BATCH})`).run(now);
     const row = this.sql("SELECT fingerprint, state, lease_until, expires_at, outcome_json FROM idempotency_records WHERE scope = ?").get(scope) as Row | undefined;
     if (row && row.state === "done" && row.expires_at > now) {
       return row.fingerprint === fingerprint ? { kind: "replay", outcome: JSON.parse(row.outcome_json!) as StoredOutcome } : { kind: "conflict" };

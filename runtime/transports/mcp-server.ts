@@ -18,17 +18,21 @@ import type { ToolResponse } from "../../generated/types";
 import { refusalResponse } from "../dispatch/dispatcher";
 import type { GrantStore } from "../state/grant-store";
 import { buildRequest } from "./request-builder";
+import { isGrantLive } from "../../common/grant-liveness";
 
 export interface McpServerOptions {
   dispatch(request: unknown): Promise<ToolResponse>;
   grants: GrantStore;
   sessionId: string;
+  /** The clock grant liveness is judged by (default Date.now), the runtime's own. */
+  now?: () => number;
 }
 
 const byName = new Map(mcpTools.map((t) => [t.name, t]));
 
 export function createMcpServer(options: McpServerOptions): Server {
   const server = new Server({ name: mcpServerInfo.name, version: mcpServerInfo.version }, { capabilities: { tools: {} } });
+  const now = options.now ?? Date.now;
   const runId = `mcp_${randomUUID().replace(/-/g, "")}`;
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
@@ -40,7 +44,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     if (!definition) return asResult(refusalResponse(ERR.unknownTool));
     const tool = toolByName(definition.canonicalName)!;
     const grant = await options.grants.get(options.sessionId);
-    if (!grant || Date.parse(grant.expiresAt) <= Date.now())
+    if (!grant || !isGrantLive(grant, now()))
       return asResult({ ...refusalResponse(ERR.notAuthenticated, grant?.locale, grant ? "session_expired" : "session_unknown"), toolName: tool.name });
     const given = (request.params._meta as Record<string, unknown> | undefined)?.["mnote/idempotencyKey"];
     const envelope = buildRequest(tool, (request.params.arguments ?? {}) as Record<string, unknown>, grant, {

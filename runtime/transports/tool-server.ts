@@ -17,6 +17,7 @@ import { refusalResponse } from "../dispatch/dispatcher";
 import { firstProblemPointer } from "../dispatch/problems";
 import type { Runtime } from "../runtime";
 import { BodyTooLarge, hasBearer, readBody, sendJson } from "./http-util";
+import { isGrantLive } from "../../common/grant-liveness";
 
 export interface ToolServerOptions {
   runtime: Runtime;
@@ -89,7 +90,7 @@ export function createToolServer(options: ToolServerOptions): Server {
       if (req.method === "GET" && id) {
         if (!hasBearer(req, options.token, options.hostToken)) return sendJson(res, 401, { error: "a token is required" });
         const grant = await runtime.grants.get(id);
-        if (!grant || Date.parse(grant.expiresAt) <= Date.now()) return sendJson(res, 404, { error: "no live grant for this session" });
+        if (!grant || !isGrantLive(grant, runtime.now())) return sendJson(res, 404, { error: "no live grant for this session" });
         return sendJson(res, 200, grant);
       }
       if (req.method === "DELETE" && id) {

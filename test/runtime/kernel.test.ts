@@ -3,6 +3,7 @@ import { testRuntime, ok, hashTables, demoSeed } from "../support/runtime";
 import { seedKernel } from "../../kernel/seed";
 import { bodySummary } from "../../kernel/blocks";
 import { KernelRefusal } from "../../generated/kernel/transport";
+import { truncations } from "../../generated/registry";
 
 describe("artifacts", () => {
   it("summary: one node per page, created then updated in place; its edge created once, then confirmed", async () => {
@@ -37,7 +38,7 @@ describe("writes are atomic", () => {
     const context = { workspaceId: "ws_1", documentId: "doc_1", actorId: "user_1", traceId: "t", sessionId: "s", runId: "r", toolCallId: "c" };
     const write = { commandId: "page_body_save_crash", idempotencyScope: "a".repeat(64), fingerprint: "b".repeat(64), ttlMs: 60_000 };
     expect(() =>
-      t.kernel.runWrite("page.body.save", { context, args: {}, dryRun: false, write }, (page) => ({
+      t.kernel.write("page.body.save", { context, args: {}, dryRun: false, write }, (page) => ({
         diff: [],
         apply: () => {
           t.kernel.db.prepare("UPDATE pages SET title = 'half written' WHERE id = ?").run(page.id);
@@ -82,15 +83,20 @@ describe("seeding and body summaries", () => {
     await t.close();
   });
 
-  it("bodySummary joins block text and cuts at 200 characters with ...", () => {
+  it("bodySummary joins block text and cuts at 200 characters with ... (the contract's x-mnote-truncate)", () => {
     const long = "长".repeat(250);
+    const cut = truncations.bodySummary;
+    expect(cut).toEqual({ length: 200, marker: "..." });
     expect(
-      bodySummary([
-        { id: "a", type: "paragraph", text: "one" },
-        { id: "b", type: "divider", text: "" },
-        { id: "c", type: "paragraph", text: "two" },
-      ]),
+      bodySummary(
+        [
+          { id: "a", type: "paragraph", text: "one" },
+          { id: "b", type: "divider", text: "" },
+          { id: "c", type: "paragraph", text: "two" },
+        ],
+        cut,
+      ),
     ).toBe("one\ntwo");
-    expect(bodySummary([{ id: "a", type: "paragraph", text: long }])).toBe("长".repeat(200) + "...");
+    expect(bodySummary([{ id: "a", type: "paragraph", text: long }], cut)).toBe("长".repeat(200) + "...");
   });
 });

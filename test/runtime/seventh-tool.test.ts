@@ -1,7 +1,7 @@
 /**
  * A seventh tool in the contract is served with no dispatcher change: the dispatcher is given the
- * registry generated from the fixture contract, and the kernel gets the new command (the one
- * place a new tool needs code).
+ * registry generated from the fixture contract, and the kernel gets the new command as one more
+ * handler (the one place a new tool needs code). Without that handler the kernel does not start.
  */
 import { join } from "node:path";
 import { runCli } from "../support/paths";
@@ -15,24 +15,23 @@ import { openDatabase } from "../../common/sqlite";
 import { demoSeed, failed, ok } from "../support/runtime";
 import { makeRequest } from "../support/requests";
 import type { ToolDescriptor } from "../../generated/registry";
+import { KernelStartupError, type ContractFacts } from "../../kernel/facts";
+import type { CommandHandler } from "../../kernel/commands";
 
 describe("the dispatcher with a seventh tool", () => {
   it("serves mnote.page.get_outline from the fixture contract's generated registry", async () => {
     const contract = contractWithSeventhTool();
     const out = join(contract, "..", "generated");
     expect(runCli(["generate", "--contract", contract, "--out", out, "--quiet"]).status).toBe(0);
-    const registry = require(join(out, "registry.ts")) as { toolByName(name: string): ToolDescriptor | undefined };
+    const registry = require(join(out, "registry.ts")) as ContractFacts & { toolByName(name: string): ToolDescriptor | undefined };
 
-    const kernel = new ReferenceKernel({
-      extraCommands: {
-        "page.outline.read": (k, payload) => {
-          const { context, args } = payload as { context: never; args: { maxLevel?: number } };
-          const page = k.requireAccess(context, "page.read");
-          const headings = k.blocksOf(page.id).filter((b) => b.type === "heading" && (b.level ?? 1) <= (args.maxLevel ?? 3));
-          return { commandId: null, replayed: false, result: { documentId: page.id, headings: headings.map((h) => ({ id: h.id, level: h.level ?? 1, text: h.text })) } };
-        },
-      },
-    });
+    // the kernel works from the fixture contract's facts; its one new command is one more handler
+    const outline: CommandHandler = (k, payload: { context: never; args: { maxLevel?: number } }, command) => {
+      const page = k.requireAccess(payload.context, command);
+      const headings = k.blocksOf(page.id).filter((b) => b.type === "heading" && (b.level ?? 1) <= (payload.args.maxLevel ?? 3));
+      return { commandId: null, replayed: false, result: { documentId: page.id, headings: headings.map((h) => ({ id: h.id, level: h.level ?? 1, text: h.text })) } };
+    };
+    const kernel = new ReferenceKernel({ contract: registry, handlers: { "page.outline.read": outline } });
     seedKernel(kernel, demoSeed());
     const state = openDatabase(":memory:");
     const grants = new SqliteGrantStore(state);
@@ -51,5 +50,16 @@ describe("the dispatcher with a seventh tool", () => {
     // and the six still work through the same registry
     expect(ok(await dispatcher.dispatch(makeRequest("mnote.page.get", {}, {}, ids))).result.title).toBe("项目计划");
     kernel.close();
+  });
+
+  it("a contract command the kernel has no handler for stops the kernel at start-up, naming the command", () => {
+    const contract = contractWithSeventhTool();
+    const out = join(contract, "..", "generated");
+    expect(runCli(["generate", "--contract", contract, "--out", out, "--quiet"]).status).toBe(0);
+    const registry = require(join(out, "registry.ts")) as ContractFacts;
+    expect(() => new ReferenceKernel({ contract: registry })).toThrow(KernelStartupError);
+    expect(() => new ReferenceKernel({ contract: registry })).toThrow(/no handler for kernel command page\.outline\.read .*kernel\/commands\/index\.ts/);
+    // the same kernel starts on this contract, whose every command has its handler file
+    expect(() => new ReferenceKernel().close()).not.toThrow();
   });
 });

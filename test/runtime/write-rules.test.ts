@@ -2,7 +2,7 @@
 import { testRuntime, failed, ok } from "../support/runtime";
 import { sampleArgs } from "../support/requests";
 import { toolList, tools } from "../../generated/registry";
-import { WIRED_OPTIONS } from "../../kernel/reference-kernel";
+import { ReferenceKernel } from "../../kernel/reference-kernel";
 
 const writes = toolList.filter((t) => t.effect === "write");
 const fresh = (name: string) => {
@@ -51,8 +51,10 @@ describe("page options whose runtimeSupport is not wired", () => {
   it("the kernel applies exactly the options the contract marks wired", () => {
     const unwired = tools["mnote.page.update_options"].unwiredFields.map((f) => f.field);
     expect(unwired.sort()).toEqual(["protectEditing", "showToc"]);
-    for (const field of unwired) expect(WIRED_OPTIONS.has(field)).toBe(false);
-    expect([...WIRED_OPTIONS].sort()).toEqual(["smallText", "wideLayout"]);
+    const kernel = new ReferenceKernel();
+    for (const field of unwired) expect(kernel.facts.wiredOptions.has(field)).toBe(false);
+    expect([...kernel.facts.wiredOptions].sort()).toEqual(["smallText", "wideLayout"]);
+    kernel.close();
   });
 
   it.each([["showToc"], ["protectEditing"]])("%s: a warning in dryRun, the business failure in a real call, nothing written", async (field) => {

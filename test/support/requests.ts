@@ -10,7 +10,7 @@ export const sampleArgs: Record<string, Record<string, unknown>> = {
     baseRevision: 0,
   },
   "mnote.page.update_title": { title: "Project plan", baseRevision: 0 },
-  "mnote.page.update_options": { options: { wideLayout: true }, baseRevision: 0 },
+  "mnote.page.update_options": { options: { smallText: true }, baseRevision: 0 },
   "mnote.artifact.create_summary": { summary: "A plan in two steps.", baseRevision: 0 },
   "mnote.artifact.create_ai_note": { content: "Step two depends on step one.", title: "Dependencies" },
 };
