@@ -124,8 +124,7 @@ export class ReferenceKernel {
        LEFT JOIN pages p ON p.id = ? AND p.workspace_id = ?
        WHERE u.id = ?`,
     ).get(context.workspaceId, context.documentId, context.workspaceId, context.actorId) as
-      | { active: number; role: string | null; id: string | null; workspace_id: string; title: string; revision: number; options_json: string }
-      | undefined;
+      { active: number; role: string | null; id: string | null; workspace_id: string; title: string; revision: number; options_json: string } | undefined;
     const authenticated = row !== undefined && row.active === 1;
     const member = authenticated && row!.role !== null;
     const page =
@@ -219,8 +218,7 @@ export class ReferenceKernel {
   /** A live record for the same scope: the first outcome again, or a conflict if the request differs. */
   private replayOrConflict(write: T.KernelWrite): CommandReply | undefined {
     const record = this.sql("SELECT command_id, fingerprint, expires_at FROM idempotency WHERE scope = ?").get(write.idempotencyScope) as
-      | { command_id: string; fingerprint: string; expires_at: number }
-      | undefined;
+      { command_id: string; fingerprint: string; expires_at: number } | undefined;
     if (!record || record.expires_at <= this.now()) return undefined;
     if (record.fingerprint !== write.fingerprint) throw new KernelRefusal(ERR.idempotencyConflict);
     const logged = this.sql("SELECT result_json FROM command_log WHERE command_id = ?").get(record.command_id) as { result_json: string };

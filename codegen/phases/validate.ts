@@ -383,6 +383,7 @@ function checkContractFacts(model: ContractModel, report: (path: string, pointer
     const file = model.schemaFiles.find((f) => f.path === cut.file)!;
     const maxLength = (getAtPointer(file.json, cut.pointer) as { maxLength?: unknown }).maxLength;
     const needed = cut.length + [...cut.marker].length;
-    if (maxLength !== needed) report(cut.file, at, `maxLength must be ${needed} (length ${cut.length} plus the marker's ${[...cut.marker].length} characters), not ${String(maxLength)}`);
+    if (maxLength !== needed)
+      report(cut.file, at, `maxLength must be ${needed} (length ${cut.length} plus the marker's ${[...cut.marker].length} characters), not ${String(maxLength)}`);
   }
 }

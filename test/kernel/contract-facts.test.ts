@@ -105,7 +105,12 @@ describe("the kernel's contract facts come from the generated registry", () => {
   it("the page block limit: 4 blocks in the flipped contract, so a fifth is refused with page_blocks and nothing written", () => {
     const kernel = kernelOn(flipped);
     const save = (n: number, blocks: number) =>
-      kernel.execute("page.body.save", { context, args: { content: Array.from({ length: blocks }, () => ({ type: "paragraph", text: "x" })), mode: "append" }, dryRun: false, write: write(n) });
+      kernel.execute("page.body.save", {
+        context,
+        args: { content: Array.from({ length: blocks }, () => ({ type: "paragraph", text: "x" })), mode: "append" },
+        dryRun: false,
+        write: write(n),
+      });
     expect(save(1, 1).result).toEqual({ commandName: "page.body.save", revision: 1 }); // 3 seeded + 1
     let refusal: unknown;
     try {
