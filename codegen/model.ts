@@ -120,10 +120,10 @@ export interface TruncationModel {
   pointer: string;
 }
 
-/** A named object schema whose fields carry x-mnote-runtimeSupport (PageOptions): per field, its support and default. */
+/** A named object schema whose fields carry x-mnote-runtimeSupport (PageOptions): per field, its support and initial value. */
 export interface OptionSetModel {
   typeName: string;
-  fields: Array<{ name: string; runtimeSupport: string; default: unknown }>;
+  fields: Array<{ name: string; runtimeSupport: string; initialValue: unknown }>;
 }
 
 export interface ContractModel {

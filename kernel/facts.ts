@@ -1,7 +1,7 @@
 /**
  * The contract facts the reference kernel works from. Every fact comes from a generated registry
  * (by default this contract's, generated/registry.ts): which commands exist, which capability each
- * needs, which page options are wired and their defaults, the page block limit and how bodySummary
+ * needs, which page options are wired and their initial values, the page block limit and how bodySummary
  * is cut. Nothing here repeats a value: a contract change plus `npm run generate` changes the
  * kernel's answers. A test passes another contract's registry.
  */
@@ -16,7 +16,7 @@ export interface ContractFacts {
   readonly capabilityScopes: readonly string[];
   readonly limits: { readonly [name: string]: number };
   readonly truncations: { readonly [name: string]: { readonly length: number; readonly marker: string } };
-  readonly optionSets: { readonly [typeName: string]: { readonly [field: string]: { readonly runtimeSupport: string; readonly default: unknown } } };
+  readonly optionSets: { readonly [typeName: string]: { readonly [field: string]: { readonly runtimeSupport: string; readonly initialValue: unknown } } };
 }
 
 /** This contract's facts. */
@@ -29,7 +29,7 @@ export interface KernelFacts {
   readonly pageBlocks: number;
   /** How bodySummary is cut. */
   readonly bodySummary: { readonly length: number; readonly marker: string };
-  /** Page options: which the kernel stores (wired), and what a page reports for one never set. */
+  /** Page options: which the kernel stores (wired), and what a page reports for one never set (x-mnote-initialValue). */
   readonly wiredOptions: ReadonlySet<string>;
   readonly optionDefaults: Readonly<Record<string, unknown>>;
   /** The capability each command needs: the one of the tool the contract maps to it. */
@@ -59,7 +59,7 @@ export function kernelFacts(contract: ContractFacts): KernelFacts {
     pageBlocks,
     bodySummary,
     wiredOptions: new Set(fields.filter(([, f]) => f.runtimeSupport === "wired").map(([name]) => name)),
-    optionDefaults: Object.fromEntries(fields.map(([name, f]) => [name, f.default])),
+    optionDefaults: Object.fromEntries(fields.map(([name, f]) => [name, f.initialValue])),
     capabilityByCommand: new Map(contract.toolList.map((t) => [t.kernelCommand, t.capability])),
   };
 }

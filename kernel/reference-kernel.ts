@@ -9,7 +9,7 @@
  * record (replay or conflict), then the base revision, then the change with its command log row and
  * idempotency record. A crash leaves all of it or none of it.
  *
- * Every contract fact (commands, capabilities, wired options and their defaults, the page block
+ * Every contract fact (commands, capabilities, wired options and their initial values, the page block
  * limit, how bodySummary is cut) comes from a generated registry through kernel/facts.ts; a
  * contract command without a handler stops the kernel at start-up.
  */
@@ -249,7 +249,7 @@ export class ReferenceKernel {
     );
   }
 
-  /** The page's options as page.get reports them: every option, its default where never set. */
+  /** The page's options as page.get reports them: every option, its contract initial value where never set. */
   optionsOf(page: PageRow): Record<string, unknown> {
     return { ...this.facts.optionDefaults, ...(JSON.parse(page.options_json) as Record<string, unknown>) };
   }

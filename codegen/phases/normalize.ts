@@ -164,7 +164,7 @@ const LIMIT_KEYWORDS = ["maxItems", "maxLength", "maximum", "maxProperties"] as 
 
 /**
  * The facts code on both sides of the contract reads instead of repeating: named limits, how
- * strings are cut, and per option set each field's runtimeSupport and default.
+ * strings are cut, and per option set each field's runtimeSupport and initial value.
  */
 function contractFactsOf(files: SchemaFile[], schemas: NamedSchema[]): { limits: LimitModel[]; truncations: TruncationModel[]; optionSets: OptionSetModel[] } {
   const limits: LimitModel[] = [];
@@ -185,7 +185,7 @@ function contractFactsOf(files: SchemaFile[], schemas: NamedSchema[]): { limits:
     if (s.composed || !isPlainObject(s.schema.properties)) continue;
     const fields = Object.entries(s.schema.properties as Record<string, JsonSchema>)
       .filter(([, field]) => typeof field["x-mnote-runtimeSupport"] === "string")
-      .map(([name, field]) => ({ name, runtimeSupport: field["x-mnote-runtimeSupport"] as string, default: field.default ?? null }));
+      .map(([name, field]) => ({ name, runtimeSupport: field["x-mnote-runtimeSupport"] as string, initialValue: field["x-mnote-initialValue"] ?? null }));
     if (fields.length > 0) optionSets.push({ typeName: s.typeName, fields });
   }
   return { limits: limits.sort(byKey((l) => l.name)), truncations: truncations.sort(byKey((t) => t.name)), optionSets: optionSets.sort(byKey((o) => o.typeName)) };

@@ -162,8 +162,8 @@ export const capabilityScopes: readonly T.CapabilityScope[] = Object.keys(capabi
 export interface OptionFieldFacts {
   /** x-mnote-runtimeSupport: only "wired" fields are applied by the kernel. */
   readonly runtimeSupport: string;
-  /** What a page reports for a field never set. */
-  readonly default: unknown;
+  /** What a page reports for a field it never set (x-mnote-initialValue). */
+  readonly initialValue: unknown;
 }
 
 /** Numbers the contract names (x-mnote-limit), for code on both sides of it. */
@@ -172,8 +172,8 @@ export const limits = ${tsLiteral(Object.fromEntries(model.limits.map((l) => [l.
 /** How strings are cut (x-mnote-truncate): at most length characters, then marker when cut. */
 export const truncations = ${tsLiteral(Object.fromEntries(model.truncations.map((t) => [t.name, { length: t.length, marker: t.marker }])))} as const satisfies Record<string, { length: number; marker: string }>;
 
-/** Per object type whose fields carry x-mnote-runtimeSupport: each field's support and default. */
-export const optionSets = ${tsLiteral(Object.fromEntries(model.optionSets.map((o) => [o.typeName, Object.fromEntries(o.fields.map((f) => [f.name, { runtimeSupport: f.runtimeSupport, default: f.default }]))])))} as const satisfies Record<string, Record<string, OptionFieldFacts>>;
+/** Per object type whose fields carry x-mnote-runtimeSupport: each field's support and initial value. */
+export const optionSets = ${tsLiteral(Object.fromEntries(model.optionSets.map((o) => [o.typeName, Object.fromEntries(o.fields.map((f) => [f.name, { runtimeSupport: f.runtimeSupport, initialValue: f.initialValue }]))])))} as const satisfies Record<string, Record<string, OptionFieldFacts>>;
 
 /** Who writes each request field: the model (a tool's args, dryRun) or the host (everything else). */
 export const requestFields = ${tsLiteral(Object.fromEntries(model.requestFields.map((f) => [f.name, f.filledBy])))} as const satisfies Record<keyof T.ToolRequest, "model" | "host">;

@@ -134,7 +134,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   async function run(tool: ToolDescriptor, request: T.ToolRequest, locale: MessageLocale): Promise<Outcome> {
     // The request's scope (already within the grant's) must hold the capability and everything it
-    // requires: a session granted only page.write may not replace a page it may not read, nor
+    // requires: a session granted a write capability without the read it requires may not replace a page, nor
     // learn its revision and block count from a dry run.
     for (const needed of [...capabilities[tool.capability].requires, tool.capability]) {
       if (!request.capabilityScope.includes(needed)) refuse(ERR.permissionDenied, "scope");

@@ -1,7 +1,7 @@
 /**
  * The kernel takes every contract fact from a generated registry: flipping facts in a copy of the
  * contract and regenerating changes the kernel's answers with no kernel edit. One generated copy
- * flips four facts at once: showToc becomes wired, smallText defaults to true, a page holds at
+ * flips four facts at once: showToc becomes wired, smallText's initial value is true, a page holds at
  * most 4 blocks, and bodySummary is cut after 5 characters.
  */
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
@@ -35,7 +35,7 @@ function flippedRegistry(): Registry {
   };
   edit("model/page-options.schema.json", (j) => {
     j.$defs.PageOptions.properties.showToc["x-mnote-runtimeSupport"] = "wired";
-    j.$defs.PageOptions.properties.smallText.default = true;
+    j.$defs.PageOptions.properties.smallText["x-mnote-initialValue"] = true;
   });
   edit("model/block.schema.json", (j) => {
     j.$defs.PageBlocks.maxItems = 4;
@@ -92,7 +92,7 @@ describe("the kernel's contract facts come from the generated registry", () => {
     state.close();
   });
 
-  it("option defaults: a page that never set smallText reports the contract's default", () => {
+  it("option initial values: a page that never set smallText reports the contract's x-mnote-initialValue", () => {
     const read = (k: ReferenceKernel) => (k.execute("page.snapshot.read", { context, args: {} }).result as { pageOptions: Record<string, boolean> }).pageOptions;
     const today = kernelOn();
     expect(read(today)).toEqual({ wideLayout: true, smallText: false, showToc: false, protectEditing: false });
