@@ -7,7 +7,7 @@
 import { ERR } from "../../generated/registry";
 import { refuse } from "./tool-failure";
 import { joinPointer } from "../../common/json-pointer";
-import { findDuplicateKey } from "./duplicate-keys";
+import { countMembers } from "./duplicate-keys";
 
 export interface Limits {
   maxBytes: number;
@@ -42,7 +42,10 @@ export function readRequest(input: unknown, limits: Limits): unknown {
       if (e instanceof RangeError) refuse(ERR.payloadTooLarge, undefined, { pointer: "" });
       refuse(ERR.invalidInput, "not_json", { pointer: "" });
     }
-    if (findDuplicateKey(text) !== undefined) refuse(ERR.invalidInput, "duplicate_key", { pointer: "" });
+    const keys = checkShape(value, limits);
+    // JSON.parse dropped one key per duplicate member name
+    if (countMembers(text) !== keys) refuse(ERR.invalidInput, "duplicate_key", { pointer: "" });
+    return value;
   }
   checkShape(value, limits);
   return value;
@@ -52,8 +55,9 @@ export function readRequest(input: unknown, limits: Limits): unknown {
  * One pass over the value, iterative, in time linear in its size and memory linear in its depth:
  * the stack holds one frame per open container (its keys and a cursor), never a frame per
  * sibling, and the path to a node is rebuilt from the frames only when it is refused.
+ * Returns the number of object keys it saw (the duplicate-member check compares it with the text).
  */
-function checkShape(root: unknown, limits: Limits): void {
+function checkShape(root: unknown, limits: Limits): number {
   interface Frame {
     container: unknown[] | Record<string, unknown>;
     keys: string[] | null; // null for an array
@@ -62,6 +66,7 @@ function checkShape(root: unknown, limits: Limits): void {
     at: string | number;
   }
   const frames: Frame[] = [];
+  let keyCount = 0;
   const pointerTo = (last?: string | number) => joinPointer("", ...frames.slice(1).map((f) => f.at), ...(last === undefined ? [] : [last]));
 
   /** Checks a scalar, or opens a container (a frame); `at` is its place in the current frame. */
@@ -75,6 +80,7 @@ function checkShape(root: unknown, limits: Limits): void {
       // frames.length is the depth of this container
       if (frames.length >= limits.maxDepth) refuse(ERR.payloadTooLarge, undefined, { pointer: pointerTo(at) });
       const keys = Array.isArray(value) ? null : Object.keys(value);
+      if (keys) keyCount += keys.length;
       frames.push({ container: value as Frame["container"], keys, next: 0, at: at ?? "" });
     }
   };
@@ -100,4 +106,5 @@ function checkShape(root: unknown, limits: Limits): void {
       visit((frame.container as Record<string, unknown>)[key], key);
     }
   }
+  return keyCount;
 }

@@ -46,14 +46,11 @@ interface Answer {
 function raw(url: string, options: { method?: string; path?: string; headers?: Record<string, string>; body?: Buffer | string } = {}): Promise<Answer> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      { host: u.hostname, port: u.port, method: options.method ?? "GET", path: options.path ?? u.pathname, headers: options.headers ?? {} },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }));
-      },
-    );
+    const req = httpRequest({ host: u.hostname, port: u.port, method: options.method ?? "GET", path: options.path ?? u.pathname, headers: options.headers ?? {} }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }));
+    });
     req.on("error", reject);
     req.end(options.body);
   });
@@ -86,7 +83,13 @@ describe("kernel serve: secure by default", () => {
     const before = dbHash(p.db);
     const scope = idempotencyScope({ workspaceId: "ws_1", actorId: "user_1", toolName: "mnote.page.update_title", idempotencyKey: "forged-key" });
     const args = { title: "forged" };
-    const write = { commandId: commandIdFor("page.head.updateTitle", scope), idempotencyKey: "forged-key", idempotencyScope: scope, fingerprint: requestFingerprint("doc_1", args), ttlMs: 60_000 };
+    const write = {
+      commandId: commandIdFor("page.head.updateTitle", scope),
+      idempotencyKey: "forged-key",
+      idempotencyScope: scope,
+      fingerprint: requestFingerprint("doc_1", args),
+      ttlMs: 60_000,
+    };
     const forged = JSON.stringify({ context, args, dryRun: false, write });
     const path = "/v1/commands/page.head.updateTitle";
 
@@ -135,7 +138,21 @@ describe("serve: Host, Origin, clear 4xx, invalid UTF-8, slow bodies, tokens", (
     expect((await raw(server.url, { ...listing, headers: { ...listing.headers, origin: "http://localhost:3000" } })).status).toBe(200);
     await server.stop();
 
-    const configured = await start(["serve", "--db", p.db, "--state", p.state, "--port", "0", "--token", "tok", "--allowed-hosts", "mnote.internal", "--allowed-origins", "https://app.mnote.example"]);
+    const configured = await start([
+      "serve",
+      "--db",
+      p.db,
+      "--state",
+      p.state,
+      "--port",
+      "0",
+      "--token",
+      "tok",
+      "--allowed-hosts",
+      "mnote.internal",
+      "--allowed-origins",
+      "https://app.mnote.example",
+    ]);
     expect((await raw(configured.url, { ...listing, headers: { ...listing.headers, host: "mnote.internal:8787" } })).status).toBe(200);
     expect((await raw(configured.url, { ...listing, headers: { ...listing.headers, host: "evil.example" } })).status).toBe(403);
     expect((await raw(configured.url, { ...listing, headers: { ...listing.headers, host: "mnote.internal", origin: "https://app.mnote.example" } })).status).toBe(200);
@@ -228,7 +245,10 @@ describe("serve: Host, Origin, clear 4xx, invalid UTF-8, slow bodies, tokens", (
     const started = Date.now();
     // wide margin: the server must close well before 60 s (its old limit was 300 s)
     let guard: NodeJS.Timeout | undefined;
-    const closed = await Promise.race([new Promise<boolean>((r) => socket.once("close", () => r(true))), new Promise<boolean>((r) => (guard = setTimeout(() => r(false), 60_000)))]);
+    const closed = await Promise.race([
+      new Promise<boolean>((r) => socket.once("close", () => r(true))),
+      new Promise<boolean>((r) => (guard = setTimeout(() => r(false), 60_000))),
+    ]);
     clearTimeout(guard);
     clearInterval(trickle);
     socket.destroy();
@@ -283,7 +303,9 @@ describe("mcp --http: Host, Origin, WWW-Authenticate, invalid UTF-8", () => {
 
     // a loopback origin (a local inspector) and valid bytes do get through, and write
     const client = new Client({ name: "test", version: "0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: "Bearer mcp-token", Origin: "http://localhost:6274" } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: "Bearer mcp-token", Origin: "http://localhost:6274" } } }),
+    );
     const result = await client.callTool({ name: "mnote_page_update_title", arguments: { title: "valid" } });
     expect((result.structuredContent as { ok: boolean }).ok).toBe(true);
     await client.close();
