@@ -24,10 +24,27 @@ function captured(level?: string) {
 describe("the servers' logger", () => {
   it("redacts tokens and page content, at the top level and one level down", () => {
     const { log, lines, parsed } = captured();
-    log.info({ event: "x", token: "SECRET-1", hostToken: "SECRET-2", headers: { authorization: "Bearer SECRET-3" }, args: { content: "PAGE TEXT" }, request: { title: "PAGE TITLE", blocks: ["B"] } }, "x");
+    log.info(
+      {
+        event: "x",
+        token: "SECRET-1",
+        hostToken: "SECRET-2",
+        headers: { authorization: "Bearer SECRET-3" },
+        args: { content: "PAGE TEXT" },
+        request: { title: "PAGE TITLE", blocks: ["B"] },
+      },
+      "x",
+    );
     const text = lines.join("\n");
     for (const secret of ["SECRET-1", "SECRET-2", "SECRET-3", "PAGE TEXT", "PAGE TITLE"]) expect(text).not.toContain(secret);
-    expect(parsed()[0]).toMatchObject({ level: "info", service: "test", event: "x", token: "[redacted]", args: "[redacted]", request: { title: "[redacted]", blocks: "[redacted]" } });
+    expect(parsed()[0]).toMatchObject({
+      level: "info",
+      service: "test",
+      event: "x",
+      token: "[redacted]",
+      args: "[redacted]",
+      request: { title: "[redacted]", blocks: "[redacted]" },
+    });
     expect(typeof parsed()[0]!.time).toBe("string");
   });
 

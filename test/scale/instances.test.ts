@@ -141,7 +141,9 @@ describe("four instances, one Redis, one kernel", () => {
     await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", () => r()));
     const proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
     const servers = await Promise.all(
-      [0, 1].map(() => start(["serve", "--kernel-url", proxyUrl, "--kernel-token", "ktok", "--store", redisUrl(DB), "--state", p.state, "--port", "0", "--token", "tok", "--lease", "300"])),
+      [0, 1].map(() =>
+        start(["serve", "--kernel-url", proxyUrl, "--kernel-token", "ktok", "--store", redisUrl(DB), "--state", p.state, "--port", "0", "--token", "tok", "--lease", "300"]),
+      ),
     );
     const request = note("slow-key");
     const a = postJson(`${servers[0]!.url}/v1/tools/call`, request, "tok");
