@@ -5,6 +5,7 @@
 import { Command } from "commander";
 import { CliExit } from "./exit";
 import { addRuntimeOptions, DEFAULT_DB, DEFAULT_STATE } from "./runtime-options";
+import { addHttpOptions } from "./http-options";
 
 export async function main(argv: readonly string[]): Promise<void> {
   const program = new Command().name("mnote-tools").description("The mnote page-AI tool contract: generate code from it, and run its tools.").showHelpAfterError().exitOverride();
@@ -33,25 +34,30 @@ export async function main(argv: readonly string[]): Promise<void> {
   );
 
   addRuntimeOptions(
-    program
-      .command("serve")
-      .description("serve the tools over HTTP (POST /v1/tools/call, GET /v1/tools, /v1/sessions, /healthz)")
-      .option("--host <host>", "address to listen on", "127.0.0.1")
-      .option("--port <port>", "port (0: any free port; the chosen one is printed)", process.env.MNOTE_TOOLS_PORT ?? "8787")
-      .option("--token <token>", "bearer token for tool calls (env MNOTE_TOOLS_TOKEN; generated and printed when absent)", process.env.MNOTE_TOOLS_TOKEN)
-      .option("--host-token <token>", "bearer token the mnote app uses to register session grants (env MNOTE_TOOLS_HOST_TOKEN)", process.env.MNOTE_TOOLS_HOST_TOKEN)
-      .option("--max-bytes <n>", "largest request body", String(1024 * 1024)),
+    addHttpOptions(
+      program
+        .command("serve")
+        .description("serve the tools over HTTP (POST /v1/tools/call, GET /v1/tools, /v1/sessions, /healthz)")
+        .option("--host <host>", "address to listen on", "127.0.0.1")
+        .option("--port <port>", "port (0: any free port; the chosen one is printed)", process.env.MNOTE_TOOLS_PORT ?? "8787")
+        .option("--token <token>", "bearer token for tool calls (env MNOTE_TOOLS_TOKEN; generated and printed when absent)", process.env.MNOTE_TOOLS_TOKEN)
+        .option("--host-token <token>", "bearer token the mnote app uses to register session grants (env MNOTE_TOOLS_HOST_TOKEN)", process.env.MNOTE_TOOLS_HOST_TOKEN)
+        .option("--max-bytes <n>", "largest request body", String(1024 * 1024)),
+    ),
   ).action(async (opts) => (await import("./commands/serve")).runServe(opts));
 
   addRuntimeOptions(
-    program
-      .command("mcp")
-      .description("serve the tools over MCP: stdio by default, Streamable HTTP with --http; bound to one session grant")
-      .requiredOption("--session <id>", "the session grant the server acts under (over HTTP a request may name another with X-Mnote-Session)")
-      .option("--http", "serve Streamable HTTP at /mcp instead of stdio")
-      .option("--host <host>", "address to listen on (--http)", "127.0.0.1")
-      .option("--port <port>", "port (--http; 0: any free port)", "8789")
-      .option("--token <token>", "bearer token required over HTTP (env MNOTE_TOOLS_TOKEN)", process.env.MNOTE_TOOLS_TOKEN),
+    addHttpOptions(
+      program
+        .command("mcp")
+        .description("serve the tools over MCP: stdio by default, Streamable HTTP with --http; bound to one session grant")
+        .requiredOption("--session <id>", "the session grant the server acts under (over HTTP a request may name another with X-Mnote-Session)")
+        .option("--http", "serve Streamable HTTP at /mcp instead of stdio")
+        .option("--host <host>", "address to listen on (--http)", "127.0.0.1")
+        .option("--port <port>", "port (--http; 0: any free port)", "8789")
+        .option("--token <token>", "bearer token required over HTTP (env MNOTE_TOOLS_TOKEN; generated and shown once when absent)", process.env.MNOTE_TOOLS_TOKEN)
+        .option("--max-bytes <n>", "largest request body (--http)", String(1024 * 1024)),
+    ),
   ).action(async (opts) => (await import("./commands/mcp")).runMcp(opts));
 
   const kernel = program.command("kernel").description("the embedded reference kernel on its own");
@@ -60,14 +66,16 @@ export async function main(argv: readonly string[]): Promise<void> {
     .description("load users, workspaces, members, pages and grants from a seed file (see kernel/seed.schema.json)")
     .option("--db <path>", "the kernel database", process.env.MNOTE_TOOLS_DB ?? DEFAULT_DB)
     .action(async (file, opts) => (await import("./commands/kernel")).runKernelSeed(file, opts));
-  kernel
-    .command("serve")
-    .description("serve the kernel over HTTP (POST /v1/commands/:command), as mnote's Rust kernel would be")
-    .option("--db <path>", "the kernel database", process.env.MNOTE_TOOLS_DB ?? DEFAULT_DB)
-    .option("--host <host>", "address to listen on", "127.0.0.1")
-    .option("--port <port>", "port (0: any free port)", "8788")
-    .option("--token <token>", "require this bearer token (env MNOTE_KERNEL_TOKEN)", process.env.MNOTE_KERNEL_TOKEN)
-    .action(async (opts) => (await import("./commands/kernel")).runKernelServe(opts));
+  addHttpOptions(
+    kernel
+      .command("serve")
+      .description("serve the kernel over HTTP (POST /v1/commands/:command), as mnote's Rust kernel would be; a token is required")
+      .option("--db <path>", "the kernel database", process.env.MNOTE_TOOLS_DB ?? DEFAULT_DB)
+      .option("--host <host>", "address to listen on", "127.0.0.1")
+      .option("--port <port>", "port (0: any free port)", "8788")
+      .option("--token <token>", "the bearer token every command must carry (env MNOTE_KERNEL_TOKEN)", process.env.MNOTE_KERNEL_TOKEN)
+      .option("--insecure-no-auth", "run WITHOUT a token: loopback only, for local development (warns)"),
+  ).action(async (opts) => (await import("./commands/kernel")).runKernelServe(opts));
   kernel
     .command("exec")
     .description("the kernel's CLI adapter: one {command, payload} on stdin, one reply on stdout")

@@ -1,6 +1,7 @@
 /** The options every runtime verb shares (call, serve, mcp), and turning them into a Runtime. */
 import type { Command } from "commander";
 import type { KernelChoice, Runtime } from "../runtime/runtime";
+import type { CallRecord } from "../runtime/dispatch/dispatcher";
 
 export interface RuntimeCliOptions {
   db: string;
@@ -54,7 +55,7 @@ export function kernelChoice(opts: RuntimeCliOptions): KernelChoice {
   return { kind: "embedded", path: opts.db };
 }
 
-export async function runtimeFrom(opts: RuntimeCliOptions, extra: { onCall?: (r: Record<string, unknown>) => void; onStoreError?: (e: unknown) => void } = {}): Promise<Runtime> {
+export async function runtimeFrom(opts: RuntimeCliOptions, extra: { onCall?: (r: CallRecord) => void; onStoreError?: (e: unknown) => void } = {}): Promise<Runtime> {
   const { createRuntime } = await import("../runtime/runtime");
   const choice = kernelChoice(opts);
   return createRuntime({
@@ -67,7 +68,7 @@ export async function runtimeFrom(opts: RuntimeCliOptions, extra: { onCall?: (r:
     leaseMs: positiveInt(opts.lease, "--lease"),
     // a remote kernel's transport times out first; this is the dispatcher's last resort
     kernelTimeoutMs: choice.kind === "embedded" ? undefined : choice.timeoutMs! + 5_000,
-    onCall: extra.onCall as never,
+    onCall: extra.onCall,
   });
 }
 

@@ -1,18 +1,41 @@
 /**
  * `mnote-tools call`: the CLI JSON adapter. One request envelope on stdin, one response envelope on
  * stdout. Exit 0 whenever an envelope was written, ok or not; non-zero only when no answer could
- * be given at all.
+ * be given at all. Stdin is read only up to the request size limit: past it the rest is not read
+ * (memory stays bounded whatever is piped in) and the answer is payload_too_large.
  */
 import { runtimeFrom, type RuntimeCliOptions } from "../runtime-options";
 
 export async function runCall(opts: RuntimeCliOptions): Promise<void> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const { DEFAULT_LIMITS } = await import("../../runtime/dispatch/limits");
+  const input = await readLimited(process.stdin, DEFAULT_LIMITS.maxBytes);
+  if (input === undefined) {
+    const { refusalResponse } = await import("../../runtime/dispatch/dispatcher");
+    const { ERR } = await import("../../generated/registry");
+    process.stdout.write(JSON.stringify(refusalResponse(ERR.payloadTooLarge)) + "\n");
+    return;
+  }
   const runtime = await runtimeFrom(opts);
   try {
-    const response = await runtime.dispatcher.dispatch(Buffer.concat(chunks));
+    const response = await runtime.dispatcher.dispatch(input);
     process.stdout.write(JSON.stringify(response) + "\n");
   } finally {
     await runtime.close();
   }
+}
+
+/** The whole stream, or undefined as soon as it passes maxBytes (then it is destroyed, not drained). */
+export async function readLimited(stream: NodeJS.ReadableStream & { destroy?: () => void }, maxBytes: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
+    size += bytes.length;
+    if (size > maxBytes) {
+      stream.destroy?.();
+      return undefined;
+    }
+    chunks.push(bytes);
+  }
+  return Buffer.concat(chunks);
 }

@@ -1,5 +1,7 @@
 /** `mnote-tools kernel seed|serve|exec`: the reference kernel on its own. */
 import { readFileSync } from "node:fs";
+import { CliExit } from "../exit";
+import { httpServiceOptions, portOf, type HttpCliOptions } from "../http-options";
 
 export async function runKernelSeed(file: string, opts: { db: string }): Promise<void> {
   const { ReferenceKernel } = await import("../../kernel/reference-kernel");
@@ -17,28 +19,38 @@ export async function runKernelSeed(file: string, opts: { db: string }): Promise
   }
 }
 
-export async function runKernelServe(opts: { db: string; host: string; port: string; token?: string }): Promise<void> {
+export interface KernelServeOptions extends HttpCliOptions {
+  db: string;
+  token?: string;
+  insecureNoAuth?: boolean;
+}
+
+export async function runKernelServe(opts: KernelServeOptions): Promise<void> {
+  const { createLogger } = await import("../../common/http/logger");
+  const { isLoopback, serveUntilSignal } = await import("../../common/http/server");
+  const log = createLogger({ service: "kernel", level: opts.logLevel });
+  if (!opts.token && !opts.insecureNoAuth) {
+    process.stderr.write("mnote-tools kernel serve: refusing to run without a token: pass --token (or MNOTE_KERNEL_TOKEN), or --insecure-no-auth for loopback development\n");
+    throw new CliExit(2);
+  }
+  if (opts.insecureNoAuth && !opts.token) {
+    if (!isLoopback(opts.host)) {
+      process.stderr.write(`mnote-tools kernel serve: --insecure-no-auth binds loopback only; --host ${opts.host} is not a loopback address\n`);
+      throw new CliExit(2);
+    }
+    log.warn({ event: "insecure_no_auth" }, "kernel serve runs WITHOUT AUTH (--insecure-no-auth): any local process can read and write every page");
+  }
   const { ReferenceKernel } = await import("../../kernel/reference-kernel");
   const { createKernelServer } = await import("../../kernel/http-server");
-  const { closeGracefully } = await import("../../runtime/transports/http-util");
-  const log = (line: Record<string, unknown>) => process.stderr.write(JSON.stringify({ ts: new Date().toISOString(), kernel: process.pid, ...line }) + "\n");
   const kernel = new ReferenceKernel({ path: opts.db });
-  const server = createKernelServer({ kernel, token: opts.token, log });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(Number(opts.port), opts.host, () => resolve());
+  const server = createKernelServer({
+    kernel,
+    token: opts.token,
+    insecureNoAuth: opts.insecureNoAuth && !opts.token,
+    log,
+    ...(await httpServiceOptions(opts)),
   });
-  const url = `http://${opts.host}:${(server.address() as { port: number }).port}`;
-  process.stdout.write(JSON.stringify({ listening: url, pid: process.pid }) + "\n");
-  await new Promise<void>((resolve) => {
-    const stop = async () => {
-      await closeGracefully(server, 10_000);
-      kernel.close();
-      resolve();
-    };
-    process.once("SIGTERM", () => void stop());
-    process.once("SIGINT", () => void stop());
-  });
+  await serveUntilSignal(server, { host: opts.host, port: portOf(opts.port), log, onStop: () => kernel.close() });
 }
 
 /** The CLI adapter (what mnote-cli is to the Rust kernel): one {command, payload} on stdin, one KernelReply on stdout. */

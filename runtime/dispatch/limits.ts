@@ -1,18 +1,21 @@
 /**
  * Reading a request with limits: size in bytes, nesting depth, string length, and values JSON can
  * carry but the contract cannot (non-finite numbers, strings that are not well-formed Unicode).
- * The walk is iterative, so a 100k-deep document cannot overflow the stack.
+ * The walk is iterative, so a 100k-deep document cannot overflow the stack, and linear: a 1 MiB
+ * request of any shape is checked in milliseconds (bench/hostile.ts measures it).
  */
 import { ERR } from "../../generated/registry";
 import { refuse } from "./tool-failure";
 import { joinPointer } from "../../common/json-pointer";
-import { findDuplicateKey } from "./duplicate-keys";
+import { countMembers } from "./duplicate-keys";
 
 export interface Limits {
   maxBytes: number;
   maxDepth: number;
   maxStringLength: number;
 }
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 export const DEFAULT_LIMITS: Limits = { maxBytes: 1024 * 1024, maxDepth: 64, maxStringLength: 1024 * 1024 };
 
@@ -22,38 +25,86 @@ export function readRequest(input: unknown, limits: Limits): unknown {
   if (typeof input === "string" || Buffer.isBuffer(input)) {
     const bytes = typeof input === "string" ? Buffer.byteLength(input) : input.length;
     if (bytes > limits.maxBytes) refuse(ERR.payloadTooLarge, undefined, { pointer: "" });
-    const text = typeof input === "string" ? input : input.toString("utf8");
+    // strict UTF-8: invalid bytes are refused, never replaced by U+FFFD (a request would then
+    // commit text other than what was sent, and two byte strings would share one idempotency key)
+    let text: string;
+    if (typeof input === "string") text = input;
+    else {
+      try {
+        text = strictUtf8.decode(input);
+      } catch {
+        refuse(ERR.invalidInput, "not_json", { pointer: "" }); // RFC 8259: JSON text is UTF-8
+      }
+    }
     try {
       value = JSON.parse(text);
     } catch (e) {
       if (e instanceof RangeError) refuse(ERR.payloadTooLarge, undefined, { pointer: "" });
       refuse(ERR.invalidInput, "not_json", { pointer: "" });
     }
-    if (findDuplicateKey(text) !== undefined) refuse(ERR.invalidInput, "duplicate_key", { pointer: "" });
+    const keys = checkShape(value, limits);
+    // JSON.parse dropped one key per duplicate member name
+    if (countMembers(text) !== keys) refuse(ERR.invalidInput, "duplicate_key", { pointer: "" });
+    return value;
   }
   checkShape(value, limits);
   return value;
 }
 
-function checkShape(root: unknown, limits: Limits): void {
-  const stack: Array<{ value: unknown; depth: number; path: Array<string | number> }> = [{ value: root, depth: 0, path: [] }];
-  while (stack.length > 0) {
-    const { value, depth, path } = stack.pop()!;
+/**
+ * One pass over the value, iterative, in time linear in its size and memory linear in its depth:
+ * the stack holds one frame per open container (its keys and a cursor), never a frame per
+ * sibling, and the path to a node is rebuilt from the frames only when it is refused.
+ * Returns the number of object keys it saw (the duplicate-member check compares it with the text).
+ */
+function checkShape(root: unknown, limits: Limits): number {
+  interface Frame {
+    container: unknown[] | Record<string, unknown>;
+    keys: string[] | null; // null for an array
+    next: number;
+    /** The key or index this container sits at in its parent. */
+    at: string | number;
+  }
+  const frames: Frame[] = [];
+  let keyCount = 0;
+  const pointerTo = (last?: string | number) => joinPointer("", ...frames.slice(1).map((f) => f.at), ...(last === undefined ? [] : [last]));
+
+  /** Checks a scalar, or opens a container (a frame); `at` is its place in the current frame. */
+  const visit = (value: unknown, at: string | number | undefined) => {
     if (typeof value === "string") {
-      if (value.length > limits.maxStringLength) refuse(ERR.payloadTooLarge, undefined, { pointer: joinPointer("", ...path) });
-      if (!value.isWellFormed()) refuse(ERR.invalidInput, undefined, { pointer: joinPointer("", ...path) });
+      if (value.length > limits.maxStringLength) refuse(ERR.payloadTooLarge, undefined, { pointer: pointerTo(at) });
+      if (!value.isWellFormed()) refuse(ERR.invalidInput, undefined, { pointer: pointerTo(at) });
     } else if (typeof value === "number") {
-      if (!Number.isFinite(value)) refuse(ERR.invalidInput, undefined, { pointer: joinPointer("", ...path) });
+      if (!Number.isFinite(value)) refuse(ERR.invalidInput, undefined, { pointer: pointerTo(at) });
     } else if (value !== null && typeof value === "object") {
-      if (depth >= limits.maxDepth) refuse(ERR.payloadTooLarge, undefined, { pointer: joinPointer("", ...path) });
-      if (Array.isArray(value)) {
-        for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], depth: depth + 1, path: [...path, i] });
-      } else {
-        for (const key of Object.keys(value).reverse()) {
-          if (key.length > limits.maxStringLength || !key.isWellFormed()) refuse(ERR.invalidInput, undefined, { pointer: joinPointer("", ...path, key) });
-          stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1, path: [...path, key] });
-        }
+      // frames.length is the depth of this container
+      if (frames.length >= limits.maxDepth) refuse(ERR.payloadTooLarge, undefined, { pointer: pointerTo(at) });
+      const keys = Array.isArray(value) ? null : Object.keys(value);
+      if (keys) keyCount += keys.length;
+      frames.push({ container: value as Frame["container"], keys, next: 0, at: at ?? "" });
+    }
+  };
+
+  visit(root, undefined);
+  while (frames.length > 0) {
+    const frame = frames[frames.length - 1]!;
+    if (frame.keys === null) {
+      const array = frame.container as unknown[];
+      if (frame.next >= array.length) {
+        frames.pop();
+        continue;
       }
+      const index = frame.next++;
+      visit(array[index], index);
+    } else {
+      if (frame.next >= frame.keys.length) {
+        frames.pop();
+        continue;
+      }
+      const key = frame.keys[frame.next++]!;
+      if (key.length > limits.maxStringLength || !key.isWellFormed()) refuse(ERR.invalidInput, undefined, { pointer: pointerTo(key) });
+      visit((frame.container as Record<string, unknown>)[key], key);
     }
   }
+  return keyCount;
 }

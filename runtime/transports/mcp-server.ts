@@ -66,3 +66,13 @@ function asResult(response: ToolResponse): CallToolResult {
     isError: !response.ok,
   };
 }
+
+/** Serves one session's tools on stdin/stdout until stdin ends (an MCP client started this process). */
+export async function serveMcpStdio(options: McpServerOptions): Promise<void> {
+  const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
+  const server = createMcpServer(options);
+  const closed = new Promise<void>((resolve) => (server.onclose = () => resolve()));
+  await server.connect(new StdioServerTransport());
+  process.stdin.once("end", () => void server.close());
+  await closed;
+}

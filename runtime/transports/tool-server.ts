@@ -4,19 +4,22 @@
  *   GET  /v1/tools            the registry: every tool's names, facts and model-facing parameters (tool token)
  *   GET  /healthz             liveness and the contract version (no token)
  *   POST /v1/sessions         register a session grant (host token: the mnote app)
- *   GET  /v1/sessions/:id     read a session's binding (tool or host token: the Hermes plugin)
+ *   GET  /v1/sessions/:id     read a session's binding (tool or host token: the Hermes plugin needs
+ *                             it to build requests; see the threat model in docs/RELIABILITY.md)
  *   DELETE /v1/sessions/:id   revoke a grant (host token)
- * Every envelope answer is HTTP 200, whatever the envelope says, except a refused token (401) and
- * a body over the limit (413), which still carry a failure envelope. One JSON log line per call,
- * with ids and outcome and never page content.
+ * Every envelope answer is HTTP 200, whatever the envelope says, except a refused token (401), a
+ * body over the limit (413) and a body that is not application/json (415), which still carry a
+ * failure envelope. Host/Origin checks, body limits, timeouts and the http_error log line are the
+ * shared HTTP layer's (common/http/server.ts); tool_call lines come from the dispatcher's onCall.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Server } from "node:http";
 import { contract, ERR, toolList } from "../../generated/registry";
 import { validateSessionGrant } from "../../generated/validators";
 import { refusalResponse } from "../dispatch/dispatcher";
 import { firstProblemPointer } from "../dispatch/problems";
 import type { Runtime } from "../runtime";
-import { BodyTooLarge, hasBearer, readBody, sendJson } from "./http-util";
+import { createHttpService, HttpError, readBody, readJson, requireBearer, sendJson, type Timeouts } from "../../common/http/server";
+import type { Logger } from "../../common/http/logger";
 import { isGrantLive } from "../../common/grant-liveness";
 
 export interface ToolServerOptions {
@@ -26,12 +29,16 @@ export interface ToolServerOptions {
   /** Bearer token for registering grants (the mnote app's). Without it, grants come only from the CLI. */
   hostToken?: string;
   maxBytes: number;
-  log?: (line: Record<string, unknown>) => void;
+  log: Logger;
+  /** Host names the Host header may carry (default: the loopback names). */
+  allowedHosts?: readonly string[];
+  allowedOrigins?: readonly string[];
+  timeouts?: Partial<Timeouts>;
 }
 
+/** The tool server (not yet listening). */
 export function createToolServer(options: ToolServerOptions): Server {
-  const { runtime } = options;
-  const log = options.log ?? (() => undefined);
+  const { runtime, log } = options;
   const listing = {
     contract,
     tools: toolList.map((t) => ({
@@ -47,65 +54,75 @@ export function createToolServer(options: ToolServerOptions): Server {
       parameters: t.parameters,
     })),
   };
+  const refusedToken = refusalResponse(ERR.notAuthenticated);
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? "/", "http://localhost");
-    const route = `${req.method} ${url.pathname}`;
-    if (route === "GET /healthz") return sendJson(res, 200, { ok: true, contract });
-
-    if (route === "POST /v1/tools/call") {
-      if (!hasBearer(req, options.token)) return sendJson(res, 401, refusalResponse(ERR.notAuthenticated), { "www-authenticate": "Bearer" });
-      let body: Buffer;
-      try {
-        body = await readBody(req, options.maxBytes);
-      } catch (e) {
-        if (e instanceof BodyTooLarge) return sendJson(res, 413, refusalResponse(ERR.payloadTooLarge), { connection: "close" });
-        throw e;
-      }
-      return sendJson(res, 200, await runtime.dispatcher.dispatch(body));
-    }
-    if (route === "GET /v1/tools") {
-      if (!hasBearer(req, options.token)) return sendJson(res, 401, refusalResponse(ERR.notAuthenticated));
-      return sendJson(res, 200, listing);
-    }
-
-    const session = /^\/v1\/sessions(?:\/([^/]+))?$/.exec(url.pathname);
-    if (session) {
-      const id = session[1] ? decodeURIComponent(session[1]) : undefined;
-      if (req.method === "POST" && !id) {
-        if (!hasBearer(req, options.hostToken)) return sendJson(res, 401, { error: "a host token is required to register a session grant" });
-        let grant: unknown;
-        try {
-          grant = JSON.parse((await readBody(req, 64 * 1024)).toString("utf8"));
-        } catch {
-          return sendJson(res, 400, { error: "the body is not a JSON session grant" });
-        }
-        if (!validateSessionGrant(grant)) {
-          return sendJson(res, 400, { error: "invalid session grant", pointer: firstProblemPointer(validateSessionGrant.errors) });
-        }
-        await runtime.grants.put(grant);
-        log({ event: "session_granted", sessionId: grant.sessionId, expiresAt: grant.expiresAt });
-        return sendJson(res, 201, grant);
-      }
-      if (req.method === "GET" && id) {
-        if (!hasBearer(req, options.token, options.hostToken)) return sendJson(res, 401, { error: "a token is required" });
-        const grant = await runtime.grants.get(id);
-        if (!grant || !isGrantLive(grant, runtime.now())) return sendJson(res, 404, { error: "no live grant for this session" });
-        return sendJson(res, 200, grant);
-      }
-      if (req.method === "DELETE" && id) {
-        if (!hasBearer(req, options.hostToken)) return sendJson(res, 401, { error: "a host token is required" });
-        return sendJson(res, (await runtime.grants.revoke(id)) ? 200 : 404, { sessionId: id });
-      }
-    }
-    return sendJson(res, 404, { error: `no route ${route}` });
-  }
-
-  return createServer((req, res) => {
-    handle(req, res).catch((e) => {
-      log({ event: "http_error", message: (e as Error).message });
-      if (!res.headersSent) sendJson(res, 500, refusalResponse(ERR.internal));
-      else res.destroy();
-    });
+  return createHttpService({
+    log,
+    allowedHosts: options.allowedHosts,
+    allowedOrigins: options.allowedOrigins,
+    timeouts: options.timeouts,
+    errorBody: (status, message) => (status >= 500 ? refusalResponse(ERR.internal) : { error: message }),
+    routes: [
+      { method: "GET", path: "/healthz", handle: ({ res }) => sendJson(res, 200, { ok: true, contract }) },
+      {
+        method: "POST",
+        path: "/v1/tools/call",
+        handle: async ({ req, res }) => {
+          requireBearer(req, [options.token], "the tool token is missing or wrong", refusedToken);
+          let body: Buffer;
+          try {
+            body = await readBody(req, options.maxBytes);
+          } catch (e) {
+            // the tool route answers in envelopes, even when the layer refuses the body
+            if (e instanceof HttpError && e.status === 413) throw new HttpError(413, e.message, refusalResponse(ERR.payloadTooLarge));
+            if (e instanceof HttpError && e.status === 415) throw new HttpError(415, e.message, refusalResponse(ERR.invalidInput));
+            throw e;
+          }
+          sendJson(res, 200, await runtime.dispatcher.dispatch(body));
+        },
+      },
+      {
+        method: "GET",
+        path: "/v1/tools",
+        handle: ({ req, res }) => {
+          requireBearer(req, [options.token], "the tool token is missing or wrong", refusedToken);
+          sendJson(res, 200, listing);
+        },
+      },
+      {
+        method: "POST",
+        path: "/v1/sessions",
+        handle: async ({ req, res }) => {
+          requireBearer(req, [options.hostToken], "a host token is required to register a session grant");
+          const grant = await readJson(req, 64 * 1024);
+          if (!validateSessionGrant(grant)) {
+            throw new HttpError(400, "invalid session grant", { error: "invalid session grant", pointer: firstProblemPointer(validateSessionGrant.errors) });
+          }
+          await runtime.grants.put(grant);
+          log.info({ event: "session_granted", sessionId: grant.sessionId, expiresAt: grant.expiresAt }, "session_granted");
+          sendJson(res, 201, grant);
+        },
+      },
+      {
+        method: "GET",
+        path: /^\/v1\/sessions\/([^/]+)$/,
+        handle: async ({ req, res, params }) => {
+          requireBearer(req, [options.token, options.hostToken], "a tool or host token is required");
+          const grant = await runtime.grants.get(params[0]!);
+          if (!grant || !isGrantLive(grant, runtime.now())) throw new HttpError(404, "no live grant for this session");
+          sendJson(res, 200, grant);
+        },
+      },
+      {
+        method: "DELETE",
+        path: /^\/v1\/sessions\/([^/]+)$/,
+        handle: async ({ req, res, params }) => {
+          requireBearer(req, [options.hostToken], "a host token is required");
+          const id = params[0]!;
+          if (!(await runtime.grants.revoke(id))) throw new HttpError(404, "no grant for this session", { sessionId: id });
+          sendJson(res, 200, { sessionId: id });
+        },
+      },
+    ],
   });
 }

@@ -19,6 +19,7 @@ import { SqliteIdempotencyStore } from "../../runtime/state/sqlite-idempotency-s
 import { openDatabase } from "../../common/sqlite";
 
 const ids = { sessionId: "s_owner", workspaceId: "ws_1", documentId: "doc_1", actorId: "user_1", capabilityScope: ["page.read", "page.write", "artifact.write"] };
+const KERNEL_TOKEN = "kernel-faults-token";
 
 async function runtimeOver(transport: KernelTransport, kernelTimeoutMs = 15_000) {
   const state = openDatabase(":memory:");
@@ -74,8 +75,8 @@ describe("a lost acknowledgement", () => {
 
   it("over the generated HTTP kernel client: the retry returns the original commandId and result; one kernel command", async () => {
     const p = seededProject([]);
-    const kernel = await start(["kernel", "serve", "--db", p.db, "--port", "0"]);
-    await check(p.db, httpTransport({ url: kernel.url, timeoutMs: 5_000 }));
+    const kernel = await start(["kernel", "serve", "--db", p.db, "--port", "0", "--token", KERNEL_TOKEN]);
+    await check(p.db, httpTransport({ url: kernel.url, token: KERNEL_TOKEN, timeoutMs: 5_000 }));
     await kernel.stop();
   });
 
@@ -130,10 +131,10 @@ describe("a kernel that is slow, failing or down", () => {
 
   it("slow: a retryable error within the timeout while reads keep being served; the retry later writes once", async () => {
     const p = seededProject([]);
-    const kernel = await start(["kernel", "serve", "--db", p.db, "--port", "0"]);
+    const kernel = await start(["kernel", "serve", "--db", p.db, "--port", "0", "--token", KERNEL_TOKEN]);
     let slow = true;
     const proxy = await faultyProxy(kernel.url, (c) => (c === "artifact.aiNote.create" && slow ? "delay" : "pass"));
-    const dispatcher = await runtimeOver(httpTransport({ url: proxy.url, timeoutMs: 500 }));
+    const dispatcher = await runtimeOver(httpTransport({ url: proxy.url, token: KERNEL_TOKEN, timeoutMs: 500 }));
     const request = makeRequest("mnote.artifact.create_ai_note", { content: "slow" }, { idempotencyKey: "slow-key" }, ids);
     const started = Date.now();
     const pending = dispatcher.dispatch(request);
@@ -154,9 +155,9 @@ describe("a kernel that is slow, failing or down", () => {
 
   it("failing (HTTP 500): retryable, nothing written, other tools still served", async () => {
     const p = seededProject([]);
-    const kernel = await start(["kernel", "serve", "--db", p.db, "--port", "0"]);
+    const kernel = await start(["kernel", "serve", "--db", p.db, "--port", "0", "--token", KERNEL_TOKEN]);
     const proxy = await faultyProxy(kernel.url, (c) => (c === "page.body.save" ? "fail" : "pass"));
-    const dispatcher = await runtimeOver(httpTransport({ url: proxy.url, timeoutMs: 2_000 }));
+    const dispatcher = await runtimeOver(httpTransport({ url: proxy.url, token: KERNEL_TOKEN, timeoutMs: 2_000 }));
     const r = failed(await dispatcher.dispatch(makeRequest("mnote.page.save", { content: [{ type: "paragraph", text: "x" }] }, {}, ids)));
     expect([r.error.code, r.error.retryable]).toEqual(["mnote_tool_kernel_unavailable", true]);
     expect(commandCount(p.db)).toBe(0);

@@ -32,13 +32,15 @@ function count(db: string, sql: string): number {
 
 async function cluster(instances: number, options: { kernelUrl?: string; store?: string; lease?: number } = {}) {
   const p = seededProject([{ session: "s_owner", actor: "user_1" }]);
-  const kernel = await start(["kernel", "serve", "--db", p.db, "--port", "0"]);
+  const kernel = await start(["kernel", "serve", "--db", p.db, "--port", "0", "--token", "ktok"]);
   const servers = await Promise.all(
     Array.from({ length: instances }, () =>
       start([
         "serve",
         "--kernel-url",
         options.kernelUrl ?? kernel.url,
+        "--kernel-token",
+        "ktok",
         "--store",
         options.store ?? redisUrl(DB),
         "--state",
@@ -118,7 +120,7 @@ describe("four instances, one Redis, one kernel", () => {
 
   it("a lease that runs out while a slow write is still running: the second instance's attempt makes no second write", async () => {
     const p = seededProject([{ session: "s_owner", actor: "user_1" }]);
-    const kernel = await start(["kernel", "serve", "--db", p.db, "--port", "0"]);
+    const kernel = await start(["kernel", "serve", "--db", p.db, "--port", "0", "--token", "ktok"]);
     // a proxy that holds every ai_note write for 1.5 s before passing it to the kernel
     const proxy = createServer((req, res) => {
       const chunks: Buffer[] = [];
@@ -139,7 +141,9 @@ describe("four instances, one Redis, one kernel", () => {
     await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", () => r()));
     const proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
     const servers = await Promise.all(
-      [0, 1].map(() => start(["serve", "--kernel-url", proxyUrl, "--store", redisUrl(DB), "--state", p.state, "--port", "0", "--token", "tok", "--lease", "300"])),
+      [0, 1].map(() =>
+        start(["serve", "--kernel-url", proxyUrl, "--kernel-token", "ktok", "--store", redisUrl(DB), "--state", p.state, "--port", "0", "--token", "tok", "--lease", "300"]),
+      ),
     );
     const request = note("slow-key");
     const a = postJson(`${servers[0]!.url}/v1/tools/call`, request, "tok");

@@ -1,0 +1,93 @@
+/**
+ * The one logger of the three servers (`serve`, `mcp`, `kernel serve`): pino, JSON lines on stderr
+ * (stdout is the MCP channel on stdio, and where `serve` prints its address), with levels,
+ * redaction, and one schema for the events an operator alerts on.
+ *
+ * Never logged: tokens (any field named token or authorization) and page content (args, result,
+ * title, content, blocks, body, at the top level or one level down): pino replaces them with
+ * "[redacted]", so a careless caller cannot leak them either. A token the server generated is
+ * shown once on the terminal by `showGeneratedToken`, outside the log stream.
+ */
+import { pino, stdTimeFunctions, destination, type Logger as PinoLogger, type Level, type DestinationStream } from "pino";
+
+export type Logger = PinoLogger;
+export type LogLevel = Level;
+
+/** Field names whose values never reach a log line (pino redact paths). */
+export const REDACTED_FIELDS = ["token", "hostToken", "authorization", "args", "result", "title", "content", "blocks", "body", "text"] as const;
+
+const REDACT_PATHS = REDACTED_FIELDS.flatMap((f) => [f, `*.${f}`]).concat(["headers.authorization", "req.headers.authorization", "*.headers.authorization"]);
+
+export interface LoggerOptions {
+  /** Which server writes (`serve`, `mcp`, `kernel`); every line carries it. */
+  service: string;
+  /** trace | debug | info | warn | error | fatal | silent (env MNOTE_TOOLS_LOG_LEVEL; default info). */
+  level?: string;
+  /** Where lines go (default: stderr, written synchronously so nothing is lost on exit). */
+  destination?: DestinationStream;
+}
+
+const LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
+
+/** A pino logger with the servers' redaction, ISO timestamps and `service`/`pid` on every line. */
+export function createLogger(options: LoggerOptions): Logger {
+  const level = options.level ?? process.env.MNOTE_TOOLS_LOG_LEVEL ?? "info";
+  if (!LEVELS.includes(level)) throw new Error(`--log-level must be one of ${LEVELS.join(", ")}, not "${level}"`);
+  return pino(
+    {
+      level,
+      base: { service: options.service, pid: process.pid },
+      timestamp: stdTimeFunctions.isoTime,
+      // the level as a word: an operator greps for "error", not 50
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: REDACT_PATHS, censor: "[redacted]" },
+    },
+    options.destination ?? destination({ fd: 2, sync: true }),
+  );
+}
+
+/**
+ * The schema of the events every server logs the same way. `event` names the line; the other
+ * fields are ids, outcomes and counts, never content.
+ */
+export interface LogEvents {
+  /** One per tool call (serve, mcp): the dispatcher's CallRecord. */
+  tool_call: {
+    toolName: string | null;
+    toolCallId: string | null;
+    traceId: string | null;
+    sessionId: string | null;
+    ok: boolean;
+    code: string | null;
+    effect: string;
+    commandId: string | null;
+    replayed: boolean;
+    ms: number;
+  };
+  /** The idempotency store could not be reached; logged once per 100 failures. */
+  store_unavailable: { message: string; count: number; fallback: string };
+  /** An HTTP answer of 400 or more (warn for 4xx, error for 5xx). */
+  http_error: { method: string; path: string; status: number; message: string };
+}
+
+/** Writes one event of the shared schema at the given level. */
+export function logEvent<K extends keyof LogEvents>(log: Logger, level: "info" | "warn" | "error", event: K, fields: LogEvents[K]): void {
+  const line: Record<string, unknown> = { event, ...fields };
+  log[level](line, String(event));
+}
+
+/** Counts store failures and logs the first of every 100, so a Redis outage does not flood the log. */
+export function storeErrorLogger(log: Logger, fallback = "the kernel's idempotency record"): (error: unknown) => void {
+  let count = 0;
+  return (error) => {
+    if (count++ % 100 === 0) logEvent(log, "error", "store_unavailable", { message: (error as Error)?.message ?? String(error), count, fallback });
+  };
+}
+
+/**
+ * Shows a token the server generated, once, on the terminal (stderr as plain text, not a log line:
+ * a log pipeline that collects JSON lines never holds it).
+ */
+export function showGeneratedToken(service: string, flag: string, token: string, write: (text: string) => void = (t) => void process.stderr.write(t)): void {
+  write(`mnote-tools ${service}: no ${flag} given; generated bearer token (shown once, not logged): ${token}\n`);
+}

@@ -1,0 +1,329 @@
+/**
+ * The one HTTP layer of the three servers (`serve`, `mcp --http`, `kernel serve`). Each server
+ * brings only its routes; this module does the rest the same way for all three:
+ *
+ * - Host check (DNS rebinding): the Host header's hostname, port-agnostic, must be on an allow-list
+ *   (default: the loopback names), else 403. Same rule as the MCP SDK's hostHeaderValidation.
+ * - Origin check: a request that carries Origin (a browser) must come from an allowed origin
+ *   (default: an http(s) origin whose hostname is an allowed host), else 403.
+ * - Routing on the raw path; a pattern's groups are percent-decoded, and malformed encoding is a
+ *   400, never a 500. A known path with another method is a 405 with Allow.
+ * - Bodies: only `application/json` (415 otherwise, so a cross-origin `text/plain` form post
+ *   cannot reach a handler), read up to a byte limit (413, the rest is not read), decoded as
+ *   strict UTF-8 (invalid bytes are refused, never replaced by U+FFFD).
+ * - Bearer tokens compared in constant time; every 401 carries `WWW-Authenticate: Bearer`.
+ * - Timeouts: a request (headers and body) must arrive within requestTimeoutMs (default 30 s, not
+ *   Node's 300 s), so a client that trickles its body cannot hold a connection.
+ * - Every answer of 400 or more is one `http_error` log line; an unexpected throw is a 500 with the
+ *   server's own error body and nothing of the exception on the wire.
+ * - Listening, printing the address, and a graceful stop on SIGTERM/SIGINT.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { timingSafeEqual } from "node:crypto";
+import { logEvent, type Logger } from "./logger";
+
+/** The Host names a server on this machine answers to by default. */
+export const LOOPBACK_HOSTS: readonly string[] = ["localhost", "127.0.0.1", "[::1]"];
+
+/** An answer decided by a check: thrown from a handler or a helper, sent by the layer. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    /** The body to send; default: the server's errorBody for this status and message. */
+    readonly body?: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export interface RequestContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  /** The raw path (not decoded) and the query. */
+  path: string;
+  query: URLSearchParams;
+  /** The route pattern's groups, percent-decoded. */
+  params: string[];
+}
+
+export interface Route {
+  method: string;
+  /** An exact path, or a pattern matched against the raw path (groups become params). */
+  path: string | RegExp;
+  handle(ctx: RequestContext): Promise<void> | void;
+}
+
+export interface Timeouts {
+  /** Longest time to receive a whole request, headers and body (default 30 s). */
+  requestTimeoutMs: number;
+  /** Longest time to receive the headers (default: 10 s, at most requestTimeoutMs). */
+  headersTimeoutMs: number;
+}
+
+export interface HttpServiceOptions {
+  routes: readonly Route[];
+  log: Logger;
+  /** Hostnames (no port; IPv6 in brackets) the Host header may name; ["*"] accepts any. */
+  allowedHosts?: readonly string[];
+  /** Exact origins (scheme://host[:port]) a browser request may come from; ["*"] accepts any. */
+  allowedOrigins?: readonly string[];
+  /** The body of an answer the layer makes itself, in the server's own shape (default {error}). */
+  errorBody?: (status: number, message: string) => unknown;
+  timeouts?: Partial<Timeouts>;
+}
+
+export const DEFAULT_TIMEOUTS: Timeouts = { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000 };
+
+/** A Node HTTP server with the layer's checks around the given routes. */
+export function createHttpService(options: HttpServiceOptions): Server {
+  const errorBody = options.errorBody ?? ((_status: number, message: string) => ({ error: message }));
+  const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTS;
+  const requestTimeout = options.timeouts?.requestTimeoutMs ?? DEFAULT_TIMEOUTS.requestTimeoutMs;
+  const headersTimeout = Math.min(options.timeouts?.headersTimeoutMs ?? DEFAULT_TIMEOUTS.headersTimeoutMs, requestTimeout);
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const hostProblem = checkHost(req.headers.host, allowedHosts);
+    if (hostProblem) throw new HttpError(403, hostProblem);
+    const originProblem = checkOrigin(req.headers.origin, options.allowedOrigins, allowedHosts);
+    if (originProblem) throw new HttpError(403, originProblem);
+    const raw = req.url ?? "/";
+    const q = raw.indexOf("?");
+    const path = q < 0 ? raw : raw.slice(0, q);
+    const query = new URLSearchParams(q < 0 ? "" : raw.slice(q + 1));
+    const matching = options.routes.map((route) => ({ route, match: matchPath(route.path, path) })).filter((m) => m.match !== null);
+    if (matching.length === 0) throw new HttpError(404, `no route ${req.method} ${path}`);
+    const hit = matching.find((m) => m.route.method === req.method);
+    if (!hit) throw new HttpError(405, `${req.method} is not allowed on ${path}`, undefined, { allow: [...new Set(matching.map((m) => m.route.method))].join(", ") });
+    const params = hit.match!.map((p) => {
+      try {
+        return decodeURIComponent(p);
+      } catch {
+        throw new HttpError(400, "the path holds malformed percent-encoding");
+      }
+    });
+    await hit.route.handle({ req, res, path, query, params });
+  }
+
+  const server = createServer({ requestTimeout, headersTimeout, connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(requestTimeout / 4))) }, (req, res) => {
+    res.once("finish", () => {
+      if (res.statusCode >= 400) {
+        logEvent(options.log, res.statusCode >= 500 ? "error" : "warn", "http_error", {
+          method: req.method ?? "",
+          path: (req.url ?? "/").split("?")[0]!,
+          status: res.statusCode,
+          message: messages.get(res) ?? "",
+        });
+      }
+    });
+    handle(req, res).catch((e: unknown) => {
+      if (e instanceof HttpError) {
+        noteProblem(res, e.message);
+        if (res.headersSent) return void res.destroy();
+        // a refused body is not read: close the connection rather than drain it
+        const headers = e.status === 413 ? { connection: "close", ...e.headers } : e.headers;
+        return sendJson(res, e.status, e.body ?? errorBody(e.status, e.message), e.status === 401 ? { "www-authenticate": "Bearer", ...headers } : headers);
+      }
+      noteProblem(res, `internal error: ${(e as Error)?.message ?? String(e)}`);
+      if (res.headersSent) return void res.destroy();
+      sendJson(res, 500, errorBody(500, "internal error"));
+    });
+  });
+  return server;
+}
+
+const messages = new WeakMap<ServerResponse, string>();
+
+/** Tells the layer why a handler answered >= 400 itself (for the http_error line). */
+export function noteProblem(res: ServerResponse, message: string): void {
+  messages.set(res, message);
+}
+
+function matchPath(pattern: string | RegExp, path: string): string[] | null {
+  if (typeof pattern === "string") return pattern === path ? [] : null;
+  const m = pattern.exec(path);
+  return m && m[0] === path ? m.slice(1).map((g) => g ?? "") : null;
+}
+
+/** Why a Host header is refused, or undefined when its hostname is allowed. */
+export function checkHost(host: string | undefined, allowed: readonly string[]): string | undefined {
+  if (allowed.includes("*")) return undefined;
+  if (!host) return "a Host header is required";
+  let hostname: string;
+  try {
+    hostname = new URL(`http://${host}`).hostname;
+  } catch {
+    return `the Host header "${host}" is not a host`;
+  }
+  return allowed.includes(hostname.toLowerCase()) ? undefined : `Host "${hostname}" is not allowed (DNS rebinding protection; see --allowed-hosts)`;
+}
+
+/** Why an Origin header is refused, or undefined (no Origin: not a browser, nothing to check). */
+export function checkOrigin(origin: string | undefined, allowedOrigins: readonly string[] | undefined, allowedHosts: readonly string[]): string | undefined {
+  if (origin === undefined) return undefined;
+  if (allowedOrigins) {
+    return allowedOrigins.includes("*") || allowedOrigins.includes(origin) ? undefined : `Origin "${origin}" is not allowed (see --allowed-origins)`;
+  }
+  try {
+    const url = new URL(origin);
+    if ((url.protocol === "http:" || url.protocol === "https:") && (allowedHosts.includes("*") || allowedHosts.includes(url.hostname))) return undefined;
+  } catch {
+    // "null" (a sandboxed page, a file) and anything else that is not a URL: refused below
+  }
+  return `Origin "${origin}" is not allowed (see --allowed-origins)`;
+}
+
+/** Constant-time comparison of the request's bearer token with any of the accepted ones. */
+export function hasBearer(req: IncomingMessage, ...accepted: Array<string | undefined>): boolean {
+  const m = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? "");
+  if (!m) return false;
+  const given = Buffer.from(m[1]!.trim());
+  return accepted.some((token) => {
+    if (!token) return false;
+    const expected = Buffer.from(token);
+    return expected.length === given.length && timingSafeEqual(expected, given);
+  });
+}
+
+/** Throws a 401 (with WWW-Authenticate) unless the request carries one of the accepted tokens. */
+export function requireBearer(req: IncomingMessage, accepted: Array<string | undefined>, message = "a bearer token is required", body?: unknown): void {
+  if (!hasBearer(req, ...accepted)) throw new HttpError(401, message, body);
+}
+
+/** The body, up to maxBytes: 415 unless it is declared application/json, 413 past the limit (the rest is not read). */
+export function readBody(req: IncomingMessage, maxBytes: number, tooLarge?: unknown): Promise<Buffer> {
+  const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type !== "application/json") return Promise.reject(new HttpError(415, "the body must be application/json"));
+  const refuse = () => new HttpError(413, `the body is larger than ${maxBytes} bytes`, tooLarge);
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers["content-length"] ?? "0");
+    if (declared > maxBytes) return reject(refuse());
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on("data", (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > maxBytes) {
+        done = true;
+        req.pause();
+        return reject(refuse());
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => {
+      done = true;
+      resolve(Buffer.concat(chunks));
+    });
+    req.on("error", reject);
+    // a connection that dies mid-body (a timeout, a client gone) ends the wait
+    req.on("close", () => {
+      if (!done) reject(new HttpError(400, "the request body did not arrive"));
+    });
+  });
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** Bytes as text, or undefined when they are not well-formed UTF-8 (never a U+FFFD in their place). */
+export function decodeUtf8(bytes: Uint8Array): string | undefined {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The body parsed as JSON: 400 when it is not UTF-8 or not JSON (see readBody for 413 and 415). */
+export async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  const text = decodeUtf8(await readBody(req, maxBytes));
+  if (text === undefined) throw new HttpError(400, "the body is not valid UTF-8");
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HttpError(400, "the body is not JSON");
+  }
+}
+
+/** Answers JSON with the given status. */
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+/** Stops accepting, lets requests in flight finish (up to graceMs), then resolves. */
+export function closeGracefully(server: Server, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      server.closeAllConnections();
+      resolve();
+    }, graceMs);
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+/** The URL of a listening server, with an IPv6 host in brackets. */
+export function urlOf(server: Server, host: string, path = ""): string {
+  const { port } = server.address() as { port: number };
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}${path}`;
+}
+
+/**
+ * Listens, prints {"listening": url, "pid"} on stdout (what scripts and tests wait for), serves
+ * until SIGTERM or SIGINT, stops gracefully, then runs onStop.
+ */
+export async function serveUntilSignal(server: Server, options: { host: string; port: number; path?: string; log: Logger; onStop?: () => Promise<void> | void }): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const url = urlOf(server, options.host, options.path);
+  process.stdout.write(JSON.stringify({ listening: url, pid: process.pid }) + "\n");
+  options.log.info({ event: "listening", url }, "listening");
+  await new Promise<void>((resolve) => {
+    const stop = async (signal: string) => {
+      options.log.info({ event: "shutdown", signal }, "shutdown");
+      await closeGracefully(server, 10_000);
+      await options.onStop?.();
+      resolve();
+    };
+    process.once("SIGTERM", () => void stop("SIGTERM"));
+    process.once("SIGINT", () => void stop("SIGINT"));
+  });
+}
+
+/** The default Host allow-list of a server bound to `bind`: the loopback names and its own address. */
+export function defaultAllowedHosts(bind: string): string[] {
+  const own = bind.includes(":") && !bind.startsWith("[") ? `[${bind.toLowerCase()}]` : bind.toLowerCase();
+  const wildcard = own === "0.0.0.0" || own === "[::]";
+  return [...new Set([...LOOPBACK_HOSTS, ...(wildcard ? [] : [own])])];
+}
+
+/** Loopback addresses: the only ones a server without auth may bind. */
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return h === "localhost" || h === "::1" || /^127(\.\d{1,3}){3}$/.test(h);
+}
+
+/** A comma-separated host or origin list from a flag, lower-cased, empty entries dropped. */
+export function parseList(text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  return text
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0)
+    .map((s) => (s.startsWith("http") ? s.replace(/\/$/, "") : s.toLowerCase()));
+}
+
+/** Positive integer milliseconds from a flag. */
+export function parseMs(text: string, flag: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${flag} must be a positive number of milliseconds, not "${text}"`);
+  return n;
+}

@@ -1,0 +1,94 @@
+/**
+ * One logger for the three servers (issue 14 item 4): pino with levels, redaction of tokens and
+ * page content, one schema for tool_call, store_unavailable and http_error; and store errors are
+ * logged in MCP mode too.
+ */
+import { Writable } from "node:stream";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { createLogger, logEvent, showGeneratedToken, storeErrorLogger } from "../../common/http/logger";
+import { seededProject } from "../support/project";
+import { start } from "../support/processes";
+
+function captured(level?: string) {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(...chunk.toString("utf8").split("\n").filter(Boolean));
+      done();
+    },
+  });
+  return { log: createLogger({ service: "test", level, destination }), lines, parsed: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>) };
+}
+
+describe("the servers' logger", () => {
+  it("redacts tokens and page content, at the top level and one level down", () => {
+    const { log, lines, parsed } = captured();
+    log.info(
+      {
+        event: "x",
+        token: "SECRET-1",
+        hostToken: "SECRET-2",
+        headers: { authorization: "Bearer SECRET-3" },
+        args: { content: "PAGE TEXT" },
+        request: { title: "PAGE TITLE", blocks: ["B"] },
+      },
+      "x",
+    );
+    const text = lines.join("\n");
+    for (const secret of ["SECRET-1", "SECRET-2", "SECRET-3", "PAGE TEXT", "PAGE TITLE"]) expect(text).not.toContain(secret);
+    expect(parsed()[0]).toMatchObject({
+      level: "info",
+      service: "test",
+      event: "x",
+      token: "[redacted]",
+      args: "[redacted]",
+      request: { title: "[redacted]", blocks: "[redacted]" },
+    });
+    expect(typeof parsed()[0]!.time).toBe("string");
+  });
+
+  it("has levels: below the threshold nothing is written", () => {
+    const { log, parsed } = captured("warn");
+    log.info({ event: "quiet" }, "quiet");
+    logEvent(log, "warn", "http_error", { method: "GET", path: "/x", status: 404, message: "no route" });
+    expect(parsed()).toEqual([expect.objectContaining({ level: "warn", event: "http_error", status: 404, path: "/x" })]);
+    expect(() => createLogger({ service: "test", level: "loud" })).toThrow(/--log-level/);
+  });
+
+  it("logs the first of every 100 store failures as store_unavailable", () => {
+    const { log, parsed } = captured();
+    const onError = storeErrorLogger(log);
+    for (let i = 0; i < 150; i++) onError(new Error("ECONNREFUSED"));
+    expect(parsed().map((l) => [l.event, l.level, l.count])).toEqual([
+      ["store_unavailable", "error", 1],
+      ["store_unavailable", "error", 101],
+    ]);
+  });
+
+  it("shows a generated token as one plain line, not a JSON log line", () => {
+    const out: string[] = [];
+    showGeneratedToken("serve", "--token", "T0K3N", (t) => out.push(t));
+    expect(out).toHaveLength(1);
+    expect(out[0]).toContain("T0K3N");
+    expect(() => JSON.parse(out[0]!)).toThrow();
+  });
+});
+
+describe("mcp --http logs like serve", () => {
+  it("tool_call for every call, and store_unavailable when the idempotency store is down (the write still happens once)", async () => {
+    const p = seededProject([{ session: "s_owner", actor: "user_1" }]);
+    // nothing listens on port 1: every store call fails at once
+    const server = await start(["mcp", "--http", "--port", "0", "--token", "t", "--session", "s_owner", "--db", p.db, "--state", p.state, "--store", "redis://127.0.0.1:1/0"]);
+    const client = new Client({ name: "test", version: "0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: "Bearer t" } } }));
+    const r = await client.callTool({ name: "mnote_artifact_create_ai_note", arguments: { content: "SECRET PAGE CONTENT" } });
+    expect((r.structuredContent as { ok: boolean }).ok).toBe(true);
+    await client.close();
+    await server.stop();
+    const lines = server.stderr.filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.find((l) => l.event === "store_unavailable")).toMatchObject({ level: "error", service: "mcp", count: 1, fallback: expect.any(String) });
+    expect(lines.find((l) => l.event === "tool_call")).toMatchObject({ level: "info", service: "mcp", toolName: "mnote.artifact.create_ai_note", ok: true, replayed: false });
+    expect(server.stderr.join("\n")).not.toContain("SECRET PAGE CONTENT");
+  });
+});
