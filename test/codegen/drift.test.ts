@@ -19,16 +19,16 @@ describe("generate --check", () => {
 
   it("exits 1 after a one-byte change to a schema, naming the contract file and the stale outputs, and writes nothing", () => {
     const project = scratchProject();
-    const file = join(project.contract, "tools", "page.update_title.tool.json");
+    const file = join(project.contract, "tools", "artifact.create_ai_note.tool.json");
     const text = readFileSync(file, "utf8");
-    writeFileSync(file, text.replace('"maxLength": 500,', '"maxLength": 501,'));
+    writeFileSync(file, text.replace('"maxLength": 200 }', '"maxLength": 201 }'));
     const before = readFileSync(join(project.generated, "validators", "index.ts"), "utf8");
     const run = check(project);
     expect(run.status).toBe(1);
-    expect(run.stderr).toContain("contract files changed since generated was generated: tools/page.update_title.tool.json");
+    expect(run.stderr).toContain("contract files changed since generated was generated: tools/artifact.create_ai_note.tool.json");
     expect(run.stderr).toContain("stale: generated/validators/index.ts");
-    expect(run.stderr).toMatch(/- .*500/);
-    expect(run.stderr).toMatch(/\+ .*501/);
+    expect(run.stderr).toMatch(/- .*200/);
+    expect(run.stderr).toMatch(/\+ .*201/);
     expect(readFileSync(join(project.generated, "validators", "index.ts"), "utf8")).toBe(before);
   });
 
