@@ -73,12 +73,16 @@ describe("guide roles: the Hermes guide asks the contract which tool plays each 
 
 describe("named limits and cuts", () => {
   it("a limit on a schema with no maximum names the problem", () => {
-    const problems = problemsOf(edit("model/block.schema.json", '"maxItems": 2000,', ""));
-    expect(problems).toContainEqual(expect.stringMatching(/^model\/block\.schema\.json:\d+:\d+ at \/\$defs\/PageBlocks\/x-mnote-limit: limit "pageBlocks" names no number/));
+    const problems = problemsOf(edit("tools/page.get.tool.json", '"maxItems": 2000,', ""));
+    expect(problems).toContainEqual(
+      expect.stringMatching(/^tools\/page\.get\.tool\.json:\d+:\d+ at \/\$defs\/Result\/properties\/blocks\/x-mnote-limit: limit "pageBlocks" names no number/),
+    );
   });
 
   it("a cut whose maxLength does not hold the cut text plus its marker names the numbers", () => {
-    const problems = problemsOf(edit("model/block.schema.json", '"maxLength": 203,', '"maxLength": 200,'));
-    expect(problems).toContainEqual(expect.stringMatching(/^model\/block\.schema\.json:\d+:\d+ at \/\$defs\/BodySummary\/x-mnote-truncate: maxLength must be 203/));
+    const problems = problemsOf(edit("tools/page.get.tool.json", '"maxLength": 203,', '"maxLength": 200,'));
+    expect(problems).toContainEqual(
+      expect.stringMatching(/^tools\/page\.get\.tool\.json:\d+:\d+ at \/\$defs\/Result\/properties\/bodySummary\/x-mnote-truncate: maxLength must be 203/),
+    );
   });
 });

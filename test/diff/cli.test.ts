@@ -12,7 +12,6 @@ import { tempDir } from "../support/tmp";
 
 const SAVE = "tools/page.save.tool.json";
 const saveText = readFileSync(join(contractDir, SAVE), "utf8");
-const narrowed = () => contractWith(SAVE, saveText.replace('"enum": ["replace", "append"]', '"enum": ["append"]'));
 const withVersion = (dir: string, version: string) => {
   const manifest = join(dir, "contract.json");
   const json = JSON.parse(readFileSync(manifest, "utf8"));
@@ -20,10 +19,15 @@ const withVersion = (dir: string, version: string) => {
   writeFileSync(manifest, JSON.stringify(json, null, 2));
   return dir;
 };
+// versions pinned, so the tests hold whatever version contract/ has today
+const narrowed = () => withVersion(contractWith(SAVE, saveText.replace('"enum": ["replace", "append"]', '"enum": ["append"]')), "1.0.0");
 
 function releases(...versions: string[]): string {
   const dir = tempDir("mnote-releases-");
-  for (const v of versions) cpSync(contractDir, join(dir, v), { recursive: true });
+  for (const v of versions) {
+    cpSync(contractDir, join(dir, v), { recursive: true });
+    withVersion(join(dir, v), v);
+  }
   return dir;
 }
 

@@ -37,10 +37,10 @@ function flippedRegistry(): Registry {
     j.$defs.PageOptions.properties.showToc["x-mnote-runtimeSupport"] = "wired";
     j.$defs.PageOptions.properties.smallText["x-mnote-initialValue"] = true;
   });
-  edit("model/block.schema.json", (j) => {
-    j.$defs.PageBlocks.maxItems = 4;
-    j.$defs.BodySummary["x-mnote-truncate"].length = 5;
-    j.$defs.BodySummary.maxLength = 8;
+  edit("tools/page.get.tool.json", (j) => {
+    j.$defs.Result.properties.blocks.maxItems = 4;
+    j.$defs.Result.properties.bodySummary["x-mnote-truncate"].length = 5;
+    j.$defs.Result.properties.bodySummary.maxLength = 8;
   });
   const out = join(root, "generated");
   const run = runCli(["generate", "--contract", contract, "--out", out, "--quiet"]);
