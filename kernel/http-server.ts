@@ -7,6 +7,7 @@
 import { createServer, type Server } from "node:http";
 import type { ReferenceKernel } from "./reference-kernel";
 import { executeCommand } from "./protocol";
+import { withCommandSpan } from "./telemetry";
 import { BodyTooLarge, hasBearer, readBody, sendJson } from "../runtime/transports/http-util";
 
 export interface KernelServerOptions {
@@ -33,7 +34,8 @@ export function createKernelServer(options: KernelServerOptions): Server {
         return sendJson(res, 400, { error: "the body is not JSON" });
       }
       const command = m[1]!;
-      const reply = executeCommand(options.kernel, command, payload);
+      // one span per command, continuing the runtime's traceparent header (kernel/telemetry)
+      const reply = withCommandSpan(command, payload, req.headers, "http", () => executeCommand(options.kernel, command, payload));
       log({
         event: "kernel_command",
         command,

@@ -1,5 +1,9 @@
 /** `mnote-tools kernel seed|serve|exec`: the reference kernel on its own. */
 import { readFileSync } from "node:fs";
+import { startTelemetry } from "../../runtime/telemetry/sdk";
+
+/** service.name of the reference kernel's spans (OTEL_SERVICE_NAME overrides). */
+const KERNEL_SERVICE = "mnote-kernel";
 
 export async function runKernelSeed(file: string, opts: { db: string }): Promise<void> {
   const { ReferenceKernel } = await import("../../kernel/reference-kernel");
@@ -21,6 +25,7 @@ export async function runKernelServe(opts: { db: string; host: string; port: str
   const { ReferenceKernel } = await import("../../kernel/reference-kernel");
   const { createKernelServer } = await import("../../kernel/http-server");
   const { closeGracefully } = await import("../../runtime/transports/http-util");
+  const telemetry = await startTelemetry({ serviceName: KERNEL_SERVICE }); // only when OTEL_* asks
   const log = (line: Record<string, unknown>) => process.stderr.write(JSON.stringify({ ts: new Date().toISOString(), kernel: process.pid, ...line }) + "\n");
   const kernel = new ReferenceKernel({ path: opts.db });
   const server = createKernelServer({ kernel, token: opts.token, log });
@@ -34,6 +39,7 @@ export async function runKernelServe(opts: { db: string; host: string; port: str
     const stop = async () => {
       await closeGracefully(server, 10_000);
       kernel.close();
+      await telemetry?.shutdown();
       resolve();
     };
     process.once("SIGTERM", () => void stop());
@@ -60,10 +66,17 @@ export async function runKernelExec(opts: { db: string }): Promise<void> {
     process.stdout.write(JSON.stringify({ ok: false, error: { code: ERR.invalidInput, reason: "request" } }) + "\n");
     return;
   }
+  const { withCommandSpan } = await import("../../kernel/telemetry");
+  const { traceCarrierFromEnv } = await import("../../runtime/telemetry/propagation");
+  // stdout carries the reply: console spans go to stderr; the span continues the caller's TRACEPARENT
+  const telemetry = await startTelemetry({ serviceName: KERNEL_SERVICE, consoleStream: process.stderr });
   const kernel = new ReferenceKernel({ path: opts.db });
   try {
-    process.stdout.write(JSON.stringify(executeCommand(kernel, request.command, request.payload)) + "\n");
+    const { command, payload } = request;
+    const reply = withCommandSpan(command, payload, traceCarrierFromEnv(), "cli", () => executeCommand(kernel, command, payload));
+    process.stdout.write(JSON.stringify(reply) + "\n");
   } finally {
     kernel.close();
+    await telemetry?.shutdown();
   }
 }

@@ -5,6 +5,7 @@
 import { createServer } from "node:http";
 import { randomBytes } from "node:crypto";
 import { runtimeFrom, type RuntimeCliOptions } from "../runtime-options";
+import { startTelemetry } from "../../runtime/telemetry/sdk";
 
 export interface McpOptions extends RuntimeCliOptions {
   session: string;
@@ -16,6 +17,8 @@ export interface McpOptions extends RuntimeCliOptions {
 
 export async function runMcp(opts: McpOptions): Promise<void> {
   const { createMcpServer } = await import("../../runtime/transports/mcp-server");
+  // only when OTEL_* asks; on stdio, stdout is the MCP channel, so console spans go to stderr
+  const telemetry = await startTelemetry({ serviceName: "mnote-tools", consoleStream: opts.http ? process.stdout : process.stderr });
   // stdout is the MCP channel on stdio: every log line goes to stderr
   const log = (line: Record<string, unknown>) => process.stderr.write(JSON.stringify({ ts: new Date().toISOString(), mcp: process.pid, ...line }) + "\n");
   const runtime = await runtimeFrom(opts, { onCall: (r) => log({ event: "tool_call", ...r }) });
@@ -29,6 +32,7 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     process.stdin.once("end", () => void server.close());
     await closed;
     await runtime.close();
+    await telemetry?.shutdown();
     return;
   }
 
@@ -69,6 +73,7 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     const stop = async () => {
       await closeGracefully(http, 10_000);
       await runtime.close();
+      await telemetry?.shutdown();
       resolve();
     };
     process.once("SIGTERM", () => void stop());

@@ -1,6 +1,7 @@
 /** `mnote-tools serve`: the runtime over HTTP on loopback, with a bearer token, until SIGTERM. */
 import { randomBytes } from "node:crypto";
 import { runtimeFrom, positiveInt, type RuntimeCliOptions } from "../runtime-options";
+import { startTelemetry } from "../../runtime/telemetry/sdk";
 
 export interface ServeOptions extends RuntimeCliOptions {
   host: string;
@@ -13,6 +14,7 @@ export interface ServeOptions extends RuntimeCliOptions {
 export async function runServe(opts: ServeOptions): Promise<void> {
   const { createToolServer } = await import("../../runtime/transports/tool-server");
   const { closeGracefully } = await import("../../runtime/transports/http-util");
+  const telemetry = await startTelemetry({ serviceName: "mnote-tools" }); // only when OTEL_* asks (docs/OBSERVABILITY.md)
   const instance = `${process.pid}`;
   const log = (line: Record<string, unknown>) => process.stderr.write(JSON.stringify({ ts: new Date().toISOString(), instance, ...line }) + "\n");
   let token = opts.token;
@@ -43,6 +45,7 @@ export async function runServe(opts: ServeOptions): Promise<void> {
       log({ event: "shutdown", signal });
       await closeGracefully(server, 10_000);
       await runtime.close();
+      await telemetry?.shutdown();
       resolve();
     };
     process.once("SIGTERM", () => void stop("SIGTERM"));

@@ -18,6 +18,7 @@ import type { ToolResponse } from "../../generated/types";
 import { refusalResponse } from "../dispatch/dispatcher";
 import type { GrantStore } from "../state/grant-store";
 import { buildRequest } from "./request-builder";
+import { continueTrace, traceCarrierFromMeta } from "../telemetry/propagation";
 
 export interface McpServerOptions {
   dispatch(request: unknown): Promise<ToolResponse>;
@@ -48,7 +49,8 @@ export function createMcpServer(options: McpServerOptions): Server {
       toolCallId: `mcp_${randomUUID().replace(/-/g, "")}`,
       idempotencyKey: validateIdempotencyKey(given) ? given : `mcp-${randomUUID()}`,
     });
-    return asResult(await options.dispatch(envelope));
+    // _meta.traceparent (and tracestate), when the client sends one, is continued
+    return asResult(await continueTrace(traceCarrierFromMeta(request.params._meta), () => options.dispatch(envelope)));
   });
 
   return server;

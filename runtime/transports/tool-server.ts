@@ -17,6 +17,7 @@ import { refusalResponse } from "../dispatch/dispatcher";
 import { firstProblemPointer } from "../dispatch/problems";
 import type { Runtime } from "../runtime";
 import { BodyTooLarge, hasBearer, readBody, sendJson } from "./http-util";
+import { continueTrace } from "../telemetry/propagation";
 
 export interface ToolServerOptions {
   runtime: Runtime;
@@ -61,7 +62,8 @@ export function createToolServer(options: ToolServerOptions): Server {
         if (e instanceof BodyTooLarge) return sendJson(res, 413, refusalResponse(ERR.payloadTooLarge), { connection: "close" });
         throw e;
       }
-      return sendJson(res, 200, await runtime.dispatcher.dispatch(body));
+      // a W3C traceparent header is continued: the tool call's span becomes the caller's child
+      return sendJson(res, 200, await continueTrace(req.headers, () => runtime.dispatcher.dispatch(body)));
     }
     if (route === "GET /v1/tools") {
       if (!hasBearer(req, options.token)) return sendJson(res, 401, refusalResponse(ERR.notAuthenticated));
