@@ -44,7 +44,11 @@ export function tracesExportersFromEnv(env: NodeJS.ProcessEnv): { exporters: str
   if (/^\s*true\s*$/i.test(env.OTEL_SDK_DISABLED ?? "")) return { exporters: [], warnings };
   const raw = env.OTEL_TRACES_EXPORTER?.trim();
   let names: string[];
-  if (raw) names = raw.split(",").map((s) => s.trim().toLowerCase()).filter(Boolean);
+  if (raw)
+    names = raw
+      .split(",")
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean);
   else names = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT ? ["otlp"] : [];
   for (const n of names) if (!KNOWN.has(n)) warnings.push(`OTEL_TRACES_EXPORTER: "${n}" is not supported (otlp, console, none); ignored`);
   const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL || "").trim();

@@ -7,6 +7,7 @@
  * An MCP client has no tool-call id to give, so each call gets a fresh one and a fresh
  * idempotency key, unless the client passes its own key in the request's
  * _meta["mnote/idempotencyKey"] (then a retry with it replays instead of writing twice).
+ * A W3C trace context in _meta (`traceparent`, `tracestate`) is continued by the call's span.
  */
 import { randomUUID } from "node:crypto";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";

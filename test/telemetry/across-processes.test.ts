@@ -40,7 +40,12 @@ const kernelServerSpans = (spans: CollectedSpan[]) => spans.filter((s) => s.serv
 function expectOneTrace(spans: CollectedSpan[], transport: "http" | "cli"): CollectedSpan {
   const tool = toolSpan(spans)!;
   expect(tool).toMatchObject({ service: "mnote-tools", kind: OTLP_KIND.internal });
-  expect(tool.attributes).toMatchObject({ "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "mnote.page.get", "gen_ai.tool.call.id": "call_traced", "mnote.trace_id": "trace_panel_1" });
+  expect(tool.attributes).toMatchObject({
+    "gen_ai.operation.name": "execute_tool",
+    "gen_ai.tool.name": "mnote.page.get",
+    "gen_ai.tool.call.id": "call_traced",
+    "mnote.trace_id": "trace_panel_1",
+  });
   const clients = spans.filter((s) => s.service === "mnote-tools" && s.kind === OTLP_KIND.client);
   const servers = kernelServerSpans(spans);
   expect(clients.map((s) => s.name).sort()).toEqual(["kernel access.check", "kernel page.snapshot.read"]);
