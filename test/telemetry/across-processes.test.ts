@@ -9,7 +9,7 @@ import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { cliPath, generatedDir, repoRoot } from "../support/paths";
+import { cliPath, generatedDir, repoRoot, runCli } from "../support/paths";
 import { seededProject } from "../support/project";
 import { start, type Running } from "../support/processes";
 import { makeRequest } from "../support/requests";
@@ -162,5 +162,27 @@ describe("OTEL_TRACES_EXPORTER=console (the README's check by hand)", () => {
     });
     await server.stop();
     expect(out()).not.toContain("execute_tool");
+  });
+});
+
+describe("one-shot commands keep stdout for their answer", () => {
+  const env = { OTEL_TRACES_EXPORTER: "console", TRACEPARENT: traceparent(TRACE, PARENT) };
+
+  it("kernel exec: the reply alone on stdout; its span, continuing TRACEPARENT, on stderr", () => {
+    const p = seededProject([]);
+    const context = { workspaceId: "ws_1", documentId: "doc_1", actorId: "user_1", traceId: "trace_x", sessionId: "s", runId: "r", toolCallId: "c" };
+    const out = runCli(["kernel", "exec", "--db", p.db], { input: JSON.stringify({ command: "access.check", payload: { context } }), env });
+    expect(JSON.parse(out.stdout)).toMatchObject({ ok: true, result: { result: { member: true } } });
+    expect(out.stderr).toContain("name: 'kernel access.check'");
+    expect(out.stderr).toContain(`traceId: '${TRACE}'`);
+  });
+
+  it("call: the envelope alone on stdout; the execute_tool span, continuing TRACEPARENT, on stderr", () => {
+    const p = seededProject([{ session: "s_owner", actor: "user_1" }]);
+    const request = makeRequest("mnote.page.get", {}, {}, { sessionId: "s_owner", capabilityScope: ["page.read"] });
+    const out = runCli(["call", "--db", p.db, "--state", p.state], { input: JSON.stringify(request), env });
+    expect(JSON.parse(out.stdout)).toMatchObject({ ok: true, toolName: "mnote.page.get" });
+    expect(out.stderr).toContain("name: 'execute_tool mnote.page.get'");
+    expect(out.stderr).toContain(`traceId: '${TRACE}'`);
   });
 });
