@@ -7,6 +7,7 @@
  *
  * Never page content: only identifiers, names, effects and error codes go on a span.
  */
+/** Every span attribute key the runtime and the reference kernel set. */
 export const ATTR = {
   genAiOperationName: "gen_ai.operation.name",
   genAiToolName: "gen_ai.tool.name",

@@ -9,6 +9,8 @@ import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { cliPath, generatedDir, repoRoot, runCli } from "../support/paths";
 import { seededProject } from "../support/project";
 import { start, type Running } from "../support/processes";
@@ -184,5 +186,34 @@ describe("one-shot commands keep stdout for their answer", () => {
     expect(JSON.parse(out.stdout)).toMatchObject({ ok: true, toolName: "mnote.page.get" });
     expect(out.stderr).toContain("name: 'execute_tool mnote.page.get'");
     expect(out.stderr).toContain(`traceId: '${TRACE}'`);
+  });
+});
+
+describe("mcp over stdio with the console exporter", () => {
+  it("keeps stdout for MCP: spans go to stderr, and _meta.traceparent is continued", async () => {
+    const p = seededProject([{ session: "s_owner", actor: "user_1" }]);
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [cliPath, "mcp", "--session", "s_owner", "--db", p.db, "--state", p.state],
+      env: { PATH: process.env.PATH ?? "", OTEL_TRACES_EXPORTER: "console" },
+      stderr: "pipe",
+    });
+    let stderr = "";
+    transport.stderr!.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
+    const client = new Client({ name: "otel-test", version: "0" });
+    const errors: Error[] = [];
+    client.onerror = (e) => errors.push(e);
+    await client.connect(transport);
+    try {
+      const result = await client.callTool({ name: "mnote_page_get", arguments: {}, _meta: { traceparent: traceparent(TRACE, PARENT) } });
+      expect(result.isError).toBe(false);
+      const until = Date.now() + 30_000;
+      while (!stderr.includes("execute_tool mnote.page.get") && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+      expect(stderr).toContain("name: 'execute_tool mnote.page.get'");
+      expect(stderr).toContain(`traceId: '${TRACE}'`);
+      expect(errors).toEqual([]); // nothing but JSON-RPC reached the client on stdout
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -33,6 +33,7 @@ type KeyValue = { key: string; value: AnyValue };
 const valueOf = (v: AnyValue) => v.stringValue ?? v.boolValue ?? (v.intValue !== undefined ? Number(v.intValue) : v.doubleValue);
 const attrs = (list: KeyValue[] = []) => Object.fromEntries(list.map((kv) => [kv.key, valueOf(kv.value)]));
 
+/** Starts the collector; `env` points a child process's OTLP exporter at it. */
 export async function startCollector(): Promise<Collector> {
   const spans: CollectedSpan[] = [];
   const server = createServer((req, res) => {
