@@ -13,6 +13,7 @@ import { executeCommand } from "./protocol";
 import { ERR } from "../generated/registry";
 import { createHttpService, decodeUtf8, HttpError, readBody, requireBearer, sendJson, type Timeouts } from "../common/http/server";
 import type { Logger } from "../common/http/logger";
+import { withCommandSpan } from "./telemetry";
 
 export interface KernelServerOptions {
   kernel: ReferenceKernel;
@@ -55,7 +56,8 @@ export function createKernelServer(options: KernelServerOptions): Server {
             // the same answer as the CLI adapter's: nothing reaches the kernel
             throw new HttpError(400, `the body is not ${text === undefined ? "valid UTF-8" : "JSON"}`, { ok: false, error: { code: ERR.invalidInput, reason: "not_json" } });
           }
-          const reply = executeCommand(options.kernel, command, payload);
+          // one span per command, continuing the runtime's traceparent header (kernel/telemetry)
+          const reply = withCommandSpan(command, payload, req.headers, "http", () => executeCommand(options.kernel, command, payload));
           log.info(
             {
               event: "kernel_command",

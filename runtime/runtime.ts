@@ -11,6 +11,8 @@ import { SqliteGrantStore, type GrantStore } from "./state/grant-store";
 import { SqliteIdempotencyStore } from "./state/sqlite-idempotency-store";
 import type { IdempotencyStore } from "./state/idempotency-store";
 import { openDatabase, type Db } from "../common/sqlite";
+import { tracedKernel } from "./telemetry/kernel-client";
+import { currentTraceFields } from "./telemetry/propagation";
 
 export type KernelChoice =
   { kind: "embedded"; path: string } | { kind: "http"; url: string; token?: string; timeoutMs?: number } | { kind: "cli"; command: string; args?: string[]; timeoutMs?: number };
@@ -50,9 +52,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     embeddedKernel = new ReferenceKernel({ path: choice.path, now });
     kernel = embeddedKernel;
   } else if (choice.kind === "http") {
-    kernel = createKernelClient(httpTransport({ url: choice.url, token: choice.token, timeoutMs: choice.timeoutMs }));
+    // traceContext: each command carries the W3C context of its CLIENT span (runtime/telemetry)
+    kernel = tracedKernel(createKernelClient(httpTransport({ url: choice.url, token: choice.token, timeoutMs: choice.timeoutMs, traceContext: currentTraceFields })), "http");
   } else {
-    kernel = createKernelClient(cliTransport({ command: choice.command, args: choice.args, timeoutMs: choice.timeoutMs }));
+    kernel = tracedKernel(createKernelClient(cliTransport({ command: choice.command, args: choice.args, timeoutMs: choice.timeoutMs, traceContext: currentTraceFields })), "cli");
   }
   // the embedded kernel answers synchronously: no timer race around it
   const kernelTimeoutMs = choice.kind === "embedded" && options.kernelTimeoutMs === undefined ? null : options.kernelTimeoutMs;

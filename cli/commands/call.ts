@@ -5,6 +5,8 @@
  * (memory stays bounded whatever is piped in) and the answer is payload_too_large.
  */
 import { runtimeFrom, type RuntimeCliOptions } from "../runtime-options";
+import { startTelemetry } from "../../runtime/telemetry/sdk";
+import { continueTrace, traceCarrierFromEnv } from "../../runtime/telemetry/propagation";
 
 export async function runCall(opts: RuntimeCliOptions): Promise<void> {
   const { DEFAULT_LIMITS } = await import("../../runtime/dispatch/limits");
@@ -15,12 +17,15 @@ export async function runCall(opts: RuntimeCliOptions): Promise<void> {
     process.stdout.write(JSON.stringify(refusalResponse(ERR.payloadTooLarge)) + "\n");
     return;
   }
+  // stdout carries the envelope: console spans go to stderr; TRACEPARENT (the caller's) is continued
+  const telemetry = await startTelemetry({ serviceName: "mnote-tools", consoleStream: process.stderr });
   const runtime = await runtimeFrom(opts);
   try {
-    const response = await runtime.dispatcher.dispatch(input);
+    const response = await continueTrace(traceCarrierFromEnv(), () => runtime.dispatcher.dispatch(input));
     process.stdout.write(JSON.stringify(response) + "\n");
   } finally {
     await runtime.close();
+    await telemetry?.shutdown();
   }
 }
 

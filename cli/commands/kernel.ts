@@ -2,6 +2,10 @@
 import { readFileSync } from "node:fs";
 import { CliExit } from "../exit";
 import { httpServiceOptions, portOf, type HttpCliOptions } from "../http-options";
+import { startTelemetry } from "../../runtime/telemetry/sdk";
+
+/** service.name of the reference kernel's spans (OTEL_SERVICE_NAME overrides). */
+const KERNEL_SERVICE = "mnote-kernel";
 
 export async function runKernelSeed(file: string, opts: { db: string }): Promise<void> {
   const { ReferenceKernel } = await import("../../kernel/reference-kernel");
@@ -42,6 +46,7 @@ export async function runKernelServe(opts: KernelServeOptions): Promise<void> {
   }
   const { ReferenceKernel } = await import("../../kernel/reference-kernel");
   const { createKernelServer } = await import("../../kernel/http-server");
+  const telemetry = await startTelemetry({ serviceName: KERNEL_SERVICE }); // only when OTEL_* asks
   const kernel = new ReferenceKernel({ path: opts.db });
   const server = createKernelServer({
     kernel,
@@ -50,7 +55,11 @@ export async function runKernelServe(opts: KernelServeOptions): Promise<void> {
     log,
     ...(await httpServiceOptions(opts)),
   });
-  await serveUntilSignal(server, { host: opts.host, port: portOf(opts.port), log, onStop: () => kernel.close() });
+  await serveUntilSignal(server, { host: opts.host, port: portOf(opts.port), log, onStop: async () => {
+      kernel.close();
+      await telemetry?.shutdown();
+    },
+  });
 }
 
 /** The CLI adapter (what mnote-cli is to the Rust kernel): one {command, payload} on stdin, one KernelReply on stdout. */
@@ -72,10 +81,17 @@ export async function runKernelExec(opts: { db: string }): Promise<void> {
     process.stdout.write(JSON.stringify({ ok: false, error: { code: ERR.invalidInput, reason: "request" } }) + "\n");
     return;
   }
+  const { withCommandSpan } = await import("../../kernel/telemetry");
+  const { traceCarrierFromEnv } = await import("../../runtime/telemetry/propagation");
+  // stdout carries the reply: console spans go to stderr; the span continues the caller's TRACEPARENT
+  const telemetry = await startTelemetry({ serviceName: KERNEL_SERVICE, consoleStream: process.stderr });
   const kernel = new ReferenceKernel({ path: opts.db });
   try {
-    process.stdout.write(JSON.stringify(executeCommand(kernel, request.command, request.payload)) + "\n");
+    const { command, payload } = request;
+    const reply = withCommandSpan(command, payload, traceCarrierFromEnv(), "cli", () => executeCommand(kernel, command, payload));
+    process.stdout.write(JSON.stringify(reply) + "\n");
   } finally {
     kernel.close();
+    await telemetry?.shutdown();
   }
 }

@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { runtimeFrom, positiveInt, type RuntimeCliOptions } from "../runtime-options";
 import { httpServiceOptions, portOf, type HttpCliOptions } from "../http-options";
+import { startTelemetry } from "../../runtime/telemetry/sdk";
 
 export interface McpOptions extends RuntimeCliOptions, HttpCliOptions {
   session: string;
@@ -17,6 +18,8 @@ export async function runMcp(opts: McpOptions): Promise<void> {
   const { createLogger, logEvent, showGeneratedToken, storeErrorLogger } = await import("../../common/http/logger");
   // stdout is the MCP channel on stdio: the logger writes to stderr
   const log = createLogger({ service: "mcp", level: opts.logLevel });
+  // only when OTEL_* asks; on stdio, stdout is the MCP channel, so console spans go to stderr
+  const telemetry = await startTelemetry({ serviceName: "mnote-tools", consoleStream: opts.http ? process.stdout : process.stderr });
   const runtime = await runtimeFrom(opts, { onCall: (r) => logEvent(log, "info", "tool_call", r), onStoreError: storeErrorLogger(log) });
   const dispatch = (r: unknown) => runtime.dispatcher.dispatch(r);
 
@@ -24,6 +27,7 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     const { serveMcpStdio } = await import("../../runtime/transports/mcp-server");
     await serveMcpStdio({ dispatch, grants: runtime.grants, sessionId: opts.session, now: runtime.now });
     await runtime.close();
+    await telemetry?.shutdown();
     return;
   }
 
@@ -44,5 +48,11 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     log,
     ...(await httpServiceOptions(opts)),
   });
-  await serveUntilSignal(server, { host: opts.host, port: portOf(opts.port), path: "/mcp", log, onStop: () => runtime.close() });
+  await serveUntilSignal(server, { host: opts.host, port: portOf(opts.port), path: "/mcp",
+    log,
+    onStop: async () => {
+      await runtime.close();
+      await telemetry?.shutdown();
+    },
+  });
 }

@@ -2,6 +2,7 @@
 import { randomBytes } from "node:crypto";
 import { runtimeFrom, positiveInt, type RuntimeCliOptions } from "../runtime-options";
 import { httpServiceOptions, portOf, type HttpCliOptions } from "../http-options";
+import { startTelemetry } from "../../runtime/telemetry/sdk";
 
 export interface ServeOptions extends RuntimeCliOptions, HttpCliOptions {
   token?: string;
@@ -14,6 +15,7 @@ export async function runServe(opts: ServeOptions): Promise<void> {
   const { createLogger, logEvent, showGeneratedToken, storeErrorLogger } = await import("../../common/http/logger");
   const { serveUntilSignal } = await import("../../common/http/server");
   const log = createLogger({ service: "serve", level: opts.logLevel });
+  const telemetry = await startTelemetry({ serviceName: "mnote-tools" }); // only when OTEL_* asks (docs/OBSERVABILITY.md)
   let token = opts.token;
   if (!token) {
     token = randomBytes(18).toString("base64url");
@@ -21,5 +23,9 @@ export async function runServe(opts: ServeOptions): Promise<void> {
   }
   const runtime = await runtimeFrom(opts, { onCall: (r) => logEvent(log, "info", "tool_call", r), onStoreError: storeErrorLogger(log) });
   const server = createToolServer({ runtime, token, hostToken: opts.hostToken, maxBytes: positiveInt(opts.maxBytes, "--max-bytes"), log, ...(await httpServiceOptions(opts)) });
-  await serveUntilSignal(server, { host: opts.host, port: portOf(opts.port), log, onStop: () => runtime.close() });
+  await serveUntilSignal(server, { host: opts.host, port: portOf(opts.port), log, onStop: async () => {
+      await runtime.close();
+      await telemetry?.shutdown();
+    },
+  });
 }

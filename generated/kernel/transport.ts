@@ -10,6 +10,19 @@ import { spawn } from "node:child_process";
 /** Sends one command and resolves with the kernel's raw reply (parsed JSON, not yet checked). */
 export type KernelTransport = (command: string, payload: unknown) => Promise<unknown>;
 
+/** W3C trace context to send with one command (https://www.w3.org/TR/trace-context/). */
+export interface TraceContextFields {
+  traceparent?: string;
+  tracestate?: string;
+}
+
+/**
+ * Asked once per command, in the caller's async context, for the trace context to propagate (for
+ * example OpenTelemetry's propagation.inject of the active context). This package has no
+ * dependencies, so it takes the fields rather than a tracer.
+ */
+export type TraceContextSource = () => TraceContextFields;
+
 export type KernelFailureKind = "timeout" | "unavailable" | "protocol";
 
 /** The kernel could not be asked, or did not answer usably. Whether it acted is unknown. */
@@ -41,6 +54,8 @@ export interface HttpTransportOptions {
   /** Sent as a bearer token when set. */
   token?: string;
   timeoutMs?: number;
+  /** Sent as the traceparent and tracestate headers. */
+  traceContext?: TraceContextSource;
 }
 
 export function httpTransport(options: HttpTransportOptions): KernelTransport {
@@ -49,6 +64,9 @@ export function httpTransport(options: HttpTransportOptions): KernelTransport {
   return async (command, payload) => {
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
+    const trace = options.traceContext?.() ?? {};
+    if (trace.traceparent) headers.traceparent = trace.traceparent;
+    if (trace.tracestate) headers.tracestate = trace.tracestate;
     let response: Response;
     try {
       response = await fetch(`${base}/v1/commands/${encodeURIComponent(command)}`, {
@@ -86,6 +104,8 @@ export interface CliTransportOptions {
   timeoutMs?: number;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /** Passed to the adapter as the TRACEPARENT and TRACESTATE environment variables (OpenTelemetry's environment carrier). */
+  traceContext?: TraceContextSource;
 }
 
 export function cliTransport(options: CliTransportOptions): KernelTransport {
@@ -96,7 +116,7 @@ export function cliTransport(options: CliTransportOptions): KernelTransport {
       try {
         child = spawn(options.command, [...(options.args ?? [])], {
           stdio: ["pipe", "pipe", "pipe"],
-          env: options.env ?? process.env,
+          env: withTraceEnv(options.env ?? process.env, options.traceContext?.()),
           cwd: options.cwd,
         });
       } catch (e) {
@@ -137,6 +157,15 @@ export function cliTransport(options: CliTransportOptions): KernelTransport {
       child.stdin.on("error", () => undefined); // the adapter may exit before reading; close reports it
       child.stdin.end(JSON.stringify({ command, payload }));
     });
+}
+
+/** The child's environment with this command's trace context, when there is one. */
+function withTraceEnv(env: NodeJS.ProcessEnv, trace: TraceContextFields | undefined): NodeJS.ProcessEnv {
+  if (!trace?.traceparent) return env;
+  const out: NodeJS.ProcessEnv = { ...env, TRACEPARENT: trace.traceparent };
+  if (trace.tracestate) out.TRACESTATE = trace.tracestate;
+  else delete out.TRACESTATE;
+  return out;
 }
 
 function parseReply(command: string, text: string): unknown {

@@ -19,6 +19,7 @@ import { firstProblemPointer } from "./problems";
 import { getAtPointer } from "../../common/json-pointer";
 import { isPlainObject } from "../../common/values";
 import { isGrantLive } from "../../common/grant-liveness";
+import { withToolSpan, type ToolSpan } from "../telemetry/tool-span";
 
 /** The part of a kernel client the dispatcher uses. */
 export type KernelPort = Pick<KernelClient, "accessCheck" | "call">;
@@ -88,7 +89,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const kernelTimeoutMs = options.kernelTimeoutMs === undefined ? 15_000 : options.kernelTimeoutMs;
   const now = options.now ?? Date.now;
 
-  async function dispatch(input: unknown): Promise<T.ToolResponse> {
+  /** Every call is one `execute_tool` span (runtime/telemetry); a no-op when tracing is off. */
+  function dispatch(input: unknown): Promise<T.ToolResponse> {
+    return withToolSpan((span) => dispatchCall(input, span));
+  }
+
+  async function dispatchCall(input: unknown, span: ToolSpan): Promise<T.ToolResponse> {
     const started = now();
     let echo: Echo = { toolName: null, toolCallId: null, traceId: null, workspaceId: null, documentId: null, sessionId: null };
     let tool: ToolDescriptor | undefined;
@@ -99,6 +105,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       echo = echoOf(request);
       if (isPlainObject(request) && (request.locale === "en" || request.locale === "zh-CN")) locale = request.locale;
       tool = isPlainObject(request) && typeof request.toolName === "string" ? toolByName(request.toolName) : undefined;
+      if (tool) span.identify(tool);
       // The tool's own validator checks the envelope too: the envelope's alone runs only to name
       // an envelope problem first, or when there is no tool to ask.
       if (!tool?.validateRequest(request)) {

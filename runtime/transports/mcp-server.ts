@@ -7,6 +7,7 @@
  * An MCP client has no tool-call id to give, so each call gets a fresh one and a fresh
  * idempotency key, unless the client passes its own key in the request's
  * _meta["mnote/idempotencyKey"] (then a retry with it replays instead of writing twice).
+ * A W3C trace context in _meta (`traceparent`, `tracestate`) is continued by the call's span.
  */
 import { randomUUID } from "node:crypto";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -19,6 +20,7 @@ import { refusalResponse } from "../dispatch/dispatcher";
 import type { GrantStore } from "../state/grant-store";
 import { buildRequest } from "./request-builder";
 import { isGrantLive } from "../../common/grant-liveness";
+import { continueTrace, traceCarrierFromMeta } from "../telemetry/propagation";
 
 export interface McpServerOptions {
   dispatch(request: unknown): Promise<ToolResponse>;
@@ -52,7 +54,8 @@ export function createMcpServer(options: McpServerOptions): Server {
       toolCallId: `mcp_${randomUUID().replace(/-/g, "")}`,
       idempotencyKey: validateIdempotencyKey(given) ? given : `mcp-${randomUUID()}`,
     });
-    return asResult(await options.dispatch(envelope));
+    // _meta.traceparent (and tracestate), when the client sends one, is continued
+    return asResult(await continueTrace(traceCarrierFromMeta(request.params._meta), () => options.dispatch(envelope)));
   });
 
   return server;

@@ -21,6 +21,7 @@ import type { Runtime } from "../runtime";
 import { createHttpService, HttpError, readBody, readJson, requireBearer, sendJson, type Timeouts } from "../../common/http/server";
 import type { Logger } from "../../common/http/logger";
 import { isGrantLive } from "../../common/grant-liveness";
+import { continueTrace } from "../telemetry/propagation";
 
 export interface ToolServerOptions {
   runtime: Runtime;
@@ -78,7 +79,8 @@ export function createToolServer(options: ToolServerOptions): Server {
             if (e instanceof HttpError && e.status === 415) throw new HttpError(415, e.message, refusalResponse(ERR.invalidInput));
             throw e;
           }
-          sendJson(res, 200, await runtime.dispatcher.dispatch(body));
+          // a W3C traceparent header is continued: the tool call's span becomes the caller's child
+          sendJson(res, 200, await continueTrace(req.headers, () => runtime.dispatcher.dispatch(body)));
         },
       },
       {

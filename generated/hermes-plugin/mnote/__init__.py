@@ -32,6 +32,7 @@ TOOLS = SPEC["tools"]
 ERRORS = SPEC["errors"]
 _BY_PROVIDER_NAME = {tool["providerName"]: tool for tool in TOOLS}
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
+_TRACEPARENT = re.compile(r"^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$")
 _BINDING_CACHE_SECONDS = 60.0
 _MAX_PENDING_IDS = 64
 
@@ -171,14 +172,23 @@ def _binding(transport, session_id):
     return binding
 
 
+def _traceparent():
+    """W3C trace context for one call: the agent's own (TRACEPARENT in the environment, as OpenTelemetry names it) continued, else a new trace."""
+    given = os.environ.get("TRACEPARENT", "").strip().lower()
+    if _TRACEPARENT.match(given):
+        return given
+    return "00-%s-%s-01" % (os.urandom(16).hex(), os.urandom(8).hex())
+
+
 def _send(transport, request):
     body = json.dumps(request, ensure_ascii=False).encode("utf-8")
+    traceparent = _traceparent()
     if transport[0] == "http":
         http_request = urllib.request.Request(
             transport[1] + "/v1/tools/call",
             data=body,
             method="POST",
-            headers={"Authorization": "Bearer " + transport[2], "Content-Type": "application/json"},
+            headers={"Authorization": "Bearer " + transport[2], "Content-Type": "application/json", "traceparent": traceparent},
         )
         try:
             with urllib.request.urlopen(http_request, timeout=_timeout()) as response:
@@ -186,7 +196,9 @@ def _send(transport, request):
         except urllib.error.HTTPError as exc:
             text = exc.read().decode("utf-8", "replace")  # 401 and 413 still carry an envelope
     else:
-        completed = subprocess.run(shlex.split(transport[1]) + ["call"], input=body, capture_output=True, timeout=_timeout())
+        completed = subprocess.run(
+            shlex.split(transport[1]) + ["call"], input=body, capture_output=True, timeout=_timeout(), env=dict(os.environ, TRACEPARENT=traceparent)
+        )
         if completed.returncode != 0:
             raise OSError("the mnote CLI adapter exited with %d" % completed.returncode)
         text = completed.stdout.decode("utf-8")
