@@ -79,6 +79,8 @@ export type ErrorCode = ("mnote_tool_invalid_input" | "mnote_tool_payload_too_la
 export type ArtifactCreateAiNoteRequest = (ToolRequest & {
     toolName: "mnote.artifact.create_ai_note"
     args: ArtifactCreateAiNoteArgs
+    idempotencyKey: unknown
+    dryRun: unknown
   })
 /**
  * A canonical tool name such as mnote.page.get.
@@ -107,6 +109,8 @@ export type AuditEffect = ("read" | "write" | "dry_run" | "none")
 export type ArtifactCreateSummaryRequest = (ToolRequest & {
     toolName: "mnote.artifact.create_summary"
     args: ArtifactCreateSummaryArgs
+    idempotencyKey: unknown
+    dryRun: unknown
   })
 /**
  * A response envelope for mnote.artifact.create_summary.
@@ -179,6 +183,8 @@ export type PageUpdateOptionsResult = (PageWriteResult | DryRunResult)
 export type PageSaveRequest = (ToolRequest & {
     toolName: "mnote.page.save"
     args: PageSaveArgs
+    idempotencyKey: unknown
+    dryRun: unknown
   })
 /**
  * A response envelope for mnote.page.save.
@@ -195,6 +201,8 @@ export type PageSaveResponse = ((ToolSuccess & {
 export type PageUpdateOptionsRequest = (ToolRequest & {
     toolName: "mnote.page.update_options"
     args: PageUpdateOptionsArgs
+    idempotencyKey: unknown
+    dryRun: unknown
   })
 /**
  * A response envelope for mnote.page.update_options.
@@ -211,6 +219,8 @@ export type PageUpdateOptionsResponse = ((ToolSuccess & {
 export type PageUpdateTitleRequest = (ToolRequest & {
     toolName: "mnote.page.update_title"
     args: PageUpdateTitleArgs
+    idempotencyKey: unknown
+    dryRun: unknown
   })
 /**
  * A response envelope for mnote.page.update_title.
@@ -389,9 +399,7 @@ export interface ToolRequest {
   /**
    * The tool's own arguments.
    */
-  args: {
-    [k: string]: unknown | undefined
-  }
+  args: object
 }
 /**
  * A call that succeeded.
@@ -404,9 +412,7 @@ export interface ToolSuccess {
   /**
    * The tool's result; each tool's response narrows it.
    */
-  result: {
-
-  }
+  result: object
   audit: Audit
   error: null
 }
@@ -666,7 +672,15 @@ export interface PageUpdateOptionsArgs {
   /**
    * At least one option; no keys other than the four page options.
    */
-  options: PageOptions
+  options: (PageOptions & ({
+        wideLayout: unknown
+      } | {
+        smallText: unknown
+      } | {
+        showToc: unknown
+      } | {
+        protectEditing: unknown
+      }))
   /**
    * The revision you read; the write fails with mnote_tool_conflict if the page has changed since.
    */
