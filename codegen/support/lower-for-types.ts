@@ -30,8 +30,19 @@ type Defs = Record<string, JsonSchema>;
 export function lowerForTypes(input: Defs): Defs {
   const defs = closeNarrowedOpenObjects(input);
   const out: Defs = {};
-  for (const [name, schema] of Object.entries(defs)) out[name] = mapSchema(schema, (node) => lowerNode(node, defs)) as JsonSchema;
+  for (const [name, schema] of Object.entries(defs)) {
+    // A node that is nothing but a conditional waits for its parent, which knows the property's
+    // domain (allOf [{if, then, else}, ...]); a definition that is one is lowered on its own.
+    const lowered = mapSchema(schema, (node) => (isPureConditional(node) ? node : lowerNode(node, defs))) as JsonSchema;
+    out[name] = isPureConditional(lowered) ? lowerNode(lowered, defs) : lowered;
+  }
   return out;
+}
+
+const CONDITIONAL_KEYS = ["if", "then", "else", "description", "$comment", "title"];
+
+function isPureConditional(node: Record<string, unknown>): boolean {
+  return node.if !== undefined && Object.keys(node).every((k) => CONDITIONAL_KEYS.includes(k));
 }
 
 /**
@@ -91,9 +102,12 @@ function lowerNode(input: JsonSchema, defs: Defs): JsonSchema {
   }
 
   if (isPlainObject(node.not)) {
-    const keys = Object.keys(node.not);
     const req = node.not.required;
-    if (keys.length === 1 && Array.isArray(req) && req.length === 1) {
+    // (its own lowering may have given the required name an `unknown` entry already)
+    const onlyRequired = Object.entries(node.not).every(
+      ([k, v]) => k === "required" || (k === "properties" && isPlainObject(v) && Object.values(v).every((p) => isPlainObject(p) && Object.keys(p).length === 0)),
+    );
+    if (onlyRequired && Array.isArray(req) && req.length === 1) {
       properties()[req[0] as string] = NEVER;
       delete node.not;
     }
@@ -259,7 +273,9 @@ function regroup(node: JsonSchema, parts: JsonSchema[]): JsonSchema {
   if (parts.length === 0 && !(hasOwn && (unions.length > 0 || Array.isArray(node.allOf)))) return node;
   const own: JsonSchema = { ...node };
   const out: JsonSchema = {};
+  if (typeof node.title === "string") out.title = node.title;
   if (typeof node.description === "string") out.description = node.description;
+  delete own.title;
   delete own.description;
   const allOf: unknown[] = [];
   for (const k of unions) {
