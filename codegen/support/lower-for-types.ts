@@ -102,13 +102,10 @@ function lowerNode(input: JsonSchema, defs: Defs): JsonSchema {
   }
 
   if (isPlainObject(node.not)) {
-    const req = node.not.required;
-    // (its own lowering may have given the required name an `unknown` entry already)
-    const onlyRequired = Object.entries(node.not).every(
-      ([k, v]) => k === "required" || (k === "properties" && isPlainObject(v) && Object.values(v).every((p) => isPlainObject(p) && Object.keys(p).length === 0)),
-    );
-    if (onlyRequired && Array.isArray(req) && req.length === 1) {
-      properties()[req[0] as string] = NEVER;
+    // not {required: [k]}, or not {anyOf: [{required: [a]}, {required: [b]}]}: none of them may be present
+    const forbidden = Array.isArray(node.not.anyOf) && Object.keys(node.not).length === 1 ? node.not.anyOf.map(singleRequired) : [singleRequired(node.not)];
+    if (forbidden.every((k): k is string => k !== null)) {
+      for (const k of forbidden) properties()[k] = NEVER;
       delete node.not;
     }
   }
@@ -154,6 +151,17 @@ function lowerNode(input: JsonSchema, defs: Defs): JsonSchema {
   }
 
   return regroup(node, parts);
+}
+
+/** The one name a `{required: [k]}` schema asks for, or null for any other schema. */
+function singleRequired(schema: unknown): string | null {
+  if (!isPlainObject(schema)) return null;
+  const req = schema.required;
+  // (its own lowering may have given the required name an `unknown` entry already)
+  const onlyRequired = Object.entries(schema).every(
+    ([k, v]) => k === "required" || (k === "properties" && isPlainObject(v) && Object.values(v).every((p) => isPlainObject(p) && Object.keys(p).length === 0)),
+  );
+  return onlyRequired && Array.isArray(req) && req.length === 1 && typeof req[0] === "string" ? req[0] : null;
 }
 
 /** One if/then/else as a union of its cases, or null when it says nothing a type can hold. */

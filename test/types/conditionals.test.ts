@@ -22,7 +22,8 @@ function blockRules(schema: { $defs: Record<string, Record<string, unknown>> }):
   input.allOf = [
     { if: isType("heading"), then: { required: ["level"] }, else: { not: { required: ["level"] } } },
     { if: isType("to_do"), else: { properties: { checked: false } } },
-    { if: isType("code"), then: {}, else: { not: { required: ["language"] } } },
+    { if: isType("code"), then: {}, else: { not: { anyOf: [{ required: ["language"] }] } } },
+    { if: isType("divider"), then: { not: { required: ["id"] } } },
     { if: isType("divider"), then: { properties: { text: { const: "" } } } },
     { if: { required: ["checked"] }, then: { required: ["text"] }, else: true },
   ];
@@ -61,6 +62,8 @@ export const invalidInput: ContentBlockInput[] = [
   { type: "quote", text: "q", language: "ts" },
   // @ts-expect-error a divider has no text
   { type: "divider", text: "x" },
+  // @ts-expect-error a divider has no id of its own
+  { type: "divider", text: "", id: "d1" },
 ];
 export const validBlock: ContentBlock[] = [
   { id: "b1", type: "heading", text: "H", level: 1 },
