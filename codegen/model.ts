@@ -79,6 +79,8 @@ export interface ErrorModel {
   retryable: boolean;
   messages: Messages;
   reasons: Record<string, Messages>;
+  /** Message templates per JSON Schema keyword ({field}, {limit}); empty unless the code has them. */
+  rules: Record<string, Messages>;
 }
 
 export interface CapabilityModel {

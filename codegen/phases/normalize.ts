@@ -270,13 +270,14 @@ function unwiredFieldsOf(args: JsonSchema, baseId: string, index: RefIndex): Unw
 
 function errorsOf(errorCode: JsonSchema): ErrorModel[] {
   return (errorCode.oneOf as JsonSchema[]).map((entry) => {
-    const facts = entry["x-mnote-error"] as { retryable: boolean; messages: Messages; reasons?: Record<string, Messages> };
+    const facts = entry["x-mnote-error"] as { retryable: boolean; messages: Messages; reasons?: Record<string, Messages>; rules?: Record<string, Messages> };
     return {
       code: entry.const as string,
       description: (entry.description as string) ?? "",
       retryable: facts.retryable,
       messages: facts.messages,
       reasons: facts.reasons ?? {},
+      rules: facts.rules ?? {},
     };
   });
 }

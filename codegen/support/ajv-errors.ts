@@ -1,4 +1,5 @@
 import type { ErrorObject } from "ajv";
+import { problemPointer } from "../../common/validation-problem";
 
 /** One line for an ajv error, naming the offending property or value where ajv knows it. */
 export function describeAjvError(e: ErrorObject): string {
@@ -11,12 +12,7 @@ export function describeAjvError(e: ErrorObject): string {
   return e.message ?? e.keyword;
 }
 
-/** Where an ajv error points: for a missing or unexpected property, that property's own place. */
+/** Where an ajv error points: for a missing, unexpected or misnamed property, that property's own place. */
 export function ajvErrorPointer(e: ErrorObject): string {
-  const params = e.params as Record<string, unknown>;
-  const esc = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
-  if (e.keyword === "additionalProperties") return `${e.instancePath}/${esc(String(params.additionalProperty))}`;
-  if (e.keyword === "required") return `${e.instancePath}/${esc(String(params.missingProperty))}`;
-  if (e.keyword === "propertyNames" && params.propertyName !== undefined) return `${e.instancePath}/${esc(String(params.propertyName))}`;
-  return e.instancePath;
+  return problemPointer(e as ErrorObject & { params: Record<string, unknown> });
 }

@@ -20,7 +20,7 @@ export const docsTarget: Target = {
         path: "docs/README.md",
         content: template("index.md.hbs")({ banner: head, ...model }),
       },
-      { path: "docs/errors.md", content: template("errors.md.hbs")({ banner: head, errors: model.errors, reasons: reasonsOf(model) }) },
+      { path: "docs/errors.md", content: template("errors.md.hbs")({ banner: head, errors: model.errors, reasons: reasonsOf(model), rules: rulesOf(model) }) },
       { path: "docs/kernel.md", content: template("kernel.md.hbs")({ banner: head, commands: model.kernelCommands }) },
     ];
     const toolTemplate = template("tool.md.hbs");
@@ -59,6 +59,11 @@ export function typeOf(schema: JsonSchema): string {
 
 function reasonsOf(model: ContractModel) {
   return model.errors.flatMap((e) => Object.entries(e.reasons).map(([reason, m]) => ({ code: e.code, reason, zh: m["zh-CN"], en: m.en })));
+}
+
+/** The per-keyword message templates of codes that name the failed rule (invalid_input). */
+function rulesOf(model: ContractModel) {
+  return model.errors.flatMap((e) => Object.entries(e.rules).map(([keyword, m]) => ({ code: e.code, keyword, zh: m["zh-CN"], en: m.en })));
 }
 
 function markdownCell(value: unknown): string {

@@ -47,7 +47,7 @@ export const registryTarget: Target = {
     validateResult: V.${validatorName(k.resultType)},
   },`,
     );
-    const errors = Object.fromEntries(model.errors.map((e) => [e.code, { retryable: e.retryable, messages: e.messages, reasons: e.reasons }]));
+    const errors = Object.fromEntries(model.errors.map((e) => [e.code, { retryable: e.retryable, messages: e.messages, reasons: e.reasons, rules: e.rules }]));
     const errorConstants = Object.fromEntries(model.errors.map((e) => [camelCase(e.code.replace(/^mnote_tool_/, "")), e.code]));
     const capabilities = Object.fromEntries(model.capabilities.map((c) => [c.scope, { requires: c.requires, deniedReason: c.deniedReason }]));
 
@@ -147,7 +147,7 @@ export function kernelCommandByName(name: string): KernelCommandDescriptor | und
 
 export const toolList: readonly ToolDescriptor[] = Object.values(tools);
 
-export const errorCatalog = ${tsLiteral(errors)} as const satisfies Record<T.ErrorCode, { retryable: boolean; messages: LocalizedMessages; reasons: { [reason: string]: LocalizedMessages } }>;
+export const errorCatalog = ${tsLiteral(errors)} as const satisfies Record<T.ErrorCode, { retryable: boolean; messages: LocalizedMessages; reasons: { [reason: string]: LocalizedMessages }; rules: { [keyword: string]: LocalizedMessages } }>;
 
 /** Every error code by a short name, so code never spells a code out. */
 export const ERR = ${tsLiteral(errorConstants)} as const satisfies Record<string, T.ErrorCode>;

@@ -10,8 +10,12 @@ import { indentTypeScript } from "../support/indent";
 import { mapSchema } from "../support/schema-walk";
 import { absoluteRef } from "../support/refs";
 import { isVendorKeyword } from "../vendor-keywords";
+import { lowerForTypes } from "../support/lower-for-types";
 
 const ROOT = "MnoteContractTypesRoot";
+
+/** Keywords beside a $ref that narrow it in a way lowerForTypes can put into the type. */
+const TYPEABLE_REF_SIBLINGS = ["minProperties", "required", "not", "if", "then", "else", "dependentRequired"];
 
 export const typesTarget: Target = {
   name: "types",
@@ -40,7 +44,9 @@ export function typeBundle(model: ContractModel): JsonSchema {
   const nameByRef = new Map(model.schemas.map((s) => [s.ref, s.typeName]));
   const defs: Record<string, unknown> = {};
   for (const s of model.schemas) defs[s.typeName] = forTypes(s, nameByRef);
-  return { title: ROOT, type: "object", additionalProperties: false, $defs: defs };
+  const lowered = lowerForTypes(defs as Record<string, JsonSchema>);
+  for (const name of Object.keys(lowered)) lowered[name] = { ...lowered[name], title: name };
+  return { title: ROOT, type: "object", additionalProperties: false, $defs: lowered };
 }
 
 function forTypes(named: NamedSchema, nameByRef: Map<string, string>): JsonSchema {
@@ -55,9 +61,13 @@ function forTypes(named: NamedSchema, nameByRef: Map<string, string>): JsonSchem
       const target = nameByRef.get(absoluteRef(cleaned.$ref, baseId));
       if (!target) throw new Error(`no type for $ref ${cleaned.$ref} in ${named.typeName}`);
       // A $ref with siblings would make the ref parser merge them into a new, renamed copy of the
-      // target type; the siblings only narrow values (or document), which TypeScript cannot say anyway.
+      // target type. The siblings only document or narrow values: the narrowing rules TypeScript
+      // can state stay beside an allOf (lowerForTypes rewrites them); the rest cannot be said.
       const ref: JsonSchema = { $ref: `#/$defs/${target}` };
-      if (typeof cleaned.description === "string") return { description: cleaned.description, allOf: [ref] };
+      const narrowing = Object.fromEntries(Object.entries(cleaned).filter(([k]) => TYPEABLE_REF_SIBLINGS.includes(k)));
+      if (typeof cleaned.description === "string" || Object.keys(narrowing).length > 0) {
+        return { ...(typeof cleaned.description === "string" ? { description: cleaned.description } : {}), allOf: [ref], ...narrowing };
+      }
       return ref;
     }
     return cleaned;

@@ -12,7 +12,7 @@ import type { CommandReply } from ".";
 export function pageLayoutUpdateOptions(kernel: ReferenceKernel, payload: T.PageLayoutUpdateOptionsPayload, command: string): CommandReply {
   return kernel.write(command, payload, (page) => {
     const shown = kernel.optionsOf(page);
-    const changes = Object.entries(payload.args.options as Record<string, boolean>).filter(([field, value]) => shown[field] !== value);
+    const changes = (Object.entries(payload.args.options) as Array<[string, boolean]>).filter(([field, value]) => shown[field] !== value);
     return {
       diff: changes.map(([field, value]) => ({ op: "set_option", field, value })),
       apply: () => {

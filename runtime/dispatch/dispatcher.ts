@@ -15,7 +15,7 @@ import type { IdempotencyStore } from "../state/idempotency-store";
 import { DEFAULT_LIMITS, readRequest, type Limits } from "./limits";
 import { isErrorCode, messageFor, refuse, ToolFailure } from "./tool-failure";
 import { commandIdFor, idempotencyScope, requestFingerprint } from "./keys";
-import { firstProblemPointer } from "./problems";
+import { invalidInput, ruleMessage } from "./problems";
 import { getAtPointer } from "../../common/json-pointer";
 import { isPlainObject } from "../../common/values";
 import { isGrantLive } from "../../common/grant-liveness";
@@ -109,9 +109,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       // The tool's own validator checks the envelope too: the envelope's alone runs only to name
       // an envelope problem first, or when there is no tool to ask.
       if (!tool?.validateRequest(request)) {
-        if (!validateToolRequest(request)) refuse(ERR.invalidInput, undefined, { pointer: firstProblemPointer(validateToolRequest.errors) });
+        if (!validateToolRequest(request)) throw invalidInput(validateToolRequest.errors);
         if (!tool) refuse(ERR.unknownTool);
-        refuse(ERR.invalidInput, undefined, { pointer: firstProblemPointer(tool.validateRequest.errors) });
+        throw invalidInput(tool.validateRequest.errors);
       }
       const grant = await resolveGrant(request);
       locale = request.locale ?? grant.locale ?? locale;
@@ -269,10 +269,13 @@ function success(echo: Echo, outcome: Outcome): T.ToolResponse {
 }
 
 function failure(echo: Echo, e: unknown, tool: ToolDescriptor | undefined, locale: MessageLocale): T.ToolFailure {
-  const { code, reason, pointer, field } = toFailure(e);
-  const error: T.ToolError = { code, message: messageFor(code, reason, tool, locale), retryable: errorCatalog[code].retryable };
+  const { code, reason, pointer, field, rule } = toFailure(e);
+  // A failed rule says what to fix in the caller's language; a reason or a tool's own wording wins.
+  const message = rule && reason === undefined && !tool?.messages[code] ? ruleMessage(rule, locale) : messageFor(code, reason, tool, locale);
+  const error: T.ToolError = { code, message, retryable: errorCatalog[code].retryable };
   if (reason !== undefined) error.reason = reason;
   if (pointer !== undefined) error.pointer = pointer;
+  if (rule !== undefined) error.rule = rule;
   if (field !== undefined) error.field = field;
   return {
     ok: false,
@@ -286,7 +289,7 @@ function failure(echo: Echo, e: unknown, tool: ToolDescriptor | undefined, local
 }
 
 /** Every error becomes a catalog code; unknown ones are internal, never passed through. */
-function toFailure(e: unknown): { code: T.ErrorCode; reason?: string; pointer?: string; field?: string } {
+function toFailure(e: unknown): { code: T.ErrorCode; reason?: string; pointer?: string; field?: string; rule?: T.FailedRule } {
   if (e instanceof ToolFailure) return { code: e.code, ...e.detail };
   if (e instanceof KernelRefusal && isErrorCode(e.code)) return { code: e.code, reason: e.reason, field: e.field };
   if (e instanceof KernelTransportError) return { code: ERR.kernelUnavailable, reason: undefined };

@@ -3,12 +3,12 @@
  * reason (which picks the message), the JSON pointer of bad input, or the option at fault.
  */
 import { errorCatalog, type ErrorReason, type MessageLocale, type ToolDescriptor } from "../../generated/registry";
-import type { ErrorCode } from "../../generated/types";
+import type { ErrorCode, FailedRule } from "../../generated/types";
 
 export class ToolFailure extends Error {
   constructor(
     readonly code: ErrorCode,
-    readonly detail: { reason?: string; pointer?: string; field?: string } = {},
+    readonly detail: { reason?: string; pointer?: string; field?: string; rule?: FailedRule } = {},
   ) {
     super(code + (detail.reason ? ` (${detail.reason})` : ""));
     this.name = "ToolFailure";

@@ -1,10 +1,14 @@
 /**
- * Property-based fuzzing of dispatch: arbitrary JSON, arbitrary mutations of valid envelopes, and
- * hostile raw text. Every answer is a response envelope that validates, within a bounded time; a
- * rejected request writes nothing and leaves no idempotency record; nothing pollutes prototypes.
+ * Property-based fuzzing of dispatch: arbitrary JSON, arbitrary mutations of valid envelopes,
+ * hostile raw text and raw bytes. Every answer is a response envelope that validates, within a
+ * bounded time; a rejected request writes nothing (the kernel's state hash is unchanged) and leaves
+ * no idempotency record; nothing pollutes prototypes; input the contract cannot accept (not JSON,
+ * not UTF-8, duplicate keys, too large) is refused; and a write that commits stores exactly what
+ * was sent.
  */
 import fc from "fast-check";
 import { validateToolResponse } from "../../generated/validators";
+import type { ToolResponse } from "../../generated/types";
 import { testRuntime, type TestRuntime, type Actor } from "../support/runtime";
 import { makeRequest, sampleArgs } from "../support/requests";
 import { scaled } from "../support/soak";
@@ -27,8 +31,8 @@ function runtimeRecords(): number {
   return (t.runtime.state.prepare("SELECT COUNT(*) AS n FROM idempotency_records").get() as { n: number }).n;
 }
 
-/** Dispatches and checks the invariants that hold for every input. */
-async function check(input: unknown): Promise<void> {
+/** Dispatches and checks the invariants that hold for every input; mustRefuse: the input can never be accepted. */
+async function check(input: unknown, mustRefuse = false): Promise<ToolResponse> {
   const stateBefore = t.kernelStateHash();
   const recordsBefore = runtimeRecords();
   const started = Date.now();
@@ -38,10 +42,12 @@ async function check(input: unknown): Promise<void> {
   expect(elapsed).toBeLessThan(MAX_MS);
   expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   expect((Object.prototype as Record<string, unknown>).isAdmin).toBeUndefined();
+  if (mustRefuse) expect(response.ok).toBe(false);
   if (!(response.ok && response.audit.effect === "write")) {
     expect(t.kernelStateHash()).toBe(stateBefore);
     expect(runtimeRecords()).toBe(recordsBefore);
   }
+  return response;
 }
 
 const hostileKey = fc.constantFrom("__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "polluted", "isAdmin");
@@ -63,14 +69,18 @@ const hostileJson: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
 describe("fuzzing dispatch", () => {
   it("arbitrary JSON values", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.jsonValue(), async (v) => check(v)),
+      fc.asyncProperty(fc.jsonValue(), async (v) => {
+        await check(v);
+      }),
       { numRuns: RUNS },
     );
   });
 
   it("arbitrary raw text", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.string(), fc.json(), fc.string({ unit: "binary" })), async (text) => check(text)),
+      fc.asyncProperty(fc.oneof(fc.string(), fc.json(), fc.string({ unit: "binary" })), async (text) => {
+        await check(text);
+      }),
       { numRuns: RUNS },
     );
   });
@@ -133,9 +143,44 @@ describe("fuzzing dispatch", () => {
       "",
       "null",
     ];
-    for (const raw of cases) await check(raw);
+    // none of these can be accepted: prototype keys are not arguments, the sizes exceed the limits,
+    // 1e400 is no revision, duplicate keys and trailing garbage are refused, "" and null are no envelope
+    const refusedIndexes = [0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 13, 14, 15];
+    for (const [i, raw] of cases.entries()) await check(raw, refusedIndexes.includes(i));
     const duplicates = await t.runtime.dispatcher.dispatch(cases[9]!);
     expect(!duplicates.ok && duplicates.error).toMatchObject({ code: "mnote_tool_invalid_input", reason: "duplicate_key" });
-    await check(Buffer.from(text.replace('"title":"x"', '"title":"\xff"'), "latin1"));
+    // Latin-1 bytes are not UTF-8: refused, and the title is not written with U+FFFD instead
+    // (a request of its own: the key above has been used for title "x" already)
+    const fresh = JSON.stringify(makeRequest("mnote.page.update_title", { title: "x" }, {}, owner));
+    const latin1 = await check(Buffer.from(fresh.replace('"title":"x"', '"title":"\xff"'), "latin1"), true);
+    expect(!latin1.ok && latin1.error.code).toBe("mnote_tool_invalid_input");
+  });
+
+  it("raw bytes: invalid UTF-8 is refused with nothing written; valid UTF-8 is stored exactly as sent", async () => {
+    const fatal = new TextDecoder("utf-8", { fatal: true });
+    const title = fc.string({ minLength: 1, maxLength: 20 }).filter((s) => /^[A-Za-z0-9 ]*[A-Za-z0-9][A-Za-z0-9 ]*$/.test(s));
+    // bytes of 0x80 and up never form JSON syntax, so the envelope stays JSON whatever they decode to
+    const highBytes = fc.uint8Array({ minLength: 1, maxLength: 4, min: 0x80, max: 0xff });
+    await fc.assert(
+      fc.asyncProperty(title, highBytes, fc.nat(), async (plain, inserted, at) => {
+        const cut = at % (plain.length + 1);
+        const marker = "MARK";
+        const text = JSON.stringify(makeRequest("mnote.page.update_title", { title: plain.slice(0, cut) + marker + plain.slice(cut) }, {}, owner));
+        const [head, tail] = text.split(JSON.stringify(marker).slice(1, -1));
+        const bytes = Buffer.concat([Buffer.from(head!, "utf8"), Buffer.from(inserted), Buffer.from(tail!, "utf8")]);
+        let decoded: string | undefined;
+        try {
+          decoded = fatal.decode(bytes);
+        } catch {
+          decoded = undefined;
+        }
+        const response = await check(bytes, decoded === undefined);
+        if (response.ok && response.audit.effect === "write") {
+          const stored = (t.kernel.db.prepare("SELECT title FROM pages WHERE id = ?").get("doc_1") as { title: string }).title;
+          expect(stored).toBe((JSON.parse(decoded!) as { args: { title: string } }).args.title);
+        }
+      }),
+      { numRuns: RUNS },
+    );
   });
 });

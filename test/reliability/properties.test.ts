@@ -77,7 +77,11 @@ describe("no leak", () => {
         const request = makeRequest(tool, args as Record<string, unknown>, { dryRun }, as);
         // sometimes point the request at the secret page although the grant is for another one
         if (as.documentId === "doc_1" && dryRun) request.documentId = "doc_secret";
-        responses.push(await t.runtime.dispatcher.dispatch(request));
+        const before = t.kernelStateHash();
+        const response = await t.runtime.dispatcher.dispatch(request);
+        responses.push(response);
+        // what was written, not only the envelope: a refusal or a dry run leaves the kernel as it was
+        if (!response.ok || response.audit.effect !== "write") expect(t.kernelStateHash()).toBe(before);
       }),
       { numRuns: scaled(200, 10_000) },
     );

@@ -121,7 +121,13 @@ describe("four instances, one Redis, one kernel", () => {
   it("a lease that runs out while a slow write is still running: the second instance's attempt makes no second write", async () => {
     const p = seededProject([{ session: "s_owner", actor: "user_1" }]);
     const kernel = await start(["kernel", "serve", "--db", p.db, "--port", "0", "--token", "ktok"]);
-    // a proxy that holds every ai_note write for 1.5 s before passing it to the kernel
+    // A proxy that holds the ai_note writes by events, not by a timer: the first write waits until
+    // the second instance's write has arrived too (or 30 s have passed, so a failure cannot hang).
+    // The second request is sent only once the first write is held, plus five leases: under any
+    // load the first claim has then run out while its write is still running.
+    const held: Array<() => void> = [];
+    let firstHeld!: () => void;
+    const heldOnce = new Promise<void>((r) => (firstHeld = r));
     const proxy = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on("data", (d: Buffer) => chunks.push(d));
@@ -134,20 +140,24 @@ describe("four instances, one Redis, one kernel", () => {
           up.on("error", () => res.destroy());
           up.end(Buffer.concat(chunks));
         };
-        if ((req.url ?? "").endsWith("artifact.aiNote.create")) setTimeout(forward, 1_500);
-        else forward();
+        if (!(req.url ?? "").endsWith("artifact.aiNote.create")) return forward();
+        held.push(forward);
+        if (held.length === 1) {
+          firstHeld();
+          setTimeout(() => held.splice(0).forEach((f) => f()), 30_000).unref();
+        } else held.splice(0).forEach((f) => f());
       });
     });
     await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", () => r()));
     const proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
+    const leaseMs = 400;
     const servers = await Promise.all(
-      [0, 1].map(() =>
-        start(["serve", "--kernel-url", proxyUrl, "--kernel-token", "ktok", "--store", redisUrl(DB), "--state", p.state, "--port", "0", "--token", "tok", "--lease", "300"]),
-      ),
+      [0, 1].map(() => start(["serve", "--kernel-url", proxyUrl, "--kernel-token", "ktok", "--store", redisUrl(DB), "--state", p.state, "--port", "0", "--token", "tok", "--lease", String(leaseMs)])),
     );
     const request = note("slow-key");
     const a = postJson(`${servers[0]!.url}/v1/tools/call`, request, "tok");
-    await new Promise((r) => setTimeout(r, 600)); // the first claim's lease has run out; its write is still held
+    await heldOnce; // the first instance holds the claim and its write is in flight
+    await new Promise((r) => setTimeout(r, 5 * leaseMs)); // its lease has run out; its write is still held
     const b = postJson(`${servers[1]!.url}/v1/tools/call`, request, "tok");
     const [ra, rb] = [(await a).body, (await b).body];
     expect([ra.ok, rb.ok]).toEqual([true, true]);
