@@ -16,6 +16,7 @@ import { openDatabase, statementCache, type Db } from "../common/sqlite";
 import { randomId } from "../common/ids";
 import { KERNEL_SCHEMA, KERNEL_SCHEMA_VERSION } from "./schema";
 import { bodySummary, planBody, type StoredBlock } from "./blocks";
+import { commandStatus } from "./commands/command-status";
 
 export interface ReferenceKernelOptions {
   /** SQLite file, or ":memory:" (the default). */
@@ -103,6 +104,8 @@ export class ReferenceKernel implements KernelClient {
         return this.artifactSummaryUpsertSync(payload as T.ArtifactSummaryUpsertPayload);
       case "artifact.aiNote.create":
         return this.artifactAiNoteCreateSync(payload as T.ArtifactAiNoteCreatePayload);
+      case "command.status":
+        return commandStatus(this.db, payload as T.CommandStatusPayload, this.now());
     }
     const handler = Object.prototype.hasOwnProperty.call(this.extra, command) ? this.extra[command] : undefined;
     if (!handler) throw new KernelRefusal(ERR.invalidInput, "unknown_command");
@@ -111,6 +114,9 @@ export class ReferenceKernel implements KernelClient {
 
   async accessCheck(payload: T.AccessCheckPayload): Promise<T.AccessCheckResult> {
     return this.accessCheckSync(payload);
+  }
+  async commandStatus(payload: T.CommandStatusPayload): Promise<T.CommandStatusResult> {
+    return commandStatus(this.db, payload, this.now());
   }
   async pageSnapshotRead(payload: T.PageSnapshotReadPayload): Promise<T.PageSnapshotReadResult> {
     return this.pageSnapshotReadSync(payload);

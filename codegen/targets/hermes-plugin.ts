@@ -35,7 +35,7 @@ export const hermesPluginTarget: Target = {
       generated: bannerText(model),
       contract: { name: model.name, version: model.version, hash: model.hash },
       tools,
-      errors: Object.fromEntries(model.errors.map((e) => [e.code, { retryable: e.retryable, messages: e.messages }])),
+      errors: Object.fromEntries(model.errors.map((e) => [e.code, { retryable: e.retryable, messages: e.messages, reasons: e.reasons }])),
     };
     const byName = (name: string) => model.tools.find((t) => t.name === name) ?? model.tools[0]!;
     const context = {

@@ -10,7 +10,7 @@ import { cliPath, generatedDir, repoRoot } from "../support/paths";
 import { seededProject } from "../support/project";
 import { start } from "../support/processes";
 import { tempDir } from "../support/tmp";
-import { tools as registry, toolByProviderName } from "../../generated/registry";
+import { contract, tools as registry, toolByProviderName } from "../../generated/registry";
 import { validateToolResponse } from "../../generated/validators";
 
 const pluginDir = join(generatedDir, "hermes-plugin", "mnote");
@@ -128,7 +128,7 @@ describe("the generated Hermes plugin, as Hermes loads it", () => {
   it("registers every tool with a provider-safe name, a well-formed schema, the hook and the skill", () => {
     const report = runHarness([], { MNOTE_TOOLS_URL: "http://127.0.0.1:9", MNOTE_TOOLS_TOKEN: "t" });
     expect(report.problems).toEqual([]);
-    expect(report.manifest).toMatchObject({ name: "mnote", version: "1.0.0" });
+    expect(report.manifest).toMatchObject({ name: "mnote", version: contract.version });
     expect(report.manifest.provides_tools.sort()).toEqual(
       Object.values(registry)
         .map((t) => t.providerName)

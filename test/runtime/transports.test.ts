@@ -9,7 +9,7 @@ import { tempDir } from "../support/tmp";
 import { postJson, start } from "../support/processes";
 import { makeRequest, sampleArgs } from "../support/requests";
 import { validateToolResponse } from "../../generated/validators";
-import { toolList } from "../../generated/registry";
+import { contract, toolList } from "../../generated/registry";
 
 function project() {
   const dir = tempDir("mnote-transport-");
@@ -115,7 +115,7 @@ describe("mnote-tools serve", () => {
     const url = `${server.url}/v1/tools/call`;
 
     const health: any = await (await fetch(`${server.url}/healthz`)).json();
-    expect(health).toMatchObject({ ok: true, contract: { version: "1.0.0" } });
+    expect(health).toMatchObject({ ok: true, contract: { version: contract.version } });
     const listing: any = await (await fetch(`${server.url}/v1/tools`, { headers: { authorization: "Bearer tok" } })).json();
     expect(listing.tools.map((t: { providerName: string }) => t.providerName).sort()).toEqual(toolList.map((t) => t.providerName).sort());
     expect(listing.tools[0].parameters).toMatchObject({ type: "object" });
