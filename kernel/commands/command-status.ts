@@ -18,14 +18,12 @@ const NOT_APPLIED: T.CommandStatusResult["result"] = { applied: false, commandId
 /** Answers command.status from the idempotency table and the command log. */
 export function commandStatus(db: Db, payload: T.CommandStatusPayload, now: number): T.CommandStatusResult {
   const record = db.prepare("SELECT command_id, fingerprint, expires_at FROM idempotency WHERE scope = ?").get(payload.idempotencyScope) as
-    | { command_id: string; fingerprint: string; expires_at: number }
-    | undefined;
+    { command_id: string; fingerprint: string; expires_at: number } | undefined;
   if (!record || record.expires_at <= now || record.fingerprint !== payload.fingerprint) return { commandId: null, replayed: false, result: NOT_APPLIED };
   const logged = db
     .prepare("SELECT command_id, command_name, actor_id, workspace_id, document_id, tool_call_id, result_json FROM command_log WHERE command_id = ?")
     .get(record.command_id) as
-    | { command_id: string; command_name: string; actor_id: string; workspace_id: string; document_id: string; tool_call_id: string; result_json: string }
-    | undefined;
+    { command_id: string; command_name: string; actor_id: string; workspace_id: string; document_id: string; tool_call_id: string; result_json: string } | undefined;
   const c = payload.context;
   if (!logged || logged.actor_id !== c.actorId || logged.workspace_id !== c.workspaceId || logged.document_id !== c.documentId) {
     return { commandId: null, replayed: false, result: NOT_APPLIED };

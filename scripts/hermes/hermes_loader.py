@@ -148,7 +148,7 @@ def call_tool(ctx, name, args, session_id=None, task_id=None, tool_call_id=None,
         ctx.fire("pre_tool_call", telemetry_schema_version=1, **common)
     if blocked:
         output = json.dumps({"error": "blocked by policy"})
-        if fire_hook:
+        if fire_hook and blocked != "no_post":  # "no_post": a path that reports nothing afterwards
             ctx.fire("post_tool_call", result=output, status="blocked", error_type="plugin_block", **common)
         return output, None
     try:

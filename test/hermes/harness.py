@@ -73,7 +73,8 @@ def main():
             "is_string": isinstance(output, str),
             "raised": raised,
             "response": parsed,
-            "request": sent[before] if len(sent) > before else None,
+            "request": sent[-1] if len(sent) > before else None,
+            "sent": len(sent) - before,
         })
 
     print(json.dumps({

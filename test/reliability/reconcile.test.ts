@@ -62,7 +62,10 @@ describe("command.status (reference kernel)", () => {
 
   it("not applied before the write; applied, with the committed result, after it", () => {
     const k = kernel();
-    expect(status(k)).toEqual({ ok: true, result: { commandId: null, replayed: false, result: { applied: false, commandId: null, commandName: null, toolCallId: null, result: null } } });
+    expect(status(k)).toEqual({
+      ok: true,
+      result: { commandId: null, replayed: false, result: { applied: false, commandId: null, commandName: null, toolCallId: null, result: null } },
+    });
     const written = k.execute("page.head.updateTitle", {
       context,
       args,
@@ -71,7 +74,11 @@ describe("command.status (reference kernel)", () => {
     }) as { commandId: string; result: unknown };
     expect(status(k)).toEqual({
       ok: true,
-      result: { commandId: null, replayed: false, result: { applied: true, commandId: written.commandId, commandName: "page.head.updateTitle", toolCallId: "call_1", result: written.result } },
+      result: {
+        commandId: null,
+        replayed: false,
+        result: { applied: true, commandId: written.commandId, commandName: "page.head.updateTitle", toolCallId: "call_1", result: written.result },
+      },
     });
     // another request under the same key, another actor's view, or a malformed ask: never "applied"
     expect((status(k, { fingerprint: requestFingerprint("doc_1", { title: "Other" }) }) as any).result.result.applied).toBe(false);
@@ -135,7 +142,10 @@ describe("a write whose answer is lost", () => {
   it("keeps asking while the write is still on its way, and answers it once it lands", async () => {
     const k = kernel();
     let sent = 0;
-    const dispatcher = await dispatcherOver(wire(k, (c, p) => (isWrite(p) && sent++ === 0 ? "late" : "pass")), 5_000);
+    const dispatcher = await dispatcherOver(
+      wire(k, (c, p) => (isWrite(p) && sent++ === 0 ? "late" : "pass")),
+      5_000,
+    );
     const r = ok(await dispatcher.dispatch(makeRequest("mnote.page.update_title", { title: "Landed late" }, { idempotencyKey: "late-1" }, ids)));
     expect(r.result).toMatchObject({ revision: 1 });
     expect(k.pageRow("ws_1", "doc_1")!.title).toBe("Landed late");
