@@ -209,6 +209,8 @@ export class ReferenceKernel implements KernelClient {
       return {
         diff,
         apply: () => {
+          // an empty append changes nothing, so it leaves the revision alone (MCP idempotentHint)
+          if (mode === "append" && payload.args.content.length === 0) return { commandName: "page.body.save", revision: page.revision };
           this.sql("DELETE FROM blocks WHERE page_id = ?").run(page.id);
           const insert = this.sql("INSERT INTO blocks (page_id, position, id, type, text, level, checked, language) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
           next.forEach((b, i) => insert.run(page.id, i, b.id, b.type, b.text, b.level ?? null, b.checked === undefined ? null : b.checked ? 1 : 0, b.language ?? null));
@@ -222,6 +224,8 @@ export class ReferenceKernel implements KernelClient {
     return this.runWrite("page.head.updateTitle", payload, (page) => ({
       diff: [{ op: "set_title", value: payload.args.title }],
       apply: () => {
+        // the same title again changes nothing: no new revision, so an identical call is idempotent
+        if (payload.args.title === page.title) return { commandName: "page.head.updateTitle", revision: page.revision };
         this.sql("UPDATE pages SET title = ? WHERE id = ?").run(payload.args.title, page.id);
         return { commandName: "page.head.updateTitle", revision: this.bumpRevision(page) };
       },
@@ -237,6 +241,9 @@ export class ReferenceKernel implements KernelClient {
           // the kernel is the last guard: it stores only the options it applies
           const unwired = changes.find(([field]) => !WIRED_OPTIONS.has(field));
           if (unwired) throw new KernelRefusal(ERR.unsupportedOption, undefined, unwired[0]);
+          const current = { ...DEFAULT_OPTIONS, ...(JSON.parse(page.options_json) as T.PageOptions) };
+          // options already set as asked change nothing: no new revision, so an identical call is idempotent
+          if (changes.every(([field, value]) => current[field] === value)) return { commandName: "page.layout.updateOptions", revision: page.revision };
           const options = { ...(JSON.parse(page.options_json) as T.PageOptions), ...payload.args.options };
           this.sql("UPDATE pages SET options_json = ? WHERE id = ?").run(JSON.stringify(options), page.id);
           return { commandName: "page.layout.updateOptions", revision: this.bumpRevision(page) };

@@ -6,11 +6,17 @@
  *
  * An MCP client has no tool-call id to give, so each call gets a fresh one and a fresh
  * idempotency key, unless the client passes its own key in the request's
- * _meta["mnote/idempotencyKey"] (then a retry with it replays instead of writing twice).
+ * _meta["mnote/idempotencyKey"] (then a retry with it replays instead of writing twice). A key
+ * that is not a valid idempotency key is refused (invalid_input), never replaced by a random one:
+ * a replaced key would make the client's retry write a second time.
+ *
+ * An unknown tool name is a protocol error, not a tool result: JSON-RPC -32602 (Invalid params),
+ * as the MCP specification's tools page says for 2025-06-18 and 2025-11-25 ("Error Handling":
+ * unknown tools are protocol errors; its example answers code -32602).
  */
 import { randomUUID } from "node:crypto";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { mcpServerInfo, mcpTools } from "../../generated/mcp/tools";
 import { ERR, toolByName } from "../../generated/registry";
 import { validateIdempotencyKey } from "../../generated/validators";
@@ -27,6 +33,10 @@ export interface McpServerOptions {
 
 const byName = new Map(mcpTools.map((t) => [t.name, t]));
 
+/** Where an MCP client puts its own idempotency key, and the JSON pointer (within params) that names it. */
+export const IDEMPOTENCY_META_KEY = "mnote/idempotencyKey";
+const IDEMPOTENCY_META_POINTER = "/_meta/mnote~1idempotencyKey";
+
 export function createMcpServer(options: McpServerOptions): Server {
   const server = new Server({ name: mcpServerInfo.name, version: mcpServerInfo.version }, { capabilities: { tools: {} } });
   const runId = `mcp_${randomUUID().replace(/-/g, "")}`;
@@ -37,16 +47,21 @@ export function createMcpServer(options: McpServerOptions): Server {
 
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const definition = byName.get(request.params.name);
-    if (!definition) return asResult(refusalResponse(ERR.unknownTool));
+    if (!definition) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(request.params.name).slice(0, 200)}`);
     const tool = toolByName(definition.canonicalName)!;
     const grant = await options.grants.get(options.sessionId);
     if (!grant || Date.parse(grant.expiresAt) <= Date.now())
       return asResult({ ...refusalResponse(ERR.notAuthenticated, grant?.locale, grant ? "session_expired" : "session_unknown"), toolName: tool.name });
-    const given = (request.params._meta as Record<string, unknown> | undefined)?.["mnote/idempotencyKey"];
+    const given = (request.params._meta as Record<string, unknown> | undefined)?.[IDEMPOTENCY_META_KEY];
+    if (given !== undefined && given !== null && !validateIdempotencyKey(given)) {
+      const refused = { ...refusalResponse(ERR.invalidInput, grant.locale), toolName: tool.name };
+      refused.error.pointer = IDEMPOTENCY_META_POINTER;
+      return asResult(refused);
+    }
     const envelope = buildRequest(tool, (request.params.arguments ?? {}) as Record<string, unknown>, grant, {
       runId,
       toolCallId: `mcp_${randomUUID().replace(/-/g, "")}`,
-      idempotencyKey: validateIdempotencyKey(given) ? given : `mcp-${randomUUID()}`,
+      idempotencyKey: typeof given === "string" ? given : `mcp-${randomUUID()}`,
     });
     return asResult(await options.dispatch(envelope));
   });
