@@ -23,7 +23,11 @@ const withVersion = (dir: string, version: string) => {
 
 function releases(...versions: string[]): string {
   const dir = tempDir("mnote-releases-");
-  for (const v of versions) cpSync(contractDir, join(dir, v), { recursive: true });
+  // each release folder holds today's contract under that folder's version
+  for (const v of versions) {
+    cpSync(contractDir, join(dir, v), { recursive: true });
+    withVersion(join(dir, v), v);
+  }
   return dir;
 }
 
