@@ -310,12 +310,21 @@ def _handle(tool, args, kwargs):
     tool_call_id = _identifier(_take_call_id(session_id, kwargs.get("task_id"), tool["providerName"], args), "gen_" + uuid.uuid4().hex)
     run_id = _identifier(kwargs.get("task_id"), "run_" + hashlib.sha256(session_id.encode("utf-8")).hexdigest()[:16])
     partial = {"toolCallId": tool_call_id}
-    try:
-        binding = _binding(transport, session_id)
-    except _TokenRejected:
-        return _failure(tool, "mnote_tool_not_authenticated", partial, reason="token_rejected")
-    except (OSError, ValueError, subprocess.SubprocessError, urllib.error.URLError):
-        return _failure(tool, "mnote_tool_unavailable", partial)
+    attempts, seconds = _retry_policy()
+    deadline = time.monotonic() + seconds
+    pause = 0.5
+    for attempt in range(attempts + 1):
+        try:
+            binding = _binding(transport, session_id)
+            break
+        except _TokenRejected:
+            return _failure(tool, "mnote_tool_not_authenticated", partial, reason="token_rejected")
+        except (OSError, ValueError, subprocess.SubprocessError, urllib.error.URLError):
+            # nothing was written yet: the runtime could not be reached; ask again within the budget
+            if attempt == attempts or time.monotonic() + pause > deadline:
+                return _failure(tool, "mnote_tool_unavailable", partial)
+            time.sleep(pause)
+            pause = min(pause * 2, 4.0)
     if binding is None:
         return _failure(tool, "mnote_tool_not_authenticated", partial, reason="session_unknown")
 
