@@ -121,6 +121,10 @@ export async function main(argv: readonly string[]): Promise<void> {
     .command("install")
     .description("copy the plugin into $HERMES_HOME/plugins/mnote and print the config.yaml lines that enable it")
     .option("--hermes-home <dir>", "Hermes' home folder (default $HERMES_HOME or ~/.hermes)")
+    .option("--url <url>", "where mnote-tools serve listens, for the printed MNOTE_TOOLS_URL line", "http://127.0.0.1:8787")
+    .option("--token <token>", "the serve's --token, for the printed MNOTE_TOOLS_TOKEN line (env MNOTE_TOOLS_TOKEN)")
+    .option("--state <path>", "the runtime's state file, for the printed MNOTE_TOOLS_STATE line (env MNOTE_TOOLS_STATE)")
+    .option("--db <path>", "the kernel database, for the printed MNOTE_TOOLS_DB line (env MNOTE_TOOLS_DB)")
     .action(async (opts) => (await import("./commands/hermes")).runHermesInstall(opts));
 
   try {

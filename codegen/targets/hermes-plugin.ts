@@ -36,7 +36,7 @@ export const hermesPluginTarget: Target = {
       generated: bannerText(model),
       contract: { name: model.name, version: model.version, hash: model.hash },
       tools,
-      errors: Object.fromEntries(model.errors.map((e) => [e.code, { retryable: e.retryable, messages: e.messages }])),
+      errors: Object.fromEntries(model.errors.map((e) => [e.code, { retryable: e.retryable, messages: e.messages, reasons: e.reasons }])),
     };
     // The guide names a tool per role; validate guarantees each role has exactly one tool.
     const byRole = (role: string) => {

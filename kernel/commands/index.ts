@@ -11,6 +11,7 @@ import { pageHeadUpdateTitle } from "./page.head.updateTitle";
 import { pageLayoutUpdateOptions } from "./page.layout.updateOptions";
 import { artifactSummaryUpsert } from "./artifact.summary.upsert";
 import { artifactAiNoteCreate } from "./artifact.aiNote.create";
+import { commandStatus } from "./command.status";
 
 /** What every command answers: the KernelReply result of the generated client. */
 export interface CommandReply {
@@ -33,4 +34,5 @@ export const commandHandlers: Readonly<Record<string, CommandHandler>> = {
   "page.layout.updateOptions": pageLayoutUpdateOptions,
   "artifact.summary.upsert": artifactSummaryUpsert,
   "artifact.aiNote.create": artifactAiNoteCreate,
+  "command.status": commandStatus,
 };

@@ -37,6 +37,11 @@ export interface DispatcherOptions {
   leaseMs?: number;
   /** Longest wait for one kernel call before answering kernel_unavailable (default 15 s); null for an in-process kernel that cannot hang. */
   kernelTimeoutMs?: number | null;
+  /**
+   * When a write's answer is lost, how long the runtime keeps asking the kernel (command.status)
+   * whether it was applied before answering outcome_unknown (default 3 s).
+   */
+  reconcileMs?: number;
   defaultLocale?: MessageLocale;
   now?: () => number;
   /** Called when the idempotency store fails (the write then relies on the kernel's record). */
@@ -88,6 +93,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const leaseMs = options.leaseMs ?? 30_000;
   const kernelTimeoutMs = options.kernelTimeoutMs === undefined ? 15_000 : options.kernelTimeoutMs;
   const now = options.now ?? Date.now;
+  const reconcileMs = options.reconcileMs ?? 3_000;
 
   /** Every call is one `execute_tool` span (runtime/telemetry); a no-op when tracing is off. */
   function dispatch(input: unknown): Promise<T.ToolResponse> {
@@ -223,24 +229,67 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     command: KernelCommandName,
     keyed: { scope: string; fingerprint: string; key: string },
   ): Promise<Outcome> {
-    const reply = await kernelCall(command, {
-      context,
-      args: request.args,
-      dryRun: false,
-      write: { commandId: commandIdFor(command, keyed.scope), idempotencyKey: keyed.key, idempotencyScope: keyed.scope, fingerprint: keyed.fingerprint, ttlMs },
-    });
+    const commandId = commandIdFor(command, keyed.scope);
+    let reply;
+    try {
+      reply = await kernelCall(command, {
+        context,
+        args: request.args,
+        dryRun: false,
+        write: { commandId, idempotencyKey: keyed.key, idempotencyScope: keyed.scope, fingerprint: keyed.fingerprint, ttlMs },
+      });
+    } catch (e) {
+      if (!(e instanceof KernelTransportError)) throw e;
+      // The command may have been applied and only its answer lost: ask before answering.
+      return reconcile(context, { commandId, scope: keyed.scope, fingerprint: keyed.fingerprint });
+    }
     return { result: reply.result as Record<string, unknown>, effect: "write", commandId: reply.commandId as string, replayed: reply.replayed };
+  }
+
+  /**
+   * After a write's answer was lost: asks the kernel (command.status) whether the write is applied,
+   * for at most reconcileMs. Applied: the committed result (replayed when another tool call had
+   * committed it). Otherwise outcome_unknown, retryable: a retry with the same key either replays
+   * the write or applies it once, so the caller is told exactly that. "Not applied (yet)" is asked
+   * again until the time is up, since a write still on its way may commit meanwhile.
+   */
+  async function reconcile(context: T.KernelContext, lost: { commandId: string; scope: string; fingerprint: string }): Promise<Outcome> {
+    // real time, not options.now: a test's frozen clock must not make this loop forever
+    const clock = Date.now;
+    const deadline = clock() + reconcileMs;
+    let pause = 100;
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const left = deadline - clock();
+      if (left <= 0) break;
+      try {
+        const status = await withTimeout(
+          options.kernel.call("command.status", { context, commandId: lost.commandId, idempotencyScope: lost.scope, fingerprint: lost.fingerprint }),
+          kernelTimeoutMs === null ? left : Math.min(left, kernelTimeoutMs),
+        );
+        const s = status.result;
+        if (s.applied && s.commandId !== null && s.result !== null) {
+          return { result: s.result, effect: "write", commandId: s.commandId, replayed: s.toolCallId !== context.toolCallId };
+        }
+      } catch {
+        // the kernel cannot answer this either (or does not know command.status): cannot tell yet
+      }
+      const wait = Math.min(pause, deadline - clock());
+      if (wait <= 0) break;
+      await new Promise((r) => setTimeout(r, wait));
+      pause *= 2;
+    }
+    refuse(ERR.outcomeUnknown);
   }
 
   async function kernelCall(command: KernelCommandName, payload: unknown): Promise<{ commandId: string | null; replayed: boolean; result: unknown }> {
     return withTimeout(options.kernel.call(command, payload as KernelCommandMap[typeof command]["payload"]));
   }
 
-  function withTimeout<R>(promise: Promise<R>): Promise<R> {
-    if (kernelTimeoutMs === null) return promise;
+  function withTimeout<R>(promise: Promise<R>, ms: number | null = kernelTimeoutMs): Promise<R> {
+    if (ms === null) return promise;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new KernelTransportError("timeout", `no answer from the kernel within ${kernelTimeoutMs} ms`)), kernelTimeoutMs);
+      timer = setTimeout(() => reject(new KernelTransportError("timeout", `no answer from the kernel within ${ms} ms`)), ms);
     });
     return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
   }

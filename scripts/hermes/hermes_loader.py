@@ -129,24 +129,32 @@ def schema_problems(ctx, manifest):
     return problems
 
 
-def call_tool(ctx, name, args, session_id=None, task_id=None, tool_call_id=None, fire_hook=True):
-    """One tool call as Hermes makes it: pre_tool_call hooks, then the handler. Returns (output, raised)."""
+def call_tool(ctx, name, args, session_id=None, task_id=None, tool_call_id=None, fire_hook=True, blocked=False):
+    """One tool call as Hermes makes it: pre_tool_call hooks, then the handler, then post_tool_call.
+    With blocked, Hermes fires pre_tool_call and then blocks the call (a guardrail or another
+    plugin): the handler never runs, post_tool_call reports status "blocked". Returns (output, raised)."""
+    common = dict(
+        tool_name=name,
+        args=args if isinstance(args, dict) else {},
+        task_id=task_id or "",
+        session_id=session_id or "",
+        tool_call_id=tool_call_id or "",
+        turn_id="turn_1",
+        api_request_id="req_1",
+        middleware_trace=[],
+    )
     if fire_hook:
         # as Hermes does: empty values as "", and more keywords than the plugin needs
-        ctx.fire(
-            "pre_tool_call",
-            tool_name=name,
-            args=args if isinstance(args, dict) else {},
-            task_id=task_id or "",
-            session_id=session_id or "",
-            tool_call_id=tool_call_id or "",
-            turn_id="turn_1",
-            api_request_id="req_1",
-            middleware_trace=[],
-            telemetry_schema_version=1,
-        )
+        ctx.fire("pre_tool_call", telemetry_schema_version=1, **common)
+    if blocked:
+        output = json.dumps({"error": "blocked by policy"})
+        if fire_hook and blocked != "no_post":  # "no_post": a path that reports nothing afterwards
+            ctx.fire("post_tool_call", result=output, status="blocked", error_type="plugin_block", **common)
+        return output, None
     try:
         output = ctx.tools[name]["handler"](args, task_id=task_id, session_id=session_id, user_task="(test)")
-        return output, None
     except BaseException as exc:  # the handler must never raise; report it if it does
         return None, repr(exc)
+    if fire_hook:
+        ctx.fire("post_tool_call", result=output, status="ok", duration_ms=1, **common)
+    return output, None

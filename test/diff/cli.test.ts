@@ -24,6 +24,7 @@ const narrowed = () => withVersion(contractWith(SAVE, saveText.replace('"enum": 
 
 function releases(...versions: string[]): string {
   const dir = tempDir("mnote-releases-");
+  // each release folder holds today's contract under that folder's version
   for (const v of versions) {
     cpSync(contractDir, join(dir, v), { recursive: true });
     withVersion(join(dir, v), v);

@@ -10,16 +10,23 @@ its transport). Jest makes the assertions.
 
 import json
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "hermes"))
-from hermes_loader import call_tool, load_plugin, schema_problems  # noqa: E402
+from hermes_loader import RecordingContext, call_tool, load_plugin, schema_problems  # noqa: E402
 
 
 def main():
     plugin_dir, steps_file = sys.argv[1], sys.argv[2]
     with open(steps_file, encoding="utf-8") as f:
         steps = json.load(f)
+    if os.environ.get("HARNESS_REGISTER_SKILL_RAISES"):
+        # what the real loader does where agent/skill_utils.py cannot be imported
+        def failing_register_skill(self, *args, **kwargs):
+            raise ImportError("No module named 'agent.skill_utils'")
+
+        RecordingContext.register_skill = failing_register_skill
     manifest, module, ctx = load_plugin(plugin_dir)
 
     sent = []
@@ -33,6 +40,10 @@ def main():
 
     results = []
     for step in steps:
+        if step.get("run"):
+            # something the mnote app does between two tool calls (e.g. re-bind the session)
+            subprocess.run(step["run"], check=True, capture_output=True)
+            continue
         for key, value in (step.get("env") or {}).items():
             if value is None:
                 os.environ.pop(key, None)
@@ -47,6 +58,7 @@ def main():
             task_id=step.get("task_id"),
             tool_call_id=step.get("tool_call_id"),
             fire_hook=step.get("fire_hook", True),
+            blocked=step.get("blocked", False),
         )
         parsed = None
         if isinstance(output, str):
@@ -54,12 +66,15 @@ def main():
                 parsed = json.loads(output)
             except ValueError:
                 parsed = None
+        if step.get("blocked"):
+            continue  # the handler never ran: nothing to report but what later steps show
         results.append({
             "name": step.get("name"),
             "is_string": isinstance(output, str),
             "raised": raised,
             "response": parsed,
-            "request": sent[before] if len(sent) > before else None,
+            "request": sent[-1] if len(sent) > before else None,
+            "sent": len(sent) - before,
         })
 
     print(json.dumps({

@@ -140,7 +140,7 @@ describe("the generated Hermes plugin, as Hermes loads it", () => {
       expect(tool.schema).toEqual({ name: descriptor.providerName, description: descriptor.description, parameters: descriptor.parameters });
       expect(tool.toolset).toBe("mnote");
     }
-    expect(report.hooks).toEqual(["pre_tool_call"]);
+    expect(report.hooks).toEqual(["post_tool_call", "pre_tool_call"]);
     expect(report.skills.mnote).toMatch(/SKILL\.md$/);
     expect(Object.values(report.check_fn).every(Boolean)).toBe(true);
   });
@@ -162,12 +162,19 @@ describe("the generated Hermes plugin, as Hermes loads it", () => {
   it("never raises: runtime down, wrong token, not configured", () => {
     const steps: Step[] = [
       { name: "down", tool: "mnote_page_save", args: { content: [] }, ...S, tool_call_id: "c1" },
-      { name: "bad-cli", tool: "mnote_page_get", args: {}, ...S, tool_call_id: "c2", env: { MNOTE_TOOLS_URL: null, MNOTE_TOOLS_CLI: "/nonexistent/mnote-cli" } },
+      {
+        name: "bad-cli",
+        tool: "mnote_page_get",
+        args: {},
+        ...S,
+        tool_call_id: "c2",
+        env: { MNOTE_TOOLS_URL: null, MNOTE_TOOLS_CLI: "/nonexistent/mnote-cli", MNOTE_TOOLS_STATE: join(tempDir("mnote-x-"), "runtime.db"), MNOTE_TOOLS_DB: join(tempDir("mnote-x-"), "kernel.db") },
+      },
       { name: "unconfigured", tool: "mnote_page_get", args: {}, ...S, tool_call_id: "c3", env: { MNOTE_TOOLS_CLI: null } },
       { name: "not-a-dict", tool: "mnote_page_get", args: "oops" as never, ...S, env: { MNOTE_TOOLS_URL: "http://127.0.0.1:9", MNOTE_TOOLS_TOKEN: "t" } },
       { name: "no-session", tool: "mnote_page_get", args: {}, task_id: "t" },
     ];
-    const report = runHarness(steps, { MNOTE_TOOLS_URL: "http://127.0.0.1:9", MNOTE_TOOLS_TOKEN: "t", MNOTE_TOOLS_TIMEOUT: "3" });
+    const report = runHarness(steps, { MNOTE_TOOLS_URL: "http://127.0.0.1:9", MNOTE_TOOLS_TOKEN: "t", MNOTE_TOOLS_TIMEOUT: "3", MNOTE_TOOLS_RETRY_SECONDS: "2" });
     expect(byName(report, "down").response.error).toMatchObject({ code: "mnote_tool_unavailable", retryable: true });
     expect(byName(report, "bad-cli").response.error).toMatchObject({ code: "mnote_tool_unavailable", retryable: true });
     const unconfigured = byName(report, "unconfigured").response.error;

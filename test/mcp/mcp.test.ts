@@ -12,6 +12,31 @@ import { start } from "../support/processes";
 import { toolList, toolByProviderName } from "../../generated/registry";
 import { validateToolResponse } from "../../generated/validators";
 import { sampleArgs } from "../support/requests";
+import Database from "better-sqlite3";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+
+/** What a user can see of the kernel: pages, blocks, artifacts and edges (not the audit log). */
+function visibleState(db: string): string {
+  const d = new Database(db, { readonly: true });
+  try {
+    return JSON.stringify([
+      d.prepare("SELECT id, title, revision, options_json FROM pages ORDER BY id").all(),
+      d.prepare("SELECT page_id, position, id, type, text, level, checked, language FROM blocks ORDER BY page_id, position").all(),
+      d.prepare("SELECT id, type, title, content FROM artifacts ORDER BY id").all(),
+      d.prepare("SELECT id, from_id, to_id FROM edges ORDER BY id").all(),
+    ]);
+  } finally {
+    d.close();
+  }
+}
+const logged = (db: string) => {
+  const d = new Database(db, { readonly: true });
+  try {
+    return (d.prepare("SELECT COUNT(*) AS n FROM command_log").get() as { n: number }).n;
+  } finally {
+    d.close();
+  }
+};
 
 const grants = [
   { session: "s_owner", actor: "user_1", trace: "trace_mcp" },
@@ -105,5 +130,82 @@ describe("mnote-tools mcp", () => {
     const noToken = new Client({ name: "mnote-test", version: "1.0.0" });
     await expect(noToken.connect(new StreamableHTTPClientTransport(new URL(server.url)))).rejects.toThrow();
     expect(await server.stop()).toBe(0);
+  });
+
+  describe("annotations, keys and unknown tools", () => {
+    async function stdioClient(p: { db: string; state: string }) {
+      const client = new Client({ name: "mnote-test", version: "1.0.0" });
+      await client.connect(
+        new StdioClientTransport({ command: process.execPath, args: [cliPath, "mcp", "--session", "s_owner", "--db", p.db, "--state", p.state], stderr: "pipe" }),
+      );
+      return client;
+    }
+
+    it("idempotentHint is true exactly for the tools whose identical repeated call changes nothing (checked per tool)", async () => {
+      const p = seededProject(grants);
+      const client = await stdioClient(p);
+      try {
+        const { tools } = await client.listTools();
+        for (const tool of toolList) {
+          const hint = tools.find((t) => t.name === tool.providerName)!.annotations!.idempotentHint;
+          const call = async () => {
+            const r = await client.callTool({ name: tool.providerName, arguments: fresh(tool.name) });
+            expect([tool.name, r.isError]).toEqual([tool.name, false]);
+          };
+          await call();
+          const once = visibleState(p.db);
+          await call(); // the same arguments, a new call (a new idempotency key): applied again
+          const twice = visibleState(p.db);
+          expect([tool.name, hint]).toEqual([tool.name, once === twice]);
+        }
+      } finally {
+        await client.close();
+      }
+    });
+
+    it("an invalid _meta idempotency key is invalid_input (never replaced by a random key); nothing is written", async () => {
+      const p = seededProject(grants);
+      const client = await stdioClient(p);
+      try {
+        const before = [visibleState(p.db), logged(p.db)];
+        for (const bad of ["has space", "", 42, { key: "k" }, "x".repeat(300)]) {
+          const r = await client.callTool({ name: "mnote_artifact_create_ai_note", arguments: { content: "kept?" }, _meta: { "mnote/idempotencyKey": bad } });
+          expect([bad, r.isError]).toEqual([bad, true]);
+          const envelope = r.structuredContent as any;
+          expect(validateToolResponse(envelope)).toBe(true);
+          expect(envelope).toMatchObject({
+            ok: false,
+            toolName: "mnote.artifact.create_ai_note",
+            error: { code: "mnote_tool_invalid_input", retryable: false, pointer: "/_meta/mnote~1idempotencyKey" },
+          });
+        }
+        expect([visibleState(p.db), logged(p.db)]).toEqual(before);
+        // a valid key still replays
+        const meta = { "mnote/idempotencyKey": "client-key-2" };
+        const first = (await client.callTool({ name: "mnote_artifact_create_ai_note", arguments: { content: "once" }, _meta: meta })).structuredContent as any;
+        const again = (await client.callTool({ name: "mnote_artifact_create_ai_note", arguments: { content: "once" }, _meta: meta })).structuredContent as any;
+        expect(again.audit).toMatchObject({ replayed: true, commandId: first.audit.commandId });
+      } finally {
+        await client.close();
+      }
+    });
+
+    it("an unknown tool is a JSON-RPC error -32602, not a tool result", async () => {
+      const p = seededProject(grants);
+      const client = await stdioClient(p);
+      try {
+        const error = await client.callTool({ name: "mnote_page_delete", arguments: {} }).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(McpError);
+        expect((error as McpError).code).toBe(-32602);
+        expect((error as McpError).message).toContain("mnote_page_delete");
+        // the server keeps serving
+        expect((await client.callTool({ name: "mnote_page_get", arguments: {} })).isError).toBe(false);
+      } finally {
+        await client.close();
+      }
+    });
   });
 });

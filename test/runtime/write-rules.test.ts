@@ -89,8 +89,10 @@ describe("conflicts", () => {
     const t = await testRuntime();
     const as = await t.session({ actorId: "user_1" });
     let revision = ok(await t.call("mnote.page.get", as, {})).result.revision as number;
+    // each a real change (the seed already has wideLayout: true, and a write that changes nothing keeps the revision)
+    const changes: Record<string, Record<string, unknown>> = { "mnote.page.update_options": { options: { smallText: true } } };
     for (const name of ["mnote.page.save", "mnote.page.update_title", "mnote.page.update_options"]) {
-      const r = ok(await t.call(name, as, { ...sampleArgs[name], baseRevision: revision }));
+      const r = ok(await t.call(name, as, { ...sampleArgs[name], ...changes[name], baseRevision: revision }));
       expect(r.result.revision).toBe(revision + 1);
       revision = r.result.revision;
     }
