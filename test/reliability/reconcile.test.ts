@@ -148,7 +148,7 @@ describe("a write whose answer is lost", () => {
     );
     const r = ok(await dispatcher.dispatch(makeRequest("mnote.page.update_title", { title: "Landed late" }, { idempotencyKey: "late-1" }, ids)));
     expect(r.result).toMatchObject({ revision: 1 });
-    expect(k.pageRow("ws_1", "doc_1")!.title).toBe("Landed late");
+    expect((k.db.prepare("SELECT title FROM pages WHERE id = ?").get("doc_1") as { title: string }).title).toBe("Landed late");
     expect(count(k, "command_log")).toBe(1);
   });
 
