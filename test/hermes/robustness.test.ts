@@ -81,7 +81,7 @@ describe("retries that cannot write twice (through the plugin, a kernel whose an
    */
   async function lossyStack() {
     const p = seededProject(grants);
-    const kernel = await start(["kernel", "serve", "--db", p.db, "--port", "0"]);
+    const kernel = await start(["kernel", "serve", "--db", p.db, "--port", "0", "--token", "ktok"]);
     let writes = 0;
     const proxy = await faultyKernelProxy(
       kernel.url,
@@ -92,7 +92,7 @@ describe("retries that cannot write twice (through the plugin, a kernel whose an
       },
       15_000,
     );
-    const server = await start(["serve", "--kernel-url", proxy.url, "--kernel-timeout", "500", "--state", p.state, "--port", "0", "--token", "tok"]);
+    const server = await start(["serve", "--kernel-url", proxy.url, "--kernel-token", "ktok", "--kernel-timeout", "500", "--state", p.state, "--port", "0", "--token", "tok"]);
     return {
       p,
       seen: () => proxy.seen,
