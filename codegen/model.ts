@@ -33,6 +33,8 @@ export interface UnwiredField {
   /** The last token, the field's name. */
   field: string;
   runtimeSupport: string;
+  /** x-mnote-unsetValue: the value page.get reports for the field, meaning "leave it as it is" (absent when the contract gives none). */
+  unsetValue?: unknown;
 }
 
 export interface ToolModel {

@@ -9,6 +9,7 @@ export const VENDOR_KEYWORDS = [
   "x-mnote-examples",
   "x-mnote-filledBy",
   "x-mnote-runtimeSupport",
+  "x-mnote-unsetValue",
   "x-mnote-error",
   "x-mnote-capability",
 ] as const;

@@ -224,7 +224,9 @@ function unwiredFieldsOf(args: JsonSchema, baseId: string, index: RefIndex): Unw
     }
     const support = node["x-mnote-runtimeSupport"];
     if (typeof support === "string" && support !== "wired") {
-      out.push({ pointer, field: pointer.split("/").pop()!, runtimeSupport: support });
+      const unwired: UnwiredField = { pointer, field: pointer.split("/").pop()!, runtimeSupport: support };
+      if ("x-mnote-unsetValue" in node) unwired.unsetValue = node["x-mnote-unsetValue"];
+      out.push(unwired);
     }
     if (isPlainObject(node.properties)) {
       for (const [name, sub] of Object.entries(node.properties)) visit(sub as JsonSchema, nodeBase, joinPointer(pointer, name), depth + 1);

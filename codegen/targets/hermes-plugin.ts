@@ -10,6 +10,7 @@ import Handlebars from "handlebars";
 import type { Target } from "./target";
 import { banner, bannerText } from "../support/banner";
 import { templatesDir } from "../support/templates";
+import { lowerTools } from "../providers/lower";
 
 export const HERMES_PLUGIN_DIR = "hermes-plugin/mnote";
 
@@ -19,6 +20,8 @@ export const hermesPluginTarget: Target = {
     const hb = Handlebars.create();
     const template = (name: string) => hb.compile(readFileSync(join(templatesDir("hermes"), name), "utf8"), { noEscape: true, strict: true });
     const modelEnvelopeFields = model.requestFields.filter((f) => f.filledBy === "model" && f.name !== "args").map((f) => f.name);
+    // Hermes registers the portable variant: it lowers further itself for its native Gemini adapter
+    const portable = new Map(lowerTools("portable", model.tools).map((p) => [p.canonicalName, p.parameters]));
     const tools = model.tools.map((t) => ({
       name: t.name,
       providerName: t.providerName,
@@ -28,7 +31,7 @@ export const hermesPluginTarget: Target = {
       capability: t.capability,
       idempotency: t.idempotency,
       dryRun: t.dryRun,
-      parameters: t.parameters,
+      parameters: portable.get(t.name)!,
       modelEnvelopeFields: modelEnvelopeFields.filter((f) => f in ((t.parameters.properties as object) ?? {})),
     }));
     const spec = {

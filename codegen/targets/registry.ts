@@ -77,6 +77,8 @@ export interface UnwiredField {
   readonly pointer: string;
   readonly field: string;
   readonly runtimeSupport: string;
+  /** The value that means "leave it as it is" (what page.get reports for a field the kernel does not store). */
+  readonly unsetValue?: unknown;
 }
 
 export type JsonSchemaObject = { readonly [keyword: string]: unknown };
