@@ -51,8 +51,16 @@ export async function main(argv: readonly string[]): Promise<void> {
       .option("--http", "serve Streamable HTTP at /mcp instead of stdio")
       .option("--host <host>", "address to listen on (--http)", "127.0.0.1")
       .option("--port <port>", "port (--http; 0: any free port)", "8789")
-      .option("--token <token>", "bearer token required over HTTP (env MNOTE_TOOLS_TOKEN)", process.env.MNOTE_TOOLS_TOKEN),
+      .option("--token <token>", "bearer token required over HTTP (env MNOTE_TOOLS_TOKEN)", process.env.MNOTE_TOOLS_TOKEN)
+      .option("--provider <name>", "which tool schemas tools/list shows: canonical, portable (default), openai-strict, gemini, anthropic"),
   ).action(async (opts) => (await import("./commands/mcp")).runMcp(opts));
+
+  program
+    .command("tools")
+    .description("print the tool definitions a model sees, for one provider (see docs/PROVIDERS.md)")
+    .option("--provider <name>", "canonical, portable, openai-strict, gemini or anthropic", "portable")
+    .option("--format <format>", "human or json", "human")
+    .action(async (opts) => (await import("./commands/tools")).runTools(opts));
 
   const kernel = program.command("kernel").description("the embedded reference kernel on its own");
   kernel

@@ -5,6 +5,7 @@
 import { createServer } from "node:http";
 import { randomBytes } from "node:crypto";
 import { runtimeFrom, type RuntimeCliOptions } from "../runtime-options";
+import { CliExit } from "../exit";
 
 export interface McpOptions extends RuntimeCliOptions {
   session: string;
@@ -12,14 +13,21 @@ export interface McpOptions extends RuntimeCliOptions {
   host: string;
   port: string;
   token?: string;
+  provider?: string;
 }
 
 export async function runMcp(opts: McpOptions): Promise<void> {
   const { createMcpServer } = await import("../../runtime/transports/mcp-server");
+  const { isProviderName, PROVIDERS, DEFAULT_PROVIDER } = await import("../../generated/providers");
+  const provider = opts.provider ?? DEFAULT_PROVIDER;
+  if (!isProviderName(provider)) {
+    process.stderr.write(`unknown provider ${provider}: one of ${PROVIDERS.join(", ")}\n`);
+    throw new CliExit(2);
+  }
   // stdout is the MCP channel on stdio: every log line goes to stderr
   const log = (line: Record<string, unknown>) => process.stderr.write(JSON.stringify({ ts: new Date().toISOString(), mcp: process.pid, ...line }) + "\n");
   const runtime = await runtimeFrom(opts, { onCall: (r) => log({ event: "tool_call", ...r }) });
-  const serverFor = (sessionId: string) => createMcpServer({ dispatch: (r) => runtime.dispatcher.dispatch(r), grants: runtime.grants, sessionId });
+  const serverFor = (sessionId: string) => createMcpServer({ dispatch: (r) => runtime.dispatcher.dispatch(r), grants: runtime.grants, sessionId, provider });
 
   if (!opts.http) {
     const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");

@@ -18,11 +18,15 @@ import type { ToolResponse } from "../../generated/types";
 import { refusalResponse } from "../dispatch/dispatcher";
 import type { GrantStore } from "../state/grant-store";
 import { buildRequest } from "./request-builder";
+import { raiseCall } from "../../generated/raise";
+import { DEFAULT_PROVIDER, providerTools, type ProviderName } from "../../generated/providers";
 
 export interface McpServerOptions {
   dispatch(request: unknown): Promise<ToolResponse>;
   grants: GrantStore;
   sessionId: string;
+  /** Which provider variant of the tool schemas tools/list shows (default: portable). */
+  provider?: ProviderName;
 }
 
 const byName = new Map(mcpTools.map((t) => [t.name, t]));
@@ -31,8 +35,9 @@ export function createMcpServer(options: McpServerOptions): Server {
   const server = new Server({ name: mcpServerInfo.name, version: mcpServerInfo.version }, { capabilities: { tools: {} } });
   const runId = `mcp_${randomUUID().replace(/-/g, "")}`;
 
+  const schemas = new Map(providerTools[options.provider ?? DEFAULT_PROVIDER].map((t) => [t.canonicalName, t.parameters]));
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: mcpTools.map(({ canonicalName: _canonical, ...tool }) => ({ ...tool })) as never,
+    tools: mcpTools.map(({ canonicalName, ...tool }) => ({ ...tool, inputSchema: schemas.get(canonicalName) ?? tool.inputSchema })) as never,
   }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
@@ -43,7 +48,9 @@ export function createMcpServer(options: McpServerOptions): Server {
     if (!grant || Date.parse(grant.expiresAt) <= Date.now())
       return asResult({ ...refusalResponse(ERR.notAuthenticated, grant?.locale, grant ? "session_expired" : "session_unknown"), toolName: tool.name });
     const given = (request.params._meta as Record<string, unknown> | undefined)?.["mnote/idempotencyKey"];
-    const envelope = buildRequest(tool, (request.params.arguments ?? {}) as Record<string, unknown>, grant, {
+    // a model's call (nulls, every option filled) as canonical args; the envelope API itself stays strict
+    const raised = raiseCall(tool.name, request.params.arguments ?? {});
+    const envelope = buildRequest(tool, (raised ?? {}) as Record<string, unknown>, grant, {
       runId,
       toolCallId: `mcp_${randomUUID().replace(/-/g, "")}`,
       idempotencyKey: validateIdempotencyKey(given) ? given : `mcp-${randomUUID()}`,

@@ -17,6 +17,7 @@ import { refusalResponse } from "../dispatch/dispatcher";
 import { firstProblemPointer } from "../dispatch/problems";
 import type { Runtime } from "../runtime";
 import { BodyTooLarge, hasBearer, readBody, sendJson } from "./http-util";
+import { DEFAULT_PROVIDER, PROVIDERS, toolsForProvider } from "../../generated/providers";
 
 export interface ToolServerOptions {
   runtime: Runtime;
@@ -65,7 +66,16 @@ export function createToolServer(options: ToolServerOptions): Server {
     }
     if (route === "GET /v1/tools") {
       if (!hasBearer(req, options.token)) return sendJson(res, 401, refusalResponse(ERR.notAuthenticated));
-      return sendJson(res, 200, listing);
+      // ?provider=<name> picks the schema variant (docs/PROVIDERS.md); portable by default
+      const provider = url.searchParams.get("provider") ?? DEFAULT_PROVIDER;
+      const variant = toolsForProvider(provider);
+      if (!variant) return sendJson(res, 400, { error: `unknown provider ${provider}`, providers: PROVIDERS });
+      const byName = new Map(variant.map((t) => [t.canonicalName, t]));
+      return sendJson(res, 200, {
+        ...listing,
+        provider,
+        tools: listing.tools.map((t) => ({ ...t, parameters: byName.get(t.name)!.parameters, definition: byName.get(t.name)!.definition })),
+      });
     }
 
     const session = /^\/v1\/sessions(?:\/([^/]+))?$/.exec(url.pathname);

@@ -24,6 +24,8 @@ import urllib.parse
 import urllib.request
 import uuid
 
+from . import raise_args  # null means absent; generated from the contract (raise.json)
+
 _HERE = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(_HERE, "tools.json"), encoding="utf-8") as _spec_file:
     SPEC = json.load(_spec_file)
@@ -217,6 +219,8 @@ def _handle(tool, args, kwargs):
     if binding is None:
         return _failure(tool, "mnote_tool_not_authenticated", partial, reason="session_unknown")
 
+    # models send null for what they leave out, and fill every option: canonical args before the envelope
+    args = raise_args.raise_call(tool["name"], args)
     envelope_fields = {name: args.pop(name) for name in tool["modelEnvelopeFields"] if name in args}
     request = {
         "toolName": tool["name"],
