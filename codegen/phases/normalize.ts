@@ -23,6 +23,7 @@ import { RefIndex } from "../support/refs";
 import { camelCase, pascalCase, providerSafeName, toolTypePrefix } from "../support/names";
 import { joinPointer } from "../../common/json-pointer";
 import { isPlainObject } from "../support/schema-walk";
+import { ContractError } from "../contract-error";
 
 const SCHEMA_URI = "https://json-schema.org/draft/2020-12/schema";
 
@@ -138,6 +139,9 @@ export function normalize(parsed: ParsedContract): ContractModel {
     }
   }
 
+  const errors = errorsOf(index.resolve("#/$defs/ErrorCode", manifest.baseUri + "catalog/errors.schema.json").schema);
+  namesAsTheModelSeesThem(tools, errors);
+
   return {
     name: manifest.name,
     version: manifest.version,
@@ -150,7 +154,7 @@ export function normalize(parsed: ParsedContract): ContractModel {
     schemas: schemas.sort(byKey((s) => s.typeName)),
     tools: tools.sort(byKey((t) => t.name)),
     kernelCommands: kernelCommands.sort(byKey((k) => k.name)),
-    errors: errorsOf(index.resolve("#/$defs/ErrorCode", manifest.baseUri + "catalog/errors.schema.json").schema),
+    errors,
     capabilities: capabilitiesOf(index.resolve("#/$defs/CapabilityScope", manifest.baseUri + "catalog/capabilities.schema.json").schema),
     requestFields,
     examples,
@@ -234,6 +238,37 @@ function unwiredFieldsOf(args: JsonSchema, baseId: string, index: RefIndex): Unw
   };
   visit(args, baseId, "", 0);
   return out;
+}
+
+/** `[[mnote.page.get]]` in model-facing text: a tool named by its canonical name, shown under its provider name. */
+const TOOL_PLACEHOLDER = /\[\[([^\]]*)\]\]/g;
+
+/**
+ * Model-facing text (tool and parameter descriptions, error descriptions) names tools as the model
+ * sees them. The provider name is derived, so the contract writes [[<canonical name>]] and it is
+ * resolved here, once; a placeholder naming no tool stops generation.
+ */
+function namesAsTheModelSeesThem(tools: ToolModel[], errors: ErrorModel[]): void {
+  const byName = new Map(tools.map((t) => [t.name, t.providerName]));
+  const resolve = (text: string, where: string): string =>
+    text.replace(TOOL_PLACEHOLDER, (_all, name: string) => {
+      const providerName = byName.get(name);
+      if (!providerName) throw new ContractError([{ file: where, pointer: "", message: `[[${name}]] names no tool of this contract` }]);
+      return providerName;
+    });
+  const walk = (schema: unknown, where: string): void => {
+    if (Array.isArray(schema)) return schema.forEach((s) => walk(s, where));
+    if (!isPlainObject(schema)) return;
+    for (const [key, value] of Object.entries(schema)) {
+      if (key === "description" && typeof value === "string") (schema as Record<string, unknown>)[key] = resolve(value, where);
+      else walk(value, where);
+    }
+  };
+  for (const t of tools) {
+    t.description = resolve(t.description, t.file);
+    walk(t.parameters, t.file);
+  }
+  for (const e of errors) e.description = resolve(e.description, "catalog/errors.schema.json");
 }
 
 function errorsOf(errorCode: JsonSchema): ErrorModel[] {

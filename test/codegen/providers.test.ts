@@ -19,6 +19,10 @@ import { lowerCall, lowerTools, ProviderLoweringError } from "../../codegen/prov
 import { portablePattern, PatternNotLowerable } from "../../codegen/providers/regex";
 import { contractModel } from "../support/contract";
 import { generatedDir, repoRoot } from "../support/paths";
+import { contractWith } from "../support/fixtures";
+import { readContractDir } from "../../codegen/phases/load";
+import { buildModel } from "../../codegen/pipeline";
+import { ContractError } from "../../codegen/contract-error";
 
 const model = contractModel();
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
@@ -231,5 +235,37 @@ describe("the raise step", () => {
     const run = spawnSync("python3", ["-c", script, join(generatedDir, "hermes-plugin", "mnote")], { input: JSON.stringify(samples), encoding: "utf8" });
     expect(run.stderr).toBe("");
     expect(JSON.parse(run.stdout)).toEqual(samples.map(([n, v]) => raiseCall(n, v)));
+  });
+});
+
+describe("model-facing text names tools as the model sees them", () => {
+  const dotted = toolList.map((t) => t.name);
+  const offenders = (text: string) => dotted.filter((name) => text.includes(name));
+
+  it.each(PROVIDERS.map((p) => [p]))("%s: no dotted tool name in any definition (descriptions at every depth)", (provider) => {
+    for (const t of providerTools[provider]) expect([t.name, offenders(JSON.stringify(t.definition))]).toEqual([t.name, []]);
+  });
+
+  it("the Hermes plugin's tools, toolset description and SKILL.md, and the MCP listing", () => {
+    const plugin = join(generatedDir, "hermes-plugin", "mnote");
+    const tools = JSON.parse(readFileSync(join(plugin, "tools.json"), "utf8")).tools.map((t: Schema) => ({ description: t.description, parameters: t.parameters }));
+    expect(offenders(JSON.stringify(tools))).toEqual([]);
+    expect(offenders(readFileSync(join(plugin, "SKILL.md"), "utf8"))).toEqual([]);
+    const yaml = readFileSync(join(plugin, "plugin.yaml"), "utf8");
+    expect(offenders(yaml.split("\n").find((l) => l.startsWith("description:"))!)).toEqual([]);
+    for (const t of toolList) expect(offenders(t.description + JSON.stringify(t.parameters))).toEqual([]);
+  });
+
+  it("a placeholder naming no tool stops generation with the file", () => {
+    const path = "tools/page.save.tool.json";
+    const text = readFileSync(join(repoRoot, "contract", path), "utf8").replace("[[mnote.page.get]]", "[[mnote.page.fetch]]");
+    let error: unknown;
+    try {
+      buildModel(readContractDir(contractWith(path, text)));
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ContractError);
+    expect((error as Error).message).toContain("tools/page.save.tool.json at (root): [[mnote.page.fetch]] names no tool of this contract");
   });
 });
