@@ -105,6 +105,8 @@ export interface RequestFieldModel {
 
 export interface ContractModel {
   name: string;
+  /** contract.json's toolsetDescription (tool placeholders resolved), or a sentence naming the tools. Model-facing. */
+  toolsetDescription: string;
   version: string;
   title: string;
   baseUri: string;

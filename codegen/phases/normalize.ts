@@ -58,6 +58,7 @@ export function normalize(parsed: ParsedContract): ContractModel {
     version: string;
     title: string;
     baseUri: string;
+    toolsetDescription?: string;
   };
   const schemaFiles: SchemaFile[] = [];
   for (const f of parsed.files) {
@@ -140,10 +141,11 @@ export function normalize(parsed: ParsedContract): ContractModel {
   }
 
   const errors = errorsOf(index.resolve("#/$defs/ErrorCode", manifest.baseUri + "catalog/errors.schema.json").schema);
-  namesAsTheModelSeesThem(tools, errors);
+  const toolsetDescription = namesAsTheModelSeesThem(tools, errors, manifest.toolsetDescription);
 
   return {
     name: manifest.name,
+    toolsetDescription,
     version: manifest.version,
     title: manifest.title,
     baseUri: manifest.baseUri,
@@ -248,7 +250,7 @@ const TOOL_PLACEHOLDER = /\[\[([^\]]*)\]\]/g;
  * sees them. The provider name is derived, so the contract writes [[<canonical name>]] and it is
  * resolved here, once; a placeholder naming no tool stops generation.
  */
-function namesAsTheModelSeesThem(tools: ToolModel[], errors: ErrorModel[]): void {
+function namesAsTheModelSeesThem(tools: ToolModel[], errors: ErrorModel[], toolset: string | undefined): string {
   const byName = new Map(tools.map((t) => [t.name, t.providerName]));
   const resolve = (text: string, where: string): string =>
     text.replace(TOOL_PLACEHOLDER, (_all, name: string) => {
@@ -269,6 +271,7 @@ function namesAsTheModelSeesThem(tools: ToolModel[], errors: ErrorModel[]): void
     walk(t.parameters, t.file);
   }
   for (const e of errors) e.description = resolve(e.description, "catalog/errors.schema.json");
+  return toolset === undefined ? `The mnote page-AI tools: ${tools.map((t) => t.providerName).join(", ")}.` : resolve(toolset, "contract.json");
 }
 
 function errorsOf(errorCode: JsonSchema): ErrorModel[] {

@@ -82,7 +82,7 @@ const KEYWORDS: Record<string, Record<Exclude<ProviderName, "canonical">, Action
 
 /** How a dropped rule is told to the model, in the field's description. */
 const SAY: Record<string, (v: unknown) => string> = {
-  minLength: (v) => `at least ${v} characters`,
+  minLength: (v) => `at least ${v} ${v === 1 ? "character" : "characters"}`,
   maxLength: (v) => `at most ${v} characters`,
   minProperties: (v) => `at least ${v} ${v === 1 ? "property" : "properties"}`,
   maxProperties: (v) => `at most ${v} properties`,
@@ -174,9 +174,10 @@ function lowerNode(schema: JsonSchema, pointer: string, w: Walk, optional: boole
     }
   }
   if (said.length > 0) {
+    // the rule the schema no longer carries, told to the model in words
     const base = typeof out.description === "string" ? out.description.replace(/\.?$/, ".") : "";
-    out.description = `${base} ${said.join("; ")}.`.trim();
-    out.description = (out.description as string)[0]!.toUpperCase() + (out.description as string).slice(1);
+    const sentence = said.join("; ");
+    out.description = `${base} ${sentence[0]!.toUpperCase()}${sentence.slice(1)}.`.trim();
   }
   if (w.provider === "openai-strict") strictObject(out, pointer, w);
   if (w.provider === "openai-strict" && optional) return nullable(out, pointer, w);

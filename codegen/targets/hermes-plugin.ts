@@ -45,11 +45,8 @@ export const hermesPluginTarget: Target = {
       banner: banner(model, "py").trimEnd(),
       version: model.version,
       contractName: model.name,
-      // the toolset description (Hermes shows it with the toolset): names as the model sees them, and the workflow in short
-      description:
-        `Read and edit the mnote page the user is on: ${model.tools.map((t) => t.providerName).join(", ")}. ` +
-        `Read first with ${byName("mnote.page.get").providerName}; pass its revision as baseRevision to every write (mnote_tool_conflict: read again, redo); ` +
-        `dryRun true before big edits; one summary per page vs a new AI note each call; invalid_input names the field to fix. Generated from contract ${model.name} ${model.version}.`,
+      // the toolset description (Hermes shows it with the toolset): model-facing, from contract.json
+      description: model.toolsetDescription,
       tools: model.tools.map((t) => ({ ...t, isWrite: t.effect === "write" })),
       errors: model.errors,
       get: byName("mnote.page.get"),

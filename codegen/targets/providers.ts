@@ -39,6 +39,9 @@ export type ProviderName = (typeof PROVIDERS)[number];
 /** What every surface lists unless told otherwise: one schema OpenAI (non-strict), Anthropic, Gemini's parametersJsonSchema and llama.cpp accept as it is. */
 export const DEFAULT_PROVIDER: ProviderName = ${JSON.stringify(DEFAULT_PROVIDER)};
 
+/** What the toolset is for and the workflow in short, for the model (Hermes' toolset description, MCP instructions). */
+export const TOOLSET_DESCRIPTION = ${JSON.stringify(model.toolsetDescription)};
+
 /** A contract rule the provider's schema does not carry, and who enforces it instead. */
 export interface EnforcedElsewhere {
   readonly pointer: string;

@@ -19,7 +19,7 @@ import { refusalResponse } from "../dispatch/dispatcher";
 import type { GrantStore } from "../state/grant-store";
 import { buildRequest } from "./request-builder";
 import { raiseCall } from "../../generated/raise";
-import { DEFAULT_PROVIDER, providerTools, type ProviderName } from "../../generated/providers";
+import { DEFAULT_PROVIDER, providerTools, TOOLSET_DESCRIPTION, type ProviderName } from "../../generated/providers";
 
 export interface McpServerOptions {
   dispatch(request: unknown): Promise<ToolResponse>;
@@ -32,7 +32,7 @@ export interface McpServerOptions {
 const byName = new Map(mcpTools.map((t) => [t.name, t]));
 
 export function createMcpServer(options: McpServerOptions): Server {
-  const server = new Server({ name: mcpServerInfo.name, version: mcpServerInfo.version }, { capabilities: { tools: {} } });
+  const server = new Server({ name: mcpServerInfo.name, version: mcpServerInfo.version }, { capabilities: { tools: {} }, instructions: TOOLSET_DESCRIPTION });
   const runId = `mcp_${randomUUID().replace(/-/g, "")}`;
 
   const schemas = new Map(providerTools[options.provider ?? DEFAULT_PROVIDER].map((t) => [t.canonicalName, t.parameters]));
