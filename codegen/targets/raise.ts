@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Handlebars from "handlebars";
 import type { Target } from "./target";
-import { banner } from "../support/banner";
+import { banner, bannerText } from "../support/banner";
 import { tsLiteral } from "../support/ts-literal";
 import { templatesDir } from "../support/templates";
 import { raiseFacts } from "../providers/raise-facts";
@@ -64,7 +64,7 @@ export function raiseCall(toolName: string, modelArguments: unknown): unknown {
     return [
       { path: "raise.ts", content: ts },
       { path: `${HERMES_PLUGIN_DIR}/raise_args.py`, content: python },
-      { path: `${HERMES_PLUGIN_DIR}/raise.json`, content: JSON.stringify(facts, null, 2) + "\n" },
+      { path: `${HERMES_PLUGIN_DIR}/raise.json`, content: JSON.stringify({ generated: bannerText(model), tools: facts }, null, 2) + "\n" },
     ];
   },
 };

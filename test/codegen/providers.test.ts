@@ -230,7 +230,7 @@ describe("the raise step", () => {
   });
 
   it("the Python raise (Hermes plugin) reads the same facts and gives the same answers", () => {
-    expect(JSON.parse(readFileSync(join(generatedDir, "hermes-plugin", "mnote", "raise.json"), "utf8"))).toEqual(raiseFacts);
+    expect(JSON.parse(readFileSync(join(generatedDir, "hermes-plugin", "mnote", "raise.json"), "utf8")).tools).toEqual(raiseFacts);
     const script = `import json, sys\nsys.dont_write_bytecode = True\nsys.path.insert(0, sys.argv[1])\nimport raise_args\nprint(json.dumps([raise_args.raise_call(n, v) for n, v in json.load(sys.stdin)]))`;
     const run = spawnSync("python3", ["-c", script, join(generatedDir, "hermes-plugin", "mnote")], { input: JSON.stringify(samples), encoding: "utf8" });
     expect(run.stderr).toBe("");

@@ -13,7 +13,7 @@ import json
 import os
 
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "raise.json"), encoding="utf-8") as _facts_file:
-    FACTS = json.load(_facts_file)
+    FACTS = json.load(_facts_file)["tools"]
 
 
 def _same(a, b):
