@@ -43,7 +43,10 @@ export interface ToolModel {
   typePrefix: string;
   file: string;
   title: string;
+  /** As written in the contract: tools named [[canonical name]] (what mnote-tools diff compares). */
   description: string;
+  /** What the model reads: placeholders replaced by provider names. Every model-facing target uses this. */
+  modelDescription: string;
   effect: "read" | "write";
   capability: string;
   kernelCommand: string;
@@ -75,7 +78,10 @@ export interface KernelCommandModel {
 
 export interface ErrorModel {
   code: string;
+  /** As written in the catalog. */
   description: string;
+  /** Placeholders replaced by provider names (SKILL.md, docs). */
+  modelDescription: string;
   retryable: boolean;
   messages: Messages;
   reasons: Record<string, Messages>;

@@ -420,7 +420,7 @@ export const tools = {
                                   },
                                   {
                                     "const": "mnote_tool_conflict",
-                                    "description": "The page changed since baseRevision. Read it again with [[mnote.page.get]], redo the change on the new revision, then write with a new idempotency key."
+                                    "description": "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key."
                                   },
                                   {
                                     "const": "mnote_tool_idempotency_conflict",
@@ -637,7 +637,7 @@ export const tools = {
                         },
                         {
                           "const": "mnote_tool_conflict",
-                          "description": "The page changed since baseRevision. Read it again with [[mnote.page.get]], redo the change on the new revision, then write with a new idempotency key."
+                          "description": "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key."
                         },
                         {
                           "const": "mnote_tool_idempotency_conflict",
@@ -1060,7 +1060,7 @@ export const tools = {
                                   },
                                   {
                                     "const": "mnote_tool_conflict",
-                                    "description": "The page changed since baseRevision. Read it again with [[mnote.page.get]], redo the change on the new revision, then write with a new idempotency key."
+                                    "description": "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key."
                                   },
                                   {
                                     "const": "mnote_tool_idempotency_conflict",
@@ -1277,7 +1277,7 @@ export const tools = {
                         },
                         {
                           "const": "mnote_tool_conflict",
-                          "description": "The page changed since baseRevision. Read it again with [[mnote.page.get]], redo the change on the new revision, then write with a new idempotency key."
+                          "description": "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key."
                         },
                         {
                           "const": "mnote_tool_idempotency_conflict",
@@ -1814,7 +1814,7 @@ export const tools = {
                         },
                         {
                           "const": "mnote_tool_conflict",
-                          "description": "The page changed since baseRevision. Read it again with [[mnote.page.get]], redo the change on the new revision, then write with a new idempotency key."
+                          "description": "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key."
                         },
                         {
                           "const": "mnote_tool_idempotency_conflict",
@@ -2269,7 +2269,7 @@ export const tools = {
                                   },
                                   {
                                     "const": "mnote_tool_conflict",
-                                    "description": "The page changed since baseRevision. Read it again with [[mnote.page.get]], redo the change on the new revision, then write with a new idempotency key."
+                                    "description": "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key."
                                   },
                                   {
                                     "const": "mnote_tool_idempotency_conflict",
@@ -2486,7 +2486,7 @@ export const tools = {
                         },
                         {
                           "const": "mnote_tool_conflict",
-                          "description": "The page changed since baseRevision. Read it again with [[mnote.page.get]], redo the change on the new revision, then write with a new idempotency key."
+                          "description": "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key."
                         },
                         {
                           "const": "mnote_tool_idempotency_conflict",
@@ -2912,7 +2912,7 @@ export const tools = {
                                   },
                                   {
                                     "const": "mnote_tool_conflict",
-                                    "description": "The page changed since baseRevision. Read it again with [[mnote.page.get]], redo the change on the new revision, then write with a new idempotency key."
+                                    "description": "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key."
                                   },
                                   {
                                     "const": "mnote_tool_idempotency_conflict",
@@ -3129,7 +3129,7 @@ export const tools = {
                         },
                         {
                           "const": "mnote_tool_conflict",
-                          "description": "The page changed since baseRevision. Read it again with [[mnote.page.get]], redo the change on the new revision, then write with a new idempotency key."
+                          "description": "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key."
                         },
                         {
                           "const": "mnote_tool_idempotency_conflict",
@@ -3525,7 +3525,7 @@ export const tools = {
                                   },
                                   {
                                     "const": "mnote_tool_conflict",
-                                    "description": "The page changed since baseRevision. Read it again with [[mnote.page.get]], redo the change on the new revision, then write with a new idempotency key."
+                                    "description": "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key."
                                   },
                                   {
                                     "const": "mnote_tool_idempotency_conflict",
@@ -3742,7 +3742,7 @@ export const tools = {
                         },
                         {
                           "const": "mnote_tool_conflict",
-                          "description": "The page changed since baseRevision. Read it again with [[mnote.page.get]], redo the change on the new revision, then write with a new idempotency key."
+                          "description": "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key."
                         },
                         {
                           "const": "mnote_tool_idempotency_conflict",

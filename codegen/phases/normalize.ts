@@ -23,7 +23,6 @@ import { RefIndex } from "../support/refs";
 import { camelCase, pascalCase, providerSafeName, toolTypePrefix } from "../support/names";
 import { joinPointer } from "../../common/json-pointer";
 import { isPlainObject } from "../support/schema-walk";
-import { ContractError } from "../contract-error";
 
 const SCHEMA_URI = "https://json-schema.org/draft/2020-12/schema";
 
@@ -122,6 +121,7 @@ export function normalize(parsed: ParsedContract): ContractModel {
         file: file.path,
         title: facts.title,
         description: facts.description,
+        modelDescription: facts.description,
         effect: facts.effect,
         capability: facts.capability,
         kernelCommand: facts.kernelCommand,
@@ -243,35 +243,34 @@ function unwiredFieldsOf(args: JsonSchema, baseId: string, index: RefIndex): Unw
 }
 
 /** `[[mnote.page.get]]` in model-facing text: a tool named by its canonical name, shown under its provider name. */
-const TOOL_PLACEHOLDER = /\[\[([^\]]*)\]\]/g;
+export const TOOL_PLACEHOLDER = /\[\[([^\]]*)\]\]/g;
 
 /**
- * Model-facing text (tool and parameter descriptions, error descriptions) names tools as the model
- * sees them. The provider name is derived, so the contract writes [[<canonical name>]] and it is
- * resolved here, once; a placeholder naming no tool stops generation.
+ * Model-facing text (tool and parameter descriptions, error descriptions, the toolset description)
+ * names tools as the model sees them. The provider name is derived, so the contract writes
+ * [[<canonical name>]] and it is resolved here, once (the raw text stays in `description` for
+ * mnote-tools diff). A placeholder naming no tool is left as it is, and generation refuses to emit
+ * it (codegen/targets/providers.ts): a model never sees one, and the diff can still compare a
+ * contract with a renamed tool.
  */
 function namesAsTheModelSeesThem(tools: ToolModel[], errors: ErrorModel[], toolset: string | undefined): string {
   const byName = new Map(tools.map((t) => [t.name, t.providerName]));
-  const resolve = (text: string, where: string): string =>
-    text.replace(TOOL_PLACEHOLDER, (_all, name: string) => {
-      const providerName = byName.get(name);
-      if (!providerName) throw new ContractError([{ file: where, pointer: "", message: `[[${name}]] names no tool of this contract` }]);
-      return providerName;
-    });
-  const walk = (schema: unknown, where: string): void => {
-    if (Array.isArray(schema)) return schema.forEach((s) => walk(s, where));
+  const resolve = (text: string): string => text.replace(TOOL_PLACEHOLDER, (all, name: string) => byName.get(name) ?? all);
+  const walk = (schema: unknown): void => {
+    if (Array.isArray(schema)) return schema.forEach(walk);
     if (!isPlainObject(schema)) return;
     for (const [key, value] of Object.entries(schema)) {
-      if (key === "description" && typeof value === "string") (schema as Record<string, unknown>)[key] = resolve(value, where);
-      else walk(value, where);
+      if (key === "description" && typeof value === "string") (schema as Record<string, unknown>)[key] = resolve(value);
+      else walk(value);
     }
   };
   for (const t of tools) {
-    t.description = resolve(t.description, t.file);
-    walk(t.parameters, t.file);
+    t.modelDescription = resolve(t.description);
+    walk(t.parameters);
+    walk(t.responseSchema); // MCP outputSchema: some clients show it to the model
   }
-  for (const e of errors) e.description = resolve(e.description, "catalog/errors.schema.json");
-  return toolset === undefined ? `The mnote page-AI tools: ${tools.map((t) => t.providerName).join(", ")}.` : resolve(toolset, "contract.json");
+  for (const e of errors) e.modelDescription = resolve(e.description);
+  return toolset === undefined ? `The mnote page-AI tools: ${tools.map((t) => t.providerName).join(", ")}.` : resolve(toolset);
 }
 
 function errorsOf(errorCode: JsonSchema): ErrorModel[] {
@@ -280,6 +279,7 @@ function errorsOf(errorCode: JsonSchema): ErrorModel[] {
     return {
       code: entry.const as string,
       description: (entry.description as string) ?? "",
+      modelDescription: (entry.description as string) ?? "",
       retryable: facts.retryable,
       messages: facts.messages,
       reasons: facts.reasons ?? {},

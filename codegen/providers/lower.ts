@@ -239,9 +239,9 @@ export function lowerTools(provider: ProviderName, tools: readonly ToolModel[]):
     return {
       canonicalName: t.name,
       name: t.providerName,
-      description: t.description,
+      description: t.modelDescription,
       parameters,
-      definition: definitionFor(provider, t.providerName, t.description, parameters),
+      definition: definitionFor(provider, t.providerName, t.modelDescription, parameters),
       enforcedElsewhere: enforced,
     };
   });

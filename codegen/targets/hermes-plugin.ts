@@ -26,7 +26,7 @@ export const hermesPluginTarget: Target = {
       name: t.name,
       providerName: t.providerName,
       title: t.title,
-      description: t.description,
+      description: t.modelDescription,
       effect: t.effect,
       capability: t.capability,
       idempotency: t.idempotency,
@@ -48,7 +48,7 @@ export const hermesPluginTarget: Target = {
       // the toolset description (Hermes shows it with the toolset): model-facing, from contract.json
       description: model.toolsetDescription,
       tools: model.tools.map((t) => ({ ...t, isWrite: t.effect === "write" })),
-      errors: model.errors,
+      errors: model.errors.map((e) => ({ ...e, description: e.modelDescription })),
       get: byName("mnote.page.get"),
       save: byName("mnote.page.save"),
       summary: byName("mnote.artifact.create_summary"),

@@ -7,6 +7,7 @@
  * would reject. The rules and sources are in docs/PROVIDERS.md.
  */
 import type { Target } from "./target";
+import type { ContractModel } from "../model";
 import { banner } from "../support/banner";
 import { tsLiteral } from "../support/ts-literal";
 import { DEFAULT_PROVIDER, PROVIDERS, lowerTools, type ProviderTool } from "../providers/lower";
@@ -26,9 +27,23 @@ export function providerVariants(tools: Parameters<typeof lowerTools>[1]): Recor
   return variants;
 }
 
+/** Model-facing text still holding a [[...]] placeholder (one naming no tool), as "file: text" lines. */
+export function unresolvedPlaceholders(model: ContractModel): string[] {
+  const out: string[] = [];
+  const scan = (where: string, text: string) => {
+    for (const m of text.matchAll(/\[\[([^\]]*)\]\]/g)) out.push(`${where}: [[${m[1]}]] names no tool of this contract`);
+  };
+  for (const t of model.tools) scan(t.file, t.modelDescription + JSON.stringify(t.parameters) + JSON.stringify(t.responseSchema));
+  for (const e of model.errors) scan("catalog/errors.schema.json", e.modelDescription);
+  scan("contract.json", model.toolsetDescription);
+  return [...new Set(out)];
+}
+
 export const providersTarget: Target = {
   name: "providers",
   emit(model) {
+    const unresolved = unresolvedPlaceholders(model);
+    if (unresolved.length > 0) throw new Error("model-facing text names a tool that does not exist:\n" + unresolved.map((u) => "  " + u).join("\n"));
     const variants = providerVariants(model.tools);
     const content = `${banner(model, "ts")}
 import type { RegisteredToolName } from "./registry";

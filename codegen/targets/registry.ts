@@ -19,7 +19,7 @@ export const registryTarget: Target = {
     name: ${tsString(t.name)},
     providerName: ${tsString(t.providerName)},
     title: ${tsString(t.title)},
-    description: ${tsString(t.description)},
+    description: ${tsString(t.modelDescription)},
     effect: ${tsString(t.effect)},
     capability: ${tsString(t.capability)},
     kernelCommand: ${tsString(t.kernelCommand)},
