@@ -19,7 +19,13 @@ export async function runTools(opts: ToolsOptions): Promise<void> {
     throw new CliExit(2);
   }
   if (opts.format === "json") {
-    process.stdout.write(JSON.stringify(tools.map((t) => t.definition), null, 2) + "\n");
+    process.stdout.write(
+      JSON.stringify(
+        tools.map((t) => t.definition),
+        null,
+        2,
+      ) + "\n",
+    );
     return;
   }
   const lines: string[] = [`${tools.length} tools for ${opts.provider} (definitions: --format json)`, ""];

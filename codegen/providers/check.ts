@@ -44,8 +44,7 @@ function nameOf(definition: JsonSchema): unknown {
 /** Every subschema with its pointer (relative to the parameters) and its depth in objects. */
 function* nodes(schema: JsonSchema, pointer = "", depth = 1): Generator<[JsonSchema, string, number]> {
   yield [schema, pointer, depth];
-  if (isObject(schema.properties))
-    for (const [k, v] of Object.entries(schema.properties)) if (isObject(v)) yield* nodes(v, joinPointer(pointer, "properties", k), depth + 1);
+  if (isObject(schema.properties)) for (const [k, v] of Object.entries(schema.properties)) if (isObject(v)) yield* nodes(v, joinPointer(pointer, "properties", k), depth + 1);
   if (isObject(schema.items)) yield* nodes(schema.items, joinPointer(pointer, "items"), depth + 1);
   for (const key of ["anyOf", "oneOf", "allOf"])
     if (Array.isArray(schema[key])) for (const [i, v] of (schema[key] as unknown[]).entries()) if (isObject(v)) yield* nodes(v, joinPointer(pointer, key, i), depth);
@@ -197,7 +196,9 @@ export const PROVIDER_RULES: readonly ProviderRule[] = [
     appliesTo: ["openai-strict"],
     text: "additionalProperties: false on every object.",
     source: "OpenAI Structured Outputs: supported schemas (additionalProperties: false must always be set)",
-    check: everyNode((n) => (n.type === "object" || (Array.isArray(n.type) && n.type.includes("object")) ? (n.additionalProperties === false ? undefined : "open object") : undefined)),
+    check: everyNode((n) =>
+      n.type === "object" || (Array.isArray(n.type) && n.type.includes("object")) ? (n.additionalProperties === false ? undefined : "open object") : undefined,
+    ),
   },
   {
     id: "openai-strict/keywords",

@@ -20,7 +20,10 @@ export const docsTarget: Target = {
         path: "docs/README.md",
         content: template("index.md.hbs")({ banner: head, ...model }),
       },
-      { path: "docs/errors.md", content: template("errors.md.hbs")({ banner: head, errors: model.errors.map((e) => ({ ...e, description: e.modelDescription })), reasons: reasonsOf(model) }) },
+      {
+        path: "docs/errors.md",
+        content: template("errors.md.hbs")({ banner: head, errors: model.errors.map((e) => ({ ...e, description: e.modelDescription })), reasons: reasonsOf(model) }),
+      },
       { path: "docs/kernel.md", content: template("kernel.md.hbs")({ banner: head, commands: model.kernelCommands }) },
     ];
     const toolTemplate = template("tool.md.hbs");

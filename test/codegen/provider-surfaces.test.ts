@@ -18,7 +18,12 @@ describe("mnote-tools tools --provider", () => {
     expect(run.status).toBe(0);
     const definitions = JSON.parse(run.stdout);
     expect(definitions).toEqual(providerTools[provider].map((t) => t.definition));
-    expect(checkVariant(provider, definitions.map((definition: Record<string, unknown>, i: number) => ({ canonicalName: toolList[i]!.name, definition })))).toEqual([]);
+    expect(
+      checkVariant(
+        provider,
+        definitions.map((definition: Record<string, unknown>, i: number) => ({ canonicalName: toolList[i]!.name, definition })),
+      ),
+    ).toEqual([]);
     const human = runCli(["tools", "--provider", provider]);
     expect(human.status).toBe(0);
     for (const t of toolList) expect(human.stdout).toContain(t.providerName);

@@ -59,12 +59,38 @@ describe("every variant follows its provider's rules", () => {
     "portable/single-type": { name: "x", description: "a long enough description", parameters: { type: "object", properties: { a: { type: ["string", "null"] } } } },
     "portable/hermes-gemini-safe": { name: "x", description: "a long enough description", parameters: { type: "object", properties: { a: { const: "v" } } } },
     "openai-strict/shape": { name: "x", description: "a long enough description", parameters: { type: "object", properties: {} } },
-    "openai-strict/all-required": { type: "function", function: { name: "x", description: "a long enough description", strict: true, parameters: { type: "object", properties: { a: { type: "string" } }, additionalProperties: false } } },
-    "openai-strict/closed-objects": { type: "function", function: { name: "x", description: "a long enough description", strict: true, parameters: { type: "object", properties: {}, required: [] } } },
-    "openai-strict/keywords": { type: "function", function: { name: "x", description: "a long enough description", strict: true, parameters: { type: "object", properties: { a: { type: "string", maxLength: 3 } }, required: ["a"], additionalProperties: false } } },
+    "openai-strict/all-required": {
+      type: "function",
+      function: {
+        name: "x",
+        description: "a long enough description",
+        strict: true,
+        parameters: { type: "object", properties: { a: { type: "string" } }, additionalProperties: false },
+      },
+    },
+    "openai-strict/closed-objects": {
+      type: "function",
+      function: { name: "x", description: "a long enough description", strict: true, parameters: { type: "object", properties: {}, required: [] } },
+    },
+    "openai-strict/keywords": {
+      type: "function",
+      function: {
+        name: "x",
+        description: "a long enough description",
+        strict: true,
+        parameters: { type: "object", properties: { a: { type: "string", maxLength: 3 } }, required: ["a"], additionalProperties: false },
+      },
+    },
     "openai-strict/limits": {
       type: "function",
-      function: { name: "x", description: "a long enough description", strict: true, parameters: Array.from({ length: 11 }).reduce<Schema>((inner) => ({ type: "object", properties: { a: inner }, required: ["a"], additionalProperties: false }), { type: "string" }) },
+      function: {
+        name: "x",
+        description: "a long enough description",
+        strict: true,
+        parameters: Array.from({ length: 11 }).reduce<Schema>((inner) => ({ type: "object", properties: { a: inner }, required: ["a"], additionalProperties: false }), {
+          type: "string",
+        }),
+      },
     },
     "gemini/keys": { name: "x", description: "a long enough description", parameters: { type: "object", properties: {}, additionalProperties: false } },
     "gemini/enum-strings": { name: "x", description: "a long enough description", parameters: { type: "object", properties: { a: { type: "integer", enum: [1, 2] } } } },
@@ -83,8 +109,18 @@ describe("the preflight", () => {
       ["portable", { type: "object", properties: { a: { type: "string", pattern: "^[^\\S]$" } } }, "/properties/a/pattern", /inside a character class/],
       ["portable", { type: "object", properties: { a: { type: "string", pattern: "^(?=a)" } } }, "/properties/a/pattern", /group/],
       ["gemini", { type: "object", properties: { a: { const: 3 } } }, "/properties/a/const", /const/],
-      ["gemini", { type: "object", properties: { a: { type: "object", properties: {}, additionalProperties: { type: "string" } } } }, "/properties/a/additionalProperties", /schema/],
-      ["openai-strict", { type: "object", properties: { a: { type: "object", properties: { b: { type: "string" } } } }, additionalProperties: false }, "/properties/a", /additionalProperties false/],
+      [
+        "gemini",
+        { type: "object", properties: { a: { type: "object", properties: {}, additionalProperties: { type: "string" } } } },
+        "/properties/a/additionalProperties",
+        /schema/,
+      ],
+      [
+        "openai-strict",
+        { type: "object", properties: { a: { type: "object", properties: { b: { type: "string" } } } }, additionalProperties: false },
+        "/properties/a",
+        /additionalProperties false/,
+      ],
       ["anthropic", { type: "object", properties: { a: { oneOf: [{ type: "string" }] } } }, "/properties/a/oneOf", /no lowering rule/],
       ["portable", { type: "object", properties: { a: { type: "string", "x-unknown": 1 } } }, "/properties/a/x-unknown", /no lowering rule/],
     ];
@@ -106,9 +142,36 @@ describe("the preflight", () => {
   it("a rewritten pattern matches exactly the strings the contract's matches", () => {
     const original = "^[^\\r\\n]*\\S[^\\r\\n]*$";
     const [a, b] = [new RegExp(original, "u"), new RegExp(portablePattern(original), "u")];
-    const ws = fc.constantFrom(" ", "\t", "\n", "\r", "\u000b", "\u000c", "\u00a0", "\u1680", "\u2000", "\u200a", "\u200b", "\u2028", "\u2029", "\u202f", "\u205f", "\u3000", "\ufeff", "\u0085", "x", "字");
+    const ws = fc.constantFrom(
+      " ",
+      "\t",
+      "\n",
+      "\r",
+      "\u000b",
+      "\u000c",
+      "\u00a0",
+      "\u1680",
+      "\u2000",
+      "\u200a",
+      "\u200b",
+      "\u2028",
+      "\u2029",
+      "\u202f",
+      "\u205f",
+      "\u3000",
+      "\ufeff",
+      "\u0085",
+      "x",
+      "字",
+    );
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: "binary", maxLength: 6 }), fc.array(ws, { maxLength: 5 }).map((xs) => xs.join(""))), (s) => a.test(s) === b.test(s)),
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: "binary", maxLength: 6 }),
+          fc.array(ws, { maxLength: 5 }).map((xs) => xs.join("")),
+        ),
+        (s) => a.test(s) === b.test(s),
+      ),
       { numRuns: 3000 },
     );
     expect(() => portablePattern("\\bword")).toThrow(PatternNotLowerable);

@@ -194,7 +194,13 @@ describe("the generated Hermes plugin, as Hermes loads it", () => {
   it("accepts what models send: null for every optional field, and every page option filled", async () => {
     const p = seededProject(grants);
     const server = await start(["serve", "--db", p.db, "--state", p.state, "--port", "0", "--token", "plugin-token"]);
-    const steps: Step[] = Object.values(registry).map((t) => ({ name: t.name, tool: t.providerName, args: withNullOptionals(t.name), ...S, tool_call_id: `call_null_${t.providerName}` }));
+    const steps: Step[] = Object.values(registry).map((t) => ({
+      name: t.name,
+      tool: t.providerName,
+      args: withNullOptionals(t.name),
+      ...S,
+      tool_call_id: `call_null_${t.providerName}`,
+    }));
     // a model that read pageOptions and sends all four back, changing one: the unwired ones at what page.get reported
     steps.push({
       name: "all-options",
