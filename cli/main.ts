@@ -56,9 +56,17 @@ export async function main(argv: readonly string[]): Promise<void> {
         .option("--host <host>", "address to listen on (--http)", "127.0.0.1")
         .option("--port <port>", "port (--http; 0: any free port)", "8789")
         .option("--token <token>", "bearer token required over HTTP (env MNOTE_TOOLS_TOKEN; generated and shown once when absent)", process.env.MNOTE_TOOLS_TOKEN)
-        .option("--max-bytes <n>", "largest request body (--http)", String(1024 * 1024)),
+        .option("--max-bytes <n>", "largest request body (--http)", String(1024 * 1024))
+        .option("--provider <name>", "which tool schemas tools/list shows: canonical, portable (default), openai-strict, gemini, anthropic"),
     ),
   ).action(async (opts) => (await import("./commands/mcp")).runMcp(opts));
+
+  program
+    .command("tools")
+    .description("print the tool definitions a model sees, for one provider (see docs/PROVIDERS.md)")
+    .option("--provider <name>", "canonical, portable, openai-strict, gemini or anthropic", "portable")
+    .option("--format <format>", "human or json", "human")
+    .action(async (opts) => (await import("./commands/tools")).runTools(opts));
 
   const kernel = program.command("kernel").description("the embedded reference kernel on its own");
   kernel

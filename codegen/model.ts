@@ -33,6 +33,8 @@ export interface UnwiredField {
   /** The last token, the field's name. */
   field: string;
   runtimeSupport: string;
+  /** The value page.get reports for an unwired field (its x-mnote-initialValue, since the kernel never stores it), meaning "leave it as it is" (absent when the contract gives none). */
+  unsetValue?: unknown;
 }
 
 export interface ToolModel {
@@ -41,7 +43,10 @@ export interface ToolModel {
   typePrefix: string;
   file: string;
   title: string;
+  /** As written in the contract: tools named [[canonical name]] (what mnote-tools diff compares). */
   description: string;
+  /** What the model reads: placeholders replaced by provider names. Every model-facing target uses this. */
+  modelDescription: string;
   effect: "read" | "write";
   capability: string;
   kernelCommand: string;
@@ -75,7 +80,10 @@ export interface KernelCommandModel {
 
 export interface ErrorModel {
   code: string;
+  /** As written in the catalog. */
   description: string;
+  /** Placeholders replaced by provider names (SKILL.md, docs). */
+  modelDescription: string;
   retryable: boolean;
   messages: Messages;
   reasons: Record<string, Messages>;
@@ -130,6 +138,8 @@ export interface OptionSetModel {
 
 export interface ContractModel {
   name: string;
+  /** contract.json's toolsetDescription (tool placeholders resolved), or a sentence naming the tools. Model-facing. */
+  toolsetDescription: string;
   version: string;
   title: string;
   baseUri: string;

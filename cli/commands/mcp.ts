@@ -6,15 +6,23 @@ import { randomBytes } from "node:crypto";
 import { runtimeFrom, positiveInt, type RuntimeCliOptions } from "../runtime-options";
 import { httpServiceOptions, portOf, type HttpCliOptions } from "../http-options";
 import { startTelemetry } from "../../runtime/telemetry/sdk";
+import { CliExit } from "../exit";
 
 export interface McpOptions extends RuntimeCliOptions, HttpCliOptions {
   session: string;
   http?: boolean;
   token?: string;
   maxBytes: string;
+  provider?: string;
 }
 
 export async function runMcp(opts: McpOptions): Promise<void> {
+  const { isProviderName, PROVIDERS, DEFAULT_PROVIDER } = await import("../../generated/providers");
+  const provider = opts.provider ?? DEFAULT_PROVIDER;
+  if (!isProviderName(provider)) {
+    process.stderr.write(`unknown provider ${provider}: one of ${PROVIDERS.join(", ")}\n`);
+    throw new CliExit(2);
+  }
   const { createLogger, logEvent, showGeneratedToken, storeErrorLogger } = await import("../../common/http/logger");
   // stdout is the MCP channel on stdio: the logger writes to stderr
   const log = createLogger({ service: "mcp", level: opts.logLevel });
@@ -25,7 +33,7 @@ export async function runMcp(opts: McpOptions): Promise<void> {
 
   if (!opts.http) {
     const { serveMcpStdio } = await import("../../runtime/transports/mcp-server");
-    await serveMcpStdio({ dispatch, grants: runtime.grants, sessionId: opts.session, now: runtime.now });
+    await serveMcpStdio({ dispatch, grants: runtime.grants, sessionId: opts.session, now: runtime.now, provider });
     await runtime.close();
     await telemetry?.shutdown();
     return;
@@ -43,6 +51,7 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     grants: runtime.grants,
     sessionId: opts.session,
     now: runtime.now,
+    provider,
     token,
     maxBytes: positiveInt(opts.maxBytes, "--max-bytes"),
     log,

@@ -11,6 +11,8 @@ import { manifestTarget } from "../targets/manifest";
 import { docsTarget } from "../targets/docs";
 import { hermesPluginTarget } from "../targets/hermes-plugin";
 import { mcpTarget } from "../targets/mcp";
+import { providersTarget } from "../targets/providers";
+import { raiseTarget } from "../targets/raise";
 
 export const TARGETS: readonly Target[] = [
   typesTarget,
@@ -22,6 +24,8 @@ export const TARGETS: readonly Target[] = [
   docsTarget,
   hermesPluginTarget,
   mcpTarget,
+  providersTarget,
+  raiseTarget,
 ];
 
 export async function emitAll(model: ContractModel, targets: readonly Target[] = TARGETS): Promise<GeneratedFile[]> {

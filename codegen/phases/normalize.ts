@@ -58,6 +58,7 @@ export function normalize(parsed: ParsedContract): ContractModel {
     version: string;
     title: string;
     baseUri: string;
+    toolsetDescription?: string;
   };
   const schemaFiles: SchemaFile[] = [];
   for (const f of parsed.files) {
@@ -121,6 +122,7 @@ export function normalize(parsed: ParsedContract): ContractModel {
         file: file.path,
         title: facts.title,
         description: facts.description,
+        modelDescription: facts.description,
         effect: facts.effect,
         capability: facts.capability,
         kernelCommand: facts.kernelCommand,
@@ -140,8 +142,12 @@ export function normalize(parsed: ParsedContract): ContractModel {
     }
   }
 
+  const errors = errorsOf(index.resolve("#/$defs/ErrorCode", manifest.baseUri + "catalog/errors.schema.json").schema);
+  const toolsetDescription = namesAsTheModelSeesThem(tools, errors, manifest.toolsetDescription);
+
   return {
     name: manifest.name,
+    toolsetDescription,
     version: manifest.version,
     title: manifest.title,
     baseUri: manifest.baseUri,
@@ -152,7 +158,7 @@ export function normalize(parsed: ParsedContract): ContractModel {
     schemas: schemas.sort(byKey((s) => s.typeName)),
     tools: tools.sort(byKey((t) => t.name)),
     kernelCommands: kernelCommands.sort(byKey((k) => k.name)),
-    errors: errorsOf(index.resolve("#/$defs/ErrorCode", manifest.baseUri + "catalog/errors.schema.json").schema),
+    errors,
     capabilities: capabilitiesOf(index.resolve("#/$defs/CapabilityScope", manifest.baseUri + "catalog/capabilities.schema.json").schema),
     requestFields,
     examples,
@@ -258,7 +264,10 @@ function unwiredFieldsOf(args: JsonSchema, baseId: string, index: RefIndex): Unw
     }
     const support = node["x-mnote-runtimeSupport"];
     if (typeof support === "string" && support !== "wired") {
-      out.push({ pointer, field: pointer.split("/").pop()!, runtimeSupport: support });
+      const unwired: UnwiredField = { pointer, field: pointer.split("/").pop()!, runtimeSupport: support };
+      // an unwired field is never stored, so page.get always reports its initial value for it
+      if ("x-mnote-initialValue" in node) unwired.unsetValue = node["x-mnote-initialValue"];
+      out.push(unwired);
     }
     if (isPlainObject(node.properties)) {
       for (const [name, sub] of Object.entries(node.properties)) visit(sub as JsonSchema, nodeBase, joinPointer(pointer, name), depth + 1);
@@ -268,12 +277,44 @@ function unwiredFieldsOf(args: JsonSchema, baseId: string, index: RefIndex): Unw
   return out;
 }
 
+/** `[[mnote.page.get]]` in model-facing text: a tool named by its canonical name, shown under its provider name. */
+export const TOOL_PLACEHOLDER = /\[\[([^\]]*)\]\]/g;
+
+/**
+ * Model-facing text (tool and parameter descriptions, error descriptions, the toolset description)
+ * names tools as the model sees them. The provider name is derived, so the contract writes
+ * [[<canonical name>]] and it is resolved here, once (the raw text stays in `description` for
+ * mnote-tools diff). A placeholder naming no tool is left as it is, and generation refuses to emit
+ * it (codegen/targets/providers.ts): a model never sees one, and the diff can still compare a
+ * contract with a renamed tool.
+ */
+function namesAsTheModelSeesThem(tools: ToolModel[], errors: ErrorModel[], toolset: string | undefined): string {
+  const byName = new Map(tools.map((t) => [t.name, t.providerName]));
+  const resolve = (text: string): string => text.replace(TOOL_PLACEHOLDER, (all, name: string) => byName.get(name) ?? all);
+  const walk = (schema: unknown): void => {
+    if (Array.isArray(schema)) return schema.forEach(walk);
+    if (!isPlainObject(schema)) return;
+    for (const [key, value] of Object.entries(schema)) {
+      if (key === "description" && typeof value === "string") (schema as Record<string, unknown>)[key] = resolve(value);
+      else walk(value);
+    }
+  };
+  for (const t of tools) {
+    t.modelDescription = resolve(t.description);
+    walk(t.parameters);
+    walk(t.responseSchema); // MCP outputSchema: some clients show it to the model
+  }
+  for (const e of errors) e.modelDescription = resolve(e.description);
+  return toolset === undefined ? `The mnote page-AI tools: ${tools.map((t) => t.providerName).join(", ")}.` : resolve(toolset);
+}
+
 function errorsOf(errorCode: JsonSchema): ErrorModel[] {
   return (errorCode.oneOf as JsonSchema[]).map((entry) => {
     const facts = entry["x-mnote-error"] as { retryable: boolean; messages: Messages; reasons?: Record<string, Messages>; rules?: Record<string, Messages> };
     return {
       code: entry.const as string,
       description: (entry.description as string) ?? "",
+      modelDescription: (entry.description as string) ?? "",
       retryable: facts.retryable,
       messages: facts.messages,
       reasons: facts.reasons ?? {},

@@ -20,7 +20,7 @@ export const docsTarget: Target = {
         path: "docs/README.md",
         content: template("index.md.hbs")({ banner: head, ...model }),
       },
-      { path: "docs/errors.md", content: template("errors.md.hbs")({ banner: head, errors: model.errors, reasons: reasonsOf(model), rules: rulesOf(model) }) },
+      { path: "docs/errors.md", content: template("errors.md.hbs")({ banner: head, errors: model.errors.map((e) => ({ ...e, description: e.modelDescription })), reasons: reasonsOf(model), rules: rulesOf(model) }) },
       { path: "docs/kernel.md", content: template("kernel.md.hbs")({ banner: head, commands: model.kernelCommands }) },
     ];
     const toolTemplate = template("tool.md.hbs");
@@ -29,7 +29,7 @@ export const docsTarget: Target = {
         path: `docs/tools/${tool.name}.md`,
         content: toolTemplate({
           banner: head,
-          tool,
+          tool: { ...tool, description: tool.modelDescription },
           parameters: parameterRows(tool),
           messages: Object.entries(tool.messages).map(([code, m]) => ({ code, zh: m["zh-CN"], en: m.en })),
           examples: model.examples.filter((e) => e.of === tool.requestType || e.of === tool.responseType),

@@ -11,6 +11,7 @@ import Handlebars from "handlebars";
 import type { Target } from "./target";
 import { banner, bannerText } from "../support/banner";
 import { templatesDir } from "../support/templates";
+import { lowerTools } from "../providers/lower";
 
 export const HERMES_PLUGIN_DIR = "hermes-plugin/mnote";
 
@@ -20,16 +21,18 @@ export const hermesPluginTarget: Target = {
     const hb = Handlebars.create();
     const template = (name: string) => hb.compile(readFileSync(join(templatesDir("hermes"), name), "utf8"), { noEscape: true, strict: true });
     const modelEnvelopeFields = model.requestFields.filter((f) => f.filledBy === "model" && f.name !== "args").map((f) => f.name);
+    // Hermes registers the portable variant: it lowers further itself for its native Gemini adapter
+    const portable = new Map(lowerTools("portable", model.tools).map((p) => [p.canonicalName, p.parameters]));
     const tools = model.tools.map((t) => ({
       name: t.name,
       providerName: t.providerName,
       title: t.title,
-      description: t.description,
+      description: t.modelDescription,
       effect: t.effect,
       capability: t.capability,
       idempotency: t.idempotency,
       dryRun: t.dryRun,
-      parameters: t.parameters,
+      parameters: portable.get(t.name)!,
       modelEnvelopeFields: modelEnvelopeFields.filter((f) => f in ((t.parameters.properties as object) ?? {})),
     }));
     const spec = {
@@ -48,9 +51,10 @@ export const hermesPluginTarget: Target = {
       banner: banner(model, "py").trimEnd(),
       version: model.version,
       contractName: model.name,
-      description: `The mnote page-AI tools (${model.tools.map((t) => t.name).join(", ")}), generated from contract ${model.name} ${model.version}.`,
+      // the toolset description (Hermes shows it with the toolset): model-facing, from contract.json
+      description: model.toolsetDescription,
       tools: model.tools.map((t) => ({ ...t, isWrite: t.effect === "write" })),
-      errors: model.errors,
+      errors: model.errors.map((e) => ({ ...e, description: e.modelDescription })),
       get: byRole("read"),
       save: byRole("body_write"),
       summary: byRole("summary"),

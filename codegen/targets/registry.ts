@@ -20,7 +20,7 @@ export const registryTarget: Target = {
     name: ${tsString(t.name)},
     providerName: ${tsString(t.providerName)},
     title: ${tsString(t.title)},
-    description: ${tsString(t.description)},
+    description: ${tsString(t.modelDescription)},
     effect: ${tsString(t.effect)},
     capability: ${tsString(t.capability)},
     kernelCommand: ${tsString(t.kernelCommand)},
@@ -78,6 +78,8 @@ export interface UnwiredField {
   readonly pointer: string;
   readonly field: string;
   readonly runtimeSupport: string;
+  /** The value that means "leave it as it is" (what page.get reports for a field the kernel does not store). */
+  readonly unsetValue?: unknown;
 }
 
 export type JsonSchemaObject = { readonly [keyword: string]: unknown };

@@ -16,6 +16,7 @@ import type { GrantStore } from "../state/grant-store";
 import { createHttpService, decodeUtf8, HttpError, readBody, requireBearer, type Timeouts } from "../../common/http/server";
 import type { Logger } from "../../common/http/logger";
 import { createMcpServer } from "./mcp-server";
+import type { ProviderName } from "../../generated/providers";
 
 export interface McpHttpOptions {
   dispatch(request: unknown): Promise<ToolResponse>;
@@ -24,6 +25,8 @@ export interface McpHttpOptions {
   sessionId: string;
   /** The clock grant liveness is judged by (the runtime's own). */
   now?: () => number;
+  /** Which provider variant of the tool schemas tools/list shows (default: portable). */
+  provider?: ProviderName;
   token: string;
   maxBytes?: number;
   log: Logger;
@@ -76,6 +79,7 @@ export function createMcpHttpServer(options: McpHttpOptions): Server {
             grants: options.grants,
             sessionId: typeof header === "string" && header ? header : options.sessionId,
             now: options.now,
+            provider: options.provider,
           });
           const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
           res.on("close", () => {

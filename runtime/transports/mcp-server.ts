@@ -36,6 +36,8 @@ import { buildRequest } from "./request-builder";
 import { isGrantLive } from "../../common/grant-liveness";
 import { continueTrace, traceCarrierFromMeta } from "../telemetry/propagation";
 import { canonicalJson } from "../../common/ids";
+import { raiseCall } from "../../generated/raise";
+import { DEFAULT_PROVIDER, providerTools, TOOLSET_DESCRIPTION, type ProviderName } from "../../generated/providers";
 
 export interface McpServerOptions {
   dispatch(request: unknown): Promise<ToolResponse>;
@@ -43,6 +45,8 @@ export interface McpServerOptions {
   sessionId: string;
   /** The clock grant liveness is judged by (default Date.now), the runtime's own. */
   now?: () => number;
+  /** Which provider variant of the tool schemas tools/list shows (default: portable). */
+  provider?: ProviderName;
 }
 
 const byName = new Map(mcpTools.map((t) => [t.name, t]));
@@ -82,12 +86,13 @@ function settleKey(slot: string, key: string, response: ToolResponse): void {
 }
 
 export function createMcpServer(options: McpServerOptions): Server {
-  const server = new Server({ name: mcpServerInfo.name, version: mcpServerInfo.version }, { capabilities: { tools: {} } });
+  const server = new Server({ name: mcpServerInfo.name, version: mcpServerInfo.version }, { capabilities: { tools: {} }, instructions: TOOLSET_DESCRIPTION });
   const now = options.now ?? Date.now;
   const runId = `mcp_${randomUUID().replace(/-/g, "")}`;
 
+  const schemas = new Map(providerTools[options.provider ?? DEFAULT_PROVIDER].map((t) => [t.canonicalName, t.parameters]));
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: mcpTools.map(({ canonicalName: _canonical, ...tool }) => ({ ...tool })) as never,
+    tools: mcpTools.map(({ canonicalName, ...tool }) => ({ ...tool, inputSchema: schemas.get(canonicalName) ?? tool.inputSchema })) as never,
   }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
@@ -103,7 +108,8 @@ export function createMcpServer(options: McpServerOptions): Server {
       refused.error.pointer = IDEMPOTENCY_META_POINTER;
       return asResult(refused);
     }
-    const modelArguments = (request.params.arguments ?? {}) as Record<string, unknown>;
+    // a model's call (nulls, every option filled) as canonical args; the envelope API itself stays strict
+    const modelArguments = (raiseCall(tool.name, request.params.arguments ?? {}) ?? {}) as Record<string, unknown>;
     const tracked = typeof given !== "string" && tool.idempotency === "required" && modelArguments.dryRun !== true;
     const slot = uncertainSlot(grant.sessionId, tool.name, modelArguments);
     const key = typeof given === "string" ? given : ((tracked ? rememberedKey(slot) : undefined) ?? `mcp-${randomUUID()}`);

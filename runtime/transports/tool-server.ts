@@ -22,6 +22,7 @@ import { createHttpService, HttpError, readBody, readJson, requireBearer, sendJs
 import type { Logger } from "../../common/http/logger";
 import { isGrantLive } from "../../common/grant-liveness";
 import { continueTrace } from "../telemetry/propagation";
+import { DEFAULT_PROVIDER, PROVIDERS, toolsForProvider } from "../../generated/providers";
 
 export interface ToolServerOptions {
   runtime: Runtime;
@@ -88,7 +89,16 @@ export function createToolServer(options: ToolServerOptions): Server {
         path: "/v1/tools",
         handle: ({ req, res }) => {
           requireBearer(req, [options.token], "the tool token is missing or wrong", refusedToken);
-          sendJson(res, 200, listing);
+          // ?provider=<name> picks the schema variant (docs/PROVIDERS.md); portable by default
+          const provider = new URL(req.url ?? "/", "http://localhost").searchParams.get("provider") ?? DEFAULT_PROVIDER;
+          const variant = toolsForProvider(provider);
+          if (!variant) throw new HttpError(400, `unknown provider ${provider}`, { error: `unknown provider ${provider}`, providers: PROVIDERS });
+          const byName = new Map(variant.map((t) => [t.canonicalName, t]));
+          sendJson(res, 200, {
+            ...listing,
+            provider,
+            tools: listing.tools.map((t) => ({ ...t, parameters: byName.get(t.name)!.parameters, definition: byName.get(t.name)!.definition })),
+          });
         },
       },
       {

@@ -12,6 +12,8 @@ import { start } from "../support/processes";
 import { tempDir } from "../support/tmp";
 import { contract, tools as registry, toolByProviderName } from "../../generated/registry";
 import { validateToolResponse } from "../../generated/validators";
+import { providerTools } from "../../generated/providers";
+import { withNullOptionals } from "../support/model-calls";
 
 const pluginDir = join(generatedDir, "hermes-plugin", "mnote");
 const harness = join(repoRoot, "test", "hermes", "harness.py");
@@ -137,7 +139,9 @@ describe("the generated Hermes plugin, as Hermes loads it", () => {
     expect(report.manifest.requires_env.map((e: { name: string }) => e.name)).toEqual(["MNOTE_TOOLS_URL", "MNOTE_TOOLS_TOKEN"]);
     for (const tool of report.tools) {
       const descriptor = toolByProviderName(tool.name)!;
-      expect(tool.schema).toEqual({ name: descriptor.providerName, description: descriptor.description, parameters: descriptor.parameters });
+      // Hermes registers the portable variant (it lowers further itself for its Gemini adapter)
+      const portable = providerTools.portable.find((t) => t.name === tool.name)!;
+      expect(tool.schema).toEqual({ name: descriptor.providerName, description: descriptor.description, parameters: portable.parameters });
       expect(tool.toolset).toBe("mnote");
     }
     expect(report.hooks).toEqual(["post_tool_call", "pre_tool_call"]);
@@ -192,6 +196,45 @@ describe("the generated Hermes plugin, as Hermes loads it", () => {
   it("check_fn hides the tools when nothing is configured", () => {
     const report = runHarness([], {});
     expect(Object.values(report.check_fn).some(Boolean)).toBe(false);
+  });
+
+  it("accepts what models send: null for every optional field, and every page option filled", async () => {
+    const p = seededProject(grants);
+    const server = await start(["serve", "--db", p.db, "--state", p.state, "--port", "0", "--token", "plugin-token"]);
+    const steps: Step[] = Object.values(registry).map((t) => ({
+      name: t.name,
+      tool: t.providerName,
+      args: withNullOptionals(t.name),
+      ...S,
+      tool_call_id: `call_null_${t.providerName}`,
+    }));
+    // a model that read pageOptions and sends all four back, changing one: the unwired ones at what page.get reported
+    steps.push({
+      name: "all-options",
+      tool: "mnote_page_update_options",
+      args: { options: { wideLayout: false, smallText: true, showToc: false, protectEditing: false }, baseRevision: null, dryRun: null },
+      ...S,
+      tool_call_id: "call_all_options",
+    });
+    steps.push({ name: "read-back", tool: "mnote_page_get", args: { includeBody: null, includeOptions: null, includeBlocks: null }, ...S, tool_call_id: "call_read_back" });
+    steps.push({ name: "really-unwired", tool: "mnote_page_update_options", args: { options: { showToc: true, wideLayout: null } }, ...S, tool_call_id: "call_toc" });
+    const report = runHarness(steps, { MNOTE_TOOLS_URL: server.url, MNOTE_TOOLS_TOKEN: "plugin-token" });
+    for (const t of Object.values(registry)) {
+      const r = byName(report, t.name);
+      expect([t.name, r.response.ok, r.response.error]).toEqual([t.name, true, null]);
+      expect(JSON.stringify(r.request.args)).not.toContain("null");
+    }
+    const all = byName(report, "all-options");
+    expect(all.response).toMatchObject({ ok: true, audit: { effect: "write" } });
+    expect(all.request.args).toEqual({ options: { wideLayout: false, smallText: true } });
+    expect(all.request.dryRun).toBe(false);
+    const readBack = byName(report, "read-back").response.result;
+    expect(readBack.pageOptions).toMatchObject({ smallText: true, wideLayout: false });
+    expect(readBack.blocks.map((b: { text: string }) => b.text)).toContain("a paragraph as models send it");
+    // a value that is a real change of an unwired option is still refused, and nothing is written
+    expect(byName(report, "really-unwired").response.error).toMatchObject({ code: "mnote_tool_unsupported_option", field: "showToc" });
+    expect(byName(report, "really-unwired").request.args).toEqual({ options: { showToc: true } });
+    await server.stop();
   });
 
   it("a wrong token is answered with a failure envelope, not an exception", async () => {

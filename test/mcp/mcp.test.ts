@@ -37,6 +37,8 @@ const logged = (db: string) => {
     d.close();
   }
 };
+import { providerTools } from "../../generated/providers";
+import { withNullOptionals } from "../support/model-calls";
 
 const grants = [
   { session: "s_owner", actor: "user_1", trace: "trace_mcp" },
@@ -53,7 +55,8 @@ async function exercise(client: Client) {
   expect(tools.map((t) => t.name).sort()).toEqual(toolList.map((t) => t.providerName).sort());
   for (const t of tools) {
     const descriptor = toolByProviderName(t.name)!;
-    expect(t.inputSchema).toEqual(descriptor.parameters);
+    // the portable variant by default (docs/PROVIDERS.md)
+    expect(t.inputSchema).toEqual(providerTools.portable.find((p) => p.name === t.name)!.parameters);
     expect(t.outputSchema).toMatchObject({ type: "object" });
     expect(t.annotations).toMatchObject({
       readOnlyHint: descriptor.effect === "read",
@@ -89,6 +92,39 @@ describe("mnote-tools mcp", () => {
     await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, "mcp", "--session", "s_owner", "--db", p.db, "--state", p.state], stderr: "pipe" }));
     try {
       await exercise(client);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("accepts what models send (null for every optional field, every option filled), and lists the variant asked for", async () => {
+    const p = seededProject(grants);
+    const client = new Client({ name: "mnote-test", version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [cliPath, "mcp", "--session", "s_owner", "--db", p.db, "--state", p.state, "--provider", "openai-strict"],
+        stderr: "pipe",
+      }),
+    );
+    try {
+      const { tools } = await client.listTools();
+      for (const t of tools) expect(t.inputSchema).toEqual(providerTools["openai-strict"].find((d) => d.name === t.name)!.parameters);
+      for (const tool of toolList) {
+        const result = await client.callTool({ name: tool.providerName, arguments: withNullOptionals(tool.name) });
+        expect([tool.name, (result.structuredContent as any).error, result.isError]).toEqual([tool.name, null, false]);
+      }
+      const all = await client.callTool({
+        name: "mnote_page_update_options",
+        arguments: { options: { wideLayout: false, smallText: true, showToc: false, protectEditing: false }, baseRevision: null, dryRun: null },
+      });
+      expect(all.structuredContent).toMatchObject({ ok: true, audit: { effect: "write" } });
+      const page = (await client.callTool({ name: "mnote_page_get", arguments: { includeBody: null, includeOptions: null, includeBlocks: null } })).structuredContent as any;
+      expect(page.result.pageOptions).toMatchObject({ wideLayout: false, smallText: true });
+      const toc = await client.callTool({ name: "mnote_page_update_options", arguments: { options: { showToc: true, wideLayout: null, smallText: null, protectEditing: null } } });
+      expect((toc.structuredContent as any).error).toMatchObject({ code: "mnote_tool_unsupported_option", field: "showToc" });
+      const after = (await client.callTool({ name: "mnote_page_get", arguments: {} })).structuredContent as any;
+      expect(after.result.revision).toBe(page.result.revision);
     } finally {
       await client.close();
     }

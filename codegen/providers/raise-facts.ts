@@ -1,0 +1,46 @@
+/**
+ * The facts the raise step needs, derived from the contract once and emitted as data that the
+ * TypeScript raise (generated/raise.ts) and the Python raise (the Hermes plugin's raise_args.py)
+ * both read. Per tool, a shape tree over its model-facing parameters:
+ *   optional   properties the model may leave out: null there means "absent";
+ *   properties the shapes of properties holding objects or arrays, to raise inside them;
+ *   items      the shape of an array's items;
+ *   unchanged  properties whose runtimeSupport is not wired, with the value that means "leave it
+ *              as it is" (x-mnote-initialValue: what page.get reports for a field the kernel does not
+ *              store): that value is dropped, any other is kept and refused as unsupported.
+ */
+import type { JsonSchema, ToolModel } from "../model";
+
+export interface RaiseShape {
+  optional?: string[];
+  properties?: Record<string, RaiseShape>;
+  items?: RaiseShape;
+  unchanged?: Record<string, unknown>;
+}
+
+const isObject = (v: unknown): v is JsonSchema => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function shapeOf(schema: JsonSchema, pointer: string, unwired: ReadonlyMap<string, unknown>): RaiseShape | undefined {
+  if (isObject(schema.items)) {
+    const items = shapeOf(schema.items, pointer + "/-", unwired);
+    return items ? { items } : undefined;
+  }
+  if (!isObject(schema.properties)) return undefined;
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  const shape: RaiseShape = {};
+  const optional = Object.keys(schema.properties).filter((k) => !required.has(k));
+  if (optional.length) shape.optional = optional;
+  for (const [name, sub] of Object.entries(schema.properties as Record<string, JsonSchema>)) {
+    const inner = shapeOf(sub, `${pointer}/${name}`, unwired);
+    if (inner) (shape.properties ??= {})[name] = inner;
+    if (unwired.has(`${pointer}/${name}`)) (shape.unchanged ??= {})[name] = unwired.get(`${pointer}/${name}`);
+  }
+  return shape;
+}
+
+/** The raise facts of every tool, by canonical name. Only unwired fields with an x-mnote-initialValue get an "unchanged" value. */
+export function raiseFacts(tools: readonly ToolModel[]): Record<string, RaiseShape> {
+  return Object.fromEntries(
+    tools.map((t) => [t.name, shapeOf(t.parameters, "", new Map(t.unwiredFields.filter((f) => "unsetValue" in f).map((f) => [f.pointer, f.unsetValue]))) ?? {}]),
+  );
+}
