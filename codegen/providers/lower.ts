@@ -82,6 +82,8 @@ const KEYWORDS: Record<string, Record<Exclude<ProviderName, "canonical">, Action
   // strict subset, Gemini's Schema and llama.cpp's grammars: every variant drops them, and the
   // validators hold them (a refusal names the field and the rule).
   if: { portable: "drop", "openai-strict": "drop", gemini: "drop", anthropic: "drop" },
+  allOf: { portable: "drop", "openai-strict": "drop", gemini: "drop", anthropic: "drop" },
+  not: { portable: "drop", "openai-strict": "drop", gemini: "drop", anthropic: "drop" },
   then: { portable: "drop", "openai-strict": "drop", gemini: "drop", anthropic: "drop" },
   else: { portable: "drop", "openai-strict": "drop", gemini: "drop", anthropic: "drop" },
 };
@@ -97,6 +99,8 @@ const SAY: Record<string, (v: unknown) => string> = {
   multipleOf: (v) => `a multiple of ${v}`,
   default: (v) => `default ${JSON.stringify(v)}; null or leaving it out means the default`,
   if: () => "fields that do not apply to the block's type are refused",
+  allOf: () => "further rules apply (a refusal names the field and the rule)",
+  not: () => "some combinations are refused (a refusal names the field and the rule)",
 };
 
 const isObject = (v: unknown): v is JsonSchema => typeof v === "object" && v !== null && !Array.isArray(v);
