@@ -23,9 +23,9 @@ interface NodeOrigin extends Origin {
   siblings?: Map<string, Origin>;
 }
 
-const SUBSCHEMA = new Set(["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames"]);
+const SUBSCHEMA = new Set(["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties"]);
 const SUBSCHEMA_MAP = new Set(["properties", "patternProperties", "dependentSchemas"]);
-const SUBSCHEMA_LIST = new Set(["allOf", "anyOf", "oneOf"]);
+const SUBSCHEMA_LIST = new Set(["allOf", "anyOf", "oneOf", "prefixItems"]);
 const DROPPED = new Set(["$defs", "$id", "$schema", "$ref"]);
 
 /** Shared by both sides: nodes are distinct objects, so one map serves both. */

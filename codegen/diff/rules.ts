@@ -68,6 +68,30 @@ export const RULES = [
   { id: "response-default-changed", level: "warning", area: "schema", summary: "A default in a response schema changed (documentation only)." },
   { id: "request-option-unwired", level: "breaking", area: "schema", summary: "A request field's x-mnote-runtimeSupport left wired: real calls setting it now fail." },
   { id: "request-option-wired", level: "safe", area: "schema", summary: "A request field's x-mnote-runtimeSupport became wired." },
+  {
+    id: "request-property-unlisted",
+    level: "safe",
+    area: "schema",
+    summary: "A declared field removed from an object that still allows other keys: callers may still send it, with any value.",
+  },
+  {
+    id: "response-property-unlisted",
+    level: "breaking",
+    area: "schema",
+    summary: "A declared field removed from an open response object: callers may read it with any value, or not at all.",
+  },
+  {
+    id: "request-unproven-narrowing",
+    level: "breaking",
+    area: "schema",
+    summary: "Could not prove the head accepts everything the base accepted from callers (a changed if, not or bound of the wrong type, nesting too deep): judged on the safe side.",
+  },
+  {
+    id: "response-unproven-widening",
+    level: "breaking",
+    area: "schema",
+    summary: "Could not prove the head sends only what the base promised callers: judged on the safe side.",
+  },
   { id: "description-changed", level: "warning", area: "schema", summary: "A description changed: the model reads it, so behaviour may change." },
   {
     id: "annotation-changed",
@@ -75,7 +99,12 @@ export const RULES = [
     area: "schema",
     summary: "An annotation changed (title, examples, deprecated, readOnly, writeOnly, $comment, x-mnote-filledBy, …).",
   },
-  { id: "unknown-keyword", level: "warning", area: "schema", summary: "A keyword the diff has no rule for changed (not, if/then/else, contains, …): review it by hand." },
+  {
+    id: "unknown-keyword",
+    level: "warning",
+    area: "schema",
+    summary: "A keyword outside JSON Schema 2020-12 (and not x-mnote-*) changed: validators ignore it, so no payload changes; review it by hand.",
+  },
 
   { id: "error-code-removed", level: "breaking", area: "errors", summary: "An error code callers handle is gone." },
   { id: "error-code-added", level: "safe", area: "errors", summary: "A new error code." },
