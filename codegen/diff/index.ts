@@ -8,6 +8,7 @@ import type { Change, DiffReport } from "./types";
 import { diffSide } from "./side";
 import { compareTools } from "./compare-tools";
 import { compareEnvelope } from "./compare-envelope";
+import { compareKernel } from "./compare-kernel";
 import { compareCapabilities, compareErrors } from "./compare-catalogs";
 import { compareManifest } from "./compare-manifest";
 import { verdictFor } from "./version";
@@ -20,7 +21,7 @@ const LEVEL_ORDER: Record<Level, number> = { breaking: 0, warning: 1, safe: 2 };
 export function diffContracts(base: ContractModel, head: ContractModel): DiffReport {
   const b = diffSide(base);
   const h = diffSide(head);
-  const changes = [...compareManifest(base, head), ...compareTools(b, h), ...compareEnvelope(b, h), ...compareErrors(base, head), ...compareCapabilities(base, head)].sort(
+  const changes = [...compareManifest(base, head), ...compareTools(b, h), ...compareKernel(b, h), ...compareEnvelope(b, h), ...compareErrors(base, head), ...compareCapabilities(base, head)].sort(
     byReportOrder,
   );
   const counts: Record<Level, number> = { breaking: 0, warning: 0, safe: 0 };

@@ -12,7 +12,7 @@ export type Level = "breaking" | "warning" | "safe";
 export interface RuleDef {
   readonly id: string;
   readonly level: Level;
-  readonly area: "tool" | "schema" | "errors" | "capabilities" | "contract";
+  readonly area: "tool" | "kernel" | "schema" | "errors" | "capabilities" | "contract";
   readonly summary: string;
 }
 
@@ -28,6 +28,11 @@ export const RULES = [
   { id: "tool-dry-run-changed", level: "breaking", area: "tool", summary: "Whether a request must carry dryRun changed." },
   { id: "tool-semantics-changed", level: "warning", area: "tool", summary: "The destructive/idempotent hints changed." },
   { id: "tool-title-changed", level: "warning", area: "tool", summary: "The tool's title changed." },
+
+  { id: "kernel-command-added", level: "safe", area: "kernel", summary: "A new kernel command (kernels must implement it before a runtime built on the head calls it)." },
+  { id: "kernel-command-removed", level: "breaking", area: "kernel", summary: "A kernel command is gone: runtimes built on the base still call it." },
+  { id: "kernel-command-renamed", level: "breaking", area: "kernel", summary: "A kernel command's name changed (a tool moved to it, or the same payload and result): runtimes call the old name." },
+  { id: "kernel-command-effect-changed", level: "breaking", area: "kernel", summary: "A kernel command changed between read and write." },
 
   { id: "request-property-added", level: "safe", area: "schema", summary: "A new optional field callers may send." },
   { id: "response-property-added", level: "safe", area: "schema", summary: "A new field in what callers read." },

@@ -42,6 +42,14 @@ const summary = "mnote.artifact.create_summary";
 const ARGS = "/$defs/Args/properties";
 const RESULT = "/$defs/Result/properties";
 const FACTS = "/x-mnote-tool";
+const KERNEL_COMMANDS_WITH_COMMAND_ID = [
+  "artifact.aiNote.create",
+  "artifact.summary.upsert",
+  "page.body.save",
+  "page.head.updateTitle",
+  "page.layout.updateOptions",
+  "page.snapshot.read",
+];
 
 function seventhTool(): Edit[] {
   const read = (p: string) => JSON.parse(readFileSync(join(seventhToolFixture, p), "utf8"));
@@ -75,8 +83,14 @@ export const CASES: Case[] = [
   {
     name: "a new tool",
     after: seventhTool(),
-    expect: [["tool-added", "safe", "mnote.page.get_outline", ""]],
-    reverse: [["tool-removed", "breaking", "mnote.page.get_outline", ""]],
+    expect: [
+      ["tool-added", "safe", "mnote.page.get_outline", ""],
+      ["kernel-command-added", "safe", "kernel:page.outline.read", ""],
+    ],
+    reverse: [
+      ["tool-removed", "breaking", "mnote.page.get_outline", ""],
+      ["kernel-command-removed", "breaking", "kernel:page.outline.read", ""],
+    ],
   },
   {
     name: "a renamed tool (same kernel command)",
@@ -93,8 +107,14 @@ export const CASES: Case[] = [
   {
     name: "a changed kernel command",
     after: [renamedCommand(), set(SAVE, `${FACTS}/kernelCommand`, "page.body.write")],
-    expect: [["tool-kernel-command-changed", "breaking", save, `${FACTS}/kernelCommand`]],
-    reverse: [["tool-kernel-command-changed", "breaking", save, `${FACTS}/kernelCommand`]],
+    expect: [
+      ["tool-kernel-command-changed", "breaking", save, `${FACTS}/kernelCommand`],
+      ["kernel-command-added", "safe", "kernel:page.body.write", ""],
+    ],
+    reverse: [
+      ["tool-kernel-command-changed", "breaking", save, `${FACTS}/kernelCommand`],
+      ["kernel-command-removed", "breaking", "kernel:page.body.write", ""],
+    ],
   },
   {
     name: "a changed capability",
@@ -114,11 +134,13 @@ export const CASES: Case[] = [
       ["tool-dry-run-changed", "breaking", get, `${FACTS}/dryRun`],
       ["tool-effect-changed", "breaking", get, `${FACTS}/effect`],
       ["tool-idempotency-changed", "breaking", get, `${FACTS}/idempotency`],
+      ["kernel-command-effect-changed", "breaking", "kernel:page.snapshot.read", "/x-mnote-kernel-command/effect"],
     ],
     reverse: [
       ["tool-dry-run-changed", "breaking", get, `${FACTS}/dryRun`],
       ["tool-effect-changed", "breaking", get, `${FACTS}/effect`],
       ["tool-idempotency-changed", "breaking", get, `${FACTS}/idempotency`],
+      ["kernel-command-effect-changed", "breaking", "kernel:page.snapshot.read", "/x-mnote-kernel-command/effect"],
     ],
   },
   {
@@ -293,8 +315,17 @@ export const CASES: Case[] = [
   {
     name: "a changed pattern in a response",
     after: [set(COMMON, "/$defs/CommandId/pattern", "^[a-z][a-z0-9_.]*$")],
-    expect: [["response-constraint-changed", "breaking", "envelope", "/Audit/properties/commandId/pattern"]],
-    reverse: [["response-constraint-changed", "breaking", "envelope", "/Audit/properties/commandId/pattern"]],
+    // One edit in common.schema.json: every surface that carries a CommandId sees it (reported grouped).
+    expect: [
+      ["response-constraint-changed", "breaking", "envelope", "/Audit/properties/commandId/pattern"],
+      ["request-constraint-changed", "breaking", "envelope", "/KernelWrite/properties/commandId/pattern"],
+      ...KERNEL_COMMANDS_WITH_COMMAND_ID.map((k): Expected => ["response-constraint-changed", "breaking", `kernel:${k}`, "/result/properties/commandId/pattern"]),
+    ],
+    reverse: [
+      ["response-constraint-changed", "breaking", "envelope", "/Audit/properties/commandId/pattern"],
+      ["request-constraint-changed", "breaking", "envelope", "/KernelWrite/properties/commandId/pattern"],
+      ...KERNEL_COMMANDS_WITH_COMMAND_ID.map((k): Expected => ["response-constraint-changed", "breaking", `kernel:${k}`, "/result/properties/commandId/pattern"]),
+    ],
   },
   {
     name: "additionalProperties turned off for ToolSuccess.result",
