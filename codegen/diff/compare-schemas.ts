@@ -62,26 +62,6 @@ const STRUCTURAL = new Set([
   "exclusiveMinimum",
   "exclusiveMaximum",
 ]);
-/** 2020-12 keywords that validate: a change to one the comparer cannot judge is "could not prove", never a warning. */
-const VALIDATION_KEYWORDS = new Set([
-  ...STRUCTURAL,
-  "multipleOf",
-  "maxLength",
-  "minLength",
-  "pattern",
-  "maxItems",
-  "minItems",
-  "uniqueItems",
-  "maxContains",
-  "minContains",
-  "maxProperties",
-  "minProperties",
-  "format",
-  "$dynamicRef",
-  "$dynamicAnchor",
-  "$anchor",
-  "$vocabulary",
-]);
 const MAX_DEPTH = 64;
 
 /** Inside `not`, what makes the inner schema looser makes the outer one stricter. */
@@ -193,13 +173,16 @@ class SchemaComparer {
    * difference on the side that could hurt. Returns false when neither side is a finite set.
    */
   private compareValueSets(b: Schema, a: Schema, pointer: string): boolean {
-    const bv = Array.isArray(b.enum) ? b.enum : null;
-    const av = Array.isArray(a.enum) ? a.enum : null;
+    let bv = Array.isArray(b.enum) ? b.enum : null;
+    let av = Array.isArray(a.enum) ? a.enum : null;
     if (!bv && !av) return false;
+    // A small finite type (boolean, null, a short integer range) on the other side is a list of values too.
+    if (!bv) bv = finiteValues(b);
+    if (!av) av = finiteValues(a);
     const place = (key: string) => where(b, a, key) ?? where(b, a, "const");
     const inA = (v: unknown) => accepts(a, v, this.expand.after);
     const inB = (v: unknown) => accepts(b, v, this.expand.before);
-    const atKey = joinPointer(pointer, av ? enumKey(a) : enumKey(b));
+    const atKey = joinPointer(pointer, Array.isArray(a.enum) ? enumKey(a) : enumKey(b));
     if (bv && av) {
       const removed = bv.filter((v) => inB(v) === true && inA(v) !== true);
       const added = av.filter((v) => inA(v) === true && inB(v) !== true);
@@ -394,7 +377,11 @@ class SchemaComparer {
     for (const name of [...new Set([...Object.keys(bm), ...Object.keys(am)])].sort()) {
       const at = joinPointer(pointer, key, name);
       if (name in bm && name in am) this.compare(bm[name], am[name], at, depth + 1);
-      else if (name in am) {
+      else if (key === "patternProperties") {
+        // Keys a pattern no longer (or newly) covers fall to additionalProperties on the other side.
+        if (name in am) this.compare("additionalProperties" in b ? b.additionalProperties : true, am[name], at, depth + 1);
+        else this.compare(bm[name], "additionalProperties" in a ? a.additionalProperties : true, at, depth + 1);
+      } else if (name in am) {
         if (!isEverything(am[name])) this.directed("constraint-tightened", at, originOf(am[name]) ?? where(b, a, key), `new ${key} entry ${show(name)}`, undefined, am[name]);
       } else if (!isEverything(bm[name])) this.directed("constraint-loosened", at, originOf(bm[name]) ?? where(b, a, key), `${key} entry ${show(name)} removed`, bm[name], undefined);
     }
@@ -484,9 +471,9 @@ class SchemaComparer {
     if (!judgement) return;
     const at = joinPointer(pointer, key);
     const origin = where(b, a, key);
-    if ("kind" in judgement) return this.directed(judgement.kind, at, origin, `${key} ${show(bv)} -> ${show(av)}`, bv, av);
-    if (judgement.rule === "unknown-keyword" && VALIDATION_KEYWORDS.has(key)) {
-      return this.directed("unproven", at, origin, `${key} ${show(bv)} -> ${show(av)}: could not prove the values accepted are the same`, bv, av);
+    if ("kind" in judgement) {
+      const note = judgement.kind === "unproven" ? ": could not prove the values accepted are the same" : "";
+      return this.directed(judgement.kind, at, origin, `${key} ${show(bv)} -> ${show(av)}${note}`, bv, av);
     }
     const message = judgement.rule === "description-changed" ? "description changed" : `${key} ${show(bv)} -> ${show(av)}`;
     this.emit(judgement.rule, at, origin, judgement.note ? `${message}: ${judgement.note}` : message, bv, av);
@@ -574,6 +561,24 @@ function disjoint(x: unknown, y: unknown): boolean {
     if (isPlainObject(a) && isPlainObject(b) && "const" in a && "const" in b && !sameJson(a.const, b.const)) return true;
   }
   return false;
+}
+
+/** The values of a schema that can only hold a few (boolean, null, an integer range of up to 256), else null. */
+function finiteValues(s: Schema): unknown[] | null {
+  const keys = Object.keys(s).filter((k) => k !== "description" && k !== "default" && !ANNOTATIONS.has(k) && !k.startsWith("x-"));
+  const types = typeSet(s.type);
+  if (!types || types.length !== 1) return null;
+  if (types[0] === "boolean" && keys.length === 1) return [true, false];
+  if (types[0] === "null" && keys.length === 1) return [null];
+  if (types[0] === "integer" && keys.every((k) => ["type", "minimum", "maximum", "multipleOf"].includes(k))) {
+    const min = s.minimum;
+    const max = s.maximum;
+    if (typeof min !== "number" || typeof max !== "number" || max - min > 256) return null;
+    const out: number[] = [];
+    for (let v = Math.ceil(min); v <= max; v++) if (typeof s.multipleOf !== "number" || Number.isInteger(v / s.multipleOf)) out.push(v);
+    return out;
+  }
+  return null;
 }
 
 /** A schema that accepts nothing: false, or {not: {}} (with only annotations beside it). */

@@ -104,12 +104,6 @@ export const RULES = [
     area: "schema",
     summary: "An annotation changed (title, examples, deprecated, readOnly, writeOnly, $comment, x-mnote-filledBy, …).",
   },
-  {
-    id: "unknown-keyword",
-    level: "warning",
-    area: "schema",
-    summary: "A keyword outside JSON Schema 2020-12 (and not x-mnote-*) changed: validators ignore it, so no payload changes; review it by hand.",
-  },
 
   { id: "error-code-removed", level: "breaking", area: "errors", summary: "An error code callers handle is gone." },
   { id: "error-code-added", level: "safe", area: "errors", summary: "A new error code." },

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Level, RuleId } from "../../codegen/diff/rules";
 import { seventhToolFixture } from "../support/fixtures";
-import { set, unset, putFile, original, type Edit } from "./harness";
+import { set, unset, putFile, dropFile, original, type Edit } from "./harness";
 
 export type Expected = [rule: RuleId, level: Level, subject: string, pointer: string];
 
@@ -50,6 +50,11 @@ const KERNEL_COMMANDS_WITH_COMMAND_ID = [
   "page.layout.updateOptions",
   "page.snapshot.read",
 ];
+
+/** The same schema as a field "probe" of a request (update_title's Args) and of a response (get's Result). */
+function probe(schema: unknown): Edit[] {
+  return [set(TITLE, `${ARGS}/probe`, schema), set(GET, `${RESULT}/probe`, schema)];
+}
 
 function seventhTool(): Edit[] {
   const read = (p: string) => JSON.parse(readFileSync(join(seventhToolFixture, p), "utf8"));
@@ -278,6 +283,80 @@ export const CASES: Case[] = [
     reverse: [
       ["request-enum-narrowed", "breaking", "envelope", "/SessionGrant/properties/locale/enum"],
       ["request-enum-narrowed", "breaking", "envelope", "/ToolRequest/properties/locale/enum"],
+    ],
+  },
+
+  // ---- kernel commands (the other side of the contract)
+  {
+    name: "a renamed kernel command (the tool moved to it)",
+    after: [renamedCommand(), dropFile("kernel/page.body.save.command.json"), set(SAVE, `${FACTS}/kernelCommand`, "page.body.write")],
+    expect: [
+      ["tool-kernel-command-changed", "breaking", save, `${FACTS}/kernelCommand`],
+      ["kernel-command-renamed", "breaking", "kernel:page.body.save", "/x-mnote-kernel-command/name"],
+    ],
+    reverse: [
+      ["tool-kernel-command-changed", "breaking", save, `${FACTS}/kernelCommand`],
+      ["kernel-command-renamed", "breaking", "kernel:page.body.write", "/x-mnote-kernel-command/name"],
+    ],
+  },
+  {
+    name: "a new required field in KernelContext (a request to the kernel)",
+    after: [
+      set("kernel/envelope.schema.json", "/$defs/KernelContext/properties/locale", { $ref: "../model/common.schema.json#/$defs/Locale" }),
+      set("kernel/envelope.schema.json", "/$defs/KernelContext/required/-", "locale"),
+    ],
+    expect: [["request-required-added", "breaking", "envelope", "/KernelContext/properties/locale"]],
+    reverse: [["request-property-removed", "breaking", "envelope", "/KernelContext/properties/locale"]],
+  },
+  {
+    name: "a kernel result field no longer required (a response of the kernel)",
+    after: [set("kernel/page.body.save.command.json", "/$defs/Result/required", ["commandId", "result"])],
+    expect: [["response-required-removed", "breaking", "kernel:page.body.save", "/result/properties/replayed"]],
+    reverse: [["response-required-added", "safe", "kernel:page.body.save", "/result/properties/replayed"]],
+  },
+  {
+    name: "a kernel payload field tightened",
+    after: [set("kernel/page.body.save.command.json", "/$defs/Payload/properties/dryRun", { const: false })],
+    expect: [["request-enum-narrowed", "breaking", "kernel:page.body.save", "/payload/properties/dryRun/const"]],
+    reverse: [["request-enum-widened", "safe", "kernel:page.body.save", "/payload/properties/dryRun/const"]],
+  },
+  {
+    name: "a new ToolResponse variant",
+    after: [set(RESPONSE, "/$defs/ToolResponse/anyOf/-", { type: "null" })],
+    expect: [["response-variant-added", "breaking", "envelope", "/ToolResponse/anyOf/2"]],
+    reverse: [["response-variant-removed", "safe", "envelope", "/ToolResponse/anyOf/2"]],
+  },
+
+  // ---- constructs judged by the values they accept (more in semantic-cases.ts)
+  {
+    name: "a new anyOf alternative in a request and a response",
+    before: probe({ anyOf: [{ type: "string" }, { type: "integer" }] }),
+    after: probe({ anyOf: [{ type: "string" }, { type: "integer" }, { type: "boolean" }] }),
+    expect: [
+      ["request-variant-added", "safe", title, "/args/properties/probe/anyOf/2"],
+      ["response-variant-added", "breaking", get, "/result/properties/probe/anyOf/2"],
+    ],
+    reverse: [
+      ["request-variant-removed", "breaking", title, "/args/properties/probe/anyOf/2"],
+      ["response-variant-removed", "safe", get, "/result/properties/probe/anyOf/2"],
+    ],
+  },
+  {
+    name: "a declared field removed from an open object",
+    before: probe({ type: "object", properties: { a: { type: "string" } } }),
+    after: probe({ type: "object" }),
+    expect: [
+      ["request-property-unlisted", "safe", title, "/args/properties/probe/properties/a"],
+      ["response-property-unlisted", "breaking", get, "/result/properties/probe/properties/a"],
+    ],
+  },
+  {
+    name: "a changed if condition (could not prove)",
+    before: probe({ type: "object", if: { required: ["a"] }, then: { required: ["b"] } }),
+    after: probe({ type: "object", if: { required: ["c"] }, then: { required: ["b"] } }),
+    expect: [
+      ["request-unproven-narrowing", "breaking", title, "/args/properties/probe/if"],
+      ["response-unproven-widening", "breaking", get, "/result/properties/probe/if"],
     ],
   },
 
