@@ -17,7 +17,7 @@
  * edits. Nothing here loses a constraint: a rewrite that cannot be proven exact is not made.
  */
 import { isPlainObject } from "../support/schema-walk";
-import { omitKeys } from "./inline";
+import { adoptOrigins, omitKeys, originOf, setKeyOrigin } from "./inline";
 import { sameJson } from "./json";
 import { ANNOTATIONS } from "./keyword-rules";
 
@@ -119,6 +119,7 @@ function valueListsToEnum(s: Schema): Schema {
     if (key === "oneOf" && overlap) continue;
     const out = omitKeys(s, [key]);
     out.enum = values;
+    setKeyOrigin(out, "enum", originOf(s, key));
     return out;
   }
   return s;
@@ -138,8 +139,10 @@ function nullableToType(s: Schema): Schema {
     if (parentKeys.some((k) => k in other && !sameJson(s[k], other[k]) && k !== "description" && !ANNOTATIONS.has(k))) continue;
     if (parentKeys.some((k) => !TYPE_SPECIFIC.has(k) && !k.startsWith("x-"))) continue;
     const out = omitKeys(s, [key]);
-    for (const [k, v] of Object.entries(other)) if (!(k in out)) out[k] = v;
+    const taken = Object.keys(other).filter((k) => !(k in out));
+    for (const k of taken) out[k] = other[k];
     out.type = [other.type, "null"];
+    adoptOrigins(out, other, taken);
     return out;
   }
   return s;
@@ -168,8 +171,12 @@ function flattenAllOf(s: Schema): Schema {
   const rest: unknown[] = [];
   for (const member of s.allOf) {
     if (member === true || (isPlainObject(member) && Object.keys(member).length === 0)) continue;
-    const merged = isPlainObject(member) ? mergeInto(out, normalize(member)) : null;
-    if (merged) out = merged;
+    const normal = isPlainObject(member) ? normalize(member) : null;
+    const merged = normal ? mergeInto(out, normal) : null;
+    if (merged) {
+      adoptOrigins(merged, normal, Object.keys(normal!).filter((k) => !(k in out) || !sameJson(out[k], normal![k])));
+      out = merged;
+    }
     else rest.push(member);
   }
   if (rest.length > 0) out.allOf = rest;
