@@ -22,6 +22,7 @@ const SECTIONS: Record<string, () => Promise<{ section(ctx: SectionContext): Pro
   kernel: () => import("./kernel"),
   codegen: () => import("./codegen"),
   store: () => import("./store"),
+  diff: () => import("./diff"),
 };
 const ALIASES: Record<string, string> = { "cold-start": "coldStart", coldstart: "coldStart", cold: "coldStart" };
 
@@ -52,7 +53,7 @@ function parseArgs(argv: readonly string[]): { quick: boolean; only: string[]; p
         only.push(key);
       }
     } else if (a === "--help" || a === "-h") {
-      console.log("usage: npm run bench [-- --quick] [-- --only validators,dispatch,coldStart,http,kernel,codegen,store] [-- --profile]");
+      console.log("usage: npm run bench [-- --quick] [-- --only validators,dispatch,coldStart,http,kernel,codegen,store,diff] [-- --profile]");
       process.exit(0);
     } else throw new UsageError(`unknown option ${a}`);
   }

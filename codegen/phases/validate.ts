@@ -102,6 +102,10 @@ function problemsFromAjv(file: ParsedFile, errors: ErrorObject[] | null | undefi
   });
 }
 
+/** The meta-schemas last compiled (keyed by their JSON), and an ajv used only for validateSchema. */
+let lastMeta: { key: string; ajv: Ajv2020 } | undefined;
+let metaSchemaAjv: Ajv2020 | undefined;
+
 export function validateFiles(parsed: ParsedContract): void {
   const problems: ContractProblem[] = [];
   const byPath = new Map(parsed.files.map((f) => [f.path, f]));
@@ -112,14 +116,21 @@ export function validateFiles(parsed: ParsedContract): void {
     throw new ContractError([{ file: "contract.json", pointer: "", message: "missing: the contract needs a contract.json with its name and version" }]);
   }
 
-  // Meta-schemas first: everything else is judged by them.
-  const metaAjv = new Ajv2020({ strict: true, allErrors: true });
-  for (const file of parsed.files.filter((f) => classifyFile(f.path) === "meta")) {
-    try {
-      metaAjv.addSchema(file.json as object);
-    } catch (e) {
-      report(file, "", `not a valid meta-schema: ${(e as Error).message}`);
+  // Meta-schemas first: everything else is judged by them. Compiling them is most of this phase's
+  // time, and `diff` validates two contracts that almost always share them: reuse the last set.
+  const metaFiles = parsed.files.filter((f) => classifyFile(f.path) === "meta");
+  const metaKey = JSON.stringify(metaFiles.map((f) => [f.path, f.json]));
+  let metaAjv = lastMeta?.key === metaKey ? lastMeta.ajv : undefined;
+  if (!metaAjv) {
+    metaAjv = new Ajv2020({ strict: true, allErrors: true });
+    for (const file of metaFiles) {
+      try {
+        metaAjv.addSchema(file.json as object);
+      } catch (e) {
+        report(file, "", `not a valid meta-schema: ${(e as Error).message}`);
+      }
     }
+    lastMeta = problems.length === 0 ? { key: metaKey, ajv: metaAjv } : undefined;
   }
   for (const [kind, path] of Object.entries(META_BY_KIND)) {
     if (!byPath.has(path)) problems.push({ file: path, pointer: "", message: `missing: the meta-schema for ${kind} files` });
@@ -127,7 +138,8 @@ export function validateFiles(parsed: ParsedContract): void {
   if (problems.length > 0) throw new ContractError(problems);
 
   const baseUri = (manifest.json as { baseUri?: unknown }).baseUri;
-  const schemaAjv = createContractAjv();
+  // Only validateSchema is used: it compiles the 2020-12 meta-schema once per instance.
+  const schemaAjv = (metaSchemaAjv ??= createContractAjv());
   const keywordsFile = "https://mnote.dev/contract/meta/keywords.schema.json";
   const ids = new Map<string, ParsedFile>();
 
@@ -262,7 +274,8 @@ function checkRef(ref: string, baseId: string, ids: Map<string, ParsedFile>): st
 }
 
 /** Checks that need the whole normalized model: cross references, names, examples. */
-export function validateModel(model: ContractModel, parsed: ParsedContract): void {
+/** examples: false skips checking the examples' values (the slowest part: it compiles the schemas). */
+export function validateModel(model: ContractModel, parsed: ParsedContract, examples = true): void {
   const problems: ContractProblem[] = [];
   const byPath = new Map(parsed.files.map((f) => [f.path, f]));
   const report = (path: string, pointer: string, message: string) => {
@@ -314,8 +327,14 @@ export function validateModel(model: ContractModel, parsed: ParsedContract): voi
     }
   }
 
+  if (!examples) {
+    if (problems.length > 0) throw new ContractError(problems);
+    return;
+  }
   const ajv = createContractAjv();
-  for (const f of [...model.schemaFiles, ...model.composedFiles]) ajv.addSchema(f.json);
+  // validateFiles already checked every contract file against the 2020-12 meta-schema (and the
+  // composed files are built from them): checking again would compile that meta-schema a second time.
+  for (const f of [...model.schemaFiles, ...model.composedFiles]) ajv.addSchema(f.json, undefined, undefined, false);
   for (const example of model.examples) {
     const target = typeNames.has(example.of) ? model.schemas.find((s) => s.typeName === example.of) : undefined;
     if (!target) {
