@@ -206,6 +206,56 @@ export function validateFiles(parsed: ParsedContract): void {
     });
   }
   if (problems.length > 0) throw new ContractError(problems);
+  checkUnguardedRecursion(parsed.files, ids, report);
+  if (problems.length > 0) throw new ContractError(problems);
+}
+
+/** Keywords that descend into a part of the value: a $ref below one of them recurses on smaller data. */
+const GUARDS = new Set(["properties", "patternProperties", "additionalProperties", "items", "prefixItems", "contains", "propertyNames", "dependentSchemas"]);
+
+/**
+ * A definition may refer to itself (a block tree, an outline) only through a property or an item:
+ * `A: {anyOf: [{$ref: A}, …]}` or `A: {$ref: B}, B: {allOf: [{$ref: A}]}` validate a value against
+ * itself forever (the generated validator overflows its stack, the TS type is circular). Reported
+ * at the $ref that closes the cycle.
+ */
+function checkUnguardedRecursion(files: readonly ParsedFile[], ids: Map<string, ParsedFile>, report: (file: ParsedFile, pointer: string, message: string) => void): void {
+  // node: "<file $id>#/$defs/<Name>"; edges: the $refs reached without passing a guard.
+  const edges = new Map<string, Array<{ to: string; file: ParsedFile; at: string }>>();
+  const visit = (file: ParsedFile, node: unknown, pointer: string, from: string): void => {
+    if (node === null || typeof node !== "object") return;
+    if (Array.isArray(node)) return node.forEach((n, i) => visit(file, n, joinPointer(pointer, i), from));
+    for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+      if (GUARDS.has(key) || key === "$defs" || key === "enum" || key === "const" || key === "default" || key === "examples" || key.startsWith("x-")) continue;
+      if (key === "$ref" && typeof value === "string") {
+        const id = (file.json as { $id: string }).$id;
+        const target = new URL(value, id).href;
+        (edges.get(from) ?? edges.set(from, []).get(from)!).push({ to: target, file, at: joinPointer(pointer, "$ref") });
+      } else visit(file, value, joinPointer(pointer, key), from);
+    }
+  };
+  for (const file of files) {
+    const defs = (file.json as { $defs?: Record<string, unknown> }).$defs;
+    if (!defs || typeof defs !== "object" || !ids.has((file.json as { $id?: string }).$id ?? "")) continue;
+    for (const [name, schema] of Object.entries(defs)) visit(file, schema, joinPointer("", "$defs", name), `${(file.json as { $id: string }).$id}#/$defs/${name}`);
+  }
+  const state = new Map<string, "open" | "done">();
+  const reported = new Set<string>();
+  const dfs = (node: string): void => {
+    state.set(node, "open");
+    for (const edge of edges.get(node) ?? []) {
+      const s = state.get(edge.to);
+      if (s === "open") {
+        const key = `${edge.file.path}${edge.at}`;
+        if (!reported.has(key)) {
+          reported.add(key);
+          report(edge.file, edge.at, `recursive $ref to ${edge.to.slice(edge.to.indexOf("#") + 1)} that passes through no property or item: a value would be validated against itself forever (recurse through properties or items)`);
+        }
+      } else if (s === undefined) dfs(edge.to);
+    }
+    state.set(node, "done");
+  };
+  for (const node of edges.keys()) if (!state.has(node)) dfs(node);
 }
 
 /** Definitions the generator and the runtime build on; a contract without them cannot be generated. */
@@ -273,8 +323,10 @@ function checkRef(ref: string, baseId: string, ids: Map<string, ParsedFile>): st
   return undefined;
 }
 
-/** Checks that need the whole normalized model: cross references, names, examples. */
-/** examples: false skips checking the examples' values (the slowest part: it compiles the schemas). */
+/**
+ * Checks that need the whole normalized model: cross references, names, examples. examples: false
+ * skips checking the examples' values (the slowest part: it compiles the schemas).
+ */
 export function validateModel(model: ContractModel, parsed: ParsedContract, examples = true): void {
   const problems: ContractProblem[] = [];
   const byPath = new Map(parsed.files.map((f) => [f.path, f]));

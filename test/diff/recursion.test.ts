@@ -79,4 +79,19 @@ describe("a recursive definition", () => {
     const changes = JSON.parse(run.stdout).changes as Array<{ rule: string; subject: string; file: string }>;
     expect(changes.map((c) => [c.rule, c.subject, c.file])).toEqual([["response-constraint-loosened", "mnote.page.get_tree", "model/outline.schema.json"]]);
   });
+
+  it("validate refuses a definition that refers to itself without a property or item between, with file:line:col", () => {
+    const bad = join(tempDir("mnote-recursive-bad-"), "contract");
+    cpSync(contract, bad, { recursive: true });
+    const file = join(bad, "model", "outline.schema.json");
+    const json = JSON.parse(readFileSync(file, "utf8"));
+    json.$defs.Loop = { anyOf: [{ $ref: "#/$defs/Loop" }, { type: "string" }] };
+    writeFileSync(file, JSON.stringify(json, null, 2));
+    const line = readFileSync(file, "utf8").split("\n").findIndex((l) => l.includes('"$ref": "#/$defs/Loop"')) + 1;
+    const run = runCli(["generate", "--contract", bad, "--out", join(bad, "..", "generated"), "--check"]);
+    expect(run.status).not.toBe(0);
+    expect(run.status).not.toBe(70);
+    expect(run.stderr).toContain(`model/outline.schema.json:${line}:`);
+    expect(run.stderr).toContain("/$defs/Loop/anyOf/0/$ref: recursive $ref to /$defs/Loop that passes through no property or item");
+  });
 });
