@@ -327,6 +327,33 @@ export const CASES: Case[] = [
     reverse: [["response-variant-removed", "safe", "envelope", "/ToolResponse/anyOf/2"]],
   },
 
+  {
+    name: "capabilityScope items: the catalog's consts become a string type that accepts them all",
+    after: [set(REQUEST, "/$defs/ToolRequest/properties/capabilityScope/items", { type: "string", maxLength: 32 })],
+    // The definition's own description goes with it: a warning, the model reads descriptions.
+    expect: [
+      ["request-enum-widened", "safe", "envelope", "/ToolRequest/properties/capabilityScope/items/enum"],
+      ["description-changed", "warning", "envelope", "/ToolRequest/properties/capabilityScope/items/description"],
+    ],
+    reverse: [
+      ["request-enum-narrowed", "breaking", "envelope", "/ToolRequest/properties/capabilityScope/items/enum"],
+      ["description-changed", "warning", "envelope", "/ToolRequest/properties/capabilityScope/items/description"],
+    ],
+  },
+  {
+    name: "ToolError.code: the catalog $ref replaced by a string is one finding, not one per code",
+    after: [set(RESPONSE, "/$defs/ToolError/properties/code", { type: "string", maxLength: 64 })],
+    // The definition's own description goes with it: a warning, the model reads descriptions.
+    expect: [
+      ["response-enum-widened", "breaking", "envelope", "/ToolError/properties/code/enum"],
+      ["description-changed", "warning", "envelope", "/ToolError/properties/code/description"],
+    ],
+    reverse: [
+      ["response-enum-narrowed", "safe", "envelope", "/ToolError/properties/code/enum"],
+      ["description-changed", "warning", "envelope", "/ToolError/properties/code/description"],
+    ],
+  },
+
   // ---- constructs judged by the values they accept (more in semantic-cases.ts)
   {
     name: "a new anyOf alternative in a request and a response",

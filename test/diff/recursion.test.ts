@@ -65,7 +65,7 @@ describe("a recursive definition", () => {
     const added = runCli(["diff", "--contract", contract, "--base", contractDir, "--format", "json"]);
     expect(added.stderr).toBe("");
     expect(added.status).toBe(0);
-    expect(JSON.parse(added.stdout).changes.map((c: { rule: string }) => c.rule)).toEqual(["tool-added"]);
+    expect(JSON.parse(added.stdout).changes.map((c: { rule: string }) => c.rule).sort()).toEqual(["kernel-command-added", "tool-added"]);
 
     const edited = join(tempDir("mnote-recursive-edit-"), "contract");
     cpSync(contract, edited, { recursive: true });
