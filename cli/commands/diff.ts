@@ -62,7 +62,8 @@ export async function runDiff(opts: DiffOptions): Promise<void> {
       else process.stdout.write(text);
     } else process.stdout.write(opts.format === "junit" ? formatJunit(report, labels, failOn) : formatReport(opts.format as Format, report, labels));
     for (const e of ignored.unused) console.error(`${ignorePath}: entry ${e.rule} ${e.tool} ${e.pointer} matches no change (stale: remove it)`);
-    for (const e of ignored.expired) console.error(`${ignorePath}: entry ${e.rule} ${e.tool} ${e.pointer} expired on ${e.expires} (${e.reason}): renew it with a reason, or fix the change`);
+    for (const e of ignored.expired)
+      console.error(`${ignorePath}: entry ${e.rule} ${e.tool} ${e.pointer} expired on ${e.expires} (${e.reason}): renew it with a reason, or fix the change`);
     if (ignored.expired.length > 0) throw new CliExit(1);
     if (!report.verdict.ok) throw new CliExit(1);
     if (failOn === "warning" && report.counts.warning > 0) {

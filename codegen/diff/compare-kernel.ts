@@ -37,7 +37,17 @@ export function compareKernel(base: DiffSide, head: DiffSide): Change[] {
       continue;
     }
     const pointer = joinPointer(FACTS, "name");
-    out.push(change("kernel-command-renamed", kernelSubject(old.name), pointer, { file: now.file, filePointer: pointer }, `kernel command ${old.name} renamed to ${now.name}`, old.name, now.name));
+    out.push(
+      change(
+        "kernel-command-renamed",
+        kernelSubject(old.name),
+        pointer,
+        { file: now.file, filePointer: pointer },
+        `kernel command ${old.name} renamed to ${now.name}`,
+        old.name,
+        now.name,
+      ),
+    );
     out.push(...compareCommand(old, now, base, head));
   }
   const renamedTo = new Set(renames.values());
@@ -75,7 +85,9 @@ function compareCommand(b: KernelCommandModel, a: KernelCommandModel, base: Diff
   const subject = kernelSubject(a.name);
   if (b.effect !== a.effect) {
     const pointer = joinPointer(FACTS, "effect");
-    out.push(change("kernel-command-effect-changed", subject, pointer, { file: a.file, filePointer: pointer }, `effect ${show(b.effect)} -> ${show(a.effect)}`, b.effect, a.effect));
+    out.push(
+      change("kernel-command-effect-changed", subject, pointer, { file: a.file, filePointer: pointer }, `effect ${show(b.effect)} -> ${show(a.effect)}`, b.effect, a.effect),
+    );
   }
   if (b.description !== a.description) {
     const pointer = joinPointer(FACTS, "description");

@@ -193,7 +193,8 @@ class SchemaComparer {
     if (bv) {
       // A finite set became a schema: every old value must still pass, and more values now do.
       const lost = bv.filter((v) => inB(v) === true && inA(v) !== true);
-      if (lost.length > 0) this.directed("enum-narrowed", joinPointer(pointer, enumKey(b)), place("enum"), `value(s) no longer accepted: ${lost.map((v) => show(v)).join(", ")}`, b.enum, undefined);
+      if (lost.length > 0)
+        this.directed("enum-narrowed", joinPointer(pointer, enumKey(b)), place("enum"), `value(s) no longer accepted: ${lost.map((v) => show(v)).join(", ")}`, b.enum, undefined);
       this.directed("enum-widened", joinPointer(pointer, enumKey(b)), place("enum"), `no longer limited to ${show(bv)}`, b.enum, undefined);
       return true;
     }
@@ -332,7 +333,8 @@ class SchemaComparer {
         const rest = effectiveSchema(a, name);
         const origin = originOf(bp[name]) ?? originOf(b, "properties");
         if (isNothing(asSchema(rest))) this.directed("property-removed", at, origin, `field "${name}" removed`, bp[name], undefined);
-        else if (isEverything(rest)) this.directed("property-unlisted", at, origin, `field "${name}" no longer declared; the object still allows it with any value`, bp[name], undefined);
+        else if (isEverything(rest))
+          this.directed("property-unlisted", at, origin, `field "${name}" no longer declared; the object still allows it with any value`, bp[name], undefined);
         else this.compare(bp[name], rest, at, depth + 1);
       } else if (!has(bp, name)) {
         const rest = effectiveSchema(b, name);
@@ -364,8 +366,10 @@ class SchemaComparer {
     const at = joinPointer(pointer, key);
     const origin = where(b, a, key);
     const closed = (v: unknown) => v === false || (isPlainObject(v) && isNothing(v));
-    if (closed(av) && !closed(bv) && isEverything(bv)) this.directed("additional-properties-closed", at, origin, `${key} turned off: keys not listed in properties are refused`, bv, av);
-    else if (closed(bv) && !closed(av) && isEverything(av)) this.directed("additional-properties-opened", at, origin, `${key} turned on: keys not listed in properties are allowed`, bv, av);
+    if (closed(av) && !closed(bv) && isEverything(bv))
+      this.directed("additional-properties-closed", at, origin, `${key} turned off: keys not listed in properties are refused`, bv, av);
+    else if (closed(bv) && !closed(av) && isEverything(av))
+      this.directed("additional-properties-opened", at, origin, `${key} turned on: keys not listed in properties are allowed`, bv, av);
     else this.compare(bv, av, at, depth + 1);
   }
 
@@ -383,7 +387,8 @@ class SchemaComparer {
         else this.compare(bm[name], "additionalProperties" in a ? a.additionalProperties : true, at, depth + 1);
       } else if (name in am) {
         if (!isEverything(am[name])) this.directed("constraint-tightened", at, originOf(am[name]) ?? where(b, a, key), `new ${key} entry ${show(name)}`, undefined, am[name]);
-      } else if (!isEverything(bm[name])) this.directed("constraint-loosened", at, originOf(bm[name]) ?? where(b, a, key), `${key} entry ${show(name)} removed`, bm[name], undefined);
+      } else if (!isEverything(bm[name]))
+        this.directed("constraint-loosened", at, originOf(bm[name]) ?? where(b, a, key), `${key} entry ${show(name)} removed`, bm[name], undefined);
     }
   }
 
@@ -423,7 +428,7 @@ class SchemaComparer {
     if (sameJson(b[key], a[key])) return;
     const at = joinPointer(pointer, key);
     // contains: {} still demands one item; absent demands none.
-    if (key === "contains" && ("contains" in b) !== ("contains" in a)) {
+    if (key === "contains" && "contains" in b !== "contains" in a) {
       const kind = "contains" in a ? "constraint-tightened" : "constraint-loosened";
       this.directed(kind, at, where(b, a, key), `contains ${show(b.contains)} -> ${show(a.contains)}`, b.contains, a.contains);
       return;

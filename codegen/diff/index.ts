@@ -21,7 +21,14 @@ const LEVEL_ORDER: Record<Level, number> = { breaking: 0, warning: 1, safe: 2 };
 export function diffContracts(base: ContractModel, head: ContractModel): DiffReport {
   const b = diffSide(base);
   const h = diffSide(head);
-  const raw = [...compareManifest(base, head), ...compareTools(b, h), ...compareKernel(b, h), ...compareEnvelope(b, h), ...compareErrors(base, head), ...compareCapabilities(base, head)];
+  const raw = [
+    ...compareManifest(base, head),
+    ...compareTools(b, h),
+    ...compareKernel(b, h),
+    ...compareEnvelope(b, h),
+    ...compareErrors(base, head),
+    ...compareCapabilities(base, head),
+  ];
   const changes = groupByCause(oneVerdictPerPointer(raw.sort(byReportOrder)));
   const counts: Record<Level, number> = { breaking: 0, warning: 0, safe: 0 };
   for (const c of changes) counts[c.level] += 1;

@@ -129,7 +129,9 @@ function nullableToType(s: Schema): Schema {
   for (const key of ["anyOf", "oneOf"] as const) {
     const list = s[key];
     if (!Array.isArray(list) || list.length !== 2) continue;
-    const nullIndex = list.findIndex((alt) => isPlainObject(alt) && alt.type === "null" && Object.keys(alt).every((k) => k === "type" || k === "description" || ANNOTATIONS.has(k)));
+    const nullIndex = list.findIndex(
+      (alt) => isPlainObject(alt) && alt.type === "null" && Object.keys(alt).every((k) => k === "type" || k === "description" || ANNOTATIONS.has(k)),
+    );
     if (nullIndex < 0) continue;
     const other = list[1 - nullIndex];
     if (!isPlainObject(other) || typeof other.type !== "string" || other.type === "null") continue;
@@ -174,10 +176,13 @@ function flattenAllOf(s: Schema): Schema {
     const normal = isPlainObject(member) ? normalize(member) : null;
     const merged = normal ? mergeInto(out, normal) : null;
     if (merged) {
-      adoptOrigins(merged, normal, Object.keys(normal!).filter((k) => !(k in out) || !sameJson(out[k], normal![k])));
+      adoptOrigins(
+        merged,
+        normal,
+        Object.keys(normal!).filter((k) => !(k in out) || !sameJson(out[k], normal![k])),
+      );
       out = merged;
-    }
-    else rest.push(member);
+    } else rest.push(member);
   }
   if (rest.length > 0) out.allOf = rest;
   return out;
@@ -222,4 +227,3 @@ function matchesType(type: string, v: unknown): boolean {
   if (type === "integer") return typeof v === "number" && Number.isInteger(v);
   return typeof v === type;
 }
-

@@ -68,7 +68,8 @@ export function formatMarkdown(report: DiffReport, labels: ReportLabels): string
     const changes = report.changes.filter((c) => c.level === level && !c.ignored);
     if (changes.length === 0) continue;
     lines.push("", `#### ${level} (${changes.length})`, "", "| rule | where | change | file |", "| --- | --- | --- | --- |");
-    for (const c of changes) lines.push(`| \`${c.rule}\` | ${cell(`${c.subject} ${c.pointer || "(root)"}`)} | ${cell(c.message + times(c))} | \`${cell(`${labels.head}/${where(c)}`)}\` |`);
+    for (const c of changes)
+      lines.push(`| \`${c.rule}\` | ${cell(`${c.subject} ${c.pointer || "(root)"}`)} | ${cell(c.message + times(c))} | \`${cell(`${labels.head}/${where(c)}`)}\` |`);
   }
   const ignored = report.changes.filter((c) => c.ignored);
   if (ignored.length > 0) {
@@ -104,7 +105,9 @@ export function formatJunit(report: DiffReport, labels: ReportLabels, failOn: "b
     `  <testsuite name="${xml(`${report.name} ${report.base.version} -> ${report.head.version}`)}" tests="${report.changes.length}" failures="${failures}" skipped="${report.changes.filter((c) => c.ignored).length}">`,
   ];
   for (const c of report.changes) {
-    lines.push(`    <testcase classname="${xml(c.subject)}" name="${xml(`${c.rule} ${c.pointer || "(root)"}`)}" file="${xml(`${labels.head}/${c.file}`)}"${c.line ? ` line="${c.line}"` : ""}>`);
+    lines.push(
+      `    <testcase classname="${xml(c.subject)}" name="${xml(`${c.rule} ${c.pointer || "(root)"}`)}" file="${xml(`${labels.head}/${c.file}`)}"${c.line ? ` line="${c.line}"` : ""}>`,
+    );
     if (c.ignored) lines.push(`      <skipped message="${xml(`ignored until ${c.ignored.expires}: ${c.ignored.reason}`)}"/>`);
     else if (fails(c)) lines.push(`      <failure type="${c.level}" message="${xml(c.message)}">${xml(`${where(c)}${times(c)}`)}</failure>`);
     else lines.push(`      <system-out>${xml(`${c.level}: ${c.message}`)}</system-out>`);

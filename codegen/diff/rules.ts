@@ -31,7 +31,12 @@ export const RULES = [
 
   { id: "kernel-command-added", level: "safe", area: "kernel", summary: "A new kernel command (kernels must implement it before a runtime built on the head calls it)." },
   { id: "kernel-command-removed", level: "breaking", area: "kernel", summary: "A kernel command is gone: runtimes built on the base still call it." },
-  { id: "kernel-command-renamed", level: "breaking", area: "kernel", summary: "A kernel command's name changed (a tool moved to it, or the same payload and result): runtimes call the old name." },
+  {
+    id: "kernel-command-renamed",
+    level: "breaking",
+    area: "kernel",
+    summary: "A kernel command's name changed (a tool moved to it, or the same payload and result): runtimes call the old name.",
+  },
   { id: "kernel-command-effect-changed", level: "breaking", area: "kernel", summary: "A kernel command changed between read and write." },
 
   { id: "request-property-added", level: "safe", area: "schema", summary: "A new optional field callers may send." },
@@ -89,7 +94,8 @@ export const RULES = [
     id: "request-unproven-narrowing",
     level: "breaking",
     area: "schema",
-    summary: "Could not prove the head accepts everything the base accepted from callers (a changed if, not or bound of the wrong type, nesting too deep): judged on the safe side.",
+    summary:
+      "Could not prove the head accepts everything the base accepted from callers (a changed if, not or bound of the wrong type, nesting too deep): judged on the safe side.",
   },
   {
     id: "response-unproven-widening",

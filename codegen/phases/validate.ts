@@ -249,7 +249,11 @@ function checkUnguardedRecursion(files: readonly ParsedFile[], ids: Map<string, 
         const key = `${edge.file.path}${edge.at}`;
         if (!reported.has(key)) {
           reported.add(key);
-          report(edge.file, edge.at, `recursive $ref to ${edge.to.slice(edge.to.indexOf("#") + 1)} that passes through no property or item: a value would be validated against itself forever (recurse through properties or items)`);
+          report(
+            edge.file,
+            edge.at,
+            `recursive $ref to ${edge.to.slice(edge.to.indexOf("#") + 1)} that passes through no property or item: a value would be validated against itself forever (recurse through properties or items)`,
+          );
         }
       } else if (s === undefined) dfs(edge.to);
     }

@@ -47,7 +47,7 @@ export class RefIndex {
     if (recursive.size === 0) return root;
     const defs: Record<string, JsonSchema> = {};
     // Inlining one definition may meet another recursive one: repeat until none is new.
-    for (let done = 0; done < recursive.size; ) {
+    for (let done = 0; done < recursive.size;) {
       const pending = [...recursive].filter(([, name]) => !(name in defs));
       done = recursive.size - pending.length;
       for (const [ref, name] of pending) {

@@ -142,7 +142,11 @@ describe("mnote-tools diff", () => {
       const r = await run({ contract, base: base(), format: "github" });
       expect(r.code).toBe(1);
       const [annotation, verdict] = r.stdout.trim().split("\n");
-      expect(annotation).toMatch(new RegExp(`^::error file=[^,]*tools/page\\.save\\.tool\\.json,line=${enumLine},col=${enumColumn},title=request-enum-narrowed \\(breaking\\)::mnote\\.page\\.save /args/properties/mode/enum: value\\(s\\) removed: "replace"$`));
+      expect(annotation).toMatch(
+        new RegExp(
+          `^::error file=[^,]*tools/page\\.save\\.tool\\.json,line=${enumLine},col=${enumColumn},title=request-enum-narrowed \\(breaking\\)::mnote\\.page\\.save /args/properties/mode/enum: value\\(s\\) removed: "replace"$`,
+        ),
+      );
       expect(verdict).toMatch(/^FAIL: breaking changes need version 2\.0\.0/);
     });
 
@@ -151,7 +155,9 @@ describe("mnote-tools diff", () => {
       expect(r.code).toBe(1);
       expect(r.stdout).toContain("### Contract diff: mnote-page-ai-tools 1.0.0 → 1.0.0");
       expect(r.stdout).toContain("#### breaking (1)");
-      expect(r.stdout).toMatch(/^\| `request-enum-narrowed` \| mnote\.page\.save \/args\/properties\/mode\/enum \| value\(s\) removed: "replace" \| `.*tools\/page\.save\.tool\.json:\d+:\d+#/m);
+      expect(r.stdout).toMatch(
+        /^\| `request-enum-narrowed` \| mnote\.page\.save \/args\/properties\/mode\/enum \| value\(s\) removed: "replace" \| `.*tools\/page\.save\.tool\.json:\d+:\d+#/m,
+      );
     });
 
     it("--format junit writes a failing test case per breaking change", async () => {
@@ -168,7 +174,13 @@ describe("mnote-tools diff", () => {
       writeFileSync(path, JSON.stringify({ ignore: entries }));
       return path;
     }
-    const entry = { rule: "request-enum-narrowed", tool: "mnote.page.save", pointer: "/args/properties/mode/enum", reason: "mode replace was never shipped", expires: "2030-01-01" };
+    const entry = {
+      rule: "request-enum-narrowed",
+      tool: "mnote.page.save",
+      pointer: "/args/properties/mode/enum",
+      reason: "mode replace was never shipped",
+      expires: "2030-01-01",
+    };
 
     it("an ignore entry that matches keeps the change in the report but out of the verdict", async () => {
       const r = await run({ contract: narrowed(), base: base(), ignore: ignoreFile([entry]), today: "2029-12-31", format: "json" });
@@ -192,7 +204,11 @@ describe("mnote-tools diff", () => {
     });
 
     it("refuses an ignore entry without a reason, with an unknown rule or a bad date (exit 2)", async () => {
-      for (const bad of [{ ...entry, reason: " " }, { ...entry, rule: "no-such-rule" }, { ...entry, expires: "next year" }]) {
+      for (const bad of [
+        { ...entry, reason: " " },
+        { ...entry, rule: "no-such-rule" },
+        { ...entry, expires: "next year" },
+      ]) {
         const r = await run({ contract: contractDir, base: base(), ignore: ignoreFile([bad]) });
         expect(r.code).toBe(2);
         expect(r.stderr).toMatch(/diff-ignore\.json: ignore\[0\]: /);

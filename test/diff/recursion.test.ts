@@ -65,7 +65,11 @@ describe("a recursive definition", () => {
     const added = runCli(["diff", "--contract", contract, "--base", contractDir, "--format", "json"]);
     expect(added.stderr).toBe("");
     expect(added.status).toBe(0);
-    expect(JSON.parse(added.stdout).changes.map((c: { rule: string }) => c.rule).sort()).toEqual(["kernel-command-added", "tool-added"]);
+    expect(
+      JSON.parse(added.stdout)
+        .changes.map((c: { rule: string }) => c.rule)
+        .sort(),
+    ).toEqual(["kernel-command-added", "tool-added"]);
 
     const edited = join(tempDir("mnote-recursive-edit-"), "contract");
     cpSync(contract, edited, { recursive: true });
@@ -87,7 +91,10 @@ describe("a recursive definition", () => {
     const json = JSON.parse(readFileSync(file, "utf8"));
     json.$defs.Loop = { anyOf: [{ $ref: "#/$defs/Loop" }, { type: "string" }] };
     writeFileSync(file, JSON.stringify(json, null, 2));
-    const line = readFileSync(file, "utf8").split("\n").findIndex((l) => l.includes('"$ref": "#/$defs/Loop"')) + 1;
+    const line =
+      readFileSync(file, "utf8")
+        .split("\n")
+        .findIndex((l) => l.includes('"$ref": "#/$defs/Loop"')) + 1;
     const run = runCli(["generate", "--contract", bad, "--out", join(bad, "..", "generated"), "--check"]);
     expect(run.status).not.toBe(0);
     expect(run.status).not.toBe(70);

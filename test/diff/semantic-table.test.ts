@@ -15,10 +15,7 @@ const RESPONSE_TOOL = "mnote.page.get";
 const ORDER: Verdict[] = ["none", "safe", "warning", "breaking"];
 
 function place(schema: unknown): Edit[] {
-  return [
-    set("tools/page.update_title.tool.json", "/$defs/Args/properties/probe", schema),
-    set("tools/page.get.tool.json", "/$defs/Result/properties/probe", schema),
-  ];
+  return [set("tools/page.update_title.tool.json", "/$defs/Args/properties/probe", schema), set("tools/page.get.tool.json", "/$defs/Result/properties/probe", schema)];
 }
 
 /** Keywords the contract's own validation refuses (see contract/README.md). */
