@@ -3,6 +3,7 @@ import { diffContracts } from "../../codegen/diff";
 import { RULES, type RuleId } from "../../codegen/diff/rules";
 import { DIRECTED_KINDS, directedRule } from "../../codegen/diff/keyword-rules";
 import { CASES, type Expected } from "./cases";
+import { SEMANTIC_ROWS } from "./semantic-cases";
 import { modelWith } from "./harness";
 
 /** A grouped change stands for each of its places. */
@@ -12,8 +13,9 @@ const summary = (changes: ReturnType<typeof diffContracts>["changes"]): Expected
 const sorted = (list: readonly Expected[]) => [...list].sort((a, b) => (a.join("\0") < b.join("\0") ? -1 : 1));
 
 describe("the change table", () => {
-  it("has at least 30 cases with unique names", () => {
+  it("has at least 30 cases with unique names, and with the semantic table at least 150", () => {
     expect(CASES.length).toBeGreaterThanOrEqual(30);
+    expect(CASES.length + SEMANTIC_ROWS.length).toBeGreaterThanOrEqual(150);
     expect(new Set(CASES.map((c) => c.name)).size).toBe(CASES.length);
   });
 
