@@ -23,6 +23,7 @@ const SECTIONS: Record<string, () => Promise<{ section(ctx: SectionContext): Pro
   codegen: () => import("./codegen"),
   store: () => import("./store"),
   hostile: () => import("./hostile"),
+  diff: () => import("./diff"),
 };
 const ALIASES: Record<string, string> = { "cold-start": "coldStart", coldstart: "coldStart", cold: "coldStart" };
 
@@ -53,7 +54,7 @@ function parseArgs(argv: readonly string[]): { quick: boolean; only: string[]; p
         only.push(key);
       }
     } else if (a === "--help" || a === "-h") {
-      console.log("usage: npm run bench [-- --quick] [-- --only validators,dispatch,coldStart,http,kernel,codegen,store,hostile] [-- --profile]");
+      console.log("usage: npm run bench [-- --quick] [-- --only validators,dispatch,coldStart,http,kernel,codegen,store,hostile,diff] [-- --profile]");
       process.exit(0);
     } else throw new UsageError(`unknown option ${a}`);
   }

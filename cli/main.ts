@@ -24,7 +24,10 @@ export async function main(argv: readonly string[]): Promise<void> {
     .command("diff")
     .description("compare contract/ with a base version and report breaking, warning and safe changes (exit 1: breaking changes need a new major version)")
     .option("--base <ref-or-dir>", "a git ref or a folder holding a contract (default: the newest release in --releases)")
-    .option("--format <format>", "human or json", "human")
+    .option("--format <format>", "human, json, markdown (PR comments), github (workflow annotations) or junit", "human")
+    .option("--fail-on <level>", "breaking (breaking changes without a new major) or warning (warnings too)", "breaking")
+    .option("--ignore <file>", "accepted changes with a reason and an expiry date (default: <releases>/diff-ignore.json)")
+    .option("--changelog [file]", "print (or write to file) a changelog section for the release instead of the report")
     .option("--contract <dir>", "the contract folder", "contract")
     .option("--releases <dir>", "the folder of released contracts", "contract-releases")
     .action(async (opts) => (await import("./commands/diff")).runDiff(opts));

@@ -15,11 +15,16 @@ export interface GenerateResult {
   files: GeneratedFile[];
 }
 
-export function buildModel(sources: readonly SourceFile[]): ContractModel {
+export interface BuildOptions {
+  /** false: skip checking the x-mnote-examples against their schemas (diff's base side; default true). */
+  examples?: boolean;
+}
+
+export function buildModel(sources: readonly SourceFile[], options: BuildOptions = {}): ContractModel {
   const parsed = parseContract(sources);
   validateFiles(parsed);
   const model = normalize(parsed);
-  validateModel(model, parsed);
+  validateModel(model, parsed, options.examples ?? true);
   return model;
 }
 

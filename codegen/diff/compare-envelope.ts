@@ -14,6 +14,15 @@ export const ENVELOPE_DEFINITIONS: ReadonlyArray<{ file: string; def: string; di
   { file: "envelope/response.schema.json", def: "ToolFailure", direction: "response" },
   { file: "envelope/response.schema.json", def: "Audit", direction: "response" },
   { file: "envelope/response.schema.json", def: "ToolError", direction: "response" },
+  // The union itself: a new variant is news even when ToolSuccess and ToolFailure stay the same.
+  { file: "envelope/response.schema.json", def: "ToolResponse", direction: "response" },
+  // Between the runtime and the kernel: the runtime writes the context, the write facts and the
+  // request; the kernel writes the reply and its errors.
+  { file: "kernel/envelope.schema.json", def: "KernelContext", direction: "request" },
+  { file: "kernel/envelope.schema.json", def: "KernelWrite", direction: "request" },
+  { file: "kernel/envelope.schema.json", def: "KernelRequest", direction: "request" },
+  { file: "kernel/envelope.schema.json", def: "KernelError", direction: "response" },
+  { file: "kernel/envelope.schema.json", def: "KernelReply", direction: "response" },
 ];
 
 export function compareEnvelope(base: DiffSide, head: DiffSide): Change[] {

@@ -12,6 +12,8 @@ import { omitKeys, originOf, type Origin } from "./inline";
 import { matchVariants } from "./match-variants";
 import { canonical, sameJson, show } from "./json";
 import { ANNOTATIONS, directedRule, judgeKeyword, type DirectedKind } from "./keyword-rules";
+import { CONST_SOURCE, normalize } from "./normalize";
+import { accepts } from "./accepts";
 
 export interface SchemaFinding {
   rule: RuleId;
@@ -32,21 +34,71 @@ type Schema = Record<string, unknown>;
 
 const VARIANT_KEYS = ["anyOf", "oneOf"] as const;
 /** Handled by their own comparison before the keyword loop. */
-const STRUCTURAL = new Set(["type", "enum", "const", "properties", "required", "additionalProperties", "items", "allOf", "anyOf", "oneOf"]);
+const STRUCTURAL = new Set([
+  "type",
+  "enum",
+  "const",
+  "properties",
+  "required",
+  "additionalProperties",
+  "patternProperties",
+  "items",
+  "prefixItems",
+  "contains",
+  "propertyNames",
+  "not",
+  "if",
+  "then",
+  "else",
+  "dependentRequired",
+  "dependentSchemas",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+  "allOf",
+  "anyOf",
+  "oneOf",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+]);
 const MAX_DEPTH = 64;
 
+/** Inside `not`, what makes the inner schema looser makes the outer one stricter. */
+const NEGATED: Partial<Record<DirectedKind, DirectedKind>> = {
+  "type-narrowed": "type-widened",
+  "type-widened": "type-narrowed",
+  "enum-narrowed": "enum-widened",
+  "enum-widened": "enum-narrowed",
+  "constraint-tightened": "constraint-loosened",
+  "constraint-loosened": "constraint-tightened",
+  "constraint-changed": "constraint-changed",
+  "additional-properties-closed": "constraint-loosened",
+  "additional-properties-opened": "constraint-tightened",
+  "variant-added": "constraint-tightened",
+  "variant-removed": "constraint-loosened",
+  "required-added": "constraint-loosened",
+  "required-removed": "constraint-tightened",
+  "default-changed": "default-changed",
+  unproven: "unproven",
+};
+
 export function compareSchemas(before: unknown, after: unknown, direction: Direction, expand: Expanders, pointer = ""): SchemaFinding[] {
-  const comparer = new SchemaComparer(direction, expand);
+  const comparer = new SchemaComparer(direction, expand, false, new Set());
   comparer.compare(before, after, pointer, 0);
   return comparer.findings;
 }
 
 class SchemaComparer {
-  readonly findings: SchemaFinding[] = [];
+  findings: SchemaFinding[] = [];
 
   constructor(
     private readonly direction: Direction,
     private readonly expand: Expanders,
+    /** true inside an odd number of `not`s. */
+    private readonly negated: boolean,
+    /** Pairs of $refs being compared (recursive definitions): met again, they are assumed equal. */
+    private readonly inProgress: Set<string>,
   ) {}
 
   compare(before: unknown, after: unknown, pointer: string, depth: number): void {
@@ -54,28 +106,102 @@ class SchemaComparer {
     let a = asSchema(after);
     if (sameJson(b, a)) return;
     if (depth > MAX_DEPTH) {
-      this.emit("unknown-keyword", pointer, where(b, a), "nested too deep to compare: review by hand");
+      this.directed("unproven", pointer, where(b, a), "nested too deep to compare: could not prove the two schemas accept the same values");
       return;
     }
     if (typeof b.$ref === "string" || typeof a.$ref === "string") {
       if (b.$ref !== a.$ref) {
-        // A catalog reference on one side only, or to another catalog: compare what they stand for.
-        this.compare(typeof b.$ref === "string" ? this.expand.before(b) : b, typeof a.$ref === "string" ? this.expand.after(a) : a, pointer, depth + 1);
+        // A catalog or recursive reference on one side, or to another definition: compare what they stand for.
+        const key = `${String(b.$ref)}\0${String(a.$ref)}`;
+        if (this.inProgress.has(key)) return;
+        this.inProgress.add(key);
+        try {
+          this.compare(typeof b.$ref === "string" ? this.expand.before(b) : b, typeof a.$ref === "string" ? this.expand.after(a) : a, pointer, depth + 1);
+        } finally {
+          this.inProgress.delete(key);
+        }
         return;
       }
       b = omitKeys(b, ["$ref"]);
       a = omitKeys(a, ["$ref"]);
     }
+    b = normalize(b);
+    a = normalize(a);
+    if (sameJson(b, a)) return;
+    if (this.compareNothing(b, a, pointer)) return;
+    if (this.compareValueSets(b, a, pointer)) {
+      this.compareLeafKeywords(b, a, pointer, (key) => key === "description" || key === "default" || ANNOTATIONS.has(key) || key.startsWith("x-"));
+      return;
+    }
     [b, a] = this.compareVariantKeywords(b, a, pointer, depth);
     this.compareType(b, a, pointer);
-    this.compareValues(b, a, pointer);
+    this.compareNumericBounds(b, a, pointer);
     this.compareProperties(b, a, pointer, depth);
-    this.compareAdditionalProperties(b, a, pointer, depth);
-    if ("items" in b || "items" in a) this.compare(b.items, a.items, joinPointer(pointer, "items"), depth + 1);
+    this.compareAdditionalProperties(b, a, pointer, depth, "additionalProperties");
+    this.compareAdditionalProperties(b, a, pointer, depth, "unevaluatedProperties");
+    this.compareSchemaMap(b, a, pointer, depth, "patternProperties");
+    this.compareSchemaMap(b, a, pointer, depth, "dependentSchemas");
+    this.compareDependentRequired(b, a, pointer);
+    this.compareItems(b, a, pointer, depth);
+    for (const key of ["contains", "propertyNames", "unevaluatedItems"] as const) this.compareOptionalSubschema(b, a, pointer, depth, key);
+    this.compareNot(b, a, pointer, depth);
+    this.compareConditional(b, a, pointer, depth);
     this.compareList(b.allOf, a.allOf, joinPointer(pointer, "allOf"), depth, "constraint-tightened", "constraint-loosened", b, a);
+    this.compareLeafKeywords(b, a, pointer, (key) => !STRUCTURAL.has(key));
+  }
+
+  private compareLeafKeywords(b: Schema, a: Schema, pointer: string, include: (key: string) => boolean): void {
     for (const key of [...new Set([...Object.keys(b), ...Object.keys(a)])].sort()) {
-      if (!STRUCTURAL.has(key) && !sameJson(b[key], a[key])) this.compareKeyword(key, b, a, pointer);
+      if (include(key) && !sameJson(b[key], a[key])) this.compareKeyword(key, b, a, pointer);
     }
+  }
+
+  /** false (nothing is valid) on either side: the whole subschema was forbidden or allowed. */
+  private compareNothing(b: Schema, a: Schema, pointer: string): boolean {
+    const bn = isNothing(b);
+    const an = isNothing(a);
+    if (!bn && !an) return false;
+    if (bn && an) return true;
+    if (an) this.directed("type-narrowed", pointer, where(b, a), "now false: no value is accepted here any more (a field set to false can no longer be sent)", undefined, false);
+    else this.directed("type-widened", pointer, where(b, a), "no longer false: values are accepted here", false, undefined);
+    return true;
+  }
+
+  /**
+   * enum/const on either side: the schemas are compared as sets of values. A finite side is
+   * checked value by value against the other (accepts.ts); what cannot be proven counts as a
+   * difference on the side that could hurt. Returns false when neither side is a finite set.
+   */
+  private compareValueSets(b: Schema, a: Schema, pointer: string): boolean {
+    let bv = Array.isArray(b.enum) ? b.enum : null;
+    let av = Array.isArray(a.enum) ? a.enum : null;
+    if (!bv && !av) return false;
+    // A small finite type (boolean, null, a short integer range) on the other side is a list of values too.
+    if (!bv) bv = finiteValues(b);
+    if (!av) av = finiteValues(a);
+    const place = (key: string) => where(b, a, key) ?? where(b, a, "const");
+    const inA = (v: unknown) => accepts(a, v, this.expand.after);
+    const inB = (v: unknown) => accepts(b, v, this.expand.before);
+    const atKey = joinPointer(pointer, Array.isArray(a.enum) ? enumKey(a) : enumKey(b));
+    if (bv && av) {
+      const removed = bv.filter((v) => inB(v) === true && inA(v) !== true);
+      const added = av.filter((v) => inA(v) === true && inB(v) !== true);
+      if (removed.length > 0) this.directed("enum-narrowed", atKey, place("enum"), `value(s) removed: ${removed.map((v) => show(v)).join(", ")}`, b.enum, a.enum);
+      if (added.length > 0) this.directed("enum-widened", atKey, place("enum"), `value(s) added: ${added.map((v) => show(v)).join(", ")}`, b.enum, a.enum);
+      return true;
+    }
+    if (bv) {
+      // A finite set became a schema: every old value must still pass, and more values now do.
+      const lost = bv.filter((v) => inB(v) === true && inA(v) !== true);
+      if (lost.length > 0)
+        this.directed("enum-narrowed", joinPointer(pointer, enumKey(b)), place("enum"), `value(s) no longer accepted: ${lost.map((v) => show(v)).join(", ")}`, b.enum, undefined);
+      this.directed("enum-widened", joinPointer(pointer, enumKey(b)), place("enum"), `no longer limited to ${show(bv)}`, b.enum, undefined);
+      return true;
+    }
+    const gone = av!.filter((v) => inA(v) === true && inB(v) !== true);
+    if (gone.length > 0) this.directed("enum-widened", atKey, place("enum"), `value(s) not accepted before: ${gone.map((v) => show(v)).join(", ")}`, undefined, a.enum);
+    this.directed("enum-narrowed", atKey, place("enum"), `now limited to ${show(av)}`, undefined, a.enum);
+    return true;
   }
 
   /**
@@ -87,7 +213,11 @@ class SchemaComparer {
     const aKey = VARIANT_KEYS.find((k) => Array.isArray(a[k]));
     if (!bKey && !aKey) return [b, a];
     const key = (aKey ?? bKey)!;
-    if (bKey && aKey && bKey !== aKey) this.emit("unknown-keyword", joinPointer(pointer, aKey), originOf(a, aKey), `${bKey} became ${aKey}: review by hand`);
+    if (bKey && aKey && bKey !== aKey && !(pairwiseDisjoint(b[bKey] as unknown[]) && pairwiseDisjoint(a[aKey] as unknown[]))) {
+      // oneOf refuses a value two alternatives accept; anyOf does not. Disjoint alternatives make them the same.
+      const kind = aKey === "oneOf" ? "constraint-tightened" : "constraint-loosened";
+      this.directed(kind, joinPointer(pointer, aKey), originOf(a, aKey), `${bKey} became ${aKey}, and the alternatives may overlap`);
+    }
     if (bKey && aKey) {
       this.compareList(b[bKey], a[aKey], joinPointer(pointer, key), depth, "variant-added", "variant-removed", b, a);
       return [b, a];
@@ -147,9 +277,6 @@ class SchemaComparer {
   }
 
   private compareType(b: Schema, a: Schema, pointer: string): void {
-    // With an enum or const on either side the allowed values say it all (compareValues), and a
-    // type added next to an enum of strings narrows nothing.
-    if (allowedValues(b) || allowedValues(a)) return;
     const bt = typeSet(b.type);
     const at = typeSet(a.type);
     if (canonical(bt?.slice().sort()) === canonical(at?.slice().sort())) return;
@@ -157,26 +284,43 @@ class SchemaComparer {
     const origin = where(b, a, "type");
     const removed = bt === null ? ["(any)"] : at === null ? [] : bt.filter((t) => !coversType(at, t));
     const added = at === null ? ["(any)"] : bt === null ? [] : at.filter((t) => !coversType(bt, t));
-    if (removed.length > 0) this.directed("type-narrowed", at_, origin, `type ${show(b.type)} -> ${show(a.type)}: no longer accepts ${removed.join(", ")}`, b.type, a.type);
-    if (added.length > 0) this.directed("type-widened", at_, origin, `type ${show(b.type)} -> ${show(a.type)}: now also ${added.join(", ")}`, b.type, a.type);
+    const message = `type ${show(b.type)} -> ${show(a.type)}`;
+    if (removed.length > 0 && added.length > 0) {
+      // One pointer, one verdict: the side that hurts this direction.
+      const kind = this.direction === "request" ? "type-narrowed" : "type-widened";
+      this.directed(kind, at_, origin, `${message}: no longer accepts ${removed.join(", ")}, now also ${added.join(", ")}`, b.type, a.type);
+      return;
+    }
+    if (removed.length > 0) this.directed("type-narrowed", at_, origin, `${message}: no longer accepts ${removed.join(", ")}`, b.type, a.type);
+    if (added.length > 0) this.directed("type-widened", at_, origin, `${message}: now also ${added.join(", ")}`, b.type, a.type);
   }
 
-  /** enum and const as one set of allowed values (no set: any value). */
-  private compareValues(b: Schema, a: Schema, pointer: string): void {
-    const bv = allowedValues(b);
-    const av = allowedValues(a);
-    if (!bv && !av) return;
-    const key = (av ?? bv)!.key;
-    const at = joinPointer(pointer, key);
-    const origin = where(b, a, key);
-    if (!bv) return this.directed("enum-narrowed", at, origin, `now limited to ${show(av!.values)}`, undefined, a[key]);
-    if (!av) return this.directed("enum-widened", at, origin, `no longer limited to ${show(bv.values)}`, b[bv.key], undefined);
-    const removed = bv.values.filter((v) => !av.values.some((w) => sameJson(v, w)));
-    const added = av.values.filter((v) => !bv.values.some((w) => sameJson(v, w)));
-    if (removed.length > 0) this.directed("enum-narrowed", at, origin, `value(s) removed: ${removed.map((v) => show(v)).join(", ")}`, b[bv.key], a[av.key]);
-    if (added.length > 0) this.directed("enum-widened", at, origin, `value(s) added: ${added.map((v) => show(v)).join(", ")}`, b[bv.key], a[av.key]);
+  /** minimum/exclusiveMinimum (and the maxima) as one bound each, so a rewrite between them is judged by the values it admits. */
+  private compareNumericBounds(b: Schema, a: Schema, pointer: string): void {
+    for (const side of ["lower", "upper"] as const) {
+      const keys = side === "lower" ? (["minimum", "exclusiveMinimum"] as const) : (["maximum", "exclusiveMaximum"] as const);
+      if (keys.every((k) => sameJson(b[k], a[k]))) continue;
+      const bb = bound(b, side);
+      const ab = bound(a, side);
+      const key = keys.find((k) => k in a) ?? keys.find((k) => k in b)!;
+      const at = joinPointer(pointer, key);
+      const origin = where(b, a, key);
+      const text = `${describeBound(bb)} -> ${describeBound(ab)}`;
+      if (bb === "invalid" || ab === "invalid") {
+        this.directed("unproven", at, origin, `${text}: not a number, could not prove`);
+        continue;
+      }
+      const order = compareBound(bb, ab, side);
+      if (order === 0) continue;
+      this.directed(order > 0 ? "constraint-tightened" : "constraint-loosened", at, origin, text, bb?.value, ab?.value);
+    }
   }
 
+  /**
+   * The schema a property name gets on each side: its own, else the patternProperties it matches,
+   * else additionalProperties. So removing a declared field from an open object is a widening
+   * (callers may still send it), and declaring one on an open object is a narrowing.
+   */
   private compareProperties(b: Schema, a: Schema, pointer: string, depth: number): void {
     const bp = isPlainObject(b.properties) ? b.properties : {};
     const ap = isPlainObject(a.properties) ? a.properties : {};
@@ -185,35 +329,145 @@ class SchemaComparer {
     const has = (map: Schema, name: string) => Object.prototype.hasOwnProperty.call(map, name);
     for (const name of [...new Set([...Object.keys(bp), ...Object.keys(ap)])].sort()) {
       const at = joinPointer(pointer, "properties", name);
-      if (!has(ap, name)) this.directed("property-removed", at, originOf(bp[name]) ?? originOf(b, "properties"), `field "${name}" removed`, bp[name], undefined);
-      else if (!has(bp, name)) {
+      if (!has(ap, name)) {
+        const rest = effectiveSchema(a, name);
+        const origin = originOf(bp[name]) ?? originOf(b, "properties");
+        if (isNothing(asSchema(rest))) this.directed("property-removed", at, origin, `field "${name}" removed`, bp[name], undefined);
+        else if (isEverything(rest))
+          this.directed("property-unlisted", at, origin, `field "${name}" no longer declared; the object still allows it with any value`, bp[name], undefined);
+        else this.compare(bp[name], rest, at, depth + 1);
+      } else if (!has(bp, name)) {
+        const rest = effectiveSchema(b, name);
         const required = aReq.has(name);
-        const kind = required && this.direction === "request" ? "required-added" : "property-added";
-        this.directed(kind, at, originOf(ap[name]) ?? originOf(a, "properties"), `new ${required ? "required" : "optional"} field "${name}"`, undefined, ap[name]);
+        const origin = originOf(ap[name]) ?? originOf(a, "properties");
+        if (isNothing(asSchema(rest))) {
+          const kind = required && this.direction === "request" ? "required-added" : "property-added";
+          this.directed(kind, at, origin, `new ${required ? "required" : "optional"} field "${name}"`, undefined, ap[name]);
+        } else this.compare(rest, ap[name], at, depth + 1);
       } else this.compare(bp[name], ap[name], at, depth + 1);
     }
     for (const name of [...new Set([...bReq, ...aReq])].sort()) {
       if (bReq.has(name) === aReq.has(name)) continue;
       const at = joinPointer(pointer, "properties", name);
       // A field that came or went with its requiredness was reported above.
-      if (bReq.has(name) && !(has(bp, name) && !has(ap, name))) {
+      if (bReq.has(name) && !(has(bp, name) && !has(ap, name) && isNothing(asSchema(effectiveSchema(a, name))))) {
         this.directed("required-removed", at, where(b, a, "required"), `"${name}" is no longer required`, true, false);
       }
-      if (aReq.has(name) && !(has(ap, name) && !has(bp, name))) {
+      if (aReq.has(name) && !(has(ap, name) && !has(bp, name) && isNothing(asSchema(effectiveSchema(b, name))))) {
         this.directed("required-added", at, where(b, a, "required"), `"${name}" is now required`, false, true);
       }
     }
   }
 
-  private compareAdditionalProperties(b: Schema, a: Schema, pointer: string, depth: number): void {
-    const bv = b.additionalProperties;
-    const av = a.additionalProperties;
+  private compareAdditionalProperties(b: Schema, a: Schema, pointer: string, depth: number, key: "additionalProperties" | "unevaluatedProperties"): void {
+    const bv = b[key];
+    const av = a[key];
     if (sameJson(bv, av)) return;
-    const at = joinPointer(pointer, "additionalProperties");
-    const origin = where(b, a, "additionalProperties");
-    if (av === false) this.directed("additional-properties-closed", at, origin, "additionalProperties turned off: keys not listed in properties are refused", bv, av);
-    else if (bv === false) this.directed("additional-properties-opened", at, origin, "additionalProperties turned on: keys not listed in properties are allowed", bv, av);
+    const at = joinPointer(pointer, key);
+    const origin = where(b, a, key);
+    const closed = (v: unknown) => v === false || (isPlainObject(v) && isNothing(v));
+    if (closed(av) && !closed(bv) && isEverything(bv))
+      this.directed("additional-properties-closed", at, origin, `${key} turned off: keys not listed in properties are refused`, bv, av);
+    else if (closed(bv) && !closed(av) && isEverything(av))
+      this.directed("additional-properties-opened", at, origin, `${key} turned on: keys not listed in properties are allowed`, bv, av);
     else this.compare(bv, av, at, depth + 1);
+  }
+
+  /** patternProperties and dependentSchemas: a new entry constrains more, a removed one less. */
+  private compareSchemaMap(b: Schema, a: Schema, pointer: string, depth: number, key: "patternProperties" | "dependentSchemas"): void {
+    const bm = isPlainObject(b[key]) ? (b[key] as Schema) : {};
+    const am = isPlainObject(a[key]) ? (a[key] as Schema) : {};
+    if (sameJson(bm, am)) return;
+    for (const name of [...new Set([...Object.keys(bm), ...Object.keys(am)])].sort()) {
+      const at = joinPointer(pointer, key, name);
+      if (name in bm && name in am) this.compare(bm[name], am[name], at, depth + 1);
+      else if (key === "patternProperties") {
+        // Keys a pattern no longer (or newly) covers fall to additionalProperties on the other side.
+        if (name in am) this.compare("additionalProperties" in b ? b.additionalProperties : true, am[name], at, depth + 1);
+        else this.compare(bm[name], "additionalProperties" in a ? a.additionalProperties : true, at, depth + 1);
+      } else if (name in am) {
+        if (!isEverything(am[name])) this.directed("constraint-tightened", at, originOf(am[name]) ?? where(b, a, key), `new ${key} entry ${show(name)}`, undefined, am[name]);
+      } else if (!isEverything(bm[name]))
+        this.directed("constraint-loosened", at, originOf(bm[name]) ?? where(b, a, key), `${key} entry ${show(name)} removed`, bm[name], undefined);
+    }
+  }
+
+  private compareDependentRequired(b: Schema, a: Schema, pointer: string): void {
+    const bm = isPlainObject(b.dependentRequired) ? b.dependentRequired : {};
+    const am = isPlainObject(a.dependentRequired) ? a.dependentRequired : {};
+    if (sameJson(bm, am)) return;
+    for (const name of [...new Set([...Object.keys(bm), ...Object.keys(am)])].sort()) {
+      const before = strings(bm[name]);
+      const after = strings(am[name]);
+      const at = joinPointer(pointer, "dependentRequired", name);
+      const origin = where(b, a, "dependentRequired");
+      const added = after.filter((n) => !before.includes(n));
+      const removed = before.filter((n) => !after.includes(n));
+      if (added.length > 0 && removed.length > 0) {
+        this.directed("constraint-changed", at, origin, `with "${name}", now requires ${show(after)} instead of ${show(before)}`, before, after);
+      } else if (added.length > 0) this.directed("constraint-tightened", at, origin, `with "${name}", now also requires ${show(added)}`, before, after);
+      else if (removed.length > 0) this.directed("constraint-loosened", at, origin, `with "${name}", no longer requires ${show(removed)}`, before, after);
+    }
+  }
+
+  /** items and prefixItems: each position's schema on both sides (a missing one is items, then true). */
+  private compareItems(b: Schema, a: Schema, pointer: string, depth: number): void {
+    if (sameJson(b.items, a.items) && sameJson(b.prefixItems, a.prefixItems)) return;
+    const bp = Array.isArray(b.prefixItems) ? b.prefixItems : [];
+    const ap = Array.isArray(a.prefixItems) ? a.prefixItems : [];
+    for (let i = 0; i < Math.max(bp.length, ap.length); i++) {
+      const x = i < bp.length ? bp[i] : b.items;
+      const y = i < ap.length ? ap[i] : a.items;
+      this.compare(x, y, joinPointer(pointer, "prefixItems", i), depth + 1);
+    }
+    if ("items" in b || "items" in a) this.compare(b.items, a.items, joinPointer(pointer, "items"), depth + 1);
+  }
+
+  /** contains, propertyNames, unevaluatedItems: absent is true (anything), so one comparison covers adding and removing. */
+  private compareOptionalSubschema(b: Schema, a: Schema, pointer: string, depth: number, key: "contains" | "propertyNames" | "unevaluatedItems"): void {
+    if (sameJson(b[key], a[key])) return;
+    const at = joinPointer(pointer, key);
+    // contains: {} still demands one item; absent demands none.
+    if (key === "contains" && "contains" in b !== "contains" in a) {
+      const kind = "contains" in a ? "constraint-tightened" : "constraint-loosened";
+      this.directed(kind, at, where(b, a, key), `contains ${show(b.contains)} -> ${show(a.contains)}`, b.contains, a.contains);
+      return;
+    }
+    this.compare(b[key], a[key], at, depth + 1);
+  }
+
+  /** not: the inner schemas are compared with every verdict turned round. */
+  private compareNot(b: Schema, a: Schema, pointer: string, depth: number): void {
+    if (sameJson(b.not, a.not)) return;
+    const at = joinPointer(pointer, "not");
+    if (!("not" in b) || !("not" in a)) {
+      const kind = "not" in a ? "constraint-tightened" : "constraint-loosened";
+      this.directed(kind, at, where(b, a, "not"), `not ${show(b.not)} -> ${show(a.not)}`, b.not, a.not);
+      return;
+    }
+    const inner = new SchemaComparer(this.direction, this.expand, !this.negated, this.inProgress);
+    inner.compare(b.not, a.not, at, depth + 1);
+    this.findings.push(...inner.findings);
+  }
+
+  /**
+   * if/then/else: with the same `if`, then and else are compared like any subschema (a stricter
+   * then is stricter for the values it applies to). A changed `if` moves values between the
+   * branches: not provable here.
+   */
+  private compareConditional(b: Schema, a: Schema, pointer: string, depth: number): void {
+    if (["if", "then", "else"].every((k) => sameJson(b[k], a[k]))) return;
+    const hasIf = (s: Schema) => "if" in s && ("then" in s || "else" in s);
+    if (hasIf(b) && hasIf(a) && sameJson(b.if, a.if)) {
+      for (const key of ["then", "else"] as const) this.compare(b[key], a[key], joinPointer(pointer, key), depth + 1);
+      return;
+    }
+    if (!hasIf(b) && !hasIf(a)) return;
+    const at = joinPointer(pointer, "if");
+    const origin = where(b, a, "if") ?? where(b, a, "then");
+    if (!hasIf(b)) this.directed("constraint-tightened", at, origin, "a new if/then/else condition", undefined, { if: a.if, then: a.then, else: a.else });
+    else if (!hasIf(a)) this.directed("constraint-loosened", at, origin, "if/then/else condition removed", { if: b.if, then: b.then, else: b.else }, undefined);
+    else this.directed("unproven", at, origin, `if ${show(b.if)} -> ${show(a.if)}: could not prove which values change branch`, b.if, a.if);
   }
 
   private compareKeyword(key: string, b: Schema, a: Schema, pointer: string): void {
@@ -222,13 +476,21 @@ class SchemaComparer {
     if (!judgement) return;
     const at = joinPointer(pointer, key);
     const origin = where(b, a, key);
-    if ("kind" in judgement) return this.directed(judgement.kind, at, origin, `${key} ${show(bv)} -> ${show(av)}`, bv, av);
+    if ("kind" in judgement) {
+      const note = judgement.kind === "unproven" ? ": could not prove the values accepted are the same" : "";
+      return this.directed(judgement.kind, at, origin, `${key} ${show(bv)} -> ${show(av)}${note}`, bv, av);
+    }
     const message = judgement.rule === "description-changed" ? "description changed" : `${key} ${show(bv)} -> ${show(av)}`;
     this.emit(judgement.rule, at, origin, judgement.note ? `${message}: ${judgement.note}` : message, bv, av);
   }
 
   private directed(kind: DirectedKind, pointer: string, origin: Origin | undefined, message: string, before?: unknown, after?: unknown): void {
-    this.emit(directedRule(this.direction, kind), pointer, origin, message, before, after);
+    let k = kind;
+    if (this.negated) {
+      k = NEGATED[kind] ?? "unproven";
+      message = `inside not: ${message}`;
+    }
+    this.emit(directedRule(this.direction, k), pointer, origin, message, before, after);
   }
 
   private emit(rule: RuleId, pointer: string, origin: Origin | undefined, message: string, before?: unknown, after?: unknown): void {
@@ -237,6 +499,109 @@ class SchemaComparer {
     if (after !== undefined) finding.after = after;
     this.findings.push(finding);
   }
+}
+
+type Bound = { value: number; exclusive: boolean } | null | "invalid";
+
+function bound(s: Schema, side: "lower" | "upper"): Bound {
+  const [inc, exc] = side === "lower" ? [s.minimum, s.exclusiveMinimum] : [s.maximum, s.exclusiveMaximum];
+  if ((inc !== undefined && typeof inc !== "number") || (exc !== undefined && typeof exc !== "number")) return "invalid";
+  const list: Array<{ value: number; exclusive: boolean }> = [];
+  if (typeof inc === "number") list.push({ value: inc, exclusive: false });
+  if (typeof exc === "number") list.push({ value: exc, exclusive: true });
+  if (list.length === 0) return null;
+  return list.reduce((x, y) => (compareBound(x, y, side) > 0 ? y : x));
+}
+
+/** > 0: y admits fewer values than x; < 0: more; 0: the same. */
+function compareBound(x: Bound, y: Bound, side: "lower" | "upper"): number {
+  if (x === "invalid" || y === "invalid") return 0;
+  if (x === null && y === null) return 0;
+  if (x === null) return 1;
+  if (y === null) return -1;
+  if (x.value !== y.value) return side === "lower" ? Math.sign(y.value - x.value) : Math.sign(x.value - y.value);
+  return x.exclusive === y.exclusive ? 0 : y.exclusive ? 1 : -1;
+}
+
+function describeBound(x: Bound): string {
+  if (x === null) return "(none)";
+  if (x === "invalid") return "(not a number)";
+  return `${x.exclusive ? "exclusive " : ""}${x.value}`;
+}
+
+/** The schema a property name gets when it is not listed in properties. */
+function effectiveSchema(s: Schema, name: string): unknown {
+  const patterns = isPlainObject(s.patternProperties) ? s.patternProperties : {};
+  const matching: unknown[] = [];
+  for (const [pattern, sub] of Object.entries(patterns)) {
+    try {
+      if (new RegExp(pattern, "u").test(name)) matching.push(sub);
+    } catch {
+      return { not: {} };
+    }
+  }
+  if (matching.length === 1) return matching[0];
+  if (matching.length > 1) return { allOf: matching };
+  if ("additionalProperties" in s) return s.additionalProperties;
+  if ("unevaluatedProperties" in s) return s.unevaluatedProperties;
+  return true;
+}
+
+/** No value passes two of the alternatives: different JSON types, or a required property with different consts. */
+function pairwiseDisjoint(list: readonly unknown[]): boolean {
+  for (let i = 0; i < list.length; i++) for (let j = i + 1; j < list.length; j++) if (!disjoint(list[i], list[j])) return false;
+  return true;
+}
+
+function disjoint(x: unknown, y: unknown): boolean {
+  if (!isPlainObject(x) || !isPlainObject(y)) return false;
+  const xt = typeSet(x.type);
+  const yt = typeSet(y.type);
+  if (xt && yt && !xt.some((t) => coversType(yt, t) || coversType([t], yt[0]!) || yt.some((u) => coversType([t], u)))) return true;
+  const xp = isPlainObject(x.properties) ? x.properties : {};
+  const yp = isPlainObject(y.properties) ? y.properties : {};
+  for (const name of strings(x.required).filter((n) => strings(y.required).includes(n))) {
+    const a = xp[name];
+    const b = yp[name];
+    if (isPlainObject(a) && isPlainObject(b) && "const" in a && "const" in b && !sameJson(a.const, b.const)) return true;
+  }
+  return false;
+}
+
+/** The values of a schema that can only hold a few (boolean, null, an integer range of up to 256), else null. */
+function finiteValues(s: Schema): unknown[] | null {
+  const keys = Object.keys(s).filter((k) => k !== "description" && k !== "default" && !ANNOTATIONS.has(k) && !k.startsWith("x-"));
+  const types = typeSet(s.type);
+  if (!types || types.length !== 1) return null;
+  if (types[0] === "boolean" && keys.length === 1) return [true, false];
+  if (types[0] === "null" && keys.length === 1) return [null];
+  if (types[0] === "integer" && keys.every((k) => ["type", "minimum", "maximum", "multipleOf"].includes(k))) {
+    const min = s.minimum;
+    const max = s.maximum;
+    if (typeof min !== "number" || typeof max !== "number" || max - min > 256) return null;
+    const out: number[] = [];
+    for (let v = Math.ceil(min); v <= max; v++) if (typeof s.multipleOf !== "number" || Number.isInteger(v / s.multipleOf)) out.push(v);
+    return out;
+  }
+  return null;
+}
+
+/** A schema that accepts nothing: false, or {not: {}} (with only annotations beside it). */
+function isNothing(s: Schema): boolean {
+  if (!isPlainObject(s.not) || !isEverything(s.not)) return false;
+  return Object.keys(s).every((k) => k === "not" || k === "description" || ANNOTATIONS.has(k) || k.startsWith("x-"));
+}
+
+/** A schema that accepts everything: true, absent, or {} with only annotations. */
+function isEverything(s: unknown): boolean {
+  if (s === true || s === undefined) return true;
+  if (!isPlainObject(s)) return false;
+  return Object.keys(s).every((k) => k === "description" || k === "default" || ANNOTATIONS.has(k) || k.startsWith("x-"));
+}
+
+/** Which keyword held a value list before normalize made it an enum (for the pointer users see). */
+function enumKey(s: Schema): string {
+  return (s as { [CONST_SOURCE]?: string })[CONST_SOURCE] ?? "enum";
 }
 
 function asSchema(value: unknown): Schema {
@@ -258,21 +623,6 @@ function typeSet(type: unknown): string[] | null {
 
 function coversType(types: readonly string[], type: string): boolean {
   return types.includes(type) || (type === "integer" && types.includes("number"));
-}
-
-/** enum/const values that also pass the schema's type: the others can never be valid. */
-function allowedValues(s: Schema): { key: "const" | "enum"; values: unknown[] } | null {
-  const found = "const" in s ? { key: "const" as const, values: [s.const] } : Array.isArray(s.enum) ? { key: "enum" as const, values: s.enum } : null;
-  const types = typeSet(s.type);
-  if (!found || types === null) return found;
-  return { key: found.key, values: found.values.filter((v) => coversType(types, jsonType(v))) };
-}
-
-function jsonType(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
-  return typeof value;
 }
 
 function strings(value: unknown): string[] {

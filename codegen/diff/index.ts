@@ -8,6 +8,7 @@ import type { Change, DiffReport } from "./types";
 import { diffSide } from "./side";
 import { compareTools } from "./compare-tools";
 import { compareEnvelope } from "./compare-envelope";
+import { compareKernel } from "./compare-kernel";
 import { compareCapabilities, compareErrors } from "./compare-catalogs";
 import { compareManifest } from "./compare-manifest";
 import { verdictFor } from "./version";
@@ -20,9 +21,15 @@ const LEVEL_ORDER: Record<Level, number> = { breaking: 0, warning: 1, safe: 2 };
 export function diffContracts(base: ContractModel, head: ContractModel): DiffReport {
   const b = diffSide(base);
   const h = diffSide(head);
-  const changes = [...compareManifest(base, head), ...compareTools(b, h), ...compareEnvelope(b, h), ...compareErrors(base, head), ...compareCapabilities(base, head)].sort(
-    byReportOrder,
-  );
+  const raw = [
+    ...compareManifest(base, head),
+    ...compareTools(b, h),
+    ...compareKernel(b, h),
+    ...compareEnvelope(b, h),
+    ...compareErrors(base, head),
+    ...compareCapabilities(base, head),
+  ];
+  const changes = groupByCause(oneVerdictPerPointer(raw.sort(byReportOrder)));
   const counts: Record<Level, number> = { breaking: 0, warning: 0, safe: 0 };
   for (const c of changes) counts[c.level] += 1;
   return {
@@ -33,6 +40,49 @@ export function diffContracts(base: ContractModel, head: ContractModel): DiffRep
     changes,
     verdict: verdictFor(base.version, head.version, counts),
   };
+}
+
+/**
+ * One pointer, one level: when one place got findings of different levels (a type swapped for
+ * another is narrowed and widened at once), the worst stays and carries the others' messages.
+ */
+export function oneVerdictPerPointer(changes: readonly Change[]): Change[] {
+  const worst = new Map<string, Change>();
+  const key = (c: Change) => `${c.subject}\0${c.pointer}`;
+  for (const c of changes) {
+    const seen = worst.get(key(c));
+    if (!seen || LEVEL_ORDER[c.level] < LEVEL_ORDER[seen.level]) worst.set(key(c), c);
+  }
+  const out: Change[] = [];
+  for (const c of changes) {
+    const w = worst.get(key(c))!;
+    if (c.level === w.level) out.push(c);
+    else w.message = `${w.message}; also ${c.message}`;
+  }
+  return out;
+}
+
+/**
+ * One finding per cause: the findings one edit produced (same rule, same place in the contract,
+ * e.g. a shared $defs entry used by many tools) become one change with a count and the list of
+ * places it reaches.
+ */
+export function groupByCause(changes: readonly Change[]): Change[] {
+  const groups = new Map<string, Change>();
+  const out: Change[] = [];
+  for (const c of changes) {
+    const key = `${c.rule}\0${c.file}\0${c.filePointer}`;
+    const first = groups.get(key);
+    if (!first || c.filePointer === "") {
+      groups.set(key, c);
+      out.push(c);
+      continue;
+    }
+    first.occurrences ??= [{ subject: first.subject, pointer: first.pointer }];
+    first.occurrences.push({ subject: c.subject, pointer: c.pointer });
+    first.count = first.occurrences.length;
+  }
+  return out;
 }
 
 function byReportOrder(x: Change, y: Change): number {

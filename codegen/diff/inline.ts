@@ -23,9 +23,9 @@ interface NodeOrigin extends Origin {
   siblings?: Map<string, Origin>;
 }
 
-const SUBSCHEMA = new Set(["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames"]);
+const SUBSCHEMA = new Set(["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties"]);
 const SUBSCHEMA_MAP = new Set(["properties", "patternProperties", "dependentSchemas"]);
-const SUBSCHEMA_LIST = new Set(["allOf", "anyOf", "oneOf"]);
+const SUBSCHEMA_LIST = new Set(["allOf", "anyOf", "oneOf", "prefixItems"]);
 const DROPPED = new Set(["$defs", "$id", "$schema", "$ref"]);
 
 /** Shared by both sides: nodes are distinct objects, so one map serves both. */
@@ -47,6 +47,28 @@ export function omitKeys(node: Record<string, unknown>, keys: readonly string[])
   const o = ORIGINS.get(node);
   if (o) ORIGINS.set(out, o);
   return out;
+}
+
+/**
+ * Records that keywords of `node` were taken from `from` (normalize merging an anyOf alternative
+ * or an allOf member into its parent), so findings on them point where they are written.
+ */
+export function adoptOrigins(node: Record<string, unknown>, from: unknown, keys: readonly string[]): void {
+  const own = ORIGINS.get(node);
+  if (!own) return;
+  const siblings = new Map(own.siblings ?? []);
+  for (const key of keys) {
+    const origin = originOf(from, key);
+    if (origin) siblings.set(key, origin);
+  }
+  ORIGINS.set(node, { file: own.file, pointer: own.pointer, siblings });
+}
+
+/** Records where one keyword of node is written. */
+export function setKeyOrigin(node: Record<string, unknown>, key: string, origin: Origin | undefined): void {
+  const own = ORIGINS.get(node);
+  if (!own || !origin) return;
+  ORIGINS.set(node, { file: own.file, pointer: own.pointer, siblings: new Map([...(own.siblings ?? []), [key, origin]]) });
 }
 
 export class Inliner {

@@ -1,7 +1,7 @@
 /**
  * How a change to one leaf keyword (a bound, a pattern, an annotation, …) is judged: stricter or
  * looser, or direction-free. The structural keywords (type, enum, properties, anyOf, …) are walked
- * in compare-schemas.ts; everything else comes here, and what has no rule is unknown-keyword.
+ * in compare-schemas.ts; everything else comes here, and what has no rule is "could not prove" (unproven), on the side that could hurt.
  */
 import { isRuleId, type RuleId } from "./rules";
 import type { Direction } from "./types";
@@ -25,7 +25,9 @@ export type DirectedKind =
   | "variant-removed"
   | "default-changed"
   | "option-unwired"
-  | "option-wired";
+  | "option-wired"
+  | "property-unlisted"
+  | "unproven";
 
 export const DIRECTED_KINDS: readonly DirectedKind[] = [
   "property-added",
@@ -46,28 +48,31 @@ export const DIRECTED_KINDS: readonly DirectedKind[] = [
   "default-changed",
   "option-unwired",
   "option-wired",
+  "property-unlisted",
+  "unproven",
 ];
 
 export function directedRule(direction: Direction, kind: DirectedKind): RuleId {
-  const id = `${direction}-${kind}`;
+  // Could not prove: named after the side that hurts in each direction.
+  const id = kind === "unproven" ? (direction === "request" ? "request-unproven-narrowing" : "response-unproven-widening") : `${direction}-${kind}`;
   if (!isRuleId(id)) throw new Error(`rules.ts has no rule ${id}`);
   return id;
 }
 
 /** Keywords that document and never validate. */
-export const ANNOTATIONS = new Set(["title", "examples", "$comment", "deprecated", "readOnly", "writeOnly", "contentMediaType", "contentEncoding"]);
+export const ANNOTATIONS = new Set(["title", "examples", "$comment", "deprecated", "readOnly", "writeOnly", "contentMediaType", "contentEncoding", "contentSchema"]);
 
 const LOWER_BOUNDS = new Set(["minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains"]);
 const UPPER_BOUNDS = new Set(["maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains"]);
 const RUNTIME_SUPPORT = "x-mnote-runtimeSupport";
 
-export type Judgement = { kind: DirectedKind } | { rule: "description-changed" | "annotation-changed" | "unknown-keyword"; note?: string };
+export type Judgement = { kind: DirectedKind } | { rule: "description-changed" | "annotation-changed"; note?: string };
 
 /** before/after: the keyword's values (undefined: absent); null: no change that matters. */
 export function judgeKeyword(key: string, before: unknown, after: unknown, direction: Direction): Judgement | null {
   if (LOWER_BOUNDS.has(key) || UPPER_BOUNDS.has(key)) {
     if ((before !== undefined && typeof before !== "number") || (after !== undefined && typeof after !== "number")) {
-      return { rule: "unknown-keyword", note: "not a number, review by hand" };
+      return { kind: "unproven" };
     }
     if (before === undefined) return { kind: "constraint-tightened" };
     if (after === undefined) return { kind: "constraint-loosened" };
@@ -91,7 +96,8 @@ export function judgeKeyword(key: string, before: unknown, after: unknown, direc
     if (wasWired !== isWired) return { kind: isWired ? "option-wired" : "option-unwired" };
   }
   if (ANNOTATIONS.has(key) || key.startsWith("x-mnote-")) return { rule: "annotation-changed" };
-  return { rule: "unknown-keyword", note: `the diff has no rule for "${key}": review by hand` };
+  // No rule: could not prove the change harmless (the contract's validate refuses keywords outside 2020-12 anyway).
+  return { kind: "unproven" };
 }
 
 function multipleOfKind(before: unknown, after: unknown): DirectedKind {

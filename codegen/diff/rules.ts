@@ -12,7 +12,7 @@ export type Level = "breaking" | "warning" | "safe";
 export interface RuleDef {
   readonly id: string;
   readonly level: Level;
-  readonly area: "tool" | "schema" | "errors" | "capabilities" | "contract";
+  readonly area: "tool" | "kernel" | "schema" | "errors" | "capabilities" | "contract";
   readonly summary: string;
 }
 
@@ -28,6 +28,16 @@ export const RULES = [
   { id: "tool-dry-run-changed", level: "breaking", area: "tool", summary: "Whether a request must carry dryRun changed." },
   { id: "tool-semantics-changed", level: "warning", area: "tool", summary: "The destructive/idempotent hints changed." },
   { id: "tool-title-changed", level: "warning", area: "tool", summary: "The tool's title changed." },
+
+  { id: "kernel-command-added", level: "safe", area: "kernel", summary: "A new kernel command (kernels must implement it before a runtime built on the head calls it)." },
+  { id: "kernel-command-removed", level: "breaking", area: "kernel", summary: "A kernel command is gone: runtimes built on the base still call it." },
+  {
+    id: "kernel-command-renamed",
+    level: "breaking",
+    area: "kernel",
+    summary: "A kernel command's name changed (a tool moved to it, or the same payload and result): runtimes call the old name.",
+  },
+  { id: "kernel-command-effect-changed", level: "breaking", area: "kernel", summary: "A kernel command changed between read and write." },
 
   { id: "request-property-added", level: "safe", area: "schema", summary: "A new optional field callers may send." },
   { id: "response-property-added", level: "safe", area: "schema", summary: "A new field in what callers read." },
@@ -68,6 +78,31 @@ export const RULES = [
   { id: "response-default-changed", level: "warning", area: "schema", summary: "A default in a response schema changed (documentation only)." },
   { id: "request-option-unwired", level: "breaking", area: "schema", summary: "A request field's x-mnote-runtimeSupport left wired: real calls setting it now fail." },
   { id: "request-option-wired", level: "safe", area: "schema", summary: "A request field's x-mnote-runtimeSupport became wired." },
+  {
+    id: "request-property-unlisted",
+    level: "safe",
+    area: "schema",
+    summary: "A declared field removed from an object that still allows other keys: callers may still send it, with any value.",
+  },
+  {
+    id: "response-property-unlisted",
+    level: "breaking",
+    area: "schema",
+    summary: "A declared field removed from an open response object: callers may read it with any value, or not at all.",
+  },
+  {
+    id: "request-unproven-narrowing",
+    level: "breaking",
+    area: "schema",
+    summary:
+      "Could not prove the head accepts everything the base accepted from callers (a changed if, not or bound of the wrong type, nesting too deep): judged on the safe side.",
+  },
+  {
+    id: "response-unproven-widening",
+    level: "breaking",
+    area: "schema",
+    summary: "Could not prove the head sends only what the base promised callers: judged on the safe side.",
+  },
   { id: "description-changed", level: "warning", area: "schema", summary: "A description changed: the model reads it, so behaviour may change." },
   {
     id: "annotation-changed",
@@ -75,7 +110,6 @@ export const RULES = [
     area: "schema",
     summary: "An annotation changed (title, examples, deprecated, readOnly, writeOnly, $comment, x-mnote-filledBy, …).",
   },
-  { id: "unknown-keyword", level: "warning", area: "schema", summary: "A keyword the diff has no rule for changed (not, if/then/else, contains, …): review it by hand." },
 
   { id: "error-code-removed", level: "breaking", area: "errors", summary: "An error code callers handle is gone." },
   { id: "error-code-added", level: "safe", area: "errors", summary: "A new error code." },

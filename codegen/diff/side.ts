@@ -12,7 +12,17 @@ export const SEPARATELY_COMPARED = new Set([
   "catalog/capabilities.schema.json#/$defs/CapabilityScope",
   "envelope/response.schema.json#/$defs/Audit",
   "envelope/response.schema.json#/$defs/ToolError",
+  "envelope/response.schema.json#/$defs/ToolSuccess",
+  "envelope/response.schema.json#/$defs/ToolFailure",
+  "kernel/envelope.schema.json#/$defs/KernelContext",
+  "kernel/envelope.schema.json#/$defs/KernelWrite",
+  "kernel/envelope.schema.json#/$defs/KernelError",
 ]);
+
+/** Tool schemas are compared under their tool; a kernel command that uses them compares only the reference. */
+function toolSchemas(model: ContractModel): string[] {
+  return model.tools.flatMap((t) => [`${t.file}#/$defs/Args`, `${t.file}#/$defs/Result`]);
+}
 
 export interface DiffSide {
   model: ContractModel;
@@ -20,7 +30,7 @@ export interface DiffSide {
 }
 
 export function diffSide(model: ContractModel): DiffSide {
-  return { model, inliner: new Inliner(model.schemaFiles, model.baseUri, SEPARATELY_COMPARED) };
+  return { model, inliner: new Inliner(model.schemaFiles, model.baseUri, new Set([...SEPARATELY_COMPARED, ...toolSchemas(model)])) };
 }
 
 export function expanders(base: DiffSide, head: DiffSide): Expanders {

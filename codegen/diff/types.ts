@@ -18,6 +18,15 @@ export interface Change {
   message: string;
   before?: unknown;
   after?: unknown;
+  /** How many places this one edit changed (1 unless grouped). */
+  count: number;
+  /** Every place, when more than one (the first is subject/pointer above). */
+  occurrences?: Array<{ subject: string; pointer: string }>;
+  /** 1-based line and column of filePointer in the head's file (the base's when the file is gone). */
+  line?: number;
+  column?: number;
+  /** Set when an entry of the ignore file matched: the change is reported but does not count. */
+  ignored?: { reason: string; expires: string };
 }
 
 export interface Verdict {

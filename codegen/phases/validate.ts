@@ -102,6 +102,10 @@ function problemsFromAjv(file: ParsedFile, errors: ErrorObject[] | null | undefi
   });
 }
 
+/** The meta-schemas last compiled (keyed by their JSON), and an ajv used only for validateSchema. */
+let lastMeta: { key: string; ajv: Ajv2020 } | undefined;
+let metaSchemaAjv: Ajv2020 | undefined;
+
 export function validateFiles(parsed: ParsedContract): void {
   const problems: ContractProblem[] = [];
   const byPath = new Map(parsed.files.map((f) => [f.path, f]));
@@ -112,14 +116,21 @@ export function validateFiles(parsed: ParsedContract): void {
     throw new ContractError([{ file: "contract.json", pointer: "", message: "missing: the contract needs a contract.json with its name and version" }]);
   }
 
-  // Meta-schemas first: everything else is judged by them.
-  const metaAjv = new Ajv2020({ strict: true, allErrors: true });
-  for (const file of parsed.files.filter((f) => classifyFile(f.path) === "meta")) {
-    try {
-      metaAjv.addSchema(file.json as object);
-    } catch (e) {
-      report(file, "", `not a valid meta-schema: ${(e as Error).message}`);
+  // Meta-schemas first: everything else is judged by them. Compiling them is most of this phase's
+  // time, and `diff` validates two contracts that almost always share them: reuse the last set.
+  const metaFiles = parsed.files.filter((f) => classifyFile(f.path) === "meta");
+  const metaKey = JSON.stringify(metaFiles.map((f) => [f.path, f.json]));
+  let metaAjv = lastMeta?.key === metaKey ? lastMeta.ajv : undefined;
+  if (!metaAjv) {
+    metaAjv = new Ajv2020({ strict: true, allErrors: true });
+    for (const file of metaFiles) {
+      try {
+        metaAjv.addSchema(file.json as object);
+      } catch (e) {
+        report(file, "", `not a valid meta-schema: ${(e as Error).message}`);
+      }
     }
+    lastMeta = problems.length === 0 ? { key: metaKey, ajv: metaAjv } : undefined;
   }
   for (const [kind, path] of Object.entries(META_BY_KIND)) {
     if (!byPath.has(path)) problems.push({ file: path, pointer: "", message: `missing: the meta-schema for ${kind} files` });
@@ -127,7 +138,8 @@ export function validateFiles(parsed: ParsedContract): void {
   if (problems.length > 0) throw new ContractError(problems);
 
   const baseUri = (manifest.json as { baseUri?: unknown }).baseUri;
-  const schemaAjv = createContractAjv();
+  // Only validateSchema is used: it compiles the 2020-12 meta-schema once per instance.
+  const schemaAjv = (metaSchemaAjv ??= createContractAjv());
   const keywordsFile = "https://mnote.dev/contract/meta/keywords.schema.json";
   const ids = new Map<string, ParsedFile>();
 
@@ -194,6 +206,60 @@ export function validateFiles(parsed: ParsedContract): void {
     });
   }
   if (problems.length > 0) throw new ContractError(problems);
+  checkUnguardedRecursion(parsed.files, ids, report);
+  if (problems.length > 0) throw new ContractError(problems);
+}
+
+/** Keywords that descend into a part of the value: a $ref below one of them recurses on smaller data. */
+const GUARDS = new Set(["properties", "patternProperties", "additionalProperties", "items", "prefixItems", "contains", "propertyNames", "dependentSchemas"]);
+
+/**
+ * A definition may refer to itself (a block tree, an outline) only through a property or an item:
+ * `A: {anyOf: [{$ref: A}, …]}` or `A: {$ref: B}, B: {allOf: [{$ref: A}]}` validate a value against
+ * itself forever (the generated validator overflows its stack, the TS type is circular). Reported
+ * at the $ref that closes the cycle.
+ */
+function checkUnguardedRecursion(files: readonly ParsedFile[], ids: Map<string, ParsedFile>, report: (file: ParsedFile, pointer: string, message: string) => void): void {
+  // node: "<file $id>#/$defs/<Name>"; edges: the $refs reached without passing a guard.
+  const edges = new Map<string, Array<{ to: string; file: ParsedFile; at: string }>>();
+  const visit = (file: ParsedFile, node: unknown, pointer: string, from: string): void => {
+    if (node === null || typeof node !== "object") return;
+    if (Array.isArray(node)) return node.forEach((n, i) => visit(file, n, joinPointer(pointer, i), from));
+    for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+      if (GUARDS.has(key) || key === "$defs" || key === "enum" || key === "const" || key === "default" || key === "examples" || key.startsWith("x-")) continue;
+      if (key === "$ref" && typeof value === "string") {
+        const id = (file.json as { $id: string }).$id;
+        const target = new URL(value, id).href;
+        (edges.get(from) ?? edges.set(from, []).get(from)!).push({ to: target, file, at: joinPointer(pointer, "$ref") });
+      } else visit(file, value, joinPointer(pointer, key), from);
+    }
+  };
+  for (const file of files) {
+    const defs = (file.json as { $defs?: Record<string, unknown> }).$defs;
+    if (!defs || typeof defs !== "object" || !ids.has((file.json as { $id?: string }).$id ?? "")) continue;
+    for (const [name, schema] of Object.entries(defs)) visit(file, schema, joinPointer("", "$defs", name), `${(file.json as { $id: string }).$id}#/$defs/${name}`);
+  }
+  const state = new Map<string, "open" | "done">();
+  const reported = new Set<string>();
+  const dfs = (node: string): void => {
+    state.set(node, "open");
+    for (const edge of edges.get(node) ?? []) {
+      const s = state.get(edge.to);
+      if (s === "open") {
+        const key = `${edge.file.path}${edge.at}`;
+        if (!reported.has(key)) {
+          reported.add(key);
+          report(
+            edge.file,
+            edge.at,
+            `recursive $ref to ${edge.to.slice(edge.to.indexOf("#") + 1)} that passes through no property or item: a value would be validated against itself forever (recurse through properties or items)`,
+          );
+        }
+      } else if (s === undefined) dfs(edge.to);
+    }
+    state.set(node, "done");
+  };
+  for (const node of edges.keys()) if (!state.has(node)) dfs(node);
 }
 
 /** Definitions the generator and the runtime build on; a contract without them cannot be generated. */
@@ -261,8 +327,11 @@ function checkRef(ref: string, baseId: string, ids: Map<string, ParsedFile>): st
   return undefined;
 }
 
-/** Checks that need the whole normalized model: cross references, names, examples. */
-export function validateModel(model: ContractModel, parsed: ParsedContract): void {
+/**
+ * Checks that need the whole normalized model: cross references, names, examples. examples: false
+ * skips checking the examples' values (the slowest part: it compiles the schemas).
+ */
+export function validateModel(model: ContractModel, parsed: ParsedContract, examples = true): void {
   const problems: ContractProblem[] = [];
   const byPath = new Map(parsed.files.map((f) => [f.path, f]));
   const report = (path: string, pointer: string, message: string) => {
@@ -317,8 +386,14 @@ export function validateModel(model: ContractModel, parsed: ParsedContract): voi
   checkGuideRoles(model, parsed, report);
   checkContractFacts(model, report);
 
+  if (!examples) {
+    if (problems.length > 0) throw new ContractError(problems);
+    return;
+  }
   const ajv = createContractAjv();
-  for (const f of [...model.schemaFiles, ...model.composedFiles]) ajv.addSchema(f.json);
+  // validateFiles already checked every contract file against the 2020-12 meta-schema (and the
+  // composed files are built from them): checking again would compile that meta-schema a second time.
+  for (const f of [...model.schemaFiles, ...model.composedFiles]) ajv.addSchema(f.json, undefined, undefined, false);
   for (const example of model.examples) {
     const target = typeNames.has(example.of) ? model.schemas.find((s) => s.typeName === example.of) : undefined;
     if (!target) {

@@ -36,12 +36,34 @@ export class RefIndex {
    * The schema with every $ref replaced by its target (siblings of a $ref win over the target's
    * keywords), vendor keywords, titles and definitions dropped: one self-contained schema, as
    * model providers and MCP clients want it.
+   *
+   * A recursive definition cannot be written out in place: its recursive uses become
+   * {$ref: "#/$defs/<Name>"} and the definition itself, inlined, goes into the result's own $defs
+   * (the one place a self-contained schema keeps definitions).
    */
-  inline(schema: JsonSchema, baseId: string, stack: readonly string[] = []): JsonSchema {
-    return mapSchema(schema, (node) => this.inlineNode(node, baseId, stack)) as JsonSchema;
+  inline(schema: JsonSchema, baseId: string): JsonSchema {
+    const recursive = new Map<string, string>();
+    const root = this.inlineWith(schema, baseId, [], recursive);
+    if (recursive.size === 0) return root;
+    const defs: Record<string, JsonSchema> = {};
+    // Inlining one definition may meet another recursive one: repeat until none is new.
+    for (let done = 0; done < recursive.size;) {
+      const pending = [...recursive].filter(([, name]) => !(name in defs));
+      done = recursive.size - pending.length;
+      for (const [ref, name] of pending) {
+        const target = this.resolve(ref, ref);
+        defs[name] = this.inlineWith(target.schema, target.fileId, [ref], recursive);
+      }
+      if (pending.length === 0) break;
+    }
+    return { ...root, $defs: defs };
   }
 
-  private inlineNode(node: JsonSchema, baseId: string, stack: readonly string[]): JsonSchema {
+  private inlineWith(schema: JsonSchema, baseId: string, stack: readonly string[], recursive: Map<string, string>): JsonSchema {
+    return mapSchema(schema, (node) => this.inlineNode(node, baseId, stack, recursive)) as JsonSchema;
+  }
+
+  private inlineNode(node: JsonSchema, baseId: string, stack: readonly string[], recursive: Map<string, string>): JsonSchema {
     const out: JsonSchema = {};
     for (const [k, v] of Object.entries(node)) {
       if (isVendorKeyword(k) || k === "$defs" || k === "$id" || k === "$schema" || k === "title") continue;
@@ -49,8 +71,18 @@ export class RefIndex {
     }
     if (typeof out.$ref !== "string") return out;
     const target = this.resolve(out.$ref, baseId);
-    if (stack.includes(target.ref)) throw new Error(`recursive $ref ${target.ref} cannot be inlined`);
     const { $ref: _ref, ...siblings } = out;
-    return { ...this.inline(target.schema, target.fileId, [...stack, target.ref]), ...siblings };
+    if (stack.includes(target.ref)) {
+      let name = recursive.get(target.ref);
+      if (name === undefined) {
+        const base = target.ref.slice(target.ref.lastIndexOf("/") + 1) || "Root";
+        const taken = new Set(recursive.values());
+        name = base;
+        for (let i = 2; taken.has(name); i++) name = `${base}${i}`;
+        recursive.set(target.ref, name);
+      }
+      return { $ref: `#/$defs/${name}`, ...siblings };
+    }
+    return { ...this.inlineWith(target.schema, target.fileId, [...stack, target.ref], recursive), ...siblings };
   }
 }

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Level, RuleId } from "../../codegen/diff/rules";
 import { seventhToolFixture } from "../support/fixtures";
-import { set, unset, putFile, original, type Edit } from "./harness";
+import { set, unset, putFile, dropFile, original, type Edit } from "./harness";
 
 export type Expected = [rule: RuleId, level: Level, subject: string, pointer: string];
 
@@ -42,6 +42,19 @@ const summary = "mnote.artifact.create_summary";
 const ARGS = "/$defs/Args/properties";
 const RESULT = "/$defs/Result/properties";
 const FACTS = "/x-mnote-tool";
+const KERNEL_COMMANDS_WITH_COMMAND_ID = [
+  "artifact.aiNote.create",
+  "artifact.summary.upsert",
+  "page.body.save",
+  "page.head.updateTitle",
+  "page.layout.updateOptions",
+  "page.snapshot.read",
+];
+
+/** The same schema as a field "probe" of a request (update_title's Args) and of a response (get's Result). */
+function probe(schema: unknown): Edit[] {
+  return [set(TITLE, `${ARGS}/probe`, schema), set(GET, `${RESULT}/probe`, schema)];
+}
 
 function seventhTool(): Edit[] {
   const read = (p: string) => JSON.parse(readFileSync(join(seventhToolFixture, p), "utf8"));
@@ -75,8 +88,14 @@ export const CASES: Case[] = [
   {
     name: "a new tool",
     after: seventhTool(),
-    expect: [["tool-added", "safe", "mnote.page.get_outline", ""]],
-    reverse: [["tool-removed", "breaking", "mnote.page.get_outline", ""]],
+    expect: [
+      ["tool-added", "safe", "mnote.page.get_outline", ""],
+      ["kernel-command-added", "safe", "kernel:page.outline.read", ""],
+    ],
+    reverse: [
+      ["tool-removed", "breaking", "mnote.page.get_outline", ""],
+      ["kernel-command-removed", "breaking", "kernel:page.outline.read", ""],
+    ],
   },
   {
     name: "a renamed tool (same kernel command)",
@@ -93,8 +112,14 @@ export const CASES: Case[] = [
   {
     name: "a changed kernel command",
     after: [renamedCommand(), set(SAVE, `${FACTS}/kernelCommand`, "page.body.write")],
-    expect: [["tool-kernel-command-changed", "breaking", save, `${FACTS}/kernelCommand`]],
-    reverse: [["tool-kernel-command-changed", "breaking", save, `${FACTS}/kernelCommand`]],
+    expect: [
+      ["tool-kernel-command-changed", "breaking", save, `${FACTS}/kernelCommand`],
+      ["kernel-command-added", "safe", "kernel:page.body.write", ""],
+    ],
+    reverse: [
+      ["tool-kernel-command-changed", "breaking", save, `${FACTS}/kernelCommand`],
+      ["kernel-command-removed", "breaking", "kernel:page.body.write", ""],
+    ],
   },
   {
     name: "a changed capability",
@@ -114,11 +139,13 @@ export const CASES: Case[] = [
       ["tool-dry-run-changed", "breaking", get, `${FACTS}/dryRun`],
       ["tool-effect-changed", "breaking", get, `${FACTS}/effect`],
       ["tool-idempotency-changed", "breaking", get, `${FACTS}/idempotency`],
+      ["kernel-command-effect-changed", "breaking", "kernel:page.snapshot.read", "/x-mnote-kernel-command/effect"],
     ],
     reverse: [
       ["tool-dry-run-changed", "breaking", get, `${FACTS}/dryRun`],
       ["tool-effect-changed", "breaking", get, `${FACTS}/effect`],
       ["tool-idempotency-changed", "breaking", get, `${FACTS}/idempotency`],
+      ["kernel-command-effect-changed", "breaking", "kernel:page.snapshot.read", "/x-mnote-kernel-command/effect"],
     ],
   },
   {
@@ -212,8 +239,9 @@ export const CASES: Case[] = [
         anyOf: [{ $ref: "../model/common.schema.json#/$defs/Revision" }, { type: "null" }],
       }),
     ],
-    expect: [["request-variant-added", "safe", save, "/args/properties/baseRevision/anyOf/1"]],
-    reverse: [["request-variant-removed", "breaking", save, "/args/properties/baseRevision/anyOf/1"]],
+    // anyOf [X, {type: null}] is X with "null" added to its type (normalize.ts).
+    expect: [["request-type-widened", "safe", save, "/args/properties/baseRevision/type"]],
+    reverse: [["request-type-narrowed", "breaking", save, "/args/properties/baseRevision/type"]],
   },
   {
     name: "a changed default of an arg",
@@ -240,10 +268,10 @@ export const CASES: Case[] = [
     reverse: [["annotation-changed", "warning", save, "/args/properties/mode/deprecated"]],
   },
   {
-    name: "a keyword the diff has no rule for",
+    name: "a new not on an arg (stricter, not a warning)",
     after: [set(TITLE, `${ARGS}/title/not`, { const: "untitled" })],
-    expect: [["unknown-keyword", "warning", title, "/args/properties/title/not"]],
-    reverse: [["unknown-keyword", "warning", title, "/args/properties/title/not"]],
+    expect: [["request-constraint-tightened", "breaking", title, "/args/properties/title/not"]],
+    reverse: [["request-constraint-loosened", "safe", title, "/args/properties/title/not"]],
   },
   {
     name: "a new locale: both request definitions that use Locale widen",
@@ -255,6 +283,107 @@ export const CASES: Case[] = [
     reverse: [
       ["request-enum-narrowed", "breaking", "envelope", "/SessionGrant/properties/locale/enum"],
       ["request-enum-narrowed", "breaking", "envelope", "/ToolRequest/properties/locale/enum"],
+    ],
+  },
+
+  // ---- kernel commands (the other side of the contract)
+  {
+    name: "a renamed kernel command (the tool moved to it)",
+    after: [renamedCommand(), dropFile("kernel/page.body.save.command.json"), set(SAVE, `${FACTS}/kernelCommand`, "page.body.write")],
+    expect: [
+      ["tool-kernel-command-changed", "breaking", save, `${FACTS}/kernelCommand`],
+      ["kernel-command-renamed", "breaking", "kernel:page.body.save", "/x-mnote-kernel-command/name"],
+    ],
+    reverse: [
+      ["tool-kernel-command-changed", "breaking", save, `${FACTS}/kernelCommand`],
+      ["kernel-command-renamed", "breaking", "kernel:page.body.write", "/x-mnote-kernel-command/name"],
+    ],
+  },
+  {
+    name: "a new required field in KernelContext (a request to the kernel)",
+    after: [
+      set("kernel/envelope.schema.json", "/$defs/KernelContext/properties/locale", { $ref: "../model/common.schema.json#/$defs/Locale" }),
+      set("kernel/envelope.schema.json", "/$defs/KernelContext/required/-", "locale"),
+    ],
+    expect: [["request-required-added", "breaking", "envelope", "/KernelContext/properties/locale"]],
+    reverse: [["request-property-removed", "breaking", "envelope", "/KernelContext/properties/locale"]],
+  },
+  {
+    name: "a kernel result field no longer required (a response of the kernel)",
+    after: [set("kernel/page.body.save.command.json", "/$defs/Result/required", ["commandId", "result"])],
+    expect: [["response-required-removed", "breaking", "kernel:page.body.save", "/result/properties/replayed"]],
+    reverse: [["response-required-added", "safe", "kernel:page.body.save", "/result/properties/replayed"]],
+  },
+  {
+    name: "a kernel payload field tightened",
+    after: [set("kernel/page.body.save.command.json", "/$defs/Payload/properties/dryRun", { const: false })],
+    expect: [["request-enum-narrowed", "breaking", "kernel:page.body.save", "/payload/properties/dryRun/const"]],
+    reverse: [["request-enum-widened", "safe", "kernel:page.body.save", "/payload/properties/dryRun/const"]],
+  },
+  {
+    name: "a new ToolResponse variant",
+    after: [set(RESPONSE, "/$defs/ToolResponse/anyOf/-", { type: "null" })],
+    expect: [["response-variant-added", "breaking", "envelope", "/ToolResponse/anyOf/2"]],
+    reverse: [["response-variant-removed", "safe", "envelope", "/ToolResponse/anyOf/2"]],
+  },
+
+  {
+    name: "capabilityScope items: the catalog's consts become a string type that accepts them all",
+    after: [set(REQUEST, "/$defs/ToolRequest/properties/capabilityScope/items", { type: "string", maxLength: 32 })],
+    // The definition's own description goes with it: a warning, the model reads descriptions.
+    expect: [
+      ["request-enum-widened", "safe", "envelope", "/ToolRequest/properties/capabilityScope/items/enum"],
+      ["description-changed", "warning", "envelope", "/ToolRequest/properties/capabilityScope/items/description"],
+    ],
+    reverse: [
+      ["request-enum-narrowed", "breaking", "envelope", "/ToolRequest/properties/capabilityScope/items/enum"],
+      ["description-changed", "warning", "envelope", "/ToolRequest/properties/capabilityScope/items/description"],
+    ],
+  },
+  {
+    name: "ToolError.code: the catalog $ref replaced by a string is one finding, not one per code",
+    after: [set(RESPONSE, "/$defs/ToolError/properties/code", { type: "string", maxLength: 64 })],
+    // The definition's own description goes with it: a warning, the model reads descriptions.
+    expect: [
+      ["response-enum-widened", "breaking", "envelope", "/ToolError/properties/code/enum"],
+      ["description-changed", "warning", "envelope", "/ToolError/properties/code/description"],
+    ],
+    reverse: [
+      ["response-enum-narrowed", "safe", "envelope", "/ToolError/properties/code/enum"],
+      ["description-changed", "warning", "envelope", "/ToolError/properties/code/description"],
+    ],
+  },
+
+  // ---- constructs judged by the values they accept (more in semantic-cases.ts)
+  {
+    name: "a new anyOf alternative in a request and a response",
+    before: probe({ anyOf: [{ type: "string" }, { type: "integer" }] }),
+    after: probe({ anyOf: [{ type: "string" }, { type: "integer" }, { type: "boolean" }] }),
+    expect: [
+      ["request-variant-added", "safe", title, "/args/properties/probe/anyOf/2"],
+      ["response-variant-added", "breaking", get, "/result/properties/probe/anyOf/2"],
+    ],
+    reverse: [
+      ["request-variant-removed", "breaking", title, "/args/properties/probe/anyOf/2"],
+      ["response-variant-removed", "safe", get, "/result/properties/probe/anyOf/2"],
+    ],
+  },
+  {
+    name: "a declared field removed from an open object",
+    before: probe({ type: "object", properties: { a: { type: "string" } } }),
+    after: probe({ type: "object" }),
+    expect: [
+      ["request-property-unlisted", "safe", title, "/args/properties/probe/properties/a"],
+      ["response-property-unlisted", "breaking", get, "/result/properties/probe/properties/a"],
+    ],
+  },
+  {
+    name: "a changed if condition (could not prove)",
+    before: probe({ type: "object", if: { required: ["a"] }, then: { required: ["b"] } }),
+    after: probe({ type: "object", if: { required: ["c"] }, then: { required: ["b"] } }),
+    expect: [
+      ["request-unproven-narrowing", "breaking", title, "/args/properties/probe/if"],
+      ["response-unproven-widening", "breaking", get, "/result/properties/probe/if"],
     ],
   },
 
@@ -292,8 +421,17 @@ export const CASES: Case[] = [
   {
     name: "a changed pattern in a response",
     after: [set(COMMON, "/$defs/CommandId/pattern", "^[a-z][a-z0-9_.]*$")],
-    expect: [["response-constraint-changed", "breaking", "envelope", "/Audit/properties/commandId/anyOf/0/pattern"]],
-    reverse: [["response-constraint-changed", "breaking", "envelope", "/Audit/properties/commandId/anyOf/0/pattern"]],
+    // One edit in common.schema.json: every surface that carries a CommandId sees it (reported grouped).
+    expect: [
+      ["response-constraint-changed", "breaking", "envelope", "/Audit/properties/commandId/pattern"],
+      ["request-constraint-changed", "breaking", "envelope", "/KernelWrite/properties/commandId/pattern"],
+      ...KERNEL_COMMANDS_WITH_COMMAND_ID.map((k): Expected => ["response-constraint-changed", "breaking", `kernel:${k}`, "/result/properties/commandId/pattern"]),
+    ],
+    reverse: [
+      ["response-constraint-changed", "breaking", "envelope", "/Audit/properties/commandId/pattern"],
+      ["request-constraint-changed", "breaking", "envelope", "/KernelWrite/properties/commandId/pattern"],
+      ...KERNEL_COMMANDS_WITH_COMMAND_ID.map((k): Expected => ["response-constraint-changed", "breaking", `kernel:${k}`, "/result/properties/commandId/pattern"]),
+    ],
   },
   {
     name: "additionalProperties turned off for ToolSuccess.result",
@@ -316,8 +454,8 @@ export const CASES: Case[] = [
   {
     name: "audit.commandId is no longer nullable",
     after: [set(RESPONSE, "/$defs/Audit/properties/commandId", { $ref: "../model/common.schema.json#/$defs/CommandId" })],
-    expect: [["response-variant-removed", "safe", "envelope", "/Audit/properties/commandId/anyOf/1"]],
-    reverse: [["response-variant-added", "breaking", "envelope", "/Audit/properties/commandId/anyOf/1"]],
+    expect: [["response-type-narrowed", "safe", "envelope", "/Audit/properties/commandId/type"]],
+    reverse: [["response-type-widened", "breaking", "envelope", "/Audit/properties/commandId/type"]],
   },
   {
     name: "a new block type: the arg (request) and the result (response) disagree",

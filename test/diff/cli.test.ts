@@ -66,7 +66,8 @@ describe("mnote-tools diff", () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("breaking (1)");
     expect(r.stdout).toContain("request-enum-narrowed  mnote.page.save  /args/properties/mode/enum");
-    expect(r.stdout).toContain("[tools/page.save.tool.json#/$defs/Args/properties/mode/enum]");
+    // The file, line and column in the head contract, then the pointer in that file.
+    expect(r.stdout).toMatch(/\[tools\/page\.save\.tool\.json:\d+:\d+#\/\$defs\/Args\/properties\/mode\/enum\]/);
     expect(r.stdout).toContain("FAIL: breaking changes need version 2.0.0");
   });
 
@@ -125,12 +126,131 @@ describe("mnote-tools diff", () => {
   it("exits 2 on an unknown format", async () => {
     const r = await run({ contract: contractDir, format: "yaml" });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("--format must be human or json");
+    expect(r.stderr).toContain("--format must be one of human, json, markdown, github, junit");
   });
 
   it("the working contract does not break the newest release in contract-releases/ (the CI check)", async () => {
     const r = await run({ contract: contractDir });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
+  });
+
+  describe("for CI", () => {
+    const base = () => join(releases("1.0.0"), "1.0.0");
+    const saveLines = saveText.split("\n");
+    const enumLine = saveLines.findIndex((l) => l.includes('"enum": ["replace", "append"]')) + 1;
+    // A member's position is its key's, as `validate` reports it.
+    const enumColumn = saveLines[enumLine - 1]!.indexOf('"enum"') + 1;
+
+    it("--format github writes one workflow annotation per change, with file, line and column", async () => {
+      const contract = narrowed();
+      const r = await run({ contract, base: base(), format: "github" });
+      expect(r.code).toBe(1);
+      const [annotation, verdict] = r.stdout.trim().split("\n");
+      expect(annotation).toMatch(
+        new RegExp(
+          `^::error file=[^,]*tools/page\\.save\\.tool\\.json,line=${enumLine},col=${enumColumn},title=request-enum-narrowed \\(breaking\\)::mnote\\.page\\.save /args/properties/mode/enum: value\\(s\\) removed: "replace"$`,
+        ),
+      );
+      expect(verdict).toMatch(/^FAIL: breaking changes need version 2\.0\.0/);
+    });
+
+    it("--format markdown writes a PR comment with a table per level", async () => {
+      const r = await run({ contract: narrowed(), base: base(), format: "markdown" });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain("### Contract diff: mnote-page-ai-tools 1.0.0 → 1.0.0");
+      expect(r.stdout).toContain("#### breaking (1)");
+      expect(r.stdout).toMatch(
+        /^\| `request-enum-narrowed` \| mnote\.page\.save \/args\/properties\/mode\/enum \| value\(s\) removed: "replace" \| `.*tools\/page\.save\.tool\.json:\d+:\d+#/m,
+      );
+    });
+
+    it("--format junit writes a failing test case per breaking change", async () => {
+      const r = await run({ contract: narrowed(), base: base(), format: "junit" });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="mnote contract diff" tests="1" failures="1">/);
+      expect(r.stdout).toContain(`<testcase classname="mnote.page.save" name="request-enum-narrowed /args/properties/mode/enum"`);
+      expect(r.stdout).toContain(`line="${enumLine}"`);
+      expect(r.stdout).toContain('<failure type="breaking" message="value(s) removed: &quot;replace&quot;">');
+    });
+
+    function ignoreFile(entries: unknown[]): string {
+      const path = join(tempDir("mnote-ignore-"), "diff-ignore.json");
+      writeFileSync(path, JSON.stringify({ ignore: entries }));
+      return path;
+    }
+    const entry = {
+      rule: "request-enum-narrowed",
+      tool: "mnote.page.save",
+      pointer: "/args/properties/mode/enum",
+      reason: "mode replace was never shipped",
+      expires: "2030-01-01",
+    };
+
+    it("an ignore entry that matches keeps the change in the report but out of the verdict", async () => {
+      const r = await run({ contract: narrowed(), base: base(), ignore: ignoreFile([entry]), today: "2029-12-31", format: "json" });
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      const report = JSON.parse(r.stdout);
+      expect(report.counts).toEqual({ breaking: 0, warning: 0, safe: 0 });
+      expect(report.changes[0]).toMatchObject({ rule: "request-enum-narrowed", ignored: { reason: entry.reason, expires: "2030-01-01" } });
+    });
+
+    it("an expired ignore entry fails the run, even though it matches", async () => {
+      const r = await run({ contract: narrowed(), base: base(), ignore: ignoreFile([entry]), today: "2030-01-02" });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain("expired on 2030-01-01 (mode replace was never shipped)");
+    });
+
+    it("an ignore entry that matches nothing is reported as stale", async () => {
+      const r = await run({ contract: contractDir, base: base(), ignore: ignoreFile([entry]), today: "2029-01-01" });
+      expect(r.code).toBe(0);
+      expect(r.stderr).toContain("matches no change (stale: remove it)");
+    });
+
+    it("refuses an ignore entry without a reason, with an unknown rule or a bad date (exit 2)", async () => {
+      for (const bad of [
+        { ...entry, reason: " " },
+        { ...entry, rule: "no-such-rule" },
+        { ...entry, expires: "next year" },
+      ]) {
+        const r = await run({ contract: contractDir, base: base(), ignore: ignoreFile([bad]) });
+        expect(r.code).toBe(2);
+        expect(r.stderr).toMatch(/diff-ignore\.json: ignore\[0\]: /);
+      }
+    });
+
+    it("--fail-on warning fails on warnings; the default passes them", async () => {
+      const described = contractWith(SAVE, saveText.replace('"description": "The blocks to write, in order', '"description": "The blocks to send, in order'));
+      expect(saveText).toContain('"description": "The blocks to write, in');
+      const passes = await run({ contract: described, base: base() });
+      expect(passes.code).toBe(0);
+      expect(passes.stdout).toContain("warning (1)");
+      const fails = await run({ contract: described, base: base(), failOn: "warning" });
+      expect(fails.code).toBe(1);
+      expect(fails.stderr).toContain("--fail-on warning: 1 warning(s)");
+      const bad = await run({ contract: contractDir, base: base(), failOn: "safe" });
+      expect(bad.code).toBe(2);
+    });
+
+    it("--changelog writes a changelog section instead of the report", async () => {
+      const r = await run({ contract: withVersion(narrowed(), "2.0.0"), base: base(), changelog: true });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(
+        [
+          "## mnote-page-ai-tools 2.0.0",
+          "",
+          "Compared with 1.0.0: 1 breaking change(s), allowed by the new major version 2.0.0 (base 1.0.0).",
+          "",
+          "### Breaking changes",
+          "",
+          '- **mnote.page.save** `/args/properties/mode/enum`: value(s) removed: "replace" (`request-enum-narrowed`)',
+          "",
+        ].join("\n"),
+      );
+      const file = join(tempDir("mnote-changelog-"), "CHANGELOG-section.md");
+      await run({ contract: withVersion(narrowed(), "2.0.0"), base: base(), changelog: file });
+      expect(readFileSync(file, "utf8")).toBe(r.stdout);
+    });
   });
 });

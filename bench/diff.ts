@@ -1,0 +1,77 @@
+/**
+ * Section 8, diff: `mnote-tools diff` on the full contract, each run a process of its own: the
+ * working contract against the newest release (no changes, what CI runs) and a contract with one
+ * breaking edit against the same release (the report path, exit 1), runs interleaved. Most of the
+ * time is building and validating the two contracts; the comparison itself is a small part.
+ */
+import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { cliBin, contractDir, repoRoot, scratchDir } from "./paths";
+import { mustRun, timeProcess } from "./proc";
+import { figure, medianOf, pairedRatio, round, shuffle } from "./stats";
+import { goal, type SectionContext, type SectionResult } from "./types";
+
+/** A copy of contract/ with one breaking edit (an enum value of page.save's mode removed). */
+function editedContract(dir: string): string {
+  const out = join(dir, "contract");
+  cpSync(contractDir, out, { recursive: true });
+  const file = join(out, "tools", "page.save.tool.json");
+  const text = readFileSync(file, "utf8");
+  const edited = text.replace('"enum": ["replace", "append"]', '"enum": ["append"]');
+  if (edited === text) throw new Error("bench/diff: the edit no longer applies to tools/page.save.tool.json");
+  writeFileSync(file, edited);
+  return out;
+}
+
+export async function section(ctx: SectionContext): Promise<SectionResult> {
+  const started = Date.now();
+  const dir = scratchDir("diff");
+  try {
+    const edited = editedContract(dir);
+    const runs = ctx.quick ? 5 : 15;
+    const cases = {
+      "no changes": () => mustRun([cliBin, "diff"], { cwd: repoRoot }),
+      "one breaking edit": async () => {
+        const t = await timeProcess([cliBin, "diff", "--contract", edited], { cwd: repoRoot });
+        if (t.code !== 1) throw new Error(`diff of the edited contract exited ${t.code}, not 1:\n${t.stderr || t.stdout}`);
+        return t;
+      },
+    };
+    const times = new Map<string, number[]>();
+    const cpu = new Map<string, number[]>();
+    await cases["no changes"](); // unmeasured: files cached
+    for (let run = 0; run < runs; run++) {
+      for (const name of shuffle(Object.keys(cases) as Array<keyof typeof cases>)) {
+        const t = await cases[name]();
+        times.set(name, [...(times.get(name) ?? []), t.ms]);
+        cpu.set(name, [...(cpu.get(name) ?? []), t.cpuMs]);
+      }
+      if ((run + 1) % 5 === 0) ctx.log(`diff: run ${run + 1}/${runs} done`);
+    }
+    const figures = Object.fromEntries(
+      Object.keys(cases).flatMap((name) => [
+        [name, figure(times.get(name)!, "ms")],
+        [`${name}, CPU time`, figure(cpu.get(name)!, "ms")],
+      ]),
+    );
+    const full = figure(
+      times.get("no changes")!.map((ms) => ms / 1000),
+      "s",
+    );
+    return {
+      title: "Diff: mnote-tools diff on the full contract",
+      notes: [
+        "ms per process (lower is better): node bin/mnote-tools.js diff from the repository root (contract/ against the newest folder in contract-releases/), and the same with --contract <a copy with one enum value removed> (exit 1). Wall time, spawn to exit; CPU time as in the codegen section.",
+        `Interleaved: each of ${runs} runs does both in shuffled order, after one unmeasured run.`,
+      ],
+      figures,
+      ratios: { "one breaking edit/no changes": pairedRatio(times.get("one breaking edit")!, times.get("no changes")!) },
+      goals: [goal("diff.full", "diff: full contract against the newest release, seconds (median)", full, "<=", 0.5)],
+      extra: { runs },
+      summary: Object.keys(cases).map((name) => `${name}: median ${round(medianOf(times.get(name)!))} ms wall, ${round(medianOf(cpu.get(name)!))} ms CPU`),
+      seconds: (Date.now() - started) / 1000,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
