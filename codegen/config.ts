@@ -69,7 +69,7 @@ export function planGeneration(config: GeneratorConfig, baseDir: string, overrid
     const out = spec.out ? resolve(baseDir, spec.out) : defaultOut;
     return { target, out, options: checkOptions(target, spec.options, label) };
   });
-  checkPlan(targets, baseDir, label);
+  checkPlan(targets, [resolve(baseDir), contractDir], label);
   return { contractDir, targets, outputs: [...new Set(targets.map((t) => t.out))] };
 }
 
@@ -131,8 +131,8 @@ function checkOptions(target: Target, given: Record<string, unknown> | undefined
   return options;
 }
 
-/** One target per name; every target a target needs runs too, into the same folder; no folder holds the project or another. */
-function checkPlan(plan: readonly PlannedTarget[], baseDir: string, label: string): void {
+/** One target per name; every target a target needs runs too, into the same folder; no output folder holds the project, the contract or another output folder. */
+function checkPlan(plan: readonly PlannedTarget[], kept: readonly string[], label: string): void {
   const byName = new Map<string, PlannedTarget>();
   for (const p of plan) {
     if (byName.has(p.target.name)) throw new ConfigError(`${label}: target ${p.target.name} is selected twice`);
@@ -150,7 +150,8 @@ function checkPlan(plan: readonly PlannedTarget[], baseDir: string, label: strin
   const inside = (child: string, parent: string) => child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
   for (const out of outs) {
     // writing replaces the whole folder: it must not hold the project, nor another output folder
-    if (inside(resolve(baseDir), out)) throw new ConfigError(`${label}: output folder ${out} holds the project itself; name a folder of its own`);
+    for (const dir of kept)
+      if (inside(dir, out)) throw new ConfigError(`${label}: output folder ${out} holds ${dir === kept[0] ? "the project itself" : "the contract"}; name a folder of its own`);
     for (const other of outs) if (other !== out && inside(other, out)) throw new ConfigError(`${label}: output folder ${other} is inside output folder ${out}`);
   }
 }
