@@ -155,6 +155,26 @@ describe("the two packages, packed and installed offline into empty projects", (
       expect(seeded.status).toBe(0);
       expect(existsSync(join(dir, "kernel.db"))).toBe(true);
     });
+
+    it("an outside generator target type-checks against the CLI package's Target type", () => {
+      writeFileSync(
+        join(dir, "target.cts"),
+        [
+          'import type { Target } from "mnote-tools";',
+          "const target: Target<{ prefix?: string }> = {",
+          '  name: "tool-list",',
+          '  emit: (model, context) => [{ path: "tools.txt", content: model.tools.map((t) => (context.options.prefix ?? "") + t.providerName).join("\\n") }],',
+          "};",
+          "// @ts-expect-error a target's emit returns files, not a string",
+          'const wrong: Target = { name: "x", emit: () => "text" };',
+          "export = [target, wrong];",
+          "",
+        ].join("\n"),
+      );
+      const result = compileConsumer(dir, { module: "node16", moduleResolution: "node16" }, ["target.cts"]);
+      expect(result.output).toBe("");
+      expect(result.status).toBe(0);
+    });
   });
 });
 
