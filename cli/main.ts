@@ -13,9 +13,10 @@ export async function main(argv: readonly string[]): Promise<void> {
   program
     .command("generate")
     .description("generate types, validators, registry, kernel client, agent surfaces and docs from contract/")
-    .option("--contract <dir>", "the contract folder", "contract")
-    .option("--out <dir>", "the output folder", "generated")
-    .option("--check", "write nothing; exit 1 when the output folder differs from what would be generated")
+    .option("--config <file>", "which targets to run, into which folders, with which options (default: mnote-tools.config.json when there; see codegen/config.schema.json)")
+    .option("--contract <dir>", "the contract folder (default: the config's, or contract)")
+    .option("--out <dir>", "the output folder of targets that name none (default: the config's, or generated)")
+    .option("--check", "write nothing; exit 1 when an output folder differs from what would be generated")
     .option("--watch", "regenerate whenever a contract file changes")
     .option("--quiet", "print only problems")
     .action(async (opts) => (await import("./commands/generate")).runGenerate(opts));

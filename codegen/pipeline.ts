@@ -1,17 +1,20 @@
 /**
  * The generator as a pipeline of named phases: load -> validate -> normalize -> validate model ->
- * emit (one target per file in targets/) -> write or check. This file only wires them; it is the
- * pure API behind the CLI: texts in, files out, no I/O.
+ * emit (the selected targets, each into its folder) -> write or check. This file only wires them;
+ * it is the pure API behind the CLI: texts and a plan in, files out, no I/O.
  */
 import { parseContract, type SourceFile } from "./phases/load";
 import { validateFiles, validateModel } from "./phases/validate";
 import { normalize } from "./phases/normalize";
-import { emitAll } from "./phases/emit";
+import { emitPlan, TARGETS, type OutputFolder, type PlannedTarget } from "./phases/emit";
 import type { ContractModel } from "./model";
 import type { GeneratedFile } from "./targets/target";
 
 export interface GenerateResult {
   model: ContractModel;
+  /** Every output folder of the plan with its files. */
+  outputs: OutputFolder[];
+  /** All files of all folders (for a plan with one folder, that folder's files). */
   files: GeneratedFile[];
 }
 
@@ -20,6 +23,7 @@ export interface BuildOptions {
   examples?: boolean;
 }
 
+/** Loads, validates and normalizes the contract's files into the model every target reads. */
 export function buildModel(sources: readonly SourceFile[], options: BuildOptions = {}): ContractModel {
   const parsed = parseContract(sources);
   validateFiles(parsed);
@@ -28,7 +32,14 @@ export function buildModel(sources: readonly SourceFile[], options: BuildOptions
   return model;
 }
 
-export async function generate(sources: readonly SourceFile[]): Promise<GenerateResult> {
+/** The plan when nothing is configured: every built-in target, no options, into one folder named `out`. */
+export function defaultPlan(out = "generated"): PlannedTarget[] {
+  return TARGETS.map((target) => ({ target, out, options: {} }));
+}
+
+/** Builds the model and runs the plan's targets. */
+export async function generate(sources: readonly SourceFile[], plan: readonly PlannedTarget[] = defaultPlan()): Promise<GenerateResult> {
   const model = buildModel(sources);
-  return { model, files: await emitAll(model) };
+  const outputs = await emitPlan(model, plan);
+  return { model, outputs, files: outputs.flatMap((o) => o.files) };
 }

@@ -7,3 +7,5 @@ export type { Validator, ValidationIssue } from "./validators/runtime/validator"
 export * from "./kernel/client";
 export * from "./kernel/transport";
 export * from "./mcp/tools";
+export * from "./providers";
+export * from "./raise";

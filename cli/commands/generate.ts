@@ -1,57 +1,76 @@
 import { watch } from "node:fs";
-import { resolve, relative } from "node:path";
+import { relative } from "node:path";
 import { readContractDir } from "../../codegen/phases/load";
 import { generate } from "../../codegen/pipeline";
 import { writeOutput } from "../../codegen/phases/write";
 import { checkOutput, formatDriftReport, inSync } from "../../codegen/phases/check";
 import { ContractError } from "../../codegen/contract-error";
+import { ConfigError, planFromCli, type GenerationPlan } from "../../codegen/config";
 import { CliExit } from "../exit";
 
 interface GenerateOptions {
-  contract: string;
-  out: string;
+  config?: string;
+  contract?: string;
+  out?: string;
   check?: boolean;
   watch?: boolean;
   quiet?: boolean;
 }
 
-/** Exit codes: 0 done / in sync, 1 generated/ is out of date, 2 the contract is invalid. */
+/**
+ * Exit codes: 0 done / in sync, 1 an output folder is out of date, 2 the contract or the config is
+ * invalid. Which targets run where comes from mnote-tools.config.json (or --config); --contract
+ * and --out override its folders; without a config every built-in target writes to generated/.
+ */
 export async function runGenerate(opts: GenerateOptions): Promise<void> {
-  const code = await once(opts);
+  let plan: GenerationPlan;
+  try {
+    plan = planFromCli(opts);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      console.error(`invalid config: ${e.message}`);
+      throw new CliExit(2);
+    }
+    throw e;
+  }
+  const code = await once(opts, plan);
   if (!opts.watch) {
     if (code !== 0) throw new CliExit(code);
     return;
   }
-  const contractDir = resolve(opts.contract);
   let timer: NodeJS.Timeout | undefined;
   let running = Promise.resolve(0);
-  console.error(`watching ${relative(process.cwd(), contractDir) || "."} for changes (Ctrl-C to stop)`);
-  watch(contractDir, { recursive: true }, () => {
+  console.error(`watching ${relative(process.cwd(), plan.contractDir) || "."} for changes (Ctrl-C to stop)`);
+  watch(plan.contractDir, { recursive: true }, () => {
     clearTimeout(timer);
     timer = setTimeout(() => {
-      running = running.then(() => once(opts));
+      running = running.then(() => once(opts, plan));
     }, 100);
   });
   await new Promise(() => undefined);
 }
 
-async function once(opts: GenerateOptions): Promise<number> {
-  const contractDir = resolve(opts.contract);
-  const outDir = resolve(opts.out);
-  const label = relative(process.cwd(), outDir) || ".";
+async function once(opts: GenerateOptions, plan: GenerationPlan): Promise<number> {
+  const label = (dir: string) => relative(process.cwd(), dir) || ".";
   try {
-    const { model, files } = await generate(readContractDir(contractDir));
+    const { model, outputs } = await generate(readContractDir(plan.contractDir), plan.targets);
     if (opts.check) {
-      const report = checkOutput(outDir, files);
-      if (inSync(report)) {
-        if (!opts.quiet) console.log(`${label} is up to date with contract ${model.name} ${model.version} (${files.length} files)`);
-        return 0;
+      let code = 0;
+      for (const { out, files } of outputs) {
+        const report = checkOutput(out, files);
+        if (inSync(report)) {
+          if (!opts.quiet) console.log(`${label(out)} is up to date with contract ${model.name} ${model.version} (${files.length} files)`);
+        } else {
+          console.error(formatDriftReport(report, label(out)));
+          code = 1;
+        }
       }
-      console.error(formatDriftReport(report, label));
-      return 1;
+      return code;
     }
-    writeOutput(outDir, files);
-    if (!opts.quiet) console.log(`wrote ${files.length} files to ${label} from contract ${model.name} ${model.version}`);
+    for (const { out, files } of outputs) {
+      writeOutput(out, files);
+      if (!opts.quiet) console.log(`wrote ${files.length} files to ${label(out)} from contract ${model.name} ${model.version}`);
+    }
     return 0;
   } catch (e) {
     if (e instanceof ContractError) {

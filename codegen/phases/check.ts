@@ -8,6 +8,7 @@ import { join, relative, sep } from "node:path";
 import type { GeneratedFile } from "../targets/target";
 import { MANIFEST_PATH, type GeneratedManifest } from "../targets/manifest";
 import { lineDiff } from "../support/line-diff";
+import { BUILD_OUTPUTS } from "./write";
 
 export interface StaleFile {
   path: string;
@@ -67,8 +68,9 @@ function listFiles(dir: string): string[] {
     for (const entry of readdirSync(folder, { withFileTypes: true })) {
       const full = join(folder, entry.name);
       // Python writes bytecode caches next to an imported plugin; they are not generated files
+      // and the package build (dist/) is made from them, not by the generator
       if (entry.isDirectory()) {
-        if (entry.name !== "__pycache__") visit(full);
+        if (entry.name !== "__pycache__" && !(folder === dir && BUILD_OUTPUTS.includes(entry.name))) visit(full);
       } else out.push(relative(dir, full).split(sep).join("/"));
     }
   };

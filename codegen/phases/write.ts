@@ -6,6 +6,13 @@ import { mkdirSync, renameSync, rmSync, writeFileSync, existsSync, readdirSync }
 import { basename, dirname, join } from "node:path";
 import type { GeneratedFile } from "../targets/target";
 
+/**
+ * Top-level folders of an output folder that no target writes: what building the generated
+ * package makes (dist/) or installs. Writing keeps them, and the drift check ignores them.
+ */
+export const BUILD_OUTPUTS: readonly string[] = ["dist", "node_modules"];
+
+/** Replaces outDir with exactly `files` (keeping its BUILD_OUTPUTS folders), in one rename. */
 export function writeOutput(outDir: string, files: readonly GeneratedFile[]): void {
   const parent = dirname(outDir);
   mkdirSync(parent, { recursive: true });
@@ -19,10 +26,17 @@ export function writeOutput(outDir: string, files: readonly GeneratedFile[]): vo
       mkdirSync(dirname(target), { recursive: true });
       writeFileSync(target, file.content);
     }
+    mkdirSync(staging, { recursive: true });
+    for (const kept of BUILD_OUTPUTS) {
+      if (existsSync(join(outDir, kept)) && !existsSync(join(staging, kept))) renameSync(join(outDir, kept), join(staging, kept));
+    }
     if (existsSync(outDir)) renameSync(outDir, retired);
     renameSync(staging, outDir);
   } catch (e) {
     if (!existsSync(outDir) && existsSync(retired)) renameSync(retired, outDir);
+    for (const kept of BUILD_OUTPUTS) {
+      if (existsSync(join(staging, kept)) && existsSync(outDir) && !existsSync(join(outDir, kept))) renameSync(join(staging, kept), join(outDir, kept));
+    }
     rmSync(staging, { recursive: true, force: true });
     throw e;
   }

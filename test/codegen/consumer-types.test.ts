@@ -1,25 +1,48 @@
 /**
- * The package as a plugin author gets it: a project that depends on it by name (node_modules link),
- * resolved through package.json "exports" to the compiled .d.ts files, type-checks the fixture.
+ * The contract package as a plugin author's project sees it, quickly: a project that depends on
+ * @mnote/contract (here a link to the repo's generated/, built by `npm run build`) type-checks and
+ * runs the consumer fixture as ESM and as CommonJS, with node16 and with bundler resolution.
+ * test/package/pack-install.test.ts does the same from the packed tarball.
  */
-import { copyFileSync, mkdirSync, symlinkSync, existsSync } from "node:fs";
+import { existsSync, mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { repoRoot } from "../support/paths";
+import { generatedDir, repoRoot } from "../support/paths";
 import { tempDir } from "../support/tmp";
-import { typeCheck } from "../support/tsc";
+import { addConsumerFiles, compileConsumer, readJson, runConsumer } from "../support/consumer";
 
-describe("importing the package as an outside author", () => {
-  it("dist/ holds the compiled types (npm ci builds them)", () => {
-    expect(existsSync(join(repoRoot, "dist", "generated", "index.d.ts"))).toBe(true);
+describe("importing @mnote/contract as an outside author", () => {
+  const project = tempDir("mnote-consumer-");
+  mkdirSync(join(project, "node_modules", "@mnote"), { recursive: true });
+  symlinkSync(generatedDir, join(project, "node_modules", "@mnote", "contract"), "dir");
+  addConsumerFiles(project);
+
+  it("generated/ is the package and holds its CommonJS build (npm ci builds it)", () => {
+    const pkg = readJson<{ name: string; version: string; dependencies?: unknown }>(join(generatedDir, "package.json"));
+    expect(pkg.name).toBe("@mnote/contract");
+    expect(pkg.version).toBe(readJson<{ version: string }>(join(repoRoot, "contract", "contract.json")).version);
+    expect(pkg.dependencies).toBeUndefined();
+    expect(existsSync(join(generatedDir, "dist", "cjs", "index.d.ts"))).toBe(true);
+    expect(existsSync(join(generatedDir, "dist", "cjs", "index.js"))).toBe(true);
   });
 
-  it("the consumer fixture type-checks against the package's exports", () => {
-    const project = tempDir("mnote-consumer-");
-    mkdirSync(join(project, "node_modules"));
-    symlinkSync(repoRoot, join(project, "node_modules", "mnote-tools"), "dir");
-    copyFileSync(join(repoRoot, "test", "fixtures", "consumer", "consumer.ts"), join(project, "consumer.ts"));
-    const result = typeCheck(project, { module: "node16", moduleResolution: "node16" }, ["consumer.ts"]);
+  it("the root package depends on exactly the contract package's version", () => {
+    const root = readJson<{ dependencies: Record<string, string>; workspaces: string[] }>(join(repoRoot, "package.json"));
+    expect(root.workspaces).toEqual(["generated"]);
+    expect(root.dependencies["@mnote/contract"]).toBe(readJson<{ version: string }>(join(generatedDir, "package.json")).version);
+  });
+
+  it("the consumer fixture type-checks with bundler resolution", () => {
+    const result = compileConsumer(project, { module: "esnext", moduleResolution: "bundler" }, ["consumer.mts"]);
     expect(result.output).toBe("");
     expect(result.status).toBe(0);
+  });
+
+  it("with node16 resolution it type-checks, compiles, and runs as ESM and as CommonJS", () => {
+    const compiled = compileConsumer(project, { module: "node16", moduleResolution: "node16" }, ["consumer.mts", "consumer.cts"], "out");
+    expect(compiled.output).toBe("");
+    expect(compiled.status).toBe(0);
+    const expected = { valid: true, invalid: false, providerName: "mnote_page_save", version: "1.0.0", refusal: true };
+    expect(runConsumer(join(project, "out", "consumer.mjs"), project)).toEqual({ module: "esm", ...expected });
+    expect(runConsumer(join(project, "out", "consumer.cjs"), project)).toEqual({ module: "commonjs", ...expected });
   });
 });

@@ -11,12 +11,15 @@ import { registryTarget } from "../../codegen/targets/registry";
 import { validatorsTarget } from "../../codegen/targets/validators";
 import { docsTarget } from "../../codegen/targets/docs";
 import { manifestTarget } from "../../codegen/targets/manifest";
+import { BUILD_OUTPUTS } from "../../codegen/phases/write";
 
+/** The generated files of a folder; the package build (dist/ at the top, made by npm run build) is not generated. */
 function snapshot(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
   const visit = (d: string) => {
     for (const e of readdirSync(d, { withFileTypes: true })) {
       const full = join(d, e.name);
+      if (e.isDirectory() && d === dir && BUILD_OUTPUTS.includes(e.name)) continue;
       if (e.isDirectory()) visit(full);
       else out[relative(dir, full)] = readFileSync(full, "utf8");
     }

@@ -332,7 +332,7 @@ describe("model-facing text names tools as the model sees them", () => {
     const text = readFileSync(join(repoRoot, "contract", path), "utf8").replace("[[mnote.page.get]]", "[[mnote.page.fetch]]");
     const changed = buildModel(readContractDir(contractWith(path, text)));
     expect(changed.tools.find((t) => t.name === "mnote.page.save")!.modelDescription).toContain("[[mnote.page.fetch]]");
-    expect(() => providersTarget.emit(changed)).toThrow("tools/page.save.tool.json: [[mnote.page.fetch]] names no tool of this contract");
-    expect(() => providersTarget.emit(model)).not.toThrow();
+    expect(() => providersTarget.emit(changed, { options: {}, targets: ["providers"] })).toThrow("tools/page.save.tool.json: [[mnote.page.fetch]] names no tool of this contract");
+    expect(() => providersTarget.emit(model, { options: {}, targets: ["providers"] })).not.toThrow();
   });
 });

@@ -7,15 +7,23 @@ export const contractDir = join(repoRoot, "contract");
 export const generatedDir = join(repoRoot, "generated");
 export const cliPath = join(repoRoot, "bin", "mnote-tools.js");
 
+/** Where a piece of the shared reference material is, or why it is not there. */
+export type SharedResource = { found: true; path: string } | { found: false; skipName: string };
+
 /**
- * The read-only shared folder (design note, JSON Schema test suite). It sits beside the checkout;
- * a clone elsewhere finds it through MNOTE_SHARED_DIR or /work/shared. Missing is an error, never a skip.
+ * A file or folder of the read-only shared folder (the design note, the JSON Schema test suite),
+ * which is not part of the repository. MNOTE_SHARED_DIR names the folder explicitly (.ci/run sets
+ * it): then a missing resource is an error, never a skip. Without it the folder is looked for
+ * beside the checkout, and a missing resource gives the name of a visible skip ("skipped: ... not
+ * found"), so a clone anywhere passes `npm test` and still shows what it did not check.
  */
-export function sharedDir(): string {
-  const candidates = [process.env.MNOTE_SHARED_DIR, join(repoRoot, "..", "shared"), "/work/shared"].filter(Boolean) as string[];
-  const found = candidates.find((d) => existsSync(join(d, "seed")));
-  if (!found) throw new Error(`the shared folder is missing (looked in ${candidates.join(", ")}); set MNOTE_SHARED_DIR`);
-  return found;
+export function sharedResource(relativePath: string, what: string): SharedResource {
+  const explicit = process.env.MNOTE_SHARED_DIR;
+  const base = explicit ? resolve(explicit) : join(repoRoot, "..", "shared");
+  const path = join(base, relativePath);
+  if (existsSync(path)) return { found: true, path };
+  if (explicit) throw new Error(`${what} not found at ${path} (MNOTE_SHARED_DIR=${explicit} asks for it)`);
+  return { found: false, skipName: `skipped: ${what} not found (shared/${relativePath} beside the checkout; set MNOTE_SHARED_DIR to run it)` };
 }
 
 export function runCli(args: readonly string[], options: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): SpawnSyncReturns<string> {

@@ -1,0 +1,106 @@
+/**
+ * generated/ as a package of its own, for plugin authors: the types, validators, registry and
+ * kernel client with no runtime dependency. This target writes the package's manifest, its build
+ * configuration, its ESM entry and its README; `npm run build` compiles the TypeScript files
+ * beside them to dist/cjs (gitignored, never checked for drift).
+ *
+ * One compiled copy, two entries: `require` gets dist/cjs, `import` gets esm/index.mjs, which
+ * re-exports dist/cjs (Node's "ESM wrapper" for dual packages). So an ESM and a CJS consumer in one
+ * program share one module instance (`instanceof KernelRefusal` holds across both), and the
+ * package ships no source twice. The version is the contract's version: the package is the contract.
+ */
+import type { Target } from "./target";
+import { banner, bannerText } from "../support/banner";
+
+export type PackageOptions = {
+  /** The npm name of the package (default @mnote/contract). */
+  name?: string;
+  /** The license field of its package.json (default MIT). */
+  license?: string;
+};
+
+/** The folder (inside the output folder) the package's compiled CommonJS goes to. */
+export const PACKAGE_BUILD_DIR = "dist/cjs";
+
+export const packageTarget: Target<PackageOptions> = {
+  name: "package",
+  needs: ["index", "types", "validators", "registry"],
+  options: {
+    type: "object",
+    additionalProperties: false,
+    properties: {
+      name: { type: "string", pattern: "^(@[a-z0-9][a-z0-9._-]*/)?[a-z0-9][a-z0-9._-]*$", default: "@mnote/contract", description: "the npm name of the package" },
+      license: { type: "string", minLength: 1, default: "MIT", description: "the license field of its package.json" },
+    },
+  },
+  emit(model, context) {
+    const name = context.options.name ?? "@mnote/contract";
+    const license = context.options.license ?? "MIT";
+    const has = (target: string) => context.targets.includes(target);
+    const cjs = `./${PACKAGE_BUILD_DIR}`;
+    const manifest = {
+      "//": bannerText(model),
+      name,
+      version: model.version,
+      description: `Types, validators, tool registry${has("kernel-client") ? " and kernel client" : ""} of the ${model.name} contract (generated; no runtime dependencies).`,
+      license,
+      type: "commonjs",
+      engines: { node: ">=20" },
+      sideEffects: false,
+      main: `${cjs}/index.js`,
+      types: `${cjs}/index.d.ts`,
+      exports: {
+        ".": {
+          import: { types: "./esm/index.d.mts", default: "./esm/index.mjs" },
+          require: { types: `${cjs}/index.d.ts`, default: `${cjs}/index.js` },
+        },
+        ...(has("manifest") ? { "./contract-manifest.json": "./contract-manifest.json" } : {}),
+        "./package.json": "./package.json",
+      },
+      files: [`${PACKAGE_BUILD_DIR}/**/*.js`, `${PACKAGE_BUILD_DIR}/**/*.d.ts`, "esm/", ...(has("manifest") ? ["contract-manifest.json"] : [])],
+    };
+    const tsconfig = {
+      compilerOptions: {
+        target: "ES2022",
+        lib: ["ES2023", "ES2024.String"],
+        module: "commonjs",
+        moduleResolution: "node",
+        types: ["node"],
+        strict: true,
+        skipLibCheck: true,
+        declaration: true,
+        sourceMap: false,
+        rootDir: ".",
+        outDir: PACKAGE_BUILD_DIR,
+      },
+      include: ["**/*.ts"],
+      exclude: ["dist", "node_modules"],
+    };
+    const esmEntry = `${banner(model, "ts")}// Node's ESM wrapper: the named exports of the one CommonJS build, so ESM and CJS share one instance.
+export * from "../${PACKAGE_BUILD_DIR}/index.js";
+`;
+    const readme = `${banner(model, "md")}
+# ${name}
+
+The ${model.name} contract ${model.version} as code, for plugin authors: TypeScript types, precompiled
+validators (type guards), the tool registry${has("kernel-client") ? " and a typed kernel client" : ""}. No runtime dependencies; Node 20 or newer.
+The package's version is the contract's version.
+
+\`\`\`sh
+npm install ${name}
+\`\`\`
+
+\`\`\`ts
+import type { PageSaveArgs } from "${name}";
+import { validateToolResponse, tools } from "${name}";      // ESM (import) and CommonJS (require) alike
+\`\`\`
+`;
+    return [
+      { path: "package.json", content: JSON.stringify(manifest, null, 2) + "\n" },
+      { path: "tsconfig.build.json", content: `${banner(model, "ts")}${JSON.stringify(tsconfig, null, 2)}\n` },
+      { path: "esm/index.mjs", content: esmEntry },
+      { path: "esm/index.d.mts", content: esmEntry },
+      { path: "README.md", content: readme },
+    ];
+  },
+};

@@ -1,0 +1,212 @@
+/**
+ * Both packages as they would be published: `npm pack` each, install the tarballs into empty
+ * projects with no network (npm's --offline: the contract package needs nothing, and the CLI's
+ * dependencies come from the npm cache `npm ci` filled, pinned by the repo's lock file), then use
+ * them as an outsider would. Slow (packing, installing, compiling): a wide timeout.
+ */
+import { cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { repoRoot } from "../support/paths";
+import { tempDir } from "../support/tmp";
+import { addConsumerFiles, compileConsumer, readJson, runConsumer } from "../support/consumer";
+
+jest.setTimeout(600_000);
+
+interface PackResult {
+  filename: string;
+  files: { path: string }[];
+}
+interface LockEntry {
+  version?: string;
+  resolved?: string;
+  dev?: boolean;
+  link?: boolean;
+  hasInstallScript?: boolean;
+  dependencies?: Record<string, string>;
+  [key: string]: unknown;
+}
+
+/** npm with the caller's npm settings left out (npm test exports npm_config_* for its own run), keeping the cache. */
+function npm(args: string[], cwd: string): { status: number | null; stdout: string; stderr: string } {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) || /^npm_config_(cache|userconfig)$/i.test(k)));
+  const run = spawnSync(process.platform === "win32" ? "npm.cmd" : "npm", args, { cwd, env, encoding: "utf8", timeout: 300_000 });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+function pack(args: string[], into: string): PackResult {
+  // the build is made by pretest (npm run build); --ignore-scripts keeps pack from building again
+  const run = npm(["pack", "--json", "--ignore-scripts", "--pack-destination", into, ...args], repoRoot);
+  if (run.status !== 0) throw new Error(`npm pack ${args.join(" ")} failed: ${run.stderr}`);
+  return (JSON.parse(run.stdout) as PackResult[])[0]!;
+}
+
+function project(prefix: string, manifest: Record<string, unknown>): string {
+  const dir = tempDir(prefix);
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "outside-project", version: "1.0.0", private: true, ...manifest }, null, 2));
+  return dir;
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
+}
+
+describe("the two packages, packed and installed offline into empty projects", () => {
+  const packs = tempDir("mnote-packs-");
+  const contractPack = pack(["--workspace", "generated"], packs);
+  const cliPack = pack([], packs);
+  const contractFiles = contractPack.files.map((f) => f.path).sort();
+  const cliFiles = cliPack.files.map((f) => f.path).sort();
+
+  it("the contract package holds its build, its ESM entry and its manifest: no TypeScript source, nothing private", () => {
+    expect(contractFiles).toEqual(
+      expect.arrayContaining(["package.json", "README.md", "contract-manifest.json", "esm/index.mjs", "esm/index.d.mts", "dist/cjs/index.js", "dist/cjs/index.d.ts"]),
+    );
+    expect(contractFiles.filter((f) => !/^(package\.json|README\.md|contract-manifest\.json|esm\/index\.d?\.?mts|esm\/index\.mjs|dist\/cjs\/.*\.(js|d\.ts))$/.test(f))).toEqual([]);
+    expect(contractFiles.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).toEqual([]);
+  });
+
+  it("the CLI package holds what the CLI runs: no bench, no dev scripts, no generated source, nothing twice", () => {
+    expect(cliFiles).toEqual(
+      expect.arrayContaining([
+        "bin/mnote-tools.js",
+        "dist/cli/main.js",
+        "contract/contract.json",
+        "codegen/templates/hermes/SKILL.md.hbs",
+        "generated/hermes-plugin/mnote/plugin.yaml",
+      ]),
+    );
+    const unwanted = cliFiles.filter((f) =>
+      /^(dist\/(bench|scripts|test)\/|bench\/|scripts\/|test\/|generated\/(dist\/|esm\/|package\.json|.*\.ts$)|node_modules\/|\.ci\/)/.test(f),
+    );
+    expect(unwanted).toEqual([]);
+    // every compiled file once: no .ts source next to its build
+    expect(cliFiles.filter((f) => /\.ts$/.test(f) && !/\.d\.ts$/.test(f) && !f.startsWith("codegen/assets/"))).toEqual([]);
+  });
+
+  it("neither package is private; the CLI depends on the contract package at its version", () => {
+    const contractManifest = readJson(join(repoRoot, "generated", "package.json"));
+    const cliManifest = readJson<{ private?: boolean; dependencies: Record<string, string> }>(join(repoRoot, "package.json"));
+    expect(contractManifest.private).toBeUndefined();
+    expect(cliManifest.private).toBeUndefined();
+    expect(cliManifest.dependencies["@mnote/contract"]).toBe(contractManifest.version);
+  });
+
+  describe("the contract package alone", () => {
+    const dir = project("mnote-plugin-author-", {});
+
+    it("installs offline with zero dependencies, no install script and no native build", () => {
+      const run = npm(["install", "--offline", "--no-audit", "--no-fund", join(packs, contractPack.filename)], dir);
+      expect(run.stderr).not.toMatch(/ERR/);
+      expect(run.status).toBe(0);
+      const lock = readJson<{ packages: Record<string, LockEntry> }>(join(dir, "package-lock.json"));
+      const installed = Object.keys(lock.packages).filter((k) => k !== "");
+      expect(installed).toEqual(["node_modules/@mnote/contract"]);
+      expect(lock.packages["node_modules/@mnote/contract"]!.hasInstallScript).toBeUndefined();
+      const manifest = readJson<Record<string, unknown>>(join(dir, "node_modules", "@mnote", "contract", "package.json"));
+      expect([manifest.dependencies, manifest.peerDependencies, manifest.optionalDependencies, manifest.scripts]).toEqual([undefined, undefined, undefined, undefined]);
+      const files = filesUnder(join(dir, "node_modules"));
+      expect(files.filter((f) => /\.node$|binding\.gyp$/.test(f))).toEqual([]);
+    });
+
+    it("a TypeScript consumer type-checks against it, and runs as ESM and as CommonJS", () => {
+      addConsumerFiles(dir);
+      const compiled = compileConsumer(dir, { module: "node16", moduleResolution: "node16" }, ["consumer.mts", "consumer.cts"], "out");
+      expect(compiled.output).toBe("");
+      expect(compiled.status).toBe(0);
+      const expected = { valid: true, invalid: false, providerName: "mnote_page_save", version: contractManifest().version, refusal: true };
+      expect(runConsumer(join(dir, "out", "consumer.mjs"), dir)).toEqual({ module: "esm", ...expected });
+      expect(runConsumer(join(dir, "out", "consumer.cjs"), dir)).toEqual({ module: "commonjs", ...expected });
+    });
+  });
+
+  describe("the CLI package", () => {
+    const dir = tempDir("mnote-cli-user-");
+
+    it("installs offline from the two tarballs, its dependencies pinned by the repo's lock file", () => {
+      for (const p of [contractPack, cliPack]) cpSync(join(packs, p.filename), join(dir, p.filename));
+      writeOfflineLock(dir, contractPack.filename, cliPack.filename);
+      // better-sqlite3's install script would build or download its binary; the repo's npm ci did
+      // that already for this Node, so the test skips the script and copies that binary in
+      const run = npm(["ci", "--offline", "--ignore-scripts", "--no-audit", "--no-fund"], dir);
+      expect(run.stderr).not.toMatch(/ERR/);
+      expect(run.status).toBe(0);
+      cpSync(join(repoRoot, "node_modules", "better-sqlite3", "build"), join(dir, "node_modules", "better-sqlite3", "build"), { recursive: true });
+      expect(existsSync(join(dir, "node_modules", "@mnote", "contract", "dist", "cjs", "index.js"))).toBe(true);
+    });
+
+    it("npx mnote-tools --help works from the installed tarball", () => {
+      const run = npm(["exec", "--offline", "--", "mnote-tools", "--help"], dir);
+      expect(run.stderr).toBe("");
+      expect(run.status).toBe(0);
+      expect(run.stdout).toMatch(/^Usage: mnote-tools/);
+      for (const verb of ["generate", "diff", "serve", "mcp", "kernel", "hermes"]) expect(run.stdout).toContain(verb);
+    });
+
+    it("the installed CLI generates from its bundled contract and seeds a kernel", () => {
+      const installed = join(dir, "node_modules", "mnote-tools");
+      const generated = npm(["exec", "--offline", "--", "mnote-tools", "generate", "--contract", join(installed, "contract"), "--out", "out", "--quiet"], dir);
+      expect(generated.stderr).toBe("");
+      expect(generated.status).toBe(0);
+      expect(readJson(join(dir, "out", "package.json")).version).toBe(contractManifest().version);
+      const seeded = npm(["exec", "--offline", "--", "mnote-tools", "kernel", "seed", join(installed, "examples", "demo-workspace.json"), "--db", "kernel.db"], dir);
+      expect(seeded.status).toBe(0);
+      expect(existsSync(join(dir, "kernel.db"))).toBe(true);
+    });
+
+    it("an outside generator target type-checks against the CLI package's Target type", () => {
+      writeFileSync(
+        join(dir, "target.cts"),
+        [
+          'import type { Target } from "mnote-tools";',
+          "const target: Target<{ prefix?: string }> = {",
+          '  name: "tool-list",',
+          '  emit: (model, context) => [{ path: "tools.txt", content: model.tools.map((t) => (context.options.prefix ?? "") + t.providerName).join("\\n") }],',
+          "};",
+          "// @ts-expect-error a target's emit returns files, not a string",
+          'const wrong: Target = { name: "x", emit: () => "text" };',
+          "export = [target, wrong];",
+          "",
+        ].join("\n"),
+      );
+      const result = compileConsumer(dir, { module: "node16", moduleResolution: "node16" }, ["target.cts"]);
+      expect(result.output).toBe("");
+      expect(result.status).toBe(0);
+    });
+  });
+});
+
+function contractManifest(): { version: string } {
+  return readJson<{ version: string }>(join(repoRoot, "generated", "package.json"));
+}
+
+/**
+ * A lock file for a project that depends on the two tarballs: the CLI's dependency tree is copied
+ * from the repo's lock (production entries only), so `npm ci --offline` takes every package from
+ * the cache by its integrity and asks no registry.
+ */
+function writeOfflineLock(dir: string, contractTarball: string, cliTarball: string): void {
+  const repoLock = readJson<{ packages: Record<string, LockEntry> }>(join(repoRoot, "package-lock.json"));
+  const root = repoLock.packages[""]!;
+  const dependencies = { "@mnote/contract": `file:${contractTarball}`, "mnote-tools": `file:${cliTarball}` };
+  const manifest = { name: "outside-project", version: "1.0.0", dependencies };
+  const packages: Record<string, LockEntry> = { "": manifest };
+  for (const [path, entry] of Object.entries(repoLock.packages)) {
+    if (path.startsWith("node_modules/") && !entry.dev && !entry.link) packages[path] = entry;
+  }
+  const cliManifest = readJson<{ version: string; license: string; bin: Record<string, string>; engines: Record<string, string> }>(join(repoRoot, "package.json"));
+  packages["node_modules/mnote-tools"] = {
+    version: cliManifest.version,
+    resolved: `file:${cliTarball}`,
+    license: cliManifest.license,
+    dependencies: root.dependencies,
+    bin: cliManifest.bin,
+    engines: cliManifest.engines,
+  };
+  packages["node_modules/@mnote/contract"] = { ...repoLock.packages["generated"], resolved: `file:${contractTarball}` };
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "package.json"), JSON.stringify(manifest, null, 2));
+  writeFileSync(join(dir, "package-lock.json"), JSON.stringify({ name: manifest.name, version: manifest.version, lockfileVersion: 3, requires: true, packages }, null, 2));
+}
