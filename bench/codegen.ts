@@ -93,7 +93,7 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
       ],
       figures,
       ratios,
-      goals: [goal("codegen.generate200", "codegen: generate 200 tools, seconds", generate200, "<=", 10)],
+      goals: [goal("codegen.generate200", "codegen: generate 200 tools, seconds", generate200, "<=", 3)],
       extra: { runs, growth },
       summary,
       seconds: (Date.now() - started) / 1000,

@@ -7,14 +7,16 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { rmSync } from "node:fs";
 import autocannon from "autocannon";
 import { cliFixture, type Fixture } from "./cold-start";
-import { cliBin, repoRoot } from "./paths";
+import { join } from "node:path";
+import { cliBin, distBench, repoRoot } from "./paths";
 import { getTexts, saveTemplates } from "./requests";
-import { figure, quantile, round, shuffle } from "./stats";
-import type { FigureTree, SectionContext, SectionResult } from "./types";
+import { figure, pairedRatio, quantile, round, shuffle } from "./stats";
+import { goal, type FigureTree, type Goal, type SectionContext, type SectionResult } from "./types";
 
 const TOKEN = "bench-token";
 const CONNECTIONS = [1, 8, 64] as const;
-const SCENARIOS = ["get", "save (fresh key)", "save (replay)"] as const;
+/** "get (bare node:http)" is the peer: the same requests to bench/bare-server.ts, which answers serve's page.get envelope. */
+const SCENARIOS = ["get", "get (bare node:http)", "save (fresh key)", "save (replay)"] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 interface Server {
@@ -23,7 +25,11 @@ interface Server {
 }
 
 async function startServer(f: Fixture): Promise<Server> {
-  const child = spawn(process.execPath, [cliBin, "serve", "--port", "0", "--token", TOKEN, "--db", f.db, "--state", f.state], {
+  return startProcess([cliBin, "serve", "--port", "0", "--token", TOKEN, "--db", f.db, "--state", f.state]);
+}
+
+async function startProcess(args: string[]): Promise<Server> {
+  const child = spawn(process.execPath, args, {
     cwd: repoRoot,
     // one JSON log line per call goes to stderr; /dev/null takes it as a log file would
     stdio: ["ignore", "pipe", "ignore"],
@@ -97,6 +103,7 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
   const warmupSeconds = 1;
   const f = await cliFixture("http");
   const server = await startServer(f);
+  let bare: Server | undefined;
   try {
     const gets = getTexts(256, 0x477);
     const saves = saveTemplates(256, 0x5a7);
@@ -124,11 +131,15 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
       const r = await call(server, body);
       if (!r.ok) throw new Error(`HTTP bench request failed: ${JSON.stringify(r.error)}`);
     }
+    // the peer answers with serve's own page.get envelope, so both replies have the same size
+    bare = await startProcess([join(distBench, "bare-server.js"), TOKEN, JSON.stringify(await call(server, pageGet))]);
+    const peer = bare;
     const again = await call(server, replayBody);
     if (!again.ok || again.audit?.replayed !== true) throw new Error("the replay body is not a replay");
 
     const bodies: Record<Scenario, () => string> = {
       get: () => gets[gi++ % gets.length]!,
+      "get (bare node:http)": () => gets[gi++ % gets.length]!,
       "save (fresh key)": freshSave,
       "save (replay)": () => replayBody,
     };
@@ -136,10 +147,11 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
     const checks: Record<string, { revisionDelta: number; ok2xx: number }> = {};
     const plan = shuffle(SCENARIOS.flatMap((s) => CONNECTIONS.map((c) => [s, c] as const)));
     for (const [scenario, connections] of plan) {
-      const before = scenario === "get" ? 0 : await revisionOfSavePage();
-      const m = await load(server, connections, seconds, warmupSeconds, bodies[scenario]);
+      const reads = scenario.startsWith("get");
+      const before = reads ? 0 : await revisionOfSavePage();
+      const m = await load(scenario === "get (bare node:http)" ? peer : server, connections, seconds, warmupSeconds, bodies[scenario]);
       if (m.non2xx > 0 || m.errors > 0) throw new Error(`${scenario} at ${connections}: ${m.non2xx} non-2xx, ${m.errors} errors`);
-      if (scenario !== "get") {
+      if (!reads) {
         const delta = (await revisionOfSavePage()) - before;
         checks[`${scenario} @${connections}`] = { revisionDelta: delta, ok2xx: m.ok2xx };
         // fresh keys write once per request (warm-up included); replays never write
@@ -172,6 +184,16 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
       }
       figures[scenario] = byConnections;
     }
+    const ratios: FigureTree = {};
+    const goals: Goal[] = [];
+    for (const c of CONNECTIONS) {
+      const ours = measured.get(`get@${c}`)!.rps;
+      const peerRps = measured.get(`get (bare node:http)@${c}`)!.rps;
+      // per-second requests of the two runs, paired second by second
+      const ratio = pairedRatio(ours, peerRps);
+      ratios[`get, ${c} connection${c === 1 ? "" : "s"}`] = { "serve / bare node:http (req/s)": ratio };
+      goals.push(goal(`http.bare${c}`, `HTTP page.get at ${c} connection${c === 1 ? "" : "s"}: serve / bare node:http, requests/s`, ratio, ">=", 0.7));
+    }
     return {
       title: "HTTP: mnote-tools serve on loopback",
       notes: [
@@ -179,14 +201,16 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
         "requestsPerSecond: requests completed in each whole second of the run (median, p10, p90 over those seconds). latency: per request, from autocannon's response events (median, p10, p90, p99).",
         "get: page.get of doc_1 (3 blocks). save (fresh key): page.save with a new idempotency key on every request, so every request is a write (mode replace, 1 to 4 blocks; the page revision rises by one per request, checked). save (replay): the same request and key every time, written once beforehand, so every request is answered from the idempotency record and nothing is written (checked: the revision does not move).",
         "The server writes one JSON log line per call to stderr (sent to /dev/null here); the kernel and state are SQLite files in WAL mode.",
+        "get (bare node:http): the peer, bench/bare-server.ts in its own process: a plain node:http server that checks the bearer token, reads and JSON.parses the body and answers JSON.stringify of serve's own page.get envelope (the same size), and does nothing else. The goal is serve's requests/s at least 0.7 times the peer's, per connection count (ratio of the per-second counts, paired by second).",
       ],
       figures,
-      ratios: {},
-      goals: [],
+      ratios,
+      goals,
       extra: { seconds, warmupSeconds, checks },
       seconds: (Date.now() - started) / 1000,
     };
   } finally {
+    if (bare && bare.child.exitCode === null) bare.child.kill("SIGTERM");
     if (server.child.exitCode === null) {
       const exited = new Promise((r) => server.child.once("exit", r));
       server.child.kill("SIGTERM");

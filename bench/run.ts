@@ -17,6 +17,7 @@ import type { Goal, SectionContext, SectionResult } from "./types";
 const SECTIONS: Record<string, () => Promise<{ section(ctx: SectionContext): Promise<SectionResult> }>> = {
   validators: () => import("./validators"),
   dispatch: () => import("./dispatch"),
+  runtimeCost: () => import("./runtime-cost"),
   coldStart: () => import("./cold-start"),
   http: () => import("./http"),
   kernel: () => import("./kernel"),
@@ -25,7 +26,7 @@ const SECTIONS: Record<string, () => Promise<{ section(ctx: SectionContext): Pro
   hostile: () => import("./hostile"),
   diff: () => import("./diff"),
 };
-const ALIASES: Record<string, string> = { "cold-start": "coldStart", coldstart: "coldStart", cold: "coldStart" };
+const ALIASES: Record<string, string> = { "cold-start": "coldStart", coldstart: "coldStart", cold: "coldStart", "runtime-cost": "runtimeCost" };
 
 interface Results {
   machine: Record<string, unknown>;
@@ -54,7 +55,7 @@ function parseArgs(argv: readonly string[]): { quick: boolean; only: string[]; p
         only.push(key);
       }
     } else if (a === "--help" || a === "-h") {
-      console.log("usage: npm run bench [-- --quick] [-- --only validators,dispatch,coldStart,http,kernel,codegen,store,hostile,diff] [-- --profile]");
+      console.log("usage: npm run bench [-- --quick] [-- --only validators,dispatch,runtimeCost,coldStart,http,kernel,codegen,store,hostile,diff] [-- --profile]");
       process.exit(0);
     } else throw new UsageError(`unknown option ${a}`);
   }

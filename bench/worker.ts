@@ -10,6 +10,8 @@ async function run(section: string, contender: string, options: unknown): Promis
       return (await import("./dispatch")).worker(contender, options as never);
     case "kernel":
       return (await import("./kernel")).worker(contender, options as never);
+    case "runtimeCost":
+      return (await import("./runtime-cost")).worker(contender, options as never);
     case "store":
       return (await import("./store")).worker(contender, options as never);
     default:
