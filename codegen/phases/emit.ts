@@ -34,7 +34,7 @@ export const TARGETS: readonly Target[] = [
   declare(indexTarget, ["types", "validators", "registry"]),
   declare(manifestTarget, []),
   declare(docsTarget, []),
-  declare(hermesPluginTarget, []),
+  declare(hermesPluginTarget, ["raise"]),
   declare(mcpTarget, ["registry"]),
   declare(providersTarget, ["registry"]),
   declare(raiseTarget, ["registry"]),

@@ -198,6 +198,12 @@ function lowerNode(schema: JsonSchema, pointer: string, w: Walk, optional: boole
 /** OpenAI strict: every property required, additionalProperties false; optional ones become nullable (in lowerNode). */
 function strictObject(node: JsonSchema, pointer: string, w: Walk): void {
   if (node.type !== "object") return;
+  if (node.additionalProperties === false && (node.properties === undefined || (isObject(node.properties) && Object.keys(node.properties).length === 0))) {
+    // a tool without parameters: strict mode takes an empty, closed object as it is
+    node.properties = {};
+    node.required = [];
+    return;
+  }
   if (!isObject(node.properties) || Object.keys(node.properties).length === 0) {
     w.problems.push({ provider: w.provider, tool: w.tool, pointer, rule: "OpenAI strict mode needs the properties of every object listed" });
     return;

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { generatedDir, repoRoot } from "../support/paths";
 import { tempDir } from "../support/tmp";
+import { contract } from "../../generated/registry";
 import { addConsumerFiles, compileConsumer, readJson, runConsumer } from "../support/consumer";
 
 describe("importing @mnote/contract as an outside author", () => {
@@ -41,7 +42,7 @@ describe("importing @mnote/contract as an outside author", () => {
     const compiled = compileConsumer(project, { module: "node16", moduleResolution: "node16" }, ["consumer.mts", "consumer.cts"], "out");
     expect(compiled.output).toBe("");
     expect(compiled.status).toBe(0);
-    const expected = { valid: true, invalid: false, providerName: "mnote_page_save", version: "1.0.0", refusal: true };
+    const expected = { valid: true, invalid: false, providerName: "mnote_page_save", version: contract.version, refusal: true };
     expect(runConsumer(join(project, "out", "consumer.mjs"), project)).toEqual({ module: "esm", ...expected });
     expect(runConsumer(join(project, "out", "consumer.cjs"), project)).toEqual({ module: "commonjs", ...expected });
   });

@@ -426,11 +426,17 @@ export const CASES: Case[] = [
       ["response-constraint-changed", "breaking", "envelope", "/Audit/properties/commandId/pattern"],
       ["request-constraint-changed", "breaking", "envelope", "/KernelWrite/properties/commandId/pattern"],
       ...KERNEL_COMMANDS_WITH_COMMAND_ID.map((k): Expected => ["response-constraint-changed", "breaking", `kernel:${k}`, "/result/properties/commandId/pattern"]),
+      // command.status takes a command id (a request to the kernel) and answers one
+      ["request-constraint-changed", "breaking", "kernel:command.status", "/payload/properties/commandId/pattern"],
+      ["response-constraint-changed", "breaking", "kernel:command.status", "/result/properties/result/properties/commandId/pattern"],
     ],
     reverse: [
       ["response-constraint-changed", "breaking", "envelope", "/Audit/properties/commandId/pattern"],
       ["request-constraint-changed", "breaking", "envelope", "/KernelWrite/properties/commandId/pattern"],
       ...KERNEL_COMMANDS_WITH_COMMAND_ID.map((k): Expected => ["response-constraint-changed", "breaking", `kernel:${k}`, "/result/properties/commandId/pattern"]),
+      // command.status takes a command id (a request to the kernel) and answers one
+      ["request-constraint-changed", "breaking", "kernel:command.status", "/payload/properties/commandId/pattern"],
+      ["response-constraint-changed", "breaking", "kernel:command.status", "/result/properties/result/properties/commandId/pattern"],
     ],
   },
   {

@@ -26,7 +26,8 @@ describe('the version rule on a breaking change (mode loses "replace")', () => {
     expect(report.verdict.message).toContain("allowed by the new major version 2.0.0");
     expect(report.changes.map((c) => [c.rule, c.level, c.pointer])).toEqual([["request-enum-narrowed", "breaking", "/args/properties/mode/enum"]]);
     expect(report.head.version).toBe("2.0.0");
-    expect(report.base.version).toBe((require("../../contract/contract.json") as { version: string }).version);
+    // the harness pins the base to 1.0.0, whatever contract/ says today
+    expect(report.base.version).toBe("1.0.0");
   });
 
   it("passes with a major prerelease (2.0.0-rc.1)", () => {
