@@ -4,22 +4,22 @@
 import type * as T from "../types";
 import type { Validator } from "./runtime/validator";
 import * as formats0Module from "./runtime/formats";
-import func27 from "./runtime/equal";
-import func70 from "./runtime/ucs2length";
+import func10 from "./runtime/ucs2length";
+import func42 from "./runtime/equal";
 
-const impl0 = validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:AccessCheckPayload","type":"object","required":["context"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"}}};
+const impl0 = validate0;
+const schema0 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:AccessCheckPayload","type":"object","required":["context"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"}}};
 const func0 = Object.prototype.hasOwnProperty;
-const schema32 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelContext","type":"object","required":["workspaceId","documentId","actorId","traceId","sessionId","runId","toolCallId"],"additionalProperties":false,"properties":{"workspaceId":{"$ref":"urn:mnote:type:Identifier"},"documentId":{"$ref":"urn:mnote:type:Identifier"},"actorId":{"$ref":"urn:mnote:type:Identifier"},"traceId":{"$ref":"urn:mnote:type:Identifier"},"sessionId":{"$ref":"urn:mnote:type:Identifier"},"runId":{"$ref":"urn:mnote:type:Identifier"},"toolCallId":{"$ref":"urn:mnote:type:Identifier"}}};
-const schema33 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:Identifier","type":"string","minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9][A-Za-z0-9._:-]*$"};
+const schema1 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelContext","type":"object","required":["workspaceId","documentId","actorId","traceId","sessionId","runId","toolCallId"],"additionalProperties":false,"properties":{"workspaceId":{"$ref":"urn:mnote:type:Identifier"},"documentId":{"$ref":"urn:mnote:type:Identifier"},"actorId":{"$ref":"urn:mnote:type:Identifier"},"traceId":{"$ref":"urn:mnote:type:Identifier"},"sessionId":{"$ref":"urn:mnote:type:Identifier"},"runId":{"$ref":"urn:mnote:type:Identifier"},"toolCallId":{"$ref":"urn:mnote:type:Identifier"}}};
+const schema2 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:Identifier","type":"string","minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9][A-Za-z0-9._:-]*$"};
 
-const pattern4 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._:-]*$", "u");
+const pattern0 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._:-]*$", "u");
 
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:KernelContext" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate21.evaluated;
+const evaluated0 = validate1.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -31,14 +31,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((data.workspaceId === undefined) || (!(func0.call(data, "workspaceId")))) && (missing0 = "workspaceId")) || (((data.documentId === undefined) || (!(func0.call(data, "documentId")))) && (missing0 = "documentId"))) || (((data.actorId === undefined) || (!(func0.call(data, "actorId")))) && (missing0 = "actorId"))) || (((data.traceId === undefined) || (!(func0.call(data, "traceId")))) && (missing0 = "traceId"))) || (((data.sessionId === undefined) || (!(func0.call(data, "sessionId")))) && (missing0 = "sessionId"))) || (((data.runId === undefined) || (!(func0.call(data, "runId")))) && (missing0 = "runId"))) || (((data.toolCallId === undefined) || (!(func0.call(data, "toolCallId")))) && (missing0 = "toolCallId"))){
-validate21.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((((((key0 === "workspaceId") || (key0 === "documentId")) || (key0 === "actorId")) || (key0 === "traceId")) || (key0 === "sessionId")) || (key0 === "runId")) || (key0 === "toolCallId"))){
-validate21.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate1.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -51,18 +51,18 @@ const _errs3 = errors;
 const _errs4 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if((data0.length > 128 && func70(data0) > 128)){
-validate21.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data0.length > 128 && func10(data0) > 128)){
+validate1.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data0.length < 1 || (data0.length < 2 * 1 && func70(data0) < 1))){
-validate21.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data0.length < 1 || (data0.length < 2 * 1 && func10(data0) < 1))){
+validate1.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data0)){
-validate21.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data0)){
+validate1.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -71,7 +71,7 @@ else {
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs3){
@@ -93,18 +93,18 @@ const _errs6 = errors;
 const _errs7 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
-if((data1.length > 128 && func70(data1) > 128)){
-validate21.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data1.length > 128 && func10(data1) > 128)){
+validate1.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data1.length < 1 || (data1.length < 2 * 1 && func70(data1) < 1))){
-validate21.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data1.length < 1 || (data1.length < 2 * 1 && func10(data1) < 1))){
+validate1.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data1)){
-validate21.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data1)){
+validate1.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -113,7 +113,7 @@ else {
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs6){
@@ -135,18 +135,18 @@ const _errs9 = errors;
 const _errs10 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
-if((data2.length > 128 && func70(data2) > 128)){
-validate21.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data2.length > 128 && func10(data2) > 128)){
+validate1.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data2.length < 1 || (data2.length < 2 * 1 && func70(data2) < 1))){
-validate21.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data2.length < 1 || (data2.length < 2 * 1 && func10(data2) < 1))){
+validate1.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data2)){
-validate21.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data2)){
+validate1.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -155,7 +155,7 @@ else {
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs9){
@@ -177,18 +177,18 @@ const _errs12 = errors;
 const _errs13 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
-if((data3.length > 128 && func70(data3) > 128)){
-validate21.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data3.length > 128 && func10(data3) > 128)){
+validate1.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data3.length < 1 || (data3.length < 2 * 1 && func70(data3) < 1))){
-validate21.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data3.length < 1 || (data3.length < 2 * 1 && func10(data3) < 1))){
+validate1.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data3)){
-validate21.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data3)){
+validate1.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -197,7 +197,7 @@ else {
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs12){
@@ -219,18 +219,18 @@ const _errs15 = errors;
 const _errs16 = errors;
 if(errors === _errs15){
 if(typeof data4 === "string"){
-if((data4.length > 128 && func70(data4) > 128)){
-validate21.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data4.length > 128 && func10(data4) > 128)){
+validate1.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data4.length < 1 || (data4.length < 2 * 1 && func70(data4) < 1))){
-validate21.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data4.length < 1 || (data4.length < 2 * 1 && func10(data4) < 1))){
+validate1.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data4)){
-validate21.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data4)){
+validate1.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -239,7 +239,7 @@ else {
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs15){
@@ -261,18 +261,18 @@ const _errs18 = errors;
 const _errs19 = errors;
 if(errors === _errs18){
 if(typeof data5 === "string"){
-if((data5.length > 128 && func70(data5) > 128)){
-validate21.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data5.length > 128 && func10(data5) > 128)){
+validate1.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data5.length < 1 || (data5.length < 2 * 1 && func70(data5) < 1))){
-validate21.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data5.length < 1 || (data5.length < 2 * 1 && func10(data5) < 1))){
+validate1.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data5)){
-validate21.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data5)){
+validate1.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -281,7 +281,7 @@ else {
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs18){
@@ -303,18 +303,18 @@ const _errs21 = errors;
 const _errs22 = errors;
 if(errors === _errs21){
 if(typeof data6 === "string"){
-if((data6.length > 128 && func70(data6) > 128)){
-validate21.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data6.length > 128 && func10(data6) > 128)){
+validate1.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data6.length < 1 || (data6.length < 2 * 1 && func70(data6) < 1))){
-validate21.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data6.length < 1 || (data6.length < 2 * 1 && func10(data6) < 1))){
+validate1.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data6)){
-validate21.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data6)){
+validate1.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -323,7 +323,7 @@ else {
 }
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs21){
@@ -349,22 +349,22 @@ if(valid0){
 }
 }
 else {
-validate21.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate21.errors = vErrors;
+validate1.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:AccessCheckPayload" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate20.evaluated;
+const evaluated0 = validate0.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -376,14 +376,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.context === undefined) || (!(func0.call(data, "context")))) && (missing0 = "context")){
-validate20.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate0.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(key0 === "context")){
-validate20.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate0.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -392,8 +392,8 @@ if(_errs1 === errors){
 if(data.context !== undefined && func0.call(data, "context")){
 let data0 = data.context;
 const _errs2 = errors;
-if(!(validate21(data0, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
+if(!(validate1(data0, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1.errors : vErrors.concat(validate1.errors);
 errors = vErrors.length;
 }
 else {
@@ -409,26 +409,26 @@ if(valid0){
 }
 }
 else {
-validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate0.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate20.errors = vErrors;
+validate0.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl1 = validate23;
-const schema40 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:AccessCheckResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"type":"null"},"replayed":{"const":false},"result":{"type":"object","required":["authenticated","member","granted"],"additionalProperties":false,"properties":{"authenticated":{"type":"boolean"},"member":{"type":"boolean"},"granted":{"type":"array","uniqueItems":true,"items":{"$ref":"urn:mnote:type:CapabilityScope"}}}}}};
-const schema41 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:CapabilityScope","enum":["page.read","page.write","artifact.write"]};
+const impl1 = validate3;
+const schema9 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:AccessCheckResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"type":"null"},"replayed":{"const":false},"result":{"type":"object","required":["authenticated","member","granted"],"additionalProperties":false,"properties":{"authenticated":{"type":"boolean"},"member":{"type":"boolean"},"granted":{"type":"array","uniqueItems":true,"items":{"$ref":"urn:mnote:type:CapabilityScope"}}}}}};
+const schema10 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:CapabilityScope","enum":["page.read","page.write","artifact.write"]};
 
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:AccessCheckResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate23.evaluated;
+const evaluated0 = validate3.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -440,14 +440,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.replayed === undefined) || (!(func0.call(data, "replayed")))) && (missing0 = "replayed"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
-validate23.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate3.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "commandId") || (key0 === "replayed")) || (key0 === "result"))){
-validate23.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate3.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -457,7 +457,7 @@ if(data.commandId !== undefined && func0.call(data, "commandId")){
 let data0 = data.commandId;
 const _errs2 = errors;
 if(data0 !== null){
-validate23.errors = [{instancePath:instancePath+"/commandId",schemaPath:"#/properties/commandId/type",keyword:"type",params:{type: "null"},message:"must be null"}];
+validate3.errors = [{instancePath:instancePath+"/commandId",schemaPath:"#/properties/commandId/type",keyword:"type",params:{type: "null"},message:"must be null"}];
 return false;
 }
 const _errs3 = errors;
@@ -473,7 +473,7 @@ if(data.replayed !== undefined && func0.call(data, "replayed")){
 let data1 = data.replayed;
 const _errs4 = errors;
 if(false !== data1){
-validate23.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"}];
+validate3.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -494,14 +494,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((((data2.authenticated === undefined) || (!(func0.call(data2, "authenticated")))) && (missing1 = "authenticated")) || (((data2.member === undefined) || (!(func0.call(data2, "member")))) && (missing1 = "member"))) || (((data2.granted === undefined) || (!(func0.call(data2, "granted")))) && (missing1 = "granted"))){
-validate23.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate3.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 of Object.keys(data2)){
 if(!(((key1 === "authenticated") || (key1 === "member")) || (key1 === "granted"))){
-validate23.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate3.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -511,7 +511,7 @@ if(data2.authenticated !== undefined && func0.call(data2, "authenticated")){
 let data3 = data2.authenticated;
 const _errs8 = errors;
 if(typeof data3 !== "boolean"){
-validate23.errors = [{instancePath:instancePath+"/result/authenticated",schemaPath:"#/properties/result/properties/authenticated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate3.errors = [{instancePath:instancePath+"/result/authenticated",schemaPath:"#/properties/result/properties/authenticated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs9 = errors;
@@ -527,7 +527,7 @@ if(data2.member !== undefined && func0.call(data2, "member")){
 let data4 = data2.member;
 const _errs10 = errors;
 if(typeof data4 !== "boolean"){
-validate23.errors = [{instancePath:instancePath+"/result/member",schemaPath:"#/properties/result/properties/member/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate3.errors = [{instancePath:instancePath+"/result/member",schemaPath:"#/properties/result/properties/member/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs11 = errors;
@@ -551,9 +551,9 @@ for(let i0=0; i0<len0; i0++){
 let data6 = data5[i0];
 const _errs14 = errors;
 const _errs15 = errors;
-const vSchema0 = schema41.enum;
+const vSchema0 = schema10.enum;
 if(!(((data6 === "page.read") || (data6 === "page.write")) || (data6 === "artifact.write"))){
-validate23.errors = [{instancePath:instancePath+"/result/granted/" + i0,schemaPath:"urn:mnote:type:CapabilityScope/enum",keyword:"enum",params:{allowedValues: schema41.enum},message:"must be equal to one of the allowed values"}];
+validate3.errors = [{instancePath:instancePath+"/result/granted/" + i0,schemaPath:"urn:mnote:type:CapabilityScope/enum",keyword:"enum",params:{allowedValues: schema10.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -577,8 +577,8 @@ if(i1 > 1){
 outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
-if(func27(data5[i1], data5[j0])){
-validate23.errors = [{instancePath:instancePath+"/result/granted",schemaPath:"#/properties/result/properties/granted/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
+if(func42(data5[i1], data5[j0])){
+validate3.errors = [{instancePath:instancePath+"/result/granted",schemaPath:"#/properties/result/properties/granted/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
 return false;
 valid4 = false;
 break outer0;
@@ -591,7 +591,7 @@ if(valid4){
 }
 }
 else {
-validate23.errors = [{instancePath:instancePath+"/result/granted",schemaPath:"#/properties/result/properties/granted/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate3.errors = [{instancePath:instancePath+"/result/granted",schemaPath:"#/properties/result/properties/granted/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs12){
@@ -610,7 +610,7 @@ if(valid1){
 }
 }
 else {
-validate23.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate3.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs5){
@@ -629,25 +629,25 @@ if(valid0){
 }
 }
 else {
-validate23.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate3.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate23.errors = vErrors;
+validate3.errors = vErrors;
 return errors === 0;
 }
-validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate3.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl2 = validate24;
-const schema42 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ActorId","$ref":"urn:mnote:type:Identifier"};
+const impl2 = validate4;
+const schema11 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ActorId","$ref":"urn:mnote:type:Identifier"};
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ActorId" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate24.evaluated;
+const evaluated0 = validate4.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -658,18 +658,18 @@ const _errs0 = errors;
 const _errs1 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
-if((data.length > 128 && func70(data) > 128)){
-validate24.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data.length > 128 && func10(data) > 128)){
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data.length < 1 || (data.length < 2 * 1 && func70(data) < 1))){
-validate24.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data)){
-validate24.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data)){
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -678,7 +678,7 @@ else {
 }
 }
 else {
-validate24.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs0){
@@ -687,21 +687,21 @@ if(errors === _errs0){
 var valid0 = _errs0 === errors;
 if(valid0){
 }
-validate24.errors = vErrors;
+validate4.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate4.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl3 = validate25;
-const schema44 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactAiNoteCreatePayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:ArtifactCreateAiNoteArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
-const schema45 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateAiNoteArgs","type":"object","required":["content"],"additionalProperties":false,"properties":{"content":{"type":"string","minLength":1,"maxLength":50000},"title":{"type":"string","minLength":1,"maxLength":200},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
-const schema46 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:Revision","type":"integer","minimum":0,"maximum":9007199254740991};
+const impl3 = validate5;
+const schema13 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactAiNoteCreatePayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:ArtifactCreateAiNoteArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
+const schema14 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateAiNoteArgs","type":"object","required":["content"],"additionalProperties":false,"properties":{"content":{"type":"string","minLength":1,"maxLength":50000},"title":{"type":"string","minLength":1,"maxLength":200},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
+const schema15 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:Revision","type":"integer","minimum":0,"maximum":9007199254740991};
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ArtifactCreateAiNoteArgs" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate27.evaluated;
+const evaluated0 = validate7.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -713,14 +713,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.content === undefined) || (!(func0.call(data, "content")))) && (missing0 = "content")){
-validate27.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate7.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "content") || (key0 === "title")) || (key0 === "baseRevision"))){
-validate27.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate7.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -732,13 +732,13 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if((data0.length > 50000 && func70(data0) > 50000)){
-validate27.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/maxLength",keyword:"maxLength",params:{limit: 50000},message:"must NOT have more than 50000 characters"}];
+if((data0.length > 50000 && func10(data0) > 50000)){
+validate7.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/maxLength",keyword:"maxLength",params:{limit: 50000},message:"must NOT have more than 50000 characters"}];
 return false;
 }
 else {
-if((data0.length < 1 || (data0.length < 2 * 1 && func70(data0) < 1))){
-validate27.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data0.length < 1 || (data0.length < 2 * 1 && func10(data0) < 1))){
+validate7.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
@@ -746,7 +746,7 @@ else {
 }
 }
 else {
-validate27.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate7.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs2){
@@ -764,13 +764,13 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if((data1.length > 200 && func70(data1) > 200)){
-validate27.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+if((data1.length > 200 && func10(data1) > 200)){
+validate7.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
 return false;
 }
 else {
-if((data1.length < 1 || (data1.length < 2 * 1 && func70(data1) < 1))){
-validate27.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data1.length < 1 || (data1.length < 2 * 1 && func10(data1) < 1))){
+validate7.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
@@ -778,7 +778,7 @@ else {
 }
 }
 else {
-validate27.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate7.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs4){
@@ -795,19 +795,19 @@ let data2 = data.baseRevision;
 const _errs6 = errors;
 const _errs7 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate27.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate7.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs8 = errors;
 if(errors === _errs7){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate27.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate7.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data2 < 0 || isNaN(data2)){
-validate27.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate7.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -833,29 +833,29 @@ if(valid0){
 }
 }
 else {
-validate27.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate7.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate27.errors = vErrors;
+validate7.errors = vErrors;
 return errors === 0;
 }
-validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate7.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema47 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelWrite","type":"object","required":["commandId","idempotencyScope","fingerprint","ttlMs"],"additionalProperties":false,"properties":{"commandId":{"$ref":"urn:mnote:type:CommandId"},"idempotencyKey":{"$ref":"urn:mnote:type:IdempotencyKey"},"idempotencyScope":{"type":"string","pattern":"^[0-9a-f]{64}$"},"fingerprint":{"type":"string","pattern":"^[0-9a-f]{64}$"},"ttlMs":{"type":"integer","minimum":1000,"maximum":31536000000}}};
-const schema48 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:CommandId","type":"string","minLength":1,"maxLength":128,"pattern":"^[a-z][a-z0-9_]*$"};
-const schema49 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:IdempotencyKey","type":"string","minLength":1,"maxLength":256,"pattern":"^[!-~]+$"};
-const pattern12 = new RegExp("^[a-z][a-z0-9_]*$", "u");
-const pattern13 = new RegExp("^[!-~]+$", "u");
-const pattern14 = new RegExp("^[0-9a-f]{64}$", "u");
+const schema16 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelWrite","type":"object","required":["commandId","idempotencyScope","fingerprint","ttlMs"],"additionalProperties":false,"properties":{"commandId":{"$ref":"urn:mnote:type:CommandId"},"idempotencyKey":{"$ref":"urn:mnote:type:IdempotencyKey"},"idempotencyScope":{"type":"string","pattern":"^[0-9a-f]{64}$"},"fingerprint":{"type":"string","pattern":"^[0-9a-f]{64}$"},"ttlMs":{"type":"integer","minimum":1000,"maximum":31536000000}}};
+const schema17 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:CommandId","type":"string","minLength":1,"maxLength":128,"pattern":"^[a-z][a-z0-9_]*$"};
+const schema18 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:IdempotencyKey","type":"string","minLength":1,"maxLength":256,"pattern":"^[!-~]+$"};
+const pattern8 = new RegExp("^[a-z][a-z0-9_]*$", "u");
+const pattern9 = new RegExp("^[!-~]+$", "u");
+const pattern10 = new RegExp("^[0-9a-f]{64}$", "u");
 
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:KernelWrite" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate29.evaluated;
+const evaluated0 = validate9.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -867,14 +867,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.idempotencyScope === undefined) || (!(func0.call(data, "idempotencyScope")))) && (missing0 = "idempotencyScope"))) || (((data.fingerprint === undefined) || (!(func0.call(data, "fingerprint")))) && (missing0 = "fingerprint"))) || (((data.ttlMs === undefined) || (!(func0.call(data, "ttlMs")))) && (missing0 = "ttlMs"))){
-validate29.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate9.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((((key0 === "commandId") || (key0 === "idempotencyKey")) || (key0 === "idempotencyScope")) || (key0 === "fingerprint")) || (key0 === "ttlMs"))){
-validate29.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate9.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -887,18 +887,18 @@ const _errs3 = errors;
 const _errs4 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if((data0.length > 128 && func70(data0) > 128)){
-validate29.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data0.length > 128 && func10(data0) > 128)){
+validate9.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data0.length < 1 || (data0.length < 2 * 1 && func70(data0) < 1))){
-validate29.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data0.length < 1 || (data0.length < 2 * 1 && func10(data0) < 1))){
+validate9.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern12.test(data0)){
-validate29.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""}];
+if(!pattern8.test(data0)){
+validate9.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""}];
 return false;
 }
 else {
@@ -907,7 +907,7 @@ else {
 }
 }
 else {
-validate29.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate9.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs3){
@@ -929,18 +929,18 @@ const _errs6 = errors;
 const _errs7 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
-if((data1.length > 256 && func70(data1) > 256)){
-validate29.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+if((data1.length > 256 && func10(data1) > 256)){
+validate9.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
 return false;
 }
 else {
-if((data1.length < 1 || (data1.length < 2 * 1 && func70(data1) < 1))){
-validate29.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data1.length < 1 || (data1.length < 2 * 1 && func10(data1) < 1))){
+validate9.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern13.test(data1)){
-validate29.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""}];
+if(!pattern9.test(data1)){
+validate9.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""}];
 return false;
 }
 else {
@@ -949,7 +949,7 @@ else {
 }
 }
 else {
-validate29.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate9.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs6){
@@ -970,15 +970,15 @@ const _errs8 = errors;
 const _errs9 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
-if(!pattern14.test(data2)){
-validate29.errors = [{instancePath:instancePath+"/idempotencyScope",schemaPath:"#/properties/idempotencyScope/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""}];
+if(!pattern10.test(data2)){
+validate9.errors = [{instancePath:instancePath+"/idempotencyScope",schemaPath:"#/properties/idempotencyScope/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""}];
 return false;
 }
 else {
 }
 }
 else {
-validate29.errors = [{instancePath:instancePath+"/idempotencyScope",schemaPath:"#/properties/idempotencyScope/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate9.errors = [{instancePath:instancePath+"/idempotencyScope",schemaPath:"#/properties/idempotencyScope/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs8){
@@ -996,15 +996,15 @@ const _errs10 = errors;
 const _errs11 = errors;
 if(errors === _errs10){
 if(typeof data3 === "string"){
-if(!pattern14.test(data3)){
-validate29.errors = [{instancePath:instancePath+"/fingerprint",schemaPath:"#/properties/fingerprint/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""}];
+if(!pattern10.test(data3)){
+validate9.errors = [{instancePath:instancePath+"/fingerprint",schemaPath:"#/properties/fingerprint/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""}];
 return false;
 }
 else {
 }
 }
 else {
-validate29.errors = [{instancePath:instancePath+"/fingerprint",schemaPath:"#/properties/fingerprint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate9.errors = [{instancePath:instancePath+"/fingerprint",schemaPath:"#/properties/fingerprint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs10){
@@ -1020,19 +1020,19 @@ if(data.ttlMs !== undefined && func0.call(data, "ttlMs")){
 let data4 = data.ttlMs;
 const _errs12 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate29.errors = [{instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate9.errors = [{instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs13 = errors;
 if(errors === _errs12){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 > 31536000000 || isNaN(data4)){
-validate29.errors = [{instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000000},message:"must be <= 31536000000"}];
+validate9.errors = [{instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000000},message:"must be <= 31536000000"}];
 return false;
 }
 else {
 if(data4 < 1000 || isNaN(data4)){
-validate29.errors = [{instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"}];
+validate9.errors = [{instancePath:instancePath+"/ttlMs",schemaPath:"#/properties/ttlMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"}];
 return false;
 }
 else {
@@ -1057,22 +1057,22 @@ if(valid0){
 }
 }
 else {
-validate29.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate9.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate29.errors = vErrors;
+validate9.errors = vErrors;
 return errors === 0;
 }
-validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate9.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ArtifactAiNoteCreatePayload" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate25.evaluated;
+const evaluated0 = validate5.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1084,14 +1084,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.context === undefined) || (!(func0.call(data, "context")))) && (missing0 = "context")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate25.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate5.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((key0 === "context") || (key0 === "args")) || (key0 === "dryRun")) || (key0 === "write"))){
-validate25.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate5.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1100,8 +1100,8 @@ if(_errs1 === errors){
 if(data.context !== undefined && func0.call(data, "context")){
 let data0 = data.context;
 const _errs2 = errors;
-if(!(validate21(data0, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
+if(!(validate1(data0, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1.errors : vErrors.concat(validate1.errors);
 errors = vErrors.length;
 }
 else {
@@ -1115,8 +1115,8 @@ if(valid0){
 if(data.args !== undefined && func0.call(data, "args")){
 let data1 = data.args;
 const _errs3 = errors;
-if(!(validate27(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+if(!(validate7(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate7.errors : vErrors.concat(validate7.errors);
 errors = vErrors.length;
 }
 else {
@@ -1131,7 +1131,7 @@ if(data.dryRun !== undefined && func0.call(data, "dryRun")){
 let data2 = data.dryRun;
 const _errs4 = errors;
 if(typeof data2 !== "boolean"){
-validate25.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate5.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs5 = errors;
@@ -1146,8 +1146,8 @@ if(valid0){
 if(data.write !== undefined && func0.call(data, "write")){
 let data3 = data.write;
 const _errs6 = errors;
-if(!(validate29(data3, {instancePath:instancePath+"/write",parentData:data,parentDataProperty:"write",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
+if(!(validate9(data3, {instancePath:instancePath+"/write",parentData:data,parentDataProperty:"write",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate9.errors : vErrors.concat(validate9.errors);
 errors = vErrors.length;
 }
 else {
@@ -1166,30 +1166,30 @@ if(valid0){
 }
 }
 else {
-validate25.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate5.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate25.errors = vErrors;
+validate5.errors = vErrors;
 return errors === 0;
 }
-validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate5.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl4 = validate31;
-const schema50 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactAiNoteCreateResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:ArtifactCreateAiNoteResult"}}};
-const schema52 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateAiNoteResult","anyOf":[{"$ref":"urn:mnote:type:ArtifactWriteResult"},{"$ref":"urn:mnote:type:DryRunResult"}]};
-const schema53 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactWriteResult","type":"object","required":["commandName","artifactId","artifactType","created","edgeId","edgeCreated"],"additionalProperties":false,"properties":{"commandName":{"$ref":"urn:mnote:type:CommandName"},"artifactId":{"$ref":"urn:mnote:type:Identifier"},"artifactType":{"$ref":"urn:mnote:type:ArtifactType"},"created":{"type":"boolean"},"edgeId":{"$ref":"urn:mnote:type:Identifier"},"edgeCreated":{"type":"boolean"}}};
-const schema54 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:CommandName","type":"string","maxLength":64,"pattern":"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"};
-const schema56 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactType","type":"string","enum":["summary","ai_note"]};
-const pattern17 = new RegExp("^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$", "u");
+const impl4 = validate11;
+const schema19 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactAiNoteCreateResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:ArtifactCreateAiNoteResult"}}};
+const schema21 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateAiNoteResult","anyOf":[{"$ref":"urn:mnote:type:ArtifactWriteResult"},{"$ref":"urn:mnote:type:DryRunResult"}]};
+const schema22 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactWriteResult","type":"object","required":["commandName","artifactId","artifactType","created","edgeId","edgeCreated"],"additionalProperties":false,"properties":{"commandName":{"$ref":"urn:mnote:type:CommandName"},"artifactId":{"$ref":"urn:mnote:type:Identifier"},"artifactType":{"$ref":"urn:mnote:type:ArtifactType"},"created":{"type":"boolean"},"edgeId":{"$ref":"urn:mnote:type:Identifier"},"edgeCreated":{"type":"boolean"}}};
+const schema23 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:CommandName","type":"string","maxLength":64,"pattern":"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"};
+const schema25 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactType","type":"string","enum":["summary","ai_note"]};
+const pattern13 = new RegExp("^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$", "u");
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ArtifactWriteResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate33.evaluated;
+const evaluated0 = validate13.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1201,14 +1201,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.commandName === undefined) || (!(func0.call(data, "commandName")))) && (missing0 = "commandName")) || (((data.artifactId === undefined) || (!(func0.call(data, "artifactId")))) && (missing0 = "artifactId"))) || (((data.artifactType === undefined) || (!(func0.call(data, "artifactType")))) && (missing0 = "artifactType"))) || (((data.created === undefined) || (!(func0.call(data, "created")))) && (missing0 = "created"))) || (((data.edgeId === undefined) || (!(func0.call(data, "edgeId")))) && (missing0 = "edgeId"))) || (((data.edgeCreated === undefined) || (!(func0.call(data, "edgeCreated")))) && (missing0 = "edgeCreated"))){
-validate33.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate13.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((((key0 === "commandName") || (key0 === "artifactId")) || (key0 === "artifactType")) || (key0 === "created")) || (key0 === "edgeId")) || (key0 === "edgeCreated"))){
-validate33.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate13.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1221,13 +1221,13 @@ const _errs3 = errors;
 const _errs4 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if((data0.length > 64 && func70(data0) > 64)){
-validate33.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if((data0.length > 64 && func10(data0) > 64)){
+validate13.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
-if(!pattern17.test(data0)){
-validate33.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
+if(!pattern13.test(data0)){
+validate13.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
 return false;
 }
 else {
@@ -1235,7 +1235,7 @@ else {
 }
 }
 else {
-validate33.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate13.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs3){
@@ -1257,18 +1257,18 @@ const _errs6 = errors;
 const _errs7 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
-if((data1.length > 128 && func70(data1) > 128)){
-validate33.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data1.length > 128 && func10(data1) > 128)){
+validate13.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data1.length < 1 || (data1.length < 2 * 1 && func70(data1) < 1))){
-validate33.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data1.length < 1 || (data1.length < 2 * 1 && func10(data1) < 1))){
+validate13.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data1)){
-validate33.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data1)){
+validate13.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -1277,7 +1277,7 @@ else {
 }
 }
 else {
-validate33.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate13.errors = [{instancePath:instancePath+"/artifactId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs6){
@@ -1297,13 +1297,13 @@ let data2 = data.artifactType;
 const _errs8 = errors;
 const _errs9 = errors;
 if(typeof data2 !== "string"){
-validate33.errors = [{instancePath:instancePath+"/artifactType",schemaPath:"urn:mnote:type:ArtifactType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate13.errors = [{instancePath:instancePath+"/artifactType",schemaPath:"urn:mnote:type:ArtifactType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs10 = errors;
-const vSchema0 = schema56.enum;
+const vSchema0 = schema25.enum;
 if(!((data2 === "summary") || (data2 === "ai_note"))){
-validate33.errors = [{instancePath:instancePath+"/artifactType",schemaPath:"urn:mnote:type:ArtifactType/enum",keyword:"enum",params:{allowedValues: schema56.enum},message:"must be equal to one of the allowed values"}];
+validate13.errors = [{instancePath:instancePath+"/artifactType",schemaPath:"urn:mnote:type:ArtifactType/enum",keyword:"enum",params:{allowedValues: schema25.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -1323,7 +1323,7 @@ if(data.created !== undefined && func0.call(data, "created")){
 let data3 = data.created;
 const _errs11 = errors;
 if(typeof data3 !== "boolean"){
-validate33.errors = [{instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate13.errors = [{instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs12 = errors;
@@ -1342,18 +1342,18 @@ const _errs14 = errors;
 const _errs15 = errors;
 if(errors === _errs14){
 if(typeof data4 === "string"){
-if((data4.length > 128 && func70(data4) > 128)){
-validate33.errors = [{instancePath:instancePath+"/edgeId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data4.length > 128 && func10(data4) > 128)){
+validate13.errors = [{instancePath:instancePath+"/edgeId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data4.length < 1 || (data4.length < 2 * 1 && func70(data4) < 1))){
-validate33.errors = [{instancePath:instancePath+"/edgeId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data4.length < 1 || (data4.length < 2 * 1 && func10(data4) < 1))){
+validate13.errors = [{instancePath:instancePath+"/edgeId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data4)){
-validate33.errors = [{instancePath:instancePath+"/edgeId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data4)){
+validate13.errors = [{instancePath:instancePath+"/edgeId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -1362,7 +1362,7 @@ else {
 }
 }
 else {
-validate33.errors = [{instancePath:instancePath+"/edgeId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate13.errors = [{instancePath:instancePath+"/edgeId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs14){
@@ -1381,7 +1381,7 @@ if(data.edgeCreated !== undefined && func0.call(data, "edgeCreated")){
 let data5 = data.edgeCreated;
 const _errs16 = errors;
 if(typeof data5 !== "boolean"){
-validate33.errors = [{instancePath:instancePath+"/edgeCreated",schemaPath:"#/properties/edgeCreated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate13.errors = [{instancePath:instancePath+"/edgeCreated",schemaPath:"#/properties/edgeCreated/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs17 = errors;
@@ -1403,27 +1403,221 @@ if(valid0){
 }
 }
 else {
-validate33.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate13.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate33.errors = vErrors;
+validate13.errors = vErrors;
 return errors === 0;
 }
-validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate13.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema58 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:DryRunResult","type":"object","required":["dryRun","commandName","diff"],"additionalProperties":false,"properties":{"dryRun":{"const":true},"commandName":{"$ref":"urn:mnote:type:CommandName"},"baseRevision":{"$ref":"urn:mnote:type:Revision"},"diff":{"type":"array","maxItems":64,"items":{"$ref":"urn:mnote:type:DiffOp"}},"warnings":{"type":"array","maxItems":64,"items":{"$ref":"urn:mnote:type:DryRunWarning"}}}};
-const schema61 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:DiffOp","type":"object","required":["op"],"additionalProperties":false,"properties":{"op":{"type":"string","enum":["append","replace","set_title","set_option","create_summary","update_summary","create_ai_note","create_edge","confirm_edge"]},"blocks":{"type":"integer","minimum":0},"removedBlocks":{"type":"integer","minimum":0},"field":{"type":"string","maxLength":64},"value":{"type":["boolean","string","number"]},"chars":{"type":"integer","minimum":0}}};
-const schema62 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:DryRunWarning","type":"object","required":["code","message"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:mnote:type:ErrorCode"},"message":{"type":"string","maxLength":1000},"field":{"type":"string","maxLength":64}}};
-const schema63 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ErrorCode","enum":["mnote_tool_invalid_input","mnote_tool_payload_too_large","mnote_tool_unknown_tool","mnote_tool_not_authenticated","mnote_tool_permission_denied","mnote_tool_conflict","mnote_tool_idempotency_conflict","mnote_tool_in_progress","mnote_tool_unsupported_option","mnote_tool_kernel_unavailable","mnote_tool_outcome_unknown","mnote_tool_unavailable","mnote_tool_not_configured","mnote_tool_internal"]};
+const schema27 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:DryRunResult","type":"object","required":["dryRun","commandName","diff"],"additionalProperties":false,"properties":{"dryRun":{"const":true},"commandName":{"$ref":"urn:mnote:type:CommandName"},"baseRevision":{"$ref":"urn:mnote:type:Revision"},"diff":{"type":"array","maxItems":64,"items":{"$ref":"urn:mnote:type:DiffOp"}},"warnings":{"type":"array","maxItems":64,"items":{"$ref":"urn:mnote:type:DryRunWarning"}}}};
+const schema30 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:DiffOp","type":"object","required":["op"],"additionalProperties":false,"properties":{"op":{"type":"string","enum":["append","replace","set_title","set_option","create_summary","update_summary","create_ai_note","create_edge","confirm_edge"]},"blocks":{"type":"integer","minimum":0},"removedBlocks":{"type":"integer","minimum":0},"field":{"type":"string","maxLength":64},"value":{"type":["boolean","string","number"]},"chars":{"type":"integer","minimum":0}}};
 
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:DiffOp" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate16.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.op === undefined) || (!(func0.call(data, "op")))) && (missing0 = "op")){
+validate16.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 of Object.keys(data)){
+if(!((((((key0 === "op") || (key0 === "blocks")) || (key0 === "removedBlocks")) || (key0 === "field")) || (key0 === "value")) || (key0 === "chars"))){
+validate16.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.op !== undefined && func0.call(data, "op")){
+let data0 = data.op;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate16.errors = [{instancePath:instancePath+"/op",schemaPath:"#/properties/op/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs3 = errors;
+const vSchema0 = schema30.properties.op.enum;
+if(!(((((((((data0 === "append") || (data0 === "replace")) || (data0 === "set_title")) || (data0 === "set_option")) || (data0 === "create_summary")) || (data0 === "update_summary")) || (data0 === "create_ai_note")) || (data0 === "create_edge")) || (data0 === "confirm_edge"))){
+validate16.errors = [{instancePath:instancePath+"/op",schemaPath:"#/properties/op/enum",keyword:"enum",params:{allowedValues: schema30.properties.op.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === _errs2){
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.blocks !== undefined && func0.call(data, "blocks")){
+let data1 = data.blocks;
+const _errs4 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate16.errors = [{instancePath:instancePath+"/blocks",schemaPath:"#/properties/blocks/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs5 = errors;
+if(errors === _errs4){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 0 || isNaN(data1)){
+validate16.errors = [{instancePath:instancePath+"/blocks",schemaPath:"#/properties/blocks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+if(errors === _errs4){
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.removedBlocks !== undefined && func0.call(data, "removedBlocks")){
+let data2 = data.removedBlocks;
+const _errs6 = errors;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+validate16.errors = [{instancePath:instancePath+"/removedBlocks",schemaPath:"#/properties/removedBlocks/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs7 = errors;
+if(errors === _errs6){
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 < 0 || isNaN(data2)){
+validate16.errors = [{instancePath:instancePath+"/removedBlocks",schemaPath:"#/properties/removedBlocks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+if(errors === _errs6){
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.field !== undefined && func0.call(data, "field")){
+let data3 = data.field;
+const _errs8 = errors;
+const _errs9 = errors;
+if(errors === _errs8){
+if(typeof data3 === "string"){
+if((data3.length > 64 && func10(data3) > 64)){
+validate16.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+}
+}
+else {
+validate16.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs8){
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.value !== undefined && func0.call(data, "value")){
+let data4 = data.value;
+const _errs10 = errors;
+if(((typeof data4 !== "boolean") && (typeof data4 !== "string")) && (!((typeof data4 == "number") && (isFinite(data4))))){
+validate16.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: schema30.properties.value.type},message:"must be boolean,string,number"}];
+return false;
+}
+const _errs11 = errors;
+if(errors === _errs10){
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.chars !== undefined && func0.call(data, "chars")){
+let data5 = data.chars;
+const _errs12 = errors;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+validate16.errors = [{instancePath:instancePath+"/chars",schemaPath:"#/properties/chars/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs13 = errors;
+if(errors === _errs12){
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 0 || isNaN(data5)){
+validate16.errors = [{instancePath:instancePath+"/chars",schemaPath:"#/properties/chars/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+if(errors === _errs12){
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate16.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate16.errors = vErrors;
+return errors === 0;
+}
+validate16.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:DryRunWarning","type":"object","required":["code","message"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:mnote:type:ErrorCode"},"message":{"type":"string","maxLength":1000},"field":{"type":"string","maxLength":64}}};
+const schema32 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ErrorCode","enum":["mnote_tool_invalid_input","mnote_tool_payload_too_large","mnote_tool_unknown_tool","mnote_tool_not_authenticated","mnote_tool_permission_denied","mnote_tool_conflict","mnote_tool_idempotency_conflict","mnote_tool_in_progress","mnote_tool_unsupported_option","mnote_tool_kernel_unavailable","mnote_tool_outcome_unknown","mnote_tool_unavailable","mnote_tool_not_configured","mnote_tool_internal"]};
+
+function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:DryRunWarning" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate36.evaluated;
+const evaluated0 = validate18.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1435,14 +1629,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.code === undefined) || (!(func0.call(data, "code")))) && (missing0 = "code")) || (((data.message === undefined) || (!(func0.call(data, "message")))) && (missing0 = "message"))){
-validate36.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate18.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "code") || (key0 === "message")) || (key0 === "field"))){
-validate36.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate18.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1452,9 +1646,9 @@ if(data.code !== undefined && func0.call(data, "code")){
 let data0 = data.code;
 const _errs2 = errors;
 const _errs3 = errors;
-const vSchema0 = schema63.enum;
+const vSchema0 = schema32.enum;
 if(!((((((((((((((data0 === "mnote_tool_invalid_input") || (data0 === "mnote_tool_payload_too_large")) || (data0 === "mnote_tool_unknown_tool")) || (data0 === "mnote_tool_not_authenticated")) || (data0 === "mnote_tool_permission_denied")) || (data0 === "mnote_tool_conflict")) || (data0 === "mnote_tool_idempotency_conflict")) || (data0 === "mnote_tool_in_progress")) || (data0 === "mnote_tool_unsupported_option")) || (data0 === "mnote_tool_kernel_unavailable")) || (data0 === "mnote_tool_outcome_unknown")) || (data0 === "mnote_tool_unavailable")) || (data0 === "mnote_tool_not_configured")) || (data0 === "mnote_tool_internal"))){
-validate36.errors = [{instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/enum",keyword:"enum",params:{allowedValues: schema63.enum},message:"must be equal to one of the allowed values"}];
+validate18.errors = [{instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/enum",keyword:"enum",params:{allowedValues: schema32.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -1476,15 +1670,15 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if((data1.length > 1000 && func70(data1) > 1000)){
-validate36.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"}];
+if((data1.length > 1000 && func10(data1) > 1000)){
+validate18.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"}];
 return false;
 }
 else {
 }
 }
 else {
-validate36.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate18.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs4){
@@ -1502,15 +1696,15 @@ const _errs6 = errors;
 const _errs7 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
-if((data2.length > 64 && func70(data2) > 64)){
-validate36.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if((data2.length > 64 && func10(data2) > 64)){
+validate18.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 }
 }
 else {
-validate36.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate18.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs6){
@@ -1529,22 +1723,22 @@ if(valid0){
 }
 }
 else {
-validate36.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate18.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate36.errors = vErrors;
+validate18.errors = vErrors;
 return errors === 0;
 }
-validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate18.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:DryRunResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate35.evaluated;
+const evaluated0 = validate15.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1556,14 +1750,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun")) || (((data.commandName === undefined) || (!(func0.call(data, "commandName")))) && (missing0 = "commandName"))) || (((data.diff === undefined) || (!(func0.call(data, "diff")))) && (missing0 = "diff"))){
-validate35.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate15.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((((key0 === "dryRun") || (key0 === "commandName")) || (key0 === "baseRevision")) || (key0 === "diff")) || (key0 === "warnings"))){
-validate35.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate15.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1573,7 +1767,7 @@ if(data.dryRun !== undefined && func0.call(data, "dryRun")){
 let data0 = data.dryRun;
 const _errs2 = errors;
 if(true !== data0){
-validate35.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"}];
+validate15.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -1593,13 +1787,13 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if((data1.length > 64 && func70(data1) > 64)){
-validate35.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if((data1.length > 64 && func10(data1) > 64)){
+validate15.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
-if(!pattern17.test(data1)){
-validate35.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
+if(!pattern13.test(data1)){
+validate15.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
 return false;
 }
 else {
@@ -1607,7 +1801,7 @@ else {
 }
 }
 else {
-validate35.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate15.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs4){
@@ -1627,19 +1821,19 @@ let data2 = data.baseRevision;
 const _errs6 = errors;
 const _errs7 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate35.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate15.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs8 = errors;
 if(errors === _errs7){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate35.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate15.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data2 < 0 || isNaN(data2)){
-validate35.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate15.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -1665,7 +1859,7 @@ const _errs10 = errors;
 if(errors === _errs9){
 if(Array.isArray(data3)){
 if(data3.length > 64){
-validate35.errors = [{instancePath:instancePath+"/diff",schemaPath:"#/properties/diff/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"}];
+validate15.errors = [{instancePath:instancePath+"/diff",schemaPath:"#/properties/diff/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"}];
 return false;
 }
 else {
@@ -1674,186 +1868,11 @@ const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 let data4 = data3[i0];
 const _errs11 = errors;
-const _errs12 = errors;
-const _errs13 = errors;
-if(errors === _errs12){
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-let missing1;
-if(((data4.op === undefined) || (!(func0.call(data4, "op")))) && (missing1 = "op")){
-validate35.errors = [{instancePath:instancePath+"/diff/" + i0,schemaPath:"urn:mnote:type:DiffOp/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
+if(!(validate16(data4, {instancePath:instancePath+"/diff/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
+errors = vErrors.length;
 }
 else {
-const _errs14 = errors;
-for(const key1 of Object.keys(data4)){
-if(!((((((key1 === "op") || (key1 === "blocks")) || (key1 === "removedBlocks")) || (key1 === "field")) || (key1 === "value")) || (key1 === "chars"))){
-validate35.errors = [{instancePath:instancePath+"/diff/" + i0,schemaPath:"urn:mnote:type:DiffOp/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs14 === errors){
-if(data4.op !== undefined && func0.call(data4, "op")){
-let data5 = data4.op;
-const _errs15 = errors;
-if(typeof data5 !== "string"){
-validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/op",schemaPath:"urn:mnote:type:DiffOp/properties/op/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs16 = errors;
-const vSchema0 = schema61.properties.op.enum;
-if(!(((((((((data5 === "append") || (data5 === "replace")) || (data5 === "set_title")) || (data5 === "set_option")) || (data5 === "create_summary")) || (data5 === "update_summary")) || (data5 === "create_ai_note")) || (data5 === "create_edge")) || (data5 === "confirm_edge"))){
-validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/op",schemaPath:"urn:mnote:type:DiffOp/properties/op/enum",keyword:"enum",params:{allowedValues: schema61.properties.op.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === _errs15){
-}
-var valid5 = _errs15 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-if(data4.blocks !== undefined && func0.call(data4, "blocks")){
-let data6 = data4.blocks;
-const _errs17 = errors;
-if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/blocks",schemaPath:"urn:mnote:type:DiffOp/properties/blocks/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-const _errs18 = errors;
-if(errors === _errs17){
-if((typeof data6 == "number") && (isFinite(data6))){
-if(data6 < 0 || isNaN(data6)){
-validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/blocks",schemaPath:"urn:mnote:type:DiffOp/properties/blocks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-else {
-}
-}
-if(errors === _errs17){
-}
-}
-var valid5 = _errs17 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-if(data4.removedBlocks !== undefined && func0.call(data4, "removedBlocks")){
-let data7 = data4.removedBlocks;
-const _errs19 = errors;
-if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/removedBlocks",schemaPath:"urn:mnote:type:DiffOp/properties/removedBlocks/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-const _errs20 = errors;
-if(errors === _errs19){
-if((typeof data7 == "number") && (isFinite(data7))){
-if(data7 < 0 || isNaN(data7)){
-validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/removedBlocks",schemaPath:"urn:mnote:type:DiffOp/properties/removedBlocks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-else {
-}
-}
-if(errors === _errs19){
-}
-}
-var valid5 = _errs19 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-if(data4.field !== undefined && func0.call(data4, "field")){
-let data8 = data4.field;
-const _errs21 = errors;
-const _errs22 = errors;
-if(errors === _errs21){
-if(typeof data8 === "string"){
-if((data8.length > 64 && func70(data8) > 64)){
-validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/field",schemaPath:"urn:mnote:type:DiffOp/properties/field/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
-}
-else {
-}
-}
-else {
-validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/field",schemaPath:"urn:mnote:type:DiffOp/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs21){
-}
-}
-var valid5 = _errs21 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-if(data4.value !== undefined && func0.call(data4, "value")){
-let data9 = data4.value;
-const _errs23 = errors;
-if(((typeof data9 !== "boolean") && (typeof data9 !== "string")) && (!((typeof data9 == "number") && (isFinite(data9))))){
-validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/value",schemaPath:"urn:mnote:type:DiffOp/properties/value/type",keyword:"type",params:{type: schema61.properties.value.type},message:"must be boolean,string,number"}];
-return false;
-}
-const _errs24 = errors;
-if(errors === _errs23){
-}
-var valid5 = _errs23 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-if(data4.chars !== undefined && func0.call(data4, "chars")){
-let data10 = data4.chars;
-const _errs25 = errors;
-if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/chars",schemaPath:"urn:mnote:type:DiffOp/properties/chars/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-const _errs26 = errors;
-if(errors === _errs25){
-if((typeof data10 == "number") && (isFinite(data10))){
-if(data10 < 0 || isNaN(data10)){
-validate35.errors = [{instancePath:instancePath+"/diff/" + i0+"/chars",schemaPath:"urn:mnote:type:DiffOp/properties/chars/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-else {
-}
-}
-if(errors === _errs25){
-}
-}
-var valid5 = _errs25 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate35.errors = [{instancePath:instancePath+"/diff/" + i0,schemaPath:"urn:mnote:type:DiffOp/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === _errs12){
-}
-}
-var valid4 = _errs12 === errors;
-if(valid4){
 }
 var valid3 = _errs11 === errors;
 if(!valid3){
@@ -1865,7 +1884,7 @@ if(valid3){
 }
 }
 else {
-validate35.errors = [{instancePath:instancePath+"/diff",schemaPath:"#/properties/diff/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate15.errors = [{instancePath:instancePath+"/diff",schemaPath:"#/properties/diff/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs9){
@@ -1878,44 +1897,44 @@ var valid0 = true;
 }
 if(valid0){
 if(data.warnings !== undefined && func0.call(data, "warnings")){
-let data11 = data.warnings;
-const _errs27 = errors;
-const _errs28 = errors;
-if(errors === _errs27){
-if(Array.isArray(data11)){
-if(data11.length > 64){
-validate35.errors = [{instancePath:instancePath+"/warnings",schemaPath:"#/properties/warnings/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"}];
+let data5 = data.warnings;
+const _errs12 = errors;
+const _errs13 = errors;
+if(errors === _errs12){
+if(Array.isArray(data5)){
+if(data5.length > 64){
+validate15.errors = [{instancePath:instancePath+"/warnings",schemaPath:"#/properties/warnings/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"}];
 return false;
 }
 else {
-var valid6 = true;
-const len1 = data11.length;
+var valid4 = true;
+const len1 = data5.length;
 for(let i1=0; i1<len1; i1++){
-let data12 = data11[i1];
-const _errs29 = errors;
-if(!(validate36(data12, {instancePath:instancePath+"/warnings/" + i1,parentData:data11,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
+let data6 = data5[i1];
+const _errs14 = errors;
+if(!(validate18(data6, {instancePath:instancePath+"/warnings/" + i1,parentData:data5,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate18.errors : vErrors.concat(validate18.errors);
 errors = vErrors.length;
 }
 else {
 }
-var valid6 = _errs29 === errors;
-if(!valid6){
+var valid4 = _errs14 === errors;
+if(!valid4){
 break;
 }
 }
-if(valid6){
+if(valid4){
 }
 }
 }
 else {
-validate35.errors = [{instancePath:instancePath+"/warnings",schemaPath:"#/properties/warnings/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate15.errors = [{instancePath:instancePath+"/warnings",schemaPath:"#/properties/warnings/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
-if(errors === _errs27){
+if(errors === _errs12){
 }
 }
-var valid0 = _errs27 === errors;
+var valid0 = _errs12 === errors;
 }
 else {
 var valid0 = true;
@@ -1930,22 +1949,22 @@ if(valid0){
 }
 }
 else {
-validate35.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate15.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate35.errors = vErrors;
+validate15.errors = vErrors;
 return errors === 0;
 }
-validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate15.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ArtifactCreateAiNoteResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate32.evaluated;
+const evaluated0 = validate12.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1955,8 +1974,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate33(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
+if(!(validate13(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
 errors = vErrors.length;
 }
 else {
@@ -1967,8 +1986,8 @@ if(_valid0){
 var props0 = true;
 }
 const _errs2 = errors;
-if(!(validate35(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+if(!(validate15(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
 errors = vErrors.length;
 }
 else {
@@ -1989,7 +2008,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate32.errors = vErrors;
+validate12.errors = vErrors;
 return false;
 }
 else {
@@ -2005,17 +2024,17 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate32.errors = vErrors;
+validate12.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate32.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate12.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ArtifactAiNoteCreateResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate31.evaluated;
+const evaluated0 = validate11.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2027,14 +2046,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.replayed === undefined) || (!(func0.call(data, "replayed")))) && (missing0 = "replayed"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
-validate31.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate11.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "commandId") || (key0 === "replayed")) || (key0 === "result"))){
-validate31.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate11.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2050,7 +2069,7 @@ const _errs5 = errors;
 const _errs6 = errors;
 if(errors === _errs5){
 if(typeof data0 === "string"){
-if((data0.length > 128 && func70(data0) > 128)){
+if((data0.length > 128 && func10(data0) > 128)){
 const err0 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2061,7 +2080,7 @@ vErrors.push(err0);
 errors++;
 }
 else {
-if((data0.length < 1 || (data0.length < 2 * 1 && func70(data0) < 1))){
+if((data0.length < 1 || (data0.length < 2 * 1 && func10(data0) < 1))){
 const err1 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2072,7 +2091,7 @@ vErrors.push(err1);
 errors++;
 }
 else {
-if(!pattern12.test(data0)){
+if(!pattern8.test(data0)){
 const err2 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -2134,7 +2153,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate31.errors = vErrors;
+validate11.errors = vErrors;
 return false;
 }
 else {
@@ -2160,7 +2179,7 @@ if(data.replayed !== undefined && func0.call(data, "replayed")){
 let data1 = data.replayed;
 const _errs9 = errors;
 if(typeof data1 !== "boolean"){
-validate31.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate11.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs10 = errors;
@@ -2175,12 +2194,12 @@ if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
 let data2 = data.result;
 const _errs11 = errors;
-if(!(validate32(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
+if(!(validate12(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate32.evaluated.props;
+var props0 = validate12.evaluated.props;
 }
 var valid0 = _errs11 === errors;
 }
@@ -2195,31 +2214,31 @@ if(valid0){
 }
 }
 else {
-validate31.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate11.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate31.errors = vErrors;
+validate11.errors = vErrors;
 return errors === 0;
 }
-validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate11.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl5 = validate27;
+const impl5 = validate7;
 
-const impl6 = validate40;
-const schema64 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateAiNoteRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.artifact.create_ai_note"},"args":{"$ref":"urn:mnote:type:ArtifactCreateAiNoteArgs"}}}]};
-const schema65 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolRequest","type":"object","required":["toolName","workspaceId","documentId","actorId","sessionId","runId","toolCallId","traceId","capabilityScope","args"],"additionalProperties":false,"properties":{"toolName":{"$ref":"urn:mnote:type:ToolName"},"workspaceId":{"$ref":"urn:mnote:type:Identifier"},"documentId":{"$ref":"urn:mnote:type:Identifier"},"actorId":{"$ref":"urn:mnote:type:Identifier"},"sessionId":{"$ref":"urn:mnote:type:Identifier"},"runId":{"$ref":"urn:mnote:type:Identifier"},"toolCallId":{"$ref":"urn:mnote:type:Identifier"},"traceId":{"$ref":"urn:mnote:type:Identifier"},"idempotencyKey":{"$ref":"urn:mnote:type:IdempotencyKey"},"dryRun":{"type":"boolean"},"capabilityScope":{"type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"$ref":"urn:mnote:type:CapabilityScope"}},"locale":{"$ref":"urn:mnote:type:Locale"},"args":{"type":"object","additionalProperties":true}}};
-const schema66 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolName","type":"string","maxLength":64,"pattern":"^mnote(\\.[a-z][a-z0-9_]*)+$"};
-const schema76 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:Locale","type":"string","enum":["zh-CN","en"]};
-const pattern21 = new RegExp("^mnote(\\.[a-z][a-z0-9_]*)+$", "u");
+const impl6 = validate22;
+const schema33 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateAiNoteRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.artifact.create_ai_note"},"args":{"$ref":"urn:mnote:type:ArtifactCreateAiNoteArgs"}}}]};
+const schema34 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolRequest","type":"object","required":["toolName","workspaceId","documentId","actorId","sessionId","runId","toolCallId","traceId","capabilityScope","args"],"additionalProperties":false,"properties":{"toolName":{"$ref":"urn:mnote:type:ToolName"},"workspaceId":{"$ref":"urn:mnote:type:Identifier"},"documentId":{"$ref":"urn:mnote:type:Identifier"},"actorId":{"$ref":"urn:mnote:type:Identifier"},"sessionId":{"$ref":"urn:mnote:type:Identifier"},"runId":{"$ref":"urn:mnote:type:Identifier"},"toolCallId":{"$ref":"urn:mnote:type:Identifier"},"traceId":{"$ref":"urn:mnote:type:Identifier"},"idempotencyKey":{"$ref":"urn:mnote:type:IdempotencyKey"},"dryRun":{"type":"boolean"},"capabilityScope":{"type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"$ref":"urn:mnote:type:CapabilityScope"}},"locale":{"$ref":"urn:mnote:type:Locale"},"args":{"type":"object","additionalProperties":true}}};
+const schema35 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolName","type":"string","maxLength":64,"pattern":"^mnote(\\.[a-z][a-z0-9_]*)+$"};
+const schema45 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:Locale","type":"string","enum":["zh-CN","en"]};
+const pattern17 = new RegExp("^mnote(\\.[a-z][a-z0-9_]*)+$", "u");
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ToolRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate41.evaluated;
+const evaluated0 = validate23.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2231,14 +2250,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName")) || (((data.workspaceId === undefined) || (!(func0.call(data, "workspaceId")))) && (missing0 = "workspaceId"))) || (((data.documentId === undefined) || (!(func0.call(data, "documentId")))) && (missing0 = "documentId"))) || (((data.actorId === undefined) || (!(func0.call(data, "actorId")))) && (missing0 = "actorId"))) || (((data.sessionId === undefined) || (!(func0.call(data, "sessionId")))) && (missing0 = "sessionId"))) || (((data.runId === undefined) || (!(func0.call(data, "runId")))) && (missing0 = "runId"))) || (((data.toolCallId === undefined) || (!(func0.call(data, "toolCallId")))) && (missing0 = "toolCallId"))) || (((data.traceId === undefined) || (!(func0.call(data, "traceId")))) && (missing0 = "traceId"))) || (((data.capabilityScope === undefined) || (!(func0.call(data, "capabilityScope")))) && (missing0 = "capabilityScope"))) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))){
-validate41.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate23.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
-if(!(func0.call(schema65.properties, key0))){
-validate41.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func0.call(schema34.properties, key0))){
+validate23.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2251,13 +2270,13 @@ const _errs3 = errors;
 const _errs4 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if((data0.length > 64 && func70(data0) > 64)){
-validate41.errors = [{instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if((data0.length > 64 && func10(data0) > 64)){
+validate23.errors = [{instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
-if(!pattern21.test(data0)){
-validate41.errors = [{instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/pattern",keyword:"pattern",params:{pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$"},message:"must match pattern \""+"^mnote(\\.[a-z][a-z0-9_]*)+$"+"\""}];
+if(!pattern17.test(data0)){
+validate23.errors = [{instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/pattern",keyword:"pattern",params:{pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$"},message:"must match pattern \""+"^mnote(\\.[a-z][a-z0-9_]*)+$"+"\""}];
 return false;
 }
 else {
@@ -2265,7 +2284,7 @@ else {
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate23.errors = [{instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs3){
@@ -2287,18 +2306,18 @@ const _errs6 = errors;
 const _errs7 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
-if((data1.length > 128 && func70(data1) > 128)){
-validate41.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data1.length > 128 && func10(data1) > 128)){
+validate23.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data1.length < 1 || (data1.length < 2 * 1 && func70(data1) < 1))){
-validate41.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data1.length < 1 || (data1.length < 2 * 1 && func10(data1) < 1))){
+validate23.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data1)){
-validate41.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data1)){
+validate23.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -2307,7 +2326,7 @@ else {
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate23.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs6){
@@ -2329,18 +2348,18 @@ const _errs9 = errors;
 const _errs10 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
-if((data2.length > 128 && func70(data2) > 128)){
-validate41.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data2.length > 128 && func10(data2) > 128)){
+validate23.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data2.length < 1 || (data2.length < 2 * 1 && func70(data2) < 1))){
-validate41.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data2.length < 1 || (data2.length < 2 * 1 && func10(data2) < 1))){
+validate23.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data2)){
-validate41.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data2)){
+validate23.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -2349,7 +2368,7 @@ else {
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate23.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs9){
@@ -2371,18 +2390,18 @@ const _errs12 = errors;
 const _errs13 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
-if((data3.length > 128 && func70(data3) > 128)){
-validate41.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data3.length > 128 && func10(data3) > 128)){
+validate23.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data3.length < 1 || (data3.length < 2 * 1 && func70(data3) < 1))){
-validate41.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data3.length < 1 || (data3.length < 2 * 1 && func10(data3) < 1))){
+validate23.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data3)){
-validate41.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data3)){
+validate23.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -2391,7 +2410,7 @@ else {
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate23.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs12){
@@ -2413,18 +2432,18 @@ const _errs15 = errors;
 const _errs16 = errors;
 if(errors === _errs15){
 if(typeof data4 === "string"){
-if((data4.length > 128 && func70(data4) > 128)){
-validate41.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data4.length > 128 && func10(data4) > 128)){
+validate23.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data4.length < 1 || (data4.length < 2 * 1 && func70(data4) < 1))){
-validate41.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data4.length < 1 || (data4.length < 2 * 1 && func10(data4) < 1))){
+validate23.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data4)){
-validate41.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data4)){
+validate23.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -2433,7 +2452,7 @@ else {
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate23.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs15){
@@ -2455,18 +2474,18 @@ const _errs18 = errors;
 const _errs19 = errors;
 if(errors === _errs18){
 if(typeof data5 === "string"){
-if((data5.length > 128 && func70(data5) > 128)){
-validate41.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data5.length > 128 && func10(data5) > 128)){
+validate23.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data5.length < 1 || (data5.length < 2 * 1 && func70(data5) < 1))){
-validate41.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data5.length < 1 || (data5.length < 2 * 1 && func10(data5) < 1))){
+validate23.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data5)){
-validate41.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data5)){
+validate23.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -2475,7 +2494,7 @@ else {
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate23.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs18){
@@ -2497,18 +2516,18 @@ const _errs21 = errors;
 const _errs22 = errors;
 if(errors === _errs21){
 if(typeof data6 === "string"){
-if((data6.length > 128 && func70(data6) > 128)){
-validate41.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data6.length > 128 && func10(data6) > 128)){
+validate23.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data6.length < 1 || (data6.length < 2 * 1 && func70(data6) < 1))){
-validate41.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data6.length < 1 || (data6.length < 2 * 1 && func10(data6) < 1))){
+validate23.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data6)){
-validate41.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data6)){
+validate23.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -2517,7 +2536,7 @@ else {
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate23.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs21){
@@ -2539,18 +2558,18 @@ const _errs24 = errors;
 const _errs25 = errors;
 if(errors === _errs24){
 if(typeof data7 === "string"){
-if((data7.length > 128 && func70(data7) > 128)){
-validate41.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data7.length > 128 && func10(data7) > 128)){
+validate23.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data7.length < 1 || (data7.length < 2 * 1 && func70(data7) < 1))){
-validate41.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data7.length < 1 || (data7.length < 2 * 1 && func10(data7) < 1))){
+validate23.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data7)){
-validate41.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data7)){
+validate23.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -2559,7 +2578,7 @@ else {
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate23.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs24){
@@ -2581,18 +2600,18 @@ const _errs27 = errors;
 const _errs28 = errors;
 if(errors === _errs27){
 if(typeof data8 === "string"){
-if((data8.length > 256 && func70(data8) > 256)){
-validate41.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+if((data8.length > 256 && func10(data8) > 256)){
+validate23.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
 return false;
 }
 else {
-if((data8.length < 1 || (data8.length < 2 * 1 && func70(data8) < 1))){
-validate41.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data8.length < 1 || (data8.length < 2 * 1 && func10(data8) < 1))){
+validate23.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern13.test(data8)){
-validate41.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""}];
+if(!pattern9.test(data8)){
+validate23.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""}];
 return false;
 }
 else {
@@ -2601,7 +2620,7 @@ else {
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate23.errors = [{instancePath:instancePath+"/idempotencyKey",schemaPath:"urn:mnote:type:IdempotencyKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs27){
@@ -2620,7 +2639,7 @@ if(data.dryRun !== undefined && func0.call(data, "dryRun")){
 let data9 = data.dryRun;
 const _errs29 = errors;
 if(typeof data9 !== "boolean"){
-validate41.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate23.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs30 = errors;
@@ -2639,12 +2658,12 @@ const _errs32 = errors;
 if(errors === _errs31){
 if(Array.isArray(data10)){
 if(data10.length > 8){
-validate41.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items"}];
+validate23.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items"}];
 return false;
 }
 else {
 if(data10.length < 1){
-validate41.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate23.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -2654,9 +2673,9 @@ for(let i0=0; i0<len0; i0++){
 let data11 = data10[i0];
 const _errs33 = errors;
 const _errs34 = errors;
-const vSchema0 = schema41.enum;
+const vSchema0 = schema10.enum;
 if(!(((data11 === "page.read") || (data11 === "page.write")) || (data11 === "artifact.write"))){
-validate41.errors = [{instancePath:instancePath+"/capabilityScope/" + i0,schemaPath:"urn:mnote:type:CapabilityScope/enum",keyword:"enum",params:{allowedValues: schema41.enum},message:"must be equal to one of the allowed values"}];
+validate23.errors = [{instancePath:instancePath+"/capabilityScope/" + i0,schemaPath:"urn:mnote:type:CapabilityScope/enum",keyword:"enum",params:{allowedValues: schema10.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -2680,8 +2699,8 @@ if(i1 > 1){
 outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
-if(func27(data10[i1], data10[j0])){
-validate41.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
+if(func42(data10[i1], data10[j0])){
+validate23.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
 return false;
 valid12 = false;
 break outer0;
@@ -2696,7 +2715,7 @@ if(valid12){
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate23.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs31){
@@ -2713,13 +2732,13 @@ let data12 = data.locale;
 const _errs35 = errors;
 const _errs36 = errors;
 if(typeof data12 !== "string"){
-validate41.errors = [{instancePath:instancePath+"/locale",schemaPath:"urn:mnote:type:Locale/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate23.errors = [{instancePath:instancePath+"/locale",schemaPath:"urn:mnote:type:Locale/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs37 = errors;
-const vSchema1 = schema76.enum;
+const vSchema1 = schema45.enum;
 if(!((data12 === "zh-CN") || (data12 === "en"))){
-validate41.errors = [{instancePath:instancePath+"/locale",schemaPath:"urn:mnote:type:Locale/enum",keyword:"enum",params:{allowedValues: schema76.enum},message:"must be equal to one of the allowed values"}];
+validate23.errors = [{instancePath:instancePath+"/locale",schemaPath:"urn:mnote:type:Locale/enum",keyword:"enum",params:{allowedValues: schema45.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -2744,7 +2763,7 @@ if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
 const _errs40 = errors;
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/args",schemaPath:"#/properties/args/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate23.errors = [{instancePath:instancePath+"/args",schemaPath:"#/properties/args/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs38){
@@ -2773,22 +2792,22 @@ if(valid0){
 }
 }
 else {
-validate41.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate23.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate41.errors = vErrors;
+validate23.errors = vErrors;
 return errors === 0;
 }
-validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ArtifactCreateAiNoteRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate40.evaluated;
+const evaluated0 = validate22.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2796,8 +2815,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 const _errs0 = errors;
-if(!(validate41(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
+if(!(validate23(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
 errors = vErrors.length;
 }
 else {
@@ -2810,7 +2829,7 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.idempotencyKey === undefined) || (!(func0.call(data, "idempotencyKey")))) && (missing0 = "idempotencyKey"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate40.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate22.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -2818,7 +2837,7 @@ if(data.toolName !== undefined && func0.call(data, "toolName")){
 let data0 = data.toolName;
 const _errs3 = errors;
 if("mnote.artifact.create_ai_note" !== data0){
-validate40.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.artifact.create_ai_note"},message:"must be equal to constant"}];
+validate22.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.artifact.create_ai_note"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -2834,8 +2853,8 @@ if(valid1){
 if(data.args !== undefined && func0.call(data, "args")){
 let data1 = data.args;
 const _errs4 = errors;
-if(!(validate27(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+if(!(validate7(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate7.errors : vErrors.concat(validate7.errors);
 errors = vErrors.length;
 }
 else {
@@ -2851,7 +2870,7 @@ if(valid1){
 }
 }
 else {
-validate40.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate22.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs1){
@@ -2863,22 +2882,22 @@ if(valid0){
 }
 if(errors === 0){
 }
-validate40.errors = vErrors;
+validate22.errors = vErrors;
 return errors === 0;
 }
-validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl7 = validate44;
-const schema77 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateAiNoteResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.artifact.create_ai_note"},"result":{"$ref":"urn:mnote:type:ArtifactCreateAiNoteResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.artifact.create_ai_note"}}}]}]};
-const schema78 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolSuccess","type":"object","required":["ok","toolName","toolCallId","traceId","result","audit","error"],"additionalProperties":false,"properties":{"ok":{"const":true},"toolName":{"$ref":"urn:mnote:type:ToolName"},"toolCallId":{"$ref":"urn:mnote:type:Identifier"},"traceId":{"$ref":"urn:mnote:type:Identifier"},"result":{"type":"object"},"audit":{"$ref":"urn:mnote:type:Audit"},"error":{"type":"null"}}};
-const schema82 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:Audit","type":"object","required":["effect","commandId","workspaceId","documentId"],"additionalProperties":false,"properties":{"effect":{"$ref":"urn:mnote:type:AuditEffect"},"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"workspaceId":{"anyOf":[{"$ref":"urn:mnote:type:Identifier"},{"type":"null"}]},"documentId":{"anyOf":[{"$ref":"urn:mnote:type:Identifier"},{"type":"null"}]},"replayed":{"type":"boolean"}}};
-const schema83 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:AuditEffect","type":"string","enum":["read","write","dry_run","none"]};
+const impl7 = validate26;
+const schema46 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateAiNoteResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.artifact.create_ai_note"},"result":{"$ref":"urn:mnote:type:ArtifactCreateAiNoteResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.artifact.create_ai_note"}}}]}]};
+const schema47 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolSuccess","type":"object","required":["ok","toolName","toolCallId","traceId","result","audit","error"],"additionalProperties":false,"properties":{"ok":{"const":true},"toolName":{"$ref":"urn:mnote:type:ToolName"},"toolCallId":{"$ref":"urn:mnote:type:Identifier"},"traceId":{"$ref":"urn:mnote:type:Identifier"},"result":{"type":"object"},"audit":{"$ref":"urn:mnote:type:Audit"},"error":{"type":"null"}}};
+const schema51 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:Audit","type":"object","required":["effect","commandId","workspaceId","documentId"],"additionalProperties":false,"properties":{"effect":{"$ref":"urn:mnote:type:AuditEffect"},"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"workspaceId":{"anyOf":[{"$ref":"urn:mnote:type:Identifier"},{"type":"null"}]},"documentId":{"anyOf":[{"$ref":"urn:mnote:type:Identifier"},{"type":"null"}]},"replayed":{"type":"boolean"}}};
+const schema52 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:AuditEffect","type":"string","enum":["read","write","dry_run","none"]};
 
-function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:Audit" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate46.evaluated;
+const evaluated0 = validate28.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2890,14 +2909,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.effect === undefined) || (!(func0.call(data, "effect")))) && (missing0 = "effect")) || (((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId"))) || (((data.workspaceId === undefined) || (!(func0.call(data, "workspaceId")))) && (missing0 = "workspaceId"))) || (((data.documentId === undefined) || (!(func0.call(data, "documentId")))) && (missing0 = "documentId"))){
-validate46.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate28.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((((key0 === "effect") || (key0 === "commandId")) || (key0 === "workspaceId")) || (key0 === "documentId")) || (key0 === "replayed"))){
-validate46.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate28.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2908,13 +2927,13 @@ let data0 = data.effect;
 const _errs2 = errors;
 const _errs3 = errors;
 if(typeof data0 !== "string"){
-validate46.errors = [{instancePath:instancePath+"/effect",schemaPath:"urn:mnote:type:AuditEffect/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate28.errors = [{instancePath:instancePath+"/effect",schemaPath:"urn:mnote:type:AuditEffect/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs4 = errors;
-const vSchema0 = schema83.enum;
+const vSchema0 = schema52.enum;
 if(!((((data0 === "read") || (data0 === "write")) || (data0 === "dry_run")) || (data0 === "none"))){
-validate46.errors = [{instancePath:instancePath+"/effect",schemaPath:"urn:mnote:type:AuditEffect/enum",keyword:"enum",params:{allowedValues: schema83.enum},message:"must be equal to one of the allowed values"}];
+validate28.errors = [{instancePath:instancePath+"/effect",schemaPath:"urn:mnote:type:AuditEffect/enum",keyword:"enum",params:{allowedValues: schema52.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -2940,7 +2959,7 @@ const _errs8 = errors;
 const _errs9 = errors;
 if(errors === _errs8){
 if(typeof data1 === "string"){
-if((data1.length > 128 && func70(data1) > 128)){
+if((data1.length > 128 && func10(data1) > 128)){
 const err0 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2951,7 +2970,7 @@ vErrors.push(err0);
 errors++;
 }
 else {
-if((data1.length < 1 || (data1.length < 2 * 1 && func70(data1) < 1))){
+if((data1.length < 1 || (data1.length < 2 * 1 && func10(data1) < 1))){
 const err1 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2962,7 +2981,7 @@ vErrors.push(err1);
 errors++;
 }
 else {
-if(!pattern12.test(data1)){
+if(!pattern8.test(data1)){
 const err2 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -3024,7 +3043,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate46.errors = vErrors;
+validate28.errors = vErrors;
 return false;
 }
 else {
@@ -3056,7 +3075,7 @@ const _errs15 = errors;
 const _errs16 = errors;
 if(errors === _errs15){
 if(typeof data2 === "string"){
-if((data2.length > 128 && func70(data2) > 128)){
+if((data2.length > 128 && func10(data2) > 128)){
 const err6 = {instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
 if(vErrors === null){
 vErrors = [err6];
@@ -3067,7 +3086,7 @@ vErrors.push(err6);
 errors++;
 }
 else {
-if((data2.length < 1 || (data2.length < 2 * 1 && func70(data2) < 1))){
+if((data2.length < 1 || (data2.length < 2 * 1 && func10(data2) < 1))){
 const err7 = {instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
@@ -3078,7 +3097,7 @@ vErrors.push(err7);
 errors++;
 }
 else {
-if(!pattern4.test(data2)){
+if(!pattern0.test(data2)){
 const err8 = {instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -3140,7 +3159,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate46.errors = vErrors;
+validate28.errors = vErrors;
 return false;
 }
 else {
@@ -3172,7 +3191,7 @@ const _errs22 = errors;
 const _errs23 = errors;
 if(errors === _errs22){
 if(typeof data3 === "string"){
-if((data3.length > 128 && func70(data3) > 128)){
+if((data3.length > 128 && func10(data3) > 128)){
 const err12 = {instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
 if(vErrors === null){
 vErrors = [err12];
@@ -3183,7 +3202,7 @@ vErrors.push(err12);
 errors++;
 }
 else {
-if((data3.length < 1 || (data3.length < 2 * 1 && func70(data3) < 1))){
+if((data3.length < 1 || (data3.length < 2 * 1 && func10(data3) < 1))){
 const err13 = {instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err13];
@@ -3194,7 +3213,7 @@ vErrors.push(err13);
 errors++;
 }
 else {
-if(!pattern4.test(data3)){
+if(!pattern0.test(data3)){
 const err14 = {instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -3256,7 +3275,7 @@ else {
 vErrors.push(err17);
 }
 errors++;
-validate46.errors = vErrors;
+validate28.errors = vErrors;
 return false;
 }
 else {
@@ -3282,7 +3301,7 @@ if(data.replayed !== undefined && func0.call(data, "replayed")){
 let data4 = data.replayed;
 const _errs26 = errors;
 if(typeof data4 !== "boolean"){
-validate46.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate28.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs27 = errors;
@@ -3303,22 +3322,22 @@ if(valid0){
 }
 }
 else {
-validate46.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate28.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate46.errors = vErrors;
+validate28.errors = vErrors;
 return errors === 0;
 }
-validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ToolSuccess" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate45.evaluated;
+const evaluated0 = validate27.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3330,14 +3349,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((data.ok === undefined) || (!(func0.call(data, "ok")))) && (missing0 = "ok")) || (((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName"))) || (((data.toolCallId === undefined) || (!(func0.call(data, "toolCallId")))) && (missing0 = "toolCallId"))) || (((data.traceId === undefined) || (!(func0.call(data, "traceId")))) && (missing0 = "traceId"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))) || (((data.audit === undefined) || (!(func0.call(data, "audit")))) && (missing0 = "audit"))) || (((data.error === undefined) || (!(func0.call(data, "error")))) && (missing0 = "error"))){
-validate45.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate27.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((((((key0 === "ok") || (key0 === "toolName")) || (key0 === "toolCallId")) || (key0 === "traceId")) || (key0 === "result")) || (key0 === "audit")) || (key0 === "error"))){
-validate45.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate27.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3347,7 +3366,7 @@ if(data.ok !== undefined && func0.call(data, "ok")){
 let data0 = data.ok;
 const _errs2 = errors;
 if(true !== data0){
-validate45.errors = [{instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"}];
+validate27.errors = [{instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -3367,13 +3386,13 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if((data1.length > 64 && func70(data1) > 64)){
-validate45.errors = [{instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if((data1.length > 64 && func10(data1) > 64)){
+validate27.errors = [{instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
-if(!pattern21.test(data1)){
-validate45.errors = [{instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/pattern",keyword:"pattern",params:{pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$"},message:"must match pattern \""+"^mnote(\\.[a-z][a-z0-9_]*)+$"+"\""}];
+if(!pattern17.test(data1)){
+validate27.errors = [{instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/pattern",keyword:"pattern",params:{pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$"},message:"must match pattern \""+"^mnote(\\.[a-z][a-z0-9_]*)+$"+"\""}];
 return false;
 }
 else {
@@ -3381,7 +3400,7 @@ else {
 }
 }
 else {
-validate45.errors = [{instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate27.errors = [{instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs4){
@@ -3403,18 +3422,18 @@ const _errs7 = errors;
 const _errs8 = errors;
 if(errors === _errs7){
 if(typeof data2 === "string"){
-if((data2.length > 128 && func70(data2) > 128)){
-validate45.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data2.length > 128 && func10(data2) > 128)){
+validate27.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data2.length < 1 || (data2.length < 2 * 1 && func70(data2) < 1))){
-validate45.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data2.length < 1 || (data2.length < 2 * 1 && func10(data2) < 1))){
+validate27.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data2)){
-validate45.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data2)){
+validate27.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -3423,7 +3442,7 @@ else {
 }
 }
 else {
-validate45.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate27.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs7){
@@ -3445,18 +3464,18 @@ const _errs10 = errors;
 const _errs11 = errors;
 if(errors === _errs10){
 if(typeof data3 === "string"){
-if((data3.length > 128 && func70(data3) > 128)){
-validate45.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data3.length > 128 && func10(data3) > 128)){
+validate27.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data3.length < 1 || (data3.length < 2 * 1 && func70(data3) < 1))){
-validate45.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data3.length < 1 || (data3.length < 2 * 1 && func10(data3) < 1))){
+validate27.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data3)){
-validate45.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data3)){
+validate27.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -3465,7 +3484,7 @@ else {
 }
 }
 else {
-validate45.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate27.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs10){
@@ -3484,7 +3503,7 @@ if(data.result !== undefined && func0.call(data, "result")){
 let data4 = data.result;
 const _errs12 = errors;
 if(!(data4 && typeof data4 == "object" && !Array.isArray(data4))){
-validate45.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate27.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 const _errs13 = errors;
@@ -3499,8 +3518,8 @@ if(valid0){
 if(data.audit !== undefined && func0.call(data, "audit")){
 let data5 = data.audit;
 const _errs14 = errors;
-if(!(validate46(data5, {instancePath:instancePath+"/audit",parentData:data,parentDataProperty:"audit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
+if(!(validate28(data5, {instancePath:instancePath+"/audit",parentData:data,parentDataProperty:"audit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
 errors = vErrors.length;
 }
 else {
@@ -3515,7 +3534,7 @@ if(data.error !== undefined && func0.call(data, "error")){
 let data6 = data.error;
 const _errs15 = errors;
 if(data6 !== null){
-validate45.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "null"},message:"must be null"}];
+validate27.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "null"},message:"must be null"}];
 return false;
 }
 const _errs16 = errors;
@@ -3538,5205 +3557,26 @@ if(valid0){
 }
 }
 else {
-validate45.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate27.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate45.errors = vErrors;
+validate27.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema87 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolFailure","type":"object","required":["ok","toolName","toolCallId","traceId","result","audit","error"],"additionalProperties":false,"properties":{"ok":{"const":false},"toolName":{"anyOf":[{"$ref":"urn:mnote:type:ToolName"},{"type":"null"}]},"toolCallId":{"anyOf":[{"$ref":"urn:mnote:type:Identifier"},{"type":"null"}]},"traceId":{"anyOf":[{"$ref":"urn:mnote:type:Identifier"},{"type":"null"}]},"result":{"type":"null"},"audit":{"$ref":"urn:mnote:type:Audit"},"error":{"$ref":"urn:mnote:type:ToolError"}}};
-const schema91 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolError","type":"object","required":["code","message"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:mnote:type:ErrorCode"},"message":{"type":"string","maxLength":1000},"retryable":{"type":"boolean"},"reason":{"type":"string","maxLength":64},"pointer":{"type":"string","maxLength":512},"rule":{"$ref":"urn:mnote:type:FailedRule"},"field":{"type":"string","maxLength":64}}};
-const schema93 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:FailedRule","type":"object","required":["keyword","pointer"],"additionalProperties":false,"properties":{"keyword":{"type":"string","maxLength":64},"limit":{"anyOf":[{"type":"number"},{"type":"boolean"},{"type":"null"},{"type":"string","maxLength":512},{"type":"array","maxItems":64,"items":{"anyOf":[{"type":"string","maxLength":128},{"type":"number"},{"type":"boolean"},{"type":"null"}]}}]},"pointer":{"type":"string","maxLength":512}}};
+const schema56 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolFailure","type":"object","required":["ok","toolName","toolCallId","traceId","result","audit","error"],"additionalProperties":false,"properties":{"ok":{"const":false},"toolName":{"anyOf":[{"$ref":"urn:mnote:type:ToolName"},{"type":"null"}]},"toolCallId":{"anyOf":[{"$ref":"urn:mnote:type:Identifier"},{"type":"null"}]},"traceId":{"anyOf":[{"$ref":"urn:mnote:type:Identifier"},{"type":"null"}]},"result":{"type":"null"},"audit":{"$ref":"urn:mnote:type:Audit"},"error":{"$ref":"urn:mnote:type:ToolError"}}};
+const schema60 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolError","type":"object","required":["code","message"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:mnote:type:ErrorCode"},"message":{"type":"string","maxLength":1000},"retryable":{"type":"boolean"},"reason":{"type":"string","maxLength":64},"pointer":{"type":"string","maxLength":512},"rule":{"$ref":"urn:mnote:type:FailedRule"},"field":{"type":"string","maxLength":64}}};
+const schema62 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:FailedRule","type":"object","required":["keyword","pointer"],"additionalProperties":false,"properties":{"keyword":{"type":"string","maxLength":64},"limit":{"anyOf":[{"type":"number"},{"type":"boolean"},{"type":"null"},{"type":"string","maxLength":512},{"type":"array","maxItems":64,"items":{"anyOf":[{"type":"string","maxLength":128},{"type":"number"},{"type":"boolean"},{"type":"null"}]}}]},"pointer":{"type":"string","maxLength":512}}};
 
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ToolError" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate52.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.code === undefined) || (!(func0.call(data, "code")))) && (missing0 = "code")) || (((data.message === undefined) || (!(func0.call(data, "message")))) && (missing0 = "message"))){
-validate52.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 of Object.keys(data)){
-if(!(((((((key0 === "code") || (key0 === "message")) || (key0 === "retryable")) || (key0 === "reason")) || (key0 === "pointer")) || (key0 === "rule")) || (key0 === "field"))){
-validate52.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.code !== undefined && func0.call(data, "code")){
-let data0 = data.code;
-const _errs2 = errors;
-const _errs3 = errors;
-const vSchema0 = schema63.enum;
-if(!((((((((((((((data0 === "mnote_tool_invalid_input") || (data0 === "mnote_tool_payload_too_large")) || (data0 === "mnote_tool_unknown_tool")) || (data0 === "mnote_tool_not_authenticated")) || (data0 === "mnote_tool_permission_denied")) || (data0 === "mnote_tool_conflict")) || (data0 === "mnote_tool_idempotency_conflict")) || (data0 === "mnote_tool_in_progress")) || (data0 === "mnote_tool_unsupported_option")) || (data0 === "mnote_tool_kernel_unavailable")) || (data0 === "mnote_tool_outcome_unknown")) || (data0 === "mnote_tool_unavailable")) || (data0 === "mnote_tool_not_configured")) || (data0 === "mnote_tool_internal"))){
-validate52.errors = [{instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/enum",keyword:"enum",params:{allowedValues: schema63.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === _errs3){
-}
-var valid1 = _errs3 === errors;
-if(valid1){
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.message !== undefined && func0.call(data, "message")){
-let data1 = data.message;
-const _errs4 = errors;
-const _errs5 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if((data1.length > 1000 && func70(data1) > 1000)){
-validate52.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"}];
-return false;
-}
-else {
-}
-}
-else {
-validate52.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs4){
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.retryable !== undefined && func0.call(data, "retryable")){
-let data2 = data.retryable;
-const _errs6 = errors;
-if(typeof data2 !== "boolean"){
-validate52.errors = [{instancePath:instancePath+"/retryable",schemaPath:"#/properties/retryable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs7 = errors;
-if(errors === _errs6){
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.reason !== undefined && func0.call(data, "reason")){
-let data3 = data.reason;
-const _errs8 = errors;
-const _errs9 = errors;
-if(errors === _errs8){
-if(typeof data3 === "string"){
-if((data3.length > 64 && func70(data3) > 64)){
-validate52.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
-}
-else {
-}
-}
-else {
-validate52.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs8){
-}
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.pointer !== undefined && func0.call(data, "pointer")){
-let data4 = data.pointer;
-const _errs10 = errors;
-const _errs11 = errors;
-if(errors === _errs10){
-if(typeof data4 === "string"){
-if((data4.length > 512 && func70(data4) > 512)){
-validate52.errors = [{instancePath:instancePath+"/pointer",schemaPath:"#/properties/pointer/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-else {
-}
-}
-else {
-validate52.errors = [{instancePath:instancePath+"/pointer",schemaPath:"#/properties/pointer/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs10){
-}
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.rule !== undefined && func0.call(data, "rule")){
-let data5 = data.rule;
-const _errs12 = errors;
-const _errs13 = errors;
-const _errs14 = errors;
-if(errors === _errs13){
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-let missing1;
-if((((data5.keyword === undefined) || (!(func0.call(data5, "keyword")))) && (missing1 = "keyword")) || (((data5.pointer === undefined) || (!(func0.call(data5, "pointer")))) && (missing1 = "pointer"))){
-validate52.errors = [{instancePath:instancePath+"/rule",schemaPath:"urn:mnote:type:FailedRule/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-const _errs15 = errors;
-for(const key1 of Object.keys(data5)){
-if(!(((key1 === "keyword") || (key1 === "limit")) || (key1 === "pointer"))){
-validate52.errors = [{instancePath:instancePath+"/rule",schemaPath:"urn:mnote:type:FailedRule/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs15 === errors){
-if(data5.keyword !== undefined && func0.call(data5, "keyword")){
-let data6 = data5.keyword;
-const _errs16 = errors;
-const _errs17 = errors;
-if(errors === _errs16){
-if(typeof data6 === "string"){
-if((data6.length > 64 && func70(data6) > 64)){
-validate52.errors = [{instancePath:instancePath+"/rule/keyword",schemaPath:"urn:mnote:type:FailedRule/properties/keyword/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
-}
-else {
-}
-}
-else {
-validate52.errors = [{instancePath:instancePath+"/rule/keyword",schemaPath:"urn:mnote:type:FailedRule/properties/keyword/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs16){
-}
-}
-var valid3 = _errs16 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data5.limit !== undefined && func0.call(data5, "limit")){
-let data7 = data5.limit;
-const _errs18 = errors;
-const _errs19 = errors;
-let valid4 = false;
-const _errs20 = errors;
-if(!((typeof data7 == "number") && (isFinite(data7)))){
-const err0 = {instancePath:instancePath+"/rule/limit",schemaPath:"urn:mnote:type:FailedRule/properties/limit/anyOf/0/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-const _errs21 = errors;
-if(errors === _errs20){
-}
-var _valid0 = _errs20 === errors;
-valid4 = valid4 || _valid0;
-if(_valid0){
-}
-const _errs22 = errors;
-if(typeof data7 !== "boolean"){
-const err1 = {instancePath:instancePath+"/rule/limit",schemaPath:"urn:mnote:type:FailedRule/properties/limit/anyOf/1/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-const _errs23 = errors;
-if(errors === _errs22){
-}
-var _valid0 = _errs22 === errors;
-valid4 = valid4 || _valid0;
-if(_valid0){
-}
-const _errs24 = errors;
-if(data7 !== null){
-const err2 = {instancePath:instancePath+"/rule/limit",schemaPath:"urn:mnote:type:FailedRule/properties/limit/anyOf/2/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-const _errs25 = errors;
-if(errors === _errs24){
-}
-var _valid0 = _errs24 === errors;
-valid4 = valid4 || _valid0;
-if(_valid0){
-}
-const _errs26 = errors;
-const _errs27 = errors;
-if(errors === _errs26){
-if(typeof data7 === "string"){
-if((data7.length > 512 && func70(data7) > 512)){
-const err3 = {instancePath:instancePath+"/rule/limit",schemaPath:"urn:mnote:type:FailedRule/properties/limit/anyOf/3/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-else {
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/rule/limit",schemaPath:"urn:mnote:type:FailedRule/properties/limit/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(errors === _errs26){
-}
-}
-var _valid0 = _errs26 === errors;
-valid4 = valid4 || _valid0;
-if(_valid0){
-}
-const _errs28 = errors;
-const _errs29 = errors;
-if(errors === _errs28){
-if(Array.isArray(data7)){
-if(data7.length > 64){
-const err5 = {instancePath:instancePath+"/rule/limit",schemaPath:"urn:mnote:type:FailedRule/properties/limit/anyOf/4/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-else {
-var valid5 = true;
-const len0 = data7.length;
-for(let i0=0; i0<len0; i0++){
-let data8 = data7[i0];
-const _errs30 = errors;
-const _errs31 = errors;
-let valid6 = false;
-const _errs32 = errors;
-const _errs33 = errors;
-if(errors === _errs32){
-if(typeof data8 === "string"){
-if((data8.length > 128 && func70(data8) > 128)){
-const err6 = {instancePath:instancePath+"/rule/limit/" + i0,schemaPath:"urn:mnote:type:FailedRule/properties/limit/anyOf/4/items/anyOf/0/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-else {
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/rule/limit/" + i0,schemaPath:"urn:mnote:type:FailedRule/properties/limit/anyOf/4/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if(errors === _errs32){
-}
-}
-var _valid1 = _errs32 === errors;
-valid6 = valid6 || _valid1;
-if(_valid1){
-}
-const _errs34 = errors;
-if(!((typeof data8 == "number") && (isFinite(data8)))){
-const err8 = {instancePath:instancePath+"/rule/limit/" + i0,schemaPath:"urn:mnote:type:FailedRule/properties/limit/anyOf/4/items/anyOf/1/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-const _errs35 = errors;
-if(errors === _errs34){
-}
-var _valid1 = _errs34 === errors;
-valid6 = valid6 || _valid1;
-if(_valid1){
-}
-const _errs36 = errors;
-if(typeof data8 !== "boolean"){
-const err9 = {instancePath:instancePath+"/rule/limit/" + i0,schemaPath:"urn:mnote:type:FailedRule/properties/limit/anyOf/4/items/anyOf/2/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-const _errs37 = errors;
-if(errors === _errs36){
-}
-var _valid1 = _errs36 === errors;
-valid6 = valid6 || _valid1;
-if(_valid1){
-}
-const _errs38 = errors;
-if(data8 !== null){
-const err10 = {instancePath:instancePath+"/rule/limit/" + i0,schemaPath:"urn:mnote:type:FailedRule/properties/limit/anyOf/4/items/anyOf/3/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-const _errs39 = errors;
-if(errors === _errs38){
-}
-var _valid1 = _errs38 === errors;
-valid6 = valid6 || _valid1;
-if(_valid1){
-}
-if(!valid6){
-const err11 = {instancePath:instancePath+"/rule/limit/" + i0,schemaPath:"urn:mnote:type:FailedRule/properties/limit/anyOf/4/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-else {
-errors = _errs31;
-if(vErrors !== null){
-if(_errs31){
-vErrors.length = _errs31;
-}
-else {
-vErrors = null;
-}
-}
-}
-if(errors === _errs30){
-}
-var valid5 = _errs30 === errors;
-if(!valid5){
-break;
-}
-}
-if(valid5){
-}
-}
-}
-else {
-const err12 = {instancePath:instancePath+"/rule/limit",schemaPath:"urn:mnote:type:FailedRule/properties/limit/anyOf/4/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-if(errors === _errs28){
-}
-}
-var _valid0 = _errs28 === errors;
-valid4 = valid4 || _valid0;
-if(_valid0){
-var items0 = true;
-}
-if(!valid4){
-const err13 = {instancePath:instancePath+"/rule/limit",schemaPath:"urn:mnote:type:FailedRule/properties/limit/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-validate52.errors = vErrors;
-return false;
-}
-else {
-errors = _errs19;
-if(vErrors !== null){
-if(_errs19){
-vErrors.length = _errs19;
-}
-else {
-vErrors = null;
-}
-}
-}
-if(errors === _errs18){
-}
-var valid3 = _errs18 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data5.pointer !== undefined && func0.call(data5, "pointer")){
-let data9 = data5.pointer;
-const _errs40 = errors;
-const _errs41 = errors;
-if(errors === _errs40){
-if(typeof data9 === "string"){
-if((data9.length > 512 && func70(data9) > 512)){
-validate52.errors = [{instancePath:instancePath+"/rule/pointer",schemaPath:"urn:mnote:type:FailedRule/properties/pointer/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-else {
-}
-}
-else {
-validate52.errors = [{instancePath:instancePath+"/rule/pointer",schemaPath:"urn:mnote:type:FailedRule/properties/pointer/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs40){
-}
-}
-var valid3 = _errs40 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-}
-}
-}
-}
-}
-}
-else {
-validate52.errors = [{instancePath:instancePath+"/rule",schemaPath:"urn:mnote:type:FailedRule/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === _errs13){
-}
-}
-var valid2 = _errs13 === errors;
-if(valid2){
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.field !== undefined && func0.call(data, "field")){
-let data10 = data.field;
-const _errs42 = errors;
-const _errs43 = errors;
-if(errors === _errs42){
-if(typeof data10 === "string"){
-if((data10.length > 64 && func70(data10) > 64)){
-validate52.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
-}
-else {
-}
-}
-else {
-validate52.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs42){
-}
-}
-var valid0 = _errs42 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate52.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate52.errors = vErrors;
-return errors === 0;
-}
-validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ToolFailure" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate50.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((((((data.ok === undefined) || (!(func0.call(data, "ok")))) && (missing0 = "ok")) || (((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName"))) || (((data.toolCallId === undefined) || (!(func0.call(data, "toolCallId")))) && (missing0 = "toolCallId"))) || (((data.traceId === undefined) || (!(func0.call(data, "traceId")))) && (missing0 = "traceId"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))) || (((data.audit === undefined) || (!(func0.call(data, "audit")))) && (missing0 = "audit"))) || (((data.error === undefined) || (!(func0.call(data, "error")))) && (missing0 = "error"))){
-validate50.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 of Object.keys(data)){
-if(!(((((((key0 === "ok") || (key0 === "toolName")) || (key0 === "toolCallId")) || (key0 === "traceId")) || (key0 === "result")) || (key0 === "audit")) || (key0 === "error"))){
-validate50.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.ok !== undefined && func0.call(data, "ok")){
-let data0 = data.ok;
-const _errs2 = errors;
-if(false !== data0){
-validate50.errors = [{instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"}];
-return false;
-}
-else {
-}
-if(errors === _errs2){
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.toolName !== undefined && func0.call(data, "toolName")){
-let data1 = data.toolName;
-const _errs3 = errors;
-const _errs4 = errors;
-let valid1 = false;
-const _errs5 = errors;
-const _errs6 = errors;
-const _errs7 = errors;
-if(errors === _errs6){
-if(typeof data1 === "string"){
-if((data1.length > 64 && func70(data1) > 64)){
-const err0 = {instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-else {
-if(!pattern21.test(data1)){
-const err1 = {instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/pattern",keyword:"pattern",params:{pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$"},message:"must match pattern \""+"^mnote(\\.[a-z][a-z0-9_]*)+$"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-else {
-}
-}
-}
-else {
-const err2 = {instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(errors === _errs6){
-}
-}
-var valid2 = _errs6 === errors;
-if(valid2){
-}
-var _valid0 = _errs5 === errors;
-valid1 = valid1 || _valid0;
-if(_valid0){
-}
-const _errs8 = errors;
-if(data1 !== null){
-const err3 = {instancePath:instancePath+"/toolName",schemaPath:"#/properties/toolName/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-const _errs9 = errors;
-if(errors === _errs8){
-}
-var _valid0 = _errs8 === errors;
-valid1 = valid1 || _valid0;
-if(_valid0){
-}
-if(!valid1){
-const err4 = {instancePath:instancePath+"/toolName",schemaPath:"#/properties/toolName/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-validate50.errors = vErrors;
-return false;
-}
-else {
-errors = _errs4;
-if(vErrors !== null){
-if(_errs4){
-vErrors.length = _errs4;
-}
-else {
-vErrors = null;
-}
-}
-}
-if(errors === _errs3){
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.toolCallId !== undefined && func0.call(data, "toolCallId")){
-let data2 = data.toolCallId;
-const _errs10 = errors;
-const _errs11 = errors;
-let valid3 = false;
-const _errs12 = errors;
-const _errs13 = errors;
-const _errs14 = errors;
-if(errors === _errs13){
-if(typeof data2 === "string"){
-if((data2.length > 128 && func70(data2) > 128)){
-const err5 = {instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-else {
-if((data2.length < 1 || (data2.length < 2 * 1 && func70(data2) < 1))){
-const err6 = {instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-else {
-if(!pattern4.test(data2)){
-const err7 = {instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-else {
-}
-}
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-if(errors === _errs13){
-}
-}
-var valid4 = _errs13 === errors;
-if(valid4){
-}
-var _valid1 = _errs12 === errors;
-valid3 = valid3 || _valid1;
-if(_valid1){
-}
-const _errs15 = errors;
-if(data2 !== null){
-const err9 = {instancePath:instancePath+"/toolCallId",schemaPath:"#/properties/toolCallId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-const _errs16 = errors;
-if(errors === _errs15){
-}
-var _valid1 = _errs15 === errors;
-valid3 = valid3 || _valid1;
-if(_valid1){
-}
-if(!valid3){
-const err10 = {instancePath:instancePath+"/toolCallId",schemaPath:"#/properties/toolCallId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-validate50.errors = vErrors;
-return false;
-}
-else {
-errors = _errs11;
-if(vErrors !== null){
-if(_errs11){
-vErrors.length = _errs11;
-}
-else {
-vErrors = null;
-}
-}
-}
-if(errors === _errs10){
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.traceId !== undefined && func0.call(data, "traceId")){
-let data3 = data.traceId;
-const _errs17 = errors;
-const _errs18 = errors;
-let valid5 = false;
-const _errs19 = errors;
-const _errs20 = errors;
-const _errs21 = errors;
-if(errors === _errs20){
-if(typeof data3 === "string"){
-if((data3.length > 128 && func70(data3) > 128)){
-const err11 = {instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-else {
-if((data3.length < 1 || (data3.length < 2 * 1 && func70(data3) < 1))){
-const err12 = {instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-else {
-if(!pattern4.test(data3)){
-const err13 = {instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-else {
-}
-}
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-if(errors === _errs20){
-}
-}
-var valid6 = _errs20 === errors;
-if(valid6){
-}
-var _valid2 = _errs19 === errors;
-valid5 = valid5 || _valid2;
-if(_valid2){
-}
-const _errs22 = errors;
-if(data3 !== null){
-const err15 = {instancePath:instancePath+"/traceId",schemaPath:"#/properties/traceId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-const _errs23 = errors;
-if(errors === _errs22){
-}
-var _valid2 = _errs22 === errors;
-valid5 = valid5 || _valid2;
-if(_valid2){
-}
-if(!valid5){
-const err16 = {instancePath:instancePath+"/traceId",schemaPath:"#/properties/traceId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-validate50.errors = vErrors;
-return false;
-}
-else {
-errors = _errs18;
-if(vErrors !== null){
-if(_errs18){
-vErrors.length = _errs18;
-}
-else {
-vErrors = null;
-}
-}
-}
-if(errors === _errs17){
-}
-var valid0 = _errs17 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.result !== undefined && func0.call(data, "result")){
-let data4 = data.result;
-const _errs24 = errors;
-if(data4 !== null){
-validate50.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "null"},message:"must be null"}];
-return false;
-}
-const _errs25 = errors;
-if(errors === _errs24){
-}
-var valid0 = _errs24 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.audit !== undefined && func0.call(data, "audit")){
-let data5 = data.audit;
-const _errs26 = errors;
-if(!(validate46(data5, {instancePath:instancePath+"/audit",parentData:data,parentDataProperty:"audit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs26 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.error !== undefined && func0.call(data, "error")){
-let data6 = data.error;
-const _errs27 = errors;
-if(!(validate52(data6, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs27 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate50.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate50.errors = vErrors;
-return errors === 0;
-}
-validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ArtifactCreateAiNoteResponse" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate44.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-let valid0 = false;
-const _errs1 = errors;
-const _errs2 = errors;
-if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid1 = _errs2 === errors;
-if(valid1){
-const _errs3 = errors;
-const _errs4 = errors;
-if(errors === _errs3){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName")) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
-const err0 = {instancePath,schemaPath:"#/anyOf/0/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-else {
-if(data.toolName !== undefined && func0.call(data, "toolName")){
-let data0 = data.toolName;
-const _errs5 = errors;
-if("mnote.artifact.create_ai_note" !== data0){
-const err1 = {instancePath:instancePath+"/toolName",schemaPath:"#/anyOf/0/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.artifact.create_ai_note"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-else {
-}
-if(errors === _errs5){
-}
-var valid2 = _errs5 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data.result !== undefined && func0.call(data, "result")){
-let data1 = data.result;
-const _errs6 = errors;
-if(!(validate32(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
-errors = vErrors.length;
-}
-else {
-var props0 = validate32.evaluated.props;
-}
-var valid2 = _errs6 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-}
-}
-}
-}
-else {
-const err2 = {instancePath,schemaPath:"#/anyOf/0/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(errors === _errs3){
-}
-}
-var valid1 = _errs3 === errors;
-if(valid1){
-}
-}
-if(errors === _errs1){
-}
-var _valid0 = _errs1 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-var props1 = true;
-}
-const _errs7 = errors;
-const _errs8 = errors;
-if(!(validate50(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid3 = _errs8 === errors;
-if(valid3){
-const _errs9 = errors;
-const _errs10 = errors;
-if(errors === _errs9){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing1;
-if(((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing1 = "toolName")){
-const err3 = {instancePath,schemaPath:"#/anyOf/1/allOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-else {
-if(data.toolName !== undefined && func0.call(data, "toolName")){
-let data2 = data.toolName;
-const _errs11 = errors;
-if("mnote.artifact.create_ai_note" !== data2){
-const err4 = {instancePath:instancePath+"/toolName",schemaPath:"#/anyOf/1/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.artifact.create_ai_note"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-else {
-}
-if(errors === _errs11){
-}
-var valid4 = _errs11 === errors;
-}
-else {
-var valid4 = true;
-}
-if(valid4){
-}
-}
-}
-else {
-const err5 = {instancePath,schemaPath:"#/anyOf/1/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(errors === _errs9){
-}
-}
-var valid3 = _errs9 === errors;
-if(valid3){
-}
-}
-if(errors === _errs7){
-}
-var _valid0 = _errs7 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props1 !== true){
-props1 = true;
-}
-}
-if(!valid0){
-const err6 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-validate44.errors = vErrors;
-return false;
-}
-else {
-errors = _errs0;
-if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
-}
-else {
-vErrors = null;
-}
-}
-}
-if(errors === 0){
-}
-validate44.errors = vErrors;
-evaluated0.props = props1;
-return errors === 0;
-}
-validate44.evaluated = {"dynamicProps":true,"dynamicItems":false};
-
-const impl8 = validate32;
-
-const impl9 = validate55;
-const schema94 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateSummaryArgs","type":"object","required":["summary"],"additionalProperties":false,"properties":{"summary":{"type":"string","minLength":1,"maxLength":10000},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
-
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ArtifactCreateSummaryArgs" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate55.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.summary === undefined) || (!(func0.call(data, "summary")))) && (missing0 = "summary")){
-validate55.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 of Object.keys(data)){
-if(!((key0 === "summary") || (key0 === "baseRevision"))){
-validate55.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.summary !== undefined && func0.call(data, "summary")){
-let data0 = data.summary;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if((data0.length > 10000 && func70(data0) > 10000)){
-validate55.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"}];
-return false;
-}
-else {
-if((data0.length < 1 || (data0.length < 2 * 1 && func70(data0) < 1))){
-validate55.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-}
-}
-}
-else {
-validate55.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs2){
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.baseRevision !== undefined && func0.call(data, "baseRevision")){
-let data1 = data.baseRevision;
-const _errs4 = errors;
-const _errs5 = errors;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate55.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-const _errs6 = errors;
-if(errors === _errs5){
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 > 9007199254740991 || isNaN(data1)){
-validate55.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
-return false;
-}
-else {
-if(data1 < 0 || isNaN(data1)){
-validate55.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-else {
-}
-}
-}
-if(errors === _errs5){
-}
-}
-var valid1 = _errs5 === errors;
-if(valid1){
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-else {
-validate55.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate55.errors = vErrors;
-return errors === 0;
-}
-validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-const impl10 = validate56;
-const schema96 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateSummaryRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.artifact.create_summary"},"args":{"$ref":"urn:mnote:type:ArtifactCreateSummaryArgs"}}}]};
-
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ArtifactCreateSummaryRequest" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate56.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(!(validate41(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs0 === errors;
-if(valid0){
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs1){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.idempotencyKey === undefined) || (!(func0.call(data, "idempotencyKey")))) && (missing0 = "idempotencyKey"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate56.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.toolName !== undefined && func0.call(data, "toolName")){
-let data0 = data.toolName;
-const _errs3 = errors;
-if("mnote.artifact.create_summary" !== data0){
-validate56.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.artifact.create_summary"},message:"must be equal to constant"}];
-return false;
-}
-else {
-}
-if(errors === _errs3){
-}
-var valid1 = _errs3 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.args !== undefined && func0.call(data, "args")){
-let data1 = data.args;
-const _errs4 = errors;
-if(!(validate55(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid1 = _errs4 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-}
-}
-}
-}
-else {
-validate56.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === _errs1){
-}
-}
-var valid0 = _errs1 === errors;
-if(valid0){
-}
-}
-if(errors === 0){
-}
-validate56.errors = vErrors;
-return errors === 0;
-}
-validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-const impl11 = validate59;
-const schema97 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateSummaryResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.artifact.create_summary"},"result":{"$ref":"urn:mnote:type:ArtifactCreateSummaryResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.artifact.create_summary"}}}]}]};
-const schema98 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateSummaryResult","anyOf":[{"$ref":"urn:mnote:type:ArtifactWriteResult"},{"$ref":"urn:mnote:type:DryRunResult"}]};
-
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ArtifactCreateSummaryResult" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate61.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-let valid0 = false;
-const _errs1 = errors;
-if(!(validate33(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs1 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-var props0 = true;
-}
-const _errs2 = errors;
-if(!(validate35(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs2 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = true;
-}
-}
-if(!valid0){
-const err0 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-validate61.errors = vErrors;
-return false;
-}
-else {
-errors = _errs0;
-if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
-}
-else {
-vErrors = null;
-}
-}
-}
-if(errors === 0){
-}
-validate61.errors = vErrors;
-evaluated0.props = props0;
-return errors === 0;
-}
-validate61.evaluated = {"dynamicProps":true,"dynamicItems":false};
-
-function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ArtifactCreateSummaryResponse" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate59.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-let valid0 = false;
-const _errs1 = errors;
-const _errs2 = errors;
-if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid1 = _errs2 === errors;
-if(valid1){
-const _errs3 = errors;
-const _errs4 = errors;
-if(errors === _errs3){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName")) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
-const err0 = {instancePath,schemaPath:"#/anyOf/0/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-else {
-if(data.toolName !== undefined && func0.call(data, "toolName")){
-let data0 = data.toolName;
-const _errs5 = errors;
-if("mnote.artifact.create_summary" !== data0){
-const err1 = {instancePath:instancePath+"/toolName",schemaPath:"#/anyOf/0/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.artifact.create_summary"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-else {
-}
-if(errors === _errs5){
-}
-var valid2 = _errs5 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data.result !== undefined && func0.call(data, "result")){
-let data1 = data.result;
-const _errs6 = errors;
-if(!(validate61(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
-errors = vErrors.length;
-}
-else {
-var props0 = validate61.evaluated.props;
-}
-var valid2 = _errs6 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-}
-}
-}
-}
-else {
-const err2 = {instancePath,schemaPath:"#/anyOf/0/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(errors === _errs3){
-}
-}
-var valid1 = _errs3 === errors;
-if(valid1){
-}
-}
-if(errors === _errs1){
-}
-var _valid0 = _errs1 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-var props1 = true;
-}
-const _errs7 = errors;
-const _errs8 = errors;
-if(!(validate50(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid3 = _errs8 === errors;
-if(valid3){
-const _errs9 = errors;
-const _errs10 = errors;
-if(errors === _errs9){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing1;
-if(((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing1 = "toolName")){
-const err3 = {instancePath,schemaPath:"#/anyOf/1/allOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-else {
-if(data.toolName !== undefined && func0.call(data, "toolName")){
-let data2 = data.toolName;
-const _errs11 = errors;
-if("mnote.artifact.create_summary" !== data2){
-const err4 = {instancePath:instancePath+"/toolName",schemaPath:"#/anyOf/1/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.artifact.create_summary"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-else {
-}
-if(errors === _errs11){
-}
-var valid4 = _errs11 === errors;
-}
-else {
-var valid4 = true;
-}
-if(valid4){
-}
-}
-}
-else {
-const err5 = {instancePath,schemaPath:"#/anyOf/1/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(errors === _errs9){
-}
-}
-var valid3 = _errs9 === errors;
-if(valid3){
-}
-}
-if(errors === _errs7){
-}
-var _valid0 = _errs7 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props1 !== true){
-props1 = true;
-}
-}
-if(!valid0){
-const err6 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-validate59.errors = vErrors;
-return false;
-}
-else {
-errors = _errs0;
-if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
-}
-else {
-vErrors = null;
-}
-}
-}
-if(errors === 0){
-}
-validate59.errors = vErrors;
-evaluated0.props = props1;
-return errors === 0;
-}
-validate59.evaluated = {"dynamicProps":true,"dynamicItems":false};
-
-const impl12 = validate61;
-
-const impl13 = validate66;
-const schema99 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactId","$ref":"urn:mnote:type:Identifier"};
-
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ArtifactId" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate66.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-const _errs1 = errors;
-if(errors === _errs0){
-if(typeof data === "string"){
-if((data.length > 128 && func70(data) > 128)){
-validate66.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
-return false;
-}
-else {
-if((data.length < 1 || (data.length < 2 * 1 && func70(data) < 1))){
-validate66.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern4.test(data)){
-validate66.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
-return false;
-}
-else {
-}
-}
-}
-}
-else {
-validate66.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs0){
-}
-}
-var valid0 = _errs0 === errors;
-if(valid0){
-}
-validate66.errors = vErrors;
-return errors === 0;
-}
-validate66.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl14 = validate67;
-const schema101 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactSummaryUpsertPayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:ArtifactCreateSummaryArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
-
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ArtifactSummaryUpsertPayload" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate67.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((data.context === undefined) || (!(func0.call(data, "context")))) && (missing0 = "context")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate67.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 of Object.keys(data)){
-if(!((((key0 === "context") || (key0 === "args")) || (key0 === "dryRun")) || (key0 === "write"))){
-validate67.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.context !== undefined && func0.call(data, "context")){
-let data0 = data.context;
-const _errs2 = errors;
-if(!(validate21(data0, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.args !== undefined && func0.call(data, "args")){
-let data1 = data.args;
-const _errs3 = errors;
-if(!(validate55(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.dryRun !== undefined && func0.call(data, "dryRun")){
-let data2 = data.dryRun;
-const _errs4 = errors;
-if(typeof data2 !== "boolean"){
-validate67.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs5 = errors;
-if(errors === _errs4){
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.write !== undefined && func0.call(data, "write")){
-let data3 = data.write;
-const _errs6 = errors;
-if(!(validate29(data3, {instancePath:instancePath+"/write",parentData:data,parentDataProperty:"write",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-}
-}
-else {
-validate67.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate67.errors = vErrors;
-return errors === 0;
-}
-validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-const impl15 = validate71;
-const schema102 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactSummaryUpsertResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:ArtifactCreateSummaryResult"}}};
-
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ArtifactSummaryUpsertResult" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate71.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.replayed === undefined) || (!(func0.call(data, "replayed")))) && (missing0 = "replayed"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
-validate71.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 of Object.keys(data)){
-if(!(((key0 === "commandId") || (key0 === "replayed")) || (key0 === "result"))){
-validate71.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.commandId !== undefined && func0.call(data, "commandId")){
-let data0 = data.commandId;
-const _errs2 = errors;
-const _errs3 = errors;
-let valid1 = false;
-const _errs4 = errors;
-const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs5){
-if(typeof data0 === "string"){
-if((data0.length > 128 && func70(data0) > 128)){
-const err0 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-else {
-if((data0.length < 1 || (data0.length < 2 * 1 && func70(data0) < 1))){
-const err1 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-else {
-if(!pattern12.test(data0)){
-const err2 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-else {
-}
-}
-}
-}
-else {
-const err3 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(errors === _errs5){
-}
-}
-var valid2 = _errs5 === errors;
-if(valid2){
-}
-var _valid0 = _errs4 === errors;
-valid1 = valid1 || _valid0;
-if(_valid0){
-}
-const _errs7 = errors;
-if(data0 !== null){
-const err4 = {instancePath:instancePath+"/commandId",schemaPath:"#/properties/commandId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-const _errs8 = errors;
-if(errors === _errs7){
-}
-var _valid0 = _errs7 === errors;
-valid1 = valid1 || _valid0;
-if(_valid0){
-}
-if(!valid1){
-const err5 = {instancePath:instancePath+"/commandId",schemaPath:"#/properties/commandId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-validate71.errors = vErrors;
-return false;
-}
-else {
-errors = _errs3;
-if(vErrors !== null){
-if(_errs3){
-vErrors.length = _errs3;
-}
-else {
-vErrors = null;
-}
-}
-}
-if(errors === _errs2){
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.replayed !== undefined && func0.call(data, "replayed")){
-let data1 = data.replayed;
-const _errs9 = errors;
-if(typeof data1 !== "boolean"){
-validate71.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs10 = errors;
-if(errors === _errs9){
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.result !== undefined && func0.call(data, "result")){
-let data2 = data.result;
-const _errs11 = errors;
-if(!(validate61(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
-errors = vErrors.length;
-}
-else {
-var props0 = validate61.evaluated.props;
-}
-var valid0 = _errs11 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-}
-else {
-validate71.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate71.errors = vErrors;
-return errors === 0;
-}
-validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-const impl16 = validate73;
-
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ArtifactType" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate73.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data !== "string"){
-validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs0 = errors;
-const vSchema0 = schema56.enum;
-if(!((data === "summary") || (data === "ai_note"))){
-validate73.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema56.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === 0){
-}
-validate73.errors = vErrors;
-return errors === 0;
-}
-validate73.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl17 = validate33;
-
-const impl18 = validate46;
-
-const impl19 = validate74;
-
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:AuditEffect" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate74.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data !== "string"){
-validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs0 = errors;
-const vSchema0 = schema83.enum;
-if(!((((data === "read") || (data === "write")) || (data === "dry_run")) || (data === "none"))){
-validate74.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema83.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === 0){
-}
-validate74.errors = vErrors;
-return errors === 0;
-}
-validate74.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl20 = validate75;
-const schema106 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:BlockId","type":"string","minLength":1,"maxLength":64,"pattern":"^[A-Za-z0-9_-]+$"};
-const pattern41 = new RegExp("^[A-Za-z0-9_-]+$", "u");
-
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:BlockId" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate75.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(typeof data === "string"){
-if((data.length > 64 && func70(data) > 64)){
-validate75.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
-}
-else {
-if((data.length < 1 || (data.length < 2 * 1 && func70(data) < 1))){
-validate75.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern41.test(data)){
-validate75.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
-return false;
-}
-else {
-}
-}
-}
-}
-else {
-validate75.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate75.errors = vErrors;
-return errors === 0;
-}
-validate75.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl21 = validate76;
-const schema107 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:BlockText","type":"string","maxLength":20000};
-
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:BlockText" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate76.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(typeof data === "string"){
-if((data.length > 20000 && func70(data) > 20000)){
-validate76.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"}];
-return false;
-}
-else {
-}
-}
-else {
-validate76.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate76.errors = vErrors;
-return errors === 0;
-}
-validate76.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl22 = validate77;
-const schema108 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:BlockType","type":"string","enum":["paragraph","heading","bulleted_list_item","numbered_list_item","to_do","quote","code","divider"]};
-
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:BlockType" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate77.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data !== "string"){
-validate77.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs0 = errors;
-const vSchema0 = schema108.enum;
-if(!((((((((data === "paragraph") || (data === "heading")) || (data === "bulleted_list_item")) || (data === "numbered_list_item")) || (data === "to_do")) || (data === "quote")) || (data === "code")) || (data === "divider"))){
-validate77.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema108.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === 0){
-}
-validate77.errors = vErrors;
-return errors === 0;
-}
-validate77.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl23 = validate78;
-
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:CapabilityScope" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate78.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const vSchema0 = schema41.enum;
-if(!(((data === "page.read") || (data === "page.write")) || (data === "artifact.write"))){
-validate78.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema41.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === 0){
-}
-validate78.errors = vErrors;
-return errors === 0;
-}
-validate78.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl24 = validate79;
-
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:CommandId" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate79.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(typeof data === "string"){
-if((data.length > 128 && func70(data) > 128)){
-validate79.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
-return false;
-}
-else {
-if((data.length < 1 || (data.length < 2 * 1 && func70(data) < 1))){
-validate79.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern12.test(data)){
-validate79.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""}];
-return false;
-}
-else {
-}
-}
-}
-}
-else {
-validate79.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate79.errors = vErrors;
-return errors === 0;
-}
-validate79.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl25 = validate80;
-
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:CommandName" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate80.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(typeof data === "string"){
-if((data.length > 64 && func70(data) > 64)){
-validate80.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
-}
-else {
-if(!pattern17.test(data)){
-validate80.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
-return false;
-}
-else {
-}
-}
-}
-else {
-validate80.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate80.errors = vErrors;
-return errors === 0;
-}
-validate80.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl26 = validate81;
-const schema112 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:CommandStatusPayload","type":"object","required":["context","commandId","idempotencyScope","fingerprint"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"commandId":{"$ref":"urn:mnote:type:CommandId"},"idempotencyScope":{"type":"string","pattern":"^[0-9a-f]{64}$"},"fingerprint":{"type":"string","pattern":"^[0-9a-f]{64}$"}}};
-
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:CommandStatusPayload" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate81.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((data.context === undefined) || (!(func0.call(data, "context")))) && (missing0 = "context")) || (((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId"))) || (((data.idempotencyScope === undefined) || (!(func0.call(data, "idempotencyScope")))) && (missing0 = "idempotencyScope"))) || (((data.fingerprint === undefined) || (!(func0.call(data, "fingerprint")))) && (missing0 = "fingerprint"))){
-validate81.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 of Object.keys(data)){
-if(!((((key0 === "context") || (key0 === "commandId")) || (key0 === "idempotencyScope")) || (key0 === "fingerprint"))){
-validate81.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.context !== undefined && func0.call(data, "context")){
-let data0 = data.context;
-const _errs2 = errors;
-if(!(validate21(data0, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
-errors = vErrors.length;
-}
-else {
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.commandId !== undefined && func0.call(data, "commandId")){
-let data1 = data.commandId;
-const _errs3 = errors;
-const _errs4 = errors;
-const _errs5 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if((data1.length > 128 && func70(data1) > 128)){
-validate81.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
-return false;
-}
-else {
-if((data1.length < 1 || (data1.length < 2 * 1 && func70(data1) < 1))){
-validate81.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern12.test(data1)){
-validate81.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""}];
-return false;
-}
-else {
-}
-}
-}
-}
-else {
-validate81.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs4){
-}
-}
-var valid1 = _errs4 === errors;
-if(valid1){
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.idempotencyScope !== undefined && func0.call(data, "idempotencyScope")){
-let data2 = data.idempotencyScope;
-const _errs6 = errors;
-const _errs7 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if(!pattern14.test(data2)){
-validate81.errors = [{instancePath:instancePath+"/idempotencyScope",schemaPath:"#/properties/idempotencyScope/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""}];
-return false;
-}
-else {
-}
-}
-else {
-validate81.errors = [{instancePath:instancePath+"/idempotencyScope",schemaPath:"#/properties/idempotencyScope/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs6){
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.fingerprint !== undefined && func0.call(data, "fingerprint")){
-let data3 = data.fingerprint;
-const _errs8 = errors;
-const _errs9 = errors;
-if(errors === _errs8){
-if(typeof data3 === "string"){
-if(!pattern14.test(data3)){
-validate81.errors = [{instancePath:instancePath+"/fingerprint",schemaPath:"#/properties/fingerprint/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""}];
-return false;
-}
-else {
-}
-}
-else {
-validate81.errors = [{instancePath:instancePath+"/fingerprint",schemaPath:"#/properties/fingerprint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs8){
-}
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-}
-}
-else {
-validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate81.errors = vErrors;
-return errors === 0;
-}
-validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-const impl27 = validate83;
-const schema114 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:CommandStatusResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"type":"null"},"replayed":{"const":false},"result":{"type":"object","required":["applied","commandId","commandName","toolCallId","result"],"additionalProperties":false,"properties":{"applied":{"type":"boolean"},"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"commandName":{"anyOf":[{"$ref":"urn:mnote:type:CommandName"},{"type":"null"}]},"toolCallId":{"anyOf":[{"$ref":"urn:mnote:type:Identifier"},{"type":"null"}]},"result":{"anyOf":[{"type":"object","additionalProperties":true},{"type":"null"}]}}}}};
-
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:CommandStatusResult" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate83.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.replayed === undefined) || (!(func0.call(data, "replayed")))) && (missing0 = "replayed"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
-validate83.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 of Object.keys(data)){
-if(!(((key0 === "commandId") || (key0 === "replayed")) || (key0 === "result"))){
-validate83.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.commandId !== undefined && func0.call(data, "commandId")){
-let data0 = data.commandId;
-const _errs2 = errors;
-if(data0 !== null){
-validate83.errors = [{instancePath:instancePath+"/commandId",schemaPath:"#/properties/commandId/type",keyword:"type",params:{type: "null"},message:"must be null"}];
-return false;
-}
-const _errs3 = errors;
-if(errors === _errs2){
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.replayed !== undefined && func0.call(data, "replayed")){
-let data1 = data.replayed;
-const _errs4 = errors;
-if(false !== data1){
-validate83.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"}];
-return false;
-}
-else {
-}
-if(errors === _errs4){
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.result !== undefined && func0.call(data, "result")){
-let data2 = data.result;
-const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs5){
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-let missing1;
-if(((((((data2.applied === undefined) || (!(func0.call(data2, "applied")))) && (missing1 = "applied")) || (((data2.commandId === undefined) || (!(func0.call(data2, "commandId")))) && (missing1 = "commandId"))) || (((data2.commandName === undefined) || (!(func0.call(data2, "commandName")))) && (missing1 = "commandName"))) || (((data2.toolCallId === undefined) || (!(func0.call(data2, "toolCallId")))) && (missing1 = "toolCallId"))) || (((data2.result === undefined) || (!(func0.call(data2, "result")))) && (missing1 = "result"))){
-validate83.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-const _errs7 = errors;
-for(const key1 of Object.keys(data2)){
-if(!(((((key1 === "applied") || (key1 === "commandId")) || (key1 === "commandName")) || (key1 === "toolCallId")) || (key1 === "result"))){
-validate83.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs7 === errors){
-if(data2.applied !== undefined && func0.call(data2, "applied")){
-let data3 = data2.applied;
-const _errs8 = errors;
-if(typeof data3 !== "boolean"){
-validate83.errors = [{instancePath:instancePath+"/result/applied",schemaPath:"#/properties/result/properties/applied/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs9 = errors;
-if(errors === _errs8){
-}
-var valid1 = _errs8 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data2.commandId !== undefined && func0.call(data2, "commandId")){
-let data4 = data2.commandId;
-const _errs10 = errors;
-const _errs11 = errors;
-let valid2 = false;
-const _errs12 = errors;
-const _errs13 = errors;
-const _errs14 = errors;
-if(errors === _errs13){
-if(typeof data4 === "string"){
-if((data4.length > 128 && func70(data4) > 128)){
-const err0 = {instancePath:instancePath+"/result/commandId",schemaPath:"urn:mnote:type:CommandId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-else {
-if((data4.length < 1 || (data4.length < 2 * 1 && func70(data4) < 1))){
-const err1 = {instancePath:instancePath+"/result/commandId",schemaPath:"urn:mnote:type:CommandId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-else {
-if(!pattern12.test(data4)){
-const err2 = {instancePath:instancePath+"/result/commandId",schemaPath:"urn:mnote:type:CommandId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-else {
-}
-}
-}
-}
-else {
-const err3 = {instancePath:instancePath+"/result/commandId",schemaPath:"urn:mnote:type:CommandId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(errors === _errs13){
-}
-}
-var valid3 = _errs13 === errors;
-if(valid3){
-}
-var _valid0 = _errs12 === errors;
-valid2 = valid2 || _valid0;
-if(_valid0){
-}
-const _errs15 = errors;
-if(data4 !== null){
-const err4 = {instancePath:instancePath+"/result/commandId",schemaPath:"#/properties/result/properties/commandId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-const _errs16 = errors;
-if(errors === _errs15){
-}
-var _valid0 = _errs15 === errors;
-valid2 = valid2 || _valid0;
-if(_valid0){
-}
-if(!valid2){
-const err5 = {instancePath:instancePath+"/result/commandId",schemaPath:"#/properties/result/properties/commandId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-validate83.errors = vErrors;
-return false;
-}
-else {
-errors = _errs11;
-if(vErrors !== null){
-if(_errs11){
-vErrors.length = _errs11;
-}
-else {
-vErrors = null;
-}
-}
-}
-if(errors === _errs10){
-}
-var valid1 = _errs10 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data2.commandName !== undefined && func0.call(data2, "commandName")){
-let data5 = data2.commandName;
-const _errs17 = errors;
-const _errs18 = errors;
-let valid4 = false;
-const _errs19 = errors;
-const _errs20 = errors;
-const _errs21 = errors;
-if(errors === _errs20){
-if(typeof data5 === "string"){
-if((data5.length > 64 && func70(data5) > 64)){
-const err6 = {instancePath:instancePath+"/result/commandName",schemaPath:"urn:mnote:type:CommandName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-else {
-if(!pattern17.test(data5)){
-const err7 = {instancePath:instancePath+"/result/commandName",schemaPath:"urn:mnote:type:CommandName/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-else {
-}
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/result/commandName",schemaPath:"urn:mnote:type:CommandName/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-if(errors === _errs20){
-}
-}
-var valid5 = _errs20 === errors;
-if(valid5){
-}
-var _valid1 = _errs19 === errors;
-valid4 = valid4 || _valid1;
-if(_valid1){
-}
-const _errs22 = errors;
-if(data5 !== null){
-const err9 = {instancePath:instancePath+"/result/commandName",schemaPath:"#/properties/result/properties/commandName/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-const _errs23 = errors;
-if(errors === _errs22){
-}
-var _valid1 = _errs22 === errors;
-valid4 = valid4 || _valid1;
-if(_valid1){
-}
-if(!valid4){
-const err10 = {instancePath:instancePath+"/result/commandName",schemaPath:"#/properties/result/properties/commandName/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-validate83.errors = vErrors;
-return false;
-}
-else {
-errors = _errs18;
-if(vErrors !== null){
-if(_errs18){
-vErrors.length = _errs18;
-}
-else {
-vErrors = null;
-}
-}
-}
-if(errors === _errs17){
-}
-var valid1 = _errs17 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data2.toolCallId !== undefined && func0.call(data2, "toolCallId")){
-let data6 = data2.toolCallId;
-const _errs24 = errors;
-const _errs25 = errors;
-let valid6 = false;
-const _errs26 = errors;
-const _errs27 = errors;
-const _errs28 = errors;
-if(errors === _errs27){
-if(typeof data6 === "string"){
-if((data6.length > 128 && func70(data6) > 128)){
-const err11 = {instancePath:instancePath+"/result/toolCallId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-else {
-if((data6.length < 1 || (data6.length < 2 * 1 && func70(data6) < 1))){
-const err12 = {instancePath:instancePath+"/result/toolCallId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-else {
-if(!pattern4.test(data6)){
-const err13 = {instancePath:instancePath+"/result/toolCallId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-else {
-}
-}
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/result/toolCallId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-if(errors === _errs27){
-}
-}
-var valid7 = _errs27 === errors;
-if(valid7){
-}
-var _valid2 = _errs26 === errors;
-valid6 = valid6 || _valid2;
-if(_valid2){
-}
-const _errs29 = errors;
-if(data6 !== null){
-const err15 = {instancePath:instancePath+"/result/toolCallId",schemaPath:"#/properties/result/properties/toolCallId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-const _errs30 = errors;
-if(errors === _errs29){
-}
-var _valid2 = _errs29 === errors;
-valid6 = valid6 || _valid2;
-if(_valid2){
-}
-if(!valid6){
-const err16 = {instancePath:instancePath+"/result/toolCallId",schemaPath:"#/properties/result/properties/toolCallId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-validate83.errors = vErrors;
-return false;
-}
-else {
-errors = _errs25;
-if(vErrors !== null){
-if(_errs25){
-vErrors.length = _errs25;
-}
-else {
-vErrors = null;
-}
-}
-}
-if(errors === _errs24){
-}
-var valid1 = _errs24 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data2.result !== undefined && func0.call(data2, "result")){
-let data7 = data2.result;
-const _errs31 = errors;
-const _errs32 = errors;
-let valid8 = false;
-const _errs33 = errors;
-const _errs34 = errors;
-if(errors === _errs33){
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-const _errs35 = errors;
-}
-else {
-const err17 = {instancePath:instancePath+"/result/result",schemaPath:"#/properties/result/properties/result/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-if(errors === _errs33){
-}
-}
-var _valid3 = _errs33 === errors;
-valid8 = valid8 || _valid3;
-if(_valid3){
-var props0 = true;
-}
-const _errs36 = errors;
-if(data7 !== null){
-const err18 = {instancePath:instancePath+"/result/result",schemaPath:"#/properties/result/properties/result/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-const _errs37 = errors;
-if(errors === _errs36){
-}
-var _valid3 = _errs36 === errors;
-valid8 = valid8 || _valid3;
-if(_valid3){
-}
-if(!valid8){
-const err19 = {instancePath:instancePath+"/result/result",schemaPath:"#/properties/result/properties/result/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-validate83.errors = vErrors;
-return false;
-}
-else {
-errors = _errs32;
-if(vErrors !== null){
-if(_errs32){
-vErrors.length = _errs32;
-}
-else {
-vErrors = null;
-}
-}
-}
-if(errors === _errs31){
-}
-var valid1 = _errs31 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate83.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === _errs5){
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-}
-else {
-validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate83.errors = vErrors;
-return errors === 0;
-}
-validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-const impl28 = validate84;
-const schema118 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ContentBlock","type":"object","required":["id","type","text"],"additionalProperties":false,"properties":{"id":{"$ref":"urn:mnote:type:BlockId"},"type":{"$ref":"urn:mnote:type:BlockType"},"text":{"$ref":"urn:mnote:type:BlockText"},"level":{"type":"integer","minimum":1,"maximum":3},"checked":{"type":"boolean"},"language":{"type":"string","maxLength":32}},"if":{"required":["type"],"properties":{"type":{"const":"heading"}}},"then":{"properties":{"checked":{"not":{}},"language":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"to_do"}}},"then":{"properties":{"level":{"not":{}},"language":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"code"}}},"then":{"properties":{"level":{"not":{}},"checked":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"divider"}}},"then":{"properties":{"text":{"maxLength":0},"level":{"not":{}},"checked":{"not":{}},"language":{"not":{}}}},"else":{"properties":{"level":{"not":{}},"checked":{"not":{}},"language":{"not":{}}}}}}}};
-
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ContentBlock" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate84.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-const _errs1 = errors;
-let valid0 = true;
-const _errs2 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing0 = "type")){
-const err0 = {};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-else {
-if(data.type !== undefined && func0.call(data, "type")){
-let data0 = data.type;
-const _errs3 = errors;
-if("heading" !== data0){
-const err1 = {};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-else {
-}
-if(errors === _errs3){
-}
-var valid1 = _errs3 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-}
-}
-}
-if(errors === _errs2){
-}
-var _valid0 = _errs2 === errors;
-errors = _errs1;
-if(vErrors !== null){
-if(_errs1){
-vErrors.length = _errs1;
-}
-else {
-vErrors = null;
-}
-}
-let ifClause0;
-if(_valid0){
-const _errs4 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.checked !== undefined && func0.call(data, "checked")){
-let data1 = data.checked;
-const _errs5 = errors;
-const _errs6 = errors;
-validate84.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs5){
-}
-var valid2 = _errs5 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data.language !== undefined && func0.call(data, "language")){
-let data2 = data.language;
-const _errs7 = errors;
-const _errs8 = errors;
-validate84.errors = [{instancePath:instancePath+"/language",schemaPath:"#/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs7){
-}
-var valid2 = _errs7 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-}
-}
-}
-if(errors === _errs4){
-}
-var _valid0 = _errs4 === errors;
-valid0 = _valid0;
-if(valid0){
-var props0 = {};
-props0.checked = true;
-props0.language = true;
-props0.type = true;
-}
-ifClause0 = "then";
-}
-else {
-const _errs9 = errors;
-const _errs10 = errors;
-let valid3 = true;
-const _errs11 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing1;
-if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing1 = "type")){
-const err2 = {};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-else {
-if(data.type !== undefined && func0.call(data, "type")){
-let data3 = data.type;
-const _errs12 = errors;
-if("to_do" !== data3){
-const err3 = {};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-else {
-}
-if(errors === _errs12){
-}
-var valid4 = _errs12 === errors;
-}
-else {
-var valid4 = true;
-}
-if(valid4){
-}
-}
-}
-if(errors === _errs11){
-}
-var _valid1 = _errs11 === errors;
-errors = _errs10;
-if(vErrors !== null){
-if(_errs10){
-vErrors.length = _errs10;
-}
-else {
-vErrors = null;
-}
-}
-let ifClause1;
-if(_valid1){
-const _errs13 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.level !== undefined && func0.call(data, "level")){
-let data4 = data.level;
-const _errs14 = errors;
-const _errs15 = errors;
-validate84.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs14){
-}
-var valid5 = _errs14 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-if(data.language !== undefined && func0.call(data, "language")){
-let data5 = data.language;
-const _errs16 = errors;
-const _errs17 = errors;
-validate84.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs16){
-}
-var valid5 = _errs16 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-}
-}
-}
-if(errors === _errs13){
-}
-var _valid1 = _errs13 === errors;
-valid3 = _valid1;
-if(valid3){
-var props1 = {};
-props1.level = true;
-props1.language = true;
-props1.type = true;
-}
-ifClause1 = "then";
-}
-else {
-const _errs18 = errors;
-const _errs19 = errors;
-let valid6 = true;
-const _errs20 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing2;
-if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing2 = "type")){
-const err4 = {};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-else {
-if(data.type !== undefined && func0.call(data, "type")){
-let data6 = data.type;
-const _errs21 = errors;
-if("code" !== data6){
-const err5 = {};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-else {
-}
-if(errors === _errs21){
-}
-var valid7 = _errs21 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-}
-}
-}
-if(errors === _errs20){
-}
-var _valid2 = _errs20 === errors;
-errors = _errs19;
-if(vErrors !== null){
-if(_errs19){
-vErrors.length = _errs19;
-}
-else {
-vErrors = null;
-}
-}
-let ifClause2;
-if(_valid2){
-const _errs22 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.level !== undefined && func0.call(data, "level")){
-let data7 = data.level;
-const _errs23 = errors;
-const _errs24 = errors;
-validate84.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs23){
-}
-var valid8 = _errs23 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data.checked !== undefined && func0.call(data, "checked")){
-let data8 = data.checked;
-const _errs25 = errors;
-const _errs26 = errors;
-validate84.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs25){
-}
-var valid8 = _errs25 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-}
-}
-}
-if(errors === _errs22){
-}
-var _valid2 = _errs22 === errors;
-valid6 = _valid2;
-if(valid6){
-var props2 = {};
-props2.level = true;
-props2.checked = true;
-props2.type = true;
-}
-ifClause2 = "then";
-}
-else {
-const _errs27 = errors;
-const _errs28 = errors;
-let valid9 = true;
-const _errs29 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing3;
-if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing3 = "type")){
-const err6 = {};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-else {
-if(data.type !== undefined && func0.call(data, "type")){
-let data9 = data.type;
-const _errs30 = errors;
-if("divider" !== data9){
-const err7 = {};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-else {
-}
-if(errors === _errs30){
-}
-var valid10 = _errs30 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-}
-}
-}
-if(errors === _errs29){
-}
-var _valid3 = _errs29 === errors;
-errors = _errs28;
-if(vErrors !== null){
-if(_errs28){
-vErrors.length = _errs28;
-}
-else {
-vErrors = null;
-}
-}
-let ifClause3;
-if(_valid3){
-const _errs31 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.text !== undefined && func0.call(data, "text")){
-let data10 = data.text;
-const _errs32 = errors;
-if(typeof data10 === "string"){
-if((data10.length > 0 && func70(data10) > 0)){
-validate84.errors = [{instancePath:instancePath+"/text",schemaPath:"#/else/else/else/then/properties/text/maxLength",keyword:"maxLength",params:{limit: 0},message:"must NOT have more than 0 characters"}];
-return false;
-}
-else {
-}
-}
-if(errors === _errs32){
-}
-var valid11 = _errs32 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data.level !== undefined && func0.call(data, "level")){
-let data11 = data.level;
-const _errs33 = errors;
-const _errs34 = errors;
-validate84.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs33){
-}
-var valid11 = _errs33 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data.checked !== undefined && func0.call(data, "checked")){
-let data12 = data.checked;
-const _errs35 = errors;
-const _errs36 = errors;
-validate84.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/else/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs35){
-}
-var valid11 = _errs35 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data.language !== undefined && func0.call(data, "language")){
-let data13 = data.language;
-const _errs37 = errors;
-const _errs38 = errors;
-validate84.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/else/else/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs37){
-}
-var valid11 = _errs37 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-}
-}
-}
-}
-}
-if(errors === _errs31){
-}
-var _valid3 = _errs31 === errors;
-valid9 = _valid3;
-if(valid9){
-var props3 = {};
-props3.text = true;
-props3.level = true;
-props3.checked = true;
-props3.language = true;
-props3.type = true;
-}
-ifClause3 = "then";
-}
-else {
-const _errs39 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.level !== undefined && func0.call(data, "level")){
-let data14 = data.level;
-const _errs40 = errors;
-const _errs41 = errors;
-validate84.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/else/else/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs40){
-}
-var valid12 = _errs40 === errors;
-}
-else {
-var valid12 = true;
-}
-if(valid12){
-if(data.checked !== undefined && func0.call(data, "checked")){
-let data15 = data.checked;
-const _errs42 = errors;
-const _errs43 = errors;
-validate84.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/else/else/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs42){
-}
-var valid12 = _errs42 === errors;
-}
-else {
-var valid12 = true;
-}
-if(valid12){
-if(data.language !== undefined && func0.call(data, "language")){
-let data16 = data.language;
-const _errs44 = errors;
-const _errs45 = errors;
-validate84.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/else/else/else/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs44){
-}
-var valid12 = _errs44 === errors;
-}
-else {
-var valid12 = true;
-}
-if(valid12){
-}
-}
-}
-}
-if(errors === _errs39){
-}
-var _valid3 = _errs39 === errors;
-valid9 = _valid3;
-if(valid9){
-if(props3 !== true){
-props3 = props3 || {};
-props3.level = true;
-props3.checked = true;
-props3.language = true;
-}
-}
-ifClause3 = "else";
-}
-if(!valid9){
-const err8 = {instancePath,schemaPath:"#/else/else/else/if",keyword:"if",params:{failingKeyword: ifClause3},message:"must match \""+ifClause3+"\" schema"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-validate84.errors = vErrors;
-return false;
-}
-else {
-}
-if(errors === _errs27){
-}
-var _valid2 = _errs27 === errors;
-valid6 = _valid2;
-if(valid6){
-if(props2 !== true && props3 !== undefined){
-if(props3 === true){
-props2 = true;
-}
-else {
-props2 = props2 || {};
-Object.assign(props2, props3);
-}
-}
-}
-ifClause2 = "else";
-}
-if(!valid6){
-const err9 = {instancePath,schemaPath:"#/else/else/if",keyword:"if",params:{failingKeyword: ifClause2},message:"must match \""+ifClause2+"\" schema"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-validate84.errors = vErrors;
-return false;
-}
-else {
-}
-if(errors === _errs18){
-}
-var _valid1 = _errs18 === errors;
-valid3 = _valid1;
-if(valid3){
-if(props1 !== true && props2 !== undefined){
-if(props2 === true){
-props1 = true;
-}
-else {
-props1 = props1 || {};
-Object.assign(props1, props2);
-}
-}
-}
-ifClause1 = "else";
-}
-if(!valid3){
-const err10 = {instancePath,schemaPath:"#/else/if",keyword:"if",params:{failingKeyword: ifClause1},message:"must match \""+ifClause1+"\" schema"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-validate84.errors = vErrors;
-return false;
-}
-else {
-}
-if(errors === _errs9){
-}
-var _valid0 = _errs9 === errors;
-valid0 = _valid0;
-if(valid0){
-if(props0 !== true && props1 !== undefined){
-if(props1 === true){
-props0 = true;
-}
-else {
-props0 = props0 || {};
-Object.assign(props0, props1);
-}
-}
-}
-ifClause0 = "else";
-}
-if(!valid0){
-const err11 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-validate84.errors = vErrors;
-return false;
-}
-else {
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing4;
-if(((((data.id === undefined) || (!(func0.call(data, "id")))) && (missing4 = "id")) || (((data.type === undefined) || (!(func0.call(data, "type")))) && (missing4 = "type"))) || (((data.text === undefined) || (!(func0.call(data, "text")))) && (missing4 = "text"))){
-validate84.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
-return false;
-}
-else {
-const _errs46 = errors;
-for(const key0 of Object.keys(data)){
-if(!((((((key0 === "id") || (key0 === "type")) || (key0 === "text")) || (key0 === "level")) || (key0 === "checked")) || (key0 === "language"))){
-validate84.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs46 === errors){
-if(data.id !== undefined && func0.call(data, "id")){
-let data17 = data.id;
-const _errs47 = errors;
-const _errs48 = errors;
-const _errs49 = errors;
-if(errors === _errs48){
-if(typeof data17 === "string"){
-if((data17.length > 64 && func70(data17) > 64)){
-validate84.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
-}
-else {
-if((data17.length < 1 || (data17.length < 2 * 1 && func70(data17) < 1))){
-validate84.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern41.test(data17)){
-validate84.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
-return false;
-}
-else {
-}
-}
-}
-}
-else {
-validate84.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs48){
-}
-}
-var valid14 = _errs48 === errors;
-if(valid14){
-}
-var valid13 = _errs47 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data.type !== undefined && func0.call(data, "type")){
-let data18 = data.type;
-const _errs50 = errors;
-const _errs51 = errors;
-if(typeof data18 !== "string"){
-validate84.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs52 = errors;
-const vSchema0 = schema108.enum;
-if(!((((((((data18 === "paragraph") || (data18 === "heading")) || (data18 === "bulleted_list_item")) || (data18 === "numbered_list_item")) || (data18 === "to_do")) || (data18 === "quote")) || (data18 === "code")) || (data18 === "divider"))){
-validate84.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/enum",keyword:"enum",params:{allowedValues: schema108.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === _errs51){
-}
-var valid15 = _errs51 === errors;
-if(valid15){
-}
-var valid13 = _errs50 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data.text !== undefined && func0.call(data, "text")){
-let data19 = data.text;
-const _errs53 = errors;
-const _errs54 = errors;
-const _errs55 = errors;
-if(errors === _errs54){
-if(typeof data19 === "string"){
-if((data19.length > 20000 && func70(data19) > 20000)){
-validate84.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"}];
-return false;
-}
-else {
-}
-}
-else {
-validate84.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs54){
-}
-}
-var valid16 = _errs54 === errors;
-if(valid16){
-}
-var valid13 = _errs53 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data.level !== undefined && func0.call(data, "level")){
-let data20 = data.level;
-const _errs56 = errors;
-if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
-validate84.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-const _errs57 = errors;
-if(errors === _errs56){
-if((typeof data20 == "number") && (isFinite(data20))){
-if(data20 > 3 || isNaN(data20)){
-validate84.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3},message:"must be <= 3"}];
-return false;
-}
-else {
-if(data20 < 1 || isNaN(data20)){
-validate84.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-else {
-}
-}
-}
-if(errors === _errs56){
-}
-}
-var valid13 = _errs56 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data.checked !== undefined && func0.call(data, "checked")){
-let data21 = data.checked;
-const _errs58 = errors;
-if(typeof data21 !== "boolean"){
-validate84.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/properties/checked/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs59 = errors;
-if(errors === _errs58){
-}
-var valid13 = _errs58 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data.language !== undefined && func0.call(data, "language")){
-let data22 = data.language;
-const _errs60 = errors;
-const _errs61 = errors;
-if(errors === _errs60){
-if(typeof data22 === "string"){
-if((data22.length > 32 && func70(data22) > 32)){
-validate84.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
-return false;
-}
-else {
-}
-}
-else {
-validate84.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs60){
-}
-}
-var valid13 = _errs60 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate84.errors = vErrors;
-return errors === 0;
-}
-validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-const impl29 = validate85;
-const schema122 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ContentBlockInput","type":"object","required":["type","text"],"additionalProperties":false,"properties":{"id":{"$ref":"urn:mnote:type:BlockId"},"type":{"$ref":"urn:mnote:type:BlockType"},"text":{"$ref":"urn:mnote:type:BlockText"},"level":{"type":"integer","minimum":1,"maximum":3},"checked":{"type":"boolean"},"language":{"type":"string","maxLength":32}},"if":{"required":["type"],"properties":{"type":{"const":"heading"}}},"then":{"properties":{"checked":{"not":{}},"language":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"to_do"}}},"then":{"properties":{"level":{"not":{}},"language":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"code"}}},"then":{"properties":{"level":{"not":{}},"checked":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"divider"}}},"then":{"properties":{"text":{"maxLength":0},"level":{"not":{}},"checked":{"not":{}},"language":{"not":{}}}},"else":{"properties":{"level":{"not":{}},"checked":{"not":{}},"language":{"not":{}}}}}}}};
-
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ContentBlockInput" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate85.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-const _errs1 = errors;
-let valid0 = true;
-const _errs2 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing0 = "type")){
-const err0 = {};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-else {
-if(data.type !== undefined && func0.call(data, "type")){
-let data0 = data.type;
-const _errs3 = errors;
-if("heading" !== data0){
-const err1 = {};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-else {
-}
-if(errors === _errs3){
-}
-var valid1 = _errs3 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-}
-}
-}
-if(errors === _errs2){
-}
-var _valid0 = _errs2 === errors;
-errors = _errs1;
-if(vErrors !== null){
-if(_errs1){
-vErrors.length = _errs1;
-}
-else {
-vErrors = null;
-}
-}
-let ifClause0;
-if(_valid0){
-const _errs4 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.checked !== undefined && func0.call(data, "checked")){
-let data1 = data.checked;
-const _errs5 = errors;
-const _errs6 = errors;
-validate85.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs5){
-}
-var valid2 = _errs5 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data.language !== undefined && func0.call(data, "language")){
-let data2 = data.language;
-const _errs7 = errors;
-const _errs8 = errors;
-validate85.errors = [{instancePath:instancePath+"/language",schemaPath:"#/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs7){
-}
-var valid2 = _errs7 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-}
-}
-}
-if(errors === _errs4){
-}
-var _valid0 = _errs4 === errors;
-valid0 = _valid0;
-if(valid0){
-var props0 = {};
-props0.checked = true;
-props0.language = true;
-props0.type = true;
-}
-ifClause0 = "then";
-}
-else {
-const _errs9 = errors;
-const _errs10 = errors;
-let valid3 = true;
-const _errs11 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing1;
-if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing1 = "type")){
-const err2 = {};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-else {
-if(data.type !== undefined && func0.call(data, "type")){
-let data3 = data.type;
-const _errs12 = errors;
-if("to_do" !== data3){
-const err3 = {};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-else {
-}
-if(errors === _errs12){
-}
-var valid4 = _errs12 === errors;
-}
-else {
-var valid4 = true;
-}
-if(valid4){
-}
-}
-}
-if(errors === _errs11){
-}
-var _valid1 = _errs11 === errors;
-errors = _errs10;
-if(vErrors !== null){
-if(_errs10){
-vErrors.length = _errs10;
-}
-else {
-vErrors = null;
-}
-}
-let ifClause1;
-if(_valid1){
-const _errs13 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.level !== undefined && func0.call(data, "level")){
-let data4 = data.level;
-const _errs14 = errors;
-const _errs15 = errors;
-validate85.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs14){
-}
-var valid5 = _errs14 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-if(data.language !== undefined && func0.call(data, "language")){
-let data5 = data.language;
-const _errs16 = errors;
-const _errs17 = errors;
-validate85.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs16){
-}
-var valid5 = _errs16 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-}
-}
-}
-if(errors === _errs13){
-}
-var _valid1 = _errs13 === errors;
-valid3 = _valid1;
-if(valid3){
-var props1 = {};
-props1.level = true;
-props1.language = true;
-props1.type = true;
-}
-ifClause1 = "then";
-}
-else {
-const _errs18 = errors;
-const _errs19 = errors;
-let valid6 = true;
-const _errs20 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing2;
-if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing2 = "type")){
-const err4 = {};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-else {
-if(data.type !== undefined && func0.call(data, "type")){
-let data6 = data.type;
-const _errs21 = errors;
-if("code" !== data6){
-const err5 = {};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-else {
-}
-if(errors === _errs21){
-}
-var valid7 = _errs21 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-}
-}
-}
-if(errors === _errs20){
-}
-var _valid2 = _errs20 === errors;
-errors = _errs19;
-if(vErrors !== null){
-if(_errs19){
-vErrors.length = _errs19;
-}
-else {
-vErrors = null;
-}
-}
-let ifClause2;
-if(_valid2){
-const _errs22 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.level !== undefined && func0.call(data, "level")){
-let data7 = data.level;
-const _errs23 = errors;
-const _errs24 = errors;
-validate85.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs23){
-}
-var valid8 = _errs23 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data.checked !== undefined && func0.call(data, "checked")){
-let data8 = data.checked;
-const _errs25 = errors;
-const _errs26 = errors;
-validate85.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs25){
-}
-var valid8 = _errs25 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-}
-}
-}
-if(errors === _errs22){
-}
-var _valid2 = _errs22 === errors;
-valid6 = _valid2;
-if(valid6){
-var props2 = {};
-props2.level = true;
-props2.checked = true;
-props2.type = true;
-}
-ifClause2 = "then";
-}
-else {
-const _errs27 = errors;
-const _errs28 = errors;
-let valid9 = true;
-const _errs29 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing3;
-if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing3 = "type")){
-const err6 = {};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-else {
-if(data.type !== undefined && func0.call(data, "type")){
-let data9 = data.type;
-const _errs30 = errors;
-if("divider" !== data9){
-const err7 = {};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-else {
-}
-if(errors === _errs30){
-}
-var valid10 = _errs30 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-}
-}
-}
-if(errors === _errs29){
-}
-var _valid3 = _errs29 === errors;
-errors = _errs28;
-if(vErrors !== null){
-if(_errs28){
-vErrors.length = _errs28;
-}
-else {
-vErrors = null;
-}
-}
-let ifClause3;
-if(_valid3){
-const _errs31 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.text !== undefined && func0.call(data, "text")){
-let data10 = data.text;
-const _errs32 = errors;
-if(typeof data10 === "string"){
-if((data10.length > 0 && func70(data10) > 0)){
-validate85.errors = [{instancePath:instancePath+"/text",schemaPath:"#/else/else/else/then/properties/text/maxLength",keyword:"maxLength",params:{limit: 0},message:"must NOT have more than 0 characters"}];
-return false;
-}
-else {
-}
-}
-if(errors === _errs32){
-}
-var valid11 = _errs32 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data.level !== undefined && func0.call(data, "level")){
-let data11 = data.level;
-const _errs33 = errors;
-const _errs34 = errors;
-validate85.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs33){
-}
-var valid11 = _errs33 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data.checked !== undefined && func0.call(data, "checked")){
-let data12 = data.checked;
-const _errs35 = errors;
-const _errs36 = errors;
-validate85.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/else/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs35){
-}
-var valid11 = _errs35 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data.language !== undefined && func0.call(data, "language")){
-let data13 = data.language;
-const _errs37 = errors;
-const _errs38 = errors;
-validate85.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/else/else/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs37){
-}
-var valid11 = _errs37 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-}
-}
-}
-}
-}
-if(errors === _errs31){
-}
-var _valid3 = _errs31 === errors;
-valid9 = _valid3;
-if(valid9){
-var props3 = {};
-props3.text = true;
-props3.level = true;
-props3.checked = true;
-props3.language = true;
-props3.type = true;
-}
-ifClause3 = "then";
-}
-else {
-const _errs39 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.level !== undefined && func0.call(data, "level")){
-let data14 = data.level;
-const _errs40 = errors;
-const _errs41 = errors;
-validate85.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/else/else/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs40){
-}
-var valid12 = _errs40 === errors;
-}
-else {
-var valid12 = true;
-}
-if(valid12){
-if(data.checked !== undefined && func0.call(data, "checked")){
-let data15 = data.checked;
-const _errs42 = errors;
-const _errs43 = errors;
-validate85.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/else/else/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs42){
-}
-var valid12 = _errs42 === errors;
-}
-else {
-var valid12 = true;
-}
-if(valid12){
-if(data.language !== undefined && func0.call(data, "language")){
-let data16 = data.language;
-const _errs44 = errors;
-const _errs45 = errors;
-validate85.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/else/else/else/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs44){
-}
-var valid12 = _errs44 === errors;
-}
-else {
-var valid12 = true;
-}
-if(valid12){
-}
-}
-}
-}
-if(errors === _errs39){
-}
-var _valid3 = _errs39 === errors;
-valid9 = _valid3;
-if(valid9){
-if(props3 !== true){
-props3 = props3 || {};
-props3.level = true;
-props3.checked = true;
-props3.language = true;
-}
-}
-ifClause3 = "else";
-}
-if(!valid9){
-const err8 = {instancePath,schemaPath:"#/else/else/else/if",keyword:"if",params:{failingKeyword: ifClause3},message:"must match \""+ifClause3+"\" schema"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-validate85.errors = vErrors;
-return false;
-}
-else {
-}
-if(errors === _errs27){
-}
-var _valid2 = _errs27 === errors;
-valid6 = _valid2;
-if(valid6){
-if(props2 !== true && props3 !== undefined){
-if(props3 === true){
-props2 = true;
-}
-else {
-props2 = props2 || {};
-Object.assign(props2, props3);
-}
-}
-}
-ifClause2 = "else";
-}
-if(!valid6){
-const err9 = {instancePath,schemaPath:"#/else/else/if",keyword:"if",params:{failingKeyword: ifClause2},message:"must match \""+ifClause2+"\" schema"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-validate85.errors = vErrors;
-return false;
-}
-else {
-}
-if(errors === _errs18){
-}
-var _valid1 = _errs18 === errors;
-valid3 = _valid1;
-if(valid3){
-if(props1 !== true && props2 !== undefined){
-if(props2 === true){
-props1 = true;
-}
-else {
-props1 = props1 || {};
-Object.assign(props1, props2);
-}
-}
-}
-ifClause1 = "else";
-}
-if(!valid3){
-const err10 = {instancePath,schemaPath:"#/else/if",keyword:"if",params:{failingKeyword: ifClause1},message:"must match \""+ifClause1+"\" schema"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-validate85.errors = vErrors;
-return false;
-}
-else {
-}
-if(errors === _errs9){
-}
-var _valid0 = _errs9 === errors;
-valid0 = _valid0;
-if(valid0){
-if(props0 !== true && props1 !== undefined){
-if(props1 === true){
-props0 = true;
-}
-else {
-props0 = props0 || {};
-Object.assign(props0, props1);
-}
-}
-}
-ifClause0 = "else";
-}
-if(!valid0){
-const err11 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-validate85.errors = vErrors;
-return false;
-}
-else {
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing4;
-if((((data.type === undefined) || (!(func0.call(data, "type")))) && (missing4 = "type")) || (((data.text === undefined) || (!(func0.call(data, "text")))) && (missing4 = "text"))){
-validate85.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
-return false;
-}
-else {
-const _errs46 = errors;
-for(const key0 of Object.keys(data)){
-if(!((((((key0 === "id") || (key0 === "type")) || (key0 === "text")) || (key0 === "level")) || (key0 === "checked")) || (key0 === "language"))){
-validate85.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs46 === errors){
-if(data.id !== undefined && func0.call(data, "id")){
-let data17 = data.id;
-const _errs47 = errors;
-const _errs48 = errors;
-const _errs49 = errors;
-if(errors === _errs48){
-if(typeof data17 === "string"){
-if((data17.length > 64 && func70(data17) > 64)){
-validate85.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
-}
-else {
-if((data17.length < 1 || (data17.length < 2 * 1 && func70(data17) < 1))){
-validate85.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern41.test(data17)){
-validate85.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
-return false;
-}
-else {
-}
-}
-}
-}
-else {
-validate85.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs48){
-}
-}
-var valid14 = _errs48 === errors;
-if(valid14){
-}
-var valid13 = _errs47 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data.type !== undefined && func0.call(data, "type")){
-let data18 = data.type;
-const _errs50 = errors;
-const _errs51 = errors;
-if(typeof data18 !== "string"){
-validate85.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs52 = errors;
-const vSchema0 = schema108.enum;
-if(!((((((((data18 === "paragraph") || (data18 === "heading")) || (data18 === "bulleted_list_item")) || (data18 === "numbered_list_item")) || (data18 === "to_do")) || (data18 === "quote")) || (data18 === "code")) || (data18 === "divider"))){
-validate85.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/enum",keyword:"enum",params:{allowedValues: schema108.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === _errs51){
-}
-var valid15 = _errs51 === errors;
-if(valid15){
-}
-var valid13 = _errs50 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data.text !== undefined && func0.call(data, "text")){
-let data19 = data.text;
-const _errs53 = errors;
-const _errs54 = errors;
-const _errs55 = errors;
-if(errors === _errs54){
-if(typeof data19 === "string"){
-if((data19.length > 20000 && func70(data19) > 20000)){
-validate85.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"}];
-return false;
-}
-else {
-}
-}
-else {
-validate85.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs54){
-}
-}
-var valid16 = _errs54 === errors;
-if(valid16){
-}
-var valid13 = _errs53 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data.level !== undefined && func0.call(data, "level")){
-let data20 = data.level;
-const _errs56 = errors;
-if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
-validate85.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-const _errs57 = errors;
-if(errors === _errs56){
-if((typeof data20 == "number") && (isFinite(data20))){
-if(data20 > 3 || isNaN(data20)){
-validate85.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3},message:"must be <= 3"}];
-return false;
-}
-else {
-if(data20 < 1 || isNaN(data20)){
-validate85.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-else {
-}
-}
-}
-if(errors === _errs56){
-}
-}
-var valid13 = _errs56 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data.checked !== undefined && func0.call(data, "checked")){
-let data21 = data.checked;
-const _errs58 = errors;
-if(typeof data21 !== "boolean"){
-validate85.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/properties/checked/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs59 = errors;
-if(errors === _errs58){
-}
-var valid13 = _errs58 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data.language !== undefined && func0.call(data, "language")){
-let data22 = data.language;
-const _errs60 = errors;
-const _errs61 = errors;
-if(errors === _errs60){
-if(typeof data22 === "string"){
-if((data22.length > 32 && func70(data22) > 32)){
-validate85.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
-return false;
-}
-else {
-}
-}
-else {
-validate85.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs60){
-}
-}
-var valid13 = _errs60 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate85.errors = vErrors;
-return errors === 0;
-}
-validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-const impl30 = validate86;
-
-function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:DiffOp" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate86.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.op === undefined) || (!(func0.call(data, "op")))) && (missing0 = "op")){
-validate86.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 of Object.keys(data)){
-if(!((((((key0 === "op") || (key0 === "blocks")) || (key0 === "removedBlocks")) || (key0 === "field")) || (key0 === "value")) || (key0 === "chars"))){
-validate86.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.op !== undefined && func0.call(data, "op")){
-let data0 = data.op;
-const _errs2 = errors;
-if(typeof data0 !== "string"){
-validate86.errors = [{instancePath:instancePath+"/op",schemaPath:"#/properties/op/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs3 = errors;
-const vSchema0 = schema61.properties.op.enum;
-if(!(((((((((data0 === "append") || (data0 === "replace")) || (data0 === "set_title")) || (data0 === "set_option")) || (data0 === "create_summary")) || (data0 === "update_summary")) || (data0 === "create_ai_note")) || (data0 === "create_edge")) || (data0 === "confirm_edge"))){
-validate86.errors = [{instancePath:instancePath+"/op",schemaPath:"#/properties/op/enum",keyword:"enum",params:{allowedValues: schema61.properties.op.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === _errs2){
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.blocks !== undefined && func0.call(data, "blocks")){
-let data1 = data.blocks;
-const _errs4 = errors;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate86.errors = [{instancePath:instancePath+"/blocks",schemaPath:"#/properties/blocks/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-const _errs5 = errors;
-if(errors === _errs4){
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 < 0 || isNaN(data1)){
-validate86.errors = [{instancePath:instancePath+"/blocks",schemaPath:"#/properties/blocks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-else {
-}
-}
-if(errors === _errs4){
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.removedBlocks !== undefined && func0.call(data, "removedBlocks")){
-let data2 = data.removedBlocks;
-const _errs6 = errors;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate86.errors = [{instancePath:instancePath+"/removedBlocks",schemaPath:"#/properties/removedBlocks/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-const _errs7 = errors;
-if(errors === _errs6){
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 < 0 || isNaN(data2)){
-validate86.errors = [{instancePath:instancePath+"/removedBlocks",schemaPath:"#/properties/removedBlocks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-else {
-}
-}
-if(errors === _errs6){
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.field !== undefined && func0.call(data, "field")){
-let data3 = data.field;
-const _errs8 = errors;
-const _errs9 = errors;
-if(errors === _errs8){
-if(typeof data3 === "string"){
-if((data3.length > 64 && func70(data3) > 64)){
-validate86.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
-}
-else {
-}
-}
-else {
-validate86.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs8){
-}
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.value !== undefined && func0.call(data, "value")){
-let data4 = data.value;
-const _errs10 = errors;
-if(((typeof data4 !== "boolean") && (typeof data4 !== "string")) && (!((typeof data4 == "number") && (isFinite(data4))))){
-validate86.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: schema61.properties.value.type},message:"must be boolean,string,number"}];
-return false;
-}
-const _errs11 = errors;
-if(errors === _errs10){
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.chars !== undefined && func0.call(data, "chars")){
-let data5 = data.chars;
-const _errs12 = errors;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate86.errors = [{instancePath:instancePath+"/chars",schemaPath:"#/properties/chars/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-const _errs13 = errors;
-if(errors === _errs12){
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 < 0 || isNaN(data5)){
-validate86.errors = [{instancePath:instancePath+"/chars",schemaPath:"#/properties/chars/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-else {
-}
-}
-if(errors === _errs12){
-}
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate86.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate86.errors = vErrors;
-return errors === 0;
-}
-validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-const impl31 = validate87;
-const schema127 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:DocumentId","$ref":"urn:mnote:type:Identifier"};
-
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:DocumentId" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate87.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-const _errs1 = errors;
-if(errors === _errs0){
-if(typeof data === "string"){
-if((data.length > 128 && func70(data) > 128)){
-validate87.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
-return false;
-}
-else {
-if((data.length < 1 || (data.length < 2 * 1 && func70(data) < 1))){
-validate87.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern4.test(data)){
-validate87.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
-return false;
-}
-else {
-}
-}
-}
-}
-else {
-validate87.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs0){
-}
-}
-var valid0 = _errs0 === errors;
-if(valid0){
-}
-validate87.errors = vErrors;
-return errors === 0;
-}
-validate87.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl32 = validate35;
-
-const impl33 = validate36;
-
-const impl34 = validate88;
-const schema129 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:EdgeId","$ref":"urn:mnote:type:Identifier"};
-
-function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:EdgeId" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate88.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-const _errs1 = errors;
-if(errors === _errs0){
-if(typeof data === "string"){
-if((data.length > 128 && func70(data) > 128)){
-validate88.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
-return false;
-}
-else {
-if((data.length < 1 || (data.length < 2 * 1 && func70(data) < 1))){
-validate88.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern4.test(data)){
-validate88.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
-return false;
-}
-else {
-}
-}
-}
-}
-else {
-validate88.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs0){
-}
-}
-var valid0 = _errs0 === errors;
-if(valid0){
-}
-validate88.errors = vErrors;
-return errors === 0;
-}
-validate88.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl35 = validate89;
-
-function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ErrorCode" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate89.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const vSchema0 = schema63.enum;
-if(!((((((((((((((data === "mnote_tool_invalid_input") || (data === "mnote_tool_payload_too_large")) || (data === "mnote_tool_unknown_tool")) || (data === "mnote_tool_not_authenticated")) || (data === "mnote_tool_permission_denied")) || (data === "mnote_tool_conflict")) || (data === "mnote_tool_idempotency_conflict")) || (data === "mnote_tool_in_progress")) || (data === "mnote_tool_unsupported_option")) || (data === "mnote_tool_kernel_unavailable")) || (data === "mnote_tool_outcome_unknown")) || (data === "mnote_tool_unavailable")) || (data === "mnote_tool_not_configured")) || (data === "mnote_tool_internal"))){
-validate89.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema63.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === 0){
-}
-validate89.errors = vErrors;
-return errors === 0;
-}
-validate89.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl36 = validate90;
-
-function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:FailedRule" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate90.evaluated;
+const evaluated0 = validate35.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8748,14 +3588,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.keyword === undefined) || (!(func0.call(data, "keyword")))) && (missing0 = "keyword")) || (((data.pointer === undefined) || (!(func0.call(data, "pointer")))) && (missing0 = "pointer"))){
-validate90.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate35.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "keyword") || (key0 === "limit")) || (key0 === "pointer"))){
-validate90.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate35.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8767,15 +3607,15 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if((data0.length > 64 && func70(data0) > 64)){
-validate90.errors = [{instancePath:instancePath+"/keyword",schemaPath:"#/properties/keyword/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if((data0.length > 64 && func10(data0) > 64)){
+validate35.errors = [{instancePath:instancePath+"/keyword",schemaPath:"#/properties/keyword/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 }
 }
 else {
-validate90.errors = [{instancePath:instancePath+"/keyword",schemaPath:"#/properties/keyword/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate35.errors = [{instancePath:instancePath+"/keyword",schemaPath:"#/properties/keyword/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs2){
@@ -8850,7 +3690,7 @@ const _errs12 = errors;
 const _errs13 = errors;
 if(errors === _errs12){
 if(typeof data1 === "string"){
-if((data1.length > 512 && func70(data1) > 512)){
+if((data1.length > 512 && func10(data1) > 512)){
 const err3 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/anyOf/3/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -8906,7 +3746,7 @@ const _errs18 = errors;
 const _errs19 = errors;
 if(errors === _errs18){
 if(typeof data2 === "string"){
-if((data2.length > 128 && func70(data2) > 128)){
+if((data2.length > 128 && func10(data2) > 128)){
 const err6 = {instancePath:instancePath+"/limit/" + i0,schemaPath:"#/properties/limit/anyOf/4/items/anyOf/0/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
 if(vErrors === null){
 vErrors = [err6];
@@ -9049,7 +3889,7 @@ else {
 vErrors.push(err13);
 }
 errors++;
-validate90.errors = vErrors;
+validate35.errors = vErrors;
 return false;
 }
 else {
@@ -9077,15 +3917,15 @@ const _errs26 = errors;
 const _errs27 = errors;
 if(errors === _errs26){
 if(typeof data3 === "string"){
-if((data3.length > 512 && func70(data3) > 512)){
-validate90.errors = [{instancePath:instancePath+"/pointer",schemaPath:"#/properties/pointer/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+if((data3.length > 512 && func10(data3) > 512)){
+validate35.errors = [{instancePath:instancePath+"/pointer",schemaPath:"#/properties/pointer/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 else {
 }
 }
 else {
-validate90.errors = [{instancePath:instancePath+"/pointer",schemaPath:"#/properties/pointer/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate35.errors = [{instancePath:instancePath+"/pointer",schemaPath:"#/properties/pointer/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs26){
@@ -9104,24 +3944,1826 @@ if(valid0){
 }
 }
 else {
-validate90.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate35.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate90.errors = vErrors;
+validate35.errors = vErrors;
 return errors === 0;
 }
-validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl37 = validate91;
-
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:IdempotencyKey" */;
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ToolError" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate91.evaluated;
+const evaluated0 = validate34.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.code === undefined) || (!(func0.call(data, "code")))) && (missing0 = "code")) || (((data.message === undefined) || (!(func0.call(data, "message")))) && (missing0 = "message"))){
+validate34.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 of Object.keys(data)){
+if(!(((((((key0 === "code") || (key0 === "message")) || (key0 === "retryable")) || (key0 === "reason")) || (key0 === "pointer")) || (key0 === "rule")) || (key0 === "field"))){
+validate34.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.code !== undefined && func0.call(data, "code")){
+let data0 = data.code;
+const _errs2 = errors;
+const _errs3 = errors;
+const vSchema0 = schema32.enum;
+if(!((((((((((((((data0 === "mnote_tool_invalid_input") || (data0 === "mnote_tool_payload_too_large")) || (data0 === "mnote_tool_unknown_tool")) || (data0 === "mnote_tool_not_authenticated")) || (data0 === "mnote_tool_permission_denied")) || (data0 === "mnote_tool_conflict")) || (data0 === "mnote_tool_idempotency_conflict")) || (data0 === "mnote_tool_in_progress")) || (data0 === "mnote_tool_unsupported_option")) || (data0 === "mnote_tool_kernel_unavailable")) || (data0 === "mnote_tool_outcome_unknown")) || (data0 === "mnote_tool_unavailable")) || (data0 === "mnote_tool_not_configured")) || (data0 === "mnote_tool_internal"))){
+validate34.errors = [{instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/enum",keyword:"enum",params:{allowedValues: schema32.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === _errs3){
+}
+var valid1 = _errs3 === errors;
+if(valid1){
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.message !== undefined && func0.call(data, "message")){
+let data1 = data.message;
+const _errs4 = errors;
+const _errs5 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if((data1.length > 1000 && func10(data1) > 1000)){
+validate34.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"}];
+return false;
+}
+else {
+}
+}
+else {
+validate34.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs4){
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.retryable !== undefined && func0.call(data, "retryable")){
+let data2 = data.retryable;
+const _errs6 = errors;
+if(typeof data2 !== "boolean"){
+validate34.errors = [{instancePath:instancePath+"/retryable",schemaPath:"#/properties/retryable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+const _errs7 = errors;
+if(errors === _errs6){
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reason !== undefined && func0.call(data, "reason")){
+let data3 = data.reason;
+const _errs8 = errors;
+const _errs9 = errors;
+if(errors === _errs8){
+if(typeof data3 === "string"){
+if((data3.length > 64 && func10(data3) > 64)){
+validate34.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+}
+}
+else {
+validate34.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs8){
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.pointer !== undefined && func0.call(data, "pointer")){
+let data4 = data.pointer;
+const _errs10 = errors;
+const _errs11 = errors;
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if((data4.length > 512 && func10(data4) > 512)){
+validate34.errors = [{instancePath:instancePath+"/pointer",schemaPath:"#/properties/pointer/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+return false;
+}
+else {
+}
+}
+else {
+validate34.errors = [{instancePath:instancePath+"/pointer",schemaPath:"#/properties/pointer/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs10){
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.rule !== undefined && func0.call(data, "rule")){
+let data5 = data.rule;
+const _errs12 = errors;
+if(!(validate35(data5, {instancePath:instancePath+"/rule",parentData:data,parentDataProperty:"rule",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.field !== undefined && func0.call(data, "field")){
+let data6 = data.field;
+const _errs13 = errors;
+const _errs14 = errors;
+if(errors === _errs13){
+if(typeof data6 === "string"){
+if((data6.length > 64 && func10(data6) > 64)){
+validate34.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+}
+}
+else {
+validate34.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs13){
+}
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate34.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate34.errors = vErrors;
+return errors === 0;
+}
+validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ToolFailure" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate32.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((((data.ok === undefined) || (!(func0.call(data, "ok")))) && (missing0 = "ok")) || (((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName"))) || (((data.toolCallId === undefined) || (!(func0.call(data, "toolCallId")))) && (missing0 = "toolCallId"))) || (((data.traceId === undefined) || (!(func0.call(data, "traceId")))) && (missing0 = "traceId"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))) || (((data.audit === undefined) || (!(func0.call(data, "audit")))) && (missing0 = "audit"))) || (((data.error === undefined) || (!(func0.call(data, "error")))) && (missing0 = "error"))){
+validate32.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 of Object.keys(data)){
+if(!(((((((key0 === "ok") || (key0 === "toolName")) || (key0 === "toolCallId")) || (key0 === "traceId")) || (key0 === "result")) || (key0 === "audit")) || (key0 === "error"))){
+validate32.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.ok !== undefined && func0.call(data, "ok")){
+let data0 = data.ok;
+const _errs2 = errors;
+if(false !== data0){
+validate32.errors = [{instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs2){
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.toolName !== undefined && func0.call(data, "toolName")){
+let data1 = data.toolName;
+const _errs3 = errors;
+const _errs4 = errors;
+let valid1 = false;
+const _errs5 = errors;
+const _errs6 = errors;
+const _errs7 = errors;
+if(errors === _errs6){
+if(typeof data1 === "string"){
+if((data1.length > 64 && func10(data1) > 64)){
+const err0 = {instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+if(!pattern17.test(data1)){
+const err1 = {instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/pattern",keyword:"pattern",params:{pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$"},message:"must match pattern \""+"^mnote(\\.[a-z][a-z0-9_]*)+$"+"\""};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+else {
+}
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/toolName",schemaPath:"urn:mnote:type:ToolName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(errors === _errs6){
+}
+}
+var valid2 = _errs6 === errors;
+if(valid2){
+}
+var _valid0 = _errs5 === errors;
+valid1 = valid1 || _valid0;
+if(_valid0){
+}
+const _errs8 = errors;
+if(data1 !== null){
+const err3 = {instancePath:instancePath+"/toolName",schemaPath:"#/properties/toolName/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+const _errs9 = errors;
+if(errors === _errs8){
+}
+var _valid0 = _errs8 === errors;
+valid1 = valid1 || _valid0;
+if(_valid0){
+}
+if(!valid1){
+const err4 = {instancePath:instancePath+"/toolName",schemaPath:"#/properties/toolName/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+validate32.errors = vErrors;
+return false;
+}
+else {
+errors = _errs4;
+if(vErrors !== null){
+if(_errs4){
+vErrors.length = _errs4;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(errors === _errs3){
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.toolCallId !== undefined && func0.call(data, "toolCallId")){
+let data2 = data.toolCallId;
+const _errs10 = errors;
+const _errs11 = errors;
+let valid3 = false;
+const _errs12 = errors;
+const _errs13 = errors;
+const _errs14 = errors;
+if(errors === _errs13){
+if(typeof data2 === "string"){
+if((data2.length > 128 && func10(data2) > 128)){
+const err5 = {instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+else {
+if((data2.length < 1 || (data2.length < 2 * 1 && func10(data2) < 1))){
+const err6 = {instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+else {
+if(!pattern0.test(data2)){
+const err7 = {instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+else {
+}
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/toolCallId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(errors === _errs13){
+}
+}
+var valid4 = _errs13 === errors;
+if(valid4){
+}
+var _valid1 = _errs12 === errors;
+valid3 = valid3 || _valid1;
+if(_valid1){
+}
+const _errs15 = errors;
+if(data2 !== null){
+const err9 = {instancePath:instancePath+"/toolCallId",schemaPath:"#/properties/toolCallId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+const _errs16 = errors;
+if(errors === _errs15){
+}
+var _valid1 = _errs15 === errors;
+valid3 = valid3 || _valid1;
+if(_valid1){
+}
+if(!valid3){
+const err10 = {instancePath:instancePath+"/toolCallId",schemaPath:"#/properties/toolCallId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+validate32.errors = vErrors;
+return false;
+}
+else {
+errors = _errs11;
+if(vErrors !== null){
+if(_errs11){
+vErrors.length = _errs11;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(errors === _errs10){
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.traceId !== undefined && func0.call(data, "traceId")){
+let data3 = data.traceId;
+const _errs17 = errors;
+const _errs18 = errors;
+let valid5 = false;
+const _errs19 = errors;
+const _errs20 = errors;
+const _errs21 = errors;
+if(errors === _errs20){
+if(typeof data3 === "string"){
+if((data3.length > 128 && func10(data3) > 128)){
+const err11 = {instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+else {
+if((data3.length < 1 || (data3.length < 2 * 1 && func10(data3) < 1))){
+const err12 = {instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+else {
+if(!pattern0.test(data3)){
+const err13 = {instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+else {
+}
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(errors === _errs20){
+}
+}
+var valid6 = _errs20 === errors;
+if(valid6){
+}
+var _valid2 = _errs19 === errors;
+valid5 = valid5 || _valid2;
+if(_valid2){
+}
+const _errs22 = errors;
+if(data3 !== null){
+const err15 = {instancePath:instancePath+"/traceId",schemaPath:"#/properties/traceId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+const _errs23 = errors;
+if(errors === _errs22){
+}
+var _valid2 = _errs22 === errors;
+valid5 = valid5 || _valid2;
+if(_valid2){
+}
+if(!valid5){
+const err16 = {instancePath:instancePath+"/traceId",schemaPath:"#/properties/traceId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+validate32.errors = vErrors;
+return false;
+}
+else {
+errors = _errs18;
+if(vErrors !== null){
+if(_errs18){
+vErrors.length = _errs18;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(errors === _errs17){
+}
+var valid0 = _errs17 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.result !== undefined && func0.call(data, "result")){
+let data4 = data.result;
+const _errs24 = errors;
+if(data4 !== null){
+validate32.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "null"},message:"must be null"}];
+return false;
+}
+const _errs25 = errors;
+if(errors === _errs24){
+}
+var valid0 = _errs24 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.audit !== undefined && func0.call(data, "audit")){
+let data5 = data.audit;
+const _errs26 = errors;
+if(!(validate28(data5, {instancePath:instancePath+"/audit",parentData:data,parentDataProperty:"audit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs26 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined && func0.call(data, "error")){
+let data6 = data.error;
+const _errs27 = errors;
+if(!(validate34(data6, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs27 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate32.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate32.errors = vErrors;
+return errors === 0;
+}
+validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ArtifactCreateAiNoteResponse" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate26.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+let valid0 = false;
+const _errs1 = errors;
+const _errs2 = errors;
+if(!(validate27(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid1 = _errs2 === errors;
+if(valid1){
+const _errs3 = errors;
+const _errs4 = errors;
+if(errors === _errs3){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName")) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
+const err0 = {instancePath,schemaPath:"#/anyOf/0/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+if(data.toolName !== undefined && func0.call(data, "toolName")){
+let data0 = data.toolName;
+const _errs5 = errors;
+if("mnote.artifact.create_ai_note" !== data0){
+const err1 = {instancePath:instancePath+"/toolName",schemaPath:"#/anyOf/0/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.artifact.create_ai_note"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+else {
+}
+if(errors === _errs5){
+}
+var valid2 = _errs5 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.result !== undefined && func0.call(data, "result")){
+let data1 = data.result;
+const _errs6 = errors;
+if(!(validate12(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+errors = vErrors.length;
+}
+else {
+var props0 = validate12.evaluated.props;
+}
+var valid2 = _errs6 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+}
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/anyOf/0/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(errors === _errs3){
+}
+}
+var valid1 = _errs3 === errors;
+if(valid1){
+}
+}
+if(errors === _errs1){
+}
+var _valid0 = _errs1 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props1 = true;
+}
+const _errs7 = errors;
+const _errs8 = errors;
+if(!(validate32(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid3 = _errs8 === errors;
+if(valid3){
+const _errs9 = errors;
+const _errs10 = errors;
+if(errors === _errs9){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if(((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing1 = "toolName")){
+const err3 = {instancePath,schemaPath:"#/anyOf/1/allOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+else {
+if(data.toolName !== undefined && func0.call(data, "toolName")){
+let data2 = data.toolName;
+const _errs11 = errors;
+if("mnote.artifact.create_ai_note" !== data2){
+const err4 = {instancePath:instancePath+"/toolName",schemaPath:"#/anyOf/1/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.artifact.create_ai_note"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+else {
+}
+if(errors === _errs11){
+}
+var valid4 = _errs11 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/anyOf/1/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(errors === _errs9){
+}
+}
+var valid3 = _errs9 === errors;
+if(valid3){
+}
+}
+if(errors === _errs7){
+}
+var _valid0 = _errs7 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props1 !== true){
+props1 = true;
+}
+}
+if(!valid0){
+const err6 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+validate26.errors = vErrors;
+return false;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(errors === 0){
+}
+validate26.errors = vErrors;
+evaluated0.props = props1;
+return errors === 0;
+}
+validate26.evaluated = {"dynamicProps":true,"dynamicItems":false};
+
+const impl8 = validate12;
+
+const impl9 = validate39;
+const schema63 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateSummaryArgs","type":"object","required":["summary"],"additionalProperties":false,"properties":{"summary":{"type":"string","minLength":1,"maxLength":10000},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
+
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ArtifactCreateSummaryArgs" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate39.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.summary === undefined) || (!(func0.call(data, "summary")))) && (missing0 = "summary")){
+validate39.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 of Object.keys(data)){
+if(!((key0 === "summary") || (key0 === "baseRevision"))){
+validate39.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.summary !== undefined && func0.call(data, "summary")){
+let data0 = data.summary;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if((data0.length > 10000 && func10(data0) > 10000)){
+validate39.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"}];
+return false;
+}
+else {
+if((data0.length < 1 || (data0.length < 2 * 1 && func10(data0) < 1))){
+validate39.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+}
+}
+}
+else {
+validate39.errors = [{instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs2){
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.baseRevision !== undefined && func0.call(data, "baseRevision")){
+let data1 = data.baseRevision;
+const _errs4 = errors;
+const _errs5 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate39.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs6 = errors;
+if(errors === _errs5){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 9007199254740991 || isNaN(data1)){
+validate39.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
+if(data1 < 0 || isNaN(data1)){
+validate39.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs5){
+}
+}
+var valid1 = _errs5 === errors;
+if(valid1){
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+else {
+validate39.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate39.errors = vErrors;
+return errors === 0;
+}
+validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const impl10 = validate40;
+const schema65 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateSummaryRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.artifact.create_summary"},"args":{"$ref":"urn:mnote:type:ArtifactCreateSummaryArgs"}}}]};
+
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ArtifactCreateSummaryRequest" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate40.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(!(validate23(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs0 === errors;
+if(valid0){
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs1){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.idempotencyKey === undefined) || (!(func0.call(data, "idempotencyKey")))) && (missing0 = "idempotencyKey"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
+validate40.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.toolName !== undefined && func0.call(data, "toolName")){
+let data0 = data.toolName;
+const _errs3 = errors;
+if("mnote.artifact.create_summary" !== data0){
+validate40.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.artifact.create_summary"},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs3){
+}
+var valid1 = _errs3 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.args !== undefined && func0.call(data, "args")){
+let data1 = data.args;
+const _errs4 = errors;
+if(!(validate39(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid1 = _errs4 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+}
+}
+}
+}
+else {
+validate40.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === _errs1){
+}
+}
+var valid0 = _errs1 === errors;
+if(valid0){
+}
+}
+if(errors === 0){
+}
+validate40.errors = vErrors;
+return errors === 0;
+}
+validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const impl11 = validate43;
+const schema66 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateSummaryResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.artifact.create_summary"},"result":{"$ref":"urn:mnote:type:ArtifactCreateSummaryResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.artifact.create_summary"}}}]}]};
+const schema67 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateSummaryResult","anyOf":[{"$ref":"urn:mnote:type:ArtifactWriteResult"},{"$ref":"urn:mnote:type:DryRunResult"}]};
+
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ArtifactCreateSummaryResult" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate45.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+let valid0 = false;
+const _errs1 = errors;
+if(!(validate13(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate13.errors : vErrors.concat(validate13.errors);
+errors = vErrors.length;
+}
+else {
+}
+var _valid0 = _errs1 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = true;
+}
+const _errs2 = errors;
+if(!(validate15(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
+errors = vErrors.length;
+}
+else {
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = true;
+}
+}
+if(!valid0){
+const err0 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+validate45.errors = vErrors;
+return false;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(errors === 0){
+}
+validate45.errors = vErrors;
+evaluated0.props = props0;
+return errors === 0;
+}
+validate45.evaluated = {"dynamicProps":true,"dynamicItems":false};
+
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ArtifactCreateSummaryResponse" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate43.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+let valid0 = false;
+const _errs1 = errors;
+const _errs2 = errors;
+if(!(validate27(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid1 = _errs2 === errors;
+if(valid1){
+const _errs3 = errors;
+const _errs4 = errors;
+if(errors === _errs3){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName")) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
+const err0 = {instancePath,schemaPath:"#/anyOf/0/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+if(data.toolName !== undefined && func0.call(data, "toolName")){
+let data0 = data.toolName;
+const _errs5 = errors;
+if("mnote.artifact.create_summary" !== data0){
+const err1 = {instancePath:instancePath+"/toolName",schemaPath:"#/anyOf/0/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.artifact.create_summary"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+else {
+}
+if(errors === _errs5){
+}
+var valid2 = _errs5 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.result !== undefined && func0.call(data, "result")){
+let data1 = data.result;
+const _errs6 = errors;
+if(!(validate45(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
+errors = vErrors.length;
+}
+else {
+var props0 = validate45.evaluated.props;
+}
+var valid2 = _errs6 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+}
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/anyOf/0/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(errors === _errs3){
+}
+}
+var valid1 = _errs3 === errors;
+if(valid1){
+}
+}
+if(errors === _errs1){
+}
+var _valid0 = _errs1 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props1 = true;
+}
+const _errs7 = errors;
+const _errs8 = errors;
+if(!(validate32(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid3 = _errs8 === errors;
+if(valid3){
+const _errs9 = errors;
+const _errs10 = errors;
+if(errors === _errs9){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if(((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing1 = "toolName")){
+const err3 = {instancePath,schemaPath:"#/anyOf/1/allOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+else {
+if(data.toolName !== undefined && func0.call(data, "toolName")){
+let data2 = data.toolName;
+const _errs11 = errors;
+if("mnote.artifact.create_summary" !== data2){
+const err4 = {instancePath:instancePath+"/toolName",schemaPath:"#/anyOf/1/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.artifact.create_summary"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+else {
+}
+if(errors === _errs11){
+}
+var valid4 = _errs11 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/anyOf/1/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(errors === _errs9){
+}
+}
+var valid3 = _errs9 === errors;
+if(valid3){
+}
+}
+if(errors === _errs7){
+}
+var _valid0 = _errs7 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props1 !== true){
+props1 = true;
+}
+}
+if(!valid0){
+const err6 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+validate43.errors = vErrors;
+return false;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(errors === 0){
+}
+validate43.errors = vErrors;
+evaluated0.props = props1;
+return errors === 0;
+}
+validate43.evaluated = {"dynamicProps":true,"dynamicItems":false};
+
+const impl12 = validate45;
+
+const impl13 = validate50;
+const schema68 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactId","$ref":"urn:mnote:type:Identifier"};
+
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ArtifactId" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate50.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+const _errs1 = errors;
+if(errors === _errs0){
+if(typeof data === "string"){
+if((data.length > 128 && func10(data) > 128)){
+validate50.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
+validate50.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern0.test(data)){
+validate50.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+else {
+}
+}
+}
+}
+else {
+validate50.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs0){
+}
+}
+var valid0 = _errs0 === errors;
+if(valid0){
+}
+validate50.errors = vErrors;
+return errors === 0;
+}
+validate50.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl14 = validate51;
+const schema70 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactSummaryUpsertPayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:ArtifactCreateSummaryArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
+
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ArtifactSummaryUpsertPayload" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate51.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.context === undefined) || (!(func0.call(data, "context")))) && (missing0 = "context")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
+validate51.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 of Object.keys(data)){
+if(!((((key0 === "context") || (key0 === "args")) || (key0 === "dryRun")) || (key0 === "write"))){
+validate51.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.context !== undefined && func0.call(data, "context")){
+let data0 = data.context;
+const _errs2 = errors;
+if(!(validate1(data0, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1.errors : vErrors.concat(validate1.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.args !== undefined && func0.call(data, "args")){
+let data1 = data.args;
+const _errs3 = errors;
+if(!(validate39(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.dryRun !== undefined && func0.call(data, "dryRun")){
+let data2 = data.dryRun;
+const _errs4 = errors;
+if(typeof data2 !== "boolean"){
+validate51.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+const _errs5 = errors;
+if(errors === _errs4){
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.write !== undefined && func0.call(data, "write")){
+let data3 = data.write;
+const _errs6 = errors;
+if(!(validate9(data3, {instancePath:instancePath+"/write",parentData:data,parentDataProperty:"write",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate9.errors : vErrors.concat(validate9.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+}
+else {
+validate51.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate51.errors = vErrors;
+return errors === 0;
+}
+validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const impl15 = validate55;
+const schema71 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactSummaryUpsertResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:ArtifactCreateSummaryResult"}}};
+
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ArtifactSummaryUpsertResult" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate55.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.replayed === undefined) || (!(func0.call(data, "replayed")))) && (missing0 = "replayed"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
+validate55.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 of Object.keys(data)){
+if(!(((key0 === "commandId") || (key0 === "replayed")) || (key0 === "result"))){
+validate55.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.commandId !== undefined && func0.call(data, "commandId")){
+let data0 = data.commandId;
+const _errs2 = errors;
+const _errs3 = errors;
+let valid1 = false;
+const _errs4 = errors;
+const _errs5 = errors;
+const _errs6 = errors;
+if(errors === _errs5){
+if(typeof data0 === "string"){
+if((data0.length > 128 && func10(data0) > 128)){
+const err0 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+if((data0.length < 1 || (data0.length < 2 * 1 && func10(data0) < 1))){
+const err1 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+else {
+if(!pattern8.test(data0)){
+const err2 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+else {
+}
+}
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(errors === _errs5){
+}
+}
+var valid2 = _errs5 === errors;
+if(valid2){
+}
+var _valid0 = _errs4 === errors;
+valid1 = valid1 || _valid0;
+if(_valid0){
+}
+const _errs7 = errors;
+if(data0 !== null){
+const err4 = {instancePath:instancePath+"/commandId",schemaPath:"#/properties/commandId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+const _errs8 = errors;
+if(errors === _errs7){
+}
+var _valid0 = _errs7 === errors;
+valid1 = valid1 || _valid0;
+if(_valid0){
+}
+if(!valid1){
+const err5 = {instancePath:instancePath+"/commandId",schemaPath:"#/properties/commandId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+validate55.errors = vErrors;
+return false;
+}
+else {
+errors = _errs3;
+if(vErrors !== null){
+if(_errs3){
+vErrors.length = _errs3;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(errors === _errs2){
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.replayed !== undefined && func0.call(data, "replayed")){
+let data1 = data.replayed;
+const _errs9 = errors;
+if(typeof data1 !== "boolean"){
+validate55.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+const _errs10 = errors;
+if(errors === _errs9){
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.result !== undefined && func0.call(data, "result")){
+let data2 = data.result;
+const _errs11 = errors;
+if(!(validate45(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
+errors = vErrors.length;
+}
+else {
+var props0 = validate45.evaluated.props;
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+else {
+validate55.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate55.errors = vErrors;
+return errors === 0;
+}
+validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const impl16 = validate57;
+
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ArtifactType" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate57.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate57.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs0 = errors;
+const vSchema0 = schema25.enum;
+if(!((data === "summary") || (data === "ai_note"))){
+validate57.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema25.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === 0){
+}
+validate57.errors = vErrors;
+return errors === 0;
+}
+validate57.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl17 = validate13;
+
+const impl18 = validate28;
+
+const impl19 = validate58;
+
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:AuditEffect" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate58.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate58.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs0 = errors;
+const vSchema0 = schema52.enum;
+if(!((((data === "read") || (data === "write")) || (data === "dry_run")) || (data === "none"))){
+validate58.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema52.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === 0){
+}
+validate58.errors = vErrors;
+return errors === 0;
+}
+validate58.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl20 = validate59;
+const schema75 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:BlockId","type":"string","minLength":1,"maxLength":64,"pattern":"^[A-Za-z0-9_-]+$"};
+const pattern37 = new RegExp("^[A-Za-z0-9_-]+$", "u");
+
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:BlockId" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate59.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9131,44 +5773,2816 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 if(errors === 0){
 if(typeof data === "string"){
-if((data.length > 256 && func70(data) > 256)){
-validate91.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+if((data.length > 64 && func10(data) > 64)){
+validate59.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
-if((data.length < 1 || (data.length < 2 * 1 && func70(data) < 1))){
-validate91.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
+validate59.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern37.test(data)){
+validate59.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
+return false;
+}
+else {
+}
+}
+}
+}
+else {
+validate59.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate59.errors = vErrors;
+return errors === 0;
+}
+validate59.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl21 = validate60;
+const schema76 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:BlockText","type":"string","maxLength":20000};
+
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:BlockText" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate60.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(typeof data === "string"){
+if((data.length > 20000 && func10(data) > 20000)){
+validate60.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"}];
+return false;
+}
+else {
+}
+}
+else {
+validate60.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate60.errors = vErrors;
+return errors === 0;
+}
+validate60.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl22 = validate61;
+const schema77 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:BlockType","type":"string","enum":["paragraph","heading","bulleted_list_item","numbered_list_item","to_do","quote","code","divider"]};
+
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:BlockType" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate61.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate61.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs0 = errors;
+const vSchema0 = schema77.enum;
+if(!((((((((data === "paragraph") || (data === "heading")) || (data === "bulleted_list_item")) || (data === "numbered_list_item")) || (data === "to_do")) || (data === "quote")) || (data === "code")) || (data === "divider"))){
+validate61.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema77.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === 0){
+}
+validate61.errors = vErrors;
+return errors === 0;
+}
+validate61.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl23 = validate62;
+
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:CapabilityScope" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate62.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const vSchema0 = schema10.enum;
+if(!(((data === "page.read") || (data === "page.write")) || (data === "artifact.write"))){
+validate62.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema10.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === 0){
+}
+validate62.errors = vErrors;
+return errors === 0;
+}
+validate62.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl24 = validate63;
+
+function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:CommandId" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate63.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(typeof data === "string"){
+if((data.length > 128 && func10(data) > 128)){
+validate63.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
+validate63.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern8.test(data)){
+validate63.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""}];
+return false;
+}
+else {
+}
+}
+}
+}
+else {
+validate63.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate63.errors = vErrors;
+return errors === 0;
+}
+validate63.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl25 = validate64;
+
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:CommandName" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate64.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(typeof data === "string"){
+if((data.length > 64 && func10(data) > 64)){
+validate64.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 if(!pattern13.test(data)){
-validate91.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""}];
+validate64.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
 return false;
 }
 else {
 }
 }
 }
-}
 else {
-validate91.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate64.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate91.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
-validate91.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate64.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl38 = validate92;
+const impl26 = validate65;
+const schema81 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:CommandStatusPayload","type":"object","required":["context","commandId","idempotencyScope","fingerprint"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"commandId":{"$ref":"urn:mnote:type:CommandId"},"idempotencyScope":{"type":"string","pattern":"^[0-9a-f]{64}$"},"fingerprint":{"type":"string","pattern":"^[0-9a-f]{64}$"}}};
 
-function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:Identifier" */;
+function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:CommandStatusPayload" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate92.evaluated;
+const evaluated0 = validate65.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((data.context === undefined) || (!(func0.call(data, "context")))) && (missing0 = "context")) || (((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId"))) || (((data.idempotencyScope === undefined) || (!(func0.call(data, "idempotencyScope")))) && (missing0 = "idempotencyScope"))) || (((data.fingerprint === undefined) || (!(func0.call(data, "fingerprint")))) && (missing0 = "fingerprint"))){
+validate65.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 of Object.keys(data)){
+if(!((((key0 === "context") || (key0 === "commandId")) || (key0 === "idempotencyScope")) || (key0 === "fingerprint"))){
+validate65.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.context !== undefined && func0.call(data, "context")){
+let data0 = data.context;
+const _errs2 = errors;
+if(!(validate1(data0, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1.errors : vErrors.concat(validate1.errors);
+errors = vErrors.length;
+}
+else {
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.commandId !== undefined && func0.call(data, "commandId")){
+let data1 = data.commandId;
+const _errs3 = errors;
+const _errs4 = errors;
+const _errs5 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if((data1.length > 128 && func10(data1) > 128)){
+validate65.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data1.length < 1 || (data1.length < 2 * 1 && func10(data1) < 1))){
+validate65.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern8.test(data1)){
+validate65.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""}];
+return false;
+}
+else {
+}
+}
+}
+}
+else {
+validate65.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs4){
+}
+}
+var valid1 = _errs4 === errors;
+if(valid1){
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.idempotencyScope !== undefined && func0.call(data, "idempotencyScope")){
+let data2 = data.idempotencyScope;
+const _errs6 = errors;
+const _errs7 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(!pattern10.test(data2)){
+validate65.errors = [{instancePath:instancePath+"/idempotencyScope",schemaPath:"#/properties/idempotencyScope/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""}];
+return false;
+}
+else {
+}
+}
+else {
+validate65.errors = [{instancePath:instancePath+"/idempotencyScope",schemaPath:"#/properties/idempotencyScope/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs6){
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.fingerprint !== undefined && func0.call(data, "fingerprint")){
+let data3 = data.fingerprint;
+const _errs8 = errors;
+const _errs9 = errors;
+if(errors === _errs8){
+if(typeof data3 === "string"){
+if(!pattern10.test(data3)){
+validate65.errors = [{instancePath:instancePath+"/fingerprint",schemaPath:"#/properties/fingerprint/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""}];
+return false;
+}
+else {
+}
+}
+else {
+validate65.errors = [{instancePath:instancePath+"/fingerprint",schemaPath:"#/properties/fingerprint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs8){
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+}
+else {
+validate65.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate65.errors = vErrors;
+return errors === 0;
+}
+validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const impl27 = validate67;
+const schema83 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:CommandStatusResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"type":"null"},"replayed":{"const":false},"result":{"type":"object","required":["applied","commandId","commandName","toolCallId","result"],"additionalProperties":false,"properties":{"applied":{"type":"boolean"},"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"commandName":{"anyOf":[{"$ref":"urn:mnote:type:CommandName"},{"type":"null"}]},"toolCallId":{"anyOf":[{"$ref":"urn:mnote:type:Identifier"},{"type":"null"}]},"result":{"anyOf":[{"type":"object","additionalProperties":true},{"type":"null"}]}}}}};
+
+function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:CommandStatusResult" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate67.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.replayed === undefined) || (!(func0.call(data, "replayed")))) && (missing0 = "replayed"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
+validate67.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 of Object.keys(data)){
+if(!(((key0 === "commandId") || (key0 === "replayed")) || (key0 === "result"))){
+validate67.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.commandId !== undefined && func0.call(data, "commandId")){
+let data0 = data.commandId;
+const _errs2 = errors;
+if(data0 !== null){
+validate67.errors = [{instancePath:instancePath+"/commandId",schemaPath:"#/properties/commandId/type",keyword:"type",params:{type: "null"},message:"must be null"}];
+return false;
+}
+const _errs3 = errors;
+if(errors === _errs2){
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.replayed !== undefined && func0.call(data, "replayed")){
+let data1 = data.replayed;
+const _errs4 = errors;
+if(false !== data1){
+validate67.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"}];
+return false;
+}
+else {
+}
+if(errors === _errs4){
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.result !== undefined && func0.call(data, "result")){
+let data2 = data.result;
+const _errs5 = errors;
+const _errs6 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((((((data2.applied === undefined) || (!(func0.call(data2, "applied")))) && (missing1 = "applied")) || (((data2.commandId === undefined) || (!(func0.call(data2, "commandId")))) && (missing1 = "commandId"))) || (((data2.commandName === undefined) || (!(func0.call(data2, "commandName")))) && (missing1 = "commandName"))) || (((data2.toolCallId === undefined) || (!(func0.call(data2, "toolCallId")))) && (missing1 = "toolCallId"))) || (((data2.result === undefined) || (!(func0.call(data2, "result")))) && (missing1 = "result"))){
+validate67.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 of Object.keys(data2)){
+if(!(((((key1 === "applied") || (key1 === "commandId")) || (key1 === "commandName")) || (key1 === "toolCallId")) || (key1 === "result"))){
+validate67.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.applied !== undefined && func0.call(data2, "applied")){
+let data3 = data2.applied;
+const _errs8 = errors;
+if(typeof data3 !== "boolean"){
+validate67.errors = [{instancePath:instancePath+"/result/applied",schemaPath:"#/properties/result/properties/applied/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+const _errs9 = errors;
+if(errors === _errs8){
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.commandId !== undefined && func0.call(data2, "commandId")){
+let data4 = data2.commandId;
+const _errs10 = errors;
+const _errs11 = errors;
+let valid2 = false;
+const _errs12 = errors;
+const _errs13 = errors;
+const _errs14 = errors;
+if(errors === _errs13){
+if(typeof data4 === "string"){
+if((data4.length > 128 && func10(data4) > 128)){
+const err0 = {instancePath:instancePath+"/result/commandId",schemaPath:"urn:mnote:type:CommandId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+if((data4.length < 1 || (data4.length < 2 * 1 && func10(data4) < 1))){
+const err1 = {instancePath:instancePath+"/result/commandId",schemaPath:"urn:mnote:type:CommandId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+else {
+if(!pattern8.test(data4)){
+const err2 = {instancePath:instancePath+"/result/commandId",schemaPath:"urn:mnote:type:CommandId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+else {
+}
+}
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/result/commandId",schemaPath:"urn:mnote:type:CommandId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(errors === _errs13){
+}
+}
+var valid3 = _errs13 === errors;
+if(valid3){
+}
+var _valid0 = _errs12 === errors;
+valid2 = valid2 || _valid0;
+if(_valid0){
+}
+const _errs15 = errors;
+if(data4 !== null){
+const err4 = {instancePath:instancePath+"/result/commandId",schemaPath:"#/properties/result/properties/commandId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+const _errs16 = errors;
+if(errors === _errs15){
+}
+var _valid0 = _errs15 === errors;
+valid2 = valid2 || _valid0;
+if(_valid0){
+}
+if(!valid2){
+const err5 = {instancePath:instancePath+"/result/commandId",schemaPath:"#/properties/result/properties/commandId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+validate67.errors = vErrors;
+return false;
+}
+else {
+errors = _errs11;
+if(vErrors !== null){
+if(_errs11){
+vErrors.length = _errs11;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(errors === _errs10){
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.commandName !== undefined && func0.call(data2, "commandName")){
+let data5 = data2.commandName;
+const _errs17 = errors;
+const _errs18 = errors;
+let valid4 = false;
+const _errs19 = errors;
+const _errs20 = errors;
+const _errs21 = errors;
+if(errors === _errs20){
+if(typeof data5 === "string"){
+if((data5.length > 64 && func10(data5) > 64)){
+const err6 = {instancePath:instancePath+"/result/commandName",schemaPath:"urn:mnote:type:CommandName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+else {
+if(!pattern13.test(data5)){
+const err7 = {instancePath:instancePath+"/result/commandName",schemaPath:"urn:mnote:type:CommandName/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+else {
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/result/commandName",schemaPath:"urn:mnote:type:CommandName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(errors === _errs20){
+}
+}
+var valid5 = _errs20 === errors;
+if(valid5){
+}
+var _valid1 = _errs19 === errors;
+valid4 = valid4 || _valid1;
+if(_valid1){
+}
+const _errs22 = errors;
+if(data5 !== null){
+const err9 = {instancePath:instancePath+"/result/commandName",schemaPath:"#/properties/result/properties/commandName/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+const _errs23 = errors;
+if(errors === _errs22){
+}
+var _valid1 = _errs22 === errors;
+valid4 = valid4 || _valid1;
+if(_valid1){
+}
+if(!valid4){
+const err10 = {instancePath:instancePath+"/result/commandName",schemaPath:"#/properties/result/properties/commandName/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+validate67.errors = vErrors;
+return false;
+}
+else {
+errors = _errs18;
+if(vErrors !== null){
+if(_errs18){
+vErrors.length = _errs18;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(errors === _errs17){
+}
+var valid1 = _errs17 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.toolCallId !== undefined && func0.call(data2, "toolCallId")){
+let data6 = data2.toolCallId;
+const _errs24 = errors;
+const _errs25 = errors;
+let valid6 = false;
+const _errs26 = errors;
+const _errs27 = errors;
+const _errs28 = errors;
+if(errors === _errs27){
+if(typeof data6 === "string"){
+if((data6.length > 128 && func10(data6) > 128)){
+const err11 = {instancePath:instancePath+"/result/toolCallId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+else {
+if((data6.length < 1 || (data6.length < 2 * 1 && func10(data6) < 1))){
+const err12 = {instancePath:instancePath+"/result/toolCallId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+else {
+if(!pattern0.test(data6)){
+const err13 = {instancePath:instancePath+"/result/toolCallId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+else {
+}
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/result/toolCallId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(errors === _errs27){
+}
+}
+var valid7 = _errs27 === errors;
+if(valid7){
+}
+var _valid2 = _errs26 === errors;
+valid6 = valid6 || _valid2;
+if(_valid2){
+}
+const _errs29 = errors;
+if(data6 !== null){
+const err15 = {instancePath:instancePath+"/result/toolCallId",schemaPath:"#/properties/result/properties/toolCallId/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+const _errs30 = errors;
+if(errors === _errs29){
+}
+var _valid2 = _errs29 === errors;
+valid6 = valid6 || _valid2;
+if(_valid2){
+}
+if(!valid6){
+const err16 = {instancePath:instancePath+"/result/toolCallId",schemaPath:"#/properties/result/properties/toolCallId/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+validate67.errors = vErrors;
+return false;
+}
+else {
+errors = _errs25;
+if(vErrors !== null){
+if(_errs25){
+vErrors.length = _errs25;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(errors === _errs24){
+}
+var valid1 = _errs24 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.result !== undefined && func0.call(data2, "result")){
+let data7 = data2.result;
+const _errs31 = errors;
+const _errs32 = errors;
+let valid8 = false;
+const _errs33 = errors;
+const _errs34 = errors;
+if(errors === _errs33){
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+const _errs35 = errors;
+}
+else {
+const err17 = {instancePath:instancePath+"/result/result",schemaPath:"#/properties/result/properties/result/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(errors === _errs33){
+}
+}
+var _valid3 = _errs33 === errors;
+valid8 = valid8 || _valid3;
+if(_valid3){
+var props0 = true;
+}
+const _errs36 = errors;
+if(data7 !== null){
+const err18 = {instancePath:instancePath+"/result/result",schemaPath:"#/properties/result/properties/result/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+const _errs37 = errors;
+if(errors === _errs36){
+}
+var _valid3 = _errs36 === errors;
+valid8 = valid8 || _valid3;
+if(_valid3){
+}
+if(!valid8){
+const err19 = {instancePath:instancePath+"/result/result",schemaPath:"#/properties/result/properties/result/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+validate67.errors = vErrors;
+return false;
+}
+else {
+errors = _errs32;
+if(vErrors !== null){
+if(_errs32){
+vErrors.length = _errs32;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(errors === _errs31){
+}
+var valid1 = _errs31 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate67.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === _errs5){
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+else {
+validate67.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate67.errors = vErrors;
+return errors === 0;
+}
+validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const impl28 = validate68;
+const schema87 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ContentBlock","type":"object","required":["id","type","text"],"additionalProperties":false,"properties":{"id":{"$ref":"urn:mnote:type:BlockId"},"type":{"$ref":"urn:mnote:type:BlockType"},"text":{"$ref":"urn:mnote:type:BlockText"},"level":{"type":"integer","minimum":1,"maximum":3},"checked":{"type":"boolean"},"language":{"type":"string","maxLength":32}},"if":{"required":["type"],"properties":{"type":{"const":"heading"}}},"then":{"properties":{"checked":{"not":{}},"language":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"to_do"}}},"then":{"properties":{"level":{"not":{}},"language":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"code"}}},"then":{"properties":{"level":{"not":{}},"checked":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"divider"}}},"then":{"properties":{"text":{"maxLength":0},"level":{"not":{}},"checked":{"not":{}},"language":{"not":{}}}},"else":{"properties":{"level":{"not":{}},"checked":{"not":{}},"language":{"not":{}}}}}}}};
+
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ContentBlock" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate68.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+const _errs1 = errors;
+let valid0 = true;
+const _errs2 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing0 = "type")){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+if(data.type !== undefined && func0.call(data, "type")){
+let data0 = data.type;
+const _errs3 = errors;
+if("heading" !== data0){
+const err1 = {};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+else {
+}
+if(errors === _errs3){
+}
+var valid1 = _errs3 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+}
+}
+}
+if(errors === _errs2){
+}
+var _valid0 = _errs2 === errors;
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+let ifClause0;
+if(_valid0){
+const _errs4 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.checked !== undefined && func0.call(data, "checked")){
+let data1 = data.checked;
+const _errs5 = errors;
+const _errs6 = errors;
+validate68.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs5){
+}
+var valid2 = _errs5 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.language !== undefined && func0.call(data, "language")){
+let data2 = data.language;
+const _errs7 = errors;
+const _errs8 = errors;
+validate68.errors = [{instancePath:instancePath+"/language",schemaPath:"#/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs7){
+}
+var valid2 = _errs7 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+}
+}
+}
+if(errors === _errs4){
+}
+var _valid0 = _errs4 === errors;
+valid0 = _valid0;
+if(valid0){
+var props0 = {};
+props0.checked = true;
+props0.language = true;
+props0.type = true;
+}
+ifClause0 = "then";
+}
+else {
+const _errs9 = errors;
+const _errs10 = errors;
+let valid3 = true;
+const _errs11 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing1 = "type")){
+const err2 = {};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+else {
+if(data.type !== undefined && func0.call(data, "type")){
+let data3 = data.type;
+const _errs12 = errors;
+if("to_do" !== data3){
+const err3 = {};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+else {
+}
+if(errors === _errs12){
+}
+var valid4 = _errs12 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+}
+}
+}
+if(errors === _errs11){
+}
+var _valid1 = _errs11 === errors;
+errors = _errs10;
+if(vErrors !== null){
+if(_errs10){
+vErrors.length = _errs10;
+}
+else {
+vErrors = null;
+}
+}
+let ifClause1;
+if(_valid1){
+const _errs13 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.level !== undefined && func0.call(data, "level")){
+let data4 = data.level;
+const _errs14 = errors;
+const _errs15 = errors;
+validate68.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs14){
+}
+var valid5 = _errs14 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data.language !== undefined && func0.call(data, "language")){
+let data5 = data.language;
+const _errs16 = errors;
+const _errs17 = errors;
+validate68.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs16){
+}
+var valid5 = _errs16 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+}
+}
+}
+if(errors === _errs13){
+}
+var _valid1 = _errs13 === errors;
+valid3 = _valid1;
+if(valid3){
+var props1 = {};
+props1.level = true;
+props1.language = true;
+props1.type = true;
+}
+ifClause1 = "then";
+}
+else {
+const _errs18 = errors;
+const _errs19 = errors;
+let valid6 = true;
+const _errs20 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing2;
+if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing2 = "type")){
+const err4 = {};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+else {
+if(data.type !== undefined && func0.call(data, "type")){
+let data6 = data.type;
+const _errs21 = errors;
+if("code" !== data6){
+const err5 = {};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+else {
+}
+if(errors === _errs21){
+}
+var valid7 = _errs21 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+}
+}
+}
+if(errors === _errs20){
+}
+var _valid2 = _errs20 === errors;
+errors = _errs19;
+if(vErrors !== null){
+if(_errs19){
+vErrors.length = _errs19;
+}
+else {
+vErrors = null;
+}
+}
+let ifClause2;
+if(_valid2){
+const _errs22 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.level !== undefined && func0.call(data, "level")){
+let data7 = data.level;
+const _errs23 = errors;
+const _errs24 = errors;
+validate68.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs23){
+}
+var valid8 = _errs23 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data.checked !== undefined && func0.call(data, "checked")){
+let data8 = data.checked;
+const _errs25 = errors;
+const _errs26 = errors;
+validate68.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs25){
+}
+var valid8 = _errs25 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+}
+}
+}
+if(errors === _errs22){
+}
+var _valid2 = _errs22 === errors;
+valid6 = _valid2;
+if(valid6){
+var props2 = {};
+props2.level = true;
+props2.checked = true;
+props2.type = true;
+}
+ifClause2 = "then";
+}
+else {
+const _errs27 = errors;
+const _errs28 = errors;
+let valid9 = true;
+const _errs29 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing3;
+if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing3 = "type")){
+const err6 = {};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+else {
+if(data.type !== undefined && func0.call(data, "type")){
+let data9 = data.type;
+const _errs30 = errors;
+if("divider" !== data9){
+const err7 = {};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+else {
+}
+if(errors === _errs30){
+}
+var valid10 = _errs30 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+}
+}
+}
+if(errors === _errs29){
+}
+var _valid3 = _errs29 === errors;
+errors = _errs28;
+if(vErrors !== null){
+if(_errs28){
+vErrors.length = _errs28;
+}
+else {
+vErrors = null;
+}
+}
+let ifClause3;
+if(_valid3){
+const _errs31 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.text !== undefined && func0.call(data, "text")){
+let data10 = data.text;
+const _errs32 = errors;
+if(typeof data10 === "string"){
+if((data10.length > 0 && func10(data10) > 0)){
+validate68.errors = [{instancePath:instancePath+"/text",schemaPath:"#/else/else/else/then/properties/text/maxLength",keyword:"maxLength",params:{limit: 0},message:"must NOT have more than 0 characters"}];
+return false;
+}
+else {
+}
+}
+if(errors === _errs32){
+}
+var valid11 = _errs32 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data.level !== undefined && func0.call(data, "level")){
+let data11 = data.level;
+const _errs33 = errors;
+const _errs34 = errors;
+validate68.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs33){
+}
+var valid11 = _errs33 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data.checked !== undefined && func0.call(data, "checked")){
+let data12 = data.checked;
+const _errs35 = errors;
+const _errs36 = errors;
+validate68.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/else/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs35){
+}
+var valid11 = _errs35 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data.language !== undefined && func0.call(data, "language")){
+let data13 = data.language;
+const _errs37 = errors;
+const _errs38 = errors;
+validate68.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/else/else/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs37){
+}
+var valid11 = _errs37 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+}
+}
+}
+}
+}
+if(errors === _errs31){
+}
+var _valid3 = _errs31 === errors;
+valid9 = _valid3;
+if(valid9){
+var props3 = {};
+props3.text = true;
+props3.level = true;
+props3.checked = true;
+props3.language = true;
+props3.type = true;
+}
+ifClause3 = "then";
+}
+else {
+const _errs39 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.level !== undefined && func0.call(data, "level")){
+let data14 = data.level;
+const _errs40 = errors;
+const _errs41 = errors;
+validate68.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/else/else/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs40){
+}
+var valid12 = _errs40 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data.checked !== undefined && func0.call(data, "checked")){
+let data15 = data.checked;
+const _errs42 = errors;
+const _errs43 = errors;
+validate68.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/else/else/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs42){
+}
+var valid12 = _errs42 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data.language !== undefined && func0.call(data, "language")){
+let data16 = data.language;
+const _errs44 = errors;
+const _errs45 = errors;
+validate68.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/else/else/else/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs44){
+}
+var valid12 = _errs44 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+}
+}
+}
+}
+if(errors === _errs39){
+}
+var _valid3 = _errs39 === errors;
+valid9 = _valid3;
+if(valid9){
+if(props3 !== true){
+props3 = props3 || {};
+props3.level = true;
+props3.checked = true;
+props3.language = true;
+}
+}
+ifClause3 = "else";
+}
+if(!valid9){
+const err8 = {instancePath,schemaPath:"#/else/else/else/if",keyword:"if",params:{failingKeyword: ifClause3},message:"must match \""+ifClause3+"\" schema"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+validate68.errors = vErrors;
+return false;
+}
+else {
+}
+if(errors === _errs27){
+}
+var _valid2 = _errs27 === errors;
+valid6 = _valid2;
+if(valid6){
+if(props2 !== true && props3 !== undefined){
+if(props3 === true){
+props2 = true;
+}
+else {
+props2 = props2 || {};
+Object.assign(props2, props3);
+}
+}
+}
+ifClause2 = "else";
+}
+if(!valid6){
+const err9 = {instancePath,schemaPath:"#/else/else/if",keyword:"if",params:{failingKeyword: ifClause2},message:"must match \""+ifClause2+"\" schema"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+validate68.errors = vErrors;
+return false;
+}
+else {
+}
+if(errors === _errs18){
+}
+var _valid1 = _errs18 === errors;
+valid3 = _valid1;
+if(valid3){
+if(props1 !== true && props2 !== undefined){
+if(props2 === true){
+props1 = true;
+}
+else {
+props1 = props1 || {};
+Object.assign(props1, props2);
+}
+}
+}
+ifClause1 = "else";
+}
+if(!valid3){
+const err10 = {instancePath,schemaPath:"#/else/if",keyword:"if",params:{failingKeyword: ifClause1},message:"must match \""+ifClause1+"\" schema"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+validate68.errors = vErrors;
+return false;
+}
+else {
+}
+if(errors === _errs9){
+}
+var _valid0 = _errs9 === errors;
+valid0 = _valid0;
+if(valid0){
+if(props0 !== true && props1 !== undefined){
+if(props1 === true){
+props0 = true;
+}
+else {
+props0 = props0 || {};
+Object.assign(props0, props1);
+}
+}
+}
+ifClause0 = "else";
+}
+if(!valid0){
+const err11 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+validate68.errors = vErrors;
+return false;
+}
+else {
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing4;
+if(((((data.id === undefined) || (!(func0.call(data, "id")))) && (missing4 = "id")) || (((data.type === undefined) || (!(func0.call(data, "type")))) && (missing4 = "type"))) || (((data.text === undefined) || (!(func0.call(data, "text")))) && (missing4 = "text"))){
+validate68.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+return false;
+}
+else {
+const _errs46 = errors;
+for(const key0 of Object.keys(data)){
+if(!((((((key0 === "id") || (key0 === "type")) || (key0 === "text")) || (key0 === "level")) || (key0 === "checked")) || (key0 === "language"))){
+validate68.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs46 === errors){
+if(data.id !== undefined && func0.call(data, "id")){
+let data17 = data.id;
+const _errs47 = errors;
+const _errs48 = errors;
+const _errs49 = errors;
+if(errors === _errs48){
+if(typeof data17 === "string"){
+if((data17.length > 64 && func10(data17) > 64)){
+validate68.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+if((data17.length < 1 || (data17.length < 2 * 1 && func10(data17) < 1))){
+validate68.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern37.test(data17)){
+validate68.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
+return false;
+}
+else {
+}
+}
+}
+}
+else {
+validate68.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs48){
+}
+}
+var valid14 = _errs48 === errors;
+if(valid14){
+}
+var valid13 = _errs47 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data.type !== undefined && func0.call(data, "type")){
+let data18 = data.type;
+const _errs50 = errors;
+const _errs51 = errors;
+if(typeof data18 !== "string"){
+validate68.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs52 = errors;
+const vSchema0 = schema77.enum;
+if(!((((((((data18 === "paragraph") || (data18 === "heading")) || (data18 === "bulleted_list_item")) || (data18 === "numbered_list_item")) || (data18 === "to_do")) || (data18 === "quote")) || (data18 === "code")) || (data18 === "divider"))){
+validate68.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/enum",keyword:"enum",params:{allowedValues: schema77.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === _errs51){
+}
+var valid15 = _errs51 === errors;
+if(valid15){
+}
+var valid13 = _errs50 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data.text !== undefined && func0.call(data, "text")){
+let data19 = data.text;
+const _errs53 = errors;
+const _errs54 = errors;
+const _errs55 = errors;
+if(errors === _errs54){
+if(typeof data19 === "string"){
+if((data19.length > 20000 && func10(data19) > 20000)){
+validate68.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"}];
+return false;
+}
+else {
+}
+}
+else {
+validate68.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs54){
+}
+}
+var valid16 = _errs54 === errors;
+if(valid16){
+}
+var valid13 = _errs53 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data.level !== undefined && func0.call(data, "level")){
+let data20 = data.level;
+const _errs56 = errors;
+if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
+validate68.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs57 = errors;
+if(errors === _errs56){
+if((typeof data20 == "number") && (isFinite(data20))){
+if(data20 > 3 || isNaN(data20)){
+validate68.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3},message:"must be <= 3"}];
+return false;
+}
+else {
+if(data20 < 1 || isNaN(data20)){
+validate68.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs56){
+}
+}
+var valid13 = _errs56 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data.checked !== undefined && func0.call(data, "checked")){
+let data21 = data.checked;
+const _errs58 = errors;
+if(typeof data21 !== "boolean"){
+validate68.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/properties/checked/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+const _errs59 = errors;
+if(errors === _errs58){
+}
+var valid13 = _errs58 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data.language !== undefined && func0.call(data, "language")){
+let data22 = data.language;
+const _errs60 = errors;
+const _errs61 = errors;
+if(errors === _errs60){
+if(typeof data22 === "string"){
+if((data22.length > 32 && func10(data22) > 32)){
+validate68.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+return false;
+}
+else {
+}
+}
+else {
+validate68.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs60){
+}
+}
+var valid13 = _errs60 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate68.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate68.errors = vErrors;
+return errors === 0;
+}
+validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const impl29 = validate69;
+const schema91 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ContentBlockInput","type":"object","required":["type","text"],"additionalProperties":false,"properties":{"id":{"$ref":"urn:mnote:type:BlockId"},"type":{"$ref":"urn:mnote:type:BlockType"},"text":{"$ref":"urn:mnote:type:BlockText"},"level":{"type":"integer","minimum":1,"maximum":3},"checked":{"type":"boolean"},"language":{"type":"string","maxLength":32}},"if":{"required":["type"],"properties":{"type":{"const":"heading"}}},"then":{"properties":{"checked":{"not":{}},"language":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"to_do"}}},"then":{"properties":{"level":{"not":{}},"language":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"code"}}},"then":{"properties":{"level":{"not":{}},"checked":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"divider"}}},"then":{"properties":{"text":{"maxLength":0},"level":{"not":{}},"checked":{"not":{}},"language":{"not":{}}}},"else":{"properties":{"level":{"not":{}},"checked":{"not":{}},"language":{"not":{}}}}}}}};
+
+function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ContentBlockInput" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate69.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+const _errs1 = errors;
+let valid0 = true;
+const _errs2 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing0 = "type")){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+if(data.type !== undefined && func0.call(data, "type")){
+let data0 = data.type;
+const _errs3 = errors;
+if("heading" !== data0){
+const err1 = {};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+else {
+}
+if(errors === _errs3){
+}
+var valid1 = _errs3 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+}
+}
+}
+if(errors === _errs2){
+}
+var _valid0 = _errs2 === errors;
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+let ifClause0;
+if(_valid0){
+const _errs4 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.checked !== undefined && func0.call(data, "checked")){
+let data1 = data.checked;
+const _errs5 = errors;
+const _errs6 = errors;
+validate69.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs5){
+}
+var valid2 = _errs5 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.language !== undefined && func0.call(data, "language")){
+let data2 = data.language;
+const _errs7 = errors;
+const _errs8 = errors;
+validate69.errors = [{instancePath:instancePath+"/language",schemaPath:"#/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs7){
+}
+var valid2 = _errs7 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+}
+}
+}
+if(errors === _errs4){
+}
+var _valid0 = _errs4 === errors;
+valid0 = _valid0;
+if(valid0){
+var props0 = {};
+props0.checked = true;
+props0.language = true;
+props0.type = true;
+}
+ifClause0 = "then";
+}
+else {
+const _errs9 = errors;
+const _errs10 = errors;
+let valid3 = true;
+const _errs11 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing1 = "type")){
+const err2 = {};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+else {
+if(data.type !== undefined && func0.call(data, "type")){
+let data3 = data.type;
+const _errs12 = errors;
+if("to_do" !== data3){
+const err3 = {};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+else {
+}
+if(errors === _errs12){
+}
+var valid4 = _errs12 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+}
+}
+}
+if(errors === _errs11){
+}
+var _valid1 = _errs11 === errors;
+errors = _errs10;
+if(vErrors !== null){
+if(_errs10){
+vErrors.length = _errs10;
+}
+else {
+vErrors = null;
+}
+}
+let ifClause1;
+if(_valid1){
+const _errs13 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.level !== undefined && func0.call(data, "level")){
+let data4 = data.level;
+const _errs14 = errors;
+const _errs15 = errors;
+validate69.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs14){
+}
+var valid5 = _errs14 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data.language !== undefined && func0.call(data, "language")){
+let data5 = data.language;
+const _errs16 = errors;
+const _errs17 = errors;
+validate69.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs16){
+}
+var valid5 = _errs16 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+}
+}
+}
+if(errors === _errs13){
+}
+var _valid1 = _errs13 === errors;
+valid3 = _valid1;
+if(valid3){
+var props1 = {};
+props1.level = true;
+props1.language = true;
+props1.type = true;
+}
+ifClause1 = "then";
+}
+else {
+const _errs18 = errors;
+const _errs19 = errors;
+let valid6 = true;
+const _errs20 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing2;
+if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing2 = "type")){
+const err4 = {};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+else {
+if(data.type !== undefined && func0.call(data, "type")){
+let data6 = data.type;
+const _errs21 = errors;
+if("code" !== data6){
+const err5 = {};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+else {
+}
+if(errors === _errs21){
+}
+var valid7 = _errs21 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+}
+}
+}
+if(errors === _errs20){
+}
+var _valid2 = _errs20 === errors;
+errors = _errs19;
+if(vErrors !== null){
+if(_errs19){
+vErrors.length = _errs19;
+}
+else {
+vErrors = null;
+}
+}
+let ifClause2;
+if(_valid2){
+const _errs22 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.level !== undefined && func0.call(data, "level")){
+let data7 = data.level;
+const _errs23 = errors;
+const _errs24 = errors;
+validate69.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs23){
+}
+var valid8 = _errs23 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data.checked !== undefined && func0.call(data, "checked")){
+let data8 = data.checked;
+const _errs25 = errors;
+const _errs26 = errors;
+validate69.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs25){
+}
+var valid8 = _errs25 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+}
+}
+}
+if(errors === _errs22){
+}
+var _valid2 = _errs22 === errors;
+valid6 = _valid2;
+if(valid6){
+var props2 = {};
+props2.level = true;
+props2.checked = true;
+props2.type = true;
+}
+ifClause2 = "then";
+}
+else {
+const _errs27 = errors;
+const _errs28 = errors;
+let valid9 = true;
+const _errs29 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing3;
+if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing3 = "type")){
+const err6 = {};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+else {
+if(data.type !== undefined && func0.call(data, "type")){
+let data9 = data.type;
+const _errs30 = errors;
+if("divider" !== data9){
+const err7 = {};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+else {
+}
+if(errors === _errs30){
+}
+var valid10 = _errs30 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+}
+}
+}
+if(errors === _errs29){
+}
+var _valid3 = _errs29 === errors;
+errors = _errs28;
+if(vErrors !== null){
+if(_errs28){
+vErrors.length = _errs28;
+}
+else {
+vErrors = null;
+}
+}
+let ifClause3;
+if(_valid3){
+const _errs31 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.text !== undefined && func0.call(data, "text")){
+let data10 = data.text;
+const _errs32 = errors;
+if(typeof data10 === "string"){
+if((data10.length > 0 && func10(data10) > 0)){
+validate69.errors = [{instancePath:instancePath+"/text",schemaPath:"#/else/else/else/then/properties/text/maxLength",keyword:"maxLength",params:{limit: 0},message:"must NOT have more than 0 characters"}];
+return false;
+}
+else {
+}
+}
+if(errors === _errs32){
+}
+var valid11 = _errs32 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data.level !== undefined && func0.call(data, "level")){
+let data11 = data.level;
+const _errs33 = errors;
+const _errs34 = errors;
+validate69.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs33){
+}
+var valid11 = _errs33 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data.checked !== undefined && func0.call(data, "checked")){
+let data12 = data.checked;
+const _errs35 = errors;
+const _errs36 = errors;
+validate69.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/else/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs35){
+}
+var valid11 = _errs35 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data.language !== undefined && func0.call(data, "language")){
+let data13 = data.language;
+const _errs37 = errors;
+const _errs38 = errors;
+validate69.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/else/else/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs37){
+}
+var valid11 = _errs37 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+}
+}
+}
+}
+}
+if(errors === _errs31){
+}
+var _valid3 = _errs31 === errors;
+valid9 = _valid3;
+if(valid9){
+var props3 = {};
+props3.text = true;
+props3.level = true;
+props3.checked = true;
+props3.language = true;
+props3.type = true;
+}
+ifClause3 = "then";
+}
+else {
+const _errs39 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.level !== undefined && func0.call(data, "level")){
+let data14 = data.level;
+const _errs40 = errors;
+const _errs41 = errors;
+validate69.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/else/else/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs40){
+}
+var valid12 = _errs40 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data.checked !== undefined && func0.call(data, "checked")){
+let data15 = data.checked;
+const _errs42 = errors;
+const _errs43 = errors;
+validate69.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/else/else/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs42){
+}
+var valid12 = _errs42 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data.language !== undefined && func0.call(data, "language")){
+let data16 = data.language;
+const _errs44 = errors;
+const _errs45 = errors;
+validate69.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/else/else/else/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs44){
+}
+var valid12 = _errs44 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+}
+}
+}
+}
+if(errors === _errs39){
+}
+var _valid3 = _errs39 === errors;
+valid9 = _valid3;
+if(valid9){
+if(props3 !== true){
+props3 = props3 || {};
+props3.level = true;
+props3.checked = true;
+props3.language = true;
+}
+}
+ifClause3 = "else";
+}
+if(!valid9){
+const err8 = {instancePath,schemaPath:"#/else/else/else/if",keyword:"if",params:{failingKeyword: ifClause3},message:"must match \""+ifClause3+"\" schema"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+validate69.errors = vErrors;
+return false;
+}
+else {
+}
+if(errors === _errs27){
+}
+var _valid2 = _errs27 === errors;
+valid6 = _valid2;
+if(valid6){
+if(props2 !== true && props3 !== undefined){
+if(props3 === true){
+props2 = true;
+}
+else {
+props2 = props2 || {};
+Object.assign(props2, props3);
+}
+}
+}
+ifClause2 = "else";
+}
+if(!valid6){
+const err9 = {instancePath,schemaPath:"#/else/else/if",keyword:"if",params:{failingKeyword: ifClause2},message:"must match \""+ifClause2+"\" schema"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+validate69.errors = vErrors;
+return false;
+}
+else {
+}
+if(errors === _errs18){
+}
+var _valid1 = _errs18 === errors;
+valid3 = _valid1;
+if(valid3){
+if(props1 !== true && props2 !== undefined){
+if(props2 === true){
+props1 = true;
+}
+else {
+props1 = props1 || {};
+Object.assign(props1, props2);
+}
+}
+}
+ifClause1 = "else";
+}
+if(!valid3){
+const err10 = {instancePath,schemaPath:"#/else/if",keyword:"if",params:{failingKeyword: ifClause1},message:"must match \""+ifClause1+"\" schema"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+validate69.errors = vErrors;
+return false;
+}
+else {
+}
+if(errors === _errs9){
+}
+var _valid0 = _errs9 === errors;
+valid0 = _valid0;
+if(valid0){
+if(props0 !== true && props1 !== undefined){
+if(props1 === true){
+props0 = true;
+}
+else {
+props0 = props0 || {};
+Object.assign(props0, props1);
+}
+}
+}
+ifClause0 = "else";
+}
+if(!valid0){
+const err11 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+validate69.errors = vErrors;
+return false;
+}
+else {
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing4;
+if((((data.type === undefined) || (!(func0.call(data, "type")))) && (missing4 = "type")) || (((data.text === undefined) || (!(func0.call(data, "text")))) && (missing4 = "text"))){
+validate69.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+return false;
+}
+else {
+const _errs46 = errors;
+for(const key0 of Object.keys(data)){
+if(!((((((key0 === "id") || (key0 === "type")) || (key0 === "text")) || (key0 === "level")) || (key0 === "checked")) || (key0 === "language"))){
+validate69.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs46 === errors){
+if(data.id !== undefined && func0.call(data, "id")){
+let data17 = data.id;
+const _errs47 = errors;
+const _errs48 = errors;
+const _errs49 = errors;
+if(errors === _errs48){
+if(typeof data17 === "string"){
+if((data17.length > 64 && func10(data17) > 64)){
+validate69.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+if((data17.length < 1 || (data17.length < 2 * 1 && func10(data17) < 1))){
+validate69.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern37.test(data17)){
+validate69.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
+return false;
+}
+else {
+}
+}
+}
+}
+else {
+validate69.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs48){
+}
+}
+var valid14 = _errs48 === errors;
+if(valid14){
+}
+var valid13 = _errs47 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data.type !== undefined && func0.call(data, "type")){
+let data18 = data.type;
+const _errs50 = errors;
+const _errs51 = errors;
+if(typeof data18 !== "string"){
+validate69.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs52 = errors;
+const vSchema0 = schema77.enum;
+if(!((((((((data18 === "paragraph") || (data18 === "heading")) || (data18 === "bulleted_list_item")) || (data18 === "numbered_list_item")) || (data18 === "to_do")) || (data18 === "quote")) || (data18 === "code")) || (data18 === "divider"))){
+validate69.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/enum",keyword:"enum",params:{allowedValues: schema77.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === _errs51){
+}
+var valid15 = _errs51 === errors;
+if(valid15){
+}
+var valid13 = _errs50 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data.text !== undefined && func0.call(data, "text")){
+let data19 = data.text;
+const _errs53 = errors;
+const _errs54 = errors;
+const _errs55 = errors;
+if(errors === _errs54){
+if(typeof data19 === "string"){
+if((data19.length > 20000 && func10(data19) > 20000)){
+validate69.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"}];
+return false;
+}
+else {
+}
+}
+else {
+validate69.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs54){
+}
+}
+var valid16 = _errs54 === errors;
+if(valid16){
+}
+var valid13 = _errs53 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data.level !== undefined && func0.call(data, "level")){
+let data20 = data.level;
+const _errs56 = errors;
+if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
+validate69.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs57 = errors;
+if(errors === _errs56){
+if((typeof data20 == "number") && (isFinite(data20))){
+if(data20 > 3 || isNaN(data20)){
+validate69.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3},message:"must be <= 3"}];
+return false;
+}
+else {
+if(data20 < 1 || isNaN(data20)){
+validate69.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs56){
+}
+}
+var valid13 = _errs56 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data.checked !== undefined && func0.call(data, "checked")){
+let data21 = data.checked;
+const _errs58 = errors;
+if(typeof data21 !== "boolean"){
+validate69.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/properties/checked/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+const _errs59 = errors;
+if(errors === _errs58){
+}
+var valid13 = _errs58 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data.language !== undefined && func0.call(data, "language")){
+let data22 = data.language;
+const _errs60 = errors;
+const _errs61 = errors;
+if(errors === _errs60){
+if(typeof data22 === "string"){
+if((data22.length > 32 && func10(data22) > 32)){
+validate69.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+return false;
+}
+else {
+}
+}
+else {
+validate69.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs60){
+}
+}
+var valid13 = _errs60 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate69.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate69.errors = vErrors;
+return errors === 0;
+}
+validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const impl30 = validate16;
+
+const impl31 = validate70;
+const schema95 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:DocumentId","$ref":"urn:mnote:type:Identifier"};
+
+function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:DocumentId" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate70.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+const _errs1 = errors;
+if(errors === _errs0){
+if(typeof data === "string"){
+if((data.length > 128 && func10(data) > 128)){
+validate70.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
+validate70.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern0.test(data)){
+validate70.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+else {
+}
+}
+}
+}
+else {
+validate70.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs0){
+}
+}
+var valid0 = _errs0 === errors;
+if(valid0){
+}
+validate70.errors = vErrors;
+return errors === 0;
+}
+validate70.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl32 = validate15;
+
+const impl33 = validate18;
+
+const impl34 = validate71;
+const schema97 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:EdgeId","$ref":"urn:mnote:type:Identifier"};
+
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:EdgeId" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate71.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+const _errs1 = errors;
+if(errors === _errs0){
+if(typeof data === "string"){
+if((data.length > 128 && func10(data) > 128)){
+validate71.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
+validate71.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern0.test(data)){
+validate71.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+else {
+}
+}
+}
+}
+else {
+validate71.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs0){
+}
+}
+var valid0 = _errs0 === errors;
+if(valid0){
+}
+validate71.errors = vErrors;
+return errors === 0;
+}
+validate71.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl35 = validate72;
+
+function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ErrorCode" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate72.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const vSchema0 = schema32.enum;
+if(!((((((((((((((data === "mnote_tool_invalid_input") || (data === "mnote_tool_payload_too_large")) || (data === "mnote_tool_unknown_tool")) || (data === "mnote_tool_not_authenticated")) || (data === "mnote_tool_permission_denied")) || (data === "mnote_tool_conflict")) || (data === "mnote_tool_idempotency_conflict")) || (data === "mnote_tool_in_progress")) || (data === "mnote_tool_unsupported_option")) || (data === "mnote_tool_kernel_unavailable")) || (data === "mnote_tool_outcome_unknown")) || (data === "mnote_tool_unavailable")) || (data === "mnote_tool_not_configured")) || (data === "mnote_tool_internal"))){
+validate72.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema32.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === 0){
+}
+validate72.errors = vErrors;
+return errors === 0;
+}
+validate72.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl36 = validate35;
+
+const impl37 = validate73;
+
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:IdempotencyKey" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate73.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9178,18 +8592,18 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 if(errors === 0){
 if(typeof data === "string"){
-if((data.length > 128 && func70(data) > 128)){
-validate92.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data.length > 256 && func10(data) > 256)){
+validate73.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
 return false;
 }
 else {
-if((data.length < 1 || (data.length < 2 * 1 && func70(data) < 1))){
-validate92.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
+validate73.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data)){
-validate92.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern9.test(data)){
+validate73.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""}];
 return false;
 }
 else {
@@ -9198,27 +8612,74 @@ else {
 }
 }
 else {
-validate92.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate92.errors = vErrors;
+validate73.errors = vErrors;
 return errors === 0;
 }
-validate92.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate73.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl39 = validate21;
+const impl38 = validate74;
 
-const impl40 = validate93;
-const schema135 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelError","type":"object","required":["code"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:mnote:type:ErrorCode"},"reason":{"type":"string","maxLength":64},"field":{"type":"string","maxLength":64}}};
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:Identifier" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate74.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(typeof data === "string"){
+if((data.length > 128 && func10(data) > 128)){
+validate74.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
+validate74.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern0.test(data)){
+validate74.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+else {
+}
+}
+}
+}
+else {
+validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate74.errors = vErrors;
+return errors === 0;
+}
+validate74.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+const impl39 = validate1;
+
+const impl40 = validate75;
+const schema102 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelError","type":"object","required":["code"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:mnote:type:ErrorCode"},"reason":{"type":"string","maxLength":64},"field":{"type":"string","maxLength":64}}};
+
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:KernelError" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate93.evaluated;
+const evaluated0 = validate75.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9230,14 +8691,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.code === undefined) || (!(func0.call(data, "code")))) && (missing0 = "code")){
-validate93.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate75.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "code") || (key0 === "reason")) || (key0 === "field"))){
-validate93.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate75.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9247,9 +8708,9 @@ if(data.code !== undefined && func0.call(data, "code")){
 let data0 = data.code;
 const _errs2 = errors;
 const _errs3 = errors;
-const vSchema0 = schema63.enum;
+const vSchema0 = schema32.enum;
 if(!((((((((((((((data0 === "mnote_tool_invalid_input") || (data0 === "mnote_tool_payload_too_large")) || (data0 === "mnote_tool_unknown_tool")) || (data0 === "mnote_tool_not_authenticated")) || (data0 === "mnote_tool_permission_denied")) || (data0 === "mnote_tool_conflict")) || (data0 === "mnote_tool_idempotency_conflict")) || (data0 === "mnote_tool_in_progress")) || (data0 === "mnote_tool_unsupported_option")) || (data0 === "mnote_tool_kernel_unavailable")) || (data0 === "mnote_tool_outcome_unknown")) || (data0 === "mnote_tool_unavailable")) || (data0 === "mnote_tool_not_configured")) || (data0 === "mnote_tool_internal"))){
-validate93.errors = [{instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/enum",keyword:"enum",params:{allowedValues: schema63.enum},message:"must be equal to one of the allowed values"}];
+validate75.errors = [{instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/enum",keyword:"enum",params:{allowedValues: schema32.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -9271,15 +8732,15 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if((data1.length > 64 && func70(data1) > 64)){
-validate93.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if((data1.length > 64 && func10(data1) > 64)){
+validate75.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 }
 }
 else {
-validate93.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate75.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs4){
@@ -9297,15 +8758,15 @@ const _errs6 = errors;
 const _errs7 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
-if((data2.length > 64 && func70(data2) > 64)){
-validate93.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if((data2.length > 64 && func10(data2) > 64)){
+validate75.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 }
 }
 else {
-validate93.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate75.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs6){
@@ -9324,25 +8785,25 @@ if(valid0){
 }
 }
 else {
-validate93.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate75.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate93.errors = vErrors;
+validate75.errors = vErrors;
 return errors === 0;
 }
-validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl41 = validate94;
-const schema137 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelReply","anyOf":[{"type":"object","required":["ok","result"],"additionalProperties":false,"properties":{"ok":{"const":true},"result":{"type":"object","additionalProperties":true}}},{"type":"object","required":["ok","error"],"additionalProperties":false,"properties":{"ok":{"const":false},"error":{"$ref":"urn:mnote:type:KernelError"}}}]};
+const impl41 = validate76;
+const schema104 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelReply","anyOf":[{"type":"object","required":["ok","result"],"additionalProperties":false,"properties":{"ok":{"const":true},"result":{"type":"object","additionalProperties":true}}},{"type":"object","required":["ok","error"],"additionalProperties":false,"properties":{"ok":{"const":false},"error":{"$ref":"urn:mnote:type:KernelError"}}}]};
 
-function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:KernelReply" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate94.evaluated;
+const evaluated0 = validate76.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9512,8 +8973,8 @@ if(valid2){
 if(data.error !== undefined && func0.call(data, "error")){
 let data3 = data.error;
 const _errs12 = errors;
-if(!(validate93(data3, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+if(!(validate75(data3, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
 errors = vErrors.length;
 }
 else {
@@ -9558,7 +9019,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate94.errors = vErrors;
+validate76.errors = vErrors;
 return false;
 }
 else {
@@ -9574,20 +9035,20 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate94.errors = vErrors;
+validate76.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate94.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate76.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const impl42 = validate96;
-const schema138 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelRequest","type":"object","required":["command","payload"],"additionalProperties":false,"properties":{"command":{"$ref":"urn:mnote:type:CommandName"},"payload":{"type":"object","additionalProperties":true}}};
+const impl42 = validate78;
+const schema105 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelRequest","type":"object","required":["command","payload"],"additionalProperties":false,"properties":{"command":{"$ref":"urn:mnote:type:CommandName"},"payload":{"type":"object","additionalProperties":true}}};
 
-function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:KernelRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate96.evaluated;
+const evaluated0 = validate78.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9599,14 +9060,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.command === undefined) || (!(func0.call(data, "command")))) && (missing0 = "command")) || (((data.payload === undefined) || (!(func0.call(data, "payload")))) && (missing0 = "payload"))){
-validate96.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate78.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((key0 === "command") || (key0 === "payload"))){
-validate96.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate78.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9619,13 +9080,13 @@ const _errs3 = errors;
 const _errs4 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if((data0.length > 64 && func70(data0) > 64)){
-validate96.errors = [{instancePath:instancePath+"/command",schemaPath:"urn:mnote:type:CommandName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if((data0.length > 64 && func10(data0) > 64)){
+validate78.errors = [{instancePath:instancePath+"/command",schemaPath:"urn:mnote:type:CommandName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
-if(!pattern17.test(data0)){
-validate96.errors = [{instancePath:instancePath+"/command",schemaPath:"urn:mnote:type:CommandName/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
+if(!pattern13.test(data0)){
+validate78.errors = [{instancePath:instancePath+"/command",schemaPath:"urn:mnote:type:CommandName/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
 return false;
 }
 else {
@@ -9633,7 +9094,7 @@ else {
 }
 }
 else {
-validate96.errors = [{instancePath:instancePath+"/command",schemaPath:"urn:mnote:type:CommandName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate78.errors = [{instancePath:instancePath+"/command",schemaPath:"urn:mnote:type:CommandName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs3){
@@ -9657,7 +9118,7 @@ if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 const _errs7 = errors;
 }
 else {
-validate96.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate78.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs5){
@@ -9675,26 +9136,26 @@ if(valid0){
 }
 }
 else {
-validate96.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate78.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate96.errors = vErrors;
+validate78.errors = vErrors;
 return errors === 0;
 }
-validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl43 = validate29;
+const impl43 = validate9;
 
-const impl44 = validate97;
+const impl44 = validate79;
 
-function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:Locale" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate97.evaluated;
+const evaluated0 = validate79.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9702,33 +9163,33 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate97.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate79.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
-const vSchema0 = schema76.enum;
+const vSchema0 = schema45.enum;
 if(!((data === "zh-CN") || (data === "en"))){
-validate97.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema76.enum},message:"must be equal to one of the allowed values"}];
+validate79.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema45.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate97.errors = vErrors;
+validate79.errors = vErrors;
 return errors === 0;
 }
-validate97.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate79.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl45 = validate98;
-const schema141 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageBodySavePayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageSaveArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
-const schema142 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveArgs","type":"object","required":["content"],"additionalProperties":false,"properties":{"content":{"type":"array","maxItems":500,"items":{"$ref":"urn:mnote:type:ContentBlockInput"}},"mode":{"type":"string","enum":["replace","append"]},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
+const impl45 = validate80;
+const schema108 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageBodySavePayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageSaveArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
+const schema109 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveArgs","type":"object","required":["content"],"additionalProperties":false,"properties":{"content":{"type":"array","maxItems":500,"items":{"$ref":"urn:mnote:type:ContentBlockInput"}},"mode":{"type":"string","enum":["replace","append"]},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
 
-function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageSaveArgs" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate100.evaluated;
+const evaluated0 = validate82.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9740,14 +9201,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.content === undefined) || (!(func0.call(data, "content")))) && (missing0 = "content")){
-validate100.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate82.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "content") || (key0 === "mode")) || (key0 === "baseRevision"))){
-validate100.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate82.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9760,7 +9221,7 @@ const _errs3 = errors;
 if(errors === _errs2){
 if(Array.isArray(data0)){
 if(data0.length > 500){
-validate100.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/maxItems",keyword:"maxItems",params:{limit: 500},message:"must NOT have more than 500 items"}];
+validate82.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/maxItems",keyword:"maxItems",params:{limit: 500},message:"must NOT have more than 500 items"}];
 return false;
 }
 else {
@@ -9769,8 +9230,8 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs4 = errors;
-if(!(validate85(data1, {instancePath:instancePath+"/content/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
+if(!(validate69(data1, {instancePath:instancePath+"/content/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
 errors = vErrors.length;
 }
 else {
@@ -9785,7 +9246,7 @@ if(valid1){
 }
 }
 else {
-validate100.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate82.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs2){
@@ -9801,13 +9262,13 @@ if(data.mode !== undefined && func0.call(data, "mode")){
 let data2 = data.mode;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate100.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate82.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
-const vSchema0 = schema142.properties.mode.enum;
+const vSchema0 = schema109.properties.mode.enum;
 if(!((data2 === "replace") || (data2 === "append"))){
-validate100.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema142.properties.mode.enum},message:"must be equal to one of the allowed values"}];
+validate82.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema109.properties.mode.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -9825,19 +9286,19 @@ let data3 = data.baseRevision;
 const _errs7 = errors;
 const _errs8 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate100.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate82.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs9 = errors;
 if(errors === _errs8){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 9007199254740991 || isNaN(data3)){
-validate100.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate82.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data3 < 0 || isNaN(data3)){
-validate100.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate82.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -9863,22 +9324,22 @@ if(valid0){
 }
 }
 else {
-validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate82.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate100.errors = vErrors;
+validate82.errors = vErrors;
 return errors === 0;
 }
-validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageBodySavePayload" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate98.evaluated;
+const evaluated0 = validate80.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9890,14 +9351,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.context === undefined) || (!(func0.call(data, "context")))) && (missing0 = "context")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate98.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate80.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((key0 === "context") || (key0 === "args")) || (key0 === "dryRun")) || (key0 === "write"))){
-validate98.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate80.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9906,8 +9367,8 @@ if(_errs1 === errors){
 if(data.context !== undefined && func0.call(data, "context")){
 let data0 = data.context;
 const _errs2 = errors;
-if(!(validate21(data0, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
+if(!(validate1(data0, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1.errors : vErrors.concat(validate1.errors);
 errors = vErrors.length;
 }
 else {
@@ -9921,8 +9382,8 @@ if(valid0){
 if(data.args !== undefined && func0.call(data, "args")){
 let data1 = data.args;
 const _errs3 = errors;
-if(!(validate100(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
+if(!(validate82(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
 errors = vErrors.length;
 }
 else {
@@ -9937,7 +9398,7 @@ if(data.dryRun !== undefined && func0.call(data, "dryRun")){
 let data2 = data.dryRun;
 const _errs4 = errors;
 if(typeof data2 !== "boolean"){
-validate98.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate80.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs5 = errors;
@@ -9952,8 +9413,8 @@ if(valid0){
 if(data.write !== undefined && func0.call(data, "write")){
 let data3 = data.write;
 const _errs6 = errors;
-if(!(validate29(data3, {instancePath:instancePath+"/write",parentData:data,parentDataProperty:"write",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
+if(!(validate9(data3, {instancePath:instancePath+"/write",parentData:data,parentDataProperty:"write",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate9.errors : vErrors.concat(validate9.errors);
 errors = vErrors.length;
 }
 else {
@@ -9972,27 +9433,27 @@ if(valid0){
 }
 }
 else {
-validate98.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate80.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate98.errors = vErrors;
+validate80.errors = vErrors;
 return errors === 0;
 }
-validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl46 = validate104;
-const schema144 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageBodySaveResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:PageSaveResult"}}};
-const schema146 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveResult","anyOf":[{"$ref":"urn:mnote:type:PageWriteResult"},{"$ref":"urn:mnote:type:DryRunResult"}]};
-const schema147 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageWriteResult","type":"object","required":["commandName","revision"],"additionalProperties":false,"properties":{"commandName":{"$ref":"urn:mnote:type:CommandName"},"revision":{"$ref":"urn:mnote:type:Revision"}}};
+const impl46 = validate86;
+const schema111 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageBodySaveResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:PageSaveResult"}}};
+const schema113 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveResult","anyOf":[{"$ref":"urn:mnote:type:PageWriteResult"},{"$ref":"urn:mnote:type:DryRunResult"}]};
+const schema114 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageWriteResult","type":"object","required":["commandName","revision"],"additionalProperties":false,"properties":{"commandName":{"$ref":"urn:mnote:type:CommandName"},"revision":{"$ref":"urn:mnote:type:Revision"}}};
 
-function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageWriteResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate106.evaluated;
+const evaluated0 = validate88.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10004,14 +9465,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.commandName === undefined) || (!(func0.call(data, "commandName")))) && (missing0 = "commandName")) || (((data.revision === undefined) || (!(func0.call(data, "revision")))) && (missing0 = "revision"))){
-validate106.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate88.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((key0 === "commandName") || (key0 === "revision"))){
-validate106.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate88.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10024,13 +9485,13 @@ const _errs3 = errors;
 const _errs4 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if((data0.length > 64 && func70(data0) > 64)){
-validate106.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if((data0.length > 64 && func10(data0) > 64)){
+validate88.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
-if(!pattern17.test(data0)){
-validate106.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
+if(!pattern13.test(data0)){
+validate88.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
 return false;
 }
 else {
@@ -10038,7 +9499,7 @@ else {
 }
 }
 else {
-validate106.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate88.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs3){
@@ -10058,19 +9519,19 @@ let data1 = data.revision;
 const _errs5 = errors;
 const _errs6 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate106.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate88.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs7 = errors;
 if(errors === _errs6){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate106.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate88.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 0 || isNaN(data1)){
-validate106.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate88.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -10095,22 +9556,22 @@ if(valid0){
 }
 }
 else {
-validate106.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate88.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate106.errors = vErrors;
+validate88.errors = vErrors;
 return errors === 0;
 }
-validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageSaveResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate105.evaluated;
+const evaluated0 = validate87.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10120,8 +9581,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate106(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate106.errors : vErrors.concat(validate106.errors);
+if(!(validate88(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
 errors = vErrors.length;
 }
 else {
@@ -10132,8 +9593,8 @@ if(_valid0){
 var props0 = true;
 }
 const _errs2 = errors;
-if(!(validate35(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+if(!(validate15(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
 errors = vErrors.length;
 }
 else {
@@ -10154,7 +9615,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate105.errors = vErrors;
+validate87.errors = vErrors;
 return false;
 }
 else {
@@ -10170,17 +9631,17 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate105.errors = vErrors;
+validate87.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate105.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate87.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageBodySaveResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate104.evaluated;
+const evaluated0 = validate86.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10192,14 +9653,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.replayed === undefined) || (!(func0.call(data, "replayed")))) && (missing0 = "replayed"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
-validate104.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate86.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "commandId") || (key0 === "replayed")) || (key0 === "result"))){
-validate104.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate86.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10215,7 +9676,7 @@ const _errs5 = errors;
 const _errs6 = errors;
 if(errors === _errs5){
 if(typeof data0 === "string"){
-if((data0.length > 128 && func70(data0) > 128)){
+if((data0.length > 128 && func10(data0) > 128)){
 const err0 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
 if(vErrors === null){
 vErrors = [err0];
@@ -10226,7 +9687,7 @@ vErrors.push(err0);
 errors++;
 }
 else {
-if((data0.length < 1 || (data0.length < 2 * 1 && func70(data0) < 1))){
+if((data0.length < 1 || (data0.length < 2 * 1 && func10(data0) < 1))){
 const err1 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -10237,7 +9698,7 @@ vErrors.push(err1);
 errors++;
 }
 else {
-if(!pattern12.test(data0)){
+if(!pattern8.test(data0)){
 const err2 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -10299,7 +9760,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate104.errors = vErrors;
+validate86.errors = vErrors;
 return false;
 }
 else {
@@ -10325,7 +9786,7 @@ if(data.replayed !== undefined && func0.call(data, "replayed")){
 let data1 = data.replayed;
 const _errs9 = errors;
 if(typeof data1 !== "boolean"){
-validate104.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate86.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs10 = errors;
@@ -10340,12 +9801,12 @@ if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
 let data2 = data.result;
 const _errs11 = errors;
-if(!(validate105(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+if(!(validate87(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate105.evaluated.props;
+var props0 = validate87.evaluated.props;
 }
 var valid0 = _errs11 === errors;
 }
@@ -10360,25 +9821,25 @@ if(valid0){
 }
 }
 else {
-validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate86.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate104.errors = vErrors;
+validate86.errors = vErrors;
 return errors === 0;
 }
-validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl47 = validate110;
-const schema150 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetArgs","type":"object","additionalProperties":false,"properties":{"includeBody":{"type":"boolean"},"includeOptions":{"type":"boolean"},"includeBlocks":{"type":"boolean"}}};
+const impl47 = validate92;
+const schema117 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetArgs","type":"object","additionalProperties":false,"properties":{"includeBody":{"type":"boolean"},"includeOptions":{"type":"boolean"},"includeBlocks":{"type":"boolean"}}};
 
-function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageGetArgs" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate110.evaluated;
+const evaluated0 = validate92.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10391,7 +9852,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "includeBody") || (key0 === "includeOptions")) || (key0 === "includeBlocks"))){
-validate110.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate92.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10401,7 +9862,7 @@ if(data.includeBody !== undefined && func0.call(data, "includeBody")){
 let data0 = data.includeBody;
 const _errs2 = errors;
 if(typeof data0 !== "boolean"){
-validate110.errors = [{instancePath:instancePath+"/includeBody",schemaPath:"#/properties/includeBody/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate92.errors = [{instancePath:instancePath+"/includeBody",schemaPath:"#/properties/includeBody/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs3 = errors;
@@ -10417,7 +9878,7 @@ if(data.includeOptions !== undefined && func0.call(data, "includeOptions")){
 let data1 = data.includeOptions;
 const _errs4 = errors;
 if(typeof data1 !== "boolean"){
-validate110.errors = [{instancePath:instancePath+"/includeOptions",schemaPath:"#/properties/includeOptions/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate92.errors = [{instancePath:instancePath+"/includeOptions",schemaPath:"#/properties/includeOptions/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs5 = errors;
@@ -10433,7 +9894,7 @@ if(data.includeBlocks !== undefined && func0.call(data, "includeBlocks")){
 let data2 = data.includeBlocks;
 const _errs6 = errors;
 if(typeof data2 !== "boolean"){
-validate110.errors = [{instancePath:instancePath+"/includeBlocks",schemaPath:"#/properties/includeBlocks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate92.errors = [{instancePath:instancePath+"/includeBlocks",schemaPath:"#/properties/includeBlocks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs7 = errors;
@@ -10451,25 +9912,25 @@ if(valid0){
 }
 }
 else {
-validate110.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate92.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate110.errors = vErrors;
+validate92.errors = vErrors;
 return errors === 0;
 }
-validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl48 = validate111;
-const schema151 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args"],"properties":{"toolName":{"const":"mnote.page.get"},"args":{"$ref":"urn:mnote:type:PageGetArgs"}}}]};
+const impl48 = validate93;
+const schema118 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args"],"properties":{"toolName":{"const":"mnote.page.get"},"args":{"$ref":"urn:mnote:type:PageGetArgs"}}}]};
 
-function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageGetRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate111.evaluated;
+const evaluated0 = validate93.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10477,8 +9938,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 const _errs0 = errors;
-if(!(validate41(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
+if(!(validate23(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
 errors = vErrors.length;
 }
 else {
@@ -10491,7 +9952,7 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))){
-validate111.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate93.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -10499,7 +9960,7 @@ if(data.toolName !== undefined && func0.call(data, "toolName")){
 let data0 = data.toolName;
 const _errs3 = errors;
 if("mnote.page.get" !== data0){
-validate111.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.get"},message:"must be equal to constant"}];
+validate93.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.get"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -10515,81 +9976,11 @@ if(valid1){
 if(data.args !== undefined && func0.call(data, "args")){
 let data1 = data.args;
 const _errs4 = errors;
-const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs5){
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-const _errs7 = errors;
-for(const key0 of Object.keys(data1)){
-if(!(((key0 === "includeBody") || (key0 === "includeOptions")) || (key0 === "includeBlocks"))){
-validate111.errors = [{instancePath:instancePath+"/args",schemaPath:"urn:mnote:type:PageGetArgs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs7 === errors){
-if(data1.includeBody !== undefined && func0.call(data1, "includeBody")){
-let data2 = data1.includeBody;
-const _errs8 = errors;
-if(typeof data2 !== "boolean"){
-validate111.errors = [{instancePath:instancePath+"/args/includeBody",schemaPath:"urn:mnote:type:PageGetArgs/properties/includeBody/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs9 = errors;
-if(errors === _errs8){
-}
-var valid3 = _errs8 === errors;
+if(!(validate92(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
+errors = vErrors.length;
 }
 else {
-var valid3 = true;
-}
-if(valid3){
-if(data1.includeOptions !== undefined && func0.call(data1, "includeOptions")){
-let data3 = data1.includeOptions;
-const _errs10 = errors;
-if(typeof data3 !== "boolean"){
-validate111.errors = [{instancePath:instancePath+"/args/includeOptions",schemaPath:"urn:mnote:type:PageGetArgs/properties/includeOptions/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs11 = errors;
-if(errors === _errs10){
-}
-var valid3 = _errs10 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data1.includeBlocks !== undefined && func0.call(data1, "includeBlocks")){
-let data4 = data1.includeBlocks;
-const _errs12 = errors;
-if(typeof data4 !== "boolean"){
-validate111.errors = [{instancePath:instancePath+"/args/includeBlocks",schemaPath:"urn:mnote:type:PageGetArgs/properties/includeBlocks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs13 = errors;
-if(errors === _errs12){
-}
-var valid3 = _errs12 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-}
-}
-}
-}
-}
-else {
-validate111.errors = [{instancePath:instancePath+"/args",schemaPath:"urn:mnote:type:PageGetArgs/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === _errs5){
-}
-}
-var valid2 = _errs5 === errors;
-if(valid2){
 }
 var valid1 = _errs4 === errors;
 }
@@ -10602,7 +9993,7 @@ if(valid1){
 }
 }
 else {
-validate111.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate93.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs1){
@@ -10614,21 +10005,126 @@ if(valid0){
 }
 if(errors === 0){
 }
-validate111.errors = vErrors;
+validate93.errors = vErrors;
 return errors === 0;
 }
-validate111.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl49 = validate113;
-const schema153 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.get"},"result":{"$ref":"urn:mnote:type:PageGetResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.get"}}}]}]};
-const schema154 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetResult","type":"object","required":["documentId","workspaceId","title","revision"],"additionalProperties":false,"properties":{"documentId":{"$ref":"urn:mnote:type:Identifier"},"workspaceId":{"$ref":"urn:mnote:type:Identifier"},"title":{"type":"string","maxLength":500},"revision":{"$ref":"urn:mnote:type:Revision"},"bodySummary":{"type":"string","maxLength":203},"pageOptions":{"$ref":"urn:mnote:type:PageOptions"},"blocks":{"type":"array","maxItems":2000,"items":{"$ref":"urn:mnote:type:ContentBlock"}}}};
-const schema158 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageOptions","type":"object","additionalProperties":false,"properties":{"wideLayout":{"type":"boolean"},"smallText":{"type":"boolean"},"showToc":{"type":"boolean"},"protectEditing":{"type":"boolean"}}};
+const impl49 = validate96;
+const schema119 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.get"},"result":{"$ref":"urn:mnote:type:PageGetResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.get"}}}]}]};
+const schema120 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetResult","type":"object","required":["documentId","workspaceId","title","revision"],"additionalProperties":false,"properties":{"documentId":{"$ref":"urn:mnote:type:Identifier"},"workspaceId":{"$ref":"urn:mnote:type:Identifier"},"title":{"type":"string","maxLength":500},"revision":{"$ref":"urn:mnote:type:Revision"},"bodySummary":{"type":"string","maxLength":203},"pageOptions":{"$ref":"urn:mnote:type:PageOptions"},"blocks":{"type":"array","maxItems":2000,"items":{"$ref":"urn:mnote:type:ContentBlock"}}}};
+const schema124 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageOptions","type":"object","additionalProperties":false,"properties":{"wideLayout":{"type":"boolean"},"smallText":{"type":"boolean"},"showToc":{"type":"boolean"},"protectEditing":{"type":"boolean"}}};
 
-function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:PageOptions" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate99.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 of Object.keys(data)){
+if(!((((key0 === "wideLayout") || (key0 === "smallText")) || (key0 === "showToc")) || (key0 === "protectEditing"))){
+validate99.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.wideLayout !== undefined && func0.call(data, "wideLayout")){
+let data0 = data.wideLayout;
+const _errs2 = errors;
+if(typeof data0 !== "boolean"){
+validate99.errors = [{instancePath:instancePath+"/wideLayout",schemaPath:"#/properties/wideLayout/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+const _errs3 = errors;
+if(errors === _errs2){
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.smallText !== undefined && func0.call(data, "smallText")){
+let data1 = data.smallText;
+const _errs4 = errors;
+if(typeof data1 !== "boolean"){
+validate99.errors = [{instancePath:instancePath+"/smallText",schemaPath:"#/properties/smallText/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+const _errs5 = errors;
+if(errors === _errs4){
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.showToc !== undefined && func0.call(data, "showToc")){
+let data2 = data.showToc;
+const _errs6 = errors;
+if(typeof data2 !== "boolean"){
+validate99.errors = [{instancePath:instancePath+"/showToc",schemaPath:"#/properties/showToc/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+const _errs7 = errors;
+if(errors === _errs6){
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.protectEditing !== undefined && func0.call(data, "protectEditing")){
+let data3 = data.protectEditing;
+const _errs8 = errors;
+if(typeof data3 !== "boolean"){
+validate99.errors = [{instancePath:instancePath+"/protectEditing",schemaPath:"#/properties/protectEditing/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+const _errs9 = errors;
+if(errors === _errs8){
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+else {
+validate99.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate99.errors = vErrors;
+return errors === 0;
+}
+validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageGetResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate115.evaluated;
+const evaluated0 = validate98.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10640,14 +10136,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.documentId === undefined) || (!(func0.call(data, "documentId")))) && (missing0 = "documentId")) || (((data.workspaceId === undefined) || (!(func0.call(data, "workspaceId")))) && (missing0 = "workspaceId"))) || (((data.title === undefined) || (!(func0.call(data, "title")))) && (missing0 = "title"))) || (((data.revision === undefined) || (!(func0.call(data, "revision")))) && (missing0 = "revision"))){
-validate115.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate98.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((((((key0 === "documentId") || (key0 === "workspaceId")) || (key0 === "title")) || (key0 === "revision")) || (key0 === "bodySummary")) || (key0 === "pageOptions")) || (key0 === "blocks"))){
-validate115.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate98.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10660,18 +10156,18 @@ const _errs3 = errors;
 const _errs4 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if((data0.length > 128 && func70(data0) > 128)){
-validate115.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data0.length > 128 && func10(data0) > 128)){
+validate98.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data0.length < 1 || (data0.length < 2 * 1 && func70(data0) < 1))){
-validate115.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data0.length < 1 || (data0.length < 2 * 1 && func10(data0) < 1))){
+validate98.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data0)){
-validate115.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data0)){
+validate98.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -10680,7 +10176,7 @@ else {
 }
 }
 else {
-validate115.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate98.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs3){
@@ -10702,18 +10198,18 @@ const _errs6 = errors;
 const _errs7 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
-if((data1.length > 128 && func70(data1) > 128)){
-validate115.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data1.length > 128 && func10(data1) > 128)){
+validate98.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data1.length < 1 || (data1.length < 2 * 1 && func70(data1) < 1))){
-validate115.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data1.length < 1 || (data1.length < 2 * 1 && func10(data1) < 1))){
+validate98.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data1)){
-validate115.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data1)){
+validate98.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -10722,7 +10218,7 @@ else {
 }
 }
 else {
-validate115.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate98.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs6){
@@ -10743,15 +10239,15 @@ const _errs8 = errors;
 const _errs9 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
-if((data2.length > 500 && func70(data2) > 500)){
-validate115.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
+if((data2.length > 500 && func10(data2) > 500)){
+validate98.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
 return false;
 }
 else {
 }
 }
 else {
-validate115.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate98.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs8){
@@ -10768,19 +10264,19 @@ let data3 = data.revision;
 const _errs10 = errors;
 const _errs11 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate115.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate98.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs12 = errors;
 if(errors === _errs11){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 9007199254740991 || isNaN(data3)){
-validate115.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate98.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data3 < 0 || isNaN(data3)){
-validate115.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate98.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -10805,15 +10301,15 @@ const _errs13 = errors;
 const _errs14 = errors;
 if(errors === _errs13){
 if(typeof data4 === "string"){
-if((data4.length > 203 && func70(data4) > 203)){
-validate115.errors = [{instancePath:instancePath+"/bodySummary",schemaPath:"#/properties/bodySummary/maxLength",keyword:"maxLength",params:{limit: 203},message:"must NOT have more than 203 characters"}];
+if((data4.length > 203 && func10(data4) > 203)){
+validate98.errors = [{instancePath:instancePath+"/bodySummary",schemaPath:"#/properties/bodySummary/maxLength",keyword:"maxLength",params:{limit: 203},message:"must NOT have more than 203 characters"}];
 return false;
 }
 else {
 }
 }
 else {
-validate115.errors = [{instancePath:instancePath+"/bodySummary",schemaPath:"#/properties/bodySummary/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate98.errors = [{instancePath:instancePath+"/bodySummary",schemaPath:"#/properties/bodySummary/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs13){
@@ -10828,98 +10324,11 @@ if(valid0){
 if(data.pageOptions !== undefined && func0.call(data, "pageOptions")){
 let data5 = data.pageOptions;
 const _errs15 = errors;
-const _errs16 = errors;
-const _errs17 = errors;
-if(errors === _errs16){
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-const _errs18 = errors;
-for(const key1 of Object.keys(data5)){
-if(!((((key1 === "wideLayout") || (key1 === "smallText")) || (key1 === "showToc")) || (key1 === "protectEditing"))){
-validate115.errors = [{instancePath:instancePath+"/pageOptions",schemaPath:"urn:mnote:type:PageOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs18 === errors){
-if(data5.wideLayout !== undefined && func0.call(data5, "wideLayout")){
-let data6 = data5.wideLayout;
-const _errs19 = errors;
-if(typeof data6 !== "boolean"){
-validate115.errors = [{instancePath:instancePath+"/pageOptions/wideLayout",schemaPath:"urn:mnote:type:PageOptions/properties/wideLayout/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs20 = errors;
-if(errors === _errs19){
-}
-var valid5 = _errs19 === errors;
+if(!(validate99(data5, {instancePath:instancePath+"/pageOptions",parentData:data,parentDataProperty:"pageOptions",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);
+errors = vErrors.length;
 }
 else {
-var valid5 = true;
-}
-if(valid5){
-if(data5.smallText !== undefined && func0.call(data5, "smallText")){
-let data7 = data5.smallText;
-const _errs21 = errors;
-if(typeof data7 !== "boolean"){
-validate115.errors = [{instancePath:instancePath+"/pageOptions/smallText",schemaPath:"urn:mnote:type:PageOptions/properties/smallText/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs22 = errors;
-if(errors === _errs21){
-}
-var valid5 = _errs21 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-if(data5.showToc !== undefined && func0.call(data5, "showToc")){
-let data8 = data5.showToc;
-const _errs23 = errors;
-if(typeof data8 !== "boolean"){
-validate115.errors = [{instancePath:instancePath+"/pageOptions/showToc",schemaPath:"urn:mnote:type:PageOptions/properties/showToc/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs24 = errors;
-if(errors === _errs23){
-}
-var valid5 = _errs23 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-if(data5.protectEditing !== undefined && func0.call(data5, "protectEditing")){
-let data9 = data5.protectEditing;
-const _errs25 = errors;
-if(typeof data9 !== "boolean"){
-validate115.errors = [{instancePath:instancePath+"/pageOptions/protectEditing",schemaPath:"urn:mnote:type:PageOptions/properties/protectEditing/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs26 = errors;
-if(errors === _errs25){
-}
-var valid5 = _errs25 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-}
-}
-}
-}
-}
-}
-else {
-validate115.errors = [{instancePath:instancePath+"/pageOptions",schemaPath:"urn:mnote:type:PageOptions/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === _errs16){
-}
-}
-var valid4 = _errs16 === errors;
-if(valid4){
 }
 var valid0 = _errs15 === errors;
 }
@@ -10928,44 +10337,44 @@ var valid0 = true;
 }
 if(valid0){
 if(data.blocks !== undefined && func0.call(data, "blocks")){
-let data10 = data.blocks;
-const _errs27 = errors;
-const _errs28 = errors;
-if(errors === _errs27){
-if(Array.isArray(data10)){
-if(data10.length > 2000){
-validate115.errors = [{instancePath:instancePath+"/blocks",schemaPath:"#/properties/blocks/maxItems",keyword:"maxItems",params:{limit: 2000},message:"must NOT have more than 2000 items"}];
+let data6 = data.blocks;
+const _errs16 = errors;
+const _errs17 = errors;
+if(errors === _errs16){
+if(Array.isArray(data6)){
+if(data6.length > 2000){
+validate98.errors = [{instancePath:instancePath+"/blocks",schemaPath:"#/properties/blocks/maxItems",keyword:"maxItems",params:{limit: 2000},message:"must NOT have more than 2000 items"}];
 return false;
 }
 else {
-var valid6 = true;
-const len0 = data10.length;
+var valid4 = true;
+const len0 = data6.length;
 for(let i0=0; i0<len0; i0++){
-let data11 = data10[i0];
-const _errs29 = errors;
-if(!(validate84(data11, {instancePath:instancePath+"/blocks/" + i0,parentData:data10,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+let data7 = data6[i0];
+const _errs18 = errors;
+if(!(validate68(data7, {instancePath:instancePath+"/blocks/" + i0,parentData:data6,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 else {
 }
-var valid6 = _errs29 === errors;
-if(!valid6){
+var valid4 = _errs18 === errors;
+if(!valid4){
 break;
 }
 }
-if(valid6){
+if(valid4){
 }
 }
 }
 else {
-validate115.errors = [{instancePath:instancePath+"/blocks",schemaPath:"#/properties/blocks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate98.errors = [{instancePath:instancePath+"/blocks",schemaPath:"#/properties/blocks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
-if(errors === _errs27){
+if(errors === _errs16){
 }
 }
-var valid0 = _errs27 === errors;
+var valid0 = _errs16 === errors;
 }
 else {
 var valid0 = true;
@@ -10982,22 +10391,22 @@ if(valid0){
 }
 }
 else {
-validate115.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate98.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate115.errors = vErrors;
+validate98.errors = vErrors;
 return errors === 0;
 }
-validate115.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageGetResponse" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate113.evaluated;
+const evaluated0 = validate96.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11008,8 +10417,8 @@ const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
 const _errs2 = errors;
-if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
+if(!(validate27(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
 errors = vErrors.length;
 }
 else {
@@ -11058,8 +10467,8 @@ if(valid2){
 if(data.result !== undefined && func0.call(data, "result")){
 let data1 = data.result;
 const _errs6 = errors;
-if(!(validate115(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
+if(!(validate98(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
 errors = vErrors.length;
 }
 else {
@@ -11100,8 +10509,8 @@ var props0 = true;
 }
 const _errs7 = errors;
 const _errs8 = errors;
-if(!(validate50(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
+if(!(validate32(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
 errors = vErrors.length;
 }
 else {
@@ -11185,7 +10594,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate113.errors = vErrors;
+validate96.errors = vErrors;
 return false;
 }
 else {
@@ -11201,24 +10610,24 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate113.errors = vErrors;
+validate96.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate113.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate96.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const impl50 = validate115;
+const impl50 = validate98;
 
-const impl51 = validate119;
-const schema159 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageHeadUpdateTitlePayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageUpdateTitleArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
-const schema160 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleArgs","type":"object","required":["title"],"additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":500,"pattern":"^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0][^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$"},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
-const pattern61 = new RegExp("^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0][^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$", "u");
+const impl51 = validate104;
+const schema125 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageHeadUpdateTitlePayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageUpdateTitleArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
+const schema126 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleArgs","type":"object","required":["title"],"additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":500,"pattern":"^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0][^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$"},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
+const pattern57 = new RegExp("^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0][^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$", "u");
 
-function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateTitleArgs" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate121.evaluated;
+const evaluated0 = validate106.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11230,14 +10639,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.title === undefined) || (!(func0.call(data, "title")))) && (missing0 = "title")){
-validate121.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate106.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((key0 === "title") || (key0 === "baseRevision"))){
-validate121.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate106.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11249,18 +10658,18 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if((data0.length > 500 && func70(data0) > 500)){
-validate121.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
+if((data0.length > 500 && func10(data0) > 500)){
+validate106.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
 return false;
 }
 else {
-if((data0.length < 1 || (data0.length < 2 * 1 && func70(data0) < 1))){
-validate121.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data0.length < 1 || (data0.length < 2 * 1 && func10(data0) < 1))){
+validate106.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern61.test(data0)){
-validate121.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0][^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0][^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$"+"\""}];
+if(!pattern57.test(data0)){
+validate106.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0][^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0][^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$"+"\""}];
 return false;
 }
 else {
@@ -11269,7 +10678,7 @@ else {
 }
 }
 else {
-validate121.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate106.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs2){
@@ -11286,19 +10695,19 @@ let data1 = data.baseRevision;
 const _errs4 = errors;
 const _errs5 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate121.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate106.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs6 = errors;
 if(errors === _errs5){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate121.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate106.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 0 || isNaN(data1)){
-validate121.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate106.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -11323,22 +10732,22 @@ if(valid0){
 }
 }
 else {
-validate121.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate106.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate121.errors = vErrors;
+validate106.errors = vErrors;
 return errors === 0;
 }
-validate121.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageHeadUpdateTitlePayload" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate119.evaluated;
+const evaluated0 = validate104.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11350,14 +10759,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.context === undefined) || (!(func0.call(data, "context")))) && (missing0 = "context")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate119.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate104.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((key0 === "context") || (key0 === "args")) || (key0 === "dryRun")) || (key0 === "write"))){
-validate119.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate104.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11366,8 +10775,8 @@ if(_errs1 === errors){
 if(data.context !== undefined && func0.call(data, "context")){
 let data0 = data.context;
 const _errs2 = errors;
-if(!(validate21(data0, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
+if(!(validate1(data0, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1.errors : vErrors.concat(validate1.errors);
 errors = vErrors.length;
 }
 else {
@@ -11381,8 +10790,8 @@ if(valid0){
 if(data.args !== undefined && func0.call(data, "args")){
 let data1 = data.args;
 const _errs3 = errors;
-if(!(validate121(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
+if(!(validate106(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate106.errors : vErrors.concat(validate106.errors);
 errors = vErrors.length;
 }
 else {
@@ -11397,7 +10806,7 @@ if(data.dryRun !== undefined && func0.call(data, "dryRun")){
 let data2 = data.dryRun;
 const _errs4 = errors;
 if(typeof data2 !== "boolean"){
-validate119.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate104.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs5 = errors;
@@ -11412,8 +10821,8 @@ if(valid0){
 if(data.write !== undefined && func0.call(data, "write")){
 let data3 = data.write;
 const _errs6 = errors;
-if(!(validate29(data3, {instancePath:instancePath+"/write",parentData:data,parentDataProperty:"write",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
+if(!(validate9(data3, {instancePath:instancePath+"/write",parentData:data,parentDataProperty:"write",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate9.errors : vErrors.concat(validate9.errors);
 errors = vErrors.length;
 }
 else {
@@ -11432,26 +10841,26 @@ if(valid0){
 }
 }
 else {
-validate119.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate119.errors = vErrors;
+validate104.errors = vErrors;
 return errors === 0;
 }
-validate119.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl52 = validate124;
-const schema162 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageHeadUpdateTitleResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:PageUpdateTitleResult"}}};
-const schema164 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleResult","anyOf":[{"$ref":"urn:mnote:type:PageWriteResult"},{"$ref":"urn:mnote:type:DryRunResult"}]};
+const impl52 = validate109;
+const schema128 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageHeadUpdateTitleResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:PageUpdateTitleResult"}}};
+const schema130 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleResult","anyOf":[{"$ref":"urn:mnote:type:PageWriteResult"},{"$ref":"urn:mnote:type:DryRunResult"}]};
 
-function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateTitleResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate125.evaluated;
+const evaluated0 = validate110.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11461,8 +10870,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate106(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate106.errors : vErrors.concat(validate106.errors);
+if(!(validate88(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
 errors = vErrors.length;
 }
 else {
@@ -11473,8 +10882,8 @@ if(_valid0){
 var props0 = true;
 }
 const _errs2 = errors;
-if(!(validate35(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+if(!(validate15(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
 errors = vErrors.length;
 }
 else {
@@ -11495,7 +10904,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate125.errors = vErrors;
+validate110.errors = vErrors;
 return false;
 }
 else {
@@ -11511,17 +10920,17 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate125.errors = vErrors;
+validate110.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate125.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate110.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageHeadUpdateTitleResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate124.evaluated;
+const evaluated0 = validate109.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11533,14 +10942,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.replayed === undefined) || (!(func0.call(data, "replayed")))) && (missing0 = "replayed"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
-validate124.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate109.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "commandId") || (key0 === "replayed")) || (key0 === "result"))){
-validate124.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate109.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11556,7 +10965,7 @@ const _errs5 = errors;
 const _errs6 = errors;
 if(errors === _errs5){
 if(typeof data0 === "string"){
-if((data0.length > 128 && func70(data0) > 128)){
+if((data0.length > 128 && func10(data0) > 128)){
 const err0 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
 if(vErrors === null){
 vErrors = [err0];
@@ -11567,7 +10976,7 @@ vErrors.push(err0);
 errors++;
 }
 else {
-if((data0.length < 1 || (data0.length < 2 * 1 && func70(data0) < 1))){
+if((data0.length < 1 || (data0.length < 2 * 1 && func10(data0) < 1))){
 const err1 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -11578,7 +10987,7 @@ vErrors.push(err1);
 errors++;
 }
 else {
-if(!pattern12.test(data0)){
+if(!pattern8.test(data0)){
 const err2 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -11640,7 +11049,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate124.errors = vErrors;
+validate109.errors = vErrors;
 return false;
 }
 else {
@@ -11666,7 +11075,7 @@ if(data.replayed !== undefined && func0.call(data, "replayed")){
 let data1 = data.replayed;
 const _errs9 = errors;
 if(typeof data1 !== "boolean"){
-validate124.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate109.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs10 = errors;
@@ -11681,12 +11090,12 @@ if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
 let data2 = data.result;
 const _errs11 = errors;
-if(!(validate125(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate125.errors : vErrors.concat(validate125.errors);
+if(!(validate110(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate125.evaluated.props;
+var props0 = validate110.evaluated.props;
 }
 var valid0 = _errs11 === errors;
 }
@@ -11701,26 +11110,26 @@ if(valid0){
 }
 }
 else {
-validate124.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate109.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate124.errors = vErrors;
+validate109.errors = vErrors;
 return errors === 0;
 }
-validate124.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl53 = validate129;
-const schema165 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageLayoutUpdateOptionsPayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageUpdateOptionsArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
-const schema166 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsArgs","type":"object","required":["options"],"additionalProperties":false,"properties":{"options":{"$ref":"urn:mnote:type:PageOptions","minProperties":1},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
+const impl53 = validate114;
+const schema131 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageLayoutUpdateOptionsPayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageUpdateOptionsArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
+const schema132 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsArgs","type":"object","required":["options"],"additionalProperties":false,"properties":{"options":{"$ref":"urn:mnote:type:PageOptions","minProperties":1},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
 
-function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateOptionsArgs" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate131.evaluated;
+const evaluated0 = validate116.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11732,14 +11141,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.options === undefined) || (!(func0.call(data, "options")))) && (missing0 = "options")){
-validate131.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate116.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((key0 === "options") || (key0 === "baseRevision"))){
-validate131.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate116.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11748,103 +11157,16 @@ if(_errs1 === errors){
 if(data.options !== undefined && func0.call(data, "options")){
 let data0 = data.options;
 const _errs2 = errors;
-const _errs3 = errors;
-const _errs4 = errors;
-if(errors === _errs3){
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-const _errs5 = errors;
-for(const key1 of Object.keys(data0)){
-if(!((((key1 === "wideLayout") || (key1 === "smallText")) || (key1 === "showToc")) || (key1 === "protectEditing"))){
-validate131.errors = [{instancePath:instancePath+"/options",schemaPath:"urn:mnote:type:PageOptions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs5 === errors){
-if(data0.wideLayout !== undefined && func0.call(data0, "wideLayout")){
-let data1 = data0.wideLayout;
-const _errs6 = errors;
-if(typeof data1 !== "boolean"){
-validate131.errors = [{instancePath:instancePath+"/options/wideLayout",schemaPath:"urn:mnote:type:PageOptions/properties/wideLayout/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs7 = errors;
-if(errors === _errs6){
-}
-var valid2 = _errs6 === errors;
+if(!(validate99(data0, {instancePath:instancePath+"/options",parentData:data,parentDataProperty:"options",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);
+errors = vErrors.length;
 }
 else {
-var valid2 = true;
-}
-if(valid2){
-if(data0.smallText !== undefined && func0.call(data0, "smallText")){
-let data2 = data0.smallText;
-const _errs8 = errors;
-if(typeof data2 !== "boolean"){
-validate131.errors = [{instancePath:instancePath+"/options/smallText",schemaPath:"urn:mnote:type:PageOptions/properties/smallText/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs9 = errors;
-if(errors === _errs8){
-}
-var valid2 = _errs8 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data0.showToc !== undefined && func0.call(data0, "showToc")){
-let data3 = data0.showToc;
-const _errs10 = errors;
-if(typeof data3 !== "boolean"){
-validate131.errors = [{instancePath:instancePath+"/options/showToc",schemaPath:"urn:mnote:type:PageOptions/properties/showToc/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs11 = errors;
-if(errors === _errs10){
-}
-var valid2 = _errs10 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data0.protectEditing !== undefined && func0.call(data0, "protectEditing")){
-let data4 = data0.protectEditing;
-const _errs12 = errors;
-if(typeof data4 !== "boolean"){
-validate131.errors = [{instancePath:instancePath+"/options/protectEditing",schemaPath:"urn:mnote:type:PageOptions/properties/protectEditing/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs13 = errors;
-if(errors === _errs12){
-}
-var valid2 = _errs12 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-}
-}
-}
-}
-}
-}
-else {
-validate131.errors = [{instancePath:instancePath+"/options",schemaPath:"urn:mnote:type:PageOptions/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === _errs3){
-}
-}
-var valid1 = _errs3 === errors;
-if(valid1){
 }
 if(errors === _errs2){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(Object.keys(data0).length < 1){
-validate131.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
+validate116.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
 return false;
 }
 else {
@@ -11860,36 +11182,36 @@ var valid0 = true;
 }
 if(valid0){
 if(data.baseRevision !== undefined && func0.call(data, "baseRevision")){
-let data5 = data.baseRevision;
-const _errs14 = errors;
-const _errs15 = errors;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate131.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+let data1 = data.baseRevision;
+const _errs3 = errors;
+const _errs4 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate116.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-const _errs16 = errors;
-if(errors === _errs15){
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 > 9007199254740991 || isNaN(data5)){
-validate131.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
-return false;
-}
-else {
-if(data5 < 0 || isNaN(data5)){
-validate131.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+const _errs5 = errors;
+if(errors === _errs4){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 9007199254740991 || isNaN(data1)){
+validate116.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
+if(data1 < 0 || isNaN(data1)){
+validate116.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+else {
 }
 }
 }
-if(errors === _errs15){
+if(errors === _errs4){
 }
 }
-var valid3 = _errs15 === errors;
-if(valid3){
+var valid1 = _errs4 === errors;
+if(valid1){
 }
-var valid0 = _errs14 === errors;
+var valid0 = _errs3 === errors;
 }
 else {
 var valid0 = true;
@@ -11901,22 +11223,22 @@ if(valid0){
 }
 }
 else {
-validate131.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate116.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate131.errors = vErrors;
+validate116.errors = vErrors;
 return errors === 0;
 }
-validate131.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate116.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageLayoutUpdateOptionsPayload" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate129.evaluated;
+const evaluated0 = validate114.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11928,14 +11250,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.context === undefined) || (!(func0.call(data, "context")))) && (missing0 = "context")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate129.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate114.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((key0 === "context") || (key0 === "args")) || (key0 === "dryRun")) || (key0 === "write"))){
-validate129.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate114.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11944,8 +11266,8 @@ if(_errs1 === errors){
 if(data.context !== undefined && func0.call(data, "context")){
 let data0 = data.context;
 const _errs2 = errors;
-if(!(validate21(data0, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
+if(!(validate1(data0, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1.errors : vErrors.concat(validate1.errors);
 errors = vErrors.length;
 }
 else {
@@ -11959,8 +11281,8 @@ if(valid0){
 if(data.args !== undefined && func0.call(data, "args")){
 let data1 = data.args;
 const _errs3 = errors;
-if(!(validate131(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
+if(!(validate116(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate116.errors : vErrors.concat(validate116.errors);
 errors = vErrors.length;
 }
 else {
@@ -11975,7 +11297,7 @@ if(data.dryRun !== undefined && func0.call(data, "dryRun")){
 let data2 = data.dryRun;
 const _errs4 = errors;
 if(typeof data2 !== "boolean"){
-validate129.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate114.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs5 = errors;
@@ -11990,8 +11312,8 @@ if(valid0){
 if(data.write !== undefined && func0.call(data, "write")){
 let data3 = data.write;
 const _errs6 = errors;
-if(!(validate29(data3, {instancePath:instancePath+"/write",parentData:data,parentDataProperty:"write",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
+if(!(validate9(data3, {instancePath:instancePath+"/write",parentData:data,parentDataProperty:"write",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate9.errors : vErrors.concat(validate9.errors);
 errors = vErrors.length;
 }
 else {
@@ -12010,26 +11332,26 @@ if(valid0){
 }
 }
 else {
-validate129.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate114.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate129.errors = vErrors;
+validate114.errors = vErrors;
 return errors === 0;
 }
-validate129.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate114.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl54 = validate134;
-const schema169 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageLayoutUpdateOptionsResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:PageUpdateOptionsResult"}}};
-const schema171 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsResult","anyOf":[{"$ref":"urn:mnote:type:PageWriteResult"},{"$ref":"urn:mnote:type:DryRunResult"}]};
+const impl54 = validate120;
+const schema134 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageLayoutUpdateOptionsResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:PageUpdateOptionsResult"}}};
+const schema136 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsResult","anyOf":[{"$ref":"urn:mnote:type:PageWriteResult"},{"$ref":"urn:mnote:type:DryRunResult"}]};
 
-function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateOptionsResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate135.evaluated;
+const evaluated0 = validate121.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12039,8 +11361,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate106(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate106.errors : vErrors.concat(validate106.errors);
+if(!(validate88(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
 errors = vErrors.length;
 }
 else {
@@ -12051,8 +11373,8 @@ if(_valid0){
 var props0 = true;
 }
 const _errs2 = errors;
-if(!(validate35(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+if(!(validate15(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
 errors = vErrors.length;
 }
 else {
@@ -12073,7 +11395,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate135.errors = vErrors;
+validate121.errors = vErrors;
 return false;
 }
 else {
@@ -12089,17 +11411,17 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate135.errors = vErrors;
+validate121.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate135.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate121.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageLayoutUpdateOptionsResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate134.evaluated;
+const evaluated0 = validate120.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12111,14 +11433,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.replayed === undefined) || (!(func0.call(data, "replayed")))) && (missing0 = "replayed"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
-validate134.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate120.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "commandId") || (key0 === "replayed")) || (key0 === "result"))){
-validate134.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate120.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12134,7 +11456,7 @@ const _errs5 = errors;
 const _errs6 = errors;
 if(errors === _errs5){
 if(typeof data0 === "string"){
-if((data0.length > 128 && func70(data0) > 128)){
+if((data0.length > 128 && func10(data0) > 128)){
 const err0 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
 if(vErrors === null){
 vErrors = [err0];
@@ -12145,7 +11467,7 @@ vErrors.push(err0);
 errors++;
 }
 else {
-if((data0.length < 1 || (data0.length < 2 * 1 && func70(data0) < 1))){
+if((data0.length < 1 || (data0.length < 2 * 1 && func10(data0) < 1))){
 const err1 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -12156,7 +11478,7 @@ vErrors.push(err1);
 errors++;
 }
 else {
-if(!pattern12.test(data0)){
+if(!pattern8.test(data0)){
 const err2 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -12218,7 +11540,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate134.errors = vErrors;
+validate120.errors = vErrors;
 return false;
 }
 else {
@@ -12244,7 +11566,7 @@ if(data.replayed !== undefined && func0.call(data, "replayed")){
 let data1 = data.replayed;
 const _errs9 = errors;
 if(typeof data1 !== "boolean"){
-validate134.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate120.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs10 = errors;
@@ -12259,12 +11581,12 @@ if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
 let data2 = data.result;
 const _errs11 = errors;
-if(!(validate135(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);
+if(!(validate121(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate135.evaluated.props;
+var props0 = validate121.evaluated.props;
 }
 var valid0 = _errs11 === errors;
 }
@@ -12279,134 +11601,29 @@ if(valid0){
 }
 }
 else {
-validate134.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate120.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate134.errors = vErrors;
+validate120.errors = vErrors;
 return errors === 0;
 }
-validate134.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate120.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl55 = validate139;
+const impl55 = validate99;
 
-function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:PageOptions" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate139.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 of Object.keys(data)){
-if(!((((key0 === "wideLayout") || (key0 === "smallText")) || (key0 === "showToc")) || (key0 === "protectEditing"))){
-validate139.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.wideLayout !== undefined && func0.call(data, "wideLayout")){
-let data0 = data.wideLayout;
-const _errs2 = errors;
-if(typeof data0 !== "boolean"){
-validate139.errors = [{instancePath:instancePath+"/wideLayout",schemaPath:"#/properties/wideLayout/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs3 = errors;
-if(errors === _errs2){
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.smallText !== undefined && func0.call(data, "smallText")){
-let data1 = data.smallText;
-const _errs4 = errors;
-if(typeof data1 !== "boolean"){
-validate139.errors = [{instancePath:instancePath+"/smallText",schemaPath:"#/properties/smallText/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs5 = errors;
-if(errors === _errs4){
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.showToc !== undefined && func0.call(data, "showToc")){
-let data2 = data.showToc;
-const _errs6 = errors;
-if(typeof data2 !== "boolean"){
-validate139.errors = [{instancePath:instancePath+"/showToc",schemaPath:"#/properties/showToc/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs7 = errors;
-if(errors === _errs6){
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.protectEditing !== undefined && func0.call(data, "protectEditing")){
-let data3 = data.protectEditing;
-const _errs8 = errors;
-if(typeof data3 !== "boolean"){
-validate139.errors = [{instancePath:instancePath+"/protectEditing",schemaPath:"#/properties/protectEditing/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs9 = errors;
-if(errors === _errs8){
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-}
-else {
-validate139.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate139.errors = vErrors;
-return errors === 0;
-}
-validate139.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+const impl56 = validate82;
 
-const impl56 = validate100;
+const impl57 = validate125;
+const schema137 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.page.save"},"args":{"$ref":"urn:mnote:type:PageSaveArgs"}}}]};
 
-const impl57 = validate140;
-const schema173 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.page.save"},"args":{"$ref":"urn:mnote:type:PageSaveArgs"}}}]};
-
-function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageSaveRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate140.evaluated;
+const evaluated0 = validate125.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12414,8 +11631,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 const _errs0 = errors;
-if(!(validate41(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
+if(!(validate23(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
 errors = vErrors.length;
 }
 else {
@@ -12428,7 +11645,7 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.idempotencyKey === undefined) || (!(func0.call(data, "idempotencyKey")))) && (missing0 = "idempotencyKey"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate140.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate125.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -12436,7 +11653,7 @@ if(data.toolName !== undefined && func0.call(data, "toolName")){
 let data0 = data.toolName;
 const _errs3 = errors;
 if("mnote.page.save" !== data0){
-validate140.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.save"},message:"must be equal to constant"}];
+validate125.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.save"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -12452,8 +11669,8 @@ if(valid1){
 if(data.args !== undefined && func0.call(data, "args")){
 let data1 = data.args;
 const _errs4 = errors;
-if(!(validate100(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
+if(!(validate82(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
 errors = vErrors.length;
 }
 else {
@@ -12469,7 +11686,7 @@ if(valid1){
 }
 }
 else {
-validate140.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate125.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs1){
@@ -12481,19 +11698,19 @@ if(valid0){
 }
 if(errors === 0){
 }
-validate140.errors = vErrors;
+validate125.errors = vErrors;
 return errors === 0;
 }
-validate140.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate125.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl58 = validate143;
-const schema174 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.save"},"result":{"$ref":"urn:mnote:type:PageSaveResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.save"}}}]}]};
+const impl58 = validate128;
+const schema138 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.save"},"result":{"$ref":"urn:mnote:type:PageSaveResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.save"}}}]}]};
 
-function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageSaveResponse" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate143.evaluated;
+const evaluated0 = validate128.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12504,8 +11721,8 @@ const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
 const _errs2 = errors;
-if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
+if(!(validate27(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
 errors = vErrors.length;
 }
 else {
@@ -12554,12 +11771,12 @@ if(valid2){
 if(data.result !== undefined && func0.call(data, "result")){
 let data1 = data.result;
 const _errs6 = errors;
-if(!(validate105(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+if(!(validate87(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate105.evaluated.props;
+var props0 = validate87.evaluated.props;
 }
 var valid2 = _errs6 === errors;
 }
@@ -12597,8 +11814,8 @@ var props1 = true;
 }
 const _errs7 = errors;
 const _errs8 = errors;
-if(!(validate50(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
+if(!(validate32(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
 errors = vErrors.length;
 }
 else {
@@ -12682,7 +11899,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate143.errors = vErrors;
+validate128.errors = vErrors;
 return false;
 }
 else {
@@ -12698,22 +11915,22 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate143.errors = vErrors;
+validate128.errors = vErrors;
 evaluated0.props = props1;
 return errors === 0;
 }
-validate143.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate128.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const impl59 = validate105;
+const impl59 = validate87;
 
-const impl60 = validate147;
-const schema175 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSnapshotReadPayload","type":"object","required":["context","args"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageGetArgs"}}};
+const impl60 = validate132;
+const schema139 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSnapshotReadPayload","type":"object","required":["context","args"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageGetArgs"}}};
 
-function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate132(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageSnapshotReadPayload" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate147.evaluated;
+const evaluated0 = validate132.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12725,14 +11942,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.context === undefined) || (!(func0.call(data, "context")))) && (missing0 = "context")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))){
-validate147.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate132.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((key0 === "context") || (key0 === "args"))){
-validate147.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate132.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12741,8 +11958,8 @@ if(_errs1 === errors){
 if(data.context !== undefined && func0.call(data, "context")){
 let data0 = data.context;
 const _errs2 = errors;
-if(!(validate21(data0, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
+if(!(validate1(data0, {instancePath:instancePath+"/context",parentData:data,parentDataProperty:"context",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1.errors : vErrors.concat(validate1.errors);
 errors = vErrors.length;
 }
 else {
@@ -12756,81 +11973,11 @@ if(valid0){
 if(data.args !== undefined && func0.call(data, "args")){
 let data1 = data.args;
 const _errs3 = errors;
-const _errs4 = errors;
-const _errs5 = errors;
-if(errors === _errs4){
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-const _errs6 = errors;
-for(const key1 of Object.keys(data1)){
-if(!(((key1 === "includeBody") || (key1 === "includeOptions")) || (key1 === "includeBlocks"))){
-validate147.errors = [{instancePath:instancePath+"/args",schemaPath:"urn:mnote:type:PageGetArgs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs6 === errors){
-if(data1.includeBody !== undefined && func0.call(data1, "includeBody")){
-let data2 = data1.includeBody;
-const _errs7 = errors;
-if(typeof data2 !== "boolean"){
-validate147.errors = [{instancePath:instancePath+"/args/includeBody",schemaPath:"urn:mnote:type:PageGetArgs/properties/includeBody/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs8 = errors;
-if(errors === _errs7){
-}
-var valid2 = _errs7 === errors;
+if(!(validate92(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
+errors = vErrors.length;
 }
 else {
-var valid2 = true;
-}
-if(valid2){
-if(data1.includeOptions !== undefined && func0.call(data1, "includeOptions")){
-let data3 = data1.includeOptions;
-const _errs9 = errors;
-if(typeof data3 !== "boolean"){
-validate147.errors = [{instancePath:instancePath+"/args/includeOptions",schemaPath:"urn:mnote:type:PageGetArgs/properties/includeOptions/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs10 = errors;
-if(errors === _errs9){
-}
-var valid2 = _errs9 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data1.includeBlocks !== undefined && func0.call(data1, "includeBlocks")){
-let data4 = data1.includeBlocks;
-const _errs11 = errors;
-if(typeof data4 !== "boolean"){
-validate147.errors = [{instancePath:instancePath+"/args/includeBlocks",schemaPath:"urn:mnote:type:PageGetArgs/properties/includeBlocks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs12 = errors;
-if(errors === _errs11){
-}
-var valid2 = _errs11 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-}
-}
-}
-}
-}
-else {
-validate147.errors = [{instancePath:instancePath+"/args",schemaPath:"urn:mnote:type:PageGetArgs/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === _errs4){
-}
-}
-var valid1 = _errs4 === errors;
-if(valid1){
 }
 var valid0 = _errs3 === errors;
 }
@@ -12844,25 +11991,25 @@ if(valid0){
 }
 }
 else {
-validate147.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate132.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate147.errors = vErrors;
+validate132.errors = vErrors;
 return errors === 0;
 }
-validate147.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate132.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl61 = validate149;
-const schema177 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSnapshotReadResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:PageGetResult"}}};
+const impl61 = validate135;
+const schema140 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSnapshotReadResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:PageGetResult"}}};
 
-function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageSnapshotReadResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate149.evaluated;
+const evaluated0 = validate135.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12874,14 +12021,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.replayed === undefined) || (!(func0.call(data, "replayed")))) && (missing0 = "replayed"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
-validate149.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate135.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "commandId") || (key0 === "replayed")) || (key0 === "result"))){
-validate149.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate135.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12897,7 +12044,7 @@ const _errs5 = errors;
 const _errs6 = errors;
 if(errors === _errs5){
 if(typeof data0 === "string"){
-if((data0.length > 128 && func70(data0) > 128)){
+if((data0.length > 128 && func10(data0) > 128)){
 const err0 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
 if(vErrors === null){
 vErrors = [err0];
@@ -12908,7 +12055,7 @@ vErrors.push(err0);
 errors++;
 }
 else {
-if((data0.length < 1 || (data0.length < 2 * 1 && func70(data0) < 1))){
+if((data0.length < 1 || (data0.length < 2 * 1 && func10(data0) < 1))){
 const err1 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -12919,7 +12066,7 @@ vErrors.push(err1);
 errors++;
 }
 else {
-if(!pattern12.test(data0)){
+if(!pattern8.test(data0)){
 const err2 = {instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -12981,7 +12128,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate149.errors = vErrors;
+validate135.errors = vErrors;
 return false;
 }
 else {
@@ -13007,7 +12154,7 @@ if(data.replayed !== undefined && func0.call(data, "replayed")){
 let data1 = data.replayed;
 const _errs9 = errors;
 if(typeof data1 !== "boolean"){
-validate149.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate135.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs10 = errors;
@@ -13022,8 +12169,8 @@ if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
 let data2 = data.result;
 const _errs11 = errors;
-if(!(validate115(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
+if(!(validate98(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
 errors = vErrors.length;
 }
 else {
@@ -13041,27 +12188,27 @@ if(valid0){
 }
 }
 else {
-validate149.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate135.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate149.errors = vErrors;
+validate135.errors = vErrors;
 return errors === 0;
 }
-validate149.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate135.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl62 = validate131;
+const impl62 = validate116;
 
-const impl63 = validate151;
-const schema179 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.page.update_options"},"args":{"$ref":"urn:mnote:type:PageUpdateOptionsArgs"}}}]};
+const impl63 = validate137;
+const schema142 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.page.update_options"},"args":{"$ref":"urn:mnote:type:PageUpdateOptionsArgs"}}}]};
 
-function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateOptionsRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate151.evaluated;
+const evaluated0 = validate137.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13069,8 +12216,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 const _errs0 = errors;
-if(!(validate41(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
+if(!(validate23(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
 errors = vErrors.length;
 }
 else {
@@ -13083,7 +12230,7 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.idempotencyKey === undefined) || (!(func0.call(data, "idempotencyKey")))) && (missing0 = "idempotencyKey"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate151.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate137.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -13091,7 +12238,7 @@ if(data.toolName !== undefined && func0.call(data, "toolName")){
 let data0 = data.toolName;
 const _errs3 = errors;
 if("mnote.page.update_options" !== data0){
-validate151.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.update_options"},message:"must be equal to constant"}];
+validate137.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.update_options"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -13107,8 +12254,8 @@ if(valid1){
 if(data.args !== undefined && func0.call(data, "args")){
 let data1 = data.args;
 const _errs4 = errors;
-if(!(validate131(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
+if(!(validate116(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate116.errors : vErrors.concat(validate116.errors);
 errors = vErrors.length;
 }
 else {
@@ -13124,7 +12271,7 @@ if(valid1){
 }
 }
 else {
-validate151.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate137.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs1){
@@ -13136,19 +12283,19 @@ if(valid0){
 }
 if(errors === 0){
 }
-validate151.errors = vErrors;
+validate137.errors = vErrors;
 return errors === 0;
 }
-validate151.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate137.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl64 = validate154;
-const schema180 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.update_options"},"result":{"$ref":"urn:mnote:type:PageUpdateOptionsResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.update_options"}}}]}]};
+const impl64 = validate140;
+const schema143 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.update_options"},"result":{"$ref":"urn:mnote:type:PageUpdateOptionsResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.update_options"}}}]}]};
 
-function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateOptionsResponse" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate154.evaluated;
+const evaluated0 = validate140.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13159,8 +12306,8 @@ const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
 const _errs2 = errors;
-if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
+if(!(validate27(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
 errors = vErrors.length;
 }
 else {
@@ -13209,12 +12356,12 @@ if(valid2){
 if(data.result !== undefined && func0.call(data, "result")){
 let data1 = data.result;
 const _errs6 = errors;
-if(!(validate135(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);
+if(!(validate121(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate135.evaluated.props;
+var props0 = validate121.evaluated.props;
 }
 var valid2 = _errs6 === errors;
 }
@@ -13252,8 +12399,8 @@ var props1 = true;
 }
 const _errs7 = errors;
 const _errs8 = errors;
-if(!(validate50(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
+if(!(validate32(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
 errors = vErrors.length;
 }
 else {
@@ -13337,7 +12484,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate154.errors = vErrors;
+validate140.errors = vErrors;
 return false;
 }
 else {
@@ -13353,24 +12500,24 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate154.errors = vErrors;
+validate140.errors = vErrors;
 evaluated0.props = props1;
 return errors === 0;
 }
-validate154.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate140.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const impl65 = validate135;
+const impl65 = validate121;
 
-const impl66 = validate121;
+const impl66 = validate106;
 
-const impl67 = validate158;
-const schema181 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.page.update_title"},"args":{"$ref":"urn:mnote:type:PageUpdateTitleArgs"}}}]};
+const impl67 = validate144;
+const schema144 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.page.update_title"},"args":{"$ref":"urn:mnote:type:PageUpdateTitleArgs"}}}]};
 
-function validate158(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateTitleRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate158.evaluated;
+const evaluated0 = validate144.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13378,8 +12525,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 const _errs0 = errors;
-if(!(validate41(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
+if(!(validate23(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
 errors = vErrors.length;
 }
 else {
@@ -13392,7 +12539,7 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.idempotencyKey === undefined) || (!(func0.call(data, "idempotencyKey")))) && (missing0 = "idempotencyKey"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate158.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate144.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -13400,7 +12547,7 @@ if(data.toolName !== undefined && func0.call(data, "toolName")){
 let data0 = data.toolName;
 const _errs3 = errors;
 if("mnote.page.update_title" !== data0){
-validate158.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.update_title"},message:"must be equal to constant"}];
+validate144.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.update_title"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -13416,8 +12563,8 @@ if(valid1){
 if(data.args !== undefined && func0.call(data, "args")){
 let data1 = data.args;
 const _errs4 = errors;
-if(!(validate121(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
+if(!(validate106(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate106.errors : vErrors.concat(validate106.errors);
 errors = vErrors.length;
 }
 else {
@@ -13433,7 +12580,7 @@ if(valid1){
 }
 }
 else {
-validate158.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate144.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs1){
@@ -13445,19 +12592,19 @@ if(valid0){
 }
 if(errors === 0){
 }
-validate158.errors = vErrors;
+validate144.errors = vErrors;
 return errors === 0;
 }
-validate158.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate144.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl68 = validate161;
-const schema182 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.update_title"},"result":{"$ref":"urn:mnote:type:PageUpdateTitleResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.update_title"}}}]}]};
+const impl68 = validate147;
+const schema145 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.update_title"},"result":{"$ref":"urn:mnote:type:PageUpdateTitleResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.update_title"}}}]}]};
 
-function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateTitleResponse" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate161.evaluated;
+const evaluated0 = validate147.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13468,8 +12615,8 @@ const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
 const _errs2 = errors;
-if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
+if(!(validate27(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
 errors = vErrors.length;
 }
 else {
@@ -13518,12 +12665,12 @@ if(valid2){
 if(data.result !== undefined && func0.call(data, "result")){
 let data1 = data.result;
 const _errs6 = errors;
-if(!(validate125(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate125.errors : vErrors.concat(validate125.errors);
+if(!(validate110(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate125.evaluated.props;
+var props0 = validate110.evaluated.props;
 }
 var valid2 = _errs6 === errors;
 }
@@ -13561,8 +12708,8 @@ var props1 = true;
 }
 const _errs7 = errors;
 const _errs8 = errors;
-if(!(validate50(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
+if(!(validate32(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
 errors = vErrors.length;
 }
 else {
@@ -13646,7 +12793,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate161.errors = vErrors;
+validate147.errors = vErrors;
 return false;
 }
 else {
@@ -13662,23 +12809,23 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate161.errors = vErrors;
+validate147.errors = vErrors;
 evaluated0.props = props1;
 return errors === 0;
 }
-validate161.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate147.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const impl69 = validate125;
+const impl69 = validate110;
 
-const impl70 = validate106;
+const impl70 = validate88;
 
-const impl71 = validate165;
+const impl71 = validate151;
 
-function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:Revision" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate165.evaluated;
+const evaluated0 = validate151.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13686,19 +12833,19 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
-validate165.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate151.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs0 = errors;
 if(errors === 0){
 if((typeof data == "number") && (isFinite(data))){
 if(data > 9007199254740991 || isNaN(data)){
-validate165.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate151.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data < 0 || isNaN(data)){
-validate165.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate151.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -13708,19 +12855,19 @@ else {
 if(errors === 0){
 }
 }
-validate165.errors = vErrors;
+validate151.errors = vErrors;
 return errors === 0;
 }
-validate165.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate151.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl72 = validate166;
-const schema184 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:RunId","$ref":"urn:mnote:type:Identifier"};
+const impl72 = validate152;
+const schema147 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:RunId","$ref":"urn:mnote:type:Identifier"};
 
-function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:RunId" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate166.evaluated;
+const evaluated0 = validate152.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13731,18 +12878,18 @@ const _errs0 = errors;
 const _errs1 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
-if((data.length > 128 && func70(data) > 128)){
-validate166.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data.length > 128 && func10(data) > 128)){
+validate152.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data.length < 1 || (data.length < 2 * 1 && func70(data) < 1))){
-validate166.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
+validate152.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data)){
-validate166.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data)){
+validate152.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -13751,7 +12898,7 @@ else {
 }
 }
 else {
-validate166.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate152.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs0){
@@ -13760,21 +12907,21 @@ if(errors === _errs0){
 var valid0 = _errs0 === errors;
 if(valid0){
 }
-validate166.errors = vErrors;
+validate152.errors = vErrors;
 return errors === 0;
 }
-validate166.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate152.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl73 = validate167;
-const schema186 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:SessionGrant","type":"object","required":["sessionId","workspaceId","documentId","actorId","capabilityScope","expiresAt"],"additionalProperties":false,"properties":{"sessionId":{"$ref":"urn:mnote:type:Identifier"},"workspaceId":{"$ref":"urn:mnote:type:Identifier"},"documentId":{"$ref":"urn:mnote:type:Identifier"},"actorId":{"$ref":"urn:mnote:type:Identifier"},"capabilityScope":{"type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"$ref":"urn:mnote:type:CapabilityScope"}},"traceId":{"$ref":"urn:mnote:type:Identifier"},"locale":{"$ref":"urn:mnote:type:Locale"},"expiresAt":{"type":"string","format":"date-time","maxLength":64,"pattern":"^[^:]*:[0-9]{2}:[0-5][0-9]"}}};
-const pattern71 = new RegExp("^[^:]*:[0-9]{2}:[0-5][0-9]", "u");
+const impl73 = validate153;
+const schema149 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:SessionGrant","type":"object","required":["sessionId","workspaceId","documentId","actorId","capabilityScope","expiresAt"],"additionalProperties":false,"properties":{"sessionId":{"$ref":"urn:mnote:type:Identifier"},"workspaceId":{"$ref":"urn:mnote:type:Identifier"},"documentId":{"$ref":"urn:mnote:type:Identifier"},"actorId":{"$ref":"urn:mnote:type:Identifier"},"capabilityScope":{"type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"$ref":"urn:mnote:type:CapabilityScope"}},"traceId":{"$ref":"urn:mnote:type:Identifier"},"locale":{"$ref":"urn:mnote:type:Locale"},"expiresAt":{"type":"string","format":"date-time","maxLength":64,"pattern":"^[^:]*:[0-9]{2}:[0-5][0-9]"}}};
+const pattern67 = new RegExp("^[^:]*:[0-9]{2}:[0-5][0-9]", "u");
 const formats0 = formats0Module.formats["date-time"];
 
-function validate167(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:SessionGrant" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate167.evaluated;
+const evaluated0 = validate153.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13786,14 +12933,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.sessionId === undefined) || (!(func0.call(data, "sessionId")))) && (missing0 = "sessionId")) || (((data.workspaceId === undefined) || (!(func0.call(data, "workspaceId")))) && (missing0 = "workspaceId"))) || (((data.documentId === undefined) || (!(func0.call(data, "documentId")))) && (missing0 = "documentId"))) || (((data.actorId === undefined) || (!(func0.call(data, "actorId")))) && (missing0 = "actorId"))) || (((data.capabilityScope === undefined) || (!(func0.call(data, "capabilityScope")))) && (missing0 = "capabilityScope"))) || (((data.expiresAt === undefined) || (!(func0.call(data, "expiresAt")))) && (missing0 = "expiresAt"))){
-validate167.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate153.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((((((key0 === "sessionId") || (key0 === "workspaceId")) || (key0 === "documentId")) || (key0 === "actorId")) || (key0 === "capabilityScope")) || (key0 === "traceId")) || (key0 === "locale")) || (key0 === "expiresAt"))){
-validate167.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate153.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13806,18 +12953,18 @@ const _errs3 = errors;
 const _errs4 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if((data0.length > 128 && func70(data0) > 128)){
-validate167.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data0.length > 128 && func10(data0) > 128)){
+validate153.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data0.length < 1 || (data0.length < 2 * 1 && func70(data0) < 1))){
-validate167.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data0.length < 1 || (data0.length < 2 * 1 && func10(data0) < 1))){
+validate153.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data0)){
-validate167.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data0)){
+validate153.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -13826,7 +12973,7 @@ else {
 }
 }
 else {
-validate167.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate153.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs3){
@@ -13848,18 +12995,18 @@ const _errs6 = errors;
 const _errs7 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
-if((data1.length > 128 && func70(data1) > 128)){
-validate167.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data1.length > 128 && func10(data1) > 128)){
+validate153.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data1.length < 1 || (data1.length < 2 * 1 && func70(data1) < 1))){
-validate167.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data1.length < 1 || (data1.length < 2 * 1 && func10(data1) < 1))){
+validate153.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data1)){
-validate167.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data1)){
+validate153.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -13868,7 +13015,7 @@ else {
 }
 }
 else {
-validate167.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate153.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs6){
@@ -13890,18 +13037,18 @@ const _errs9 = errors;
 const _errs10 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
-if((data2.length > 128 && func70(data2) > 128)){
-validate167.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data2.length > 128 && func10(data2) > 128)){
+validate153.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data2.length < 1 || (data2.length < 2 * 1 && func70(data2) < 1))){
-validate167.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data2.length < 1 || (data2.length < 2 * 1 && func10(data2) < 1))){
+validate153.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data2)){
-validate167.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data2)){
+validate153.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -13910,7 +13057,7 @@ else {
 }
 }
 else {
-validate167.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate153.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs9){
@@ -13932,18 +13079,18 @@ const _errs12 = errors;
 const _errs13 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
-if((data3.length > 128 && func70(data3) > 128)){
-validate167.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data3.length > 128 && func10(data3) > 128)){
+validate153.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data3.length < 1 || (data3.length < 2 * 1 && func70(data3) < 1))){
-validate167.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data3.length < 1 || (data3.length < 2 * 1 && func10(data3) < 1))){
+validate153.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data3)){
-validate167.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data3)){
+validate153.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -13952,7 +13099,7 @@ else {
 }
 }
 else {
-validate167.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate153.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs12){
@@ -13974,12 +13121,12 @@ const _errs15 = errors;
 if(errors === _errs14){
 if(Array.isArray(data4)){
 if(data4.length > 8){
-validate167.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items"}];
+validate153.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items"}];
 return false;
 }
 else {
 if(data4.length < 1){
-validate167.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate153.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -13989,9 +13136,9 @@ for(let i0=0; i0<len0; i0++){
 let data5 = data4[i0];
 const _errs16 = errors;
 const _errs17 = errors;
-const vSchema0 = schema41.enum;
+const vSchema0 = schema10.enum;
 if(!(((data5 === "page.read") || (data5 === "page.write")) || (data5 === "artifact.write"))){
-validate167.errors = [{instancePath:instancePath+"/capabilityScope/" + i0,schemaPath:"urn:mnote:type:CapabilityScope/enum",keyword:"enum",params:{allowedValues: schema41.enum},message:"must be equal to one of the allowed values"}];
+validate153.errors = [{instancePath:instancePath+"/capabilityScope/" + i0,schemaPath:"urn:mnote:type:CapabilityScope/enum",keyword:"enum",params:{allowedValues: schema10.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -14015,8 +13162,8 @@ if(i1 > 1){
 outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
-if(func27(data4[i1], data4[j0])){
-validate167.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
+if(func42(data4[i1], data4[j0])){
+validate153.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
 return false;
 valid7 = false;
 break outer0;
@@ -14031,7 +13178,7 @@ if(valid7){
 }
 }
 else {
-validate167.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate153.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs14){
@@ -14050,18 +13197,18 @@ const _errs19 = errors;
 const _errs20 = errors;
 if(errors === _errs19){
 if(typeof data6 === "string"){
-if((data6.length > 128 && func70(data6) > 128)){
-validate167.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data6.length > 128 && func10(data6) > 128)){
+validate153.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data6.length < 1 || (data6.length < 2 * 1 && func70(data6) < 1))){
-validate167.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data6.length < 1 || (data6.length < 2 * 1 && func10(data6) < 1))){
+validate153.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data6)){
-validate167.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data6)){
+validate153.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -14070,7 +13217,7 @@ else {
 }
 }
 else {
-validate167.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate153.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs19){
@@ -14090,13 +13237,13 @@ let data7 = data.locale;
 const _errs21 = errors;
 const _errs22 = errors;
 if(typeof data7 !== "string"){
-validate167.errors = [{instancePath:instancePath+"/locale",schemaPath:"urn:mnote:type:Locale/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate153.errors = [{instancePath:instancePath+"/locale",schemaPath:"urn:mnote:type:Locale/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs23 = errors;
-const vSchema1 = schema76.enum;
+const vSchema1 = schema45.enum;
 if(!((data7 === "zh-CN") || (data7 === "en"))){
-validate167.errors = [{instancePath:instancePath+"/locale",schemaPath:"urn:mnote:type:Locale/enum",keyword:"enum",params:{allowedValues: schema76.enum},message:"must be equal to one of the allowed values"}];
+validate153.errors = [{instancePath:instancePath+"/locale",schemaPath:"urn:mnote:type:Locale/enum",keyword:"enum",params:{allowedValues: schema45.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -14121,18 +13268,18 @@ if((typeof data8 == "number") && (isFinite(data8))){
 }
 if(errors === _errs24){
 if(typeof data8 === "string"){
-if((data8.length > 64 && func70(data8) > 64)){
-validate167.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if((data8.length > 64 && func10(data8) > 64)){
+validate153.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
-if(!pattern71.test(data8)){
-validate167.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/pattern",keyword:"pattern",params:{pattern: "^[^:]*:[0-9]{2}:[0-5][0-9]"},message:"must match pattern \""+"^[^:]*:[0-9]{2}:[0-5][0-9]"+"\""}];
+if(!pattern67.test(data8)){
+validate153.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/pattern",keyword:"pattern",params:{pattern: "^[^:]*:[0-9]{2}:[0-5][0-9]"},message:"must match pattern \""+"^[^:]*:[0-9]{2}:[0-5][0-9]"+"\""}];
 return false;
 }
 else {
 if(!(formats0.validate(data8))){
-validate167.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate153.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 else {
@@ -14141,7 +13288,7 @@ else {
 }
 }
 else {
-validate167.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate153.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs24){
@@ -14166,25 +13313,25 @@ if(valid0){
 }
 }
 else {
-validate167.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate153.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate167.errors = vErrors;
+validate153.errors = vErrors;
 return errors === 0;
 }
-validate167.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate153.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl74 = validate168;
-const schema194 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:SessionId","$ref":"urn:mnote:type:Identifier"};
+const impl74 = validate154;
+const schema157 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:SessionId","$ref":"urn:mnote:type:Identifier"};
 
-function validate168(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:SessionId" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate168.evaluated;
+const evaluated0 = validate154.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14195,18 +13342,18 @@ const _errs0 = errors;
 const _errs1 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
-if((data.length > 128 && func70(data) > 128)){
-validate168.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data.length > 128 && func10(data) > 128)){
+validate154.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data.length < 1 || (data.length < 2 * 1 && func70(data) < 1))){
-validate168.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
+validate154.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data)){
-validate168.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data)){
+validate154.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -14215,7 +13362,7 @@ else {
 }
 }
 else {
-validate168.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate154.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs0){
@@ -14224,19 +13371,19 @@ if(errors === _errs0){
 var valid0 = _errs0 === errors;
 if(valid0){
 }
-validate168.errors = vErrors;
+validate154.errors = vErrors;
 return errors === 0;
 }
-validate168.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate154.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl75 = validate169;
-const schema196 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolCallId","$ref":"urn:mnote:type:Identifier"};
+const impl75 = validate155;
+const schema159 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolCallId","$ref":"urn:mnote:type:Identifier"};
 
-function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ToolCallId" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate169.evaluated;
+const evaluated0 = validate155.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14247,18 +13394,18 @@ const _errs0 = errors;
 const _errs1 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
-if((data.length > 128 && func70(data) > 128)){
-validate169.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data.length > 128 && func10(data) > 128)){
+validate155.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data.length < 1 || (data.length < 2 * 1 && func70(data) < 1))){
-validate169.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
+validate155.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data)){
-validate169.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data)){
+validate155.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -14267,7 +13414,7 @@ else {
 }
 }
 else {
-validate169.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate155.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs0){
@@ -14276,22 +13423,22 @@ if(errors === _errs0){
 var valid0 = _errs0 === errors;
 if(valid0){
 }
-validate169.errors = vErrors;
+validate155.errors = vErrors;
 return errors === 0;
 }
-validate169.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate155.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl76 = validate52;
+const impl76 = validate34;
 
-const impl77 = validate50;
+const impl77 = validate32;
 
-const impl78 = validate170;
+const impl78 = validate156;
 
-function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ToolName" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate170.evaluated;
+const evaluated0 = validate156.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14301,13 +13448,13 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 if(errors === 0){
 if(typeof data === "string"){
-if((data.length > 64 && func70(data) > 64)){
-validate170.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if((data.length > 64 && func10(data) > 64)){
+validate156.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
-if(!pattern21.test(data)){
-validate170.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$"},message:"must match pattern \""+"^mnote(\\.[a-z][a-z0-9_]*)+$"+"\""}];
+if(!pattern17.test(data)){
+validate156.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$"},message:"must match pattern \""+"^mnote(\\.[a-z][a-z0-9_]*)+$"+"\""}];
 return false;
 }
 else {
@@ -14315,27 +13462,27 @@ else {
 }
 }
 else {
-validate170.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate156.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate170.errors = vErrors;
+validate156.errors = vErrors;
 return errors === 0;
 }
-validate170.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate156.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl79 = validate41;
+const impl79 = validate23;
 
-const impl80 = validate171;
-const schema199 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolResponse","anyOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"$ref":"urn:mnote:type:ToolFailure"}]};
+const impl80 = validate157;
+const schema162 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolResponse","anyOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"$ref":"urn:mnote:type:ToolFailure"}]};
 
-function validate171(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate157(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ToolResponse" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate171.evaluated;
+const evaluated0 = validate157.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14345,8 +13492,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
+if(!(validate27(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
 errors = vErrors.length;
 }
 else {
@@ -14357,8 +13504,8 @@ if(_valid0){
 var props0 = true;
 }
 const _errs2 = errors;
-if(!(validate50(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
+if(!(validate32(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
 errors = vErrors.length;
 }
 else {
@@ -14379,7 +13526,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate171.errors = vErrors;
+validate157.errors = vErrors;
 return false;
 }
 else {
@@ -14395,22 +13542,22 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate171.errors = vErrors;
+validate157.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate171.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate157.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const impl81 = validate45;
+const impl81 = validate27;
 
-const impl82 = validate174;
-const schema200 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:TraceId","$ref":"urn:mnote:type:Identifier"};
+const impl82 = validate160;
+const schema163 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:TraceId","$ref":"urn:mnote:type:Identifier"};
 
-function validate174(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:TraceId" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate174.evaluated;
+const evaluated0 = validate160.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14421,18 +13568,18 @@ const _errs0 = errors;
 const _errs1 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
-if((data.length > 128 && func70(data) > 128)){
-validate174.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data.length > 128 && func10(data) > 128)){
+validate160.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data.length < 1 || (data.length < 2 * 1 && func70(data) < 1))){
-validate174.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
+validate160.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data)){
-validate174.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data)){
+validate160.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -14441,7 +13588,7 @@ else {
 }
 }
 else {
-validate174.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate160.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs0){
@@ -14450,19 +13597,19 @@ if(errors === _errs0){
 var valid0 = _errs0 === errors;
 if(valid0){
 }
-validate174.errors = vErrors;
+validate160.errors = vErrors;
 return errors === 0;
 }
-validate174.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate160.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl83 = validate175;
-const schema202 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:WorkspaceId","$ref":"urn:mnote:type:Identifier"};
+const impl83 = validate161;
+const schema165 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:WorkspaceId","$ref":"urn:mnote:type:Identifier"};
 
-function validate175(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:WorkspaceId" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate175.evaluated;
+const evaluated0 = validate161.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14473,18 +13620,18 @@ const _errs0 = errors;
 const _errs1 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
-if((data.length > 128 && func70(data) > 128)){
-validate175.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if((data.length > 128 && func10(data) > 128)){
+validate161.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if((data.length < 1 || (data.length < 2 * 1 && func70(data) < 1))){
-validate175.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
+validate161.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data)){
-validate175.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+if(!pattern0.test(data)){
+validate161.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -14493,7 +13640,7 @@ else {
 }
 }
 else {
-validate175.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate161.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs0){
@@ -14502,10 +13649,10 @@ if(errors === _errs0){
 var valid0 = _errs0 === errors;
 if(valid0){
 }
-validate175.errors = vErrors;
+validate161.errors = vErrors;
 return errors === 0;
 }
-validate175.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate161.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 export const validateAccessCheckPayload = impl0 as unknown as Validator<T.AccessCheckPayload>;
 export const validateAccessCheckResult = impl1 as unknown as Validator<T.AccessCheckResult>;
