@@ -140,7 +140,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     .action(async (opts) => (await import("./commands/hermes")).runHermesInstall(opts));
 
   try {
-    await program.parseAsync(argv as string[]);
+    await program.parseAsync(argv);
   } catch (e) {
     if (e instanceof CliExit) {
       process.exitCode = e.code;

@@ -15,7 +15,7 @@ export function planBody(current: readonly StoredBlock[], content: readonly T.Co
       while (taken.has(id));
     }
     taken.add(id);
-    const block: StoredBlock = { id, type: input.type, text: input.text } as StoredBlock;
+    const block: StoredBlock = { id, type: input.type, text: input.text };
     if (input.level !== undefined) block.level = input.level;
     if (input.checked !== undefined) block.checked = input.checked;
     if (input.language !== undefined) block.language = input.language;

@@ -126,9 +126,9 @@ export class ReferenceKernel {
     ).get(context.workspaceId, context.documentId, context.workspaceId, context.actorId) as
       { active: number; role: string | null; id: string | null; workspace_id: string; title: string; revision: number; options_json: string } | undefined;
     const authenticated = row !== undefined && row.active === 1;
-    const member = authenticated && row!.role !== null;
+    const member = authenticated && row.role !== null;
     const page =
-      member && row!.id !== null ? { id: row!.id, workspace_id: row!.workspace_id, title: row!.title, revision: row!.revision, options_json: row!.options_json } : undefined;
+      member && row.id !== null ? { id: row.id, workspace_id: row.workspace_id, title: row.title, revision: row.revision, options_json: row.options_json } : undefined;
     const scopes = this.facts.contract.capabilityScopes;
     let granted: string[] = [];
     if (page) {
@@ -163,7 +163,7 @@ export class ReferenceKernel {
    * writes nothing; a real call applies it once per idempotency scope.
    */
   write<R>(command: string, payload: WritePayload, plan: (page: PageRow) => Plan<R>): CommandReply {
-    return this.writeTransaction.immediate(command, payload, plan as (page: PageRow) => Plan<unknown>);
+    return this.writeTransaction.immediate(command, payload, plan);
   }
 
   private writeNow(command: string, payload: WritePayload, plan: (page: PageRow) => Plan<unknown>): CommandReply {

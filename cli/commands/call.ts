@@ -34,7 +34,7 @@ export async function readLimited(stream: NodeJS.ReadableStream & { destroy?: ()
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stream) {
-    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
+    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
     size += bytes.length;
     if (size > maxBytes) {
       stream.destroy?.();

@@ -180,8 +180,8 @@ class SchemaComparer {
     if (!bv) bv = finiteValues(b);
     if (!av) av = finiteValues(a);
     const place = (key: string) => where(b, a, key) ?? where(b, a, "const");
-    const inA = (v: unknown) => accepts(a, v, this.expand.after);
-    const inB = (v: unknown) => accepts(b, v, this.expand.before);
+    const inA = (v: unknown) => accepts(a, v, (m) => this.expand.after(m));
+    const inB = (v: unknown) => accepts(b, v, (m) => this.expand.before(m));
     const atKey = joinPointer(pointer, Array.isArray(a.enum) ? enumKey(a) : enumKey(b));
     if (bv && av) {
       const removed = bv.filter((v) => inB(v) === true && inA(v) !== true);

@@ -76,7 +76,7 @@ export function judgeKeyword(key: string, before: unknown, after: unknown, direc
     }
     if (before === undefined) return { kind: "constraint-tightened" };
     if (after === undefined) return { kind: "constraint-loosened" };
-    const tighter = LOWER_BOUNDS.has(key) ? (after as number) > (before as number) : (after as number) < (before as number);
+    const tighter = LOWER_BOUNDS.has(key) ? (after) > (before) : (after) < (before);
     return { kind: tighter ? "constraint-tightened" : "constraint-loosened" };
   }
   if (key === "pattern" || key === "format") {

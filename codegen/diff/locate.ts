@@ -15,7 +15,7 @@ export function locateChanges(changes: readonly Change[], head: readonly SourceF
     const key = `${tag}:${path}`;
     if (!cache.has(key)) {
       const file = sources.find((f) => f.path === path);
-      let positions: Map<string, Position> | null = null;
+      let positions: Map<string, Position> | null;
       try {
         positions = file ? parseJsonWithPositions(file.text).positions : null;
       } catch {

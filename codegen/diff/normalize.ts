@@ -198,8 +198,8 @@ function mergeInto(parent: Schema, member: Schema): Schema | null {
       continue;
     }
     if (k === "description" || ANNOTATIONS.has(k) || k.startsWith("x-")) continue;
-    if (LOWER.includes(k) && typeof v === "number" && typeof out[k] === "number") out[k] = Math.max(out[k] as number, v);
-    else if (UPPER.includes(k) && typeof v === "number" && typeof out[k] === "number") out[k] = Math.min(out[k] as number, v);
+    if (LOWER.includes(k) && typeof v === "number" && typeof out[k] === "number") out[k] = Math.max(out[k], v);
+    else if (UPPER.includes(k) && typeof v === "number" && typeof out[k] === "number") out[k] = Math.min(out[k], v);
     else if (k === "required" && Array.isArray(v) && Array.isArray(out[k])) out[k] = [...new Set([...(out[k] as string[]), ...(v as string[])])];
     else if (k === "properties" && isPlainObject(v) && isPlainObject(out[k])) {
       const mine = out[k] as Schema;

@@ -295,7 +295,7 @@ function namesAsTheModelSeesThem(tools: ToolModel[], errors: ErrorModel[], tools
     if (Array.isArray(schema)) return schema.forEach(walk);
     if (!isPlainObject(schema)) return;
     for (const [key, value] of Object.entries(schema)) {
-      if (key === "description" && typeof value === "string") (schema as Record<string, unknown>)[key] = resolve(value);
+      if (key === "description" && typeof value === "string") (schema)[key] = resolve(value);
       else walk(value);
     }
   };

@@ -134,7 +134,7 @@ function lowerNode(schema: JsonSchema, pointer: string, w: Walk, optional: boole
         continue;
       }
       w.enforced.push({ pointer: at, keyword, value, by: keyword === "default" ? "raise" : "validators" });
-      if (SAY[keyword]) said.push(SAY[keyword]!(value));
+      if (SAY[keyword]) said.push(SAY[keyword](value));
       continue;
     }
     switch (keyword) {

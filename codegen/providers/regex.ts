@@ -13,7 +13,7 @@ const POSITIVE: Record<string, string> = { d: "0-9", w: "A-Za-z0-9_", s: WHITESP
 const NEGATIVE: Record<string, string> = { D: "d", W: "w", S: "s" };
 
 /** Escapes GBNF accepts (inside a class and in a literal), besides an escaped metacharacter. */
-const GBNF_ESCAPE = /^\\(?:[trn\\\]\[\-^"/.*+?(){}|$]|x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4})/;
+const GBNF_ESCAPE = /^\\(?:[trn\\\][\-^"/.*+?(){}|$]|x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4})/;
 
 export class PatternNotLowerable extends Error {}
 

@@ -89,7 +89,7 @@ const ANY: JsonSchema = {};
 function lowerNode(input: JsonSchema, defs: Defs): JsonSchema {
   const node: JsonSchema = { ...input };
   const parts: JsonSchema[] = [];
-  const properties = (): Record<string, unknown> => (node.properties = { ...(isPlainObject(node.properties) ? node.properties : {}) }) as Record<string, unknown>;
+  const properties = (): Record<string, unknown> => (node.properties = { ...(isPlainObject(node.properties) ? node.properties : {}) });
 
   // `false` properties: the generator already reads them as never; `required` names it cannot see.
   if (Array.isArray(node.required)) {
@@ -244,7 +244,7 @@ function objectProperties(node: JsonSchema, defs: Defs, depth = 0): Record<strin
   const own = isPlainObject(node.properties) ? node.properties : null;
   const fromRefs: Record<string, unknown> = {};
   const follow = [refTarget(node, defs), ...(Array.isArray(node.allOf) ? node.allOf.map((e) => (isPlainObject(e) ? (refTarget(e, defs) ?? e) : undefined)) : [])];
-  for (const t of follow) if (isPlainObject(t)) Object.assign(fromRefs, objectProperties(t as JsonSchema, defs, depth + 1) ?? {});
+  for (const t of follow) if (isPlainObject(t)) Object.assign(fromRefs, objectProperties(t, defs, depth + 1) ?? {});
   const merged = { ...fromRefs, ...(own ?? {}) };
   return Object.keys(merged).length > 0 ? merged : null;
 }
@@ -259,7 +259,7 @@ function requiredBy(node: JsonSchema, key: string, defs: Defs, depth = 0): boole
   if (Array.isArray(node.required) && node.required.includes(key)) return true;
   const target = refTarget(node, defs);
   if (target && requiredBy(target, key, defs, depth + 1)) return true;
-  return Array.isArray(node.allOf) && node.allOf.some((e) => isPlainObject(e) && requiredBy((refTarget(e, defs) ?? e) as JsonSchema, key, defs, depth + 1));
+  return Array.isArray(node.allOf) && node.allOf.some((e) => isPlainObject(e) && requiredBy((refTarget(e, defs) ?? e), key, defs, depth + 1));
 }
 
 function refTarget(schema: Record<string, unknown>, defs: Defs): JsonSchema | undefined {

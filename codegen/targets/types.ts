@@ -24,7 +24,7 @@ export const typesTarget: Target = {
     // Loaded here, not at the top: it imports prettier, whose dynamic import breaks inside Jest,
     // and nothing but this target needs it.
     const { compile } = await import("json-schema-to-typescript");
-    const raw = await compile(bundle as never, ROOT, {
+    const raw = await compile(bundle, ROOT, {
       bannerComment: "",
       format: false,
       unreachableDefinitions: true,
@@ -33,7 +33,7 @@ export const typesTarget: Target = {
       ignoreMinAndMaxItems: true,
       strictIndexSignatures: true,
       declareExternallyReferenced: true,
-      $refOptions: { resolve: { external: false } } as never,
+      $refOptions: { resolve: { external: false } },
     });
     const body = stripRoot(raw);
     return [{ path: "types.ts", content: banner(model, "ts") + "/* eslint-disable */\n\n" + indentTypeScript(body).trim() + "\n" }];

@@ -66,7 +66,7 @@ function constantsAsEnum(node: JsonSchema): JsonSchema {
     typeof b === "object" &&
     Object.keys(b).length === 1 &&
     "const" in b &&
-    ((b as { const: unknown }).const === null || typeof (b as { const: unknown }).const !== "object");
+    ((b).const === null || typeof (b).const !== "object");
   if (!branches.every(isScalarConst)) return node;
   const values = branches.map((b) => (b as { const: unknown }).const);
   if (new Set(values).size !== values.length) return node;

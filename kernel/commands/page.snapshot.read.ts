@@ -10,7 +10,7 @@ export function pageSnapshotRead(kernel: ReferenceKernel, payload: T.PageSnapsho
   const blocks = kernel.blocksOf(page.id);
   const result: T.PageGetResult = { documentId: page.id, workspaceId: page.workspace_id, title: page.title, revision: page.revision };
   if (args.includeBody !== false) result.bodySummary = bodySummary(blocks, kernel.facts.bodySummary);
-  if (args.includeOptions !== false) result.pageOptions = kernel.optionsOf(page) as T.PageOptions;
+  if (args.includeOptions !== false) result.pageOptions = kernel.optionsOf(page);
   if (args.includeBlocks !== false) result.blocks = blocks;
   return { commandId: null, replayed: false, result };
 }

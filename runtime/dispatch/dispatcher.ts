@@ -164,7 +164,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     await authorize(tool, context);
     const args = request.args;
     const unwired = tool.unwiredFields.filter((f) => getAtPointer(args, f.pointer) !== undefined);
-    const command = tool.kernelCommand as KernelCommandName;
+    const command = tool.kernelCommand;
 
     if (tool.dryRun === "required" && request.dryRun === true) {
       const reply = await kernelCall(command, { context, args, dryRun: true });

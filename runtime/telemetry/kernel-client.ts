@@ -31,6 +31,6 @@ export function tracedKernel(port: KernelPort, transport: "http" | "cli"): Kerne
     );
   return {
     accessCheck: (payload) => traced("access.check", () => port.accessCheck(payload)),
-    call: ((command: string, payload: unknown) => traced(command, () => port.call(command as never, payload as never))) as KernelPort["call"],
+    call: ((command: string, payload: unknown) => traced(command, () => port.call(command as never, payload as never))),
   };
 }

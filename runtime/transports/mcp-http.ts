@@ -75,7 +75,7 @@ export function createMcpHttpServer(options: McpHttpOptions): Server {
           const { StreamableHTTPServerTransport } = await import("@modelcontextprotocol/sdk/server/streamableHttp.js");
           const header = req.headers["x-mnote-session"];
           const server = createMcpServer({
-            dispatch: options.dispatch,
+            dispatch: (request) => options.dispatch(request),
             grants: options.grants,
             sessionId: typeof header === "string" && header ? header : options.sessionId,
             now: options.now,

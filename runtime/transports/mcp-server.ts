@@ -102,7 +102,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     const grant = await options.grants.get(options.sessionId);
     if (!grant || !isGrantLive(grant, now()))
       return asResult({ ...refusalResponse(ERR.notAuthenticated, grant?.locale, grant ? "session_expired" : "session_unknown"), toolName: tool.name });
-    const given = (request.params._meta as Record<string, unknown> | undefined)?.[IDEMPOTENCY_META_KEY];
+    const given = (request.params._meta)?.[IDEMPOTENCY_META_KEY];
     if (given !== undefined && given !== null && !validateIdempotencyKey(given)) {
       const refused = { ...refusalResponse(ERR.invalidInput, grant.locale), toolName: tool.name };
       refused.error.pointer = IDEMPOTENCY_META_POINTER;
