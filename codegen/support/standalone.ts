@@ -136,7 +136,7 @@ export function linearStandaloneCode(ajv: Ajv, refs: Readonly<Record<string, str
   };
   /** Whether name is a function (or a root wrapper) whose code this emitted (or had emitted). */
   const refValidateCode = (name: ValueScopeName): boolean => {
-    const ref = name.value?.ref as unknown;
+    const ref = name.value?.ref;
     if (name.prefix === "validate" && typeof ref === "function") {
       validateCode((ref as AnyValidateFunction).source);
       return true;
