@@ -5,7 +5,21 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "generated/**", "codegen/assets/**", "test/**", "bench/**", "scripts/**", "**/*.js", "**/*.mjs", "**/*.cjs", "**/*.d.ts"] },
+  {
+    ignores: [
+      "dist/**",
+      "node_modules/**",
+      "generated/**",
+      "codegen/assets/**",
+      "test/**",
+      "bench/**",
+      "scripts/**",
+      "**/*.js",
+      "**/*.mjs",
+      "**/*.cjs",
+      "**/*.d.ts",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -16,7 +30,10 @@ export default tseslint.config(
       // kernel may be remote) with synchronous SQLite: an async method without await is the point.
       "@typescript-eslint/require-await": "off",
       // A leading underscore names a value left out on purpose (a destructured field dropped).
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" },
+      ],
     },
   },
   {

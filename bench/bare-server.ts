@@ -27,7 +27,9 @@ const server = createServer((req, res) => {
       return;
     }
     const body = JSON.stringify(envelope);
-    res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body) }).end(body);
+    res
+      .writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body) })
+      .end(body);
   });
 });
 server.listen(0, "127.0.0.1", () => {

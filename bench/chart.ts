@@ -35,17 +35,32 @@ export function drawChart(goals: readonly Goal[], subtitle: string): string {
     const color = g.met ? "#2e7d32" : "#c62828";
     out.push(`<text x="16" y="${y + 17}" fill="#222" font-size="12">${esc(g.label)}</text>`);
     out.push(`<rect x="${LABEL}" y="${y + 4}" width="${BAR_W}" height="20" fill="#f3f3f3"/>`);
-    out.push(`<rect x="${LABEL}" y="${y + 6}" width="${(x(g.value) - LABEL).toFixed(1)}" height="16" fill="${color}" opacity="0.85"/>`);
+    out.push(
+      `<rect x="${LABEL}" y="${y + 6}" width="${(x(g.value) - LABEL).toFixed(1)}" height="16" fill="${color}" opacity="0.85"/>`,
+    );
     // p10..p90 whisker
-    out.push(`<line x1="${x(g.figure.p10).toFixed(1)}" x2="${x(g.figure.p90).toFixed(1)}" y1="${y + 14}" y2="${y + 14}" stroke="#111" stroke-width="1.5"/>`);
-    for (const v of [g.figure.p10, g.figure.p90]) out.push(`<line x1="${x(v).toFixed(1)}" x2="${x(v).toFixed(1)}" y1="${y + 9}" y2="${y + 19}" stroke="#111" stroke-width="1.5"/>`);
+    out.push(
+      `<line x1="${x(g.figure.p10).toFixed(1)}" x2="${x(g.figure.p90).toFixed(1)}" y1="${y + 14}" y2="${y + 14}" stroke="#111" stroke-width="1.5"/>`,
+    );
+    for (const v of [g.figure.p10, g.figure.p90])
+      out.push(
+        `<line x1="${x(v).toFixed(1)}" x2="${x(v).toFixed(1)}" y1="${y + 9}" y2="${y + 19}" stroke="#111" stroke-width="1.5"/>`,
+      );
     // goal line
-    out.push(`<line x1="${x(g.goal).toFixed(1)}" x2="${x(g.goal).toFixed(1)}" y1="${y + 1}" y2="${y + 27}" stroke="#1565c0" stroke-width="2.5" stroke-dasharray="4 2"/>`);
-    out.push(`<text x="${LABEL + BAR_W + 8}" y="${y + 17}" fill="${color}" font-weight="600">${num(g.value)} ${g.met ? "met" : "missed"}</text>`);
-    out.push(`<text x="${LABEL + BAR_W + 84}" y="${y + 17}" fill="#1565c0">${g.op === "<=" ? "≤" : "≥"} ${g.goal}</text>`);
+    out.push(
+      `<line x1="${x(g.goal).toFixed(1)}" x2="${x(g.goal).toFixed(1)}" y1="${y + 1}" y2="${y + 27}" stroke="#1565c0" stroke-width="2.5" stroke-dasharray="4 2"/>`,
+    );
+    out.push(
+      `<text x="${LABEL + BAR_W + 8}" y="${y + 17}" fill="${color}" font-weight="600">${num(g.value)} ${g.met ? "met" : "missed"}</text>`,
+    );
+    out.push(
+      `<text x="${LABEL + BAR_W + 84}" y="${y + 17}" fill="#1565c0">${g.op === "<=" ? "≤" : "≥"} ${g.goal}</text>`,
+    );
   });
   const legendY = TOP + goals.length * ROW + 22;
-  out.push(`<line x1="16" x2="40" y1="${legendY - 4}" y2="${legendY - 4}" stroke="#1565c0" stroke-width="2.5" stroke-dasharray="4 2"/>`);
+  out.push(
+    `<line x1="16" x2="40" y1="${legendY - 4}" y2="${legendY - 4}" stroke="#1565c0" stroke-width="2.5" stroke-dasharray="4 2"/>`,
+  );
   out.push(`<text x="46" y="${legendY}" fill="#333">goal</text>`);
   out.push(`<line x1="96" x2="126" y1="${legendY - 4}" y2="${legendY - 4}" stroke="#111" stroke-width="1.5"/>`);
   out.push(`<text x="132" y="${legendY}" fill="#333">p10..p90 over rounds</text>`);
@@ -63,6 +78,9 @@ export function writeChart(resultsPath: string, chartPath: string): void {
   const m = results.machine;
   writeFileSync(
     chartPath,
-    drawChart(results.goals, `${m.cpus} × ${m.model}, Node ${m.node}, ${m.date.slice(0, 16).replace("T", " ")} UTC${results.options?.quick ? ", --quick" : ""}`),
+    drawChart(
+      results.goals,
+      `${m.cpus} × ${m.model}, Node ${m.node}, ${m.date.slice(0, 16).replace("T", " ")} UTC${results.options?.quick ? ", --quick" : ""}`,
+    ),
   );
 }

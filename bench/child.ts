@@ -13,8 +13,19 @@ export interface WorkerOptions {
   timeoutMs?: number;
 }
 
-export function runWorker<R>(section: string, contender: string, options: unknown, opts: WorkerOptions = {}): Promise<R> {
-  const args = [...(opts.nodeArgs ?? []), join(distBench, "worker.js"), section, contender, JSON.stringify(options ?? {})];
+export function runWorker<R>(
+  section: string,
+  contender: string,
+  options: unknown,
+  opts: WorkerOptions = {},
+): Promise<R> {
+  const args = [
+    ...(opts.nodeArgs ?? []),
+    join(distBench, "worker.js"),
+    section,
+    contender,
+    JSON.stringify(options ?? {}),
+  ];
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";

@@ -65,7 +65,8 @@ export async function writeValidatorSchemas(dir: string): Promise<string> {
   return path;
 }
 
-export type ColdContender = "node -e 0" | "call" | "call, ajv at start-up" | "node: require cli/main" | "node: require runtime/runtime";
+export type ColdContender =
+  "node -e 0" | "call" | "call, ajv at start-up" | "node: require cli/main" | "node: require runtime/runtime";
 
 export function coldCommand(contender: ColdContender, f: Fixture, schemas: string): string[] {
   switch (contender) {
@@ -87,7 +88,13 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
   const f = await cliFixture("cold");
   const schemas = await writeValidatorSchemas(f.dir);
   const requests = getTexts(64, 0xc01d);
-  const contenders: ColdContender[] = ["node -e 0", "call", "call, ajv at start-up", "node: require cli/main", "node: require runtime/runtime"];
+  const contenders: ColdContender[] = [
+    "node -e 0",
+    "call",
+    "call, ajv at start-up",
+    "node: require cli/main",
+    "node: require runtime/runtime",
+  ];
   const runs = ctx.quick ? 5 : 11;
   const times = new Map<ColdContender, number[]>(contenders.map((c) => [c, []]));
   let n = 0;
@@ -114,7 +121,9 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
   const t = (c: ColdContender, i: number) => times.get(c)![i]!;
   const cliLoad = diff((i) => t("node: require cli/main", i) - t("node -e 0", i));
   const runtimeLoad = diff((i) => t("node: require runtime/runtime", i) - t("node -e 0", i));
-  const rest = diff((i) => t("call", i) - t("node: require cli/main", i) - t("node: require runtime/runtime", i) + t("node -e 0", i));
+  const rest = diff(
+    (i) => t("call", i) - t("node: require cli/main", i) - t("node: require runtime/runtime", i) + t("node -e 0", i),
+  );
   const ratioCall = pairedRatio(times.get("call")!, times.get("node -e 0")!);
   const ratioAjv = pairedRatio(times.get("call, ajv at start-up")!, times.get("node -e 0")!);
   const ratioAjvCall = pairedRatio(times.get("call, ajv at start-up")!, times.get("call")!);
@@ -127,7 +136,11 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
       `Interleaved: each of ${runs} runs starts every contender once, in shuffled order, after one unmeasured run each. Ratios are per run, median over runs.`,
     ],
     figures: Object.fromEntries(contenders.map((c) => [c, figure(times.get(c)!, "ms")])),
-    ratios: { "call/node -e 0": ratioCall, "ajv at start-up/node -e 0": ratioAjv, "ajv at start-up/call": ratioAjvCall },
+    ratios: {
+      "call/node -e 0": ratioCall,
+      "ajv at start-up/node -e 0": ratioAjv,
+      "ajv at start-up/call": ratioAjvCall,
+    },
     goals: [goal("coldStart.call", "cold start: call / node -e 0", ratioCall, "<=", 2)],
     extra: { runs, breakdownMs: { node: Math.round(med("node -e 0")), cliLoad, runtimeLoad, rest } },
     summary: [

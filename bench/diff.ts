@@ -33,7 +33,8 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
       "no changes": () => mustRun([cliBin, "diff"], { cwd: repoRoot }),
       "one breaking edit": async () => {
         const t = await timeProcess([cliBin, "diff", "--contract", edited], { cwd: repoRoot });
-        if (t.code !== 1) throw new Error(`diff of the edited contract exited ${t.code}, not 1:\n${t.stderr || t.stdout}`);
+        if (t.code !== 1)
+          throw new Error(`diff of the edited contract exited ${t.code}, not 1:\n${t.stderr || t.stdout}`);
         return t;
       },
     };
@@ -65,10 +66,15 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
         `Interleaved: each of ${runs} runs does both in shuffled order, after one unmeasured run.`,
       ],
       figures,
-      ratios: { "one breaking edit/no changes": pairedRatio(times.get("one breaking edit")!, times.get("no changes")!) },
+      ratios: {
+        "one breaking edit/no changes": pairedRatio(times.get("one breaking edit")!, times.get("no changes")!),
+      },
       goals: [goal("diff.full", "diff: full contract against the newest release, seconds (median)", full, "<=", 0.5)],
       extra: { runs },
-      summary: Object.keys(cases).map((name) => `${name}: median ${round(medianOf(times.get(name)!))} ms wall, ${round(medianOf(cpu.get(name)!))} ms CPU`),
+      summary: Object.keys(cases).map(
+        (name) =>
+          `${name}: median ${round(medianOf(times.get(name)!))} ms wall, ${round(medianOf(cpu.get(name)!))} ms CPU`,
+      ),
       seconds: (Date.now() - started) / 1000,
     };
   } finally {

@@ -37,7 +37,14 @@ async function setup() {
     [IDS.getSession, IDS.getDocument],
     [IDS.saveSession, IDS.saveDocument],
   ] as const) {
-    await runtime.grants.put({ sessionId, workspaceId: IDS.workspaceId, documentId, actorId: IDS.actorId, capabilityScope: [...ALL_SCOPES], expiresAt });
+    await runtime.grants.put({
+      sessionId,
+      workspaceId: IDS.workspaceId,
+      documentId,
+      actorId: IDS.actorId,
+      capabilityScope: [...ALL_SCOPES],
+      expiresAt,
+    });
   }
   const gets = getTexts(POOL);
   const saves = saveTemplates(POOL);
@@ -48,7 +55,11 @@ async function setup() {
   for (const text of gets) getResponses.push(await runtime.dispatcher.dispatch(text));
   const saveResponses: unknown[] = [];
   for (const t of saves) saveResponses.push(await runtime.dispatcher.dispatch(saveText(t)));
-  for (const r of [...getResponses, ...saveResponses] as Array<{ ok: boolean; error?: { code: string }; audit: { replayed?: boolean } }>) {
+  for (const r of [...getResponses, ...saveResponses] as Array<{
+    ok: boolean;
+    error?: { code: string };
+    audit: { replayed?: boolean };
+  }>) {
     if (!r.ok) throw new Error(`a bench request failed: ${JSON.stringify(r.error)}`);
     if (r.audit.replayed) throw new Error("a bench save was a replay");
   }
@@ -123,7 +134,10 @@ export type WorkerResult = Record<string, SlicedSamples>;
  * slices in a new shuffled order each slice (task names "dispatch/get", "floor/save",
  * "phases/get/kernel", ...). With options.only, dispatch of that tool alone (for a CPU profile).
  */
-export async function worker(_contender: string, options: WorkerOptions): Promise<WorkerResult | Record<string, MicroSamples>> {
+export async function worker(
+  _contender: string,
+  options: WorkerOptions,
+): Promise<WorkerResult | Record<string, MicroSamples>> {
   const s = await setup();
   try {
     if (options.only) {
@@ -168,7 +182,8 @@ async function phaseTasks(s: Awaited<ReturnType<typeof setup>>): Promise<MicroTa
     // the dispatcher runs the tool's request validator (it covers the envelope) and the echo checks
     let ok = tool.validateRequest(r);
     ok = validateToolName(r.toolName) && ok;
-    for (const f of ["toolCallId", "traceId", "workspaceId", "documentId", "sessionId"]) ok = validateIdentifier(r[f]) && ok;
+    for (const f of ["toolCallId", "traceId", "workspaceId", "documentId", "sessionId"])
+      ok = validateIdentifier(r[f]) && ok;
     if (!ok) throw new Error("invalid bench request");
     return ok;
   };
@@ -191,14 +206,24 @@ async function phaseTasks(s: Awaited<ReturnType<typeof setup>>): Promise<MicroTa
       r.capabilityScope.every((c: string) => grant.capabilityScope.includes(c as never));
     if (!agrees || !r.capabilityScope.includes(tool.capability)) throw new Error("mismatch");
     const access = (await kernel.accessCheck({ context: contextOf(r) })).result;
-    for (const needed of [...capabilities[tool.capability].requires, tool.capability]) if (!access.granted.includes(needed)) throw new Error("denied");
+    for (const needed of [...capabilities[tool.capability].requires, tool.capability])
+      if (!access.granted.includes(needed)) throw new Error("denied");
     return tool.unwiredFields.filter((f) => getAtPointer(r.args, f.pointer) !== undefined).length;
   };
   const wrap = (tool: typeof getTool, r: Req, result: unknown, effect: "read" | "write", commandId: string | null) => {
     const audit: Record<string, unknown> = { effect, commandId, workspaceId: r.workspaceId, documentId: r.documentId };
     if (effect === "write") audit.replayed = false;
-    const response = { ok: true, toolName: r.toolName, toolCallId: r.toolCallId, traceId: r.traceId, result, audit, error: null };
-    if (!tool.validateResponse(response)) throw new Error(`invalid response ${JSON.stringify(tool.validateResponse.errors)}`);
+    const response = {
+      ok: true,
+      toolName: r.toolName,
+      toolCallId: r.toolCallId,
+      traceId: r.traceId,
+      result,
+      audit,
+      error: null,
+    };
+    if (!tool.validateResponse(response))
+      throw new Error(`invalid response ${JSON.stringify(tool.validateResponse.errors)}`);
     return response;
   };
   const saveReply = { commandName: "page.body.save", revision: 1 };
@@ -229,19 +254,34 @@ async function phaseTasks(s: Awaited<ReturnType<typeof setup>>): Promise<MicroTa
     sync("phases/get/parse", (i) => readRequest(s.gets[i]!, DEFAULT_LIMITS)),
     sync("phases/get/validate", (i) => validate(getTool, getObjects[i]!)),
     async("phases/get/authorize", (i) => authorize(getTool, getObjects[i]!)),
-    async("phases/get/kernel", (i) => kernel.call("page.snapshot.read", { context: contextOf(getObjects[i]!), args: getObjects[i]!.args })),
-    sync("phases/get/wrap", (i) => wrap(getTool, getObjects[i]!, (s.getResponses[i] as { result: unknown }).result, "read", null)),
+    async("phases/get/kernel", (i) =>
+      kernel.call("page.snapshot.read", { context: contextOf(getObjects[i]!), args: getObjects[i]!.args }),
+    ),
+    sync("phases/get/wrap", (i) =>
+      wrap(getTool, getObjects[i]!, (s.getResponses[i] as { result: unknown }).result, "read", null),
+    ),
     sync("phases/get/stringify", (i) => JSON.stringify(s.getResponses[i])),
     sync("phases/save/parse", (i) => readRequest(s.saveText(s.saves[i]!), DEFAULT_LIMITS)),
     sync("phases/save/validate", (i) => validate(saveTool, saveObjects[i]!)),
     async("phases/save/authorize", (i) => authorize(saveTool, saveObjects[i]!)),
     async("phases/save/idempotency", async (i) => {
       const r = saveObjects[i]!;
-      const scope = idempotencyScope({ workspaceId: r.workspaceId, actorId: r.actorId, toolName: saveTool.name, idempotencyKey: `phase-${++fresh}` });
+      const scope = idempotencyScope({
+        workspaceId: r.workspaceId,
+        actorId: r.actorId,
+        toolName: saveTool.name,
+        idempotencyKey: `phase-${++fresh}`,
+      });
       const fingerprint = requestFingerprint(r.documentId, r.args);
       const claim = await idempotency.claim(scope, fingerprint, 30_000);
       if (claim.kind !== "claimed") throw new Error(`claim ${claim.kind}`);
-      await idempotency.complete(scope, claim.token, fingerprint, { commandId: commandIdFor("page.body.save", scope), result: saveReply }, 86_400_000);
+      await idempotency.complete(
+        scope,
+        claim.token,
+        fingerprint,
+        { commandId: commandIdFor("page.body.save", scope), result: saveReply },
+        86_400_000,
+      );
       return claim;
     }),
     async("phases/save/kernel", (i) => {
@@ -252,11 +292,23 @@ async function phaseTasks(s: Awaited<ReturnType<typeof setup>>): Promise<MicroTa
         context: contextOf(r),
         args: r.args,
         dryRun: false,
-        write: { commandId: `page_body_save_${n}`, idempotencyKey: `k${n}`, idempotencyScope: `scope-${n}`, fingerprint: "f".repeat(64), ttlMs: 86_400_000 },
+        write: {
+          commandId: `page_body_save_${n}`,
+          idempotencyKey: `k${n}`,
+          idempotencyScope: `scope-${n}`,
+          fingerprint: "f".repeat(64),
+          ttlMs: 86_400_000,
+        },
       } as never);
     }),
     sync("phases/save/wrap", (i) =>
-      wrap(saveTool, saveObjects[i]!, (s.saveResponses[i] as { result: unknown }).result, "write", (s.saveResponses[i] as { audit: { commandId: string } }).audit.commandId),
+      wrap(
+        saveTool,
+        saveObjects[i]!,
+        (s.saveResponses[i] as { result: unknown }).result,
+        "write",
+        (s.saveResponses[i] as { audit: { commandId: string } }).audit.commandId,
+      ),
     ),
     sync("phases/save/stringify", (i) => JSON.stringify(s.saveResponses[i])),
   ];
@@ -267,7 +319,9 @@ async function phaseTasks(s: Awaited<ReturnType<typeof setup>>): Promise<MicroTa
 export async function section(ctx: SectionContext): Promise<SectionResult> {
   const started = Date.now();
   const rounds = ctx.quick ? 2 : 3;
-  const options: WorkerOptions = ctx.quick ? { slices: 4, sliceTime: 40, warmupTime: 150 } : { slices: 10, sliceTime: 60, warmupTime: 300 };
+  const options: WorkerOptions = ctx.quick
+    ? { slices: 4, sliceTime: 40, warmupTime: 150 }
+    : { slices: 10, sliceTime: 60, warmupTime: 300 };
   const perSlice = new Map<string, number[]>();
   const samples = new Map<string, number[]>();
   for (let round = 0; round < rounds; round++) {

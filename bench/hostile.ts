@@ -98,9 +98,19 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
       }
       const f = figure(beyond, "ms CPU");
       figures[name] = { "dispatch CPU beyond JSON.parse": f, "JSON.parse CPU": figure(parse, "ms CPU") };
-      goals.push(goal(`hostile.${name.split(" ")[0]!.replace(/[^A-Za-z0-9]/g, "")}`, `hostile ${name}: CPU ms beyond JSON.parse`, f, "<=", BUDGET_MS));
+      goals.push(
+        goal(
+          `hostile.${name.split(" ")[0]!.replace(/[^A-Za-z0-9]/g, "")}`,
+          `hostile ${name}: CPU ms beyond JSON.parse`,
+          f,
+          "<=",
+          BUDGET_MS,
+        ),
+      );
       outcomes[name] = { bytes: bytes.length, answer };
-      summary.push(`${name}: ${bytes.length} bytes, ${answer}, ${f.median} ms CPU beyond JSON.parse (budget ${BUDGET_MS} ms)`);
+      summary.push(
+        `${name}: ${bytes.length} bytes, ${answer}, ${f.median} ms CPU beyond JSON.parse (budget ${BUDGET_MS} ms)`,
+      );
     }
   } finally {
     await runtime.close();

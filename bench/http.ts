@@ -54,8 +54,15 @@ async function startProcess(args: string[]): Promise<Server> {
   return { url, child };
 }
 
-async function call(server: Server, body: string): Promise<{ ok: boolean; result?: { revision?: number }; audit?: { replayed?: boolean }; error?: unknown }> {
-  const res = await fetch(`${server.url}/v1/tools/call`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body });
+async function call(
+  server: Server,
+  body: string,
+): Promise<{ ok: boolean; result?: { revision?: number }; audit?: { replayed?: boolean }; error?: unknown }> {
+  const res = await fetch(`${server.url}/v1/tools/call`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+    body,
+  });
   return (await res.json()) as never;
 }
 
@@ -68,7 +75,13 @@ interface Measured {
   total: number;
 }
 
-async function load(server: Server, connections: number, seconds: number, warmupSeconds: number, nextBody: () => string): Promise<Measured> {
+async function load(
+  server: Server,
+  connections: number,
+  seconds: number,
+  warmupSeconds: number,
+  nextBody: () => string,
+): Promise<Measured> {
   const latencies: number[] = [];
   const done: number[] = [];
   const options = {
@@ -94,7 +107,14 @@ async function load(server: Server, connections: number, seconds: number, warmup
     const s = Math.floor((t - t0) / 1000);
     if (s >= 0 && s < seconds) perSecond[s]!++;
   }
-  return { rps: perSecond, latencies, ok2xx: result["2xx"], non2xx: result.non2xx, errors: result.errors + result.timeouts, total: result.requests.total ?? 0 };
+  return {
+    rps: perSecond,
+    latencies,
+    ok2xx: result["2xx"],
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    total: result.requests.total ?? 0,
+  };
 }
 
 export async function section(ctx: SectionContext): Promise<SectionResult> {
@@ -120,7 +140,13 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
     const revisionOfSavePage = async () => {
       // a page.get on the save page: the save session is bound to it
       const probe = JSON.parse(saves[0]!.head + '"probe"' + saves[0]!.tail) as Record<string, unknown>;
-      const body = JSON.stringify({ ...probe, toolName: "mnote.page.get", args: {}, idempotencyKey: undefined, dryRun: undefined });
+      const body = JSON.stringify({
+        ...probe,
+        toolName: "mnote.page.get",
+        args: {},
+        idempotencyKey: undefined,
+        dryRun: undefined,
+      });
       const r = await call(server, body);
       if (!r.ok) throw new Error(`probe failed: ${JSON.stringify(r.error)}`);
       return r.result!.revision!;
@@ -149,14 +175,22 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
     for (const [scenario, connections] of plan) {
       const reads = scenario.startsWith("get");
       const before = reads ? 0 : await revisionOfSavePage();
-      const m = await load(scenario === "get (bare node:http)" ? peer : server, connections, seconds, warmupSeconds, bodies[scenario]);
-      if (m.non2xx > 0 || m.errors > 0) throw new Error(`${scenario} at ${connections}: ${m.non2xx} non-2xx, ${m.errors} errors`);
+      const m = await load(
+        scenario === "get (bare node:http)" ? peer : server,
+        connections,
+        seconds,
+        warmupSeconds,
+        bodies[scenario],
+      );
+      if (m.non2xx > 0 || m.errors > 0)
+        throw new Error(`${scenario} at ${connections}: ${m.non2xx} non-2xx, ${m.errors} errors`);
       if (!reads) {
         const delta = (await revisionOfSavePage()) - before;
         checks[`${scenario} @${connections}`] = { revisionDelta: delta, ok2xx: m.ok2xx };
         // fresh keys write once per request (warm-up included); replays never write
         if (scenario === "save (replay)" && delta !== 0) throw new Error(`replays wrote ${delta} revisions`);
-        if (scenario === "save (fresh key)" && delta < m.ok2xx) throw new Error(`fresh saves wrote ${delta} revisions for ${m.ok2xx} requests`);
+        if (scenario === "save (fresh key)" && delta < m.ok2xx)
+          throw new Error(`fresh saves wrote ${delta} revisions for ${m.ok2xx} requests`);
       }
       measured.set(`${scenario}@${connections}`, m);
       ctx.log(
@@ -192,7 +226,15 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
       // per-second requests of the two runs, paired second by second
       const ratio = pairedRatio(ours, peerRps);
       ratios[`get, ${c} connection${c === 1 ? "" : "s"}`] = { "serve / bare node:http (req/s)": ratio };
-      goals.push(goal(`http.bare${c}`, `HTTP page.get at ${c} connection${c === 1 ? "" : "s"}: serve / bare node:http, requests/s`, ratio, ">=", 0.7));
+      goals.push(
+        goal(
+          `http.bare${c}`,
+          `HTTP page.get at ${c} connection${c === 1 ? "" : "s"}: serve / bare node:http, requests/s`,
+          ratio,
+          ">=",
+          0.7,
+        ),
+      );
     }
     return {
       title: "HTTP: mnote-tools serve on loopback",

@@ -31,7 +31,9 @@ export async function worker(contender: string, options: WorkerOptions): Promise
   seedKernel(kernel, benchSeed(JSON.parse(readFileSync(demoSeedPath, "utf8"))));
 
   const rand = prng(0x6b72);
-  const requests = Array.from({ length: POOL }, (_, i) => pageSaveRequest(i, rand, { mode: "replace", baseRevision: false, blocks: [1, 4] }));
+  const requests = Array.from({ length: POOL }, (_, i) =>
+    pageSaveRequest(i, rand, { mode: "replace", baseRevision: false, blocks: [1, 4] }),
+  );
   const fingerprints = requests.map((r) => requestFingerprint(r.documentId as string, r.args));
   const contexts = requests.map((r) => ({
     workspaceId: r.workspaceId as string,
@@ -45,12 +47,23 @@ export async function worker(contender: string, options: WorkerOptions): Promise
   let keys = 0;
   /** A payload as the dispatcher builds it for a fresh keyed write of request i. */
   const payload = (i: number, key: string) => {
-    const scope = idempotencyScope({ workspaceId: IDS.workspaceId, actorId: IDS.actorId, toolName: "mnote.page.save", idempotencyKey: key });
+    const scope = idempotencyScope({
+      workspaceId: IDS.workspaceId,
+      actorId: IDS.actorId,
+      toolName: "mnote.page.save",
+      idempotencyKey: key,
+    });
     return {
       context: contexts[i]!,
       args: requests[i]!.args,
       dryRun: false,
-      write: { commandId: commandIdFor("page.body.save", scope), idempotencyKey: key, idempotencyScope: scope, fingerprint: fingerprints[i]!, ttlMs: 86_400_000 },
+      write: {
+        commandId: commandIdFor("page.body.save", scope),
+        idempotencyKey: key,
+        idempotencyScope: scope,
+        fingerprint: fingerprints[i]!,
+        ttlMs: 86_400_000,
+      },
     };
   };
   const execute = (p: unknown) => kernel.execute("page.body.save", p) as { commandId: string; replayed: boolean };

@@ -42,11 +42,24 @@ export function consume(value: unknown): void {
   if (value) sink.n++;
 }
 
-export async function measure(tasks: readonly MicroTask[], options: MicroOptions): Promise<Record<string, MicroSamples>> {
-  const bench = new Bench({ time: options.time, warmupTime: options.warmupTime, warmupIterations: 8, iterations: 16, retainSamples: true, throws: true });
+export async function measure(
+  tasks: readonly MicroTask[],
+  options: MicroOptions,
+): Promise<Record<string, MicroSamples>> {
+  const bench = new Bench({
+    time: options.time,
+    warmupTime: options.warmupTime,
+    warmupIterations: 8,
+    iterations: 16,
+    retainSamples: true,
+    throws: true,
+  });
   for (const t of tasks) {
     const prepare = t.beforeEach;
-    bench.add(t.name, t.fn as () => unknown, { async: t.async ?? false, ...(prepare ? { beforeEach: () => prepare() } : {}) });
+    bench.add(t.name, t.fn as () => unknown, {
+      async: t.async ?? false,
+      ...(prepare ? { beforeEach: () => prepare() } : {}),
+    });
   }
   await bench.run();
   const out: Record<string, MicroSamples> = {};
@@ -57,7 +70,12 @@ export async function measure(tasks: readonly MicroTask[], options: MicroOptions
       throw new Error(`task ${t.name} did not complete: ${result?.state} ${result?.error?.message ?? ""}`);
     }
     const samples = [...(result.latency?.samples ?? [])].map((ms) => (ms * 1e6) / t.batch).sort((a, b) => a - b);
-    out[t.name] = { nsPerOp: thin(samples, 400), median: quantile(samples, 0.5), samples: samples.length, ops: samples.length * t.batch };
+    out[t.name] = {
+      nsPerOp: thin(samples, 400),
+      median: quantile(samples, 0.5),
+      samples: samples.length,
+      ops: samples.length * t.batch,
+    };
   }
   return out;
 }
@@ -90,7 +108,10 @@ export interface SlicedSamples extends MicroSamples {
  * machine whose speed changes from one second to the next (other work on the cores), this pairing
  * is what keeps a ratio stable; the per-slice ratios show how much it still moves.
  */
-export async function measureSliced(tasks: readonly MicroTask[], options: SliceOptions): Promise<Record<string, SlicedSamples>> {
+export async function measureSliced(
+  tasks: readonly MicroTask[],
+  options: SliceOptions,
+): Promise<Record<string, SlicedSamples>> {
   const all = new Map<string, number[]>(tasks.map((t) => [t.name, []]));
   const perSlice = new Map<string, number[]>(tasks.map((t) => [t.name, []]));
   const order = [...tasks];
@@ -100,7 +121,13 @@ export async function measureSliced(tasks: readonly MicroTask[], options: SliceO
     await warm.run();
   }
   for (let s = 0; s < options.slices; s++) {
-    const bench = new Bench({ time: options.sliceTime, warmup: false, iterations: 4, retainSamples: true, throws: true });
+    const bench = new Bench({
+      time: options.sliceTime,
+      warmup: false,
+      iterations: 4,
+      retainSamples: true,
+      throws: true,
+    });
     for (const t of shuffleInPlace(order)) addTask(bench, t);
     await bench.run();
     for (const t of tasks) {
@@ -117,18 +144,28 @@ export async function measureSliced(tasks: readonly MicroTask[], options: SliceO
   const out: Record<string, SlicedSamples> = {};
   for (const t of tasks) {
     const sorted = all.get(t.name)!.sort((a, b) => a - b);
-    out[t.name] = { nsPerOp: thin(sorted, 400), median: quantile(sorted, 0.5), samples: sorted.length, ops: sorted.length * t.batch, perSlice: perSlice.get(t.name)! };
+    out[t.name] = {
+      nsPerOp: thin(sorted, 400),
+      median: quantile(sorted, 0.5),
+      samples: sorted.length,
+      ops: sorted.length * t.batch,
+      perSlice: perSlice.get(t.name)!,
+    };
   }
   return out;
 }
 
 function addTask(bench: Bench, t: MicroTask): void {
   const prepare = t.beforeEach;
-  bench.add(t.name, t.fn as () => unknown, { async: t.async ?? false, ...(prepare ? { beforeEach: () => prepare() } : {}) });
+  bench.add(t.name, t.fn as () => unknown, {
+    async: t.async ?? false,
+    ...(prepare ? { beforeEach: () => prepare() } : {}),
+  });
 }
 
 function samplesOf(bench: Bench, t: MicroTask): number[] {
-  const result = bench.getTask(t.name)?.result as { state: string; latency?: { samples?: number[] }; error?: Error } | undefined;
+  const result = bench.getTask(t.name)?.result as
+    { state: string; latency?: { samples?: number[] }; error?: Error } | undefined;
   if (!result || (result.state !== "completed" && result.state !== "aborted-with-statistics")) {
     throw new Error(`task ${t.name} did not complete: ${result?.state} ${result?.error?.message ?? ""}`);
   }

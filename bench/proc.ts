@@ -12,7 +12,10 @@ export interface Timed {
   stderr: string;
 }
 
-export function timeProcess(args: readonly string[], options: { stdin?: string; cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<Timed> {
+export function timeProcess(
+  args: readonly string[],
+  options: { stdin?: string; cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<Timed> {
   return new Promise((resolve, reject) => {
     const cpuBefore = childrenCpuMs();
     const started = process.hrtime.bigint();
@@ -37,7 +40,10 @@ export function timeProcess(args: readonly string[], options: { stdin?: string; 
 }
 
 /** Runs a process and fails loudly unless it exits 0. */
-export async function mustRun(args: readonly string[], options: Parameters<typeof timeProcess>[1] = {}): Promise<Timed> {
+export async function mustRun(
+  args: readonly string[],
+  options: Parameters<typeof timeProcess>[1] = {},
+): Promise<Timed> {
   const t = await timeProcess(args, options);
   if (t.code !== 0) throw new Error(`node ${args.join(" ")} exited ${t.code}:\n${t.stderr || t.stdout}`);
   return t;

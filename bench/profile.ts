@@ -12,7 +12,11 @@ import { mustRun } from "./proc";
 import { getTexts } from "./requests";
 
 interface CpuProfile {
-  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }>;
+  nodes: Array<{
+    id: number;
+    callFrame: { functionName: string; url: string; lineNumber: number };
+    children?: number[];
+  }>;
   samples: number[];
   timeDeltas: number[];
 }
@@ -77,7 +81,10 @@ function onlyProfile(dir: string): string {
 }
 
 /** Profiles for the goal ids given (only the ones missed, normally). */
-export async function profileGoals(goalIds: readonly string[], log: (line: string) => void): Promise<Record<string, ProfileSummary>> {
+export async function profileGoals(
+  goalIds: readonly string[],
+  log: (line: string) => void,
+): Promise<Record<string, ProfileSummary>> {
   const out: Record<string, ProfileSummary> = {};
   const sections = new Set(goalIds.map((id) => id.split(".")[0]!));
   const dir = scratchDir("profile");
@@ -90,15 +97,31 @@ export async function profileGoals(goalIds: readonly string[], log: (line: strin
       for (const tool of ["get", "save"]) {
         if (!goalIds.includes(`dispatch.${tool}`)) continue;
         const { d, flags } = prof(`dispatch-${tool}`);
-        await runWorker("dispatch", "profile", { time: 1500, warmupTime: 300, only: tool, slices: 0, sliceTime: 0 }, { nodeArgs: flags });
-        out[`dispatch.${tool}`] = summarize(onlyProfile(d), `the dispatch worker (page.${tool} through dispatcher.dispatch, 1.5 s after warm-up; the profile includes set-up)`);
+        await runWorker(
+          "dispatch",
+          "profile",
+          { time: 1500, warmupTime: 300, only: tool, slices: 0, sliceTime: 0 },
+          { nodeArgs: flags },
+        );
+        out[`dispatch.${tool}`] = summarize(
+          onlyProfile(d),
+          `the dispatch worker (page.${tool} through dispatcher.dispatch, 1.5 s after warm-up; the profile includes set-up)`,
+        );
         log(`profiled dispatch ${tool}`);
       }
     }
     if (sections.has("validators")) {
       const { d, flags } = prof("validators");
-      await runWorker("validators", "generated", { slices: 10, sliceTime: 150, warmupTime: 300, only: "generated" }, { nodeArgs: flags });
-      out.validators = summarize(onlyProfile(d), "the validators worker, the generated validator alone (three cases, 1.5 s each)");
+      await runWorker(
+        "validators",
+        "generated",
+        { slices: 10, sliceTime: 150, warmupTime: 300, only: "generated" },
+        { nodeArgs: flags },
+      );
+      out.validators = summarize(
+        onlyProfile(d),
+        "the validators worker, the generated validator alone (three cases, 1.5 s each)",
+      );
       log("profiled validators");
     }
     if (sections.has("coldStart")) {
@@ -113,7 +136,16 @@ export async function profileGoals(goalIds: readonly string[], log: (line: strin
     if (sections.has("codegen")) {
       const contracts = await syntheticContracts(join(dir, "contracts"));
       const { d, flags } = prof("codegen");
-      await mustRun([...flags, cliBin, "generate", "--contract", contracts[200]!, "--out", join(dir, "out-200"), "--quiet"]);
+      await mustRun([
+        ...flags,
+        cliBin,
+        "generate",
+        "--contract",
+        contracts[200]!,
+        "--out",
+        join(dir, "out-200"),
+        "--quiet",
+      ]);
       out.codegen = summarize(onlyProfile(d), "mnote-tools generate of the 200-tool contract");
       log("profiled codegen");
     }

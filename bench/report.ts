@@ -30,12 +30,21 @@ function fmt(x: number | undefined): string {
 
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
   return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
 }
 
 export function figureRows(tree: FigureTree): string[][] {
-  return flatten(tree).map(([path, f]) => [path, fmt(f.median), fmt(f.p10), fmt(f.p90), f.p99 === undefined ? "" : fmt(f.p99), f.unit, String(f.runs)]);
+  return flatten(tree).map(([path, f]) => [
+    path,
+    fmt(f.median),
+    fmt(f.p10),
+    fmt(f.p90),
+    f.p99 === undefined ? "" : fmt(f.p99),
+    f.unit,
+    String(f.runs),
+  ]);
 }
 
 export function sectionTable(s: SectionResult): string {
@@ -50,17 +59,31 @@ export function sectionTable(s: SectionResult): string {
 export function goalsTable(goals: readonly Goal[]): string {
   return table(
     ["goal", "measured", "p10..p90", "target", "met"],
-    goals.map((g) => [g.label, fmt(g.value), `${fmt(g.figure.p10)}..${fmt(g.figure.p90)}`, `${g.op} ${g.goal}`, g.met ? "yes" : "NO"]),
+    goals.map((g) => [
+      g.label,
+      fmt(g.value),
+      `${fmt(g.figure.p10)}..${fmt(g.figure.p90)}`,
+      `${g.op} ${g.goal}`,
+      g.met ? "yes" : "NO",
+    ]),
   );
 }
 
 function md(rows: string[][], header: string[], align: string[]): string {
-  return [`| ${header.join(" | ")} |`, `| ${align.join(" | ")} |`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
+  return [`| ${header.join(" | ")} |`, `| ${align.join(" | ")} |`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join(
+    "\n",
+  );
 }
 
 export function goalsMarkdown(goals: readonly Goal[]): string {
   return md(
-    goals.map((g) => [g.label, fmt(g.value), `${fmt(g.figure.p10)} .. ${fmt(g.figure.p90)}`, `${g.op === "<=" ? "≤" : "≥"} ${g.goal}`, g.met ? "met" : "**missed**"]),
+    goals.map((g) => [
+      g.label,
+      fmt(g.value),
+      `${fmt(g.figure.p10)} .. ${fmt(g.figure.p90)}`,
+      `${g.op === "<=" ? "≤" : "≥"} ${g.goal}`,
+      g.met ? "met" : "**missed**",
+    ]),
     ["goal", "median", "p10 .. p90", "target", ""],
     ["---", "---:", "---:", "---:", "---"],
   );
@@ -72,7 +95,15 @@ export function sectionMarkdown(s: SectionResult): string {
   const withP99 = rows.some(([, f]) => f.p99 !== undefined);
   const out = [
     md(
-      rows.map(([path, f]) => [path, fmt(f.median), fmt(f.p10), fmt(f.p90), ...(withP99 ? [f.p99 === undefined ? "" : fmt(f.p99)] : []), f.unit, String(f.runs)]),
+      rows.map(([path, f]) => [
+        path,
+        fmt(f.median),
+        fmt(f.p10),
+        fmt(f.p90),
+        ...(withP99 ? [f.p99 === undefined ? "" : fmt(f.p99)] : []),
+        f.unit,
+        String(f.runs),
+      ]),
       ["", "median", "p10", "p90", ...(withP99 ? ["p99"] : []), "unit", "runs"],
       ["---", "---:", "---:", "---:", ...(withP99 ? ["---:"] : []), "---", "---:"],
     ),
@@ -107,11 +138,14 @@ export function markdown(results: ResultsFile): string {
  * each up to the next `<!-- /bench -->`.
  */
 export function updateDoc(text: string, results: ResultsFile): string {
-  return text.replace(/(<!-- bench:(\w+) -->\n)[\s\S]*?(<!-- \/bench -->)/g, (whole, open: string, name: string, close: string) => {
-    if (name === "goals") return `${open}${goalsMarkdown(results.goals)}\n${close}`;
-    const s = results.sections[name];
-    return s ? `${open}${sectionMarkdown(s)}\n${close}` : whole;
-  });
+  return text.replace(
+    /(<!-- bench:(\w+) -->\n)[\s\S]*?(<!-- \/bench -->)/g,
+    (whole, open: string, name: string, close: string) => {
+      if (name === "goals") return `${open}${goalsMarkdown(results.goals)}\n${close}`;
+      const s = results.sections[name];
+      return s ? `${open}${sectionMarkdown(s)}\n${close}` : whole;
+    },
+  );
 }
 
 if (require.main === module) {

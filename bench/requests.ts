@@ -4,7 +4,14 @@
  */
 
 /** user_1 owns ws_1 in the demo seed; doc_bench is a page the bench adds, so saves never touch doc_1. */
-export const IDS = { workspaceId: "ws_1", actorId: "user_1", getDocument: "doc_1", saveDocument: "doc_bench", getSession: "sess_bench_get", saveSession: "sess_bench_save" };
+export const IDS = {
+  workspaceId: "ws_1",
+  actorId: "user_1",
+  getDocument: "doc_1",
+  saveDocument: "doc_bench",
+  getSession: "sess_bench_get",
+  saveSession: "sess_bench_save",
+};
 export const ALL_SCOPES = ["page.read", "page.write", "artifact.write"] as const;
 
 /** mulberry32: a small seeded PRNG, so pools are the same in every process and every run. */
@@ -19,8 +26,33 @@ export function prng(seed: number): () => number {
   };
 }
 
-const WORDS = ["plan", "scope", "milestone", "review", "第一段", "确定范围", "里程碑", "draft", "notes", "risk", "owner", "日程", "summary", "next step", "deadline"];
-const BLOCK_TYPES = ["paragraph", "heading", "bulleted_list_item", "numbered_list_item", "to_do", "quote", "code", "divider"] as const;
+const WORDS = [
+  "plan",
+  "scope",
+  "milestone",
+  "review",
+  "第一段",
+  "确定范围",
+  "里程碑",
+  "draft",
+  "notes",
+  "risk",
+  "owner",
+  "日程",
+  "summary",
+  "next step",
+  "deadline",
+];
+const BLOCK_TYPES = [
+  "paragraph",
+  "heading",
+  "bulleted_list_item",
+  "numbered_list_item",
+  "to_do",
+  "quote",
+  "code",
+  "divider",
+] as const;
 
 function sentence(rand: () => number, words: number): string {
   const out: string[] = [];
@@ -43,7 +75,11 @@ export function block(rand: () => number, i: number): Block {
 export type Envelope = Record<string, unknown> & { args: Record<string, unknown> };
 
 /** A valid mnote.page.save request (PageSaveRequest), different for every i. */
-export function pageSaveRequest(i: number, rand: () => number, options: { mode?: "replace" | "append"; baseRevision?: boolean; blocks?: [number, number] } = {}): Envelope {
+export function pageSaveRequest(
+  i: number,
+  rand: () => number,
+  options: { mode?: "replace" | "append"; baseRevision?: boolean; blocks?: [number, number] } = {},
+): Envelope {
   const [lo, hi] = options.blocks ?? [1, 8];
   const content: Block[] = [];
   const n = lo + Math.floor(rand() * (hi - lo + 1));
@@ -86,7 +122,14 @@ export function pageGetRequest(i: number, rand: () => number): Envelope {
   };
 }
 
-const BAD_TOOL_NAMES = ["mnote.page.Save", "Mnote.page.save", "mnote.page.save!", "page.save", "mnote..page.save", "mnote.page.sAve"];
+const BAD_TOOL_NAMES = [
+  "mnote.page.Save",
+  "Mnote.page.save",
+  "mnote.page.save!",
+  "page.save",
+  "mnote..page.save",
+  "mnote.page.sAve",
+];
 
 /**
  * The validator inputs: valid requests; requests invalid at the first field (toolName does not
@@ -118,7 +161,15 @@ export function validatorPools(size: number): { valid: Envelope[]; invalidFirst:
 export function benchSeed(demo: { pages?: unknown[] }): unknown {
   return {
     ...demo,
-    pages: [...(demo.pages ?? []), { id: IDS.saveDocument, workspaceId: IDS.workspaceId, title: "Bench page", blocks: [{ type: "paragraph", text: "Saves land here." }] }],
+    pages: [
+      ...(demo.pages ?? []),
+      {
+        id: IDS.saveDocument,
+        workspaceId: IDS.workspaceId,
+        title: "Bench page",
+        blocks: [{ type: "paragraph", text: "Saves land here." }],
+      },
+    ],
   };
 }
 

@@ -26,12 +26,20 @@ const SECTIONS: Record<string, () => Promise<{ section(ctx: SectionContext): Pro
   hostile: () => import("./hostile"),
   diff: () => import("./diff"),
 };
-const ALIASES: Record<string, string> = { "cold-start": "coldStart", coldstart: "coldStart", cold: "coldStart", "runtime-cost": "runtimeCost" };
+const ALIASES: Record<string, string> = {
+  "cold-start": "coldStart",
+  coldstart: "coldStart",
+  cold: "coldStart",
+  "runtime-cost": "runtimeCost",
+};
 
 interface Results {
   machine: Record<string, unknown>;
   options: { quick: boolean; only: string[] };
-  sections: Record<string, SectionResult & { date?: string; quick?: boolean; loadavg1m?: { start: number; end: number } }>;
+  sections: Record<
+    string,
+    SectionResult & { date?: string; quick?: boolean; loadavg1m?: { start: number; end: number } }
+  >;
   goals: Goal[];
   profiles?: Record<string, ProfileSummary>;
 }
@@ -55,7 +63,9 @@ function parseArgs(argv: readonly string[]): { quick: boolean; only: string[]; p
         only.push(key);
       }
     } else if (a === "--help" || a === "-h") {
-      console.log("usage: npm run bench [-- --quick] [-- --only validators,dispatch,runtimeCost,coldStart,http,kernel,codegen,store,hostile,diff] [-- --profile]");
+      console.log(
+        "usage: npm run bench [-- --quick] [-- --only validators,dispatch,runtimeCost,coldStart,http,kernel,codegen,store,hostile,diff] [-- --profile]",
+      );
       process.exit(0);
     } else throw new UsageError(`unknown option ${a}`);
   }
@@ -79,10 +89,19 @@ function machine(): Record<string, unknown> {
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const started = Date.now();
-  const log = (line: string) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
-  const previous: Results | undefined = args.only.length > 0 && existsSync(resultsPath) ? (JSON.parse(readFileSync(resultsPath, "utf8")) as Results) : undefined;
+  const log = (line: string) =>
+    process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
+  const previous: Results | undefined =
+    args.only.length > 0 && existsSync(resultsPath)
+      ? (JSON.parse(readFileSync(resultsPath, "utf8")) as Results)
+      : undefined;
   const names = args.only.length > 0 ? args.only : Object.keys(SECTIONS);
-  const results: Results = { machine: machine(), options: { quick: args.quick, only: args.only }, sections: {}, goals: [] };
+  const results: Results = {
+    machine: machine(),
+    options: { quick: args.quick, only: args.only },
+    sections: {},
+    goals: [],
+  };
   for (const name of Object.keys(SECTIONS)) {
     if (names.includes(name)) {
       log(`${name}: start`);
@@ -96,11 +115,16 @@ async function main(): Promise<void> {
     }
   }
   results.goals = Object.values(results.sections).flatMap((s) => s.goals);
-  if (previous?.profiles) results.profiles = Object.fromEntries(Object.entries(previous.profiles).filter(([k]) => !names.some((n) => k.startsWith(n))));
+  if (previous?.profiles)
+    results.profiles = Object.fromEntries(
+      Object.entries(previous.profiles).filter(([k]) => !names.some((n) => k.startsWith(n))),
+    );
   if (args.profile) {
     // missed, or met within 20% of the target
     const close = (g: Goal) => !g.met || (g.op === "<=" ? g.value > 0.8 * g.goal : g.value < 1.2 * g.goal);
-    const missed = results.goals.filter((g) => close(g) && names.some((n) => g.id.startsWith(`${n}.`))).map((g) => g.id);
+    const missed = results.goals
+      .filter((g) => close(g) && names.some((n) => g.id.startsWith(`${n}.`)))
+      .map((g) => g.id);
     if (missed.length > 0) {
       log(`profiling the goals missed or within 20% of their target: ${missed.join(", ")}`);
       const profiles = await profileGoals(missed, log);

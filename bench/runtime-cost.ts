@@ -71,12 +71,21 @@ async function setup() {
       return reply;
     },
   };
-  const recorder = createDispatcher({ kernel: recording as never, grants: real.grants, idempotency: memoryIdempotencyStore(), kernelTimeoutMs: null });
+  const recorder = createDispatcher({
+    kernel: recording as never,
+    grants: real.grants,
+    idempotency: memoryIdempotencyStore(),
+    kernelTimeoutMs: null,
+  });
   const names = toolList.map((t) => t.name).filter((n) => ARGS[n]);
   if (names.length !== 6) throw new Error(`the bench knows ${names.length} of the contract's tools`);
   let n = 0;
   const envelope = (name: string, key: string) =>
-    buildRequest(toolByName(name)!, ARGS[name]!, grant, { runId: "run_bench", toolCallId: `call_${++n}`, idempotencyKey: key });
+    buildRequest(toolByName(name)!, ARGS[name]!, grant, {
+      runId: "run_bench",
+      toolCallId: `call_${++n}`,
+      idempotencyKey: key,
+    });
   for (const name of names) {
     const r = await recorder.dispatch(envelope(name, `record-${name}`));
     if (!r.ok) throw new Error(`${name} failed at set-up: ${JSON.stringify(r.error)}`);
@@ -116,24 +125,32 @@ async function setup() {
 type Setup = Awaited<ReturnType<typeof setup>>;
 
 /** A bare JSON-RPC client on one end of an InMemoryTransport pair: send, await the reply by id. */
-async function rpcClient(connect: (serverSide: import("@modelcontextprotocol/sdk/inMemory.js").InMemoryTransport) => Promise<void>) {
+async function rpcClient(
+  connect: (serverSide: import("@modelcontextprotocol/sdk/inMemory.js").InMemoryTransport) => Promise<void>,
+) {
   const { InMemoryTransport } = await import("@modelcontextprotocol/sdk/inMemory.js");
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const pending = new Map<number, (m: unknown) => void>();
   clientSide.onmessage = (m) => {
     const id = (m as { id?: number }).id;
-    if (id !== undefined) pending.get(id)?.(m), pending.delete(id);
+    if (id !== undefined) (pending.get(id)?.(m), pending.delete(id));
   };
   await connect(serverSide);
   await clientSide.start();
   let id = 0;
   const request = (method: string, params: unknown) =>
-    new Promise<{ result?: { isError?: boolean; structuredContent?: { ok?: boolean } }; error?: unknown }>((resolve) => {
-      const mine = ++id;
-      pending.set(mine, resolve as never);
-      void clientSide.send({ jsonrpc: "2.0", id: mine, method, params } as never);
-    });
-  await request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "0" } });
+    new Promise<{ result?: { isError?: boolean; structuredContent?: { ok?: boolean } }; error?: unknown }>(
+      (resolve) => {
+        const mine = ++id;
+        pending.set(mine, resolve as never);
+        void clientSide.send({ jsonrpc: "2.0", id: mine, method, params } as never);
+      },
+    );
+  await request("initialize", {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "bench", version: "0" },
+  });
   await clientSide.send({ jsonrpc: "2.0", method: "notifications/initialized" } as never);
   return request;
 }
@@ -148,7 +165,9 @@ async function dispatcherOverTransport(s: Setup) {
         void serverSide.send({ jsonrpc: "2.0", id: msg.id, result: {} } as never);
         return;
       }
-      void s.dispatcher.dispatch(msg.params).then((response) => serverSide.send({ jsonrpc: "2.0", id: msg.id!, result: response as never }));
+      void s.dispatcher
+        .dispatch(msg.params)
+        .then((response) => serverSide.send({ jsonrpc: "2.0", id: msg.id!, result: response as never }));
     };
     await serverSide.start();
   });
@@ -160,27 +179,75 @@ async function sdkServer(s: Setup) {
   const { z } = await import("zod");
   const { toolByName } = await import("../generated/registry");
   const server = new McpServer({ name: "sdk-only", version: "0.0.0" });
-  const block = z.object({ id: z.string().min(1).max(64).optional(), type: z.string().max(32), text: z.string().max(20000), level: z.number().int().optional(), checked: z.boolean().optional(), language: z.string().max(32).optional() }).strict();
+  const block = z
+    .object({
+      id: z.string().min(1).max(64).optional(),
+      type: z.string().max(32),
+      text: z.string().max(20000),
+      level: z.number().int().optional(),
+      checked: z.boolean().optional(),
+      language: z.string().max(32).optional(),
+    })
+    .strict();
   const shapes: Record<string, Record<string, import("zod").ZodType>> = {
-    "mnote.page.get": { includeBody: z.boolean().optional(), includeOptions: z.boolean().optional(), includeBlocks: z.boolean().optional() },
-    "mnote.page.save": { content: z.array(block).min(1).max(500), mode: z.enum(["append", "replace"]).optional(), baseRevision: z.number().int().min(0).optional(), dryRun: z.boolean().optional() },
-    "mnote.page.update_title": { title: z.string().min(1).max(500), baseRevision: z.number().int().min(0).optional(), dryRun: z.boolean().optional() },
+    "mnote.page.get": {
+      includeBody: z.boolean().optional(),
+      includeOptions: z.boolean().optional(),
+      includeBlocks: z.boolean().optional(),
+    },
+    "mnote.page.save": {
+      content: z.array(block).min(1).max(500),
+      mode: z.enum(["append", "replace"]).optional(),
+      baseRevision: z.number().int().min(0).optional(),
+      dryRun: z.boolean().optional(),
+    },
+    "mnote.page.update_title": {
+      title: z.string().min(1).max(500),
+      baseRevision: z.number().int().min(0).optional(),
+      dryRun: z.boolean().optional(),
+    },
     "mnote.page.update_options": {
-      options: z.object({ wideLayout: z.boolean().optional(), smallText: z.boolean().optional(), showToc: z.boolean().optional(), protectEditing: z.boolean().optional() }).strict(),
+      options: z
+        .object({
+          wideLayout: z.boolean().optional(),
+          smallText: z.boolean().optional(),
+          showToc: z.boolean().optional(),
+          protectEditing: z.boolean().optional(),
+        })
+        .strict(),
       baseRevision: z.number().int().min(0).optional(),
       dryRun: z.boolean().optional(),
     },
     "mnote.artifact.create_summary": { summary: z.string().min(1).max(2000), dryRun: z.boolean().optional() },
-    "mnote.artifact.create_ai_note": { title: z.string().max(500).optional(), content: z.string().min(1).max(20000), dryRun: z.boolean().optional() },
+    "mnote.artifact.create_ai_note": {
+      title: z.string().max(500).optional(),
+      content: z.string().min(1).max(20000),
+      dryRun: z.boolean().optional(),
+    },
   };
-  const context = { workspaceId: s.grant.workspaceId, documentId: s.grant.documentId, actorId: s.grant.actorId, traceId: "trace_sdk", sessionId: s.grant.sessionId, runId: "run_sdk", toolCallId: "call_sdk" };
+  const context = {
+    workspaceId: s.grant.workspaceId,
+    documentId: s.grant.documentId,
+    actorId: s.grant.actorId,
+    traceId: "trace_sdk",
+    sessionId: s.grant.sessionId,
+    runId: "run_sdk",
+    toolCallId: "call_sdk",
+  };
   for (const name of s.names) {
     const tool = toolByName(name)!;
-    server.registerTool(tool.providerName, { description: name, inputSchema: shapes[name]! }, async (args: Record<string, unknown>) => {
-      await s.kernel.accessCheck();
-      const reply = (await s.kernel.call(tool.kernelCommand)) as unknown as Reply;
-      return { content: [{ type: "text" as const, text: JSON.stringify(reply.result) }], structuredContent: { ok: true, result: reply.result, args } };
-    });
+    server.registerTool(
+      tool.providerName,
+      { description: name, inputSchema: shapes[name]! },
+      async (args: Record<string, unknown>) => {
+        await s.kernel.accessCheck();
+        const reply = (await s.kernel.call(tool.kernelCommand)) as unknown as Reply;
+        return {
+          content: [{ type: "text" as const, text: JSON.stringify(reply.result) }],
+          structuredContent: { ok: true, result: reply.result, args },
+        };
+      },
+    );
   }
   return rpcClient(async (serverSide) => server.connect(serverSide));
 }
@@ -188,7 +255,11 @@ async function sdkServer(s: Setup) {
 /** The real `mnote-tools mcp` server over the same transport. */
 async function ourMcpServer(s: Setup) {
   const { createMcpServer } = await import("../runtime/transports/mcp-server");
-  const server = createMcpServer({ dispatch: (r) => s.dispatcher.dispatch(r), grants: s.grants, sessionId: s.grant.sessionId });
+  const server = createMcpServer({
+    dispatch: (r) => s.dispatcher.dispatch(r),
+    grants: s.grants,
+    sessionId: s.grant.sessionId,
+  });
   return rpcClient(async (serverSide) => server.connect(serverSide));
 }
 
@@ -263,7 +334,9 @@ export async function worker(_contender: string, options: WorkerOptions): Promis
 export async function section(ctx: SectionContext): Promise<SectionResult> {
   const started = Date.now();
   const rounds = ctx.quick ? 2 : 3;
-  const options: WorkerOptions = ctx.quick ? { slices: 4, sliceTime: 40, warmupTime: 150 } : { slices: 10, sliceTime: 60, warmupTime: 300 };
+  const options: WorkerOptions = ctx.quick
+    ? { slices: 4, sliceTime: 40, warmupTime: 150 }
+    : { slices: 10, sliceTime: 60, warmupTime: 300 };
   const perSlice = new Map<string, number[]>();
   const samples = new Map<string, number[]>();
   for (let round = 0; round < rounds; round++) {
@@ -303,12 +376,23 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
       `Interleaved: in each of ${rounds} processes every contender takes turns in ${options.slices} slices of ${options.sliceTime} ms, a new shuffled order each slice; ratios are per slice, median and p10..p90 over slices.`,
     ],
     figures,
-    ratios: { "six tools": { "dispatch / floor": vsFloor, "transport + dispatch / SDK": vsSdk, "mnote-tools mcp / SDK": mcpVsSdk } },
+    ratios: {
+      "six tools": {
+        "dispatch / floor": vsFloor,
+        "transport + dispatch / SDK": vsSdk,
+        "mnote-tools mcp / SDK": mcpVsSdk,
+      },
+    },
     goals: [
       goal("runtimeCost.floor", "dispatcher (in-memory kernel) / floor", vsFloor, "<=", 2),
       goal("runtimeCost.sdk", "dispatcher over an in-memory transport / MCP SDK McpServer", vsSdk, "<=", 0.5),
     ],
-    extra: { rounds, slices: rounds * options.slices, options, medians: Object.fromEntries([...perSlice].map(([k, v]) => [k, medianOf(v)])) },
+    extra: {
+      rounds,
+      slices: rounds * options.slices,
+      options,
+      medians: Object.fromEntries([...perSlice].map(([k, v]) => [k, medianOf(v)])),
+    },
     seconds: (Date.now() - started) / 1000,
   };
 }

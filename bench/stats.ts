@@ -28,7 +28,13 @@ export function quantile(sorted: readonly number[], q: number): number {
 
 export function figure(samples: readonly number[], unit: string, rounds?: number): Figure {
   const sorted = samples.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
-  const out: Figure = { median: round(quantile(sorted, 0.5)), p10: round(quantile(sorted, 0.1)), p90: round(quantile(sorted, 0.9)), runs: sorted.length, unit };
+  const out: Figure = {
+    median: round(quantile(sorted, 0.5)),
+    p10: round(quantile(sorted, 0.1)),
+    p90: round(quantile(sorted, 0.9)),
+    runs: sorted.length,
+    unit,
+  };
   if (rounds !== undefined) out.rounds = rounds;
   return out;
 }

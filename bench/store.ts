@@ -101,7 +101,9 @@ export async function worker(_contender: string, options: WorkerOptions): Promis
 export async function section(ctx: SectionContext): Promise<SectionResult> {
   const started = Date.now();
   const rounds = ctx.quick ? 2 : 3;
-  const options: WorkerOptions = ctx.quick ? { slices: 4, sliceTime: 40, warmupTime: 150 } : { slices: 8, sliceTime: 60, warmupTime: 300 };
+  const options: WorkerOptions = ctx.quick
+    ? { slices: 4, sliceTime: 40, warmupTime: 150 }
+    : { slices: 8, sliceTime: 60, warmupTime: 300 };
   const perSlice = new Map<string, number[]>();
   const samples = new Map<string, number[]>();
   try {
@@ -116,7 +118,9 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
   } catch (e) {
     return {
       title: "Idempotency store: Redis vs embedded",
-      notes: [`Skipped: ${(e as Error).message.split("\n").slice(0, 2).join(" ")} (the section needs Redis at ${REDIS_URL}).`],
+      notes: [
+        `Skipped: ${(e as Error).message.split("\n").slice(0, 2).join(" ")} (the section needs Redis at ${REDIS_URL}).`,
+      ],
       figures: {},
       ratios: {},
       goals: [],

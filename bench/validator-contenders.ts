@@ -29,7 +29,16 @@ export type Contender = (typeof CONTENDERS)[number];
 const IDENTIFIER = "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
 const IDEMPOTENCY_KEY = "^[!-~]+$";
 const BLOCK_ID = "^[A-Za-z0-9_-]+$";
-const BLOCK_TYPES = ["paragraph", "heading", "bulleted_list_item", "numbered_list_item", "to_do", "quote", "code", "divider"] as const;
+const BLOCK_TYPES = [
+  "paragraph",
+  "heading",
+  "bulleted_list_item",
+  "numbered_list_item",
+  "to_do",
+  "quote",
+  "code",
+  "divider",
+] as const;
 const SCOPES = ["page.read", "page.write", "artifact.write"] as const;
 const LOCALES = ["zh-CN", "en"] as const;
 const MAX_REVISION = 9007199254740991;
@@ -255,7 +264,20 @@ function isScopes(v: unknown): boolean {
   return true;
 }
 
-const REQUIRED = ["toolName", "workspaceId", "documentId", "actorId", "sessionId", "runId", "toolCallId", "traceId", "capabilityScope", "args", "idempotencyKey", "dryRun"];
+const REQUIRED = [
+  "toolName",
+  "workspaceId",
+  "documentId",
+  "actorId",
+  "sessionId",
+  "runId",
+  "toolCallId",
+  "traceId",
+  "capabilityScope",
+  "args",
+  "idempotencyKey",
+  "dryRun",
+];
 
 export async function handCheck(): Promise<Check> {
   return (r) => {

@@ -33,7 +33,8 @@ async function controlCheck(): Promise<Check> {
   const cached = require.cache[path];
   delete require.cache[path];
   try {
-    const { validatePageSaveRequest } = (await import("../generated/validators")) as typeof import("../generated/validators");
+    const { validatePageSaveRequest } =
+      (await import("../generated/validators")) as typeof import("../generated/validators");
     return (v) => validatePageSaveRequest(v);
   } finally {
     if (cached) require.cache[path] = cached;
@@ -109,8 +110,14 @@ const MUTATIONS: Mutation[] = [
   ["args an array", (r) => (r.args = [] as never)],
   ["args extra key", (r) => (r.args.extra = true)],
   ["content not an array", (r) => (r.args.content = {})],
-  ["content of 501 blocks", (r) => (r.args.content = Array.from({ length: 501 }, () => ({ type: "paragraph", text: "x" })))],
-  ["content of 500 blocks", (r) => (r.args.content = Array.from({ length: 500 }, () => ({ type: "paragraph", text: "x" })))],
+  [
+    "content of 501 blocks",
+    (r) => (r.args.content = Array.from({ length: 501 }, () => ({ type: "paragraph", text: "x" }))),
+  ],
+  [
+    "content of 500 blocks",
+    (r) => (r.args.content = Array.from({ length: 500 }, () => ({ type: "paragraph", text: "x" }))),
+  ],
   ["empty content", (r) => (r.args.content = [])],
   ["mode merge", (r) => (r.args.mode = "merge")],
   ["baseRevision -1", (r) => (r.args.baseRevision = -1)],
@@ -152,7 +159,8 @@ export async function agreement(): Promise<Agreement> {
   for (const c of CONTENDERS) checks.set(c, await contenderCheck(c));
   const pools = validatorPools(POOL);
   const inputs: Array<{ name: string; value: unknown; expected?: boolean }> = [];
-  for (const c of CASES) pools[c].forEach((value, i) => inputs.push({ name: `${c} #${i}`, value, expected: EXPECTED[c] }));
+  for (const c of CASES)
+    pools[c].forEach((value, i) => inputs.push({ name: `${c} #${i}`, value, expected: EXPECTED[c] }));
   for (let i = 0; i < 16; i++) {
     for (const [name, mutate] of MUTATIONS) {
       const value = structuredClone(pools.valid[i]!);
@@ -177,7 +185,9 @@ export async function agreement(): Promise<Agreement> {
 export async function section(ctx: SectionContext): Promise<SectionResult> {
   const started = Date.now();
   const agreed = await agreement();
-  ctx.log(`validators: ${agreed.contenders} contenders agree on ${agreed.inputs - agreed.disagreements.length}/${agreed.inputs} inputs`);
+  ctx.log(
+    `validators: ${agreed.contenders} contenders agree on ${agreed.inputs - agreed.disagreements.length}/${agreed.inputs} inputs`,
+  );
   if (agreed.disagreements.length > 0) {
     throw new Error(
       `validators disagree:\n${agreed.disagreements
@@ -187,7 +197,9 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
     );
   }
   const rounds = ctx.quick ? 2 : 3;
-  const options: WorkerOptions = ctx.quick ? { slices: 6, sliceTime: 25, warmupTime: 100 } : { slices: 12, sliceTime: 40, warmupTime: 200 };
+  const options: WorkerOptions = ctx.quick
+    ? { slices: 6, sliceTime: 25, warmupTime: 100 }
+    : { slices: 12, sliceTime: 40, warmupTime: 200 };
   // per task: every slice's median (paired across tasks by slice), and every sample
   const perSlice = new Map<string, number[]>();
   const samples = new Map<string, number[]>();
@@ -205,7 +217,8 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
   const goals: Goal[] = [];
   for (const c of CASES) {
     const byContender: FigureTree = {};
-    for (const contender of [...CONTENDERS, CONTROL]) byContender[contender] = figure(samples.get(`${c}/${contender}`)!, "ns/op", rounds);
+    for (const contender of [...CONTENDERS, CONTROL])
+      byContender[contender] = figure(samples.get(`${c}/${contender}`)!, "ns/op", rounds);
     figures[c] = byContender;
     const gen = perSlice.get(`${c}/generated`)!;
     // other / generated: above 1, the generated validator is faster
@@ -215,8 +228,24 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
       caseRatios[`${other}/generated`] = pairedRatio(perSlice.get(`${c}/${other}`)!, gen);
     }
     ratios[c] = caseRatios;
-    goals.push(goal(`validators.${c}.ajv`, `validator, ${label(c)}: ajv / generated`, caseRatios["ajv/generated"] as never, ">=", 0.95));
-    goals.push(goal(`validators.${c}.zod`, `validator, ${label(c)}: zod / generated`, caseRatios["zod/generated"] as never, ">=", 3));
+    goals.push(
+      goal(
+        `validators.${c}.ajv`,
+        `validator, ${label(c)}: ajv / generated`,
+        caseRatios["ajv/generated"] as never,
+        ">=",
+        0.95,
+      ),
+    );
+    goals.push(
+      goal(
+        `validators.${c}.zod`,
+        `validator, ${label(c)}: zod / generated`,
+        caseRatios["zod/generated"] as never,
+        ">=",
+        3,
+      ),
+    );
   }
   return {
     title: "Validators: the mnote.page.save request envelope",
@@ -230,7 +259,12 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
     figures,
     ratios,
     goals,
-    extra: { agreement: { inputs: agreed.inputs, contenders: agreed.contenders, disagreements: agreed.disagreements.length }, rounds, slices, options },
+    extra: {
+      agreement: { inputs: agreed.inputs, contenders: agreed.contenders, disagreements: agreed.disagreements.length },
+      rounds,
+      slices,
+      options,
+    },
     seconds: (Date.now() - started) / 1000,
   };
 }

@@ -13,10 +13,20 @@ export interface HttpCliOptions {
 /** Adds --allowed-hosts, --allowed-origins, --request-timeout and --log-level to a server verb. */
 export function addHttpOptions(command: Command): Command {
   return command
-    .option("--allowed-hosts <list>", "host names the Host header may carry, comma-separated, or * (default: localhost, 127.0.0.1, [::1] and the --host address)")
-    .option("--allowed-origins <list>", "origins a browser request may come from, comma-separated, or * (default: http(s) origins on an allowed host)")
+    .option(
+      "--allowed-hosts <list>",
+      "host names the Host header may carry, comma-separated, or * (default: localhost, 127.0.0.1, [::1] and the --host address)",
+    )
+    .option(
+      "--allowed-origins <list>",
+      "origins a browser request may come from, comma-separated, or * (default: http(s) origins on an allowed host)",
+    )
     .option("--request-timeout <ms>", "longest time to receive a whole request, headers and body", "30000")
-    .option("--log-level <level>", "trace, debug, info, warn, error or silent (env MNOTE_TOOLS_LOG_LEVEL)", process.env.MNOTE_TOOLS_LOG_LEVEL ?? "info");
+    .option(
+      "--log-level <level>",
+      "trace, debug, info, warn, error or silent (env MNOTE_TOOLS_LOG_LEVEL)",
+      process.env.MNOTE_TOOLS_LOG_LEVEL ?? "info",
+    );
 }
 
 /** The HTTP layer's allow-lists and timeouts from the flags. */

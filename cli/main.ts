@@ -8,12 +8,19 @@ import { addRuntimeOptions, DEFAULT_DB, DEFAULT_STATE } from "./runtime-options"
 import { addHttpOptions } from "./http-options";
 
 export async function main(argv: readonly string[]): Promise<void> {
-  const program = new Command().name("mnote-tools").description("The mnote page-AI tool contract: generate code from it, and run its tools.").showHelpAfterError().exitOverride();
+  const program = new Command()
+    .name("mnote-tools")
+    .description("The mnote page-AI tool contract: generate code from it, and run its tools.")
+    .showHelpAfterError()
+    .exitOverride();
 
   program
     .command("generate")
     .description("generate types, validators, registry, kernel client, agent surfaces and docs from contract/")
-    .option("--config <file>", "which targets to run, into which folders, with which options (default: mnote-tools.config.json when there; see codegen/config.schema.json)")
+    .option(
+      "--config <file>",
+      "which targets to run, into which folders, with which options (default: mnote-tools.config.json when there; see codegen/config.schema.json)",
+    )
     .option("--contract <dir>", "the contract folder (default: the config's, or contract)")
     .option("--out <dir>", "the output folder of targets that name none (default: the config's, or generated)")
     .option("--check", "write nothing; exit 1 when an output folder differs from what would be generated")
@@ -23,19 +30,33 @@ export async function main(argv: readonly string[]): Promise<void> {
 
   program
     .command("diff")
-    .description("compare contract/ with a base version and report breaking, warning and safe changes (exit 1: breaking changes need a new major version)")
-    .option("--base <ref-or-dir>", "a git ref or a folder holding a contract (default: the newest release in --releases)")
+    .description(
+      "compare contract/ with a base version and report breaking, warning and safe changes (exit 1: breaking changes need a new major version)",
+    )
+    .option(
+      "--base <ref-or-dir>",
+      "a git ref or a folder holding a contract (default: the newest release in --releases)",
+    )
     .option("--format <format>", "human, json, markdown (PR comments), github (workflow annotations) or junit", "human")
-    .option("--fail-on <level>", "breaking (breaking changes without a new major) or warning (warnings too)", "breaking")
-    .option("--ignore <file>", "accepted changes with a reason and an expiry date (default: <releases>/diff-ignore.json)")
+    .option(
+      "--fail-on <level>",
+      "breaking (breaking changes without a new major) or warning (warnings too)",
+      "breaking",
+    )
+    .option(
+      "--ignore <file>",
+      "accepted changes with a reason and an expiry date (default: <releases>/diff-ignore.json)",
+    )
     .option("--changelog [file]", "print (or write to file) a changelog section for the release instead of the report")
     .option("--contract <dir>", "the contract folder", "contract")
     .option("--releases <dir>", "the folder of released contracts", "contract-releases")
     .action(async (opts) => (await import("./commands/diff")).runDiff(opts));
 
-  addRuntimeOptions(program.command("call").description("the CLI JSON adapter: one request envelope on stdin, one response envelope on stdout")).action(async (opts) =>
-    (await import("./commands/call")).runCall(opts),
-  );
+  addRuntimeOptions(
+    program
+      .command("call")
+      .description("the CLI JSON adapter: one request envelope on stdin, one response envelope on stdout"),
+  ).action(async (opts) => (await import("./commands/call")).runCall(opts));
 
   addRuntimeOptions(
     addHttpOptions(
@@ -43,9 +64,21 @@ export async function main(argv: readonly string[]): Promise<void> {
         .command("serve")
         .description("serve the tools over HTTP (POST /v1/tools/call, GET /v1/tools, /v1/sessions, /healthz)")
         .option("--host <host>", "address to listen on", "127.0.0.1")
-        .option("--port <port>", "port (0: any free port; the chosen one is printed)", process.env.MNOTE_TOOLS_PORT ?? "8787")
-        .option("--token <token>", "bearer token for tool calls (env MNOTE_TOOLS_TOKEN; generated and printed when absent)", process.env.MNOTE_TOOLS_TOKEN)
-        .option("--host-token <token>", "bearer token the mnote app uses to register session grants (env MNOTE_TOOLS_HOST_TOKEN)", process.env.MNOTE_TOOLS_HOST_TOKEN)
+        .option(
+          "--port <port>",
+          "port (0: any free port; the chosen one is printed)",
+          process.env.MNOTE_TOOLS_PORT ?? "8787",
+        )
+        .option(
+          "--token <token>",
+          "bearer token for tool calls (env MNOTE_TOOLS_TOKEN; generated and printed when absent)",
+          process.env.MNOTE_TOOLS_TOKEN,
+        )
+        .option(
+          "--host-token <token>",
+          "bearer token the mnote app uses to register session grants (env MNOTE_TOOLS_HOST_TOKEN)",
+          process.env.MNOTE_TOOLS_HOST_TOKEN,
+        )
         .option("--max-bytes <n>", "largest request body", String(1024 * 1024)),
     ),
   ).action(async (opts) => (await import("./commands/serve")).runServe(opts));
@@ -54,14 +87,26 @@ export async function main(argv: readonly string[]): Promise<void> {
     addHttpOptions(
       program
         .command("mcp")
-        .description("serve the tools over MCP: stdio by default, Streamable HTTP with --http; bound to one session grant")
-        .requiredOption("--session <id>", "the session grant the server acts under (over HTTP a request may name another with X-Mnote-Session)")
+        .description(
+          "serve the tools over MCP: stdio by default, Streamable HTTP with --http; bound to one session grant",
+        )
+        .requiredOption(
+          "--session <id>",
+          "the session grant the server acts under (over HTTP a request may name another with X-Mnote-Session)",
+        )
         .option("--http", "serve Streamable HTTP at /mcp instead of stdio")
         .option("--host <host>", "address to listen on (--http)", "127.0.0.1")
         .option("--port <port>", "port (--http; 0: any free port)", "8789")
-        .option("--token <token>", "bearer token required over HTTP (env MNOTE_TOOLS_TOKEN; generated and shown once when absent)", process.env.MNOTE_TOOLS_TOKEN)
+        .option(
+          "--token <token>",
+          "bearer token required over HTTP (env MNOTE_TOOLS_TOKEN; generated and shown once when absent)",
+          process.env.MNOTE_TOOLS_TOKEN,
+        )
         .option("--max-bytes <n>", "largest request body (--http)", String(1024 * 1024))
-        .option("--provider <name>", "which tool schemas tools/list shows: canonical, portable (default), openai-strict, gemini, anthropic"),
+        .option(
+          "--provider <name>",
+          "which tool schemas tools/list shows: canonical, portable (default), openai-strict, gemini, anthropic",
+        ),
     ),
   ).action(async (opts) => (await import("./commands/mcp")).runMcp(opts));
 
@@ -81,11 +126,17 @@ export async function main(argv: readonly string[]): Promise<void> {
   addHttpOptions(
     kernel
       .command("serve")
-      .description("serve the kernel over HTTP (POST /v1/commands/:command), as mnote's Rust kernel would be; a token is required")
+      .description(
+        "serve the kernel over HTTP (POST /v1/commands/:command), as mnote's Rust kernel would be; a token is required",
+      )
       .option("--db <path>", "the kernel database", process.env.MNOTE_TOOLS_DB ?? DEFAULT_DB)
       .option("--host <host>", "address to listen on", "127.0.0.1")
       .option("--port <port>", "port (0: any free port)", "8788")
-      .option("--token <token>", "the bearer token every command must carry (env MNOTE_KERNEL_TOKEN)", process.env.MNOTE_KERNEL_TOKEN)
+      .option(
+        "--token <token>",
+        "the bearer token every command must carry (env MNOTE_KERNEL_TOKEN)",
+        process.env.MNOTE_KERNEL_TOKEN,
+      )
       .option("--insecure-no-auth", "run WITHOUT a token: loopback only, for local development (warns)"),
   ).action(async (opts) => (await import("./commands/kernel")).runKernelServe(opts));
   kernel
@@ -94,8 +145,14 @@ export async function main(argv: readonly string[]): Promise<void> {
     .option("--db <path>", "the kernel database", process.env.MNOTE_TOOLS_DB ?? DEFAULT_DB)
     .action(async (opts) => (await import("./commands/kernel")).runKernelExec(opts));
 
-  const session = program.command("session").description("session grants: the trusted binding of a session to an actor, page and scopes");
-  const stateOption = ["--state <path>", "the runtime's state file", process.env.MNOTE_TOOLS_STATE ?? DEFAULT_STATE] as const;
+  const session = program
+    .command("session")
+    .description("session grants: the trusted binding of a session to an actor, page and scopes");
+  const stateOption = [
+    "--state <path>",
+    "the runtime's state file",
+    process.env.MNOTE_TOOLS_STATE ?? DEFAULT_STATE,
+  ] as const;
   const storeOption = [
     "--grants <url>",
     "grants in a shared Redis instead of the state file (redis://host:port/db; env MNOTE_TOOLS_GRANTS)",
@@ -133,9 +190,16 @@ export async function main(argv: readonly string[]): Promise<void> {
     .command("install")
     .description("copy the plugin into $HERMES_HOME/plugins/mnote and print the config.yaml lines that enable it")
     .option("--hermes-home <dir>", "Hermes' home folder (default $HERMES_HOME or ~/.hermes)")
-    .option("--url <url>", "where mnote-tools serve listens, for the printed MNOTE_TOOLS_URL line", "http://127.0.0.1:8787")
+    .option(
+      "--url <url>",
+      "where mnote-tools serve listens, for the printed MNOTE_TOOLS_URL line",
+      "http://127.0.0.1:8787",
+    )
     .option("--token <token>", "the serve's --token, for the printed MNOTE_TOOLS_TOKEN line (env MNOTE_TOOLS_TOKEN)")
-    .option("--state <path>", "the runtime's state file, for the printed MNOTE_TOOLS_STATE line (env MNOTE_TOOLS_STATE)")
+    .option(
+      "--state <path>",
+      "the runtime's state file, for the printed MNOTE_TOOLS_STATE line (env MNOTE_TOOLS_STATE)",
+    )
     .option("--db <path>", "the kernel database, for the printed MNOTE_TOOLS_DB line (env MNOTE_TOOLS_DB)")
     .action(async (opts) => (await import("./commands/hermes")).runHermesInstall(opts));
 

@@ -21,10 +21,26 @@ export const DEFAULT_STATE = ".mnote/runtime.db";
 
 export function addRuntimeOptions(command: Command): Command {
   return command
-    .option("--db <path>", "the embedded reference kernel's database (env MNOTE_TOOLS_DB)", process.env.MNOTE_TOOLS_DB ?? DEFAULT_DB)
-    .option("--state <path>", "the runtime's state: session grants and idempotency records (env MNOTE_TOOLS_STATE)", process.env.MNOTE_TOOLS_STATE ?? DEFAULT_STATE)
-    .option("--kernel-url <url>", "use a remote kernel over HTTP instead of the embedded one (env MNOTE_KERNEL_URL)", process.env.MNOTE_KERNEL_URL)
-    .option("--kernel-token <token>", "bearer token for the remote kernel (env MNOTE_KERNEL_TOKEN)", process.env.MNOTE_KERNEL_TOKEN)
+    .option(
+      "--db <path>",
+      "the embedded reference kernel's database (env MNOTE_TOOLS_DB)",
+      process.env.MNOTE_TOOLS_DB ?? DEFAULT_DB,
+    )
+    .option(
+      "--state <path>",
+      "the runtime's state: session grants and idempotency records (env MNOTE_TOOLS_STATE)",
+      process.env.MNOTE_TOOLS_STATE ?? DEFAULT_STATE,
+    )
+    .option(
+      "--kernel-url <url>",
+      "use a remote kernel over HTTP instead of the embedded one (env MNOTE_KERNEL_URL)",
+      process.env.MNOTE_KERNEL_URL,
+    )
+    .option(
+      "--kernel-token <token>",
+      "bearer token for the remote kernel (env MNOTE_KERNEL_TOKEN)",
+      process.env.MNOTE_KERNEL_TOKEN,
+    )
     .option(
       "--kernel-cli <command>",
       'use a kernel CLI adapter (request on stdin, reply on stdout), e.g. "mnote-cli kernel"; split on spaces (env MNOTE_KERNEL_CLI)',
@@ -42,7 +58,11 @@ export function addRuntimeOptions(command: Command): Command {
       "where session grants live: the state file (default) or redis://host:port/db, for instances on several machines (env MNOTE_TOOLS_GRANTS)",
       process.env.MNOTE_TOOLS_GRANTS,
     )
-    .option("--lease <ms>", "how long a keyed write in progress holds its key before a retry may take over (outlive the kernel timeout)", "30000");
+    .option(
+      "--lease <ms>",
+      "how long a keyed write in progress holds its key before a retry may take over (outlive the kernel timeout)",
+      "30000",
+    );
 }
 
 export function kernelChoice(opts: RuntimeCliOptions): KernelChoice {
@@ -55,7 +75,10 @@ export function kernelChoice(opts: RuntimeCliOptions): KernelChoice {
   return { kind: "embedded", path: opts.db };
 }
 
-export async function runtimeFrom(opts: RuntimeCliOptions, extra: { onCall?: (r: CallRecord) => void; onStoreError?: (e: unknown) => void } = {}): Promise<Runtime> {
+export async function runtimeFrom(
+  opts: RuntimeCliOptions,
+  extra: { onCall?: (r: CallRecord) => void; onStoreError?: (e: unknown) => void } = {},
+): Promise<Runtime> {
   const { createRuntime } = await import("../runtime/runtime");
   const choice = kernelChoice(opts);
   return createRuntime({

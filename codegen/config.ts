@@ -50,7 +50,9 @@ export function readConfig(file: string, required: boolean): GeneratorConfig {
   const validate = new Ajv2020({ allErrors: true, strict: false }).compile(configSchema);
   if (!validate(config)) {
     const problems = (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message ?? ""}`);
-    throw new ConfigError(`${file} does not match codegen/config.schema.json:\n  ${[...new Set(problems)].join("\n  ")}`);
+    throw new ConfigError(
+      `${file} does not match codegen/config.schema.json:\n  ${[...new Set(problems)].join("\n  ")}`,
+    );
   }
   return config as GeneratorConfig;
 }
@@ -59,7 +61,12 @@ export function readConfig(file: string, required: boolean): GeneratorConfig {
  * Turns a config into a plan. Relative paths in the config are relative to `baseDir` (the config
  * file's folder); `overrides` (the CLI's --contract and --out) are already absolute and win.
  */
-export function planGeneration(config: GeneratorConfig, baseDir: string, overrides: { contract?: string; out?: string } = {}, label = CONFIG_FILE): GenerationPlan {
+export function planGeneration(
+  config: GeneratorConfig,
+  baseDir: string,
+  overrides: { contract?: string; out?: string } = {},
+  label = CONFIG_FILE,
+): GenerationPlan {
   const contractDir = overrides.contract ?? resolve(baseDir, config.contract ?? "contract");
   const defaultOut = overrides.out ?? resolve(baseDir, config.out ?? "generated");
   const entries = config.targets ?? TARGETS.map((t) => t.name);
@@ -74,15 +81,26 @@ export function planGeneration(config: GeneratorConfig, baseDir: string, overrid
 }
 
 /** The plan of a `generate` run: the config file (given, or mnote-tools.config.json in cwd if there) and the CLI's flags. */
-export function planFromCli(opts: { config?: string; contract?: string; out?: string }, cwd = process.cwd()): GenerationPlan {
+export function planFromCli(
+  opts: { config?: string; contract?: string; out?: string },
+  cwd = process.cwd(),
+): GenerationPlan {
   const file = resolve(cwd, opts.config ?? CONFIG_FILE);
   const config = readConfig(file, opts.config !== undefined);
-  return planGeneration(config, dirname(file), { contract: opts.contract && resolve(cwd, opts.contract), out: opts.out && resolve(cwd, opts.out) }, relative(cwd, file) || file);
+  return planGeneration(
+    config,
+    dirname(file),
+    { contract: opts.contract && resolve(cwd, opts.contract), out: opts.out && resolve(cwd, opts.out) },
+    relative(cwd, file) || file,
+  );
 }
 
 function builtin(name: string, label: string): Target {
   const target = TARGETS.find((t) => t.name === name);
-  if (!target) throw new ConfigError(`${label}: no built-in target "${name}" (built-in: ${TARGETS.map((t) => t.name).join(", ")}; an outside target is {"module": "./path.js"})`);
+  if (!target)
+    throw new ConfigError(
+      `${label}: no built-in target "${name}" (built-in: ${TARGETS.map((t) => t.name).join(", ")}; an outside target is {"module": "./path.js"})`,
+    );
   return target;
 }
 
@@ -90,7 +108,8 @@ function builtin(name: string, label: string): Target {
 function loadTargetModule(spec: string, baseDir: string, label: string): Target {
   let loaded: unknown;
   try {
-    const path = spec.startsWith(".") || isAbsolute(spec) ? resolve(baseDir, spec) : require.resolve(spec, { paths: [baseDir] });
+    const path =
+      spec.startsWith(".") || isAbsolute(spec) ? resolve(baseDir, spec) : require.resolve(spec, { paths: [baseDir] });
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- a module named at run time
     loaded = require(path);
   } catch (e) {
@@ -103,17 +122,27 @@ function loadTargetModule(spec: string, baseDir: string, label: string): Target 
       `${label}: module ${spec} exports no target (an object with a string "name" and an "emit(model, context)" function, as module.exports, default or target)`,
     );
   }
-  if (target.needs !== undefined && !(Array.isArray(target.needs) && target.needs.every((n) => typeof n === "string"))) {
+  if (
+    target.needs !== undefined &&
+    !(Array.isArray(target.needs) && target.needs.every((n) => typeof n === "string"))
+  ) {
     throw new ConfigError(`${label}: target ${target.name} (${spec}): "needs" must be a list of target names`);
   }
   return target as Target;
 }
 
 /** The options, checked against the target's options schema, with its defaults filled in. */
-function checkOptions(target: Target, given: Record<string, unknown> | undefined, label: string): Record<string, unknown> {
+function checkOptions(
+  target: Target,
+  given: Record<string, unknown> | undefined,
+  label: string,
+): Record<string, unknown> {
   const options = structuredClone(given ?? {});
   if (!target.options) {
-    if (Object.keys(options).length > 0) throw new ConfigError(`${label}: target ${target.name} takes no options (given: ${Object.keys(options).join(", ")})`);
+    if (Object.keys(options).length > 0)
+      throw new ConfigError(
+        `${label}: target ${target.name} takes no options (given: ${Object.keys(options).join(", ")})`,
+      );
     return options;
   }
   let validate;
@@ -124,7 +153,8 @@ function checkOptions(target: Target, given: Record<string, unknown> | undefined
   }
   if (!validate(options)) {
     const problems = (validate.errors ?? []).map(
-      (e) => `${e.instancePath || "/"} ${e.message ?? ""}${e.params && "additionalProperty" in e.params ? ` (${String(e.params.additionalProperty)})` : ""}`,
+      (e) =>
+        `${e.instancePath || "/"} ${e.message ?? ""}${e.params && "additionalProperty" in e.params ? ` (${String(e.params.additionalProperty)})` : ""}`,
     );
     throw new ConfigError(`${label}: options of target ${target.name}: ${problems.join("; ")}`);
   }
@@ -141,17 +171,28 @@ function checkPlan(plan: readonly PlannedTarget[], kept: readonly string[], labe
   for (const p of plan) {
     for (const need of p.target.needs ?? []) {
       const other = byName.get(need);
-      if (!other) throw new ConfigError(`${label}: target ${p.target.name} needs target ${need}, which is not selected (add "${need}" to targets)`);
+      if (!other)
+        throw new ConfigError(
+          `${label}: target ${p.target.name} needs target ${need}, which is not selected (add "${need}" to targets)`,
+        );
       if (other.out !== p.out)
-        throw new ConfigError(`${label}: target ${p.target.name} needs target ${need} in the same folder (its files import ${need}'s), but they write to different folders`);
+        throw new ConfigError(
+          `${label}: target ${p.target.name} needs target ${need} in the same folder (its files import ${need}'s), but they write to different folders`,
+        );
     }
   }
   const outs = [...new Set(plan.map((p) => p.out))];
-  const inside = (child: string, parent: string) => child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
+  const inside = (child: string, parent: string) =>
+    child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
   for (const out of outs) {
     // writing replaces the whole folder: it must not hold the project, nor another output folder
     for (const dir of kept)
-      if (inside(dir, out)) throw new ConfigError(`${label}: output folder ${out} holds ${dir === kept[0] ? "the project itself" : "the contract"}; name a folder of its own`);
-    for (const other of outs) if (other !== out && inside(other, out)) throw new ConfigError(`${label}: output folder ${other} is inside output folder ${out}`);
+      if (inside(dir, out))
+        throw new ConfigError(
+          `${label}: output folder ${out} holds ${dir === kept[0] ? "the project itself" : "the contract"}; name a folder of its own`,
+        );
+    for (const other of outs)
+      if (other !== out && inside(other, out))
+        throw new ConfigError(`${label}: output folder ${other} is inside output folder ${out}`);
   }
 }

@@ -38,7 +38,10 @@ export function defaultPlan(out = "generated"): PlannedTarget[] {
 }
 
 /** Builds the model and runs the plan's targets. */
-export async function generate(sources: readonly SourceFile[], plan: readonly PlannedTarget[] = defaultPlan()): Promise<GenerateResult> {
+export async function generate(
+  sources: readonly SourceFile[],
+  plan: readonly PlannedTarget[] = defaultPlan(),
+): Promise<GenerateResult> {
   const model = buildModel(sources);
   const outputs = await emitPlan(model, plan);
   return { model, outputs, files: outputs.flatMap((o) => o.files) };

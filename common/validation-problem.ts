@@ -73,7 +73,11 @@ export function failedRule(problem: ValidationProblem): FailedRule {
   else if (problem.keyword === "const") limit = p.allowedValue;
   else if (problem.keyword === "dependentRequired") limit = p.missingProperty;
   if (isScalar(limit) && (typeof limit !== "string" || limit.length <= MAX_LIMIT_STRING)) rule.limit = limit;
-  else if (Array.isArray(limit) && limit.length <= MAX_LIMIT_ITEMS && limit.every((v) => isScalar(v) && (typeof v !== "string" || v.length <= MAX_ITEM_STRING))) {
+  else if (
+    Array.isArray(limit) &&
+    limit.length <= MAX_LIMIT_ITEMS &&
+    limit.every((v) => isScalar(v) && (typeof v !== "string" || v.length <= MAX_ITEM_STRING))
+  ) {
     rule.limit = limit as FailedRule["limit"];
   }
   return rule;

@@ -5,7 +5,11 @@ import { randomId } from "../common/ids";
 export type StoredBlock = T.ContentBlock;
 
 /** The body after a save: given ids are kept when free, others are assigned. */
-export function planBody(current: readonly StoredBlock[], content: readonly T.ContentBlockInput[], mode: "replace" | "append"): StoredBlock[] {
+export function planBody(
+  current: readonly StoredBlock[],
+  content: readonly T.ContentBlockInput[],
+  mode: "replace" | "append",
+): StoredBlock[] {
   const kept = mode === "append" ? [...current] : [];
   const taken = new Set(kept.map((b) => b.id));
   const added = content.map((input) => {
@@ -29,7 +33,11 @@ export function planBody(current: readonly StoredBlock[], content: readonly T.Co
  * same blocks in the same order (an input without an id matches any id; one with an id only
  * that id). Such a save changes nothing and so does not bump the revision.
  */
-export function leavesBodyAsIs(current: readonly StoredBlock[], content: readonly T.ContentBlockInput[], mode: "replace" | "append"): boolean {
+export function leavesBodyAsIs(
+  current: readonly StoredBlock[],
+  content: readonly T.ContentBlockInput[],
+  mode: "replace" | "append",
+): boolean {
   if (mode === "append") return content.length === 0;
   return (
     content.length === current.length &&
@@ -48,7 +56,10 @@ export function leavesBodyAsIs(current: readonly StoredBlock[], content: readonl
 }
 
 /** The body's plain text, blocks joined by newlines, cut to cut.length characters with cut.marker when cut. */
-export function bodySummary(blocks: readonly StoredBlock[], cut: { readonly length: number; readonly marker: string }): string {
+export function bodySummary(
+  blocks: readonly StoredBlock[],
+  cut: { readonly length: number; readonly marker: string },
+): string {
   const text = blocks
     .map((b) => b.text)
     .filter((t) => t.length > 0)

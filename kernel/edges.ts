@@ -3,14 +3,22 @@ import { randomId } from "../common/ids";
 import type { ReferenceKernel } from "./reference-kernel";
 
 export function edgeOf(kernel: ReferenceKernel, fromId: string, toId: string): { id: string } | undefined {
-  return kernel.sql("SELECT id FROM edges WHERE from_id = ? AND to_id = ? AND kind = 'reference'").get(fromId, toId) as { id: string } | undefined;
+  return kernel.sql("SELECT id FROM edges WHERE from_id = ? AND to_id = ? AND kind = 'reference'").get(fromId, toId) as
+    { id: string } | undefined;
 }
 
 /** Creates the reference edge, or confirms the one that is there: never a duplicate. */
-export function ensureEdge(kernel: ReferenceKernel, fromId: string, toId: string, commandId: string): { edgeId: string; edgeCreated: boolean } {
+export function ensureEdge(
+  kernel: ReferenceKernel,
+  fromId: string,
+  toId: string,
+  commandId: string,
+): { edgeId: string; edgeCreated: boolean } {
   const existing = edgeOf(kernel, fromId, toId);
   if (existing) return { edgeId: existing.id, edgeCreated: false };
   const edgeId = randomId("edge");
-  kernel.sql("INSERT INTO edges (id, from_id, to_id, kind, created_command_id) VALUES (?, ?, ?, 'reference', ?)").run(edgeId, fromId, toId, commandId);
+  kernel
+    .sql("INSERT INTO edges (id, from_id, to_id, kind, created_command_id) VALUES (?, ?, ?, 'reference', ?)")
+    .run(edgeId, fromId, toId, commandId);
   return { edgeId, edgeCreated: true };
 }

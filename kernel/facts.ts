@@ -12,11 +12,17 @@ export interface ContractFacts {
   readonly contract: { readonly name: string; readonly version: string };
   readonly kernelCommands: { readonly [name: string]: { readonly name: string; readonly effect: "read" | "write" } };
   readonly toolList: ReadonlyArray<{ readonly kernelCommand: string; readonly capability: string }>;
-  readonly capabilities: { readonly [scope: string]: { readonly requires: readonly string[]; readonly deniedReason: string } };
+  readonly capabilities: {
+    readonly [scope: string]: { readonly requires: readonly string[]; readonly deniedReason: string };
+  };
   readonly capabilityScopes: readonly string[];
   readonly limits: { readonly [name: string]: number };
   readonly truncations: { readonly [name: string]: { readonly length: number; readonly marker: string } };
-  readonly optionSets: { readonly [typeName: string]: { readonly [field: string]: { readonly runtimeSupport: string; readonly initialValue: unknown } } };
+  readonly optionSets: {
+    readonly [typeName: string]: {
+      readonly [field: string]: { readonly runtimeSupport: string; readonly initialValue: unknown };
+    };
+  };
 }
 
 /** This contract's facts. */
@@ -48,11 +54,20 @@ export class KernelStartupError extends Error {
 export function kernelFacts(contract: ContractFacts): KernelFacts {
   const where = `contract ${contract.contract.name} ${contract.contract.version}`;
   const pageBlocks = contract.limits.pageBlocks;
-  if (typeof pageBlocks !== "number") throw new KernelStartupError(`${where} names no limit "pageBlocks" (x-mnote-limit): the kernel cannot bound a page body`);
+  if (typeof pageBlocks !== "number")
+    throw new KernelStartupError(
+      `${where} names no limit "pageBlocks" (x-mnote-limit): the kernel cannot bound a page body`,
+    );
   const bodySummary = contract.truncations.bodySummary;
-  if (!bodySummary) throw new KernelStartupError(`${where} has no truncation "bodySummary" (x-mnote-truncate): the kernel cannot cut bodySummary`);
+  if (!bodySummary)
+    throw new KernelStartupError(
+      `${where} has no truncation "bodySummary" (x-mnote-truncate): the kernel cannot cut bodySummary`,
+    );
   const options = contract.optionSets.PageOptions;
-  if (!options) throw new KernelStartupError(`${where} has no PageOptions fields with x-mnote-runtimeSupport: the kernel cannot tell which options it stores`);
+  if (!options)
+    throw new KernelStartupError(
+      `${where} has no PageOptions fields with x-mnote-runtimeSupport: the kernel cannot tell which options it stores`,
+    );
   const fields = Object.entries(options);
   return {
     contract,

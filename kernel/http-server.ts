@@ -11,7 +11,15 @@ import type { Server } from "node:http";
 import type { ReferenceKernel } from "./reference-kernel";
 import { executeCommand } from "./protocol";
 import { ERR } from "../generated/registry";
-import { createHttpService, decodeUtf8, HttpError, readBody, requireBearer, sendJson, type Timeouts } from "../common/http/server";
+import {
+  createHttpService,
+  decodeUtf8,
+  HttpError,
+  readBody,
+  requireBearer,
+  sendJson,
+  type Timeouts,
+} from "../common/http/server";
 import type { Logger } from "../common/http/logger";
 import { withCommandSpan } from "./telemetry";
 
@@ -31,7 +39,10 @@ export interface KernelServerOptions {
 
 /** The kernel's HTTP server (not yet listening). Throws when it would run without auth unasked. */
 export function createKernelServer(options: KernelServerOptions): Server {
-  if (!options.token && !options.insecureNoAuth) throw new Error("kernel serve needs a token (--token or MNOTE_KERNEL_TOKEN), or --insecure-no-auth for loopback development");
+  if (!options.token && !options.insecureNoAuth)
+    throw new Error(
+      "kernel serve needs a token (--token or MNOTE_KERNEL_TOKEN), or --insecure-no-auth for loopback development",
+    );
   const { log } = options;
   const maxBytes = options.maxBytes ?? 2 * 1024 * 1024;
   return createHttpService({
@@ -54,10 +65,15 @@ export function createKernelServer(options: KernelServerOptions): Server {
             payload = JSON.parse(text);
           } catch {
             // the same answer as the CLI adapter's: nothing reaches the kernel
-            throw new HttpError(400, `the body is not ${text === undefined ? "valid UTF-8" : "JSON"}`, { ok: false, error: { code: ERR.invalidInput, reason: "not_json" } });
+            throw new HttpError(400, `the body is not ${text === undefined ? "valid UTF-8" : "JSON"}`, {
+              ok: false,
+              error: { code: ERR.invalidInput, reason: "not_json" },
+            });
           }
           // one span per command, continuing the runtime's traceparent header (kernel/telemetry)
-          const reply = withCommandSpan(command, payload, req.headers, "http", () => executeCommand(options.kernel, command, payload));
+          const reply = withCommandSpan(command, payload, req.headers, "http", () =>
+            executeCommand(options.kernel, command, payload),
+          );
           log.info(
             {
               event: "kernel_command",

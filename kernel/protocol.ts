@@ -17,7 +17,9 @@ export function executeCommand(kernel: ReferenceKernel, command: string, payload
     return { ok: true, result: kernel.execute(command, payload) as unknown as Record<string, unknown> };
   } catch (e) {
     if (e instanceof KernelRefusal) {
-      const error: { code: typeof ERR.invalidInput; reason?: string; field?: string } = { code: e.code as typeof ERR.invalidInput };
+      const error: { code: typeof ERR.invalidInput; reason?: string; field?: string } = {
+        code: e.code as typeof ERR.invalidInput,
+      };
       if (e.reason !== undefined) error.reason = e.reason;
       if (e.field !== undefined) error.field = e.field;
       return { ok: false, error };

@@ -68,13 +68,17 @@ export class ReferenceKernel {
   readonly now: () => number;
   private readonly handlers: Readonly<Record<string, CommandHandler>>;
   /** Built once: the IMMEDIATE transaction every write runs in. */
-  private readonly writeTransaction: import("better-sqlite3").Transaction<(command: string, payload: WritePayload, plan: (page: PageRow) => Plan<unknown>) => CommandReply>;
+  private readonly writeTransaction: import("better-sqlite3").Transaction<
+    (command: string, payload: WritePayload, plan: (page: PageRow) => Plan<unknown>) => CommandReply
+  >;
 
   constructor(options: ReferenceKernelOptions = {}) {
     const contract = options.contract ?? generatedFacts;
     this.facts = kernelFacts(contract);
     this.handlers = { ...commandHandlers, ...options.handlers };
-    const missing = Object.keys(contract.kernelCommands).filter((name) => !Object.prototype.hasOwnProperty.call(this.handlers, name));
+    const missing = Object.keys(contract.kernelCommands).filter(
+      (name) => !Object.prototype.hasOwnProperty.call(this.handlers, name),
+    );
     if (missing.length > 0) {
       throw new KernelStartupError(
         `the reference kernel has no handler for kernel command${missing.length > 1 ? "s" : ""} ${missing.join(", ")} of contract ${contract.contract.name} ${contract.contract.version}: ` +
@@ -85,7 +89,10 @@ export class ReferenceKernel {
     this.now = options.now ?? Date.now;
     this.db.exec(KERNEL_SCHEMA);
     this.sql = statementCache(this.db);
-    this.writeTransaction = this.db.transaction((command: string, payload: WritePayload, plan: (page: PageRow) => Plan<unknown>) => this.writeNow(command, payload, plan));
+    this.writeTransaction = this.db.transaction(
+      (command: string, payload: WritePayload, plan: (page: PageRow) => Plan<unknown>) =>
+        this.writeNow(command, payload, plan),
+    );
     // records that expired while no one wrote: gone on open, then a bounded batch per write
     this.sql("DELETE FROM idempotency WHERE expires_at <= ?").run(this.now());
   }
@@ -99,12 +106,16 @@ export class ReferenceKernel {
    * transports turn it into a KernelReply error).
    */
   execute(command: string, payload: unknown): CommandReply {
-    if (!Object.prototype.hasOwnProperty.call(this.facts.contract.kernelCommands, command)) throw new KernelRefusal(ERR.invalidInput, "unknown_command");
+    if (!Object.prototype.hasOwnProperty.call(this.facts.contract.kernelCommands, command))
+      throw new KernelRefusal(ERR.invalidInput, "unknown_command");
     return this.handlers[command]!(this, payload as never, command);
   }
 
   /** execute() behind the kernel client's async signature, as the dispatcher calls it in process. */
-  async call<K extends KernelCommandName>(command: K, payload: KernelCommandMap[K]["payload"]): Promise<KernelCommandMap[K]["result"]> {
+  async call<K extends KernelCommandName>(
+    command: K,
+    payload: KernelCommandMap[K]["payload"],
+  ): Promise<KernelCommandMap[K]["result"]> {
     return this.execute(command, payload) as KernelCommandMap[K]["result"];
   }
 
@@ -116,7 +127,10 @@ export class ReferenceKernel {
   // ---- access: the design note's check points ----
 
   /** The check points in one query: the user, their membership, and the page if it is in the workspace. */
-  accessWithPage(context: { workspaceId: string; documentId: string; actorId: string }): { access: Access; page?: PageRow } {
+  accessWithPage(context: { workspaceId: string; documentId: string; actorId: string }): {
+    access: Access;
+    page?: PageRow;
+  } {
     const row = this.sql(
       `SELECT u.active AS active, m.role AS role, p.id AS id, p.workspace_id AS workspace_id, p.title AS title, p.revision AS revision, p.options_json AS options_json
        FROM users u
@@ -124,17 +138,37 @@ export class ReferenceKernel {
        LEFT JOIN pages p ON p.id = ? AND p.workspace_id = ?
        WHERE u.id = ?`,
     ).get(context.workspaceId, context.documentId, context.workspaceId, context.actorId) as
-      { active: number; role: string | null; id: string | null; workspace_id: string; title: string; revision: number; options_json: string } | undefined;
+      | {
+          active: number;
+          role: string | null;
+          id: string | null;
+          workspace_id: string;
+          title: string;
+          revision: number;
+          options_json: string;
+        }
+      | undefined;
     const authenticated = row !== undefined && row.active === 1;
     const member = authenticated && row.role !== null;
     const page =
-      member && row.id !== null ? { id: row.id, workspace_id: row.workspace_id, title: row.title, revision: row.revision, options_json: row.options_json } : undefined;
+      member && row.id !== null
+        ? {
+            id: row.id,
+            workspace_id: row.workspace_id,
+            title: row.title,
+            revision: row.revision,
+            options_json: row.options_json,
+          }
+        : undefined;
     const scopes = this.facts.contract.capabilityScopes;
     let granted: string[] = [];
     if (page) {
       if (row!.role === "owner") granted = [...scopes];
       else {
-        const rows = this.sql("SELECT capability FROM page_grants WHERE page_id = ? AND user_id = ?").all(page.id, context.actorId) as Array<{ capability: string }>;
+        const rows = this.sql("SELECT capability FROM page_grants WHERE page_id = ? AND user_id = ?").all(
+          page.id,
+          context.actorId,
+        ) as Array<{ capability: string }>;
         const held = new Set(rows.map((r) => r.capability));
         granted = scopes.filter((c) => held.has(c));
       }
@@ -151,7 +185,8 @@ export class ReferenceKernel {
     if (!access.member) throw new KernelRefusal(ERR.permissionDenied, "not_member");
     const capabilities = this.facts.contract.capabilities;
     for (const needed of [...capabilities[capability]!.requires, capability]) {
-      if (!(access.granted as string[]).includes(needed)) throw new KernelRefusal(ERR.permissionDenied, capabilities[needed]!.deniedReason);
+      if (!(access.granted as string[]).includes(needed))
+        throw new KernelRefusal(ERR.permissionDenied, capabilities[needed]!.deniedReason);
     }
     return page!;
   }
@@ -178,14 +213,23 @@ export class ReferenceKernel {
     if (base !== undefined && base !== page.revision) throw new KernelRefusal(ERR.conflict);
     const planned = plan(page);
     if (payload.dryRun) {
-      const dry: T.DryRunResult = { dryRun: true, commandName: command, baseRevision: page.revision, diff: planned.diff };
+      const dry: T.DryRunResult = {
+        dryRun: true,
+        commandName: command,
+        baseRevision: page.revision,
+        diff: planned.diff,
+      };
       return { commandId: null, replayed: false, result: dry };
     }
     const now = this.now();
-    this.sql(`DELETE FROM idempotency WHERE scope IN (SELECT scope FROM idempotency WHERE expires_at <= ? LIMIT ${PURGE_BATCH})`).run(now);
+    this.sql(
+      `DELETE FROM idempotency WHERE scope IN (SELECT scope FROM idempotency WHERE expires_at <= ? LIMIT ${PURGE_BATCH})`,
+    ).run(now);
     // The generation counts the commands this scope ever committed (the log keeps them all), so a
     // key reused after its record expired, or was purged, gets a fresh command id.
-    const { n } = this.sql("SELECT COUNT(*) AS n FROM command_log WHERE idempotency_scope = ?").get(write!.idempotencyScope) as { n: number };
+    const { n } = this.sql("SELECT COUNT(*) AS n FROM command_log WHERE idempotency_scope = ?").get(
+      write!.idempotencyScope,
+    ) as { n: number };
     const generation = n + 1;
     const commandId = generation === 1 ? write!.commandId : `${write!.commandId}_g${generation}`;
     const result = planned.apply(commandId);
@@ -217,18 +261,23 @@ export class ReferenceKernel {
 
   /** A live record for the same scope: the first outcome again, or a conflict if the request differs. */
   private replayOrConflict(write: T.KernelWrite): CommandReply | undefined {
-    const record = this.sql("SELECT command_id, fingerprint, expires_at FROM idempotency WHERE scope = ?").get(write.idempotencyScope) as
-      { command_id: string; fingerprint: string; expires_at: number } | undefined;
+    const record = this.sql("SELECT command_id, fingerprint, expires_at FROM idempotency WHERE scope = ?").get(
+      write.idempotencyScope,
+    ) as { command_id: string; fingerprint: string; expires_at: number } | undefined;
     if (!record || record.expires_at <= this.now()) return undefined;
     if (record.fingerprint !== write.fingerprint) throw new KernelRefusal(ERR.idempotencyConflict);
-    const logged = this.sql("SELECT result_json FROM command_log WHERE command_id = ?").get(record.command_id) as { result_json: string };
+    const logged = this.sql("SELECT result_json FROM command_log WHERE command_id = ?").get(record.command_id) as {
+      result_json: string;
+    };
     return { commandId: record.command_id, replayed: true, result: JSON.parse(logged.result_json) };
   }
 
   // ---- what handlers share ----
 
   blocksOf(pageId: string): StoredBlock[] {
-    const rows = this.sql("SELECT id, type, text, level, checked, language FROM blocks WHERE page_id = ? ORDER BY position").all(pageId) as Array<{
+    const rows = this.sql(
+      "SELECT id, type, text, level, checked, language FROM blocks WHERE page_id = ? ORDER BY position",
+    ).all(pageId) as Array<{
       id: string;
       type: T.BlockType;
       text: string;

@@ -11,22 +11,34 @@ import { ATTR, TRACER_NAME } from "../runtime/telemetry/attributes";
 import { continueTrace, type TraceCarrier } from "../runtime/telemetry/propagation";
 
 /** Runs one kernel command in its span, continued from `carrier`, and records the reply on it. */
-export function withCommandSpan(command: string, payload: unknown, carrier: TraceCarrier | undefined, transport: "http" | "cli", run: () => KernelReply): KernelReply {
+export function withCommandSpan(
+  command: string,
+  payload: unknown,
+  carrier: TraceCarrier | undefined,
+  transport: "http" | "cli",
+  run: () => KernelReply,
+): KernelReply {
   return continueTrace(carrier, () =>
-    trace.getTracer(TRACER_NAME).startActiveSpan(`kernel ${command}`, { kind: SpanKind.SERVER, attributes: requestAttributes(command, payload, transport) }, (span) => {
-      try {
-        const reply = run();
-        span.setAttributes(replyAttributes(reply));
-        if (!reply.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: reply.error.code });
-        return reply;
-      } catch (e) {
-        span.setAttribute(ATTR.errorType, e instanceof Error ? e.name : "_OTHER");
-        span.setStatus({ code: SpanStatusCode.ERROR });
-        throw e;
-      } finally {
-        span.end();
-      }
-    }),
+    trace
+      .getTracer(TRACER_NAME)
+      .startActiveSpan(
+        `kernel ${command}`,
+        { kind: SpanKind.SERVER, attributes: requestAttributes(command, payload, transport) },
+        (span) => {
+          try {
+            const reply = run();
+            span.setAttributes(replyAttributes(reply));
+            if (!reply.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: reply.error.code });
+            return reply;
+          } catch (e) {
+            span.setAttribute(ATTR.errorType, e instanceof Error ? e.name : "_OTHER");
+            span.setStatus({ code: SpanStatusCode.ERROR });
+            throw e;
+          } finally {
+            span.end();
+          }
+        },
+      ),
   );
 }
 

@@ -15,7 +15,9 @@ import { tracedKernel } from "./telemetry/kernel-client";
 import { currentTraceFields } from "./telemetry/propagation";
 
 export type KernelChoice =
-  { kind: "embedded"; path: string } | { kind: "http"; url: string; token?: string; timeoutMs?: number } | { kind: "cli"; command: string; args?: string[]; timeoutMs?: number };
+  | { kind: "embedded"; path: string }
+  | { kind: "http"; url: string; token?: string; timeoutMs?: number }
+  | { kind: "cli"; command: string; args?: string[]; timeoutMs?: number };
 
 export interface RuntimeOptions extends Omit<DispatcherOptions, "kernel" | "grants" | "idempotency"> {
   kernel: KernelChoice;
@@ -53,12 +55,33 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     kernel = embeddedKernel;
   } else if (choice.kind === "http") {
     // traceContext: each command carries the W3C context of its CLIENT span (runtime/telemetry)
-    kernel = tracedKernel(createKernelClient(httpTransport({ url: choice.url, token: choice.token, timeoutMs: choice.timeoutMs, traceContext: currentTraceFields })), "http");
+    kernel = tracedKernel(
+      createKernelClient(
+        httpTransport({
+          url: choice.url,
+          token: choice.token,
+          timeoutMs: choice.timeoutMs,
+          traceContext: currentTraceFields,
+        }),
+      ),
+      "http",
+    );
   } else {
-    kernel = tracedKernel(createKernelClient(cliTransport({ command: choice.command, args: choice.args, timeoutMs: choice.timeoutMs, traceContext: currentTraceFields })), "cli");
+    kernel = tracedKernel(
+      createKernelClient(
+        cliTransport({
+          command: choice.command,
+          args: choice.args,
+          timeoutMs: choice.timeoutMs,
+          traceContext: currentTraceFields,
+        }),
+      ),
+      "cli",
+    );
   }
   // the embedded kernel answers synchronously: no timer race around it
-  const kernelTimeoutMs = choice.kind === "embedded" && options.kernelTimeoutMs === undefined ? null : options.kernelTimeoutMs;
+  const kernelTimeoutMs =
+    choice.kind === "embedded" && options.kernelTimeoutMs === undefined ? null : options.kernelTimeoutMs;
   const dispatcher = createDispatcher({ ...options, now, kernelTimeoutMs, kernel, grants, idempotency });
   return {
     dispatcher,

@@ -69,7 +69,11 @@ async function main(): Promise<void> {
 
   const token = randomBytes(16).toString("hex");
   console.log("\n$ mnote-tools serve --port 0 --token <random>");
-  const server = spawn(process.execPath, [cli, "serve", "--db", db, "--state", state, "--port", "0", "--token", token], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  const server = spawn(
+    process.execPath,
+    [cli, "serve", "--db", db, "--state", state, "--port", "0", "--token", token],
+    { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
+  );
   const url = await new Promise<string>((resolveUrl, reject) => {
     let out = "";
     server.stdout!.on("data", (d: Buffer) => {
@@ -81,11 +85,20 @@ async function main(): Promise<void> {
   });
   console.log(`runtime listening on ${url}\n`);
 
-  const agent = spawnSync("python3", [join(root, "scripts", "hermes", "demo.py"), join(root, "generated", "hermes-plugin", "mnote"), "hermes_demo_owner", "hermes_demo_reader"], {
-    cwd: root,
-    stdio: "inherit",
-    env: { ...process.env, MNOTE_TOOLS_URL: url, MNOTE_TOOLS_TOKEN: token, PYTHONDONTWRITEBYTECODE: "1" },
-  });
+  const agent = spawnSync(
+    "python3",
+    [
+      join(root, "scripts", "hermes", "demo.py"),
+      join(root, "generated", "hermes-plugin", "mnote"),
+      "hermes_demo_owner",
+      "hermes_demo_reader",
+    ],
+    {
+      cwd: root,
+      stdio: "inherit",
+      env: { ...process.env, MNOTE_TOOLS_URL: url, MNOTE_TOOLS_TOKEN: token, PYTHONDONTWRITEBYTECODE: "1" },
+    },
+  );
   server.kill("SIGTERM");
   await new Promise((r) => server.once("exit", r));
   if (agent.error) console.error(`demo: could not run python3: ${agent.error.message}`);

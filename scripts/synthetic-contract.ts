@@ -43,7 +43,13 @@ function toolFile(i: number): { toolPath: string; tool: unknown; commandPath: st
   const toolRef = `../${toolPath}`;
 
   const argsProperties: Record<string, unknown> = {
-    label: { description: `Label of synthetic item ${n}.`, type: "string", minLength: 1, maxLength: 200, pattern: "^[^\\r\\n]*\\S[^\\r\\n]*$" },
+    label: {
+      description: `Label of synthetic item ${n}.`,
+      type: "string",
+      minLength: 1,
+      maxLength: 200,
+      pattern: "^[^\\r\\n]*\\S[^\\r\\n]*$",
+    },
     limit: { description: "How many items at most.", type: "integer", minimum: 1, maximum: 100 + i, default: 10 },
     tags: {
       description: "Tags to filter by.",
@@ -55,9 +61,17 @@ function toolFile(i: number): { toolPath: string; tool: unknown; commandPath: st
     flavor: { description: "Which flavor.", type: "string", enum: ["plain", "rich", `extra_${n}`] },
   };
   if (write) {
-    argsProperties.content = { description: "Blocks to write.", type: "array", maxItems: 500, items: { $ref: "../model/block.schema.json#/$defs/ContentBlockInput" } };
+    argsProperties.content = {
+      description: "Blocks to write.",
+      type: "array",
+      maxItems: 500,
+      items: { $ref: "../model/block.schema.json#/$defs/ContentBlockInput" },
+    };
     argsProperties.options = { $ref: "../model/page-options.schema.json#/$defs/PageOptions" };
-    argsProperties.baseRevision = { description: "The revision you read.", $ref: "../model/common.schema.json#/$defs/Revision" };
+    argsProperties.baseRevision = {
+      description: "The revision you read.",
+      $ref: "../model/common.schema.json#/$defs/Revision",
+    };
   } else {
     argsProperties.includeBlocks = { description: "Include blocks.", type: "boolean", default: true };
   }
@@ -65,7 +79,10 @@ function toolFile(i: number): { toolPath: string; tool: unknown; commandPath: st
   const result = write
     ? {
         description: "The new revision, or with dryRun the planned diff.",
-        anyOf: [{ $ref: "../envelope/results.schema.json#/$defs/PageWriteResult" }, { $ref: "../envelope/results.schema.json#/$defs/DryRunResult" }],
+        anyOf: [
+          { $ref: "../envelope/results.schema.json#/$defs/PageWriteResult" },
+          { $ref: "../envelope/results.schema.json#/$defs/DryRunResult" },
+        ],
       }
     : {
         description: `What synthetic read ${n} returns.`,
@@ -108,7 +125,13 @@ function toolFile(i: number): { toolPath: string; tool: unknown; commandPath: st
       semantics: { destructive: write, idempotent: !write },
     },
     $defs: {
-      Args: { description: `Args of synthetic tool ${n}.`, type: "object", required: ["label"], additionalProperties: false, properties: argsProperties },
+      Args: {
+        description: `Args of synthetic tool ${n}.`,
+        type: "object",
+        required: ["label"],
+        additionalProperties: false,
+        properties: argsProperties,
+      },
       Result: result,
     },
   };
@@ -130,13 +153,20 @@ function toolFile(i: number): { toolPath: string; tool: unknown; commandPath: st
       description: `The kernel side of synthetic tool ${n}.`,
     },
     $defs: {
-      Payload: { type: "object", required: write ? ["context", "args", "dryRun"] : ["context", "args"], additionalProperties: false, properties: payloadProperties },
+      Payload: {
+        type: "object",
+        required: write ? ["context", "args", "dryRun"] : ["context", "args"],
+        additionalProperties: false,
+        properties: payloadProperties,
+      },
       Result: {
         type: "object",
         required: ["commandId", "replayed", "result"],
         additionalProperties: false,
         properties: {
-          commandId: write ? { anyOf: [{ $ref: "../model/common.schema.json#/$defs/CommandId" }, { type: "null" }] } : { type: "null" },
+          commandId: write
+            ? { anyOf: [{ $ref: "../model/common.schema.json#/$defs/CommandId" }, { type: "null" }] }
+            : { type: "null" },
           replayed: { type: "boolean" },
           result: { $ref: `${toolRef}#/$defs/Result` },
         },
@@ -148,7 +178,8 @@ function toolFile(i: number): { toolPath: string; tool: unknown; commandPath: st
 
 /** Writes contract/ plus n-6 synthetic tools into outDir; returns the number of tools. */
 export function writeSyntheticContract(outDir: string, n: number): number {
-  if (!Number.isInteger(n) || n < REAL_TOOLS) throw new Error(`n must be an integer of at least ${REAL_TOOLS}, not ${n}`);
+  if (!Number.isInteger(n) || n < REAL_TOOLS)
+    throw new Error(`n must be an integer of at least ${REAL_TOOLS}, not ${n}`);
   const out = resolve(outDir);
   if (existsSync(out) && readdirSync(out).length > 0) throw new Error(`${out} is not empty`);
   mkdirSync(out, { recursive: true });

@@ -75,7 +75,10 @@ function runSuite(suiteRoot: string): void {
 
   /** Remote schemas the suite refers to, served from its remotes/ folder as http://localhost:1234/... (no network). */
   const remotes = listJson(join(suiteRoot, "remotes"))
-    .map((file) => ({ url: "http://localhost:1234/" + relative(join(suiteRoot, "remotes"), file).split(sep).join("/"), schema: JSON.parse(readFileSync(file, "utf8")) }))
+    .map((file) => ({
+      url: "http://localhost:1234/" + relative(join(suiteRoot, "remotes"), file).split(sep).join("/"),
+      schema: JSON.parse(readFileSync(file, "utf8")),
+    }))
     .filter((r) => !/\/draft(3|4|6|7|2019-09)\//.test(r.url));
 
   function newAjv() {
@@ -91,13 +94,22 @@ function runSuite(suiteRoot: string): void {
   }
 
   function runGroup(file: string, group: SuiteGroup, index: number): Outcome[] {
-    const at = (t: SuiteCase, status: Outcome["status"], why?: string): Outcome => ({ file, group: group.description, test: t.description, status, why });
+    const at = (t: SuiteCase, status: Outcome["status"], why?: string): Outcome => ({
+      file,
+      group: group.description,
+      test: t.description,
+      status,
+      why,
+    });
     let validate: (data: unknown) => boolean;
     try {
       const ajv = newAjv();
       const key = `urn:suite:${file}:${index}`;
       const schema = group.schema;
-      const id = typeof schema === "object" && schema !== null && typeof (schema as { $id?: unknown }).$id === "string" ? (schema as { $id: string }).$id : key;
+      const id =
+        typeof schema === "object" && schema !== null && typeof (schema as { $id?: unknown }).$id === "string"
+          ? (schema as { $id: string }).$id
+          : key;
       const ready = prepareForAjv(schema, id.startsWith("urn:suite:") ? "http://localhost/" : id);
       for (const resource of ready.resources) ajv.addSchema(resource);
       ajv.addSchema(ready.root as object, id === key ? key : undefined);
@@ -108,7 +120,9 @@ function runSuite(suiteRoot: string): void {
     }
     return group.tests.map((t) => {
       try {
-        return validate(t.data) === t.valid ? at(t, "pass") : at(t, "fail", `expected ${t.valid ? "valid" : "invalid"}`);
+        return validate(t.data) === t.valid
+          ? at(t, "pass")
+          : at(t, "fail", `expected ${t.valid ? "valid" : "invalid"}`);
       } catch (e) {
         return at(t, "fail", `threw: ${(e as Error).message}`);
       }
@@ -128,13 +142,23 @@ function runSuite(suiteRoot: string): void {
   }
 
   afterAll(() => {
-    const lines = ["# JSON Schema test suite, draft 2020-12, through the standalone pipeline", "", "| file | gating | pass | fail | skipped |", "|---|---|---|---|---|"];
+    const lines = [
+      "# JSON Schema test suite, draft 2020-12, through the standalone pipeline",
+      "",
+      "| file | gating | pass | fail | skipped |",
+      "|---|---|---|---|---|",
+    ];
     for (const [file, list] of outcomes) {
       const n = (s: Outcome["status"]) => list.filter((o) => o.status === s).length;
       lines.push(`| ${file} | ${GATING.includes(file) ? "yes" : "no"} | ${n("pass")} | ${n("fail")} | ${n("skip")} |`);
     }
     const notPassing = [...outcomes.values()].flat().filter((o) => o.status !== "pass");
-    lines.push("", "## Cases that did not pass", "", ...notPassing.map((o) => `- ${o.status}: ${o.file} / ${o.group} / ${o.test}${o.why ? ` (${o.why})` : ""}`));
+    lines.push(
+      "",
+      "## Cases that did not pass",
+      "",
+      ...notPassing.map((o) => `- ${o.status}: ${o.file} / ${o.group} / ${o.test}${o.why ? ` (${o.why})` : ""}`),
+    );
     mkdirSync(join(repoRoot, "test-results"), { recursive: true });
     writeFileSync(join(repoRoot, "test-results", "json-schema-suite.md"), lines.join("\n") + "\n");
     const all = [...outcomes.values()].flat();
@@ -152,7 +176,9 @@ function runSuite(suiteRoot: string): void {
     it.each(GATING)("%s: every case passes through the standalone pipeline", (file) => {
       const list = outcomes.get(file)!;
       expect(list.length).toBeGreaterThan(0);
-      expect(list.filter((o) => o.status !== "pass").map((o) => `${o.status}: ${o.group} / ${o.test} ${o.why ?? ""}`)).toEqual([]);
+      expect(
+        list.filter((o) => o.status !== "pass").map((o) => `${o.status}: ${o.group} / ${o.test} ${o.why ?? ""}`),
+      ).toEqual([]);
     });
   });
 

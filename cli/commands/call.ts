@@ -30,7 +30,10 @@ export async function runCall(opts: RuntimeCliOptions): Promise<void> {
 }
 
 /** The whole stream, or undefined as soon as it passes maxBytes (then it is destroyed, not drained). */
-export async function readLimited(stream: NodeJS.ReadableStream & { destroy?: () => void }, maxBytes: number): Promise<Buffer | undefined> {
+export async function readLimited(
+  stream: NodeJS.ReadableStream & { destroy?: () => void },
+  maxBytes: number,
+): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stream) {

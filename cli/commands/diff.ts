@@ -53,17 +53,29 @@ export async function runDiff(opts: DiffOptions): Promise<void> {
     const ignorePath = opts.ignore ?? join(opts.releases, "diff-ignore.json");
     const entries = readIgnoreFile(ignorePath);
     const raw = diffContracts(base, head);
-    const ignored = applyIgnores(locateChanges(raw.changes, headSources.sources, baseSources.sources), entries, opts.today ?? new Date().toISOString().slice(0, 10));
+    const ignored = applyIgnores(
+      locateChanges(raw.changes, headSources.sources, baseSources.sources),
+      entries,
+      opts.today ?? new Date().toISOString().slice(0, 10),
+    );
     const report = recount(raw, ignored.changes);
     const labels = { base: baseSources.label, head: headLabel };
     if (opts.changelog) {
       const text = formatChangelog(report);
       if (typeof opts.changelog === "string") writeFileSync(opts.changelog, text);
       else process.stdout.write(text);
-    } else process.stdout.write(opts.format === "junit" ? formatJunit(report, labels, failOn) : formatReport(opts.format as Format, report, labels));
-    for (const e of ignored.unused) console.error(`${ignorePath}: entry ${e.rule} ${e.tool} ${e.pointer} matches no change (stale: remove it)`);
+    } else
+      process.stdout.write(
+        opts.format === "junit"
+          ? formatJunit(report, labels, failOn)
+          : formatReport(opts.format as Format, report, labels),
+      );
+    for (const e of ignored.unused)
+      console.error(`${ignorePath}: entry ${e.rule} ${e.tool} ${e.pointer} matches no change (stale: remove it)`);
     for (const e of ignored.expired)
-      console.error(`${ignorePath}: entry ${e.rule} ${e.tool} ${e.pointer} expired on ${e.expires} (${e.reason}): renew it with a reason, or fix the change`);
+      console.error(
+        `${ignorePath}: entry ${e.rule} ${e.tool} ${e.pointer} expired on ${e.expires} (${e.reason}): renew it with a reason, or fix the change`,
+      );
     if (ignored.expired.length > 0) throw new CliExit(1);
     if (!report.verdict.ok) throw new CliExit(1);
     if (failOn === "warning" && report.counts.warning > 0) {
@@ -98,6 +110,9 @@ function recount(report: DiffReport, changes: DiffReport["changes"]): DiffReport
 
 function defaultBase(releases: string): string {
   const newest = newestRelease(releases);
-  if (newest === null) throw new DiffInputError(`no released contract in ${releases}/ to compare with: pass --base <git ref | folder>, or cut a release (scripts/cut-release.sh)`);
+  if (newest === null)
+    throw new DiffInputError(
+      `no released contract in ${releases}/ to compare with: pass --base <git ref | folder>, or cut a release (scripts/cut-release.sh)`,
+    );
   return relative(process.cwd(), newest) || newest;
 }

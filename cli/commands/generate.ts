@@ -59,7 +59,10 @@ async function once(opts: GenerateOptions, plan: GenerationPlan): Promise<number
       for (const { out, files } of outputs) {
         const report = checkOutput(out, files);
         if (inSync(report)) {
-          if (!opts.quiet) console.log(`${label(out)} is up to date with contract ${model.name} ${model.version} (${files.length} files)`);
+          if (!opts.quiet)
+            console.log(
+              `${label(out)} is up to date with contract ${model.name} ${model.version} (${files.length} files)`,
+            );
         } else {
           console.error(formatDriftReport(report, label(out)));
           code = 1;
@@ -69,7 +72,8 @@ async function once(opts: GenerateOptions, plan: GenerationPlan): Promise<number
     }
     for (const { out, files } of outputs) {
       writeOutput(out, files);
-      if (!opts.quiet) console.log(`wrote ${files.length} files to ${label(out)} from contract ${model.name} ${model.version}`);
+      if (!opts.quiet)
+        console.log(`wrote ${files.length} files to ${label(out)} from contract ${model.name} ${model.version}`);
     }
     return 0;
   } catch (e) {

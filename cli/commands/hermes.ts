@@ -30,14 +30,20 @@ export interface HermesInstallOptions {
  * (resolved here, where the user runs install), so the plugin never has to guess them from
  * Hermes' working directory.
  */
-export function hermesEnvironmentLines(opts: HermesInstallOptions, cwd = process.cwd()): { http: string[]; cli: string[] } {
+export function hermesEnvironmentLines(
+  opts: HermesInstallOptions,
+  cwd = process.cwd(),
+): { http: string[]; cli: string[] } {
   const url = opts.url ?? "http://127.0.0.1:8787";
   const token = opts.token ?? process.env.MNOTE_TOOLS_TOKEN;
   const bin = resolve(__dirname, "..", "..", "..", "bin", "mnote-tools.js");
   const state = resolve(cwd, opts.state ?? process.env.MNOTE_TOOLS_STATE ?? DEFAULT_STATE);
   const db = resolve(cwd, opts.db ?? process.env.MNOTE_TOOLS_DB ?? DEFAULT_DB);
   return {
-    http: [`MNOTE_TOOLS_URL=${url}`, token ? `MNOTE_TOOLS_TOKEN=${token}` : "MNOTE_TOOLS_TOKEN=<the --token of mnote-tools serve>"],
+    http: [
+      `MNOTE_TOOLS_URL=${url}`,
+      token ? `MNOTE_TOOLS_TOKEN=${token}` : "MNOTE_TOOLS_TOKEN=<the --token of mnote-tools serve>",
+    ],
     cli: [`MNOTE_TOOLS_CLI="${process.execPath} ${bin}"`, `MNOTE_TOOLS_STATE=${state}`, `MNOTE_TOOLS_DB=${db}`],
   };
 }

@@ -34,15 +34,22 @@ export async function runKernelServe(opts: KernelServeOptions): Promise<void> {
   const { isLoopback, serveUntilSignal } = await import("../../common/http/server");
   const log = createLogger({ service: "kernel", level: opts.logLevel });
   if (!opts.token && !opts.insecureNoAuth) {
-    process.stderr.write("mnote-tools kernel serve: refusing to run without a token: pass --token (or MNOTE_KERNEL_TOKEN), or --insecure-no-auth for loopback development\n");
+    process.stderr.write(
+      "mnote-tools kernel serve: refusing to run without a token: pass --token (or MNOTE_KERNEL_TOKEN), or --insecure-no-auth for loopback development\n",
+    );
     throw new CliExit(2);
   }
   if (opts.insecureNoAuth && !opts.token) {
     if (!isLoopback(opts.host)) {
-      process.stderr.write(`mnote-tools kernel serve: --insecure-no-auth binds loopback only; --host ${opts.host} is not a loopback address\n`);
+      process.stderr.write(
+        `mnote-tools kernel serve: --insecure-no-auth binds loopback only; --host ${opts.host} is not a loopback address\n`,
+      );
       throw new CliExit(2);
     }
-    log.warn({ event: "insecure_no_auth" }, "kernel serve runs WITHOUT AUTH (--insecure-no-auth): any local process can read and write every page");
+    log.warn(
+      { event: "insecure_no_auth" },
+      "kernel serve runs WITHOUT AUTH (--insecure-no-auth): any local process can read and write every page",
+    );
   }
   const { ReferenceKernel } = await import("../../kernel/reference-kernel");
   const { createKernelServer } = await import("../../kernel/http-server");
@@ -55,7 +62,11 @@ export async function runKernelServe(opts: KernelServeOptions): Promise<void> {
     log,
     ...(await httpServiceOptions(opts)),
   });
-  await serveUntilSignal(server, { host: opts.host, port: portOf(opts.port), log, onStop: async () => {
+  await serveUntilSignal(server, {
+    host: opts.host,
+    port: portOf(opts.port),
+    log,
+    onStop: async () => {
       kernel.close();
       await telemetry?.shutdown();
     },
@@ -88,7 +99,9 @@ export async function runKernelExec(opts: { db: string }): Promise<void> {
   const kernel = new ReferenceKernel({ path: opts.db });
   try {
     const { command, payload } = request;
-    const reply = withCommandSpan(command, payload, traceCarrierFromEnv(), "cli", () => executeCommand(kernel, command, payload));
+    const reply = withCommandSpan(command, payload, traceCarrierFromEnv(), "cli", () =>
+      executeCommand(kernel, command, payload),
+    );
     process.stdout.write(JSON.stringify(reply) + "\n");
   } finally {
     kernel.close();

@@ -27,8 +27,14 @@ export async function runMcp(opts: McpOptions): Promise<void> {
   // stdout is the MCP channel on stdio: the logger writes to stderr
   const log = createLogger({ service: "mcp", level: opts.logLevel });
   // only when OTEL_* asks; on stdio, stdout is the MCP channel, so console spans go to stderr
-  const telemetry = await startTelemetry({ serviceName: "mnote-tools", consoleStream: opts.http ? process.stdout : process.stderr });
-  const runtime = await runtimeFrom(opts, { onCall: (r) => logEvent(log, "info", "tool_call", r), onStoreError: storeErrorLogger(log) });
+  const telemetry = await startTelemetry({
+    serviceName: "mnote-tools",
+    consoleStream: opts.http ? process.stdout : process.stderr,
+  });
+  const runtime = await runtimeFrom(opts, {
+    onCall: (r) => logEvent(log, "info", "tool_call", r),
+    onStoreError: storeErrorLogger(log),
+  });
   const dispatch = (r: unknown) => runtime.dispatcher.dispatch(r);
 
   if (!opts.http) {
@@ -57,7 +63,10 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     log,
     ...(await httpServiceOptions(opts)),
   });
-  await serveUntilSignal(server, { host: opts.host, port: portOf(opts.port), path: "/mcp",
+  await serveUntilSignal(server, {
+    host: opts.host,
+    port: portOf(opts.port),
+    path: "/mcp",
     log,
     onStop: async () => {
       await runtime.close();

@@ -21,9 +21,23 @@ export async function runServe(opts: ServeOptions): Promise<void> {
     token = randomBytes(18).toString("base64url");
     showGeneratedToken("serve", "--token or MNOTE_TOOLS_TOKEN", token);
   }
-  const runtime = await runtimeFrom(opts, { onCall: (r) => logEvent(log, "info", "tool_call", r), onStoreError: storeErrorLogger(log) });
-  const server = createToolServer({ runtime, token, hostToken: opts.hostToken, maxBytes: positiveInt(opts.maxBytes, "--max-bytes"), log, ...(await httpServiceOptions(opts)) });
-  await serveUntilSignal(server, { host: opts.host, port: portOf(opts.port), log, onStop: async () => {
+  const runtime = await runtimeFrom(opts, {
+    onCall: (r) => logEvent(log, "info", "tool_call", r),
+    onStoreError: storeErrorLogger(log),
+  });
+  const server = createToolServer({
+    runtime,
+    token,
+    hostToken: opts.hostToken,
+    maxBytes: positiveInt(opts.maxBytes, "--max-bytes"),
+    log,
+    ...(await httpServiceOptions(opts)),
+  });
+  await serveUntilSignal(server, {
+    host: opts.host,
+    port: portOf(opts.port),
+    log,
+    onStop: async () => {
       await runtime.close();
       await telemetry?.shutdown();
     },

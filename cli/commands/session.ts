@@ -49,7 +49,9 @@ export async function runSessionGrant(opts: GrantOptions): Promise<void> {
   if (opts.locale) grant.locale = opts.locale;
   if (!validateSessionGrant(grant)) {
     const issue = validateSessionGrant.errors?.[0];
-    console.error(`invalid grant at ${firstProblemPointer(validateSessionGrant.errors) || "/"}: ${issue?.message ?? "?"}`);
+    console.error(
+      `invalid grant at ${firstProblemPointer(validateSessionGrant.errors) || "/"}: ${issue?.message ?? "?"}`,
+    );
     throw new CliExit(2);
   }
   const { grants, close } = await stores(opts.state, opts.grants);

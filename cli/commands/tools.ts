@@ -15,7 +15,11 @@ export async function runTools(opts: ToolsOptions): Promise<void> {
   const { PROVIDERS, toolsForProvider } = await import("../../generated/providers");
   const tools = toolsForProvider(opts.provider);
   if (!tools || !["human", "json"].includes(opts.format)) {
-    process.stderr.write(tools ? `unknown format ${opts.format}: human or json\n` : `unknown provider ${opts.provider}: one of ${PROVIDERS.join(", ")}\n`);
+    process.stderr.write(
+      tools
+        ? `unknown format ${opts.format}: human or json\n`
+        : `unknown provider ${opts.provider}: one of ${PROVIDERS.join(", ")}\n`,
+    );
     throw new CliExit(2);
   }
   if (opts.format === "json") {
@@ -33,8 +37,10 @@ export async function runTools(opts: ToolsOptions): Promise<void> {
     lines.push(`${t.name}  (${t.canonicalName})`, `  ${t.description}`);
     const properties = (t.parameters.properties ?? {}) as Record<string, { type?: unknown }>;
     const required = new Set((t.parameters.required as string[] | undefined) ?? []);
-    for (const [name, schema] of Object.entries(properties)) lines.push(`  - ${name}: ${JSON.stringify(schema.type ?? "any")}${required.has(name) ? " (required)" : ""}`);
-    for (const e of t.enforcedElsewhere) lines.push(`  enforced by the ${e.by === "raise" ? "raise step" : "validators"}: ${e.keyword} at ${e.pointer}`);
+    for (const [name, schema] of Object.entries(properties))
+      lines.push(`  - ${name}: ${JSON.stringify(schema.type ?? "any")}${required.has(name) ? " (required)" : ""}`);
+    for (const e of t.enforcedElsewhere)
+      lines.push(`  enforced by the ${e.by === "raise" ? "raise step" : "validators"}: ${e.keyword} at ${e.pointer}`);
     lines.push("");
   }
   process.stdout.write(lines.join("\n"));

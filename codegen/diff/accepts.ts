@@ -10,7 +10,12 @@ import { ANNOTATIONS } from "./keyword-rules";
 type Schema = Record<string, unknown>;
 
 /** expand: turns a {$ref} marker into its schema (the comparer's side). */
-export function accepts(schema: unknown, value: unknown, expand: (marker: Schema) => Schema, depth = 0): boolean | undefined {
+export function accepts(
+  schema: unknown,
+  value: unknown,
+  expand: (marker: Schema) => Schema,
+  depth = 0,
+): boolean | undefined {
   if (schema === true || schema === undefined) return true;
   if (schema === false) return false;
   if (!isPlainObject(schema)) return undefined;
@@ -35,7 +40,14 @@ function and(a: boolean | undefined, b: boolean | undefined): boolean | undefine
   return a === undefined || b === undefined ? undefined : true;
 }
 
-function keyword(key: string, arg: unknown, s: Schema, v: unknown, expand: (m: Schema) => Schema, depth: number): boolean | undefined {
+function keyword(
+  key: string,
+  arg: unknown,
+  s: Schema,
+  v: unknown,
+  expand: (m: Schema) => Schema,
+  depth: number,
+): boolean | undefined {
   const sub = (schema: unknown, value: unknown) => accepts(schema, value, expand, depth + 1);
   switch (key) {
     case "type": {
@@ -78,12 +90,17 @@ function keyword(key: string, arg: unknown, s: Schema, v: unknown, expand: (m: S
       return !Array.isArray(v) || !arg || new Set(v.map((x) => JSON.stringify(x))).size === v.length;
     case "items":
       if (!Array.isArray(v)) return true;
-      return v.slice(Array.isArray(s.prefixItems) ? s.prefixItems.length : 0).reduce<boolean | undefined>((r, x) => and(r, sub(arg, x)), true);
+      return v
+        .slice(Array.isArray(s.prefixItems) ? s.prefixItems.length : 0)
+        .reduce<boolean | undefined>((r, x) => and(r, sub(arg, x)), true);
     case "prefixItems":
       if (!Array.isArray(v) || !Array.isArray(arg)) return true;
       return arg.reduce<boolean | undefined>((r, p, i) => (i < v.length ? and(r, sub(p, v[i])) : r), true);
     case "required":
-      return !isPlainObject(v) || (Array.isArray(arg) && arg.every((n) => Object.prototype.hasOwnProperty.call(v, n as string)));
+      return (
+        !isPlainObject(v) ||
+        (Array.isArray(arg) && arg.every((n) => Object.prototype.hasOwnProperty.call(v, n as string)))
+      );
     case "properties":
       if (!isPlainObject(v) || !isPlainObject(arg)) return true;
       return Object.entries(arg).reduce<boolean | undefined>((r, [n, p]) => (n in v ? and(r, sub(p, v[n])) : r), true);

@@ -8,8 +8,25 @@ export interface Place {
   filePointer: string;
 }
 
-export function change(rule: RuleId, subject: string, pointer: string, place: Place, message: string, before?: unknown, after?: unknown): Change {
-  const out: Change = { rule, level: ruleLevel(rule), subject, pointer, file: place.file, filePointer: place.filePointer, message, count: 1 };
+export function change(
+  rule: RuleId,
+  subject: string,
+  pointer: string,
+  place: Place,
+  message: string,
+  before?: unknown,
+  after?: unknown,
+): Change {
+  const out: Change = {
+    rule,
+    level: ruleLevel(rule),
+    subject,
+    pointer,
+    file: place.file,
+    filePointer: place.filePointer,
+    message,
+    count: 1,
+  };
   if (before !== undefined) out.before = before;
   if (after !== undefined) out.after = after;
   return out;

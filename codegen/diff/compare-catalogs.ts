@@ -22,19 +22,47 @@ export function compareErrors(base: ContractModel, head: ContractModel): Change[
   for (const [code, b] of baseCodes) {
     const a = headCodes.get(code);
     if (!a) {
-      push("error-code-removed", `/${code}`, entryPlace(base, ERRORS_FILE, "ErrorCode", code), `error code ${code} removed`);
+      push(
+        "error-code-removed",
+        `/${code}`,
+        entryPlace(base, ERRORS_FILE, "ErrorCode", code),
+        `error code ${code} removed`,
+      );
       continue;
     }
     const place = (sub: string) => entryPlace(head, ERRORS_FILE, "ErrorCode", code, sub);
-    if (b.description !== a.description) push("description-changed", `/${code}/description`, place("/description"), `description of ${code} changed`, b.description, a.description);
+    if (b.description !== a.description)
+      push(
+        "description-changed",
+        `/${code}/description`,
+        place("/description"),
+        `description of ${code} changed`,
+        b.description,
+        a.description,
+      );
     if (b.retryable !== a.retryable) {
-      push("error-retryable-changed", `/${code}/retryable`, place("/x-mnote-error/retryable"), `${code} retryable ${b.retryable} -> ${a.retryable}`, b.retryable, a.retryable);
+      push(
+        "error-retryable-changed",
+        `/${code}/retryable`,
+        place("/x-mnote-error/retryable"),
+        `${code} retryable ${b.retryable} -> ${a.retryable}`,
+        b.retryable,
+        a.retryable,
+      );
     }
-    compareMessages(b.messages, a.messages, `/${code}/messages`, place("/x-mnote-error/messages"), `message of ${code}`, push);
+    compareMessages(
+      b.messages,
+      a.messages,
+      `/${code}/messages`,
+      place("/x-mnote-error/messages"),
+      `message of ${code}`,
+      push,
+    );
     compareReasons(code, b, a, place, push);
   }
   for (const code of headCodes.keys()) {
-    if (!baseCodes.has(code)) push("error-code-added", `/${code}`, entryPlace(head, ERRORS_FILE, "ErrorCode", code), `new error code ${code}`);
+    if (!baseCodes.has(code))
+      push("error-code-added", `/${code}`, entryPlace(head, ERRORS_FILE, "ErrorCode", code), `new error code ${code}`);
   }
   return out;
 }
@@ -76,16 +104,43 @@ export function compareCapabilities(base: ContractModel, head: ContractModel): C
     const a = headScopes.get(b.scope);
     const at = joinPointer("", b.scope);
     if (!a) {
-      push("capability-removed", at, entryPlace(base, CAPABILITIES_FILE, "CapabilityScope", b.scope), `capability ${b.scope} removed`);
+      push(
+        "capability-removed",
+        at,
+        entryPlace(base, CAPABILITIES_FILE, "CapabilityScope", b.scope),
+        `capability ${b.scope} removed`,
+      );
       continue;
     }
     const place = (sub: string) => entryPlace(head, CAPABILITIES_FILE, "CapabilityScope", b.scope, sub);
-    if (b.description !== a.description) push("description-changed", `${at}/description`, place("/description"), `description of ${b.scope} changed`, b.description, a.description);
+    if (b.description !== a.description)
+      push(
+        "description-changed",
+        `${at}/description`,
+        place("/description"),
+        `description of ${b.scope} changed`,
+        b.description,
+        a.description,
+      );
     const requiresPlace = place("/x-mnote-capability/requires");
     for (const r of a.requires.filter((r) => !b.requires.includes(r)))
-      push("capability-requires-added", `${at}/requires`, requiresPlace, `${b.scope} now requires ${r}`, b.requires, a.requires);
+      push(
+        "capability-requires-added",
+        `${at}/requires`,
+        requiresPlace,
+        `${b.scope} now requires ${r}`,
+        b.requires,
+        a.requires,
+      );
     for (const r of b.requires.filter((r) => !a.requires.includes(r)))
-      push("capability-requires-removed", `${at}/requires`, requiresPlace, `${b.scope} no longer requires ${r}`, b.requires, a.requires);
+      push(
+        "capability-requires-removed",
+        `${at}/requires`,
+        requiresPlace,
+        `${b.scope} no longer requires ${r}`,
+        b.requires,
+        a.requires,
+      );
     if (b.deniedReason !== a.deniedReason) {
       push(
         "capability-denied-reason-changed",
@@ -99,7 +154,12 @@ export function compareCapabilities(base: ContractModel, head: ContractModel): C
   }
   for (const a of head.capabilities) {
     if (!base.capabilities.some((c) => c.scope === a.scope)) {
-      push("capability-added", joinPointer("", a.scope), entryPlace(head, CAPABILITIES_FILE, "CapabilityScope", a.scope), `new capability ${a.scope}`);
+      push(
+        "capability-added",
+        joinPointer("", a.scope),
+        entryPlace(head, CAPABILITIES_FILE, "CapabilityScope", a.scope),
+        `new capability ${a.scope}`,
+      );
     }
   }
   return out;

@@ -29,7 +29,13 @@ export function compareEnvelope(base: DiffSide, head: DiffSide): Change[] {
   const out: Change[] = [];
   for (const { file, def, direction } of ENVELOPE_DEFINITIONS) {
     const pointer = `/$defs/${def}`;
-    const findings = compareSchemas(base.inliner.at(file, pointer), head.inliner.at(file, pointer), direction, expanders(base, head), `/${def}`);
+    const findings = compareSchemas(
+      base.inliner.at(file, pointer),
+      head.inliner.at(file, pointer),
+      direction,
+      expanders(base, head),
+      `/${def}`,
+    );
     for (const f of findings) out.push(fromFinding(f, "envelope", { file, filePointer: pointer }));
   }
   return out;

@@ -33,7 +33,15 @@ export function compareKernel(base: DiffSide, head: DiffSide): Change[] {
   for (const old of removed) {
     const now = renames.get(old);
     if (!now) {
-      out.push(change("kernel-command-removed", kernelSubject(old.name), "", { file: old.file, filePointer: "" }, `kernel command ${old.name} removed`));
+      out.push(
+        change(
+          "kernel-command-removed",
+          kernelSubject(old.name),
+          "",
+          { file: old.file, filePointer: "" },
+          `kernel command ${old.name} removed`,
+        ),
+      );
       continue;
     }
     const pointer = joinPointer(FACTS, "name");
@@ -52,7 +60,16 @@ export function compareKernel(base: DiffSide, head: DiffSide): Change[] {
   }
   const renamedTo = new Set(renames.values());
   for (const c of added) {
-    if (!renamedTo.has(c)) out.push(change("kernel-command-added", kernelSubject(c.name), "", { file: c.file, filePointer: "" }, `new kernel command ${c.name}`));
+    if (!renamedTo.has(c))
+      out.push(
+        change(
+          "kernel-command-added",
+          kernelSubject(c.name),
+          "",
+          { file: c.file, filePointer: "" },
+          `new kernel command ${c.name}`,
+        ),
+      );
   }
   for (const c of base.model.kernelCommands) {
     const now = headByName.get(c.name);
@@ -65,9 +82,15 @@ export function compareKernel(base: DiffSide, head: DiffSide): Change[] {
  * A removed and an added command are a rename when a tool moved from one to the other, or, one to
  * one, when their payload and result schemas are the same.
  */
-function findRenames(removed: KernelCommandModel[], added: KernelCommandModel[], base: DiffSide, head: DiffSide): Map<KernelCommandModel, KernelCommandModel> {
+function findRenames(
+  removed: KernelCommandModel[],
+  added: KernelCommandModel[],
+  base: DiffSide,
+  head: DiffSide,
+): Map<KernelCommandModel, KernelCommandModel> {
   const out = new Map<KernelCommandModel, KernelCommandModel>();
-  const shape = (side: DiffSide, c: KernelCommandModel) => canonical(SCHEMAS.map(({ def }) => side.inliner.at(c.file, `/$defs/${def}`)));
+  const shape = (side: DiffSide, c: KernelCommandModel) =>
+    canonical(SCHEMAS.map(({ def }) => side.inliner.at(c.file, `/$defs/${def}`)));
   for (const old of removed) {
     const byTool = base.model.tools
       .filter((t) => t.kernelCommand === old.name)
@@ -86,18 +109,37 @@ function compareCommand(b: KernelCommandModel, a: KernelCommandModel, base: Diff
   if (b.effect !== a.effect) {
     const pointer = joinPointer(FACTS, "effect");
     out.push(
-      change("kernel-command-effect-changed", subject, pointer, { file: a.file, filePointer: pointer }, `effect ${show(b.effect)} -> ${show(a.effect)}`, b.effect, a.effect),
+      change(
+        "kernel-command-effect-changed",
+        subject,
+        pointer,
+        { file: a.file, filePointer: pointer },
+        `effect ${show(b.effect)} -> ${show(a.effect)}`,
+        b.effect,
+        a.effect,
+      ),
     );
   }
   if (b.description !== a.description) {
     const pointer = joinPointer(FACTS, "description");
-    out.push(change("description-changed", subject, pointer, { file: a.file, filePointer: pointer }, "description changed", b.description, a.description));
+    out.push(
+      change(
+        "description-changed",
+        subject,
+        pointer,
+        { file: a.file, filePointer: pointer },
+        "description changed",
+        b.description,
+        a.description,
+      ),
+    );
   }
   for (const { def, root, direction } of SCHEMAS) {
     const before = base.inliner.at(b.file, `/$defs/${def}`);
     const after = head.inliner.at(a.file, `/$defs/${def}`);
     const fallback = { file: a.file, filePointer: `/$defs/${def}` };
-    for (const f of compareSchemas(before, after, direction, expanders(base, head), root)) out.push(fromFinding(f, subject, fallback));
+    for (const f of compareSchemas(before, after, direction, expanders(base, head), root))
+      out.push(fromFinding(f, subject, fallback));
   }
   return out;
 }

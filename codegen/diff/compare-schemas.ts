@@ -83,7 +83,13 @@ const NEGATED: Partial<Record<DirectedKind, DirectedKind>> = {
   unproven: "unproven",
 };
 
-export function compareSchemas(before: unknown, after: unknown, direction: Direction, expand: Expanders, pointer = ""): SchemaFinding[] {
+export function compareSchemas(
+  before: unknown,
+  after: unknown,
+  direction: Direction,
+  expand: Expanders,
+  pointer = "",
+): SchemaFinding[] {
   const comparer = new SchemaComparer(direction, expand, false, new Set());
   comparer.compare(before, after, pointer, 0);
   return comparer.findings;
@@ -106,7 +112,12 @@ class SchemaComparer {
     let a = asSchema(after);
     if (sameJson(b, a)) return;
     if (depth > MAX_DEPTH) {
-      this.directed("unproven", pointer, where(b, a), "nested too deep to compare: could not prove the two schemas accept the same values");
+      this.directed(
+        "unproven",
+        pointer,
+        where(b, a),
+        "nested too deep to compare: could not prove the two schemas accept the same values",
+      );
       return;
     }
     if (typeof b.$ref === "string" || typeof a.$ref === "string") {
@@ -116,7 +127,12 @@ class SchemaComparer {
         if (this.inProgress.has(key)) return;
         this.inProgress.add(key);
         try {
-          this.compare(typeof b.$ref === "string" ? this.expand.before(b) : b, typeof a.$ref === "string" ? this.expand.after(a) : a, pointer, depth + 1);
+          this.compare(
+            typeof b.$ref === "string" ? this.expand.before(b) : b,
+            typeof a.$ref === "string" ? this.expand.after(a) : a,
+            pointer,
+            depth + 1,
+          );
         } finally {
           this.inProgress.delete(key);
         }
@@ -130,7 +146,12 @@ class SchemaComparer {
     if (sameJson(b, a)) return;
     if (this.compareNothing(b, a, pointer)) return;
     if (this.compareValueSets(b, a, pointer)) {
-      this.compareLeafKeywords(b, a, pointer, (key) => key === "description" || key === "default" || ANNOTATIONS.has(key) || key.startsWith("x-"));
+      this.compareLeafKeywords(
+        b,
+        a,
+        pointer,
+        (key) => key === "description" || key === "default" || ANNOTATIONS.has(key) || key.startsWith("x-"),
+      );
       return;
     }
     [b, a] = this.compareVariantKeywords(b, a, pointer, depth);
@@ -143,10 +164,20 @@ class SchemaComparer {
     this.compareSchemaMap(b, a, pointer, depth, "dependentSchemas");
     this.compareDependentRequired(b, a, pointer);
     this.compareItems(b, a, pointer, depth);
-    for (const key of ["contains", "propertyNames", "unevaluatedItems"] as const) this.compareOptionalSubschema(b, a, pointer, depth, key);
+    for (const key of ["contains", "propertyNames", "unevaluatedItems"] as const)
+      this.compareOptionalSubschema(b, a, pointer, depth, key);
     this.compareNot(b, a, pointer, depth);
     this.compareConditional(b, a, pointer, depth);
-    this.compareList(b.allOf, a.allOf, joinPointer(pointer, "allOf"), depth, "constraint-tightened", "constraint-loosened", b, a);
+    this.compareList(
+      b.allOf,
+      a.allOf,
+      joinPointer(pointer, "allOf"),
+      depth,
+      "constraint-tightened",
+      "constraint-loosened",
+      b,
+      a,
+    );
     this.compareLeafKeywords(b, a, pointer, (key) => !STRUCTURAL.has(key));
   }
 
@@ -162,8 +193,24 @@ class SchemaComparer {
     const an = isNothing(a);
     if (!bn && !an) return false;
     if (bn && an) return true;
-    if (an) this.directed("type-narrowed", pointer, where(b, a), "now false: no value is accepted here any more (a field set to false can no longer be sent)", undefined, false);
-    else this.directed("type-widened", pointer, where(b, a), "no longer false: values are accepted here", false, undefined);
+    if (an)
+      this.directed(
+        "type-narrowed",
+        pointer,
+        where(b, a),
+        "now false: no value is accepted here any more (a field set to false can no longer be sent)",
+        undefined,
+        false,
+      );
+    else
+      this.directed(
+        "type-widened",
+        pointer,
+        where(b, a),
+        "no longer false: values are accepted here",
+        false,
+        undefined,
+      );
     return true;
   }
 
@@ -186,20 +233,58 @@ class SchemaComparer {
     if (bv && av) {
       const removed = bv.filter((v) => inB(v) === true && inA(v) !== true);
       const added = av.filter((v) => inA(v) === true && inB(v) !== true);
-      if (removed.length > 0) this.directed("enum-narrowed", atKey, place("enum"), `value(s) removed: ${removed.map((v) => show(v)).join(", ")}`, b.enum, a.enum);
-      if (added.length > 0) this.directed("enum-widened", atKey, place("enum"), `value(s) added: ${added.map((v) => show(v)).join(", ")}`, b.enum, a.enum);
+      if (removed.length > 0)
+        this.directed(
+          "enum-narrowed",
+          atKey,
+          place("enum"),
+          `value(s) removed: ${removed.map((v) => show(v)).join(", ")}`,
+          b.enum,
+          a.enum,
+        );
+      if (added.length > 0)
+        this.directed(
+          "enum-widened",
+          atKey,
+          place("enum"),
+          `value(s) added: ${added.map((v) => show(v)).join(", ")}`,
+          b.enum,
+          a.enum,
+        );
       return true;
     }
     if (bv) {
       // A finite set became a schema: every old value must still pass, and more values now do.
       const lost = bv.filter((v) => inB(v) === true && inA(v) !== true);
       if (lost.length > 0)
-        this.directed("enum-narrowed", joinPointer(pointer, enumKey(b)), place("enum"), `value(s) no longer accepted: ${lost.map((v) => show(v)).join(", ")}`, b.enum, undefined);
-      this.directed("enum-widened", joinPointer(pointer, enumKey(b)), place("enum"), `no longer limited to ${show(bv)}`, b.enum, undefined);
+        this.directed(
+          "enum-narrowed",
+          joinPointer(pointer, enumKey(b)),
+          place("enum"),
+          `value(s) no longer accepted: ${lost.map((v) => show(v)).join(", ")}`,
+          b.enum,
+          undefined,
+        );
+      this.directed(
+        "enum-widened",
+        joinPointer(pointer, enumKey(b)),
+        place("enum"),
+        `no longer limited to ${show(bv)}`,
+        b.enum,
+        undefined,
+      );
       return true;
     }
     const gone = av!.filter((v) => inA(v) === true && inB(v) !== true);
-    if (gone.length > 0) this.directed("enum-widened", atKey, place("enum"), `value(s) not accepted before: ${gone.map((v) => show(v)).join(", ")}`, undefined, a.enum);
+    if (gone.length > 0)
+      this.directed(
+        "enum-widened",
+        atKey,
+        place("enum"),
+        `value(s) not accepted before: ${gone.map((v) => show(v)).join(", ")}`,
+        undefined,
+        a.enum,
+      );
     this.directed("enum-narrowed", atKey, place("enum"), `now limited to ${show(av)}`, undefined, a.enum);
     return true;
   }
@@ -213,10 +298,20 @@ class SchemaComparer {
     const aKey = VARIANT_KEYS.find((k) => Array.isArray(a[k]));
     if (!bKey && !aKey) return [b, a];
     const key = (aKey ?? bKey)!;
-    if (bKey && aKey && bKey !== aKey && !(pairwiseDisjoint(b[bKey] as unknown[]) && pairwiseDisjoint(a[aKey] as unknown[]))) {
+    if (
+      bKey &&
+      aKey &&
+      bKey !== aKey &&
+      !(pairwiseDisjoint(b[bKey] as unknown[]) && pairwiseDisjoint(a[aKey] as unknown[]))
+    ) {
       // oneOf refuses a value two alternatives accept; anyOf does not. Disjoint alternatives make them the same.
       const kind = aKey === "oneOf" ? "constraint-tightened" : "constraint-loosened";
-      this.directed(kind, joinPointer(pointer, aKey), originOf(a, aKey), `${bKey} became ${aKey}, and the alternatives may overlap`);
+      this.directed(
+        kind,
+        joinPointer(pointer, aKey),
+        originOf(a, aKey),
+        `${bKey} became ${aKey}, and the alternatives may overlap`,
+      );
     }
     if (bKey && aKey) {
       this.compareList(b[bKey], a[aKey], joinPointer(pointer, key), depth, "variant-added", "variant-removed", b, a);
@@ -225,7 +320,9 @@ class SchemaComparer {
     const plainIsBefore = !bKey;
     const plain = plainIsBefore ? b : a;
     const listSide = plainIsBefore ? a : b;
-    const hoisted = Object.keys(plain).filter((k) => k in listSide && !VARIANT_KEYS.includes(k as (typeof VARIANT_KEYS)[number]));
+    const hoisted = Object.keys(plain).filter(
+      (k) => k in listSide && !VARIANT_KEYS.includes(k as (typeof VARIANT_KEYS)[number]),
+    );
     const top = omitKeys(
       plain,
       Object.keys(plain).filter((k) => !hoisted.includes(k)),
@@ -233,8 +330,10 @@ class SchemaComparer {
     const core = omitKeys(plain, hoisted);
     const fill = { plainIsBefore, keys: hoisted.filter((k) => k === "description" || ANNOTATIONS.has(k)) };
     const list = listSide[key];
-    if (plainIsBefore) this.compareList([core], list, joinPointer(pointer, key), depth, "variant-added", "variant-removed", b, a, fill);
-    else this.compareList(list, [core], joinPointer(pointer, key), depth, "variant-added", "variant-removed", b, a, fill);
+    if (plainIsBefore)
+      this.compareList([core], list, joinPointer(pointer, key), depth, "variant-added", "variant-removed", b, a, fill);
+    else
+      this.compareList(list, [core], joinPointer(pointer, key), depth, "variant-added", "variant-removed", b, a, fill);
     return plainIsBefore ? [top, a] : [b, top];
   }
 
@@ -269,10 +368,24 @@ class SchemaComparer {
       this.compare(x, y, joinPointer(pointer, j), depth + 1);
     }
     for (const i of match.removed) {
-      this.directed(removed, joinPointer(pointer, i), originOf(bList[i]) ?? originOf(b), `alternative removed: ${show(bList[i])}`, bList[i], undefined);
+      this.directed(
+        removed,
+        joinPointer(pointer, i),
+        originOf(bList[i]) ?? originOf(b),
+        `alternative removed: ${show(bList[i])}`,
+        bList[i],
+        undefined,
+      );
     }
     for (const j of match.added) {
-      this.directed(added, joinPointer(pointer, j), originOf(aList[j]) ?? originOf(a), `alternative added: ${show(aList[j])}`, undefined, aList[j]);
+      this.directed(
+        added,
+        joinPointer(pointer, j),
+        originOf(aList[j]) ?? originOf(a),
+        `alternative added: ${show(aList[j])}`,
+        undefined,
+        aList[j],
+      );
     }
   }
 
@@ -288,17 +401,34 @@ class SchemaComparer {
     if (removed.length > 0 && added.length > 0) {
       // One pointer, one verdict: the side that hurts this direction.
       const kind = this.direction === "request" ? "type-narrowed" : "type-widened";
-      this.directed(kind, at_, origin, `${message}: no longer accepts ${removed.join(", ")}, now also ${added.join(", ")}`, b.type, a.type);
+      this.directed(
+        kind,
+        at_,
+        origin,
+        `${message}: no longer accepts ${removed.join(", ")}, now also ${added.join(", ")}`,
+        b.type,
+        a.type,
+      );
       return;
     }
-    if (removed.length > 0) this.directed("type-narrowed", at_, origin, `${message}: no longer accepts ${removed.join(", ")}`, b.type, a.type);
-    if (added.length > 0) this.directed("type-widened", at_, origin, `${message}: now also ${added.join(", ")}`, b.type, a.type);
+    if (removed.length > 0)
+      this.directed(
+        "type-narrowed",
+        at_,
+        origin,
+        `${message}: no longer accepts ${removed.join(", ")}`,
+        b.type,
+        a.type,
+      );
+    if (added.length > 0)
+      this.directed("type-widened", at_, origin, `${message}: now also ${added.join(", ")}`, b.type, a.type);
   }
 
   /** minimum/exclusiveMinimum (and the maxima) as one bound each, so a rewrite between them is judged by the values it admits. */
   private compareNumericBounds(b: Schema, a: Schema, pointer: string): void {
     for (const side of ["lower", "upper"] as const) {
-      const keys = side === "lower" ? (["minimum", "exclusiveMinimum"] as const) : (["maximum", "exclusiveMaximum"] as const);
+      const keys =
+        side === "lower" ? (["minimum", "exclusiveMinimum"] as const) : (["maximum", "exclusiveMaximum"] as const);
       if (keys.every((k) => sameJson(b[k], a[k]))) continue;
       const bb = bound(b, side);
       const ab = bound(a, side);
@@ -332,9 +462,17 @@ class SchemaComparer {
       if (!has(ap, name)) {
         const rest = effectiveSchema(a, name);
         const origin = originOf(bp[name]) ?? originOf(b, "properties");
-        if (isNothing(asSchema(rest))) this.directed("property-removed", at, origin, `field "${name}" removed`, bp[name], undefined);
+        if (isNothing(asSchema(rest)))
+          this.directed("property-removed", at, origin, `field "${name}" removed`, bp[name], undefined);
         else if (isEverything(rest))
-          this.directed("property-unlisted", at, origin, `field "${name}" no longer declared; the object still allows it with any value`, bp[name], undefined);
+          this.directed(
+            "property-unlisted",
+            at,
+            origin,
+            `field "${name}" no longer declared; the object still allows it with any value`,
+            bp[name],
+            undefined,
+          );
         else this.compare(bp[name], rest, at, depth + 1);
       } else if (!has(bp, name)) {
         const rest = effectiveSchema(b, name);
@@ -342,7 +480,14 @@ class SchemaComparer {
         const origin = originOf(ap[name]) ?? originOf(a, "properties");
         if (isNothing(asSchema(rest))) {
           const kind = required && this.direction === "request" ? "required-added" : "property-added";
-          this.directed(kind, at, origin, `new ${required ? "required" : "optional"} field "${name}"`, undefined, ap[name]);
+          this.directed(
+            kind,
+            at,
+            origin,
+            `new ${required ? "required" : "optional"} field "${name}"`,
+            undefined,
+            ap[name],
+          );
         } else this.compare(rest, ap[name], at, depth + 1);
       } else this.compare(bp[name], ap[name], at, depth + 1);
     }
@@ -359,7 +504,13 @@ class SchemaComparer {
     }
   }
 
-  private compareAdditionalProperties(b: Schema, a: Schema, pointer: string, depth: number, key: "additionalProperties" | "unevaluatedProperties"): void {
+  private compareAdditionalProperties(
+    b: Schema,
+    a: Schema,
+    pointer: string,
+    depth: number,
+    key: "additionalProperties" | "unevaluatedProperties",
+  ): void {
     const bv = b[key];
     const av = a[key];
     if (sameJson(bv, av)) return;
@@ -367,14 +518,34 @@ class SchemaComparer {
     const origin = where(b, a, key);
     const closed = (v: unknown) => v === false || (isPlainObject(v) && isNothing(v));
     if (closed(av) && !closed(bv) && isEverything(bv))
-      this.directed("additional-properties-closed", at, origin, `${key} turned off: keys not listed in properties are refused`, bv, av);
+      this.directed(
+        "additional-properties-closed",
+        at,
+        origin,
+        `${key} turned off: keys not listed in properties are refused`,
+        bv,
+        av,
+      );
     else if (closed(bv) && !closed(av) && isEverything(av))
-      this.directed("additional-properties-opened", at, origin, `${key} turned on: keys not listed in properties are allowed`, bv, av);
+      this.directed(
+        "additional-properties-opened",
+        at,
+        origin,
+        `${key} turned on: keys not listed in properties are allowed`,
+        bv,
+        av,
+      );
     else this.compare(bv, av, at, depth + 1);
   }
 
   /** patternProperties and dependentSchemas: a new entry constrains more, a removed one less. */
-  private compareSchemaMap(b: Schema, a: Schema, pointer: string, depth: number, key: "patternProperties" | "dependentSchemas"): void {
+  private compareSchemaMap(
+    b: Schema,
+    a: Schema,
+    pointer: string,
+    depth: number,
+    key: "patternProperties" | "dependentSchemas",
+  ): void {
     const bm = isPlainObject(b[key]) ? (b[key] as Schema) : {};
     const am = isPlainObject(a[key]) ? (a[key] as Schema) : {};
     if (sameJson(bm, am)) return;
@@ -383,12 +554,28 @@ class SchemaComparer {
       if (name in bm && name in am) this.compare(bm[name], am[name], at, depth + 1);
       else if (key === "patternProperties") {
         // Keys a pattern no longer (or newly) covers fall to additionalProperties on the other side.
-        if (name in am) this.compare("additionalProperties" in b ? b.additionalProperties : true, am[name], at, depth + 1);
+        if (name in am)
+          this.compare("additionalProperties" in b ? b.additionalProperties : true, am[name], at, depth + 1);
         else this.compare(bm[name], "additionalProperties" in a ? a.additionalProperties : true, at, depth + 1);
       } else if (name in am) {
-        if (!isEverything(am[name])) this.directed("constraint-tightened", at, originOf(am[name]) ?? where(b, a, key), `new ${key} entry ${show(name)}`, undefined, am[name]);
+        if (!isEverything(am[name]))
+          this.directed(
+            "constraint-tightened",
+            at,
+            originOf(am[name]) ?? where(b, a, key),
+            `new ${key} entry ${show(name)}`,
+            undefined,
+            am[name],
+          );
       } else if (!isEverything(bm[name]))
-        this.directed("constraint-loosened", at, originOf(bm[name]) ?? where(b, a, key), `${key} entry ${show(name)} removed`, bm[name], undefined);
+        this.directed(
+          "constraint-loosened",
+          at,
+          originOf(bm[name]) ?? where(b, a, key),
+          `${key} entry ${show(name)} removed`,
+          bm[name],
+          undefined,
+        );
     }
   }
 
@@ -404,9 +591,32 @@ class SchemaComparer {
       const added = after.filter((n) => !before.includes(n));
       const removed = before.filter((n) => !after.includes(n));
       if (added.length > 0 && removed.length > 0) {
-        this.directed("constraint-changed", at, origin, `with "${name}", now requires ${show(after)} instead of ${show(before)}`, before, after);
-      } else if (added.length > 0) this.directed("constraint-tightened", at, origin, `with "${name}", now also requires ${show(added)}`, before, after);
-      else if (removed.length > 0) this.directed("constraint-loosened", at, origin, `with "${name}", no longer requires ${show(removed)}`, before, after);
+        this.directed(
+          "constraint-changed",
+          at,
+          origin,
+          `with "${name}", now requires ${show(after)} instead of ${show(before)}`,
+          before,
+          after,
+        );
+      } else if (added.length > 0)
+        this.directed(
+          "constraint-tightened",
+          at,
+          origin,
+          `with "${name}", now also requires ${show(added)}`,
+          before,
+          after,
+        );
+      else if (removed.length > 0)
+        this.directed(
+          "constraint-loosened",
+          at,
+          origin,
+          `with "${name}", no longer requires ${show(removed)}`,
+          before,
+          after,
+        );
     }
   }
 
@@ -424,13 +634,26 @@ class SchemaComparer {
   }
 
   /** contains, propertyNames, unevaluatedItems: absent is true (anything), so one comparison covers adding and removing. */
-  private compareOptionalSubschema(b: Schema, a: Schema, pointer: string, depth: number, key: "contains" | "propertyNames" | "unevaluatedItems"): void {
+  private compareOptionalSubschema(
+    b: Schema,
+    a: Schema,
+    pointer: string,
+    depth: number,
+    key: "contains" | "propertyNames" | "unevaluatedItems",
+  ): void {
     if (sameJson(b[key], a[key])) return;
     const at = joinPointer(pointer, key);
     // contains: {} still demands one item; absent demands none.
     if (key === "contains" && "contains" in b !== "contains" in a) {
       const kind = "contains" in a ? "constraint-tightened" : "constraint-loosened";
-      this.directed(kind, at, where(b, a, key), `contains ${show(b.contains)} -> ${show(a.contains)}`, b.contains, a.contains);
+      this.directed(
+        kind,
+        at,
+        where(b, a, key),
+        `contains ${show(b.contains)} -> ${show(a.contains)}`,
+        b.contains,
+        a.contains,
+      );
       return;
     }
     this.compare(b[key], a[key], at, depth + 1);
@@ -465,9 +688,30 @@ class SchemaComparer {
     if (!hasIf(b) && !hasIf(a)) return;
     const at = joinPointer(pointer, "if");
     const origin = where(b, a, "if") ?? where(b, a, "then");
-    if (!hasIf(b)) this.directed("constraint-tightened", at, origin, "a new if/then/else condition", undefined, { if: a.if, then: a.then, else: a.else });
-    else if (!hasIf(a)) this.directed("constraint-loosened", at, origin, "if/then/else condition removed", { if: b.if, then: b.then, else: b.else }, undefined);
-    else this.directed("unproven", at, origin, `if ${show(b.if)} -> ${show(a.if)}: could not prove which values change branch`, b.if, a.if);
+    if (!hasIf(b))
+      this.directed("constraint-tightened", at, origin, "a new if/then/else condition", undefined, {
+        if: a.if,
+        then: a.then,
+        else: a.else,
+      });
+    else if (!hasIf(a))
+      this.directed(
+        "constraint-loosened",
+        at,
+        origin,
+        "if/then/else condition removed",
+        { if: b.if, then: b.then, else: b.else },
+        undefined,
+      );
+    else
+      this.directed(
+        "unproven",
+        at,
+        origin,
+        `if ${show(b.if)} -> ${show(a.if)}: could not prove which values change branch`,
+        b.if,
+        a.if,
+      );
   }
 
   private compareKeyword(key: string, b: Schema, a: Schema, pointer: string): void {
@@ -480,11 +724,19 @@ class SchemaComparer {
       const note = judgement.kind === "unproven" ? ": could not prove the values accepted are the same" : "";
       return this.directed(judgement.kind, at, origin, `${key} ${show(bv)} -> ${show(av)}${note}`, bv, av);
     }
-    const message = judgement.rule === "description-changed" ? "description changed" : `${key} ${show(bv)} -> ${show(av)}`;
+    const message =
+      judgement.rule === "description-changed" ? "description changed" : `${key} ${show(bv)} -> ${show(av)}`;
     this.emit(judgement.rule, at, origin, judgement.note ? `${message}: ${judgement.note}` : message, bv, av);
   }
 
-  private directed(kind: DirectedKind, pointer: string, origin: Origin | undefined, message: string, before?: unknown, after?: unknown): void {
+  private directed(
+    kind: DirectedKind,
+    pointer: string,
+    origin: Origin | undefined,
+    message: string,
+    before?: unknown,
+    after?: unknown,
+  ): void {
     let k = kind;
     if (this.negated) {
       k = NEGATED[kind] ?? "unproven";
@@ -493,7 +745,14 @@ class SchemaComparer {
     this.emit(directedRule(this.direction, k), pointer, origin, message, before, after);
   }
 
-  private emit(rule: RuleId, pointer: string, origin: Origin | undefined, message: string, before?: unknown, after?: unknown): void {
+  private emit(
+    rule: RuleId,
+    pointer: string,
+    origin: Origin | undefined,
+    message: string,
+    before?: unknown,
+    after?: unknown,
+  ): void {
     const finding: SchemaFinding = { rule, pointer, origin, message };
     if (before !== undefined) finding.before = before;
     if (after !== undefined) finding.after = after;
@@ -505,7 +764,8 @@ type Bound = { value: number; exclusive: boolean } | null | "invalid";
 
 function bound(s: Schema, side: "lower" | "upper"): Bound {
   const [inc, exc] = side === "lower" ? [s.minimum, s.exclusiveMinimum] : [s.maximum, s.exclusiveMaximum];
-  if ((inc !== undefined && typeof inc !== "number") || (exc !== undefined && typeof exc !== "number")) return "invalid";
+  if ((inc !== undefined && typeof inc !== "number") || (exc !== undefined && typeof exc !== "number"))
+    return "invalid";
   const list: Array<{ value: number; exclusive: boolean }> = [];
   if (typeof inc === "number") list.push({ value: inc, exclusive: false });
   if (typeof exc === "number") list.push({ value: exc, exclusive: true });
@@ -549,7 +809,8 @@ function effectiveSchema(s: Schema, name: string): unknown {
 
 /** No value passes two of the alternatives: different JSON types, or a required property with different consts. */
 function pairwiseDisjoint(list: readonly unknown[]): boolean {
-  for (let i = 0; i < list.length; i++) for (let j = i + 1; j < list.length; j++) if (!disjoint(list[i], list[j])) return false;
+  for (let i = 0; i < list.length; i++)
+    for (let j = i + 1; j < list.length; j++) if (!disjoint(list[i], list[j])) return false;
   return true;
 }
 
@@ -557,20 +818,24 @@ function disjoint(x: unknown, y: unknown): boolean {
   if (!isPlainObject(x) || !isPlainObject(y)) return false;
   const xt = typeSet(x.type);
   const yt = typeSet(y.type);
-  if (xt && yt && !xt.some((t) => coversType(yt, t) || coversType([t], yt[0]!) || yt.some((u) => coversType([t], u)))) return true;
+  if (xt && yt && !xt.some((t) => coversType(yt, t) || coversType([t], yt[0]!) || yt.some((u) => coversType([t], u))))
+    return true;
   const xp = isPlainObject(x.properties) ? x.properties : {};
   const yp = isPlainObject(y.properties) ? y.properties : {};
   for (const name of strings(x.required).filter((n) => strings(y.required).includes(n))) {
     const a = xp[name];
     const b = yp[name];
-    if (isPlainObject(a) && isPlainObject(b) && "const" in a && "const" in b && !sameJson(a.const, b.const)) return true;
+    if (isPlainObject(a) && isPlainObject(b) && "const" in a && "const" in b && !sameJson(a.const, b.const))
+      return true;
   }
   return false;
 }
 
 /** The values of a schema that can only hold a few (boolean, null, an integer range of up to 256), else null. */
 function finiteValues(s: Schema): unknown[] | null {
-  const keys = Object.keys(s).filter((k) => k !== "description" && k !== "default" && !ANNOTATIONS.has(k) && !k.startsWith("x-"));
+  const keys = Object.keys(s).filter(
+    (k) => k !== "description" && k !== "default" && !ANNOTATIONS.has(k) && !k.startsWith("x-"),
+  );
   const types = typeSet(s.type);
   if (!types || types.length !== 1) return null;
   if (types[0] === "boolean" && keys.length === 1) return [true, false];
@@ -580,7 +845,8 @@ function finiteValues(s: Schema): unknown[] | null {
     const max = s.maximum;
     if (typeof min !== "number" || typeof max !== "number" || max - min > 256) return null;
     const out: number[] = [];
-    for (let v = Math.ceil(min); v <= max; v++) if (typeof s.multipleOf !== "number" || Number.isInteger(v / s.multipleOf)) out.push(v);
+    for (let v = Math.ceil(min); v <= max; v++)
+      if (typeof s.multipleOf !== "number" || Number.isInteger(v / s.multipleOf)) out.push(v);
     return out;
   }
   return null;
@@ -596,7 +862,9 @@ function isNothing(s: Schema): boolean {
 function isEverything(s: unknown): boolean {
   if (s === true || s === undefined) return true;
   if (!isPlainObject(s)) return false;
-  return Object.keys(s).every((k) => k === "description" || k === "default" || ANNOTATIONS.has(k) || k.startsWith("x-"));
+  return Object.keys(s).every(
+    (k) => k === "description" || k === "default" || ANNOTATIONS.has(k) || k.startsWith("x-"),
+  );
 }
 
 /** Which keyword held a value list before normalize made it an enum (for the pointer users see). */

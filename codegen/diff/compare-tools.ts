@@ -58,7 +58,8 @@ export function compareTools(base: DiffSide, head: DiffSide): Change[] {
   }
   const renamedTo = new Set(renames.values());
   for (const tool of added) {
-    if (!renamedTo.has(tool)) out.push(change("tool-added", tool.name, "", { file: tool.file, filePointer: "" }, `new tool ${tool.name}`));
+    if (!renamedTo.has(tool))
+      out.push(change("tool-added", tool.name, "", { file: tool.file, filePointer: "" }, `new tool ${tool.name}`));
   }
   for (const tool of base.model.tools) {
     const now = head.model.tools.find((t) => t.name === tool.name);
@@ -85,25 +86,54 @@ function compareTool(b: ToolModel, a: ToolModel, base: DiffSide, head: DiffSide,
   for (const [fact, rule] of FACT_RULES) {
     if (sameJson(b[fact], a[fact])) continue;
     // A rename changes the derived provider name too; only an override that differs is news.
-    if (renamed && fact === "providerName" && b.providerName === providerSafeName(b.name) && a.providerName === providerSafeName(a.name)) continue;
+    if (
+      renamed &&
+      fact === "providerName" &&
+      b.providerName === providerSafeName(b.name) &&
+      a.providerName === providerSafeName(a.name)
+    )
+      continue;
     const pointer = joinPointer(FACTS, fact);
-    out.push(change(rule, subject, pointer, at(pointer), `${fact} ${show(b[fact])} -> ${show(a[fact])}`, b[fact], a[fact]));
+    out.push(
+      change(rule, subject, pointer, at(pointer), `${fact} ${show(b[fact])} -> ${show(a[fact])}`, b[fact], a[fact]),
+    );
   }
   for (const key of ["destructive", "idempotent"] as const) {
     if (b.semantics[key] === a.semantics[key]) continue;
     const pointer = joinPointer(FACTS, "semantics", key);
-    out.push(change("tool-semantics-changed", subject, pointer, at(pointer), `semantics.${key} ${b.semantics[key]} -> ${a.semantics[key]}`, b.semantics[key], a.semantics[key]));
+    out.push(
+      change(
+        "tool-semantics-changed",
+        subject,
+        pointer,
+        at(pointer),
+        `semantics.${key} ${b.semantics[key]} -> ${a.semantics[key]}`,
+        b.semantics[key],
+        a.semantics[key],
+      ),
+    );
   }
   for (const code of [...new Set([...Object.keys(b.messages), ...Object.keys(a.messages)])].sort()) {
     if (sameJson(b.messages[code], a.messages[code])) continue;
     const pointer = joinPointer(FACTS, "messages", code);
-    out.push(change("message-changed", subject, pointer, at(pointer), `message override for ${code} changed`, b.messages[code], a.messages[code]));
+    out.push(
+      change(
+        "message-changed",
+        subject,
+        pointer,
+        at(pointer),
+        `message override for ${code} changed`,
+        b.messages[code],
+        a.messages[code],
+      ),
+    );
   }
   for (const { def, root, direction } of SCHEMAS) {
     const before = base.inliner.at(b.file, `/$defs/${def}`);
     const after = head.inliner.at(a.file, `/$defs/${def}`);
     const fallback = { file: a.file, filePointer: `/$defs/${def}` };
-    for (const f of compareSchemas(before, after, direction, expanders(base, head), root)) out.push(fromFinding(f, subject, fallback));
+    for (const f of compareSchemas(before, after, direction, expanders(base, head), root))
+      out.push(fromFinding(f, subject, fallback));
   }
   return out;
 }

@@ -35,15 +35,18 @@ export function readIgnoreFile(path: string): IgnoreEntry[] {
     throw new IgnoreFileError(`${path}: not JSON: ${(e as Error).message}`);
   }
   const list = (json as { ignore?: unknown })?.ignore;
-  if (!Array.isArray(list)) throw new IgnoreFileError(`${path}: expected {"ignore": [ {rule, tool, pointer, reason, expires}, … ]}`);
+  if (!Array.isArray(list))
+    throw new IgnoreFileError(`${path}: expected {"ignore": [ {rule, tool, pointer, reason, expires}, … ]}`);
   return list.map((e, i) => {
     const entry = e as Partial<IgnoreEntry>;
     const where = `${path}: ignore[${i}]`;
     for (const key of ["rule", "tool", "pointer", "reason", "expires"] as const) {
       if (typeof entry[key] !== "string") throw new IgnoreFileError(`${where}: "${key}" must be a string`);
     }
-    if (!isRuleId(entry.rule!)) throw new IgnoreFileError(`${where}: no rule "${entry.rule}" (see docs/CONTRACT-DIFF.md)`);
-    if (!DATE.test(entry.expires!) || Number.isNaN(Date.parse(entry.expires!))) throw new IgnoreFileError(`${where}: expires must be a date YYYY-MM-DD, not "${entry.expires}"`);
+    if (!isRuleId(entry.rule!))
+      throw new IgnoreFileError(`${where}: no rule "${entry.rule}" (see docs/CONTRACT-DIFF.md)`);
+    if (!DATE.test(entry.expires!) || Number.isNaN(Date.parse(entry.expires!)))
+      throw new IgnoreFileError(`${where}: expires must be a date YYYY-MM-DD, not "${entry.expires}"`);
     if (entry.reason!.trim() === "") throw new IgnoreFileError(`${where}: a reason is required`);
     return entry as IgnoreEntry;
   });
@@ -56,13 +59,19 @@ export interface IgnoreOutcome {
 }
 
 /** today: YYYY-MM-DD (UTC). An entry applies through its expiry day. */
-export function applyIgnores(changes: readonly Change[], entries: readonly IgnoreEntry[], today: string): IgnoreOutcome {
+export function applyIgnores(
+  changes: readonly Change[],
+  entries: readonly IgnoreEntry[],
+  today: string,
+): IgnoreOutcome {
   const expired = entries.filter((e) => e.expires < today);
   const live = entries.filter((e) => e.expires >= today);
   const used = new Set<IgnoreEntry>();
   const out = changes.map((c) => {
     const places = c.occurrences ?? [{ subject: c.subject, pointer: c.pointer }];
-    const entry = live.find((e) => e.rule === c.rule && places.some((p) => p.subject === e.tool && p.pointer === e.pointer));
+    const entry = live.find(
+      (e) => e.rule === c.rule && places.some((p) => p.subject === e.tool && p.pointer === e.pointer),
+    );
     if (!entry) return c;
     used.add(entry);
     return { ...c, ignored: { reason: entry.reason, expires: entry.expires } };

@@ -86,7 +86,12 @@ export function groupByCause(changes: readonly Change[]): Change[] {
 }
 
 function byReportOrder(x: Change, y: Change): number {
-  return LEVEL_ORDER[x.level] - LEVEL_ORDER[y.level] || cmp(x.subject, y.subject) || cmp(x.pointer, y.pointer) || cmp(x.rule, y.rule);
+  return (
+    LEVEL_ORDER[x.level] - LEVEL_ORDER[y.level] ||
+    cmp(x.subject, y.subject) ||
+    cmp(x.pointer, y.pointer) ||
+    cmp(x.rule, y.rule)
+  );
 }
 
 function cmp(a: string, b: string): number {

@@ -23,7 +23,18 @@ interface NodeOrigin extends Origin {
   siblings?: Map<string, Origin>;
 }
 
-const SUBSCHEMA = new Set(["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties"]);
+const SUBSCHEMA = new Set([
+  "items",
+  "additionalProperties",
+  "not",
+  "if",
+  "then",
+  "else",
+  "contains",
+  "propertyNames",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+]);
 const SUBSCHEMA_MAP = new Set(["properties", "patternProperties", "dependentSchemas"]);
 const SUBSCHEMA_LIST = new Set(["allOf", "anyOf", "oneOf", "prefixItems"]);
 const DROPPED = new Set(["$defs", "$id", "$schema", "$ref"]);
@@ -68,7 +79,11 @@ export function adoptOrigins(node: Record<string, unknown>, from: unknown, keys:
 export function setKeyOrigin(node: Record<string, unknown>, key: string, origin: Origin | undefined): void {
   const own = ORIGINS.get(node);
   if (!own || !origin) return;
-  ORIGINS.set(node, { file: own.file, pointer: own.pointer, siblings: new Map([...(own.siblings ?? []), [key, origin]]) });
+  ORIGINS.set(node, {
+    file: own.file,
+    pointer: own.pointer,
+    siblings: new Map([...(own.siblings ?? []), [key, origin]]),
+  });
 }
 
 export class Inliner {
@@ -115,7 +130,8 @@ export class Inliner {
       if (SUBSCHEMA.has(key)) out[key] = this.node(value, fileId, at, stack);
       else if (SUBSCHEMA_MAP.has(key) && isPlainObject(value)) {
         const map: Record<string, unknown> = {};
-        for (const [name, sub] of Object.entries(value)) map[name] = this.node(sub, fileId, joinPointer(at, name), stack);
+        for (const [name, sub] of Object.entries(value))
+          map[name] = this.node(sub, fileId, joinPointer(at, name), stack);
         out[key] = map;
       } else if (SUBSCHEMA_LIST.has(key) && Array.isArray(value)) {
         out[key] = value.map((sub, i) => this.node(sub, fileId, joinPointer(at, i), stack));
@@ -145,7 +161,9 @@ export class Inliner {
     const siblingOrigin = ORIGINS.get(siblings);
     if (bodyOrigin) {
       const keyOrigins = new Map(bodyOrigin.siblings ?? []);
-      if (siblingOrigin) for (const key of Object.keys(siblings)) keyOrigins.set(key, { file: siblingOrigin.file, pointer: joinPointer(siblingOrigin.pointer, key) });
+      if (siblingOrigin)
+        for (const key of Object.keys(siblings))
+          keyOrigins.set(key, { file: siblingOrigin.file, pointer: joinPointer(siblingOrigin.pointer, key) });
       ORIGINS.set(merged, { file: bodyOrigin.file, pointer: bodyOrigin.pointer, siblings: keyOrigins });
     }
     return merged;

@@ -54,13 +54,28 @@ export const DIRECTED_KINDS: readonly DirectedKind[] = [
 
 export function directedRule(direction: Direction, kind: DirectedKind): RuleId {
   // Could not prove: named after the side that hurts in each direction.
-  const id = kind === "unproven" ? (direction === "request" ? "request-unproven-narrowing" : "response-unproven-widening") : `${direction}-${kind}`;
+  const id =
+    kind === "unproven"
+      ? direction === "request"
+        ? "request-unproven-narrowing"
+        : "response-unproven-widening"
+      : `${direction}-${kind}`;
   if (!isRuleId(id)) throw new Error(`rules.ts has no rule ${id}`);
   return id;
 }
 
 /** Keywords that document and never validate. */
-export const ANNOTATIONS = new Set(["title", "examples", "$comment", "deprecated", "readOnly", "writeOnly", "contentMediaType", "contentEncoding", "contentSchema"]);
+export const ANNOTATIONS = new Set([
+  "title",
+  "examples",
+  "$comment",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+  "contentMediaType",
+  "contentEncoding",
+  "contentSchema",
+]);
 
 const LOWER_BOUNDS = new Set(["minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains"]);
 const UPPER_BOUNDS = new Set(["maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains"]);
@@ -76,11 +91,18 @@ export function judgeKeyword(key: string, before: unknown, after: unknown, direc
     }
     if (before === undefined) return { kind: "constraint-tightened" };
     if (after === undefined) return { kind: "constraint-loosened" };
-    const tighter = LOWER_BOUNDS.has(key) ? (after) > (before) : (after) < (before);
+    const tighter = LOWER_BOUNDS.has(key) ? after > before : after < before;
     return { kind: tighter ? "constraint-tightened" : "constraint-loosened" };
   }
   if (key === "pattern" || key === "format") {
-    return { kind: before === undefined ? "constraint-tightened" : after === undefined ? "constraint-loosened" : "constraint-changed" };
+    return {
+      kind:
+        before === undefined
+          ? "constraint-tightened"
+          : after === undefined
+            ? "constraint-loosened"
+            : "constraint-changed",
+    };
   }
   if (key === "multipleOf") return { kind: multipleOfKind(before, after) };
   if (key === "uniqueItems") {

@@ -27,7 +27,8 @@ export interface ContractSources {
 /** A folder wins over a git ref of the same name. */
 export function readBase(spec: string, contractDir: string): ContractSources {
   if (existsSync(spec) && statSync(spec).isDirectory()) {
-    if (!existsSync(join(spec, "contract.json"))) throw new DiffInputError(`${spec} is a folder but has no contract.json at its root`);
+    if (!existsSync(join(spec, "contract.json")))
+      throw new DiffInputError(`${spec} is a folder but has no contract.json at its root`);
     return { label: spec, sources: readContractDir(spec) };
   }
   return { label: `git:${spec}`, sources: readContractAtRef(spec, contractDir) };
@@ -36,11 +37,23 @@ export function readBase(spec: string, contractDir: string): ContractSources {
 export function readContractAtRef(ref: string, contractDir: string): SourceFile[] {
   // A ref is passed to git as an argument; one that looks like an option must not become one.
   if (ref === "" || ref.startsWith("-")) throw new DiffInputError(`not a folder and not a git ref: "${ref}"`);
-  const root = git(["rev-parse", "--show-toplevel"], contractDir, `${contractDir} is not inside a git repository, so "${ref}" cannot be read as a git ref`).trim();
+  const root = git(
+    ["rev-parse", "--show-toplevel"],
+    contractDir,
+    `${contractDir} is not inside a git repository, so "${ref}" cannot be read as a git ref`,
+  ).trim();
   const prefix = relative(realpathSync(root), realpathSync(contractDir)).split(sep).join("/");
   if (prefix.startsWith("..")) throw new DiffInputError(`${contractDir} is outside the git repository ${root}`);
-  const commit = git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], root, `not a folder and not a git ref: "${ref}"`).trim();
-  const listing = git(["ls-tree", "-r", "-z", "--name-only", commit, "--", prefix === "" ? "." : prefix], root, `cannot list ${prefix} at ${ref}`);
+  const commit = git(
+    ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`],
+    root,
+    `not a folder and not a git ref: "${ref}"`,
+  ).trim();
+  const listing = git(
+    ["ls-tree", "-r", "-z", "--name-only", commit, "--", prefix === "" ? "." : prefix],
+    root,
+    `cannot list ${prefix} at ${ref}`,
+  );
   const paths = listing.split("\0").filter((p) => p.endsWith(".json"));
   if (paths.length === 0) throw new DiffInputError(`${prefix || "the repository root"} holds no contract at ${ref}`);
   return paths.map((path) => ({
@@ -78,14 +91,20 @@ export function buildSide(side: ContractSources, role: "base" | "head"): Contrac
     validateModel(model, parsed, false);
     return model;
   } catch (e) {
-    if (e instanceof ContractError) throw new DiffInputError(`the ${role} contract (${side.label}) does not validate: ${e.message}`);
+    if (e instanceof ContractError)
+      throw new DiffInputError(`the ${role} contract (${side.label}) does not validate: ${e.message}`);
     throw e;
   }
 }
 
 function git(args: string[], cwd: string, failure: string): string {
   try {
-    return execFileSync("git", args, { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "pipe"] });
+    return execFileSync("git", args, {
+      cwd,
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     throw new DiffInputError(code === "ENOENT" ? `git is not installed; ${failure}` : failure);

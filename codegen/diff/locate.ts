@@ -9,7 +9,11 @@ import type { SourceFile } from "../phases/load";
 import type { Change } from "./types";
 
 /** Adds line/column to every change whose file is among the sources (head first, then base). */
-export function locateChanges(changes: readonly Change[], head: readonly SourceFile[], base: readonly SourceFile[]): Change[] {
+export function locateChanges(
+  changes: readonly Change[],
+  head: readonly SourceFile[],
+  base: readonly SourceFile[],
+): Change[] {
   const cache = new Map<string, Map<string, Position> | null>();
   const positionsOf = (sources: readonly SourceFile[], tag: string, path: string) => {
     const key = `${tag}:${path}`;

@@ -52,7 +52,13 @@ function similarity(b: unknown, a: unknown): number {
   const bt = types(b.type);
   const at = types(a.type);
   if (bt.length > 0 && at.length > 0) {
-    if (!bt.some((t) => at.includes(t) || (t === "integer" && at.includes("number")) || (t === "number" && at.includes("integer")))) return 0;
+    if (
+      !bt.some(
+        (t) =>
+          at.includes(t) || (t === "integer" && at.includes("number")) || (t === "number" && at.includes("integer")),
+      )
+    )
+      return 0;
     score += 10;
   }
   const bp = isPlainObject(b.properties) ? Object.keys(b.properties) : [];

@@ -130,7 +130,10 @@ function nullableToType(s: Schema): Schema {
     const list = s[key];
     if (!Array.isArray(list) || list.length !== 2) continue;
     const nullIndex = list.findIndex(
-      (alt) => isPlainObject(alt) && alt.type === "null" && Object.keys(alt).every((k) => k === "type" || k === "description" || ANNOTATIONS.has(k)),
+      (alt) =>
+        isPlainObject(alt) &&
+        alt.type === "null" &&
+        Object.keys(alt).every((k) => k === "type" || k === "description" || ANNOTATIONS.has(k)),
     );
     if (nullIndex < 0) continue;
     const other = list[1 - nullIndex];
@@ -138,7 +141,8 @@ function nullableToType(s: Schema): Schema {
     if (!Object.keys(other).every((k) => TYPE_SPECIFIC.has(k) || k.startsWith("x-"))) continue;
     // The parent's own keywords must not clash with the alternative's.
     const parentKeys = Object.keys(s).filter((k) => k !== key);
-    if (parentKeys.some((k) => k in other && !sameJson(s[k], other[k]) && k !== "description" && !ANNOTATIONS.has(k))) continue;
+    if (parentKeys.some((k) => k in other && !sameJson(s[k], other[k]) && k !== "description" && !ANNOTATIONS.has(k)))
+      continue;
     if (parentKeys.some((k) => !TYPE_SPECIFIC.has(k) && !k.startsWith("x-"))) continue;
     const out = omitKeys(s, [key]);
     const taken = Object.keys(other).filter((k) => !(k in out));
@@ -200,7 +204,8 @@ function mergeInto(parent: Schema, member: Schema): Schema | null {
     if (k === "description" || ANNOTATIONS.has(k) || k.startsWith("x-")) continue;
     if (LOWER.includes(k) && typeof v === "number" && typeof out[k] === "number") out[k] = Math.max(out[k], v);
     else if (UPPER.includes(k) && typeof v === "number" && typeof out[k] === "number") out[k] = Math.min(out[k], v);
-    else if (k === "required" && Array.isArray(v) && Array.isArray(out[k])) out[k] = [...new Set([...(out[k] as string[]), ...(v as string[])])];
+    else if (k === "required" && Array.isArray(v) && Array.isArray(out[k]))
+      out[k] = [...new Set([...(out[k] as string[]), ...(v as string[])])];
     else if (k === "properties" && isPlainObject(v) && isPlainObject(out[k])) {
       const mine = out[k] as Schema;
       if (Object.keys(v).some((n) => n in mine)) return null;
@@ -214,8 +219,12 @@ function mergeInto(parent: Schema, member: Schema): Schema | null {
     } else return null;
   }
   // properties next to additionalProperties of the other side would change meaning: keep allOf.
-  if (("additionalProperties" in member && "properties" in parent) || ("additionalProperties" in parent && "properties" in member)) {
-    if (!sameJson(Object.keys((parent.properties as Schema) ?? {}), Object.keys((member.properties as Schema) ?? {}))) return null;
+  if (
+    ("additionalProperties" in member && "properties" in parent) ||
+    ("additionalProperties" in parent && "properties" in member)
+  ) {
+    if (!sameJson(Object.keys((parent.properties as Schema) ?? {}), Object.keys((member.properties as Schema) ?? {})))
+      return null;
   }
   return out;
 }

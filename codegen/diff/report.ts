@@ -18,7 +18,8 @@ export type Format = (typeof FORMATS)[number];
 const LEVELS: readonly Level[] = ["breaking", "warning", "safe"];
 
 const where = (c: Change) => `${c.file}${c.line ? `:${c.line}:${c.column}` : ""}#${c.filePointer}`;
-const times = (c: Change) => (c.count > 1 ? ` (×${c.count}: ${c.occurrences!.map((o) => `${o.subject} ${o.pointer || "(root)"}`).join(", ")})` : "");
+const times = (c: Change) =>
+  c.count > 1 ? ` (×${c.count}: ${c.occurrences!.map((o) => `${o.subject} ${o.pointer || "(root)"}`).join(", ")})` : "";
 
 export function formatReport(format: Format, report: DiffReport, labels: ReportLabels): string {
   switch (format) {
@@ -36,45 +37,80 @@ export function formatReport(format: Format, report: DiffReport, labels: ReportL
 }
 
 export function formatHuman(report: DiffReport, labels: ReportLabels): string {
-  const lines = [`${report.name}: base ${report.base.version} (${labels.base}) -> head ${report.head.version} (${labels.head})`];
+  const lines = [
+    `${report.name}: base ${report.base.version} (${labels.base}) -> head ${report.head.version} (${labels.head})`,
+  ];
   for (const level of LEVELS) {
     const changes = report.changes.filter((c) => c.level === level && !c.ignored);
     if (changes.length === 0) continue;
     lines.push("", `${level} (${changes.length})`);
     for (const c of changes) {
-      lines.push(`  ${c.rule}  ${c.subject}  ${c.pointer || "(root)"}${c.count > 1 ? `  (and ${c.count - 1} more place(s))` : ""}`);
+      lines.push(
+        `  ${c.rule}  ${c.subject}  ${c.pointer || "(root)"}${c.count > 1 ? `  (and ${c.count - 1} more place(s))` : ""}`,
+      );
       lines.push(`      ${c.message}  [${where(c)}]`);
-      if (c.count > 1) for (const o of c.occurrences!.slice(1)) lines.push(`      also: ${o.subject}  ${o.pointer || "(root)"}`);
+      if (c.count > 1)
+        for (const o of c.occurrences!.slice(1)) lines.push(`      also: ${o.subject}  ${o.pointer || "(root)"}`);
     }
   }
   const ignored = report.changes.filter((c) => c.ignored);
   if (ignored.length > 0) {
     lines.push("", `ignored (${ignored.length})`);
-    for (const c of ignored) lines.push(`  ${c.rule}  ${c.subject}  ${c.pointer || "(root)"}  until ${c.ignored!.expires}: ${c.ignored!.reason}`);
+    for (const c of ignored)
+      lines.push(
+        `  ${c.rule}  ${c.subject}  ${c.pointer || "(root)"}  until ${c.ignored!.expires}: ${c.ignored!.reason}`,
+      );
   }
   lines.push("", `${report.verdict.ok ? "OK" : "FAIL"}: ${report.verdict.message}`);
   return lines.join("\n") + "\n";
 }
 
 export function formatJson(report: DiffReport, labels: ReportLabels): string {
-  return JSON.stringify({ ...report, base: { ...report.base, source: labels.base }, head: { ...report.head, source: labels.head } }, null, 2) + "\n";
+  return (
+    JSON.stringify(
+      { ...report, base: { ...report.base, source: labels.base }, head: { ...report.head, source: labels.head } },
+      null,
+      2,
+    ) + "\n"
+  );
 }
 
 const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
 
 export function formatMarkdown(report: DiffReport, labels: ReportLabels): string {
-  const lines = [`### Contract diff: ${report.name} ${report.base.version} → ${report.head.version}`, "", `${report.verdict.ok ? "✅" : "❌"} ${report.verdict.message}`];
+  const lines = [
+    `### Contract diff: ${report.name} ${report.base.version} → ${report.head.version}`,
+    "",
+    `${report.verdict.ok ? "✅" : "❌"} ${report.verdict.message}`,
+  ];
   for (const level of LEVELS) {
     const changes = report.changes.filter((c) => c.level === level && !c.ignored);
     if (changes.length === 0) continue;
-    lines.push("", `#### ${level} (${changes.length})`, "", "| rule | where | change | file |", "| --- | --- | --- | --- |");
+    lines.push(
+      "",
+      `#### ${level} (${changes.length})`,
+      "",
+      "| rule | where | change | file |",
+      "| --- | --- | --- | --- |",
+    );
     for (const c of changes)
-      lines.push(`| \`${c.rule}\` | ${cell(`${c.subject} ${c.pointer || "(root)"}`)} | ${cell(c.message + times(c))} | \`${cell(`${labels.head}/${where(c)}`)}\` |`);
+      lines.push(
+        `| \`${c.rule}\` | ${cell(`${c.subject} ${c.pointer || "(root)"}`)} | ${cell(c.message + times(c))} | \`${cell(`${labels.head}/${where(c)}`)}\` |`,
+      );
   }
   const ignored = report.changes.filter((c) => c.ignored);
   if (ignored.length > 0) {
-    lines.push("", `#### ignored (${ignored.length})`, "", "| rule | where | until | reason |", "| --- | --- | --- | --- |");
-    for (const c of ignored) lines.push(`| \`${c.rule}\` | ${cell(`${c.subject} ${c.pointer || "(root)"}`)} | ${c.ignored!.expires} | ${cell(c.ignored!.reason)} |`);
+    lines.push(
+      "",
+      `#### ignored (${ignored.length})`,
+      "",
+      "| rule | where | until | reason |",
+      "| --- | --- | --- | --- |",
+    );
+    for (const c of ignored)
+      lines.push(
+        `| \`${c.rule}\` | ${cell(`${c.subject} ${c.pointer || "(root)"}`)} | ${c.ignored!.expires} | ${cell(c.ignored!.reason)} |`,
+      );
   }
   return lines.join("\n") + "\n";
 }
@@ -86,8 +122,14 @@ export function formatGithub(report: DiffReport, labels: ReportLabels): string {
   const command: Record<Level, string> = { breaking: "error", warning: "warning", safe: "notice" };
   const lines: string[] = [];
   for (const c of report.changes.filter((c) => !c.ignored)) {
-    const props = [`file=${prop(`${labels.head}/${c.file}`)}`, ...(c.line ? [`line=${c.line}`, `col=${c.column}`] : []), `title=${prop(`${c.rule} (${c.level})`)}`];
-    lines.push(`::${command[c.level]} ${props.join(",")}::${esc(`${c.subject} ${c.pointer || "(root)"}: ${c.message}${times(c)}`)}`);
+    const props = [
+      `file=${prop(`${labels.head}/${c.file}`)}`,
+      ...(c.line ? [`line=${c.line}`, `col=${c.column}`] : []),
+      `title=${prop(`${c.rule} (${c.level})`)}`,
+    ];
+    lines.push(
+      `::${command[c.level]} ${props.join(",")}::${esc(`${c.subject} ${c.pointer || "(root)"}: ${c.message}${times(c)}`)}`,
+    );
   }
   lines.push(`${report.verdict.ok ? "OK" : "FAIL"}: ${report.verdict.message}`);
   return lines.join("\n") + "\n";
@@ -96,8 +138,13 @@ export function formatGithub(report: DiffReport, labels: ReportLabels): string {
 const xml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 /** One test case per change; breaking ones (and, with failOn warning, warnings) are failures. */
-export function formatJunit(report: DiffReport, labels: ReportLabels, failOn: "breaking" | "warning" = "breaking"): string {
-  const fails = (c: Change) => !c.ignored && (c.level === "breaking" || (failOn === "warning" && c.level === "warning"));
+export function formatJunit(
+  report: DiffReport,
+  labels: ReportLabels,
+  failOn: "breaking" | "warning" = "breaking",
+): string {
+  const fails = (c: Change) =>
+    !c.ignored && (c.level === "breaking" || (failOn === "warning" && c.level === "warning"));
   const failures = report.changes.filter(fails).length;
   const lines = [
     `<?xml version="1.0" encoding="UTF-8"?>`,
@@ -108,8 +155,12 @@ export function formatJunit(report: DiffReport, labels: ReportLabels, failOn: "b
     lines.push(
       `    <testcase classname="${xml(c.subject)}" name="${xml(`${c.rule} ${c.pointer || "(root)"}`)}" file="${xml(`${labels.head}/${c.file}`)}"${c.line ? ` line="${c.line}"` : ""}>`,
     );
-    if (c.ignored) lines.push(`      <skipped message="${xml(`ignored until ${c.ignored.expires}: ${c.ignored.reason}`)}"/>`);
-    else if (fails(c)) lines.push(`      <failure type="${c.level}" message="${xml(c.message)}">${xml(`${where(c)}${times(c)}`)}</failure>`);
+    if (c.ignored)
+      lines.push(`      <skipped message="${xml(`ignored until ${c.ignored.expires}: ${c.ignored.reason}`)}"/>`);
+    else if (fails(c))
+      lines.push(
+        `      <failure type="${c.level}" message="${xml(c.message)}">${xml(`${where(c)}${times(c)}`)}</failure>`,
+      );
     else lines.push(`      <system-out>${xml(`${c.level}: ${c.message}`)}</system-out>`);
     lines.push(`    </testcase>`);
   }
@@ -119,13 +170,24 @@ export function formatJunit(report: DiffReport, labels: ReportLabels, failOn: "b
 
 /** A Markdown section for CHANGELOG.md: what a release changes, in words, breaking first. */
 export function formatChangelog(report: DiffReport): string {
-  const titles: Record<Level, string> = { breaking: "Breaking changes", warning: "Changes to review", safe: "Additions and relaxations" };
-  const lines = [`## ${report.name} ${report.head.version}`, "", `Compared with ${report.base.version}: ${report.verdict.message}.`];
+  const titles: Record<Level, string> = {
+    breaking: "Breaking changes",
+    warning: "Changes to review",
+    safe: "Additions and relaxations",
+  };
+  const lines = [
+    `## ${report.name} ${report.head.version}`,
+    "",
+    `Compared with ${report.base.version}: ${report.verdict.message}.`,
+  ];
   for (const level of LEVELS) {
     const changes = report.changes.filter((c) => c.level === level && !c.ignored);
     if (changes.length === 0) continue;
     lines.push("", `### ${titles[level]}`, "");
-    for (const c of changes) lines.push(`- **${c.subject}**${c.pointer ? ` \`${c.pointer}\`` : ""}: ${c.message}${c.count > 1 ? ` (${c.count} places)` : ""} (\`${c.rule}\`)`);
+    for (const c of changes)
+      lines.push(
+        `- **${c.subject}**${c.pointer ? ` \`${c.pointer}\`` : ""}: ${c.message}${c.count > 1 ? ` (${c.count} places)` : ""} (\`${c.rule}\`)`,
+      );
   }
   if (report.changes.length === 0) lines.push("", "No changes to the contract.");
   return lines.join("\n") + "\n";

@@ -30,7 +30,10 @@ export interface DiffSide {
 }
 
 export function diffSide(model: ContractModel): DiffSide {
-  return { model, inliner: new Inliner(model.schemaFiles, model.baseUri, new Set([...SEPARATELY_COMPARED, ...toolSchemas(model)])) };
+  return {
+    model,
+    inliner: new Inliner(model.schemaFiles, model.baseUri, new Set([...SEPARATELY_COMPARED, ...toolSchemas(model)])),
+  };
 }
 
 export function expanders(base: DiffSide, head: DiffSide): Expanders {

@@ -24,11 +24,23 @@ export function compareVersions(a: SemVer, b: SemVer): number {
     a.major - b.major ||
     a.minor - b.minor ||
     a.patch - b.patch ||
-    (a.prerelease === b.prerelease ? 0 : a.prerelease === "" ? 1 : b.prerelease === "" ? -1 : a.prerelease < b.prerelease ? -1 : 1)
+    (a.prerelease === b.prerelease
+      ? 0
+      : a.prerelease === ""
+        ? 1
+        : b.prerelease === ""
+          ? -1
+          : a.prerelease < b.prerelease
+            ? -1
+            : 1)
   );
 }
 
-export function verdictFor(baseVersion: string, headVersion: string, counts: { breaking: number; warning: number; safe: number }): Verdict {
+export function verdictFor(
+  baseVersion: string,
+  headVersion: string,
+  counts: { breaking: number; warning: number; safe: number },
+): Verdict {
   const base = parseVersion(baseVersion);
   const head = parseVersion(headVersion);
   if (!base || !head) throw new Error(`not a semantic version: ${base ? headVersion : baseVersion}`);
@@ -38,7 +50,11 @@ export function verdictFor(baseVersion: string, headVersion: string, counts: { b
     return { ok: true, requiredVersion: null, message };
   }
   if (head.major > base.major) {
-    return { ok: true, requiredVersion: null, message: `${counts.breaking} breaking change(s), allowed by the new major version ${headVersion} (base ${baseVersion})` };
+    return {
+      ok: true,
+      requiredVersion: null,
+      message: `${counts.breaking} breaking change(s), allowed by the new major version ${headVersion} (base ${baseVersion})`,
+    };
   }
   const required = `${base.major + 1}.0.0`;
   return {

@@ -30,7 +30,8 @@ export function inSync(report: DriftReport): boolean {
 
 export function checkOutput(outDir: string, files: readonly GeneratedFile[]): DriftReport {
   const onDisk = new Map<string, string>();
-  if (existsSync(outDir)) for (const path of listFiles(outDir)) onDisk.set(path, readFileSync(join(outDir, path), "utf8"));
+  if (existsSync(outDir))
+    for (const path of listFiles(outDir)) onDisk.set(path, readFileSync(join(outDir, path), "utf8"));
   const report: DriftReport = { stale: [], bannerOnly: [], missing: [], extra: [], changedContractFiles: [] };
   const expected = new Set(files.map((f) => f.path));
   for (const file of files) {
@@ -43,7 +44,10 @@ export function checkOutput(outDir: string, files: readonly GeneratedFile[]): Dr
   }
   for (const path of onDisk.keys()) if (!expected.has(path)) report.extra.push(path);
   report.extra.sort();
-  report.changedContractFiles = changedContractFiles(onDisk.get(MANIFEST_PATH), files.find((f) => f.path === MANIFEST_PATH)?.content);
+  report.changedContractFiles = changedContractFiles(
+    onDisk.get(MANIFEST_PATH),
+    files.find((f) => f.path === MANIFEST_PATH)?.content,
+  );
   return report;
 }
 
@@ -56,7 +60,9 @@ export function formatDriftReport(report: DriftReport, outLabel: string): string
   for (const m of report.missing) lines.push(`missing: ${outLabel}/${m} (the generator writes it; it is not there)`);
   for (const x of report.extra) lines.push(`extra: ${outLabel}/${x} (the generator no longer writes it)`);
   if (report.bannerOnly.length > 0) {
-    lines.push(`${report.bannerOnly.length} more file(s) differ only in their banner (the contract hash): ${report.bannerOnly.map((p) => `${outLabel}/${p}`).join(", ")}`);
+    lines.push(
+      `${report.bannerOnly.length} more file(s) differ only in their banner (the contract hash): ${report.bannerOnly.map((p) => `${outLabel}/${p}`).join(", ")}`,
+    );
   }
   lines.push(`${outLabel} is out of date: run npm run generate and commit the result.`);
   return lines.join("\n");

@@ -60,7 +60,12 @@ export function parseContract(sources: readonly SourceFile[]): ParsedContract {
       files.push({ ...source, json: value, positions, sha256: sha256Hex(source.text) });
     } catch (e) {
       if (!(e instanceof JsonSyntaxError)) throw e;
-      problems.push({ file: source.path, pointer: "", message: `JSON syntax error: ${e.message}`, position: e.position });
+      problems.push({
+        file: source.path,
+        pointer: "",
+        message: `JSON syntax error: ${e.message}`,
+        position: e.position,
+      });
     }
   }
   if (problems.length > 0) throw new ContractError(problems);

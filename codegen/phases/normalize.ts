@@ -84,11 +84,19 @@ export function normalize(parsed: ParsedContract): ContractModel {
     if (file.kind === "tool") prefix = toolTypePrefix((file.json["x-mnote-tool"] as ToolFacts).name);
     if (file.kind === "kernel") prefix = pascalCase((file.json["x-mnote-kernel-command"] as CommandFacts).name);
     for (const key of Object.keys(defs)) {
-      schemas.push({ typeName: prefix + key, ref: `${file.id}#/$defs/${key}`, file: file.path, schema: defs[key]!, composed: false });
+      schemas.push({
+        typeName: prefix + key,
+        ref: `${file.id}#/$defs/${key}`,
+        file: file.path,
+        schema: defs[key]!,
+        composed: false,
+      });
     }
     const fileExamples = file.json["x-mnote-examples"];
     if (Array.isArray(fileExamples)) {
-      fileExamples.forEach((e: Omit<ExampleModel, "file" | "pointer">, i) => examples.push({ file: file.path, pointer: joinPointer("/x-mnote-examples", i), ...e }));
+      fileExamples.forEach((e: Omit<ExampleModel, "file" | "pointer">, i) =>
+        examples.push({ file: file.path, pointer: joinPointer("/x-mnote-examples", i), ...e }),
+      );
     }
 
     if (file.kind === "kernel") {
@@ -109,9 +117,20 @@ export function normalize(parsed: ParsedContract): ContractModel {
       const facts = file.json["x-mnote-tool"] as ToolFacts;
       const composedId = `${manifest.baseUri}composed/${facts.name}.json`;
       const composed = composeToolSchemas(facts, file.id, envelopeId, responseId);
-      composedFiles.push({ path: `composed/${facts.name}.json`, id: composedId, kind: "schema", json: { $schema: SCHEMA_URI, $id: composedId, $defs: composed } });
+      composedFiles.push({
+        path: `composed/${facts.name}.json`,
+        id: composedId,
+        kind: "schema",
+        json: { $schema: SCHEMA_URI, $id: composedId, $defs: composed },
+      });
       for (const key of Object.keys(composed)) {
-        schemas.push({ typeName: prefix + key, ref: `${composedId}#/$defs/${key}`, file: "", schema: composed[key]!, composed: true });
+        schemas.push({
+          typeName: prefix + key,
+          ref: `${composedId}#/$defs/${key}`,
+          file: "",
+          schema: composed[key]!,
+          composed: true,
+        });
       }
       const args = index.inline(defs.Args!, file.id);
       const composedIndex = new RefIndex([...schemaFiles, composedFiles[composedFiles.length - 1]!]);
@@ -159,7 +178,9 @@ export function normalize(parsed: ParsedContract): ContractModel {
     tools: tools.sort(byKey((t) => t.name)),
     kernelCommands: kernelCommands.sort(byKey((k) => k.name)),
     errors,
-    capabilities: capabilitiesOf(index.resolve("#/$defs/CapabilityScope", manifest.baseUri + "catalog/capabilities.schema.json").schema),
+    capabilities: capabilitiesOf(
+      index.resolve("#/$defs/CapabilityScope", manifest.baseUri + "catalog/capabilities.schema.json").schema,
+    ),
     requestFields,
     examples,
     ...contractFactsOf(schemaFiles, schemas),
@@ -172,7 +193,10 @@ const LIMIT_KEYWORDS = ["maxItems", "maxLength", "maximum", "maxProperties"] as 
  * The facts code on both sides of the contract reads instead of repeating: named limits, how
  * strings are cut, and per option set each field's runtimeSupport and initial value.
  */
-function contractFactsOf(files: SchemaFile[], schemas: NamedSchema[]): { limits: LimitModel[]; truncations: TruncationModel[]; optionSets: OptionSetModel[] } {
+function contractFactsOf(
+  files: SchemaFile[],
+  schemas: NamedSchema[],
+): { limits: LimitModel[]; truncations: TruncationModel[]; optionSets: OptionSetModel[] } {
   const limits: LimitModel[] = [];
   const truncations: TruncationModel[] = [];
   for (const file of files) {
@@ -183,7 +207,8 @@ function contractFactsOf(files: SchemaFile[], schemas: NamedSchema[]): { limits:
         limits.push({ name, value: keyword ? (node[keyword] as number) : NaN, file: file.path, pointer });
       }
       const cut = node["x-mnote-truncate"] as { name: string; length: number; marker: string } | undefined;
-      if (isPlainObject(cut)) truncations.push({ name: cut.name, length: cut.length, marker: cut.marker, file: file.path, pointer });
+      if (isPlainObject(cut))
+        truncations.push({ name: cut.name, length: cut.length, marker: cut.marker, file: file.path, pointer });
     });
   }
   const optionSets: OptionSetModel[] = [];
@@ -191,21 +216,41 @@ function contractFactsOf(files: SchemaFile[], schemas: NamedSchema[]): { limits:
     if (s.composed || !isPlainObject(s.schema.properties)) continue;
     const fields = Object.entries(s.schema.properties as Record<string, JsonSchema>)
       .filter(([, field]) => typeof field["x-mnote-runtimeSupport"] === "string")
-      .map(([name, field]) => ({ name, runtimeSupport: field["x-mnote-runtimeSupport"] as string, initialValue: field["x-mnote-initialValue"] ?? null }));
+      .map(([name, field]) => ({
+        name,
+        runtimeSupport: field["x-mnote-runtimeSupport"] as string,
+        initialValue: field["x-mnote-initialValue"] ?? null,
+      }));
     if (fields.length > 0) optionSets.push({ typeName: s.typeName, fields });
   }
-  return { limits: limits.sort(byKey((l) => l.name)), truncations: truncations.sort(byKey((t) => t.name)), optionSets: optionSets.sort(byKey((o) => o.typeName)) };
+  return {
+    limits: limits.sort(byKey((l) => l.name)),
+    truncations: truncations.sort(byKey((t) => t.name)),
+    optionSets: optionSets.sort(byKey((o) => o.typeName)),
+  };
 }
 
 /** A tool's request is the envelope narrowed to its name and args; a write also requires the key and dryRun. */
-function composeToolSchemas(facts: ToolFacts, toolId: string, envelopeId: string, responseId: string): Record<string, JsonSchema> {
+function composeToolSchemas(
+  facts: ToolFacts,
+  toolId: string,
+  envelopeId: string,
+  responseId: string,
+): Record<string, JsonSchema> {
   const required = ["toolName", "args"];
   if (facts.idempotency === "required") required.push("idempotencyKey");
   if (facts.dryRun === "required") required.push("dryRun");
   return {
     Request: {
       description: `A request envelope for ${facts.name}.`,
-      allOf: [{ $ref: `${envelopeId}#/$defs/ToolRequest` }, { type: "object", required, properties: { toolName: { const: facts.name }, args: { $ref: `${toolId}#/$defs/Args` } } }],
+      allOf: [
+        { $ref: `${envelopeId}#/$defs/ToolRequest` },
+        {
+          type: "object",
+          required,
+          properties: { toolName: { const: facts.name }, args: { $ref: `${toolId}#/$defs/Args` } },
+        },
+      ],
     },
     Response: {
       description: `A response envelope for ${facts.name}.`,
@@ -213,11 +258,18 @@ function composeToolSchemas(facts: ToolFacts, toolId: string, envelopeId: string
         {
           allOf: [
             { $ref: `${responseId}#/$defs/ToolSuccess` },
-            { type: "object", required: ["toolName", "result"], properties: { toolName: { const: facts.name }, result: { $ref: `${toolId}#/$defs/Result` } } },
+            {
+              type: "object",
+              required: ["toolName", "result"],
+              properties: { toolName: { const: facts.name }, result: { $ref: `${toolId}#/$defs/Result` } },
+            },
           ],
         },
         {
-          allOf: [{ $ref: `${responseId}#/$defs/ToolFailure` }, { type: "object", required: ["toolName"], properties: { toolName: { const: facts.name } } }],
+          allOf: [
+            { $ref: `${responseId}#/$defs/ToolFailure` },
+            { type: "object", required: ["toolName"], properties: { toolName: { const: facts.name } } },
+          ],
         },
       ],
     },
@@ -236,7 +288,13 @@ function requestFieldsOf(toolRequest: JsonSchema): RequestFieldModel[] {
  * What the model fills in: the tool's args, plus every other envelope field the contract marks as
  * model-written (dryRun) that this tool takes. The plugin splits them apart again.
  */
-function modelParameters(args: JsonSchema, facts: ToolFacts, fields: RequestFieldModel[], index: RefIndex, envelopeId: string): JsonSchema {
+function modelParameters(
+  args: JsonSchema,
+  facts: ToolFacts,
+  fields: RequestFieldModel[],
+  index: RefIndex,
+  envelopeId: string,
+): JsonSchema {
   const properties: Record<string, JsonSchema> = { ...(args.properties as Record<string, JsonSchema>) };
   const envelope = index.resolve("#/$defs/ToolRequest", envelopeId).schema.properties as Record<string, JsonSchema>;
   for (const field of fields) {
@@ -270,7 +328,8 @@ function unwiredFieldsOf(args: JsonSchema, baseId: string, index: RefIndex): Unw
       out.push(unwired);
     }
     if (isPlainObject(node.properties)) {
-      for (const [name, sub] of Object.entries(node.properties)) visit(sub as JsonSchema, nodeBase, joinPointer(pointer, name), depth + 1);
+      for (const [name, sub] of Object.entries(node.properties))
+        visit(sub as JsonSchema, nodeBase, joinPointer(pointer, name), depth + 1);
     }
   };
   visit(args, baseId, "", 0);
@@ -290,12 +349,13 @@ export const TOOL_PLACEHOLDER = /\[\[([^\]]*)\]\]/g;
  */
 function namesAsTheModelSeesThem(tools: ToolModel[], errors: ErrorModel[], toolset: string | undefined): string {
   const byName = new Map(tools.map((t) => [t.name, t.providerName]));
-  const resolve = (text: string): string => text.replace(TOOL_PLACEHOLDER, (all, name: string) => byName.get(name) ?? all);
+  const resolve = (text: string): string =>
+    text.replace(TOOL_PLACEHOLDER, (all, name: string) => byName.get(name) ?? all);
   const walk = (schema: unknown): void => {
     if (Array.isArray(schema)) return schema.forEach(walk);
     if (!isPlainObject(schema)) return;
     for (const [key, value] of Object.entries(schema)) {
-      if (key === "description" && typeof value === "string") (schema)[key] = resolve(value);
+      if (key === "description" && typeof value === "string") schema[key] = resolve(value);
       else walk(value);
     }
   };
@@ -305,12 +365,19 @@ function namesAsTheModelSeesThem(tools: ToolModel[], errors: ErrorModel[], tools
     walk(t.responseSchema); // MCP outputSchema: some clients show it to the model
   }
   for (const e of errors) e.modelDescription = resolve(e.description);
-  return toolset === undefined ? `The mnote page-AI tools: ${tools.map((t) => t.providerName).join(", ")}.` : resolve(toolset);
+  return toolset === undefined
+    ? `The mnote page-AI tools: ${tools.map((t) => t.providerName).join(", ")}.`
+    : resolve(toolset);
 }
 
 function errorsOf(errorCode: JsonSchema): ErrorModel[] {
   return (errorCode.oneOf as JsonSchema[]).map((entry) => {
-    const facts = entry["x-mnote-error"] as { retryable: boolean; messages: Messages; reasons?: Record<string, Messages>; rules?: Record<string, Messages> };
+    const facts = entry["x-mnote-error"] as {
+      retryable: boolean;
+      messages: Messages;
+      reasons?: Record<string, Messages>;
+      rules?: Record<string, Messages>;
+    };
     return {
       code: entry.const as string,
       description: (entry.description as string) ?? "",
@@ -326,6 +393,11 @@ function errorsOf(errorCode: JsonSchema): ErrorModel[] {
 function capabilitiesOf(scope: JsonSchema): CapabilityModel[] {
   return (scope.oneOf as JsonSchema[]).map((entry) => {
     const facts = entry["x-mnote-capability"] as { requires: string[]; deniedReason: string };
-    return { scope: entry.const as string, description: (entry.description as string) ?? "", requires: facts.requires, deniedReason: facts.deniedReason };
+    return {
+      scope: entry.const as string,
+      description: (entry.description as string) ?? "",
+      requires: facts.requires,
+      deniedReason: facts.deniedReason,
+    };
   });
 }

@@ -109,11 +109,18 @@ let metaSchemaAjv: Ajv2020 | undefined;
 export function validateFiles(parsed: ParsedContract): void {
   const problems: ContractProblem[] = [];
   const byPath = new Map(parsed.files.map((f) => [f.path, f]));
-  const report = (file: ParsedFile, pointer: string, message: string) => problems.push({ file: file.path, pointer, message, position: positionOf(file, pointer) });
+  const report = (file: ParsedFile, pointer: string, message: string) =>
+    problems.push({ file: file.path, pointer, message, position: positionOf(file, pointer) });
 
   const manifest = byPath.get("contract.json");
   if (!manifest) {
-    throw new ContractError([{ file: "contract.json", pointer: "", message: "missing: the contract needs a contract.json with its name and version" }]);
+    throw new ContractError([
+      {
+        file: "contract.json",
+        pointer: "",
+        message: "missing: the contract needs a contract.json with its name and version",
+      },
+    ]);
   }
 
   // Meta-schemas first: everything else is judged by them. Compiling them is most of this phase's
@@ -133,7 +140,8 @@ export function validateFiles(parsed: ParsedContract): void {
     lastMeta = problems.length === 0 ? { key: metaKey, ajv: metaAjv } : undefined;
   }
   for (const [kind, path] of Object.entries(META_BY_KIND)) {
-    if (!byPath.has(path)) problems.push({ file: path, pointer: "", message: `missing: the meta-schema for ${kind} files` });
+    if (!byPath.has(path))
+      problems.push({ file: path, pointer: "", message: `missing: the meta-schema for ${kind} files` });
   }
   if (problems.length > 0) throw new ContractError(problems);
 
@@ -170,7 +178,11 @@ export function validateFiles(parsed: ParsedContract): void {
     if (kind === "meta") continue;
     const id = (file.json as { $id: string }).$id;
     if (typeof baseUri === "string" && id !== baseUri + file.path) {
-      report(file, "/$id", `must be "${baseUri + file.path}": an $id mirrors the file's path, so ajv (by $id) and file-based tools (by path) resolve $refs alike`);
+      report(
+        file,
+        "/$id",
+        `must be "${baseUri + file.path}": an $id mirrors the file's path, so ajv (by $id) and file-based tools (by path) resolve $refs alike`,
+      );
     }
     ids.set(id, file);
   }
@@ -186,19 +198,32 @@ export function validateFiles(parsed: ParsedContract): void {
       for (const key of Object.keys(schema)) {
         const at = joinPointer(pointer, key);
         if ((FORBIDDEN_KEYWORDS as readonly string[]).includes(key)) {
-          report(file, at, `keyword "${key}" is not allowed in the contract: json-schema-to-typescript cannot express it`);
+          report(
+            file,
+            at,
+            `keyword "${key}" is not allowed in the contract: json-schema-to-typescript cannot express it`,
+          );
         } else if (isVendorKeyword(key)) {
           const validate = metaAjv.getSchema(`${keywordsFile}#/$defs/${key}`);
           if (!validate) report(file, at, `no definition for ${key} in meta/keywords.schema.json`);
           else if (!validate(schema[key])) problems.push(...problemsFromAjv(file, validate.errors, at));
         } else if (!JSON_SCHEMA_KEYWORDS.has(key)) {
-          report(file, at, `unknown keyword "${key}"` + (key.startsWith("x-") ? " (vendor keywords are x-mnote-*)" : ""));
+          report(
+            file,
+            at,
+            `unknown keyword "${key}"` + (key.startsWith("x-") ? " (vendor keywords are x-mnote-*)" : ""),
+          );
         }
       }
       if (schema.format !== undefined && !(SUPPORTED_FORMATS as readonly string[]).includes(String(schema.format))) {
-        report(file, joinPointer(pointer, "format"), `format "${String(schema.format)}" is not supported (supported: ${SUPPORTED_FORMATS.join(", ")})`);
+        report(
+          file,
+          joinPointer(pointer, "format"),
+          `format "${String(schema.format)}" is not supported (supported: ${SUPPORTED_FORMATS.join(", ")})`,
+        );
       }
-      if (pointer !== "" && schema.$id !== undefined) report(file, joinPointer(pointer, "$id"), "only a file's root may have an $id");
+      if (pointer !== "" && schema.$id !== undefined)
+        report(file, joinPointer(pointer, "$id"), "only a file's root may have an $id");
       if (typeof schema.$ref === "string") {
         const problem = checkRef(schema.$ref, (file.json as { $id: string }).$id, ids);
         if (problem) report(file, joinPointer(pointer, "$ref"), problem);
@@ -211,7 +236,16 @@ export function validateFiles(parsed: ParsedContract): void {
 }
 
 /** Keywords that descend into a part of the value: a $ref below one of them recurses on smaller data. */
-const GUARDS = new Set(["properties", "patternProperties", "additionalProperties", "items", "prefixItems", "contains", "propertyNames", "dependentSchemas"]);
+const GUARDS = new Set([
+  "properties",
+  "patternProperties",
+  "additionalProperties",
+  "items",
+  "prefixItems",
+  "contains",
+  "propertyNames",
+  "dependentSchemas",
+]);
 
 /**
  * A definition may refer to itself (a block tree, an outline) only through a property or an item:
@@ -219,25 +253,43 @@ const GUARDS = new Set(["properties", "patternProperties", "additionalProperties
  * itself forever (the generated validator overflows its stack, the TS type is circular). Reported
  * at the $ref that closes the cycle.
  */
-function checkUnguardedRecursion(files: readonly ParsedFile[], ids: Map<string, ParsedFile>, report: (file: ParsedFile, pointer: string, message: string) => void): void {
+function checkUnguardedRecursion(
+  files: readonly ParsedFile[],
+  ids: Map<string, ParsedFile>,
+  report: (file: ParsedFile, pointer: string, message: string) => void,
+): void {
   // node: "<file $id>#/$defs/<Name>"; edges: the $refs reached without passing a guard.
   const edges = new Map<string, Array<{ to: string; file: ParsedFile; at: string }>>();
   const visit = (file: ParsedFile, node: unknown, pointer: string, from: string): void => {
     if (node === null || typeof node !== "object") return;
     if (Array.isArray(node)) return node.forEach((n, i) => visit(file, n, joinPointer(pointer, i), from));
     for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
-      if (GUARDS.has(key) || key === "$defs" || key === "enum" || key === "const" || key === "default" || key === "examples" || key.startsWith("x-")) continue;
+      if (
+        GUARDS.has(key) ||
+        key === "$defs" ||
+        key === "enum" ||
+        key === "const" ||
+        key === "default" ||
+        key === "examples" ||
+        key.startsWith("x-")
+      )
+        continue;
       if (key === "$ref" && typeof value === "string") {
         const id = (file.json as { $id: string }).$id;
         const target = new URL(value, id).href;
-        (edges.get(from) ?? edges.set(from, []).get(from)!).push({ to: target, file, at: joinPointer(pointer, "$ref") });
+        (edges.get(from) ?? edges.set(from, []).get(from)!).push({
+          to: target,
+          file,
+          at: joinPointer(pointer, "$ref"),
+        });
       } else visit(file, value, joinPointer(pointer, key), from);
     }
   };
   for (const file of files) {
     const defs = (file.json as { $defs?: Record<string, unknown> }).$defs;
     if (!defs || typeof defs !== "object" || !ids.has((file.json as { $id?: string }).$id ?? "")) continue;
-    for (const [name, schema] of Object.entries(defs)) visit(file, schema, joinPointer("", "$defs", name), `${(file.json as { $id: string }).$id}#/$defs/${name}`);
+    for (const [name, schema] of Object.entries(defs))
+      visit(file, schema, joinPointer("", "$defs", name), `${(file.json as { $id: string }).$id}#/$defs/${name}`);
   }
   const state = new Map<string, "open" | "done">();
   const reported = new Set<string>();
@@ -278,11 +330,19 @@ const CATALOGS: Record<string, { def: string; keyword: string }> = {
   "catalog/capabilities.schema.json": { def: "CapabilityScope", keyword: "x-mnote-capability" },
 };
 
-function checkRequiredDefinitions(byPath: Map<string, ParsedFile>, report: (file: ParsedFile, pointer: string, message: string) => void, problems: ContractProblem[]): void {
+function checkRequiredDefinitions(
+  byPath: Map<string, ParsedFile>,
+  report: (file: ParsedFile, pointer: string, message: string) => void,
+  problems: ContractProblem[],
+): void {
   for (const [path, names] of Object.entries(REQUIRED_DEFINITIONS)) {
     const file = byPath.get(path);
     if (!file) {
-      problems.push({ file: path, pointer: "", message: `missing: the contract needs this file (with ${names.join(", ")})` });
+      problems.push({
+        file: path,
+        pointer: "",
+        message: `missing: the contract needs this file (with ${names.join(", ")})`,
+      });
       continue;
     }
     for (const name of names) {
@@ -308,7 +368,11 @@ function checkRequiredDefinitions(byPath: Map<string, ParsedFile>, report: (file
   if (request && fields && typeof fields === "object") {
     for (const [name, schema] of Object.entries(fields as Record<string, Record<string, unknown>>)) {
       if (schema?.["x-mnote-filledBy"] === undefined) {
-        report(request, `/$defs/ToolRequest/properties/${name}`, "every request field says who fills it in (x-mnote-filledBy: model or host)");
+        report(
+          request,
+          `/$defs/ToolRequest/properties/${name}`,
+          "every request field says who fills it in (x-mnote-filledBy: model or host)",
+        );
       }
     }
   }
@@ -316,14 +380,16 @@ function checkRequiredDefinitions(byPath: Map<string, ParsedFile>, report: (file
 
 /** A $ref must be relative (or local) and land on a named definition that exists. */
 function checkRef(ref: string, baseId: string, ids: Map<string, ParsedFile>): string | undefined {
-  if (/^[a-z][a-z0-9+.-]*:/i.test(ref)) return `"${ref}" must be a relative reference (the contract resolves offline, by path)`;
+  if (/^[a-z][a-z0-9+.-]*:/i.test(ref))
+    return `"${ref}" must be a relative reference (the contract resolves offline, by path)`;
   const target = new URL(ref, baseId);
   const fragment = decodeURIComponent(target.hash.slice(1));
   target.hash = "";
   const file = ids.get(target.href);
   if (!file) return `"${ref}" points to no contract file`;
   if (!/^\/\$defs\/[^/]+$/.test(fragment)) return `"${ref}" must point to a named definition (#/$defs/Name)`;
-  if (getAtPointer(file.json, fragment) === undefined) return `"${ref}" points to a definition that does not exist in ${file.path}`;
+  if (getAtPointer(file.json, fragment) === undefined)
+    return `"${ref}" points to a definition that does not exist in ${file.path}`;
   return undefined;
 }
 
@@ -342,7 +408,12 @@ export function validateModel(model: ContractModel, parsed: ParsedContract, exam
   const typeNames = new Map<string, string>();
   for (const s of model.schemas) {
     const previous = typeNames.get(s.typeName);
-    if (previous !== undefined) report(s.file || previous, "", `type name ${s.typeName} is defined twice (${previous} and ${s.file || "a composed schema"})`);
+    if (previous !== undefined)
+      report(
+        s.file || previous,
+        "",
+        `type name ${s.typeName} is defined twice (${previous} and ${s.file || "a composed schema"})`,
+      );
     typeNames.set(s.typeName, s.file);
   }
 
@@ -353,12 +424,21 @@ export function validateModel(model: ContractModel, parsed: ParsedContract, exam
   const providerNames = new Map<string, string>();
   const at = "/x-mnote-tool";
 
-  if (!codes.has("mnote_tool_permission_denied") || !codes.has("mnote_tool_conflict") || !codes.has("mnote_tool_idempotency_conflict")) {
+  if (
+    !codes.has("mnote_tool_permission_denied") ||
+    !codes.has("mnote_tool_conflict") ||
+    !codes.has("mnote_tool_idempotency_conflict")
+  ) {
     report("catalog/errors.schema.json", "/$defs/ErrorCode", "the catalog must keep the design note's three codes");
   }
   for (const c of model.capabilities) {
     c.requires.forEach((r, i) => {
-      if (!scopes.has(r)) report("catalog/capabilities.schema.json", `/$defs/CapabilityScope`, `capability ${c.scope} requires unknown capability ${r} (item ${i})`);
+      if (!scopes.has(r))
+        report(
+          "catalog/capabilities.schema.json",
+          `/$defs/CapabilityScope`,
+          `capability ${c.scope} requires unknown capability ${r} (item ${i})`,
+        );
     });
   }
   for (const tool of model.tools) {
@@ -367,16 +447,32 @@ export function validateModel(model: ContractModel, parsed: ParsedContract, exam
     const clash = providerNames.get(tool.providerName);
     if (clash) report(tool.file, `${at}/name`, `provider-safe name ${tool.providerName} is also ${clash}'s`);
     providerNames.set(tool.providerName, tool.name);
-    if (!scopes.has(tool.capability)) report(tool.file, `${at}/capability`, `unknown capability "${tool.capability}" (known: ${[...scopes].join(", ")})`);
+    if (!scopes.has(tool.capability))
+      report(
+        tool.file,
+        `${at}/capability`,
+        `unknown capability "${tool.capability}" (known: ${[...scopes].join(", ")})`,
+      );
     const command = commands.get(tool.kernelCommand);
     if (!command) report(tool.file, `${at}/kernelCommand`, `no kernel command "${tool.kernelCommand}" in kernel/`);
     else {
-      if (command.effect !== tool.effect) report(tool.file, `${at}/effect`, `the tool is a ${tool.effect} but kernel command ${command.name} is a ${command.effect}`);
-      const payload = model.schemas.find((s) => s.typeName === command.payloadType)!.schema as { properties?: Record<string, { $ref?: string }> };
+      if (command.effect !== tool.effect)
+        report(
+          tool.file,
+          `${at}/effect`,
+          `the tool is a ${tool.effect} but kernel command ${command.name} is a ${command.effect}`,
+        );
+      const payload = model.schemas.find((s) => s.typeName === command.payloadType)!.schema as {
+        properties?: Record<string, { $ref?: string }>;
+      };
       const argsRef = payload.properties?.args?.$ref;
       const expected = `../tools/${tool.file.slice("tools/".length)}#/$defs/Args`;
       if (argsRef !== expected)
-        report(command.file, "/$defs/Payload/properties/args/$ref", `must be "${expected}": the runtime passes ${tool.name}'s args to ${command.name} unchanged`);
+        report(
+          command.file,
+          "/$defs/Payload/properties/args/$ref",
+          `must be "${expected}": the runtime passes ${tool.name}'s args to ${command.name} unchanged`,
+        );
     }
     for (const code of Object.keys(tool.messages)) {
       if (!codes.has(code)) report(tool.file, `${at}/messages/${code}`, `unknown error code ${code}`);
@@ -401,12 +497,17 @@ export function validateModel(model: ContractModel, parsed: ParsedContract, exam
       continue;
     }
     example.added.forEach((pointer, i) => {
-      if (getAtPointer(example.value, pointer) === undefined) report(example.file, `${example.pointer}/added/${i}`, `${pointer} is not in the example's value`);
+      if (getAtPointer(example.value, pointer) === undefined)
+        report(example.file, `${example.pointer}/added/${i}`, `${pointer} is not in the example's value`);
     });
     const validate = ajv.getSchema(target.ref)!;
     if (!validate(example.value)) {
       const e = validate.errors![0]!;
-      report(example.file, `${example.pointer}/value${ajvErrorPointer(e)}`, `example "${example.name}" is not a valid ${example.of}: ${describeAjvError(e)}`);
+      report(
+        example.file,
+        `${example.pointer}/value${ajvErrorPointer(e)}`,
+        `example "${example.name}" is not a valid ${example.of}: ${describeAjvError(e)}`,
+      );
     }
   }
   if (problems.length > 0) throw new ContractError(problems);
@@ -419,7 +520,11 @@ const GUIDE_ROLE_POINTER = "/$defs/x-mnote-tool/properties/guideRole/enum";
  * x-mnote-tool guideRole. Each must be held by exactly one tool: a missing or doubled role is a
  * contract error, never a silent pick of some other tool.
  */
-function checkGuideRoles(model: ContractModel, parsed: ParsedContract, report: (path: string, pointer: string, message: string) => void): void {
+function checkGuideRoles(
+  model: ContractModel,
+  parsed: ParsedContract,
+  report: (path: string, pointer: string, message: string) => void,
+): void {
   const keywords = parsed.files.find((f) => f.path === "meta/keywords.schema.json");
   const roles = keywords ? getAtPointer(keywords.json, GUIDE_ROLE_POINTER) : undefined;
   if (!Array.isArray(roles)) return;
@@ -427,7 +532,12 @@ function checkGuideRoles(model: ContractModel, parsed: ParsedContract, report: (
   for (const tool of model.tools) {
     if (tool.guideRole === undefined) continue;
     const other = holders.get(tool.guideRole);
-    if (other) report(tool.file, "/x-mnote-tool/guideRole", `guideRole "${tool.guideRole}" is already ${other}'s: each role belongs to exactly one tool`);
+    if (other)
+      report(
+        tool.file,
+        "/x-mnote-tool/guideRole",
+        `guideRole "${tool.guideRole}" is already ${other}'s: each role belongs to exactly one tool`,
+      );
     else holders.set(tool.guideRole, tool.name);
   }
   for (const role of roles as string[]) {
@@ -442,13 +552,21 @@ function checkGuideRoles(model: ContractModel, parsed: ParsedContract, report: (
 }
 
 /** Named limits state a number, names are unique, and a cut string's maxLength holds the cut text plus its marker. */
-function checkContractFacts(model: ContractModel, report: (path: string, pointer: string, message: string) => void): void {
+function checkContractFacts(
+  model: ContractModel,
+  report: (path: string, pointer: string, message: string) => void,
+): void {
   const seen = new Set<string>();
   for (const limit of model.limits) {
     const at = joinPointer(limit.pointer, "x-mnote-limit");
     if (seen.has(limit.name)) report(limit.file, at, `limit "${limit.name}" is named twice`);
     seen.add(limit.name);
-    if (!Number.isFinite(limit.value)) report(limit.file, at, `limit "${limit.name}" names no number: the schema needs maxItems, maxLength, maximum or maxProperties`);
+    if (!Number.isFinite(limit.value))
+      report(
+        limit.file,
+        at,
+        `limit "${limit.name}" names no number: the schema needs maxItems, maxLength, maximum or maxProperties`,
+      );
   }
   const cuts = new Set<string>();
   for (const cut of model.truncations) {
@@ -459,6 +577,10 @@ function checkContractFacts(model: ContractModel, report: (path: string, pointer
     const maxLength = (getAtPointer(file.json, cut.pointer) as { maxLength?: unknown }).maxLength;
     const needed = cut.length + [...cut.marker].length;
     if (maxLength !== needed)
-      report(cut.file, at, `maxLength must be ${needed} (length ${cut.length} plus the marker's ${[...cut.marker].length} characters), not ${String(maxLength)}`);
+      report(
+        cut.file,
+        at,
+        `maxLength must be ${needed} (length ${cut.length} plus the marker's ${[...cut.marker].length} characters), not ${String(maxLength)}`,
+      );
   }
 }

@@ -28,14 +28,16 @@ export function writeOutput(outDir: string, files: readonly GeneratedFile[]): vo
     }
     mkdirSync(staging, { recursive: true });
     for (const kept of BUILD_OUTPUTS) {
-      if (existsSync(join(outDir, kept)) && !existsSync(join(staging, kept))) renameSync(join(outDir, kept), join(staging, kept));
+      if (existsSync(join(outDir, kept)) && !existsSync(join(staging, kept)))
+        renameSync(join(outDir, kept), join(staging, kept));
     }
     if (existsSync(outDir)) renameSync(outDir, retired);
     renameSync(staging, outDir);
   } catch (e) {
     if (!existsSync(outDir) && existsSync(retired)) renameSync(retired, outDir);
     for (const kept of BUILD_OUTPUTS) {
-      if (existsSync(join(staging, kept)) && existsSync(outDir) && !existsSync(join(outDir, kept))) renameSync(join(staging, kept), join(outDir, kept));
+      if (existsSync(join(staging, kept)) && existsSync(outDir) && !existsSync(join(outDir, kept)))
+        renameSync(join(staging, kept), join(outDir, kept));
     }
     rmSync(staging, { recursive: true, force: true });
     throw e;

@@ -44,10 +44,14 @@ function nameOf(definition: JsonSchema): unknown {
 /** Every subschema with its pointer (relative to the parameters) and its depth in objects. */
 function* nodes(schema: JsonSchema, pointer = "", depth = 1): Generator<[JsonSchema, string, number]> {
   yield [schema, pointer, depth];
-  if (isObject(schema.properties)) for (const [k, v] of Object.entries(schema.properties)) if (isObject(v)) yield* nodes(v, joinPointer(pointer, "properties", k), depth + 1);
+  if (isObject(schema.properties))
+    for (const [k, v] of Object.entries(schema.properties))
+      if (isObject(v)) yield* nodes(v, joinPointer(pointer, "properties", k), depth + 1);
   if (isObject(schema.items)) yield* nodes(schema.items, joinPointer(pointer, "items"), depth + 1);
   for (const key of ["anyOf", "oneOf", "allOf"])
-    if (Array.isArray(schema[key])) for (const [i, v] of (schema[key] as unknown[]).entries()) if (isObject(v)) yield* nodes(v, joinPointer(pointer, key, i), depth);
+    if (Array.isArray(schema[key]))
+      for (const [i, v] of (schema[key] as unknown[]).entries())
+        if (isObject(v)) yield* nodes(v, joinPointer(pointer, key, i), depth);
 }
 
 /** Problems at every node where `bad` answers a message. */
@@ -110,7 +114,20 @@ const GEMINI_KEYS = new Set([
   "maximum",
 ]);
 /** Keywords Hermes' Gemini adapter (agent/gemini_schema.py) strips that would change what a call means, unlike additionalProperties. */
-const HERMES_GEMINI_MEANINGFUL = ["const", "oneOf", "allOf", "not", "$ref", "$defs", "if", "then", "else", "patternProperties", "dependentRequired", "prefixItems"];
+const HERMES_GEMINI_MEANINGFUL = [
+  "const",
+  "oneOf",
+  "allOf",
+  "not",
+  "$ref",
+  "$defs",
+  "if",
+  "then",
+  "else",
+  "patternProperties",
+  "dependentRequired",
+  "prefixItems",
+];
 
 export const PROVIDER_RULES: readonly ProviderRule[] = [
   {
@@ -118,14 +135,20 @@ export const PROVIDER_RULES: readonly ProviderRule[] = [
     appliesTo: ALL,
     text: "Tool names match ^[a-zA-Z0-9_-]{1,64}$ (OpenAI, Anthropic, Bedrock; Gemini also allows dots but not these providers).",
     source: "OpenAI function calling; Anthropic tool use; reference/hermes-plugins.md (Tool names)",
-    check: (d) => (typeof nameOf(d) === "string" && /^[a-zA-Z0-9_-]{1,64}$/.test(nameOf(d) as string) ? [] : [["", `name ${JSON.stringify(nameOf(d))}`]]),
+    check: (d) =>
+      typeof nameOf(d) === "string" && /^[a-zA-Z0-9_-]{1,64}$/.test(nameOf(d) as string)
+        ? []
+        : [["", `name ${JSON.stringify(nameOf(d))}`]],
   },
   {
     id: "common/root-object",
     appliesTo: ALL,
     text: "The parameter schema is an object schema at the root (MCP inputSchema, OpenAI, Anthropic input_schema, Gemini).",
     source: "MCP spec 2025-06-18 tools/list; OpenAI Structured Outputs (root must be an object); Anthropic tool use",
-    check: (d) => (parametersOf(d).type === "object" && isObject(parametersOf(d).properties) ? [] : [["/type", "not an object schema with properties"]]),
+    check: (d) =>
+      parametersOf(d).type === "object" && isObject(parametersOf(d).properties)
+        ? []
+        : [["/type", "not an object schema with properties"]],
   },
   {
     id: "common/description",
@@ -134,7 +157,9 @@ export const PROVIDER_RULES: readonly ProviderRule[] = [
     source: "OpenAI function calling; Anthropic tool use (description strongly recommended)",
     check: (d) => {
       const fn = isObject(d.function) ? d.function : d;
-      return typeof fn.description === "string" && fn.description.length >= 20 ? [] : [["", "description missing or too short"]];
+      return typeof fn.description === "string" && fn.description.length >= 20
+        ? []
+        : [["", "description missing or too short"]];
     },
   },
   {
@@ -142,20 +167,25 @@ export const PROVIDER_RULES: readonly ProviderRule[] = [
     appliesTo: ["portable", "anthropic", "openai-strict", "gemini"],
     text: "No oneOf / anyOf / allOf at the top level of input_schema.",
     source: "Anthropic tool use: input_schema; OpenAI Structured Outputs (root must not be anyOf)",
-    check: (d) => ["oneOf", "anyOf", "allOf"].filter((k) => k in parametersOf(d)).map((k) => [`/${k}`, `${k} at the root`]),
+    check: (d) =>
+      ["oneOf", "anyOf", "allOf"].filter((k) => k in parametersOf(d)).map((k) => [`/${k}`, `${k} at the root`]),
   },
   {
     id: "anthropic/shape",
     appliesTo: ["anthropic"],
     text: "A tool is {name, description, input_schema}.",
     source: "Anthropic tool use: Specifying client tools",
-    check: (d) => (Object.keys(d).sort().join() === "description,input_schema,name" ? [] : [["", `keys ${Object.keys(d).join(",")}`]]),
+    check: (d) =>
+      Object.keys(d).sort().join() === "description,input_schema,name"
+        ? []
+        : [["", `keys ${Object.keys(d).join(",")}`]],
   },
   {
     id: "llamacpp/pattern",
     appliesTo: ["portable", "openai-strict", "gemini", "anthropic"],
     text: "Patterns use only what llama.cpp's JSON-schema-to-grammar converter turns into GBNF: no shorthand classes such as \\S or \\d, no (?...) groups, escapes limited to \\t \\r \\n \\xHH \\uHHHH and escaped metacharacters.",
-    source: "llama.cpp examples/json_schema_to_grammar.py (_visit_pattern); Hermes tools/schema_sanitizer.py strips pattern after a grammar error",
+    source:
+      "llama.cpp examples/json_schema_to_grammar.py (_visit_pattern); Hermes tools/schema_sanitizer.py strips pattern after a grammar error",
     check: everyNode((n) => (typeof n.pattern === "string" ? llamaCppPatternProblem(n.pattern) : undefined)),
   },
   {
@@ -177,7 +207,10 @@ export const PROVIDER_RULES: readonly ProviderRule[] = [
     appliesTo: ["openai-strict"],
     text: "A tool is {type: function, function: {name, description, parameters, strict: true}}.",
     source: "OpenAI Function calling: strict mode",
-    check: (d) => (d.type === "function" && isObject(d.function) && d.function.strict === true ? [] : [["", "not a strict function tool"]]),
+    check: (d) =>
+      d.type === "function" && isObject(d.function) && d.function.strict === true
+        ? []
+        : [["", "not a strict function tool"]],
   },
   {
     id: "openai-strict/all-required",
@@ -197,7 +230,11 @@ export const PROVIDER_RULES: readonly ProviderRule[] = [
     text: "additionalProperties: false on every object.",
     source: "OpenAI Structured Outputs: supported schemas (additionalProperties: false must always be set)",
     check: everyNode((n) =>
-      n.type === "object" || (Array.isArray(n.type) && n.type.includes("object")) ? (n.additionalProperties === false ? undefined : "open object") : undefined,
+      n.type === "object" || (Array.isArray(n.type) && n.type.includes("object"))
+        ? n.additionalProperties === false
+          ? undefined
+          : "open object"
+        : undefined,
     ),
   },
   {
@@ -237,24 +274,31 @@ export const PROVIDER_RULES: readonly ProviderRule[] = [
     appliesTo: ["gemini"],
     text: "enum values are strings.",
     source: "Gemini API reference: Schema.enum; Hermes agent/gemini_schema.py",
-    check: everyNode((n) => (Array.isArray(n.enum) && n.enum.some((v) => typeof v !== "string") ? "non-string enum value" : undefined)),
+    check: everyNode((n) =>
+      Array.isArray(n.enum) && n.enum.some((v) => typeof v !== "string") ? "non-string enum value" : undefined,
+    ),
   },
   {
     id: "gemini/shape",
     appliesTo: ["gemini"],
     text: "A function declaration is {name, description, parameters}.",
     source: "Gemini API reference: FunctionDeclaration",
-    check: (d) => (Object.keys(d).sort().join() === "description,name,parameters" ? [] : [["", `keys ${Object.keys(d).join(",")}`]]),
+    check: (d) =>
+      Object.keys(d).sort().join() === "description,name,parameters" ? [] : [["", `keys ${Object.keys(d).join(",")}`]],
   },
 ];
 
 /** Every violation of the rules that bind this variant, over its tool definitions. */
-export function checkVariant(provider: ProviderName, definitions: ReadonlyArray<{ canonicalName: string; definition: JsonSchema }>): Violation[] {
+export function checkVariant(
+  provider: ProviderName,
+  definitions: ReadonlyArray<{ canonicalName: string; definition: JsonSchema }>,
+): Violation[] {
   const out: Violation[] = [];
   for (const rule of PROVIDER_RULES) {
     if (!rule.appliesTo.includes(provider)) continue;
     for (const { canonicalName, definition } of definitions) {
-      for (const [pointer, message] of rule.check(definition)) out.push({ rule: rule.id, tool: canonicalName, pointer, message });
+      for (const [pointer, message] of rule.check(definition))
+        out.push({ rule: rule.id, tool: canonicalName, pointer, message });
     }
   }
   return out;

@@ -120,7 +120,10 @@ function lowerNode(schema: JsonSchema, pointer: string, w: Walk, optional: boole
     const at = joinPointer(pointer, keyword);
     const action = KEYWORDS[keyword]?.[w.provider];
     if (action === undefined) {
-      fail(at, `no lowering rule for the keyword ${keyword}: add one in codegen/providers/lower.ts before the contract uses it`);
+      fail(
+        at,
+        `no lowering rule for the keyword ${keyword}: add one in codegen/providers/lower.ts before the contract uses it`,
+      );
       continue;
     }
     if (action === "fail") {
@@ -141,7 +144,10 @@ function lowerNode(schema: JsonSchema, pointer: string, w: Walk, optional: boole
       case "properties": {
         const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
         out.properties = Object.fromEntries(
-          Object.entries(value as Record<string, JsonSchema>).map(([name, sub]) => [name, lowerNode(sub, joinPointer(at, name), w, !required.has(name))]),
+          Object.entries(value as Record<string, JsonSchema>).map(([name, sub]) => [
+            name,
+            lowerNode(sub, joinPointer(at, name), w, !required.has(name)),
+          ]),
         );
         break;
       }
@@ -177,7 +183,8 @@ function lowerNode(schema: JsonSchema, pointer: string, w: Walk, optional: boole
         } else out.const = value;
         break;
       case "enum":
-        if (w.provider === "gemini" && (value as unknown[]).some((v) => typeof v !== "string")) fail(at, "Gemini's enum holds strings only");
+        if (w.provider === "gemini" && (value as unknown[]).some((v) => typeof v !== "string"))
+          fail(at, "Gemini's enum holds strings only");
         else out.enum = value;
         break;
       default:
@@ -198,23 +205,43 @@ function lowerNode(schema: JsonSchema, pointer: string, w: Walk, optional: boole
 /** OpenAI strict: every property required, additionalProperties false; optional ones become nullable (in lowerNode). */
 function strictObject(node: JsonSchema, pointer: string, w: Walk): void {
   if (node.type !== "object") return;
-  if (node.additionalProperties === false && (node.properties === undefined || (isObject(node.properties) && Object.keys(node.properties).length === 0))) {
+  if (
+    node.additionalProperties === false &&
+    (node.properties === undefined || (isObject(node.properties) && Object.keys(node.properties).length === 0))
+  ) {
     // a tool without parameters: strict mode takes an empty, closed object as it is
     node.properties = {};
     node.required = [];
     return;
   }
   if (!isObject(node.properties) || Object.keys(node.properties).length === 0) {
-    w.problems.push({ provider: w.provider, tool: w.tool, pointer, rule: "OpenAI strict mode needs the properties of every object listed" });
+    w.problems.push({
+      provider: w.provider,
+      tool: w.tool,
+      pointer,
+      rule: "OpenAI strict mode needs the properties of every object listed",
+    });
     return;
   }
   if (node.additionalProperties !== false) {
-    w.problems.push({ provider: w.provider, tool: w.tool, pointer, rule: "OpenAI strict mode needs additionalProperties false, and this object is open" });
+    w.problems.push({
+      provider: w.provider,
+      tool: w.tool,
+      pointer,
+      rule: "OpenAI strict mode needs additionalProperties false, and this object is open",
+    });
     return;
   }
   const before = new Set(Array.isArray(node.required) ? (node.required as string[]) : []);
   const all = Object.keys(node.properties);
-  for (const name of all) if (!before.has(name)) w.enforced.push({ pointer: joinPointer(pointer, "properties", name), keyword: "optional", value: true, by: "raise" });
+  for (const name of all)
+    if (!before.has(name))
+      w.enforced.push({
+        pointer: joinPointer(pointer, "properties", name),
+        keyword: "optional",
+        value: true,
+        by: "raise",
+      });
   node.required = all;
 }
 
@@ -226,7 +253,12 @@ function nullable(node: JsonSchema, pointer: string, w: Walk): JsonSchema {
     return out;
   }
   if (Array.isArray(node.anyOf)) return { ...node, anyOf: [...(node.anyOf as JsonSchema[]), { type: "null" }] };
-  w.problems.push({ provider: w.provider, tool: w.tool, pointer, rule: "an optional property needs a type or anyOf to become nullable for OpenAI strict mode" });
+  w.problems.push({
+    provider: w.provider,
+    tool: w.tool,
+    pointer,
+    rule: "an optional property needs a type or anyOf to become nullable for OpenAI strict mode",
+  });
   return node;
 }
 
@@ -251,7 +283,13 @@ export function lowerTools(provider: ProviderName, tools: readonly ToolModel[]):
     if (provider !== "canonical") {
       const walk: Walk = { provider, tool: t.name, problems, enforced };
       parameters = lowerNode(t.parameters, "", walk, false);
-      if (parameters.type !== "object") problems.push({ provider, tool: t.name, pointer: "/type", rule: "the parameters must be an object at the root" });
+      if (parameters.type !== "object")
+        problems.push({
+          provider,
+          tool: t.name,
+          pointer: "/type",
+          rule: "the parameters must be an object at the root",
+        });
     }
     return {
       canonicalName: t.name,
@@ -276,7 +314,8 @@ export function lowerCall(provider: ProviderName, canonicalParameters: JsonSchem
     if (Array.isArray(v) && isObject(schema.items)) return v.map((x) => fill(schema.items as JsonSchema, x));
     if (!isObject(v) || !isObject(schema.properties)) return v;
     const out: Record<string, unknown> = {};
-    for (const [name, sub] of Object.entries(schema.properties as Record<string, JsonSchema>)) out[name] = name in v ? fill(sub, v[name]) : null;
+    for (const [name, sub] of Object.entries(schema.properties as Record<string, JsonSchema>))
+      out[name] = name in v ? fill(sub, v[name]) : null;
     for (const [name, x] of Object.entries(v)) if (!(name in out)) out[name] = x;
     return out;
   };

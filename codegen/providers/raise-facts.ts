@@ -41,6 +41,13 @@ function shapeOf(schema: JsonSchema, pointer: string, unwired: ReadonlyMap<strin
 /** The raise facts of every tool, by canonical name. Only unwired fields with an x-mnote-initialValue get an "unchanged" value. */
 export function raiseFacts(tools: readonly ToolModel[]): Record<string, RaiseShape> {
   return Object.fromEntries(
-    tools.map((t) => [t.name, shapeOf(t.parameters, "", new Map(t.unwiredFields.filter((f) => "unsetValue" in f).map((f) => [f.pointer, f.unsetValue]))) ?? {}]),
+    tools.map((t) => [
+      t.name,
+      shapeOf(
+        t.parameters,
+        "",
+        new Map(t.unwiredFields.filter((f) => "unsetValue" in f).map((f) => [f.pointer, f.unsetValue])),
+      ) ?? {},
+    ]),
   );
 }

@@ -7,7 +7,8 @@
  */
 
 /** ECMA-262 WhiteSpace and LineTerminator: exactly what `\s` matches, as GBNF-readable escapes. */
-export const WHITESPACE_CLASS_BODY = "\\x09\\x0A\\x0B\\x0C\\x0D\\x20\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF";
+export const WHITESPACE_CLASS_BODY =
+  "\\x09\\x0A\\x0B\\x0C\\x0D\\x20\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF";
 
 const POSITIVE: Record<string, string> = { d: "0-9", w: "A-Za-z0-9_", s: WHITESPACE_CLASS_BODY };
 const NEGATIVE: Record<string, string> = { D: "d", W: "w", S: "s" };

@@ -11,7 +11,19 @@ import { isPlainObject } from "./schema-walk";
 
 type Json = Record<string, unknown>;
 
-const SUBSCHEMA_KEYS = ["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema"];
+const SUBSCHEMA_KEYS = [
+  "items",
+  "additionalProperties",
+  "not",
+  "if",
+  "then",
+  "else",
+  "contains",
+  "propertyNames",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+  "contentSchema",
+];
 const SUBSCHEMA_MAPS = ["properties", "$defs", "definitions", "patternProperties", "dependentSchemas"];
 const SUBSCHEMA_LISTS = ["allOf", "anyOf", "oneOf", "prefixItems"];
 
@@ -36,21 +48,31 @@ export function prepareForAjv(schema: unknown, baseId: string): AjvReadySchemas 
     const out: Json = {};
     for (const [key, value] of Object.entries(node)) {
       if (SUBSCHEMA_KEYS.includes(key)) out[key] = visit(value, ownBase, false);
-      else if (SUBSCHEMA_MAPS.includes(key) && isPlainObject(value)) out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, visit(v, ownBase, false)]));
-      else if (SUBSCHEMA_LISTS.includes(key) && Array.isArray(value)) out[key] = value.map((v) => visit(v, ownBase, false));
+      else if (SUBSCHEMA_MAPS.includes(key) && isPlainObject(value))
+        out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, visit(v, ownBase, false)]));
+      else if (SUBSCHEMA_LISTS.includes(key) && Array.isArray(value))
+        out[key] = value.map((v) => visit(v, ownBase, false));
       else out[key] = value;
     }
     if (isPlainObject(out.properties) && Object.prototype.hasOwnProperty.call(out.properties, "__proto__")) {
       const { __proto__: proto, ...rest } = out.properties as Json & { __proto__: unknown };
       out.properties = rest;
-      out.patternProperties = { ...(isPlainObject(out.patternProperties) ? out.patternProperties : {}), "^__proto__$": proto };
+      out.patternProperties = {
+        ...(isPlainObject(out.patternProperties) ? out.patternProperties : {}),
+        "^__proto__$": proto,
+      };
     }
     if (Array.isArray(out.enum) && out.enum.length === 0) {
       delete out.enum;
       out.not = {};
     }
     // lift only resources with a URL-like absolute id ajv can address, and not ones using dynamic scope
-    const liftable = !isRoot && typeof node.$id === "string" && ownBase !== base && /^(https?:\/\/|urn:)/.test(ownBase) && !("$dynamicAnchor" in node);
+    const liftable =
+      !isRoot &&
+      typeof node.$id === "string" &&
+      ownBase !== base &&
+      /^(https?:\/\/|urn:)/.test(ownBase) &&
+      !("$dynamicAnchor" in node);
     if (liftable) {
       resources.push({ ...out, $id: ownBase });
       return { $ref: ownBase };

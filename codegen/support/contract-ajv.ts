@@ -49,7 +49,14 @@ export function createContractAjv(options: ContractAjvOptions = {}): Ajv2020 {
     // optimize: false skips ajv's pass over its own output: generating 200 tools took 0.77 of the
     // time, the validators came out 7% larger and as fast (bench/, codegen and validators)
     code: options.source
-      ? { source: true, esm: true, lines: true, optimize: false, formats: _`require("./runtime/formats").formats`, process: (_code: string) => STANDALONE_ONLY }
+      ? {
+          source: true,
+          esm: true,
+          lines: true,
+          optimize: false,
+          formats: _`require("./runtime/formats").formats`,
+          process: (_code: string) => STANDALONE_ONLY,
+        }
       : {},
     // An instance that emits source only compiles schemas the validate phase has already checked
     // against the meta-schema (ajv would check each again, and compile the meta-schema to do it).

@@ -18,7 +18,8 @@ export function indentTypeScript(source: string, unit = "  "): string {
     const code = line.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""');
     const opens = (code.match(/[{[(]/g) ?? []).length;
     const closes = (code.match(/[}\])]/g) ?? []).length - (closesFirst ? 1 : 0);
-    if (!line.startsWith("*") && !line.startsWith("/*") && !line.startsWith("//")) depth = Math.max(0, depth + opens - closes);
+    if (!line.startsWith("*") && !line.startsWith("/*") && !line.startsWith("//"))
+      depth = Math.max(0, depth + opens - closes);
   }
   return out.join("\n");
 }

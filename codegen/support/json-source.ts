@@ -63,7 +63,16 @@ export function parseJsonWithPositions(text: string): ParsedJson {
       }
       if (c === "\\") {
         const e = text[i + 1];
-        const simple: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
+        const simple: Record<string, string> = {
+          '"': '"',
+          "\\": "\\",
+          "/": "/",
+          b: "\b",
+          f: "\f",
+          n: "\n",
+          r: "\r",
+          t: "\t",
+        };
         if (e !== undefined && Object.prototype.hasOwnProperty.call(simple, e)) {
           out += simple[e];
           i += 2;
@@ -118,7 +127,12 @@ export function parseJsonWithPositions(text: string): ParsedJson {
         const childPointer = joinPointer(pointer, key);
         positions.set(childPointer, keyPosition);
         obj[key] = true;
-        Object.defineProperty(out, key, { value: parseValue(childPointer), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(out, key, {
+          value: parseValue(childPointer),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
         skipWhitespace();
         if (text[i] === ",") {
           i++;

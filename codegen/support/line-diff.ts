@@ -14,7 +14,8 @@ function myers(a: readonly string[], b: readonly string[], maxEdits: number): Op
   for (let d = 0; d <= max; d++) {
     trace.push(v.slice());
     for (let k = -d; k <= d; k += 2) {
-      let x = k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!) ? v[offset + k + 1]! : v[offset + k - 1]! + 1;
+      let x =
+        k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!) ? v[offset + k + 1]! : v[offset + k - 1]! + 1;
       let y = x - k;
       while (x < n && y < m && a[x] === b[y]) {
         x++;
@@ -27,7 +28,13 @@ function myers(a: readonly string[], b: readonly string[], maxEdits: number): Op
   return undefined;
 }
 
-function backtrack(trace: Int32Array[], a: readonly string[], b: readonly string[], offset: number, dEnd: number): Op[] {
+function backtrack(
+  trace: Int32Array[],
+  a: readonly string[],
+  b: readonly string[],
+  offset: number,
+  dEnd: number,
+): Op[] {
   const ops: Op[] = [];
   let x = a.length;
   let y = b.length;
@@ -58,7 +65,11 @@ function firstDifference(x: string, y: string): number {
   return i;
 }
 
-export function lineDiff(before: string, after: string, options: { context?: number; maxLines?: number; lineOffset?: number } = {}): string {
+export function lineDiff(
+  before: string,
+  after: string,
+  options: { context?: number; maxLines?: number; lineOffset?: number } = {},
+): string {
   const context = options.context ?? 2;
   const maxLines = options.maxLines ?? 40;
   const offset = options.lineOffset ?? 0;
@@ -68,7 +79,8 @@ export function lineDiff(before: string, after: string, options: { context?: num
   if (!ops) return `(${a.length} lines -> ${b.length} lines; too many changes to show)`;
   const changed = ops.map((o, i) => (o.kind === " " ? -1 : i)).filter((i) => i >= 0);
   const keep = new Set<number>();
-  for (const i of changed) for (let j = Math.max(0, i - context); j <= Math.min(ops.length - 1, i + context); j++) keep.add(j);
+  for (const i of changed)
+    for (let j = Math.max(0, i - context); j <= Math.min(ops.length - 1, i + context); j++) keep.add(j);
   const out: string[] = [];
   let previous = -2;
   for (let i = 0; i < ops.length; i++) {
@@ -77,10 +89,16 @@ export function lineDiff(before: string, after: string, options: { context?: num
     if (i !== previous + 1) out.push(`@@ line ${op.a + 1 + offset} @@`);
     previous = i;
     // point long changed lines at the column where they differ from their counterpart
-    const partner = op.kind === "-" ? ops.slice(i + 1).find((o) => o.kind === "+") : op.kind === "+" ? [...ops.slice(0, i)].reverse().find((o) => o.kind === "-") : undefined;
+    const partner =
+      op.kind === "-"
+        ? ops.slice(i + 1).find((o) => o.kind === "+")
+        : op.kind === "+"
+          ? [...ops.slice(0, i)].reverse().find((o) => o.kind === "-")
+          : undefined;
     const at = partner ? firstDifference(op.line, partner.line) : 0;
     out.push(`${op.kind} ${clip(op.line, at)}`);
   }
-  if (out.length > maxLines) return [...out.slice(0, maxLines), `… (${out.length - maxLines} more diff lines)`].join("\n");
+  if (out.length > maxLines)
+    return [...out.slice(0, maxLines), `… (${out.length - maxLines} more diff lines)`].join("\n");
   return out.join("\n");
 }

@@ -56,10 +56,13 @@ function closeNarrowedOpenObjects(defs: Defs): Defs {
   const narrowed = new Map<string, Set<string>>();
   const note = (node: Record<string, unknown>): Record<string, unknown> => {
     if (!Array.isArray(node.allOf)) return node;
-    const refs = node.allOf.filter((e) => isPlainObject(e) && typeof e.$ref === "string" && e.$ref.startsWith("#/$defs/")).map((e) => ((e as JsonSchema).$ref as string).slice(8));
+    const refs = node.allOf
+      .filter((e) => isPlainObject(e) && typeof e.$ref === "string" && e.$ref.startsWith("#/$defs/"))
+      .map((e) => ((e as JsonSchema).$ref as string).slice(8));
     for (const e of node.allOf) {
       if (!isPlainObject(e) || !isPlainObject(e.properties)) continue;
-      for (const r of refs) for (const p of Object.keys(e.properties)) (narrowed.get(r) ?? narrowed.set(r, new Set()).get(r)!).add(p);
+      for (const r of refs)
+        for (const p of Object.keys(e.properties)) (narrowed.get(r) ?? narrowed.set(r, new Set()).get(r)!).add(p);
     }
     return node;
   };
@@ -71,7 +74,11 @@ function closeNarrowedOpenObjects(defs: Defs): Defs {
     const properties = { ...def.properties };
     for (const p of props) {
       const sub = properties[p];
-      if (isPlainObject(sub) && isOpenObject(sub)) properties[p] = { ...(typeof sub.description === "string" ? { description: sub.description } : {}), tsType: "object" };
+      if (isPlainObject(sub) && isOpenObject(sub))
+        properties[p] = {
+          ...(typeof sub.description === "string" ? { description: sub.description } : {}),
+          tsType: "object",
+        };
     }
     out[name] = { ...def, properties };
   }
@@ -79,8 +86,14 @@ function closeNarrowedOpenObjects(defs: Defs): Defs {
 }
 
 function isOpenObject(s: Record<string, unknown>): boolean {
-  const constraining = Object.keys(s).filter((k) => !["description", "$comment", "type", "additionalProperties", "default", "examples"].includes(k));
-  return s.type === "object" && constraining.length === 0 && (s.additionalProperties === undefined || s.additionalProperties === true);
+  const constraining = Object.keys(s).filter(
+    (k) => !["description", "$comment", "type", "additionalProperties", "default", "examples"].includes(k),
+  );
+  return (
+    s.type === "object" &&
+    constraining.length === 0 &&
+    (s.additionalProperties === undefined || s.additionalProperties === true)
+  );
 }
 
 const NEVER: JsonSchema = { tsType: "never" };
@@ -89,7 +102,8 @@ const ANY: JsonSchema = {};
 function lowerNode(input: JsonSchema, defs: Defs): JsonSchema {
   const node: JsonSchema = { ...input };
   const parts: JsonSchema[] = [];
-  const properties = (): Record<string, unknown> => (node.properties = { ...(isPlainObject(node.properties) ? node.properties : {}) });
+  const properties = (): Record<string, unknown> =>
+    (node.properties = { ...(isPlainObject(node.properties) ? node.properties : {}) });
 
   // `false` properties: the generator already reads them as never; `required` names it cannot see.
   if (Array.isArray(node.required)) {
@@ -103,7 +117,10 @@ function lowerNode(input: JsonSchema, defs: Defs): JsonSchema {
 
   if (isPlainObject(node.not)) {
     // not {required: [k]}, or not {anyOf: [{required: [a]}, {required: [b]}]}: none of them may be present
-    const forbidden = Array.isArray(node.not.anyOf) && Object.keys(node.not).length === 1 ? node.not.anyOf.map(singleRequired) : [singleRequired(node.not)];
+    const forbidden =
+      Array.isArray(node.not.anyOf) && Object.keys(node.not).length === 1
+        ? node.not.anyOf.map(singleRequired)
+        : [singleRequired(node.not)];
     if (forbidden.every((k): k is string => k !== null)) {
       for (const k of forbidden) properties()[k] = NEVER;
       delete node.not;
@@ -112,7 +129,11 @@ function lowerNode(input: JsonSchema, defs: Defs): JsonSchema {
 
   if (isPlainObject(node.dependentRequired)) {
     for (const [k, companions] of Object.entries(node.dependentRequired as Record<string, string[]>)) {
-      const present: JsonSchema = { type: "object", required: [k, ...companions], properties: Object.fromEntries([k, ...companions].map((c) => [c, ANY])) };
+      const present: JsonSchema = {
+        type: "object",
+        required: [k, ...companions],
+        properties: Object.fromEntries([k, ...companions].map((c) => [c, ANY])),
+      };
       parts.push({ anyOf: [{ type: "object", properties: { [k]: NEVER } }, present] });
     }
     delete node.dependentRequired;
@@ -120,11 +141,13 @@ function lowerNode(input: JsonSchema, defs: Defs): JsonSchema {
 
   if (node.minProperties === 1 && node.additionalProperties === false) {
     const known = Object.keys(objectProperties(node, defs) ?? {});
-    if (known.length > 0) parts.push({ anyOf: known.map((k) => ({ type: "object", required: [k], properties: { [k]: ANY } })) });
+    if (known.length > 0)
+      parts.push({ anyOf: known.map((k) => ({ type: "object", required: [k], properties: { [k]: ANY } })) });
   } else if (node.minProperties === 1 && !isPlainObject(node.properties) && Array.isArray(node.allOf)) {
     // a $ref with the narrowing beside it ({allOf: [{$ref}], minProperties: 1}): the target's keys
     const known = Object.keys(objectProperties(node, defs) ?? {});
-    if (known.length > 0 && closedTarget(node, defs)) parts.push({ anyOf: known.map((k) => ({ type: "object", required: [k], properties: { [k]: ANY } })) });
+    if (known.length > 0 && closedTarget(node, defs))
+      parts.push({ anyOf: known.map((k) => ({ type: "object", required: [k], properties: { [k]: ANY } })) });
   }
 
   // Conditionals: the node's own, and every allOf entry that is nothing but a conditional.
@@ -138,7 +161,11 @@ function lowerNode(input: JsonSchema, defs: Defs): JsonSchema {
   if (Array.isArray(node.allOf)) {
     const rest: unknown[] = [];
     for (const entry of node.allOf) {
-      if (isPlainObject(entry) && entry.if !== undefined && Object.keys(entry).every((k) => ["if", "then", "else", "description", "$comment"].includes(k)))
+      if (
+        isPlainObject(entry) &&
+        entry.if !== undefined &&
+        Object.keys(entry).every((k) => ["if", "then", "else", "description", "$comment"].includes(k))
+      )
         conditionals.push(entry);
       else rest.push(entry);
     }
@@ -159,7 +186,11 @@ function singleRequired(schema: unknown): string | null {
   const req = schema.required;
   // (its own lowering may have given the required name an `unknown` entry already)
   const onlyRequired = Object.entries(schema).every(
-    ([k, v]) => k === "required" || (k === "properties" && isPlainObject(v) && Object.values(v).every((p) => isPlainObject(p) && Object.keys(p).length === 0)),
+    ([k, v]) =>
+      k === "required" ||
+      (k === "properties" &&
+        isPlainObject(v) &&
+        Object.values(v).every((p) => isPlainObject(p) && Object.keys(p).length === 0)),
   );
   return onlyRequired && Array.isArray(req) && req.length === 1 && typeof req[0] === "string" ? req[0] : null;
 }
@@ -184,9 +215,16 @@ function lowerConditional(c: JsonSchema, node: JsonSchema, defs: Defs): JsonSche
       if (domain) {
         const matching = domain.filter((v) => test.values!.some((t) => JSON.stringify(t) === JSON.stringify(v)));
         const others = domain.filter((v) => !matching.some((m) => JSON.stringify(m) === JSON.stringify(v)));
-        if (matching.length > 0) cases.push(branch({ type: "object", required: [test.key], properties: { [test.key]: valuesSchema(matching) } }, thenS));
-        if (others.length > 0) cases.push(branch({ type: "object", required: [test.key], properties: { [test.key]: valuesSchema(others) } }, elseS));
-        if (!requiredBy(node, test.key, defs)) cases.push(branch({ type: "object", properties: { [test.key]: NEVER } }, absentMatches ? thenS : elseS));
+        if (matching.length > 0)
+          cases.push(
+            branch({ type: "object", required: [test.key], properties: { [test.key]: valuesSchema(matching) } }, thenS),
+          );
+        if (others.length > 0)
+          cases.push(
+            branch({ type: "object", required: [test.key], properties: { [test.key]: valuesSchema(others) } }, elseS),
+          );
+        if (!requiredBy(node, test.key, defs))
+          cases.push(branch({ type: "object", properties: { [test.key]: NEVER } }, absentMatches ? thenS : elseS));
       } else return widened(thenS, elseS);
     }
     const kept = cases.filter((x): x is JsonSchema => x !== null);
@@ -243,7 +281,12 @@ function objectProperties(node: JsonSchema, defs: Defs, depth = 0): Record<strin
   if (depth > 16) return null;
   const own = isPlainObject(node.properties) ? node.properties : null;
   const fromRefs: Record<string, unknown> = {};
-  const follow = [refTarget(node, defs), ...(Array.isArray(node.allOf) ? node.allOf.map((e) => (isPlainObject(e) ? (refTarget(e, defs) ?? e) : undefined)) : [])];
+  const follow = [
+    refTarget(node, defs),
+    ...(Array.isArray(node.allOf)
+      ? node.allOf.map((e) => (isPlainObject(e) ? (refTarget(e, defs) ?? e) : undefined))
+      : []),
+  ];
   for (const t of follow) if (isPlainObject(t)) Object.assign(fromRefs, objectProperties(t, defs, depth + 1) ?? {});
   const merged = { ...fromRefs, ...(own ?? {}) };
   return Object.keys(merged).length > 0 ? merged : null;
@@ -259,7 +302,10 @@ function requiredBy(node: JsonSchema, key: string, defs: Defs, depth = 0): boole
   if (Array.isArray(node.required) && node.required.includes(key)) return true;
   const target = refTarget(node, defs);
   if (target && requiredBy(target, key, defs, depth + 1)) return true;
-  return Array.isArray(node.allOf) && node.allOf.some((e) => isPlainObject(e) && requiredBy((refTarget(e, defs) ?? e), key, defs, depth + 1));
+  return (
+    Array.isArray(node.allOf) &&
+    node.allOf.some((e) => isPlainObject(e) && requiredBy(refTarget(e, defs) ?? e, key, defs, depth + 1))
+  );
 }
 
 function refTarget(schema: Record<string, unknown>, defs: Defs): JsonSchema | undefined {

@@ -59,11 +59,21 @@ export class RefIndex {
     return { ...root, $defs: defs };
   }
 
-  private inlineWith(schema: JsonSchema, baseId: string, stack: readonly string[], recursive: Map<string, string>): JsonSchema {
+  private inlineWith(
+    schema: JsonSchema,
+    baseId: string,
+    stack: readonly string[],
+    recursive: Map<string, string>,
+  ): JsonSchema {
     return mapSchema(schema, (node) => this.inlineNode(node, baseId, stack, recursive)) as JsonSchema;
   }
 
-  private inlineNode(node: JsonSchema, baseId: string, stack: readonly string[], recursive: Map<string, string>): JsonSchema {
+  private inlineNode(
+    node: JsonSchema,
+    baseId: string,
+    stack: readonly string[],
+    recursive: Map<string, string>,
+  ): JsonSchema {
     const out: JsonSchema = {};
     for (const [k, v] of Object.entries(node)) {
       if (isVendorKeyword(k) || k === "$defs" || k === "$id" || k === "$schema" || k === "title") continue;

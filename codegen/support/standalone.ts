@@ -31,7 +31,11 @@ export interface StandaloneOptions {
   header?: string;
 }
 
-export function standaloneModule(ajv: Ajv, entries: readonly StandaloneExport[], options: StandaloneOptions = {}): string {
+export function standaloneModule(
+  ajv: Ajv,
+  entries: readonly StandaloneExport[],
+  options: StandaloneOptions = {},
+): string {
   const implName = (i: number) => `impl${i}`;
   const refs: Record<string, string> = {};
   entries.forEach((e, i) => (refs[implName(i)] = e.ref));
@@ -39,17 +43,23 @@ export function standaloneModule(ajv: Ajv, entries: readonly StandaloneExport[],
 
   const imports: string[] = [];
   code = code.replace(/^"use strict";\n?/, "");
-  code = code.replace(/const (\w+) = require\("([^"]+)"\)(\.default|\.formats)?(\[[^\]]+\])?;/g, (_m, local: string, spec: string, member = "", index = "") => {
-    const mapped = RUNTIME_MODULES[spec];
-    if (!mapped) throw new UnsupportedRuntimeError(`the standalone code needs "${spec}", which the generated runtime folder does not provide`);
-    if (member === ".default" && !index) {
-      imports.push(`import ${local} from "${mapped}";`);
-      return "";
-    }
-    const alias = `${local}Module`;
-    imports.push(`import * as ${alias} from "${mapped}";`);
-    return `const ${local} = ${alias}${member}${index};`;
-  });
+  code = code.replace(
+    /const (\w+) = require\("([^"]+)"\)(\.default|\.formats)?(\[[^\]]+\])?;/g,
+    (_m, local: string, spec: string, member = "", index = "") => {
+      const mapped = RUNTIME_MODULES[spec];
+      if (!mapped)
+        throw new UnsupportedRuntimeError(
+          `the standalone code needs "${spec}", which the generated runtime folder does not provide`,
+        );
+      if (member === ".default" && !index) {
+        imports.push(`import ${local} from "${mapped}";`);
+        return "";
+      }
+      const alias = `${local}Module`;
+      imports.push(`import * as ${alias} from "${mapped}";`);
+      return `const ${local} = ${alias}${member}${index};`;
+    },
+  );
   if (/\brequire\(/.test(code)) {
     const spec = /require\("([^"]+)"\)/.exec(code)?.[1] ?? "?";
     throw new UnsupportedRuntimeError(`the standalone code needs "${spec}" in a form the generator does not rewrite`);
@@ -86,8 +96,14 @@ function countCodePointsOnlyWhenNeeded(code: string, imports: readonly string[])
   const ucs = /import (\w+) from "\.\/runtime\/ucs2length";/.exec(imports.join("\n"))?.[1];
   if (!ucs) return code;
   return code
-    .replace(new RegExp(`${ucs}\\((\\w+)\\) > (\\d+)`, "g"), (_m, v: string, n: string) => `(${v}.length > ${n} && ${ucs}(${v}) > ${n})`)
-    .replace(new RegExp(`${ucs}\\((\\w+)\\) < (\\d+)`, "g"), (_m, v: string, n: string) => `(${v}.length < ${n} || (${v}.length < 2 * ${n} && ${ucs}(${v}) < ${n}))`);
+    .replace(
+      new RegExp(`${ucs}\\((\\w+)\\) > (\\d+)`, "g"),
+      (_m, v: string, n: string) => `(${v}.length > ${n} && ${ucs}(${v}) > ${n})`,
+    )
+    .replace(
+      new RegExp(`${ucs}\\((\\w+)\\) < (\\d+)`, "g"),
+      (_m, v: string, n: string) => `(${v}.length < ${n} || (${v}.length < 2 * ${n} && ${ucs}(${v}) < ${n}))`,
+    );
 }
 
 /**
@@ -156,7 +172,8 @@ export function linearStandaloneCode(ajv: Ajv, refs: Readonly<Record<string, str
   for (const [exportName, ref] of Object.entries(refs)) {
     const v = ajv.getSchema(ref);
     if (!v) throw new Error(`moduleCode: no schema with id ${ref}`);
-    if (!/^[a-z$_][a-z$_0-9]*$/i.test(exportName)) throw new Error(`CodeGen: invalid export name: ${exportName}, use explicit $id name mapping`);
+    if (!/^[a-z$_][a-z$_0-9]*$/i.test(exportName))
+      throw new Error(`CodeGen: invalid export name: ${exportName}, use explicit $id name mapping`);
     out.push(`${n}${esm ? `export const ${exportName}` : `exports.${exportName}`} = ${v.source?.validateName};${n}`);
     validateCode(v.source);
   }

@@ -13,14 +13,23 @@ export const docsTarget: Target = {
     const hb = Handlebars.create();
     hb.registerHelper("cell", (value: unknown) => markdownCell(value));
     hb.registerHelper("json", (value: unknown) => JSON.stringify(value, null, 2));
-    const template = (name: string) => hb.compile(readFileSync(join(templatesDir("docs"), name), "utf8"), { noEscape: true, strict: false });
+    const template = (name: string) =>
+      hb.compile(readFileSync(join(templatesDir("docs"), name), "utf8"), { noEscape: true, strict: false });
     const head = banner(model, "md").trimEnd();
     const files = [
       {
         path: "docs/README.md",
         content: template("index.md.hbs")({ banner: head, ...model }),
       },
-      { path: "docs/errors.md", content: template("errors.md.hbs")({ banner: head, errors: model.errors.map((e) => ({ ...e, description: e.modelDescription })), reasons: reasonsOf(model), rules: rulesOf(model) }) },
+      {
+        path: "docs/errors.md",
+        content: template("errors.md.hbs")({
+          banner: head,
+          errors: model.errors.map((e) => ({ ...e, description: e.modelDescription })),
+          reasons: reasonsOf(model),
+          rules: rulesOf(model),
+        }),
+      },
       { path: "docs/kernel.md", content: template("kernel.md.hbs")({ banner: head, commands: model.kernelCommands }) },
     ];
     const toolTemplate = template("tool.md.hbs");
@@ -43,7 +52,12 @@ export const docsTarget: Target = {
 function parameterRows(tool: ToolModel) {
   const props = (tool.parameters.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((tool.parameters.required as string[] | undefined) ?? []);
-  return Object.entries(props).map(([name, schema]) => ({ name, type: typeOf(schema), required: required.has(name), description: schema.description ?? "" }));
+  return Object.entries(props).map(([name, schema]) => ({
+    name,
+    type: typeOf(schema),
+    required: required.has(name),
+    description: schema.description ?? "",
+  }));
 }
 
 /** A short human reading of a schema's type: `string (1–500)`, `"append" \| "replace"`, `array of object`. */
@@ -51,19 +65,24 @@ export function typeOf(schema: JsonSchema): string {
   if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(" \\| ");
   if (schema.const !== undefined) return JSON.stringify(schema.const);
   const type = Array.isArray(schema.type) ? schema.type.join(" \\| ") : String(schema.type ?? "any");
-  if (type === "array" && schema.items && typeof schema.items === "object") return `array of ${typeOf(schema.items as JsonSchema)}`;
+  if (type === "array" && schema.items && typeof schema.items === "object")
+    return `array of ${typeOf(schema.items as JsonSchema)}`;
   const bounds = [schema.minLength ?? schema.minimum, schema.maxLength ?? schema.maximum];
   if (bounds[0] !== undefined || bounds[1] !== undefined) return `${type} (${bounds[0] ?? ""}–${bounds[1] ?? ""})`;
   return type;
 }
 
 function reasonsOf(model: ContractModel) {
-  return model.errors.flatMap((e) => Object.entries(e.reasons).map(([reason, m]) => ({ code: e.code, reason, zh: m["zh-CN"], en: m.en })));
+  return model.errors.flatMap((e) =>
+    Object.entries(e.reasons).map(([reason, m]) => ({ code: e.code, reason, zh: m["zh-CN"], en: m.en })),
+  );
 }
 
 /** The per-keyword message templates of codes that name the failed rule (invalid_input). */
 function rulesOf(model: ContractModel) {
-  return model.errors.flatMap((e) => Object.entries(e.rules).map(([keyword, m]) => ({ code: e.code, keyword, zh: m["zh-CN"], en: m.en })));
+  return model.errors.flatMap((e) =>
+    Object.entries(e.rules).map(([keyword, m]) => ({ code: e.code, keyword, zh: m["zh-CN"], en: m.en })),
+  );
 }
 
 function markdownCell(value: unknown): string {

@@ -19,8 +19,11 @@ export const hermesPluginTarget: Target = {
   name: "hermes-plugin",
   emit(model) {
     const hb = Handlebars.create();
-    const template = (name: string) => hb.compile(readFileSync(join(templatesDir("hermes"), name), "utf8"), { noEscape: true, strict: true });
-    const modelEnvelopeFields = model.requestFields.filter((f) => f.filledBy === "model" && f.name !== "args").map((f) => f.name);
+    const template = (name: string) =>
+      hb.compile(readFileSync(join(templatesDir("hermes"), name), "utf8"), { noEscape: true, strict: true });
+    const modelEnvelopeFields = model.requestFields
+      .filter((f) => f.filledBy === "model" && f.name !== "args")
+      .map((f) => f.name);
     // Hermes registers the portable variant: it lowers further itself for its native Gemini adapter
     const portable = new Map(lowerTools("portable", model.tools).map((p) => [p.canonicalName, p.parameters]));
     const tools = model.tools.map((t) => ({
@@ -39,7 +42,9 @@ export const hermesPluginTarget: Target = {
       generated: bannerText(model),
       contract: { name: model.name, version: model.version, hash: model.hash },
       tools,
-      errors: Object.fromEntries(model.errors.map((e) => [e.code, { retryable: e.retryable, messages: e.messages, reasons: e.reasons }])),
+      errors: Object.fromEntries(
+        model.errors.map((e) => [e.code, { retryable: e.retryable, messages: e.messages, reasons: e.reasons }]),
+      ),
     };
     // The guide names a tool per role; validate guarantees each role has exactly one tool.
     const byRole = (role: string) => {
@@ -61,9 +66,15 @@ export const hermesPluginTarget: Target = {
       note: byRole("note"),
     };
     return [
-      { path: `${HERMES_PLUGIN_DIR}/plugin.yaml`, content: template("plugin.yaml.hbs")({ ...context, banner: banner(model, "yaml").trimEnd() }) },
+      {
+        path: `${HERMES_PLUGIN_DIR}/plugin.yaml`,
+        content: template("plugin.yaml.hbs")({ ...context, banner: banner(model, "yaml").trimEnd() }),
+      },
       { path: `${HERMES_PLUGIN_DIR}/__init__.py`, content: template("__init__.py.hbs")(context) },
-      { path: `${HERMES_PLUGIN_DIR}/SKILL.md`, content: template("SKILL.md.hbs")({ ...context, banner: banner(model, "yaml").trimEnd() }) },
+      {
+        path: `${HERMES_PLUGIN_DIR}/SKILL.md`,
+        content: template("SKILL.md.hbs")({ ...context, banner: banner(model, "yaml").trimEnd() }),
+      },
       { path: `${HERMES_PLUGIN_DIR}/tools.json`, content: JSON.stringify(spec, null, 2) + "\n" },
     ];
   },

@@ -14,9 +14,18 @@ import { assetsDir } from "../support/templates";
 export const kernelClientTarget: Target = {
   name: "kernel-client",
   emit(model) {
-    const methods = model.kernelCommands.map((k) => `  /** ${k.name}: ${k.description} */\n  ${k.methodName}(payload: T.${k.payloadType}): Promise<T.${k.resultType}>;`).join("\n");
-    const map = model.kernelCommands.map((k) => `  ${tsString(k.name)}: { payload: T.${k.payloadType}; result: T.${k.resultType} };`).join("\n");
-    const impls = model.kernelCommands.map((k) => `    ${k.methodName}: (payload) => call(${tsString(k.name)}, payload),`).join("\n");
+    const methods = model.kernelCommands
+      .map(
+        (k) =>
+          `  /** ${k.name}: ${k.description} */\n  ${k.methodName}(payload: T.${k.payloadType}): Promise<T.${k.resultType}>;`,
+      )
+      .join("\n");
+    const map = model.kernelCommands
+      .map((k) => `  ${tsString(k.name)}: { payload: T.${k.payloadType}; result: T.${k.resultType} };`)
+      .join("\n");
+    const impls = model.kernelCommands
+      .map((k) => `    ${k.methodName}: (payload) => call(${tsString(k.name)}, payload),`)
+      .join("\n");
     const client = `${banner(model, "ts")}
 import type * as T from "../types";
 import { kernelCommands, type KernelCommandName } from "../registry";

@@ -29,7 +29,12 @@ export const packageTarget: Target<PackageOptions> = {
     type: "object",
     additionalProperties: false,
     properties: {
-      name: { type: "string", pattern: "^(@[a-z0-9][a-z0-9._-]*/)?[a-z0-9][a-z0-9._-]*$", default: "@mnote/contract", description: "the npm name of the package" },
+      name: {
+        type: "string",
+        pattern: "^(@[a-z0-9][a-z0-9._-]*/)?[a-z0-9][a-z0-9._-]*$",
+        default: "@mnote/contract",
+        description: "the npm name of the package",
+      },
       license: { type: "string", minLength: 1, default: "MIT", description: "the license field of its package.json" },
     },
   },
@@ -57,7 +62,12 @@ export const packageTarget: Target<PackageOptions> = {
         ...(has("manifest") ? { "./contract-manifest.json": "./contract-manifest.json" } : {}),
         "./package.json": "./package.json",
       },
-      files: [`${PACKAGE_BUILD_DIR}/**/*.js`, `${PACKAGE_BUILD_DIR}/**/*.d.ts`, "esm/", ...(has("manifest") ? ["contract-manifest.json"] : [])],
+      files: [
+        `${PACKAGE_BUILD_DIR}/**/*.js`,
+        `${PACKAGE_BUILD_DIR}/**/*.d.ts`,
+        "esm/",
+        ...(has("manifest") ? ["contract-manifest.json"] : []),
+      ],
     };
     const tsconfig = {
       compilerOptions: {

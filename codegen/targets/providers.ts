@@ -20,7 +20,10 @@ export function providerVariants(tools: Parameters<typeof lowerTools>[1]): Recor
     const lowered = lowerTools(provider, tools);
     const violations = checkVariant(provider, lowered);
     if (violations.length > 0) {
-      throw new Error(`the ${provider} tool definitions break its rules:\n` + violations.map((v) => `  ${v.tool} at ${v.pointer || "(root)"}: ${v.rule}: ${v.message}`).join("\n"));
+      throw new Error(
+        `the ${provider} tool definitions break its rules:\n` +
+          violations.map((v) => `  ${v.tool} at ${v.pointer || "(root)"}: ${v.rule}: ${v.message}`).join("\n"),
+      );
     }
     variants[provider] = lowered;
   }
@@ -31,9 +34,11 @@ export function providerVariants(tools: Parameters<typeof lowerTools>[1]): Recor
 export function unresolvedPlaceholders(model: ContractModel): string[] {
   const out: string[] = [];
   const scan = (where: string, text: string) => {
-    for (const m of text.matchAll(/\[\[([^\]]*)\]\]/g)) out.push(`${where}: [[${m[1]}]] names no tool of this contract`);
+    for (const m of text.matchAll(/\[\[([^\]]*)\]\]/g))
+      out.push(`${where}: [[${m[1]}]] names no tool of this contract`);
   };
-  for (const t of model.tools) scan(t.file, t.modelDescription + JSON.stringify(t.parameters) + JSON.stringify(t.responseSchema));
+  for (const t of model.tools)
+    scan(t.file, t.modelDescription + JSON.stringify(t.parameters) + JSON.stringify(t.responseSchema));
   for (const e of model.errors) scan("catalog/errors.schema.json", e.modelDescription);
   scan("contract.json", model.toolsetDescription);
   return [...new Set(out)];
@@ -43,7 +48,10 @@ export const providersTarget: Target = {
   name: "providers",
   emit(model) {
     const unresolved = unresolvedPlaceholders(model);
-    if (unresolved.length > 0) throw new Error("model-facing text names a tool that does not exist:\n" + unresolved.map((u) => "  " + u).join("\n"));
+    if (unresolved.length > 0)
+      throw new Error(
+        "model-facing text names a tool that does not exist:\n" + unresolved.map((u) => "  " + u).join("\n"),
+      );
     const variants = providerVariants(model.tools);
     const content = `${banner(model, "ts")}
 import type { RegisteredToolName } from "./registry";

@@ -58,13 +58,19 @@ export function raiseCall(toolName: string, modelArguments: unknown): unknown {
   return shape ? raiseValue(modelArguments, shape) : modelArguments;
 }
 `;
-    const python = Handlebars.create().compile(readFileSync(join(templatesDir("hermes"), "raise_args.py.hbs"), "utf8"), { noEscape: true, strict: true })({
+    const python = Handlebars.create().compile(
+      readFileSync(join(templatesDir("hermes"), "raise_args.py.hbs"), "utf8"),
+      { noEscape: true, strict: true },
+    )({
       banner: banner(model, "py").trimEnd(),
     });
     return [
       { path: "raise.ts", content: ts },
       { path: `${HERMES_PLUGIN_DIR}/raise_args.py`, content: python },
-      { path: `${HERMES_PLUGIN_DIR}/raise.json`, content: JSON.stringify({ generated: bannerText(model), tools: facts }, null, 2) + "\n" },
+      {
+        path: `${HERMES_PLUGIN_DIR}/raise.json`,
+        content: JSON.stringify({ generated: bannerText(model), tools: facts }, null, 2) + "\n",
+      },
     ];
   },
 };

@@ -47,9 +47,18 @@ export const registryTarget: Target = {
     validateResult: V.${validatorName(k.resultType)},
   },`,
     );
-    const errors = Object.fromEntries(model.errors.map((e) => [e.code, { retryable: e.retryable, messages: e.messages, reasons: e.reasons, rules: e.rules }]));
-    const errorConstants = Object.fromEntries(model.errors.map((e) => [camelCase(e.code.replace(/^mnote_tool_/, "")), e.code]));
-    const capabilities = Object.fromEntries(model.capabilities.map((c) => [c.scope, { requires: c.requires, deniedReason: c.deniedReason }]));
+    const errors = Object.fromEntries(
+      model.errors.map((e) => [
+        e.code,
+        { retryable: e.retryable, messages: e.messages, reasons: e.reasons, rules: e.rules },
+      ]),
+    );
+    const errorConstants = Object.fromEntries(
+      model.errors.map((e) => [camelCase(e.code.replace(/^mnote_tool_/, "")), e.code]),
+    );
+    const capabilities = Object.fromEntries(
+      model.capabilities.map((c) => [c.scope, { requires: c.requires, deniedReason: c.deniedReason }]),
+    );
 
     const content = `${banner(model, "ts")}
 import type * as T from "./types";

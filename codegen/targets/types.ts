@@ -36,7 +36,12 @@ export const typesTarget: Target = {
       $refOptions: { resolve: { external: false } },
     });
     const body = stripRoot(raw);
-    return [{ path: "types.ts", content: banner(model, "ts") + "/* eslint-disable */\n\n" + indentTypeScript(body).trim() + "\n" }];
+    return [
+      {
+        path: "types.ts",
+        content: banner(model, "ts") + "/* eslint-disable */\n\n" + indentTypeScript(body).trim() + "\n",
+      },
+    ];
   },
 };
 
@@ -66,7 +71,11 @@ function forTypes(named: NamedSchema, nameByRef: Map<string, string>): JsonSchem
       const ref: JsonSchema = { $ref: `#/$defs/${target}` };
       const narrowing = Object.fromEntries(Object.entries(cleaned).filter(([k]) => TYPEABLE_REF_SIBLINGS.includes(k)));
       if (typeof cleaned.description === "string" || Object.keys(narrowing).length > 0) {
-        return { ...(typeof cleaned.description === "string" ? { description: cleaned.description } : {}), allOf: [ref], ...narrowing };
+        return {
+          ...(typeof cleaned.description === "string" ? { description: cleaned.description } : {}),
+          allOf: [ref],
+          ...narrowing,
+        };
       }
       return ref;
     }

@@ -46,13 +46,19 @@ export function validatorSchemas(model: ContractModel): JsonSchema[] {
     }) as JsonSchema;
     return { typeName: named.typeName, schema };
   });
-  const aliases = new Map(mapped.filter((m) => Object.keys(m.schema).length === 1 && typeof m.schema.$ref === "string").map((m) => [typeId(m.typeName), m.schema.$ref as string]));
+  const aliases = new Map(
+    mapped
+      .filter((m) => Object.keys(m.schema).length === 1 && typeof m.schema.$ref === "string")
+      .map((m) => [typeId(m.typeName), m.schema.$ref as string]),
+  );
   const resolveAlias = (id: string): string => {
     for (let hops = 0; aliases.has(id) && hops < 64; hops++) id = aliases.get(id)!;
     return id;
   };
   return mapped.map(({ typeName, schema }) => {
-    const direct = mapSchema(schema, (node) => (node !== schema && typeof node.$ref === "string" ? { ...node, $ref: resolveAlias(node.$ref) } : node)) as JsonSchema;
+    const direct = mapSchema(schema, (node) =>
+      node !== schema && typeof node.$ref === "string" ? { ...node, $ref: resolveAlias(node.$ref) } : node,
+    ) as JsonSchema;
     return { $schema: "https://json-schema.org/draft/2020-12/schema", $id: typeId(typeName), ...direct };
   });
 }
@@ -66,7 +72,7 @@ function constantsAsEnum(node: JsonSchema): JsonSchema {
     typeof b === "object" &&
     Object.keys(b).length === 1 &&
     "const" in b &&
-    ((b).const === null || typeof (b).const !== "object");
+    (b.const === null || typeof b.const !== "object");
   if (!branches.every(isScalarConst)) return node;
   const values = branches.map((b) => (b as { const: unknown }).const);
   if (new Set(values).size !== values.length) return node;
@@ -101,5 +107,8 @@ export function runtimeFiles(model: ContractModel): GeneratedFile[] {
   return readdirSync(dir)
     .filter((f) => f.endsWith(".ts"))
     .sort()
-    .map((f) => ({ path: `validators/runtime/${f}`, content: banner(model, "ts") + readFileSync(join(dir, f), "utf8") }));
+    .map((f) => ({
+      path: `validators/runtime/${f}`,
+      content: banner(model, "ts") + readFileSync(join(dir, f), "utf8"),
+    }));
 }

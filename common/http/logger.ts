@@ -8,15 +8,37 @@
  * "[redacted]", so a careless caller cannot leak them either. A token the server generated is
  * shown once on the terminal by `showGeneratedToken`, outside the log stream.
  */
-import { pino, stdTimeFunctions, destination, type Logger as PinoLogger, type Level, type DestinationStream } from "pino";
+import {
+  pino,
+  stdTimeFunctions,
+  destination,
+  type Logger as PinoLogger,
+  type Level,
+  type DestinationStream,
+} from "pino";
 
 export type Logger = PinoLogger;
 export type LogLevel = Level;
 
 /** Field names whose values never reach a log line (pino redact paths). */
-export const REDACTED_FIELDS = ["token", "hostToken", "authorization", "args", "result", "title", "content", "blocks", "body", "text"] as const;
+export const REDACTED_FIELDS = [
+  "token",
+  "hostToken",
+  "authorization",
+  "args",
+  "result",
+  "title",
+  "content",
+  "blocks",
+  "body",
+  "text",
+] as const;
 
-const REDACT_PATHS = REDACTED_FIELDS.flatMap((f) => [f, `*.${f}`]).concat(["headers.authorization", "req.headers.authorization", "*.headers.authorization"]);
+const REDACT_PATHS = REDACTED_FIELDS.flatMap((f) => [f, `*.${f}`]).concat([
+  "headers.authorization",
+  "req.headers.authorization",
+  "*.headers.authorization",
+]);
 
 export interface LoggerOptions {
   /** Which server writes (`serve`, `mcp`, `kernel`); every line carries it. */
@@ -71,7 +93,12 @@ export interface LogEvents {
 }
 
 /** Writes one event of the shared schema at the given level. */
-export function logEvent<K extends keyof LogEvents>(log: Logger, level: "info" | "warn" | "error", event: K, fields: LogEvents[K]): void {
+export function logEvent<K extends keyof LogEvents>(
+  log: Logger,
+  level: "info" | "warn" | "error",
+  event: K,
+  fields: LogEvents[K],
+): void {
   const line: Record<string, unknown> = { event, ...fields };
   log[level](line, String(event));
 }
@@ -80,7 +107,12 @@ export function logEvent<K extends keyof LogEvents>(log: Logger, level: "info" |
 export function storeErrorLogger(log: Logger, fallback = "the kernel's idempotency record"): (error: unknown) => void {
   let count = 0;
   return (error) => {
-    if (count++ % 100 === 0) logEvent(log, "error", "store_unavailable", { message: (error as Error)?.message ?? String(error), count, fallback });
+    if (count++ % 100 === 0)
+      logEvent(log, "error", "store_unavailable", {
+        message: (error as Error)?.message ?? String(error),
+        count,
+        fallback,
+      });
   };
 }
 
@@ -88,6 +120,11 @@ export function storeErrorLogger(log: Logger, fallback = "the kernel's idempoten
  * Shows a token the server generated, once, on the terminal (stderr as plain text, not a log line:
  * a log pipeline that collects JSON lines never holds it).
  */
-export function showGeneratedToken(service: string, flag: string, token: string, write: (text: string) => void = (t) => void process.stderr.write(t)): void {
+export function showGeneratedToken(
+  service: string,
+  flag: string,
+  token: string,
+  write: (text: string) => void = (t) => void process.stderr.write(t),
+): void {
   write(`mnote-tools ${service}: no ${flag} given; generated bearer token (shown once, not logged): ${token}\n`);
 }

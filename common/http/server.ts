@@ -81,7 +81,10 @@ export function createHttpService(options: HttpServiceOptions): Server {
   const errorBody = options.errorBody ?? ((_status: number, message: string) => ({ error: message }));
   const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTS;
   const requestTimeout = options.timeouts?.requestTimeoutMs ?? DEFAULT_TIMEOUTS.requestTimeoutMs;
-  const headersTimeout = Math.min(options.timeouts?.headersTimeoutMs ?? DEFAULT_TIMEOUTS.headersTimeoutMs, requestTimeout);
+  const headersTimeout = Math.min(
+    options.timeouts?.headersTimeoutMs ?? DEFAULT_TIMEOUTS.headersTimeoutMs,
+    requestTimeout,
+  );
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const hostProblem = checkHost(req.headers.host, allowedHosts);
@@ -92,10 +95,15 @@ export function createHttpService(options: HttpServiceOptions): Server {
     const q = raw.indexOf("?");
     const path = q < 0 ? raw : raw.slice(0, q);
     const query = new URLSearchParams(q < 0 ? "" : raw.slice(q + 1));
-    const matching = options.routes.map((route) => ({ route, match: matchPath(route.path, path) })).filter((m) => m.match !== null);
+    const matching = options.routes
+      .map((route) => ({ route, match: matchPath(route.path, path) }))
+      .filter((m) => m.match !== null);
     if (matching.length === 0) throw new HttpError(404, `no route ${req.method} ${path}`);
     const hit = matching.find((m) => m.route.method === req.method);
-    if (!hit) throw new HttpError(405, `${req.method} is not allowed on ${path}`, undefined, { allow: [...new Set(matching.map((m) => m.route.method))].join(", ") });
+    if (!hit)
+      throw new HttpError(405, `${req.method} is not allowed on ${path}`, undefined, {
+        allow: [...new Set(matching.map((m) => m.route.method))].join(", "),
+      });
     const params = hit.match!.map((p) => {
       try {
         return decodeURIComponent(p);
@@ -106,30 +114,42 @@ export function createHttpService(options: HttpServiceOptions): Server {
     await hit.route.handle({ req, res, path, query, params });
   }
 
-  const server = createServer({ requestTimeout, headersTimeout, connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(requestTimeout / 4))) }, (req, res) => {
-    res.once("finish", () => {
-      if (res.statusCode >= 400) {
-        logEvent(options.log, res.statusCode >= 500 ? "error" : "warn", "http_error", {
-          method: req.method ?? "",
-          path: (req.url ?? "/").split("?")[0]!,
-          status: res.statusCode,
-          message: messages.get(res) ?? "",
-        });
-      }
-    });
-    handle(req, res).catch((e: unknown) => {
-      if (e instanceof HttpError) {
-        noteProblem(res, e.message);
+  const server = createServer(
+    {
+      requestTimeout,
+      headersTimeout,
+      connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(requestTimeout / 4))),
+    },
+    (req, res) => {
+      res.once("finish", () => {
+        if (res.statusCode >= 400) {
+          logEvent(options.log, res.statusCode >= 500 ? "error" : "warn", "http_error", {
+            method: req.method ?? "",
+            path: (req.url ?? "/").split("?")[0]!,
+            status: res.statusCode,
+            message: messages.get(res) ?? "",
+          });
+        }
+      });
+      handle(req, res).catch((e: unknown) => {
+        if (e instanceof HttpError) {
+          noteProblem(res, e.message);
+          if (res.headersSent) return void res.destroy();
+          // a refused body is not read: close the connection rather than drain it
+          const headers = e.status === 413 ? { connection: "close", ...e.headers } : e.headers;
+          return sendJson(
+            res,
+            e.status,
+            e.body ?? errorBody(e.status, e.message),
+            e.status === 401 ? { "www-authenticate": "Bearer", ...headers } : headers,
+          );
+        }
+        noteProblem(res, `internal error: ${(e as Error)?.message ?? String(e)}`);
         if (res.headersSent) return void res.destroy();
-        // a refused body is not read: close the connection rather than drain it
-        const headers = e.status === 413 ? { connection: "close", ...e.headers } : e.headers;
-        return sendJson(res, e.status, e.body ?? errorBody(e.status, e.message), e.status === 401 ? { "www-authenticate": "Bearer", ...headers } : headers);
-      }
-      noteProblem(res, `internal error: ${(e as Error)?.message ?? String(e)}`);
-      if (res.headersSent) return void res.destroy();
-      sendJson(res, 500, errorBody(500, "internal error"));
-    });
-  });
+        sendJson(res, 500, errorBody(500, "internal error"));
+      });
+    },
+  );
   return server;
 }
 
@@ -156,18 +176,30 @@ export function checkHost(host: string | undefined, allowed: readonly string[]):
   } catch {
     return `the Host header "${host}" is not a host`;
   }
-  return allowed.includes(hostname.toLowerCase()) ? undefined : `Host "${hostname}" is not allowed (DNS rebinding protection; see --allowed-hosts)`;
+  return allowed.includes(hostname.toLowerCase())
+    ? undefined
+    : `Host "${hostname}" is not allowed (DNS rebinding protection; see --allowed-hosts)`;
 }
 
 /** Why an Origin header is refused, or undefined (no Origin: not a browser, nothing to check). */
-export function checkOrigin(origin: string | undefined, allowedOrigins: readonly string[] | undefined, allowedHosts: readonly string[]): string | undefined {
+export function checkOrigin(
+  origin: string | undefined,
+  allowedOrigins: readonly string[] | undefined,
+  allowedHosts: readonly string[],
+): string | undefined {
   if (origin === undefined) return undefined;
   if (allowedOrigins) {
-    return allowedOrigins.includes("*") || allowedOrigins.includes(origin) ? undefined : `Origin "${origin}" is not allowed (see --allowed-origins)`;
+    return allowedOrigins.includes("*") || allowedOrigins.includes(origin)
+      ? undefined
+      : `Origin "${origin}" is not allowed (see --allowed-origins)`;
   }
   try {
     const url = new URL(origin);
-    if ((url.protocol === "http:" || url.protocol === "https:") && (allowedHosts.includes("*") || allowedHosts.includes(url.hostname))) return undefined;
+    if (
+      (url.protocol === "http:" || url.protocol === "https:") &&
+      (allowedHosts.includes("*") || allowedHosts.includes(url.hostname))
+    )
+      return undefined;
   } catch {
     // "null" (a sandboxed page, a file) and anything else that is not a URL: refused below
   }
@@ -187,7 +219,12 @@ export function hasBearer(req: IncomingMessage, ...accepted: Array<string | unde
 }
 
 /** Throws a 401 (with WWW-Authenticate) unless the request carries one of the accepted tokens. */
-export function requireBearer(req: IncomingMessage, accepted: Array<string | undefined>, message = "a bearer token is required", body?: unknown): void {
+export function requireBearer(
+  req: IncomingMessage,
+  accepted: Array<string | undefined>,
+  message = "a bearer token is required",
+  body?: unknown,
+): void {
   if (!hasBearer(req, ...accepted)) throw new HttpError(401, message, body);
 }
 
@@ -247,9 +284,18 @@ export async function readJson(req: IncomingMessage, maxBytes: number): Promise<
 }
 
 /** Answers JSON with the given status. */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text), ...headers });
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(text),
+    ...headers,
+  });
   res.end(text);
 }
 
@@ -278,7 +324,10 @@ export function urlOf(server: Server, host: string, path = ""): string {
  * Listens, prints {"listening": url, "pid"} on stdout (what scripts and tests wait for), serves
  * until SIGTERM or SIGINT, stops gracefully, then runs onStop.
  */
-export async function serveUntilSignal(server: Server, options: { host: string; port: number; path?: string; log: Logger; onStop?: () => Promise<void> | void }): Promise<void> {
+export async function serveUntilSignal(
+  server: Server,
+  options: { host: string; port: number; path?: string; log: Logger; onStop?: () => Promise<void> | void },
+): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => resolve());
@@ -324,6 +373,7 @@ export function parseList(text: string | undefined): string[] | undefined {
 /** Positive integer milliseconds from a flag. */
 export function parseMs(text: string, flag: string): number {
   const n = Number(text);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${flag} must be a positive number of milliseconds, not "${text}"`);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new Error(`${flag} must be a positive number of milliseconds, not "${text}"`);
   return n;
 }

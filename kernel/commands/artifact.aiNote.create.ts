@@ -5,7 +5,11 @@ import type { ReferenceKernel } from "../reference-kernel";
 import { ensureEdge } from "../edges";
 import type { CommandReply } from ".";
 
-export function artifactAiNoteCreate(kernel: ReferenceKernel, payload: T.ArtifactAiNoteCreatePayload, command: string): CommandReply {
+export function artifactAiNoteCreate(
+  kernel: ReferenceKernel,
+  payload: T.ArtifactAiNoteCreatePayload,
+  command: string,
+): CommandReply {
   return kernel.write(command, payload, (page) => ({
     diff: [{ op: "create_ai_note", chars: [...payload.args.content].length }, { op: "create_edge" }],
     apply: (commandId) => {
@@ -14,7 +18,16 @@ export function artifactAiNoteCreate(kernel: ReferenceKernel, payload: T.Artifac
         .sql(
           "INSERT INTO artifacts (id, workspace_id, page_id, type, title, content, created_by, created_command_id, updated_command_id) VALUES (?, ?, ?, 'ai_note', ?, ?, ?, ?, ?)",
         )
-        .run(artifactId, payload.context.workspaceId, page.id, payload.args.title ?? null, payload.args.content, payload.context.actorId, commandId, commandId);
+        .run(
+          artifactId,
+          payload.context.workspaceId,
+          page.id,
+          payload.args.title ?? null,
+          payload.args.content,
+          payload.context.actorId,
+          commandId,
+          commandId,
+        );
       const { edgeId, edgeCreated } = ensureEdge(kernel, artifactId, page.id, commandId);
       return { commandName: command, artifactId, artifactType: "ai_note", created: true, edgeId, edgeCreated };
     },

@@ -5,19 +5,29 @@ import type { ReferenceKernel } from "../reference-kernel";
 import { edgeOf, ensureEdge } from "../edges";
 import type { CommandReply } from ".";
 
-export function artifactSummaryUpsert(kernel: ReferenceKernel, payload: T.ArtifactSummaryUpsertPayload, command: string): CommandReply {
+export function artifactSummaryUpsert(
+  kernel: ReferenceKernel,
+  payload: T.ArtifactSummaryUpsertPayload,
+  command: string,
+): CommandReply {
   return kernel.write(command, payload, (page) => {
-    const existing = kernel.sql("SELECT id FROM artifacts WHERE page_id = ? AND type = 'summary'").get(page.id) as { id: string } | undefined;
+    const existing = kernel.sql("SELECT id FROM artifacts WHERE page_id = ? AND type = 'summary'").get(page.id) as
+      { id: string } | undefined;
     const edge = existing ? edgeOf(kernel, existing.id, page.id) : undefined;
     const { summary } = payload.args;
     return {
-      diff: [{ op: existing ? "update_summary" : "create_summary", chars: [...summary].length }, { op: edge ? "confirm_edge" : "create_edge" }],
+      diff: [
+        { op: existing ? "update_summary" : "create_summary", chars: [...summary].length },
+        { op: edge ? "confirm_edge" : "create_edge" },
+      ],
       apply: (commandId) => {
         const context = payload.context;
         let artifactId: string;
         if (existing) {
           artifactId = existing.id;
-          kernel.sql("UPDATE artifacts SET content = ?, updated_command_id = ? WHERE id = ?").run(summary, commandId, artifactId);
+          kernel
+            .sql("UPDATE artifacts SET content = ?, updated_command_id = ? WHERE id = ?")
+            .run(summary, commandId, artifactId);
         } else {
           artifactId = randomId("sum");
           kernel

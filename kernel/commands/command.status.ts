@@ -11,20 +11,44 @@ import type * as T from "../../generated/types";
 import type { ReferenceKernel } from "../reference-kernel";
 import type { CommandReply } from ".";
 
-const NOT_APPLIED: T.CommandStatusResult["result"] = { applied: false, commandId: null, commandName: null, toolCallId: null, result: null };
+const NOT_APPLIED: T.CommandStatusResult["result"] = {
+  applied: false,
+  commandId: null,
+  commandName: null,
+  toolCallId: null,
+  result: null,
+};
 
 /** Answers command.status from the idempotency table and the command log. */
 export function commandStatus(kernel: ReferenceKernel, payload: T.CommandStatusPayload): CommandReply {
   const now = kernel.now();
-  const record = kernel.sql("SELECT command_id, fingerprint, expires_at FROM idempotency WHERE scope = ?").get(payload.idempotencyScope) as
-    { command_id: string; fingerprint: string; expires_at: number } | undefined;
-  if (!record || record.expires_at <= now || record.fingerprint !== payload.fingerprint) return { commandId: null, replayed: false, result: NOT_APPLIED };
+  const record = kernel
+    .sql("SELECT command_id, fingerprint, expires_at FROM idempotency WHERE scope = ?")
+    .get(payload.idempotencyScope) as { command_id: string; fingerprint: string; expires_at: number } | undefined;
+  if (!record || record.expires_at <= now || record.fingerprint !== payload.fingerprint)
+    return { commandId: null, replayed: false, result: NOT_APPLIED };
   const logged = kernel
-    .sql("SELECT command_id, command_name, actor_id, workspace_id, document_id, tool_call_id, result_json FROM command_log WHERE command_id = ?")
+    .sql(
+      "SELECT command_id, command_name, actor_id, workspace_id, document_id, tool_call_id, result_json FROM command_log WHERE command_id = ?",
+    )
     .get(record.command_id) as
-    { command_id: string; command_name: string; actor_id: string; workspace_id: string; document_id: string; tool_call_id: string; result_json: string } | undefined;
+    | {
+        command_id: string;
+        command_name: string;
+        actor_id: string;
+        workspace_id: string;
+        document_id: string;
+        tool_call_id: string;
+        result_json: string;
+      }
+    | undefined;
   const c = payload.context;
-  if (!logged || logged.actor_id !== c.actorId || logged.workspace_id !== c.workspaceId || logged.document_id !== c.documentId) {
+  if (
+    !logged ||
+    logged.actor_id !== c.actorId ||
+    logged.workspace_id !== c.workspaceId ||
+    logged.document_id !== c.documentId
+  ) {
     return { commandId: null, replayed: false, result: NOT_APPLIED };
   }
   return {

@@ -20,13 +20,29 @@ export function pageBodySave(kernel: ReferenceKernel, payload: T.PageBodySavePay
     }
     const next = planBody(current, content, mode);
     if (next.length > kernel.facts.pageBlocks) throw new KernelRefusal(ERR.payloadTooLarge, "page_blocks");
-    const diff: T.DiffOp[] = mode === "replace" ? [{ op: "replace", blocks: content.length, removedBlocks: current.length }] : [{ op: "append", blocks: content.length }];
+    const diff: T.DiffOp[] =
+      mode === "replace"
+        ? [{ op: "replace", blocks: content.length, removedBlocks: current.length }]
+        : [{ op: "append", blocks: content.length }];
     return {
       diff,
       apply: () => {
         kernel.sql("DELETE FROM blocks WHERE page_id = ?").run(page.id);
-        const insert = kernel.sql("INSERT INTO blocks (page_id, position, id, type, text, level, checked, language) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-        next.forEach((b, i) => insert.run(page.id, i, b.id, b.type, b.text, b.level ?? null, b.checked === undefined ? null : b.checked ? 1 : 0, b.language ?? null));
+        const insert = kernel.sql(
+          "INSERT INTO blocks (page_id, position, id, type, text, level, checked, language) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        );
+        next.forEach((b, i) =>
+          insert.run(
+            page.id,
+            i,
+            b.id,
+            b.type,
+            b.text,
+            b.level ?? null,
+            b.checked === undefined ? null : b.checked ? 1 : 0,
+            b.language ?? null,
+          ),
+        );
         return { commandName: command, revision: kernel.bumpRevision(page) };
       },
     };

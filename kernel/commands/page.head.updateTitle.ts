@@ -3,7 +3,11 @@ import type * as T from "../../generated/types";
 import type { ReferenceKernel } from "../reference-kernel";
 import type { CommandReply } from ".";
 
-export function pageHeadUpdateTitle(kernel: ReferenceKernel, payload: T.PageHeadUpdateTitlePayload, command: string): CommandReply {
+export function pageHeadUpdateTitle(
+  kernel: ReferenceKernel,
+  payload: T.PageHeadUpdateTitlePayload,
+  command: string,
+): CommandReply {
   return kernel.write(command, payload, (page) => {
     const { title } = payload.args;
     if (title === page.title) return { diff: [], apply: () => ({ commandName: command, revision: page.revision }) };

@@ -4,11 +4,20 @@ import type { ReferenceKernel } from "../reference-kernel";
 import { bodySummary } from "../blocks";
 import type { CommandReply } from ".";
 
-export function pageSnapshotRead(kernel: ReferenceKernel, payload: T.PageSnapshotReadPayload, command: string): CommandReply {
+export function pageSnapshotRead(
+  kernel: ReferenceKernel,
+  payload: T.PageSnapshotReadPayload,
+  command: string,
+): CommandReply {
   const page = kernel.requireAccess(payload.context, command);
   const args = payload.args;
   const blocks = kernel.blocksOf(page.id);
-  const result: T.PageGetResult = { documentId: page.id, workspaceId: page.workspace_id, title: page.title, revision: page.revision };
+  const result: T.PageGetResult = {
+    documentId: page.id,
+    workspaceId: page.workspace_id,
+    title: page.title,
+    revision: page.revision,
+  };
   if (args.includeBody !== false) result.bodySummary = bodySummary(blocks, kernel.facts.bodySummary);
   if (args.includeOptions !== false) result.pageOptions = kernel.optionsOf(page);
   if (args.includeBlocks !== false) result.blocks = blocks;

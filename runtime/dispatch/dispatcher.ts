@@ -8,8 +8,21 @@
 import type * as T from "../../generated/types";
 import type { KernelClient, KernelCommandMap } from "../../generated/kernel/client";
 import { KernelRefusal, KernelTransportError } from "../../generated/kernel/transport";
-import { capabilities, ERR, errorCatalog, toolByName as generatedToolByName, type KernelCommandName, type MessageLocale, type ToolDescriptor } from "../../generated/registry";
-import { validateIdentifier, validateToolName, validateToolRequest, validateToolResponse } from "../../generated/validators";
+import {
+  capabilities,
+  ERR,
+  errorCatalog,
+  toolByName as generatedToolByName,
+  type KernelCommandName,
+  type MessageLocale,
+  type ToolDescriptor,
+} from "../../generated/registry";
+import {
+  validateIdentifier,
+  validateToolName,
+  validateToolRequest,
+  validateToolResponse,
+} from "../../generated/validators";
 import type { GrantStore } from "../state/grant-store";
 import type { IdempotencyStore } from "../state/idempotency-store";
 import { DEFAULT_LIMITS, readRequest, type Limits } from "./limits";
@@ -102,7 +115,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   async function dispatchCall(input: unknown, span: ToolSpan): Promise<T.ToolResponse> {
     const started = now();
-    let echo: Echo = { toolName: null, toolCallId: null, traceId: null, workspaceId: null, documentId: null, sessionId: null };
+    let echo: Echo = {
+      toolName: null,
+      toolCallId: null,
+      traceId: null,
+      workspaceId: null,
+      documentId: null,
+      sessionId: null,
+    };
     let tool: ToolDescriptor | undefined;
     let locale: MessageLocale = options.defaultLocale ?? "zh-CN";
     let response: T.ToolResponse;
@@ -170,7 +190,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const reply = await kernelCall(command, { context, args, dryRun: true });
       const result = reply.result as Record<string, unknown>;
       if (unwired.length > 0) {
-        result.warnings = unwired.map((f) => ({ code: ERR.unsupportedOption, message: messageFor(ERR.unsupportedOption, undefined, tool, locale), field: f.field }));
+        result.warnings = unwired.map((f) => ({
+          code: ERR.unsupportedOption,
+          message: messageFor(ERR.unsupportedOption, undefined, tool, locale),
+          field: f.field,
+        }));
       }
       return { result, effect: "dry_run", commandId: null, replayed: false };
     }
@@ -188,14 +212,25 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (!access.authenticated) refuse(ERR.notAuthenticated);
     if (!access.member) refuse(ERR.permissionDenied, "not_member");
     for (const needed of [...capabilities[tool.capability].requires, tool.capability]) {
-      if (!access.granted.includes(needed)) throw new ToolFailure(ERR.permissionDenied, { reason: capabilities[needed].deniedReason });
+      if (!access.granted.includes(needed))
+        throw new ToolFailure(ERR.permissionDenied, { reason: capabilities[needed].deniedReason });
     }
   }
 
   /** A keyed write: replay, conflict or in-progress from the store, else the kernel under a claim. */
-  async function write(tool: ToolDescriptor, request: T.ToolRequest, context: T.KernelContext, command: KernelCommandName): Promise<Outcome> {
+  async function write(
+    tool: ToolDescriptor,
+    request: T.ToolRequest,
+    context: T.KernelContext,
+    command: KernelCommandName,
+  ): Promise<Outcome> {
     const key = request.idempotencyKey!;
-    const scope = idempotencyScope({ workspaceId: request.workspaceId, actorId: request.actorId, toolName: tool.name, idempotencyKey: key });
+    const scope = idempotencyScope({
+      workspaceId: request.workspaceId,
+      actorId: request.actorId,
+      toolName: tool.name,
+      idempotencyKey: key,
+    });
     const fingerprint = requestFingerprint(request.documentId, request.args);
     const claim = await options.idempotency.claim(scope, fingerprint, leaseMs).catch((e: unknown) => {
       // The store is a fast path: when it cannot be reached, the kernel's own record still makes
@@ -204,7 +239,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       return { kind: "unavailable" } as const;
     });
     if (claim.kind === "unavailable") return applyWrite(request, context, command, { scope, fingerprint, key });
-    if (claim.kind === "replay") return { result: claim.outcome.result as Record<string, unknown>, effect: "write", commandId: claim.outcome.commandId, replayed: true };
+    if (claim.kind === "replay")
+      return {
+        result: claim.outcome.result as Record<string, unknown>,
+        effect: "write",
+        commandId: claim.outcome.commandId,
+        replayed: true,
+      };
     if (claim.kind === "conflict") refuse(ERR.idempotencyConflict);
     if (claim.kind === "in_progress") refuse(ERR.inProgress);
     try {
@@ -236,14 +277,25 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         context,
         args: request.args,
         dryRun: false,
-        write: { commandId, idempotencyKey: keyed.key, idempotencyScope: keyed.scope, fingerprint: keyed.fingerprint, ttlMs },
+        write: {
+          commandId,
+          idempotencyKey: keyed.key,
+          idempotencyScope: keyed.scope,
+          fingerprint: keyed.fingerprint,
+          ttlMs,
+        },
       });
     } catch (e) {
       if (!(e instanceof KernelTransportError)) throw e;
       // The command may have been applied and only its answer lost: ask before answering.
       return reconcile(context, { commandId, scope: keyed.scope, fingerprint: keyed.fingerprint });
     }
-    return { result: reply.result as Record<string, unknown>, effect: "write", commandId: reply.commandId as string, replayed: reply.replayed };
+    return {
+      result: reply.result as Record<string, unknown>,
+      effect: "write",
+      commandId: reply.commandId as string,
+      replayed: reply.replayed,
+    };
   }
 
   /**
@@ -253,7 +305,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
    * the write or applies it once, so the caller is told exactly that. "Not applied (yet)" is asked
    * again until the time is up, since a write still on its way may commit meanwhile.
    */
-  async function reconcile(context: T.KernelContext, lost: { commandId: string; scope: string; fingerprint: string }): Promise<Outcome> {
+  async function reconcile(
+    context: T.KernelContext,
+    lost: { commandId: string; scope: string; fingerprint: string },
+  ): Promise<Outcome> {
     // real time, not options.now: a test's frozen clock must not make this loop forever
     const clock = Date.now;
     const deadline = clock() + reconcileMs;
@@ -263,12 +318,22 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       if (left <= 0) break;
       try {
         const status = await withTimeout(
-          options.kernel.call("command.status", { context, commandId: lost.commandId, idempotencyScope: lost.scope, fingerprint: lost.fingerprint }),
+          options.kernel.call("command.status", {
+            context,
+            commandId: lost.commandId,
+            idempotencyScope: lost.scope,
+            fingerprint: lost.fingerprint,
+          }),
           kernelTimeoutMs === null ? left : Math.min(left, kernelTimeoutMs),
         );
         const s = status.result;
         if (s.applied && s.commandId !== null && s.result !== null) {
-          return { result: s.result, effect: "write", commandId: s.commandId, replayed: s.toolCallId !== context.toolCallId };
+          return {
+            result: s.result,
+            effect: "write",
+            commandId: s.commandId,
+            replayed: s.toolCallId !== context.toolCallId,
+          };
         }
       } catch {
         // the kernel cannot answer this either (or does not know command.status): cannot tell yet
@@ -281,7 +346,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     refuse(ERR.outcomeUnknown);
   }
 
-  async function kernelCall(command: KernelCommandName, payload: unknown): Promise<{ commandId: string | null; replayed: boolean; result: unknown }> {
+  async function kernelCall(
+    command: KernelCommandName,
+    payload: unknown,
+  ): Promise<{ commandId: string | null; replayed: boolean; result: unknown }> {
     return withTimeout(options.kernel.call(command, payload as KernelCommandMap[typeof command]["payload"]));
   }
 
@@ -289,7 +357,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (ms === null) return promise;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new KernelTransportError("timeout", `no answer from the kernel within ${ms} ms`)), ms);
+      timer = setTimeout(
+        () => reject(new KernelTransportError("timeout", `no answer from the kernel within ${ms} ms`)),
+        ms,
+      );
     });
     return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
   }
@@ -312,15 +383,31 @@ function echoOf(request: unknown): Echo {
 }
 
 function success(echo: Echo, outcome: Outcome): T.ToolResponse {
-  const audit: T.Audit = { effect: outcome.effect, commandId: outcome.commandId, workspaceId: echo.workspaceId, documentId: echo.documentId };
+  const audit: T.Audit = {
+    effect: outcome.effect,
+    commandId: outcome.commandId,
+    workspaceId: echo.workspaceId,
+    documentId: echo.documentId,
+  };
   if (outcome.effect === "write") audit.replayed = outcome.replayed;
-  return { ok: true, toolName: echo.toolName!, toolCallId: echo.toolCallId!, traceId: echo.traceId!, result: outcome.result, audit, error: null };
+  return {
+    ok: true,
+    toolName: echo.toolName!,
+    toolCallId: echo.toolCallId!,
+    traceId: echo.traceId!,
+    result: outcome.result,
+    audit,
+    error: null,
+  };
 }
 
 function failure(echo: Echo, e: unknown, tool: ToolDescriptor | undefined, locale: MessageLocale): T.ToolFailure {
   const { code, reason, pointer, field, rule } = toFailure(e);
   // A failed rule says what to fix in the caller's language; a reason or a tool's own wording wins.
-  const message = rule && reason === undefined && !tool?.messages[code] ? ruleMessage(rule, locale) : messageFor(code, reason, tool, locale);
+  const message =
+    rule && reason === undefined && !tool?.messages[code]
+      ? ruleMessage(rule, locale)
+      : messageFor(code, reason, tool, locale);
   const error: T.ToolError = { code, message, retryable: errorCatalog[code].retryable };
   if (reason !== undefined) error.reason = reason;
   if (pointer !== undefined) error.pointer = pointer;
@@ -338,7 +425,13 @@ function failure(echo: Echo, e: unknown, tool: ToolDescriptor | undefined, local
 }
 
 /** Every error becomes a catalog code; unknown ones are internal, never passed through. */
-function toFailure(e: unknown): { code: T.ErrorCode; reason?: string; pointer?: string; field?: string; rule?: T.FailedRule } {
+function toFailure(e: unknown): {
+  code: T.ErrorCode;
+  reason?: string;
+  pointer?: string;
+  field?: string;
+  rule?: T.FailedRule;
+} {
   if (e instanceof ToolFailure) return { code: e.code, ...e.detail };
   if (e instanceof KernelRefusal && isErrorCode(e.code)) return { code: e.code, reason: e.reason, field: e.field };
   if (e instanceof KernelTransportError) return { code: ERR.kernelUnavailable, reason: undefined };
@@ -346,11 +439,18 @@ function toFailure(e: unknown): { code: T.ErrorCode; reason?: string; pointer?: 
 }
 
 /** The response as the contract says it must be; if not (a bug), an internal error that is. */
-function checked(response: T.ToolResponse, tool: ToolDescriptor | undefined, echo: Echo, locale: MessageLocale): T.ToolResponse {
+function checked(
+  response: T.ToolResponse,
+  tool: ToolDescriptor | undefined,
+  echo: Echo,
+  locale: MessageLocale,
+): T.ToolResponse {
   const validate = tool && response.toolName === tool.name ? tool.validateResponse : validateToolResponse;
   if (validate(response)) return response;
   const issue = validate.errors?.[0];
-  process.stderr.write(`mnote-tools: bug: a response did not match the contract at ${issue?.instancePath || "/"}: ${issue?.message ?? "?"}\n`);
+  process.stderr.write(
+    `mnote-tools: bug: a response did not match the contract at ${issue?.instancePath || "/"}: ${issue?.message ?? "?"}\n`,
+  );
   return failure(echo, new ToolFailure(ERR.internal, { reason: undefined }), tool, locale);
 }
 
@@ -371,6 +471,13 @@ function record(echo: Echo, response: T.ToolResponse, ms: number): CallRecord {
 
 /** A failure envelope for a refusal made before a request reached dispatch (a transport's own checks). */
 export function refusalResponse(code: T.ErrorCode, locale: MessageLocale = "zh-CN", reason?: string): T.ToolFailure {
-  const echo: Echo = { toolName: null, toolCallId: null, traceId: null, workspaceId: null, documentId: null, sessionId: null };
+  const echo: Echo = {
+    toolName: null,
+    toolCallId: null,
+    traceId: null,
+    workspaceId: null,
+    documentId: null,
+    sessionId: null,
+  };
   return failure(echo, new ToolFailure(code, { reason }), undefined, locale);
 }

@@ -67,7 +67,8 @@ function checkShape(root: unknown, limits: Limits): number {
   }
   const frames: Frame[] = [];
   let keyCount = 0;
-  const pointerTo = (last?: string | number) => joinPointer("", ...frames.slice(1).map((f) => f.at), ...(last === undefined ? [] : [last]));
+  const pointerTo = (last?: string | number) =>
+    joinPointer("", ...frames.slice(1).map((f) => f.at), ...(last === undefined ? [] : [last]));
 
   /** Checks a scalar, or opens a container (a frame); `at` is its place in the current frame. */
   const visit = (value: unknown, at: string | number | undefined) => {
@@ -102,7 +103,8 @@ function checkShape(root: unknown, limits: Limits): number {
         continue;
       }
       const key = frame.keys[frame.next++]!;
-      if (key.length > limits.maxStringLength || !key.isWellFormed()) refuse(ERR.invalidInput, undefined, { pointer: pointerTo(key) });
+      if (key.length > limits.maxStringLength || !key.isWellFormed())
+        refuse(ERR.invalidInput, undefined, { pointer: pointerTo(key) });
       visit((frame.container as Record<string, unknown>)[key], key);
     }
   }

@@ -40,8 +40,11 @@ const MAX_LIMIT_TEXT = 200;
 /** The catalog's sentence for a failed rule, in the caller's language ("title: at most 500 characters"). */
 export function ruleMessage(rule: T.FailedRule, locale: MessageLocale): string {
   const rules = errorCatalog[ERR.invalidInput].rules as Record<string, { "zh-CN": string; en: string } | undefined>;
-  const template = (Object.prototype.hasOwnProperty.call(rules, rule.keyword) ? rules[rule.keyword] : undefined) ?? rules.default!;
-  return template[locale].replace(/\{field\}/g, () => fieldName(rule.pointer)).replace(/\{limit\}/g, () => limitText(rule));
+  const template =
+    (Object.prototype.hasOwnProperty.call(rules, rule.keyword) ? rules[rule.keyword] : undefined) ?? rules.default!;
+  return template[locale]
+    .replace(/\{field\}/g, () => fieldName(rule.pointer))
+    .replace(/\{limit\}/g, () => limitText(rule));
 }
 
 /** A place as a model reads it: under /args the argument's path (content[0].text), else the envelope field. */

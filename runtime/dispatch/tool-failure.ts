@@ -16,7 +16,11 @@ export class ToolFailure extends Error {
 }
 
 /** Throws a failure with a reason the catalog defines for that code (checked by the compiler). */
-export function refuse<C extends ErrorCode>(code: C, reason?: ErrorReason<C>, extra: { pointer?: string; field?: string } = {}): never {
+export function refuse<C extends ErrorCode>(
+  code: C,
+  reason?: ErrorReason<C>,
+  extra: { pointer?: string; field?: string } = {},
+): never {
   throw new ToolFailure(code, { reason, ...extra });
 }
 
@@ -25,11 +29,17 @@ export function isErrorCode(code: string): code is ErrorCode {
 }
 
 /** The message for a code: the tool's own wording if it has one, else the reason's, else the code's. */
-export function messageFor(code: ErrorCode, reason: string | undefined, tool: ToolDescriptor | undefined, locale: MessageLocale): string {
+export function messageFor(
+  code: ErrorCode,
+  reason: string | undefined,
+  tool: ToolDescriptor | undefined,
+  locale: MessageLocale,
+): string {
   const override = tool?.messages[code];
   if (override) return override[locale];
   const entry = errorCatalog[code];
   const reasons = entry.reasons as Record<string, { "zh-CN": string; en: string } | undefined>;
-  const byReason = reason !== undefined && Object.prototype.hasOwnProperty.call(reasons, reason) ? reasons[reason] : undefined;
+  const byReason =
+    reason !== undefined && Object.prototype.hasOwnProperty.call(reasons, reason) ? reasons[reason] : undefined;
   return (byReason ?? entry.messages)[locale];
 }

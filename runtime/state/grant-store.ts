@@ -37,7 +37,9 @@ export class SqliteGrantStore implements GrantStore {
   }
 
   async put(grant: SessionGrant): Promise<void> {
-    this.sql(`DELETE FROM session_grants WHERE session_id IN (SELECT session_id FROM session_grants WHERE expires_at <= ? LIMIT ${PURGE_BATCH})`).run(this.now());
+    this.sql(
+      `DELETE FROM session_grants WHERE session_id IN (SELECT session_id FROM session_grants WHERE expires_at <= ? LIMIT ${PURGE_BATCH})`,
+    ).run(this.now());
     // an expiry that cannot be read is stored as already expired (0), never as "forever"
     const expires = expiryMs(grant);
     this.sql(
@@ -46,7 +48,8 @@ export class SqliteGrantStore implements GrantStore {
   }
 
   async get(sessionId: string): Promise<SessionGrant | undefined> {
-    const row = this.sql("SELECT grant_json FROM session_grants WHERE session_id = ?").get(sessionId) as { grant_json: string } | undefined;
+    const row = this.sql("SELECT grant_json FROM session_grants WHERE session_id = ?").get(sessionId) as
+      { grant_json: string } | undefined;
     return row ? (JSON.parse(row.grant_json) as SessionGrant) : undefined;
   }
 

@@ -21,7 +21,13 @@ export function openRedis(url: string, commandTimeoutMs = 1_000): Redis {
 export async function redisReady(redis: Redis, timeoutMs = 2_000): Promise<void> {
   if (redis.status !== "ready") {
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`Redis at ${redis.options.host}:${redis.options.port} did not answer within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(`Redis at ${redis.options.host}:${redis.options.port} did not answer within ${timeoutMs} ms`),
+          ),
+        timeoutMs,
+      );
       redis.once("ready", () => {
         clearTimeout(timer);
         resolve();

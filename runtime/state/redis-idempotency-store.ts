@@ -86,7 +86,13 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     throw new Error(`unexpected claim answer from Redis: ${String(kind)}`);
   }
 
-  async complete(scope: string, token: string, fingerprint: string, outcome: StoredOutcome, ttlMs: number): Promise<void> {
+  async complete(
+    scope: string,
+    token: string,
+    fingerprint: string,
+    outcome: StoredOutcome,
+    ttlMs: number,
+  ): Promise<void> {
     await this.redis.mnoteComplete(this.key(scope), token, fingerprint, JSON.stringify(outcome), ttlMs);
   }
 

@@ -20,7 +20,9 @@ interface Row {
 
 export class SqliteIdempotencyStore implements IdempotencyStore {
   private readonly sql: ReturnType<typeof statementCache>;
-  private readonly claimTransaction: import("better-sqlite3").Transaction<(scope: string, fingerprint: string, leaseMs: number) => Claim>;
+  private readonly claimTransaction: import("better-sqlite3").Transaction<
+    (scope: string, fingerprint: string, leaseMs: number) => Claim
+  >;
 
   constructor(
     db: Db,
@@ -38,7 +40,9 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     CREATE INDEX IF NOT EXISTS idempotency_records_expiry ON idempotency_records(expires_at)`);
     this.sql = statementCache(db);
     this.sql("DELETE FROM idempotency_records WHERE expires_at <= ?").run(this.now());
-    this.claimTransaction = db.transaction((scope: string, fingerprint: string, leaseMs: number) => this.claimNow(scope, fingerprint, leaseMs));
+    this.claimTransaction = db.transaction((scope: string, fingerprint: string, leaseMs: number) =>
+      this.claimNow(scope, fingerprint, leaseMs),
+    );
   }
 
   async claim(scope: string, fingerprint: string, leaseMs: number): Promise<Claim> {
@@ -49,10 +53,16 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     const now = this.now();
     // A bounded batch of expired records goes with every claim: `call` runs one claim per process,
     // so a purge that waits for many claims in one process would never run there.
-    this.sql(`DELETE FROM idempotency_records WHERE scope IN (SELECT scope FROM idempotency_records WHERE expires_at <= ? LIMIT ${PURGE_BATCH})`).run(now);
-    const row = this.sql("SELECT fingerprint, state, lease_until, expires_at, outcome_json FROM idempotency_records WHERE scope = ?").get(scope) as Row | undefined;
+    this.sql(
+      `DELETE FROM idempotency_records WHERE scope IN (SELECT scope FROM idempotency_records WHERE expires_at <= ? LIMIT ${PURGE_BATCH})`,
+    ).run(now);
+    const row = this.sql(
+      "SELECT fingerprint, state, lease_until, expires_at, outcome_json FROM idempotency_records WHERE scope = ?",
+    ).get(scope) as Row | undefined;
     if (row && row.state === "done" && row.expires_at > now) {
-      return row.fingerprint === fingerprint ? { kind: "replay", outcome: JSON.parse(row.outcome_json!) as StoredOutcome } : { kind: "conflict" };
+      return row.fingerprint === fingerprint
+        ? { kind: "replay", outcome: JSON.parse(row.outcome_json!) as StoredOutcome }
+        : { kind: "conflict" };
     }
     if (row && row.state === "pending" && row.lease_until > now) {
       return row.fingerprint === fingerprint ? { kind: "in_progress" } : { kind: "conflict" };
@@ -66,14 +76,16 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     return { kind: "claimed", token };
   }
 
-  async complete(scope: string, token: string, fingerprint: string, outcome: StoredOutcome, ttlMs: number): Promise<void> {
-    this.sql("UPDATE idempotency_records SET state = 'done', fingerprint = ?, outcome_json = ?, expires_at = ? WHERE scope = ? AND token = ?").run(
-      fingerprint,
-      JSON.stringify(outcome),
-      this.now() + ttlMs,
-      scope,
-      token,
-    );
+  async complete(
+    scope: string,
+    token: string,
+    fingerprint: string,
+    outcome: StoredOutcome,
+    ttlMs: number,
+  ): Promise<void> {
+    this.sql(
+      "UPDATE idempotency_records SET state = 'done', fingerprint = ?, outcome_json = ?, expires_at = ? WHERE scope = ? AND token = ?",
+    ).run(fingerprint, JSON.stringify(outcome), this.now() + ttlMs, scope, token);
   }
 
   async release(scope: string, token: string): Promise<void> {

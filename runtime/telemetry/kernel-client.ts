@@ -14,13 +14,17 @@ export function tracedKernel(port: KernelPort, transport: "http" | "cli"): Kerne
   const traced = <R>(command: string, send: () => Promise<R>): Promise<R> =>
     tracer.startActiveSpan(
       `kernel ${command}`,
-      { kind: SpanKind.CLIENT, attributes: { [ATTR.mnoteKernelCommand]: command, [ATTR.mnoteKernelTransport]: transport } },
+      {
+        kind: SpanKind.CLIENT,
+        attributes: { [ATTR.mnoteKernelCommand]: command, [ATTR.mnoteKernelTransport]: transport },
+      },
       async (span) => {
         try {
           return await send();
         } catch (e) {
           // a refusal is the kernel's answer; a transport failure is "could not ask"
-          const type = e instanceof KernelRefusal ? e.code : e instanceof KernelTransportError ? `kernel_${e.kind}` : "_OTHER";
+          const type =
+            e instanceof KernelRefusal ? e.code : e instanceof KernelTransportError ? `kernel_${e.kind}` : "_OTHER";
           span.setAttribute(ATTR.errorType, type);
           span.setStatus({ code: SpanStatusCode.ERROR, message: type });
           throw e;
@@ -31,6 +35,6 @@ export function tracedKernel(port: KernelPort, transport: "http" | "cli"): Kerne
     );
   return {
     accessCheck: (payload) => traced("access.check", () => port.accessCheck(payload)),
-    call: ((command: string, payload: unknown) => traced(command, () => port.call(command as never, payload as never))),
+    call: (command: string, payload: unknown) => traced(command, () => port.call(command as never, payload as never)),
   };
 }

@@ -50,7 +50,8 @@ export function tracesExportersFromEnv(env: NodeJS.ProcessEnv): { exporters: str
       .map((s) => s.trim().toLowerCase())
       .filter(Boolean);
   else names = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT ? ["otlp"] : [];
-  for (const n of names) if (!KNOWN.has(n)) warnings.push(`OTEL_TRACES_EXPORTER: "${n}" is not supported (otlp, console, none); ignored`);
+  for (const n of names)
+    if (!KNOWN.has(n)) warnings.push(`OTEL_TRACES_EXPORTER: "${n}" is not supported (otlp, console, none); ignored`);
   const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL || "").trim();
   if (names.includes("otlp") && protocol && protocol !== "http/json" && protocol !== "http/protobuf") {
     warnings.push(`OTEL_EXPORTER_OTLP_PROTOCOL: "${protocol}" is not supported; traces go as OTLP/HTTP JSON`);
@@ -69,7 +70,8 @@ export async function startTelemetry(options: TelemetryOptions): Promise<Telemet
   for (const w of warnings) process.stderr.write(`mnote-tools: telemetry: ${w}\n`);
   if (exporters.length === 0) return null;
 
-  const { NodeTracerProvider, BatchSpanProcessor, SimpleSpanProcessor, ConsoleSpanExporter } = await import("@opentelemetry/sdk-trace-node");
+  const { NodeTracerProvider, BatchSpanProcessor, SimpleSpanProcessor, ConsoleSpanExporter } =
+    await import("@opentelemetry/sdk-trace-node");
   const { resourceFromAttributes, detectResources, envDetector } = await import("@opentelemetry/resources");
   const { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } = await import("@opentelemetry/semantic-conventions");
   const processors: SpanProcessor[] = [];
@@ -94,7 +96,9 @@ export async function startTelemetry(options: TelemetryOptions): Promise<Telemet
   return {
     exporters,
     async shutdown() {
-      await provider.shutdown().catch((e: unknown) => process.stderr.write(`mnote-tools: telemetry: shutdown: ${(e as Error).message}\n`));
+      await provider
+        .shutdown()
+        .catch((e: unknown) => process.stderr.write(`mnote-tools: telemetry: shutdown: ${(e as Error).message}\n`));
     },
   };
 }
@@ -104,7 +108,10 @@ export async function startTelemetry(options: TelemetryOptions): Promise<Telemet
  * the protocol channel: give it a console on another stream instead.
  */
 function redirectConsole(exporter: object, target: Console): void {
-  const inner = exporter as { _exportInfo?: (span: unknown) => unknown; export: (spans: unknown[], done: (r: { code: number }) => void) => void };
+  const inner = exporter as {
+    _exportInfo?: (span: unknown) => unknown;
+    export: (spans: unknown[], done: (r: { code: number }) => void) => void;
+  };
   const info = inner._exportInfo?.bind(exporter);
   if (!info) return;
   inner.export = (spans, done) => {

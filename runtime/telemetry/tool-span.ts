@@ -24,20 +24,24 @@ export interface ToolSpan {
  */
 export async function withToolSpan(run: (span: ToolSpan) => Promise<ToolResponse>): Promise<ToolResponse> {
   const tracer = trace.getTracer(TRACER_NAME);
-  return tracer.startActiveSpan(EXECUTE_TOOL, { kind: SpanKind.INTERNAL, attributes: { [ATTR.genAiOperationName]: EXECUTE_TOOL } }, async (span) => {
-    try {
-      const response = await run({ identify: (tool) => identify(span, tool) });
-      span.setAttributes(outcomeAttributes(response));
-      if (!response.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: response.error.code });
-      return response;
-    } catch (e) {
-      span.setAttribute(ATTR.errorType, e instanceof Error ? e.name : "_OTHER");
-      span.setStatus({ code: SpanStatusCode.ERROR });
-      throw e;
-    } finally {
-      span.end();
-    }
-  });
+  return tracer.startActiveSpan(
+    EXECUTE_TOOL,
+    { kind: SpanKind.INTERNAL, attributes: { [ATTR.genAiOperationName]: EXECUTE_TOOL } },
+    async (span) => {
+      try {
+        const response = await run({ identify: (tool) => identify(span, tool) });
+        span.setAttributes(outcomeAttributes(response));
+        if (!response.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: response.error.code });
+        return response;
+      } catch (e) {
+        span.setAttribute(ATTR.errorType, e instanceof Error ? e.name : "_OTHER");
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        throw e;
+      } finally {
+        span.end();
+      }
+    },
+  );
 }
 
 function identify(span: Span, tool: Pick<ToolDescriptor, "name" | "providerName" | "description">): void {

@@ -13,7 +13,14 @@ import type { Server } from "node:http";
 import { ERR } from "../../generated/registry";
 import type { ToolResponse } from "../../generated/types";
 import type { GrantStore } from "../state/grant-store";
-import { createHttpService, decodeUtf8, HttpError, readBody, requireBearer, type Timeouts } from "../../common/http/server";
+import {
+  createHttpService,
+  decodeUtf8,
+  HttpError,
+  readBody,
+  requireBearer,
+  type Timeouts,
+} from "../../common/http/server";
 import type { Logger } from "../../common/http/logger";
 import { createMcpServer } from "./mcp-server";
 import type { ProviderName } from "../../generated/providers";
@@ -65,12 +72,20 @@ export function createMcpHttpServer(options: McpHttpOptions): Server {
           requireBearer(req, [options.token]);
           const text = decodeUtf8(await readBody(req, maxBytes));
           if (text === undefined)
-            throw new HttpError(400, "the body is not valid UTF-8", jsonRpcError(-32700, "Parse error: the body is not valid UTF-8", { code: ERR.invalidInput }));
+            throw new HttpError(
+              400,
+              "the body is not valid UTF-8",
+              jsonRpcError(-32700, "Parse error: the body is not valid UTF-8", { code: ERR.invalidInput }),
+            );
           let body: unknown;
           try {
             body = JSON.parse(text);
           } catch {
-            throw new HttpError(400, "the body is not JSON", jsonRpcError(-32700, "Parse error: the body is not JSON", { code: ERR.invalidInput }));
+            throw new HttpError(
+              400,
+              "the body is not JSON",
+              jsonRpcError(-32700, "Parse error: the body is not JSON", { code: ERR.invalidInput }),
+            );
           }
           const { StreamableHTTPServerTransport } = await import("@modelcontextprotocol/sdk/server/streamableHttp.js");
           const header = req.headers["x-mnote-session"];
@@ -81,7 +96,10 @@ export function createMcpHttpServer(options: McpHttpOptions): Server {
             now: options.now,
             provider: options.provider,
           });
-          const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+          const transport = new StreamableHTTPServerTransport({
+            sessionIdGenerator: undefined,
+            enableJsonResponse: true,
+          });
           res.on("close", () => {
             void transport.close();
             void server.close();
@@ -96,7 +114,9 @@ export function createMcpHttpServer(options: McpHttpOptions): Server {
         path: "/mcp",
         handle: ({ req }: { req: import("node:http").IncomingMessage }) => {
           requireBearer(req, [options.token]);
-          throw new HttpError(405, "Method not allowed: this server is stateless (POST only)", undefined, { allow: "POST" });
+          throw new HttpError(405, "Method not allowed: this server is stateless (POST only)", undefined, {
+            allow: "POST",
+          });
         },
       })),
     ],

@@ -25,7 +25,13 @@
  */
 import { randomUUID } from "node:crypto";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { mcpServerInfo, mcpTools } from "../../generated/mcp/tools";
 import { ERR, toolByName } from "../../generated/registry";
 import { validateIdempotencyKey } from "../../generated/validators";
@@ -56,7 +62,12 @@ export const IDEMPOTENCY_META_KEY = "mnote/idempotencyKey";
 const IDEMPOTENCY_META_POINTER = "/_meta/mnote~1idempotencyKey";
 
 /** Answers after which a write may or may not have happened, so a retry must carry the same key. */
-const UNCERTAIN_CODES: ReadonlySet<string> = new Set([ERR.outcomeUnknown, ERR.kernelUnavailable, ERR.inProgress, ERR.unavailable]);
+const UNCERTAIN_CODES: ReadonlySet<string> = new Set([
+  ERR.outcomeUnknown,
+  ERR.kernelUnavailable,
+  ERR.inProgress,
+  ERR.unavailable,
+]);
 const UNCERTAIN_TTL_MS = 6 * 60 * 60 * 1000; // well inside the runtime's idempotency window (24 h)
 const MAX_UNCERTAIN = 1024;
 
@@ -86,23 +97,35 @@ function settleKey(slot: string, key: string, response: ToolResponse): void {
 }
 
 export function createMcpServer(options: McpServerOptions): Server {
-  const server = new Server({ name: mcpServerInfo.name, version: mcpServerInfo.version }, { capabilities: { tools: {} }, instructions: TOOLSET_DESCRIPTION });
+  const server = new Server(
+    { name: mcpServerInfo.name, version: mcpServerInfo.version },
+    { capabilities: { tools: {} }, instructions: TOOLSET_DESCRIPTION },
+  );
   const now = options.now ?? Date.now;
   const runId = `mcp_${randomUUID().replace(/-/g, "")}`;
 
-  const schemas = new Map(providerTools[options.provider ?? DEFAULT_PROVIDER].map((t) => [t.canonicalName, t.parameters]));
+  const schemas = new Map(
+    providerTools[options.provider ?? DEFAULT_PROVIDER].map((t) => [t.canonicalName, t.parameters]),
+  );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: mcpTools.map(({ canonicalName, ...tool }) => ({ ...tool, inputSchema: schemas.get(canonicalName) ?? tool.inputSchema })) as never,
+    tools: mcpTools.map(({ canonicalName, ...tool }) => ({
+      ...tool,
+      inputSchema: schemas.get(canonicalName) ?? tool.inputSchema,
+    })) as never,
   }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const definition = byName.get(request.params.name);
-    if (!definition) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(request.params.name).slice(0, 200)}`);
+    if (!definition)
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(request.params.name).slice(0, 200)}`);
     const tool = toolByName(definition.canonicalName)!;
     const grant = await options.grants.get(options.sessionId);
     if (!grant || !isGrantLive(grant, now()))
-      return asResult({ ...refusalResponse(ERR.notAuthenticated, grant?.locale, grant ? "session_expired" : "session_unknown"), toolName: tool.name });
-    const given = (request.params._meta)?.[IDEMPOTENCY_META_KEY];
+      return asResult({
+        ...refusalResponse(ERR.notAuthenticated, grant?.locale, grant ? "session_expired" : "session_unknown"),
+        toolName: tool.name,
+      });
+    const given = request.params._meta?.[IDEMPOTENCY_META_KEY];
     if (given !== undefined && given !== null && !validateIdempotencyKey(given)) {
       const refused = { ...refusalResponse(ERR.invalidInput, grant.locale), toolName: tool.name };
       refused.error.pointer = IDEMPOTENCY_META_POINTER;
@@ -112,8 +135,13 @@ export function createMcpServer(options: McpServerOptions): Server {
     const modelArguments = (raiseCall(tool.name, request.params.arguments ?? {}) ?? {}) as Record<string, unknown>;
     const tracked = typeof given !== "string" && tool.idempotency === "required" && modelArguments.dryRun !== true;
     const slot = uncertainSlot(grant.sessionId, tool.name, modelArguments);
-    const key = typeof given === "string" ? given : ((tracked ? rememberedKey(slot) : undefined) ?? `mcp-${randomUUID()}`);
-    const envelope = buildRequest(tool, modelArguments, grant, { runId, toolCallId: `mcp_${randomUUID().replace(/-/g, "")}`, idempotencyKey: key });
+    const key =
+      typeof given === "string" ? given : ((tracked ? rememberedKey(slot) : undefined) ?? `mcp-${randomUUID()}`);
+    const envelope = buildRequest(tool, modelArguments, grant, {
+      runId,
+      toolCallId: `mcp_${randomUUID().replace(/-/g, "")}`,
+      idempotencyKey: key,
+    });
     // _meta.traceparent (and tracestate), when the client sends one, is continued
     const response = await continueTrace(traceCarrierFromMeta(request.params._meta), () => options.dispatch(envelope));
     if (tracked) settleKey(slot, key, response);

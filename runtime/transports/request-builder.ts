@@ -16,7 +16,12 @@ const MODEL_ENVELOPE_FIELDS = Object.entries(requestFields)
   .filter(([name, filledBy]) => filledBy === "model" && name !== "args")
   .map(([name]) => name);
 
-export function buildRequest(tool: ToolDescriptor, modelArguments: Record<string, unknown>, grant: SessionGrant, ids: HostIds): ToolRequest {
+export function buildRequest(
+  tool: ToolDescriptor,
+  modelArguments: Record<string, unknown>,
+  grant: SessionGrant,
+  ids: HostIds,
+): ToolRequest {
   const args = { ...modelArguments };
   const fromModel: Record<string, unknown> = {};
   for (const field of MODEL_ENVELOPE_FIELDS) {

@@ -18,7 +18,15 @@ import { validateSessionGrant } from "../../generated/validators";
 import { refusalResponse } from "../dispatch/dispatcher";
 import { firstProblemPointer } from "../dispatch/problems";
 import type { Runtime } from "../runtime";
-import { createHttpService, HttpError, readBody, readJson, requireBearer, sendJson, type Timeouts } from "../../common/http/server";
+import {
+  createHttpService,
+  HttpError,
+  readBody,
+  readJson,
+  requireBearer,
+  sendJson,
+  type Timeouts,
+} from "../../common/http/server";
 import type { Logger } from "../../common/http/logger";
 import { isGrantLive } from "../../common/grant-liveness";
 import { continueTrace } from "../telemetry/propagation";
@@ -76,8 +84,10 @@ export function createToolServer(options: ToolServerOptions): Server {
             body = await readBody(req, options.maxBytes);
           } catch (e) {
             // the tool route answers in envelopes, even when the layer refuses the body
-            if (e instanceof HttpError && e.status === 413) throw new HttpError(413, e.message, refusalResponse(ERR.payloadTooLarge));
-            if (e instanceof HttpError && e.status === 415) throw new HttpError(415, e.message, refusalResponse(ERR.invalidInput));
+            if (e instanceof HttpError && e.status === 413)
+              throw new HttpError(413, e.message, refusalResponse(ERR.payloadTooLarge));
+            if (e instanceof HttpError && e.status === 415)
+              throw new HttpError(415, e.message, refusalResponse(ERR.invalidInput));
             throw e;
           }
           // a W3C traceparent header is continued: the tool call's span becomes the caller's child
@@ -92,12 +102,20 @@ export function createToolServer(options: ToolServerOptions): Server {
           // ?provider=<name> picks the schema variant (docs/PROVIDERS.md); portable by default
           const provider = new URL(req.url ?? "/", "http://localhost").searchParams.get("provider") ?? DEFAULT_PROVIDER;
           const variant = toolsForProvider(provider);
-          if (!variant) throw new HttpError(400, `unknown provider ${provider}`, { error: `unknown provider ${provider}`, providers: PROVIDERS });
+          if (!variant)
+            throw new HttpError(400, `unknown provider ${provider}`, {
+              error: `unknown provider ${provider}`,
+              providers: PROVIDERS,
+            });
           const byName = new Map(variant.map((t) => [t.canonicalName, t]));
           sendJson(res, 200, {
             ...listing,
             provider,
-            tools: listing.tools.map((t) => ({ ...t, parameters: byName.get(t.name)!.parameters, definition: byName.get(t.name)!.definition })),
+            tools: listing.tools.map((t) => ({
+              ...t,
+              parameters: byName.get(t.name)!.parameters,
+              definition: byName.get(t.name)!.definition,
+            })),
           });
         },
       },
@@ -108,10 +126,16 @@ export function createToolServer(options: ToolServerOptions): Server {
           requireBearer(req, [options.hostToken], "a host token is required to register a session grant");
           const grant = await readJson(req, 64 * 1024);
           if (!validateSessionGrant(grant)) {
-            throw new HttpError(400, "invalid session grant", { error: "invalid session grant", pointer: firstProblemPointer(validateSessionGrant.errors) });
+            throw new HttpError(400, "invalid session grant", {
+              error: "invalid session grant",
+              pointer: firstProblemPointer(validateSessionGrant.errors),
+            });
           }
           await runtime.grants.put(grant);
-          log.info({ event: "session_granted", sessionId: grant.sessionId, expiresAt: grant.expiresAt }, "session_granted");
+          log.info(
+            { event: "session_granted", sessionId: grant.sessionId, expiresAt: grant.expiresAt },
+            "session_granted",
+          );
           sendJson(res, 201, grant);
         },
       },
@@ -131,7 +155,8 @@ export function createToolServer(options: ToolServerOptions): Server {
         handle: async ({ req, res, params }) => {
           requireBearer(req, [options.hostToken], "a host token is required");
           const id = params[0]!;
-          if (!(await runtime.grants.revoke(id))) throw new HttpError(404, "no grant for this session", { sessionId: id });
+          if (!(await runtime.grants.revoke(id)))
+            throw new HttpError(404, "no grant for this session", { sessionId: id });
           sendJson(res, 200, { sessionId: id });
         },
       },

@@ -12,7 +12,8 @@ import { TARGETS } from "../../codegen/phases/emit";
 import { typeCheck } from "../support/tsc";
 
 /** The generator as a subprocess, with a wide timeout: CI has 2 loaded cores. */
-const runCli = (args: readonly string[], options: { cwd: string }) => runCliOnce(args, { ...options, timeoutMs: 300_000 });
+const runCli = (args: readonly string[], options: { cwd: string }) =>
+  runCliOnce(args, { ...options, timeoutMs: 300_000 });
 
 jest.setTimeout(900_000);
 
@@ -24,7 +25,8 @@ function snapshot(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
     const path = relative(dir, join(entry.parentPath, entry.name)).split(sep).join("/");
-    if (entry.isFile() && !path.startsWith("dist/")) out[path] = readFileSync(join(entry.parentPath, entry.name), "utf8");
+    if (entry.isFile() && !path.startsWith("dist/"))
+      out[path] = readFileSync(join(entry.parentPath, entry.name), "utf8");
   }
   return out;
 }
@@ -85,7 +87,9 @@ describe("mnote-tools.config.json", () => {
     const project = scratchProject();
     mkdirSync(join(project.root, "plugins"));
     writeFileSync(join(project.root, "plugins", "tool-list.js"), OUTSIDE_TARGET);
-    writeConfig(project.root, { targets: [...BUILT_IN, { module: "./plugins/tool-list.js", out: "lists", options: { prefix: "* " } }] });
+    writeConfig(project.root, {
+      targets: [...BUILT_IN, { module: "./plugins/tool-list.js", out: "lists", options: { prefix: "* " } }],
+    });
 
     const run = runCli(["generate"], { cwd: project.root });
     expect(run.stderr).toBe("");
@@ -110,7 +114,10 @@ describe("mnote-tools.config.json", () => {
     expect(runCli(["generate", "--quiet"], { cwd: project.root }).status).toBe(0);
     expect(readFileSync(join(project.root, "out", "tools.txt"), "utf8")).toContain("- mnote.page.get (mnote_page_get)");
 
-    writeConfig(project.root, { out: "out", targets: [{ module: "./tool-list.js", options: { prefix: 3, color: "red" } }] });
+    writeConfig(project.root, {
+      out: "out",
+      targets: [{ module: "./tool-list.js", options: { prefix: 3, color: "red" } }],
+    });
     const bad = runCli(["generate"], { cwd: project.root });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain("options of target tool-list");
@@ -141,7 +148,10 @@ describe("mnote-tools.config.json", () => {
   it("--config names a file elsewhere; its paths are relative to it", () => {
     const project = scratchProject();
     mkdirSync(join(project.root, "conf"));
-    writeFileSync(join(project.root, "conf", "gen.json"), JSON.stringify({ contract: "../contract", out: "../only-types", targets: ["types"] }));
+    writeFileSync(
+      join(project.root, "conf", "gen.json"),
+      JSON.stringify({ contract: "../contract", out: "../only-types", targets: ["types"] }),
+    );
     const run = runCli(["generate", "--config", "conf/gen.json", "--quiet"], { cwd: project.root });
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);

@@ -27,9 +27,13 @@ describe("importing @mnote/contract as an outside author", () => {
   });
 
   it("the root package depends on exactly the contract package's version", () => {
-    const root = readJson<{ dependencies: Record<string, string>; workspaces: string[] }>(join(repoRoot, "package.json"));
+    const root = readJson<{ dependencies: Record<string, string>; workspaces: string[] }>(
+      join(repoRoot, "package.json"),
+    );
     expect(root.workspaces).toEqual(["generated"]);
-    expect(root.dependencies["@mnote/contract"]).toBe(readJson<{ version: string }>(join(generatedDir, "package.json")).version);
+    expect(root.dependencies["@mnote/contract"]).toBe(
+      readJson<{ version: string }>(join(generatedDir, "package.json")).version,
+    );
   });
 
   it("the consumer fixture type-checks with bundler resolution", () => {
@@ -39,10 +43,21 @@ describe("importing @mnote/contract as an outside author", () => {
   });
 
   it("with node16 resolution it type-checks, compiles, and runs as ESM and as CommonJS", () => {
-    const compiled = compileConsumer(project, { module: "node16", moduleResolution: "node16" }, ["consumer.mts", "consumer.cts"], "out");
+    const compiled = compileConsumer(
+      project,
+      { module: "node16", moduleResolution: "node16" },
+      ["consumer.mts", "consumer.cts"],
+      "out",
+    );
     expect(compiled.output).toBe("");
     expect(compiled.status).toBe(0);
-    const expected = { valid: true, invalid: false, providerName: "mnote_page_save", version: contract.version, refusal: true };
+    const expected = {
+      valid: true,
+      invalid: false,
+      providerName: "mnote_page_save",
+      version: contract.version,
+      refusal: true,
+    };
     expect(runConsumer(join(project, "out", "consumer.mjs"), project)).toEqual({ module: "esm", ...expected });
     expect(runConsumer(join(project, "out", "consumer.cjs"), project)).toEqual({ module: "commonjs", ...expected });
   });

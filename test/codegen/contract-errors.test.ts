@@ -32,7 +32,9 @@ describe("contract errors", () => {
     const line = text.split("\n").findIndex((l) => l.includes('"effect": "write",,')) + 1;
     const problems = problemsOf(contractWith(TOOL, text));
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(new RegExp(`^tools/page\\.save\\.tool\\.json:${line}:\\d+ at \\(root\\): JSON syntax error`));
+    expect(problems[0]).toMatch(
+      new RegExp(`^tools/page\\.save\\.tool\\.json:${line}:\\d+ at \\(root\\): JSON syntax error`),
+    );
   });
 
   it("a duplicate key is a syntax error, not a silent overwrite", () => {
@@ -44,7 +46,9 @@ describe("contract errors", () => {
     const text = original(TOOL);
     const line = text.split("\n").findIndex((l) => l.includes('"effect": "write"')) + 1;
     const problems = problemsOf(contractWith(TOOL, text.replace('"effect": "write"', '"effect": "delete"')));
-    expect(problems).toContainEqual(expect.stringMatching(new RegExp(`^tools/page\\.save\\.tool\\.json:${line}:\\d+ at /x-mnote-tool/effect: `)));
+    expect(problems).toContainEqual(
+      expect.stringMatching(new RegExp(`^tools/page\\.save\\.tool\\.json:${line}:\\d+ at /x-mnote-tool/effect: `)),
+    );
   });
 
   it("a missing descriptor field is named", () => {
@@ -59,30 +63,58 @@ describe("contract errors", () => {
 
   it("an unknown keyword (a typo) is named with its pointer", () => {
     const problems = problemsOf(edit("model/block.schema.json", '"maxLength": 20000', '"maxLenght": 20000'));
-    expect(problems).toEqual([expect.stringMatching(/^model\/block\.schema\.json:\d+:\d+ at \/\$defs\/BlockText\/maxLenght: unknown keyword "maxLenght"/)]);
+    expect(problems).toEqual([
+      expect.stringMatching(
+        /^model\/block\.schema\.json:\d+:\d+ at \/\$defs\/BlockText\/maxLenght: unknown keyword "maxLenght"/,
+      ),
+    ]);
   });
 
   it("an unknown vendor keyword is refused, and a vendor keyword with a bad value too", () => {
-    expect(problemsOf(edit("model/page-options.schema.json", '"x-mnote-runtimeSupport": "planned"', '"x-mnote-runtimeSuport": "planned"')).join("\n")).toContain(
+    expect(
+      problemsOf(
+        edit(
+          "model/page-options.schema.json",
+          '"x-mnote-runtimeSupport": "planned"',
+          '"x-mnote-runtimeSuport": "planned"',
+        ),
+      ).join("\n"),
+    ).toContain(
       'at /$defs/PageOptions/properties/showToc/x-mnote-runtimeSuport: unknown keyword "x-mnote-runtimeSuport" (vendor keywords are x-mnote-*)',
     );
-    expect(problemsOf(edit("model/page-options.schema.json", '"x-mnote-runtimeSupport": "planned"', '"x-mnote-runtimeSupport": "soon"')).join("\n")).toContain(
+    expect(
+      problemsOf(
+        edit(
+          "model/page-options.schema.json",
+          '"x-mnote-runtimeSupport": "planned"',
+          '"x-mnote-runtimeSupport": "soon"',
+        ),
+      ).join("\n"),
+    ).toContain(
       "at /$defs/PageOptions/properties/showToc/x-mnote-runtimeSupport: must be equal to one of the allowed values",
     );
   });
 
   it("keywords json-schema-to-typescript cannot express are refused", () => {
-    const problems = problemsOf(edit("model/block.schema.json", '"maxLength": 20000', '"maxLength": 20000, "unevaluatedProperties": false'));
-    expect(problems.join("\n")).toContain('at /$defs/BlockText/unevaluatedProperties: keyword "unevaluatedProperties" is not allowed');
+    const problems = problemsOf(
+      edit("model/block.schema.json", '"maxLength": 20000', '"maxLength": 20000, "unevaluatedProperties": false'),
+    );
+    expect(problems.join("\n")).toContain(
+      'at /$defs/BlockText/unevaluatedProperties: keyword "unevaluatedProperties" is not allowed',
+    );
   });
 
   it("a $ref to a definition that does not exist is named", () => {
     const problems = problemsOf(edit(TOOL, "#/$defs/ContentBlockInput", "#/$defs/ContentBlockInputs"));
-    expect(problems.join("\n")).toMatch(/at \/\$defs\/Args\/properties\/content\/items\/\$ref: ".*ContentBlockInputs" points to a definition that does not exist/);
+    expect(problems.join("\n")).toMatch(
+      /at \/\$defs\/Args\/properties\/content\/items\/\$ref: ".*ContentBlockInputs" points to a definition that does not exist/,
+    );
   });
 
   it("an absolute $ref is refused (the contract resolves offline)", () => {
-    const problems = problemsOf(edit(TOOL, '"../model/block.schema.json#/$defs/ContentBlockInput"', '"https://example.com/block.json#/$defs/X"'));
+    const problems = problemsOf(
+      edit(TOOL, '"../model/block.schema.json#/$defs/ContentBlockInput"', '"https://example.com/block.json#/$defs/X"'),
+    );
     expect(problems.join("\n")).toContain("must be a relative reference");
   });
 
@@ -92,15 +124,19 @@ describe("contract errors", () => {
   });
 
   it("an unknown capability and an unknown kernel command are named", () => {
-    expect(problemsOf(edit(TOOL, '"capability": "page.write"', '"capability": "page.admin"')).join("\n")).toContain('at /x-mnote-tool/capability: unknown capability "page.admin"');
-    expect(problemsOf(edit(TOOL, '"kernelCommand": "page.body.save"', '"kernelCommand": "page.body.put"')).join("\n")).toContain(
-      'at /x-mnote-tool/kernelCommand: no kernel command "page.body.put"',
+    expect(problemsOf(edit(TOOL, '"capability": "page.write"', '"capability": "page.admin"')).join("\n")).toContain(
+      'at /x-mnote-tool/capability: unknown capability "page.admin"',
     );
+    expect(
+      problemsOf(edit(TOOL, '"kernelCommand": "page.body.save"', '"kernelCommand": "page.body.put"')).join("\n"),
+    ).toContain('at /x-mnote-tool/kernelCommand: no kernel command "page.body.put"');
   });
 
   it("an example that does not match its schema is named down to the offending value", () => {
     const problems = problemsOf(edit(TOOL, '"revision": 8', '"revision": "8"'));
-    expect(problems.join("\n")).toMatch(/tools\/page\.save\.tool\.json:\d+:\d+ at \/x-mnote-examples\/0\/value\/result.*: example "success" is not a valid PageSaveResponse/);
+    expect(problems.join("\n")).toMatch(
+      /tools\/page\.save\.tool\.json:\d+:\d+ at \/x-mnote-examples\/0\/value\/result.*: example "success" is not a valid PageSaveResponse/,
+    );
   });
 
   it("a file in the wrong place is named", () => {

@@ -39,7 +39,11 @@ describe("guide roles: the Hermes guide asks the contract which tool plays each 
     const problems = problemsOf(dir);
     const line = lineOf("meta/keywords.schema.json", '"enum": ["read", "body_write", "summary", "note"]');
     expect(problems).toEqual([
-      expect.stringMatching(new RegExp(`^meta/keywords\\.schema\\.json:${line}:\\d+ at /\\$defs/x-mnote-tool/properties/guideRole/enum: no tool has guideRole "summary"`)),
+      expect.stringMatching(
+        new RegExp(
+          `^meta/keywords\\.schema\\.json:${line}:\\d+ at /\\$defs/x-mnote-tool/properties/guideRole/enum: no tool has guideRole "summary"`,
+        ),
+      ),
     ]);
     const run = runCli(["generate", "--contract", dir, "--out", join(dir, "..", "out"), "--quiet"]);
     expect(run.status).not.toBe(0);
@@ -47,11 +51,15 @@ describe("guide roles: the Hermes guide asks the contract which tool plays each 
   });
 
   it("a role held by two tools names the later one (in name order) and the role left without a tool", () => {
-    const problems = problemsOf(edit("tools/artifact.create_ai_note.tool.json", '"guideRole": "note"', '"guideRole": "summary"'));
+    const problems = problemsOf(
+      edit("tools/artifact.create_ai_note.tool.json", '"guideRole": "note"', '"guideRole": "summary"'),
+    );
     const line = lineOf("tools/artifact.create_summary.tool.json", '"guideRole"');
     expect(problems).toContainEqual(
       expect.stringMatching(
-        new RegExp(`^tools/artifact\\.create_summary\\.tool\\.json:${line}:\\d+ at /x-mnote-tool/guideRole: guideRole "summary" is already mnote\\.artifact\\.create_ai_note's`),
+        new RegExp(
+          `^tools/artifact\\.create_summary\\.tool\\.json:${line}:\\d+ at /x-mnote-tool/guideRole: guideRole "summary" is already mnote\\.artifact\\.create_ai_note's`,
+        ),
       ),
     );
     expect(problems).toContainEqual(expect.stringContaining('no tool has guideRole "note"'));
@@ -59,7 +67,9 @@ describe("guide roles: the Hermes guide asks the contract which tool plays each 
 
   it("an unknown role is refused by the meta-schema", () => {
     const problems = problemsOf(edit("tools/page.get.tool.json", '"guideRole": "read"', '"guideRole": "reader"'));
-    expect(problems.join("\n")).toMatch(/tools\/page\.get\.tool\.json:\d+:\d+ at \/x-mnote-tool\/guideRole: must be equal to one of the allowed values/);
+    expect(problems.join("\n")).toMatch(
+      /tools\/page\.get\.tool\.json:\d+:\d+ at \/x-mnote-tool\/guideRole: must be equal to one of the allowed values/,
+    );
   });
 
   it("the generated guide names the tools the contract assigns, whatever their names", () => {
@@ -75,14 +85,18 @@ describe("named limits and cuts", () => {
   it("a limit on a schema with no maximum names the problem", () => {
     const problems = problemsOf(edit("tools/page.get.tool.json", '"maxItems": 2000,', ""));
     expect(problems).toContainEqual(
-      expect.stringMatching(/^tools\/page\.get\.tool\.json:\d+:\d+ at \/\$defs\/Result\/properties\/blocks\/x-mnote-limit: limit "pageBlocks" names no number/),
+      expect.stringMatching(
+        /^tools\/page\.get\.tool\.json:\d+:\d+ at \/\$defs\/Result\/properties\/blocks\/x-mnote-limit: limit "pageBlocks" names no number/,
+      ),
     );
   });
 
   it("a cut whose maxLength does not hold the cut text plus its marker names the numbers", () => {
     const problems = problemsOf(edit("tools/page.get.tool.json", '"maxLength": 203,', '"maxLength": 200,'));
     expect(problems).toContainEqual(
-      expect.stringMatching(/^tools\/page\.get\.tool\.json:\d+:\d+ at \/\$defs\/Result\/properties\/bodySummary\/x-mnote-truncate: maxLength must be 203/),
+      expect.stringMatching(
+        /^tools\/page\.get\.tool\.json:\d+:\d+ at \/\$defs\/Result\/properties\/bodySummary\/x-mnote-truncate: maxLength must be 203/,
+      ),
     );
   });
 });

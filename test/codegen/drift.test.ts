@@ -25,7 +25,9 @@ describe("generate --check", () => {
     const before = readFileSync(join(project.generated, "validators", "index.ts"), "utf8");
     const run = check(project);
     expect(run.status).toBe(1);
-    expect(run.stderr).toContain("contract files changed since generated was generated: tools/artifact.create_ai_note.tool.json");
+    expect(run.stderr).toContain(
+      "contract files changed since generated was generated: tools/artifact.create_ai_note.tool.json",
+    );
     expect(run.stderr).toContain("stale: generated/validators/index.ts");
     expect(run.stderr).toMatch(/- .*200/);
     expect(run.stderr).toMatch(/\+ .*201/);

@@ -18,7 +18,9 @@ describe("a seventh tool", () => {
     expect(registry).toContain('providerName: "mnote_page_get_outline"');
     expect(registry).toContain('"page.outline.read": {');
     expect(readFileSync(join(out, "types.ts"), "utf8")).toMatch(/export interface PageGetOutlineResult \{/);
-    expect(readFileSync(join(out, "kernel", "client.ts"), "utf8")).toContain("pageOutlineRead(payload: T.PageOutlineReadPayload): Promise<T.PageOutlineReadResult>;");
+    expect(readFileSync(join(out, "kernel", "client.ts"), "utf8")).toContain(
+      "pageOutlineRead(payload: T.PageOutlineReadPayload): Promise<T.PageOutlineReadResult>;",
+    );
     expect(existsSync(join(out, "docs", "tools", "mnote.page.get_outline.md"))).toBe(true);
   });
 

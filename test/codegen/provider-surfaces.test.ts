@@ -21,7 +21,10 @@ describe("mnote-tools tools --provider", () => {
     expect(
       checkVariant(
         provider,
-        definitions.map((definition: Record<string, unknown>, i: number) => ({ canonicalName: toolList[i]!.name, definition })),
+        definitions.map((definition: Record<string, unknown>, i: number) => ({
+          canonicalName: toolList[i]!.name,
+          definition,
+        })),
       ),
     ).toEqual([]);
     const human = runCli(["tools", "--provider", provider]);
@@ -30,7 +33,9 @@ describe("mnote-tools tools --provider", () => {
   });
 
   it("portable is the default; an unknown provider or format is refused with the list", () => {
-    expect(JSON.parse(runCli(["tools", "--format", "json"]).stdout)).toEqual(providerTools.portable.map((t) => t.definition));
+    expect(JSON.parse(runCli(["tools", "--format", "json"]).stdout)).toEqual(
+      providerTools.portable.map((t) => t.definition),
+    );
     const bad = runCli(["tools", "--provider", "openai"]);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain("one of canonical, portable, openai-strict, gemini, anthropic");
@@ -50,9 +55,13 @@ describe("GET /v1/tools?provider=", () => {
       };
       const byDefault = await get("");
       expect(byDefault.body.provider).toBe("portable");
-      expect(byDefault.body.tools.map((t: any) => t.parameters)).toEqual(providerTools.portable.map((t) => t.parameters));
+      expect(byDefault.body.tools.map((t: any) => t.parameters)).toEqual(
+        providerTools.portable.map((t) => t.parameters),
+      );
       const strict = await get("?provider=openai-strict");
-      expect(strict.body.tools.map((t: any) => t.definition)).toEqual(providerTools["openai-strict"].map((t) => t.definition));
+      expect(strict.body.tools.map((t: any) => t.definition)).toEqual(
+        providerTools["openai-strict"].map((t) => t.definition),
+      );
       const unknown = await get("?provider=openai");
       expect(unknown.status).toBe(400);
       expect(unknown.body.providers).toEqual([...PROVIDERS]);
@@ -66,7 +75,13 @@ describe("the MCP server's instructions", () => {
   it("are the toolset description: the workflow, with tools named as the model sees them", async () => {
     const p = seededProject([{ session: "s_owner", actor: "user_1" }]);
     const client = new Client({ name: "mnote-test", version: "1.0.0" });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, "mcp", "--session", "s_owner", "--db", p.db, "--state", p.state], stderr: "pipe" }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [cliPath, "mcp", "--session", "s_owner", "--db", p.db, "--state", p.state],
+        stderr: "pipe",
+      }),
+    );
     try {
       const instructions = client.getInstructions();
       expect(instructions).toBe(TOOLSET_DESCRIPTION);

@@ -45,21 +45,55 @@ describe("every variant follows its provider's rules", () => {
     const rulesBroken = (p: ProviderName) => new Set(checkVariant(p, canonical).map((v) => v.rule));
     // the block conditionals (if/then/else) are outside what Hermes' Gemini sanitizer keeps
     expect(rulesBroken("portable")).toEqual(new Set(["llamacpp/pattern", "portable/hermes-gemini-safe"]));
-    expect([...rulesBroken("openai-strict")]).toEqual(expect.arrayContaining(["openai-strict/shape", "openai-strict/all-required", "openai-strict/keywords"]));
+    expect([...rulesBroken("openai-strict")]).toEqual(
+      expect.arrayContaining(["openai-strict/shape", "openai-strict/all-required", "openai-strict/keywords"]),
+    );
     expect([...rulesBroken("gemini")]).toEqual(expect.arrayContaining(["gemini/keys"]));
     expect([...rulesBroken("anthropic")]).toEqual(expect.arrayContaining(["anthropic/shape"]));
   });
 
   const bad: Record<string, Schema> = {
-    "common/name": { name: "mnote.page.get", description: "a long enough description", parameters: { type: "object", properties: {} } },
-    "common/root-object": { name: "x", description: "a long enough description", parameters: { type: "array", items: {} } },
+    "common/name": {
+      name: "mnote.page.get",
+      description: "a long enough description",
+      parameters: { type: "object", properties: {} },
+    },
+    "common/root-object": {
+      name: "x",
+      description: "a long enough description",
+      parameters: { type: "array", items: {} },
+    },
     "common/description": { name: "x", description: "short", parameters: { type: "object", properties: {} } },
-    "anthropic/no-root-combinator": { name: "x", description: "a long enough description", input_schema: { type: "object", properties: {}, anyOf: [{}] } },
-    "anthropic/shape": { name: "x", description: "a long enough description", parameters: { type: "object", properties: {} } },
-    "llamacpp/pattern": { name: "x", description: "a long enough description", parameters: { type: "object", properties: { a: { type: "string", pattern: "^\\d+$" } } } },
-    "portable/single-type": { name: "x", description: "a long enough description", parameters: { type: "object", properties: { a: { type: ["string", "null"] } } } },
-    "portable/hermes-gemini-safe": { name: "x", description: "a long enough description", parameters: { type: "object", properties: { a: { const: "v" } } } },
-    "openai-strict/shape": { name: "x", description: "a long enough description", parameters: { type: "object", properties: {} } },
+    "anthropic/no-root-combinator": {
+      name: "x",
+      description: "a long enough description",
+      input_schema: { type: "object", properties: {}, anyOf: [{}] },
+    },
+    "anthropic/shape": {
+      name: "x",
+      description: "a long enough description",
+      parameters: { type: "object", properties: {} },
+    },
+    "llamacpp/pattern": {
+      name: "x",
+      description: "a long enough description",
+      parameters: { type: "object", properties: { a: { type: "string", pattern: "^\\d+$" } } },
+    },
+    "portable/single-type": {
+      name: "x",
+      description: "a long enough description",
+      parameters: { type: "object", properties: { a: { type: ["string", "null"] } } },
+    },
+    "portable/hermes-gemini-safe": {
+      name: "x",
+      description: "a long enough description",
+      parameters: { type: "object", properties: { a: { const: "v" } } },
+    },
+    "openai-strict/shape": {
+      name: "x",
+      description: "a long enough description",
+      parameters: { type: "object", properties: {} },
+    },
     "openai-strict/all-required": {
       type: "function",
       function: {
@@ -71,7 +105,12 @@ describe("every variant follows its provider's rules", () => {
     },
     "openai-strict/closed-objects": {
       type: "function",
-      function: { name: "x", description: "a long enough description", strict: true, parameters: { type: "object", properties: {}, required: [] } },
+      function: {
+        name: "x",
+        description: "a long enough description",
+        strict: true,
+        parameters: { type: "object", properties: {}, required: [] },
+      },
     },
     "openai-strict/keywords": {
       type: "function",
@@ -79,7 +118,12 @@ describe("every variant follows its provider's rules", () => {
         name: "x",
         description: "a long enough description",
         strict: true,
-        parameters: { type: "object", properties: { a: { type: "string", maxLength: 3 } }, required: ["a"], additionalProperties: false },
+        parameters: {
+          type: "object",
+          properties: { a: { type: "string", maxLength: 3 } },
+          required: ["a"],
+          additionalProperties: false,
+        },
       },
     },
     "openai-strict/limits": {
@@ -88,14 +132,29 @@ describe("every variant follows its provider's rules", () => {
         name: "x",
         description: "a long enough description",
         strict: true,
-        parameters: Array.from({ length: 11 }).reduce<Schema>((inner) => ({ type: "object", properties: { a: inner }, required: ["a"], additionalProperties: false }), {
-          type: "string",
-        }),
+        parameters: Array.from({ length: 11 }).reduce<Schema>(
+          (inner) => ({ type: "object", properties: { a: inner }, required: ["a"], additionalProperties: false }),
+          {
+            type: "string",
+          },
+        ),
       },
     },
-    "gemini/keys": { name: "x", description: "a long enough description", parameters: { type: "object", properties: {}, additionalProperties: false } },
-    "gemini/enum-strings": { name: "x", description: "a long enough description", parameters: { type: "object", properties: { a: { type: "integer", enum: [1, 2] } } } },
-    "gemini/shape": { name: "x", description: "a long enough description", input_schema: { type: "object", properties: {} } },
+    "gemini/keys": {
+      name: "x",
+      description: "a long enough description",
+      parameters: { type: "object", properties: {}, additionalProperties: false },
+    },
+    "gemini/enum-strings": {
+      name: "x",
+      description: "a long enough description",
+      parameters: { type: "object", properties: { a: { type: "integer", enum: [1, 2] } } },
+    },
+    "gemini/shape": {
+      name: "x",
+      description: "a long enough description",
+      input_schema: { type: "object", properties: {} },
+    },
   };
   it.each(PROVIDER_RULES.map((r) => [r.id, r]))("rule %s fails on a definition that breaks it", (id, rule) => {
     expect(bad[id]).toBeDefined();
@@ -107,23 +166,50 @@ describe("the preflight", () => {
   const tool = (parameters: Schema) => ({ ...model.tools[0]!, name: "mnote.test.tool", parameters });
   it("fails with the tool, the pointer and the rule, for each provider that cannot carry a construct", () => {
     const cases: Array<[ProviderName, Schema, string, RegExp]> = [
-      ["portable", { type: "object", properties: { a: { type: "string", pattern: "^[^\\S]$" } } }, "/properties/a/pattern", /inside a character class/],
-      ["portable", { type: "object", properties: { a: { type: "string", pattern: "^(?=a)" } } }, "/properties/a/pattern", /group/],
+      [
+        "portable",
+        { type: "object", properties: { a: { type: "string", pattern: "^[^\\S]$" } } },
+        "/properties/a/pattern",
+        /inside a character class/,
+      ],
+      [
+        "portable",
+        { type: "object", properties: { a: { type: "string", pattern: "^(?=a)" } } },
+        "/properties/a/pattern",
+        /group/,
+      ],
       ["gemini", { type: "object", properties: { a: { const: 3 } } }, "/properties/a/const", /const/],
       [
         "gemini",
-        { type: "object", properties: { a: { type: "object", properties: {}, additionalProperties: { type: "string" } } } },
+        {
+          type: "object",
+          properties: { a: { type: "object", properties: {}, additionalProperties: { type: "string" } } },
+        },
         "/properties/a/additionalProperties",
         /schema/,
       ],
       [
         "openai-strict",
-        { type: "object", properties: { a: { type: "object", properties: { b: { type: "string" } } } }, additionalProperties: false },
+        {
+          type: "object",
+          properties: { a: { type: "object", properties: { b: { type: "string" } } } },
+          additionalProperties: false,
+        },
         "/properties/a",
         /additionalProperties false/,
       ],
-      ["anthropic", { type: "object", properties: { a: { oneOf: [{ type: "string" }] } } }, "/properties/a/oneOf", /no lowering rule/],
-      ["portable", { type: "object", properties: { a: { type: "string", "x-unknown": 1 } } }, "/properties/a/x-unknown", /no lowering rule/],
+      [
+        "anthropic",
+        { type: "object", properties: { a: { oneOf: [{ type: "string" }] } } },
+        "/properties/a/oneOf",
+        /no lowering rule/,
+      ],
+      [
+        "portable",
+        { type: "object", properties: { a: { type: "string", "x-unknown": 1 } } },
+        "/properties/a/x-unknown",
+        /no lowering rule/,
+      ],
     ];
     for (const [provider, parameters, pointer, rule] of cases) {
       let error: unknown;
@@ -198,15 +284,26 @@ function arbitrary(schema: Schema, canonical: boolean): fc.Arbitrary<unknown> {
         const max = Math.min(schema.maxLength ?? 30, 30);
         return fc
           .oneof(pool, fc.string({ minLength: Math.min(schema.minLength ?? 0, max), maxLength: max }))
-          .filter((s) => (!re || re.test(s)) && (!canonical || (s.length >= (schema.minLength ?? 0) && s.length <= (schema.maxLength ?? Infinity))));
+          .filter(
+            (s) =>
+              (!re || re.test(s)) &&
+              (!canonical || (s.length >= (schema.minLength ?? 0) && s.length <= (schema.maxLength ?? Infinity))),
+          );
       }
       case "array":
-        return fc.array(arbitrary(schema.items, canonical), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 3, 3) });
+        return fc.array(arbitrary(schema.items, canonical), {
+          minLength: schema.minItems ?? 0,
+          maxLength: Math.min(schema.maxItems ?? 3, 3),
+        });
       case "object": {
-        const props = Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => [k, arbitrary(v as Schema, canonical)]));
+        const props = Object.fromEntries(
+          Object.entries(schema.properties ?? {}).map(([k, v]) => [k, arbitrary(v as Schema, canonical)]),
+        );
         const record = fc.record(props, { requiredKeys: schema.required ?? [] });
         if (schema.additionalProperties === false) return record;
-        return fc.tuple(record, fc.option(fc.constant({ extraField: "x" }), { nil: undefined })).map(([r, extra]) => ({ ...(r as object), ...(extra ?? {}) }));
+        return fc
+          .tuple(record, fc.option(fc.constant({ extraField: "x" }), { nil: undefined }))
+          .map(([r, extra]) => ({ ...(r as object), ...(extra ?? {}) }));
       }
       default:
         throw new Error(`no arbitrary for ${JSON.stringify(schema)}`);
@@ -228,35 +325,43 @@ function canonicalArgsValid(toolName: string, raised: Record<string, unknown>) {
 const DROPPED_COMPOSITES = ["if", "then", "else", "allOf", "not"];
 
 describe("properties over every variant and tool (fast-check)", () => {
-  const cases = PROVIDERS.flatMap((provider) => providerTools[provider].map((t) => [provider, t.canonicalName, t] as const));
+  const cases = PROVIDERS.flatMap((provider) =>
+    providerTools[provider].map((t) => [provider, t.canonicalName, t] as const),
+  );
 
-  it.each(cases)("%s %s: a value valid under the variant is, once raised, valid or fails only on rules enforced elsewhere", (provider, name, variant) => {
-    const validate = ajv.compile(variant.parameters);
-    const allowed = new Set(variant.enforcedElsewhere.map((e) => e.keyword));
-    // options that only say "leave it as it is" are dropped; options left empty then ask for nothing: at least one is required
-    if (JSON.stringify(raiseFacts[name as keyof typeof raiseFacts]).includes('"unchanged"')) allowed.add("minProperties");
-    const seen = { valid: 0 };
-    fc.assert(
-      fc.property(arbitrary(variant.parameters, false), (value) => {
-        fc.pre(validate(value) === true);
-        const raised = raiseCall(name, value) as Record<string, unknown>;
-        const { valid, errors, dryRunOk } = canonicalArgsValid(name, raised);
-        expect(dryRunOk).toBe(true);
-        if (valid) {
-          seen.valid++;
-          return;
-        }
-        for (const e of errors) {
-          expect(typeof e.instancePath).toBe("string");
-          // a rule inside a dropped conditional (then/else/allOf/not) fails under its own keyword
-          const insideDropped = DROPPED_COMPOSITES.some((k) => allowed.has(k) && new RegExp(`/${k}(/|$)`).test(e.schemaPath));
-          expect([e.keyword, allowed.has(e.keyword) || insideDropped]).toEqual([e.keyword, true]);
-        }
-      }),
-      { numRuns: 150 },
-    );
-    expect(seen.valid).toBeGreaterThan(0);
-  });
+  it.each(cases)(
+    "%s %s: a value valid under the variant is, once raised, valid or fails only on rules enforced elsewhere",
+    (provider, name, variant) => {
+      const validate = ajv.compile(variant.parameters);
+      const allowed = new Set(variant.enforcedElsewhere.map((e) => e.keyword));
+      // options that only say "leave it as it is" are dropped; options left empty then ask for nothing: at least one is required
+      if (JSON.stringify(raiseFacts[name as keyof typeof raiseFacts]).includes('"unchanged"'))
+        allowed.add("minProperties");
+      const seen = { valid: 0 };
+      fc.assert(
+        fc.property(arbitrary(variant.parameters, false), (value) => {
+          fc.pre(validate(value) === true);
+          const raised = raiseCall(name, value) as Record<string, unknown>;
+          const { valid, errors, dryRunOk } = canonicalArgsValid(name, raised);
+          expect(dryRunOk).toBe(true);
+          if (valid) {
+            seen.valid++;
+            return;
+          }
+          for (const e of errors) {
+            expect(typeof e.instancePath).toBe("string");
+            // a rule inside a dropped conditional (then/else/allOf/not) fails under its own keyword
+            const insideDropped = DROPPED_COMPOSITES.some(
+              (k) => allowed.has(k) && new RegExp(`/${k}(/|$)`).test(e.schemaPath),
+            );
+            expect([e.keyword, allowed.has(e.keyword) || insideDropped]).toEqual([e.keyword, true]);
+          }
+        }),
+        { numRuns: 150 },
+      );
+      expect(seen.valid).toBeGreaterThan(0);
+    },
+  );
 
   it.each(cases)("%s %s: a canonical call survives lowering and raising unchanged", (provider, name, variant) => {
     const tool = toolByName(name)!;
@@ -266,7 +371,10 @@ describe("properties over every variant and tool (fast-check)", () => {
       fc.property(arbitrary(canonical, true), (value) => {
         const v = value as Record<string, unknown>;
         // a call the runtime serves: valid args, and no unwired option set (the runtime refuses those)
-        fc.pre(canonicalArgsValid(name, v).valid && tool.unwiredFields.every((f) => JSON.stringify(v).indexOf(`"${f.field}"`) < 0));
+        fc.pre(
+          canonicalArgsValid(name, v).valid &&
+            tool.unwiredFields.every((f) => JSON.stringify(v).indexOf(`"${f.field}"`) < 0),
+        );
         const lowered = lowerCall(provider, canonical, v);
         expect(validate(lowered)).toBe(true);
         expect(raiseCall(name, lowered)).toEqual(v);
@@ -278,9 +386,20 @@ describe("properties over every variant and tool (fast-check)", () => {
 
 describe("the raise step", () => {
   const samples: Array<[string, unknown]> = [
-    ["mnote.page.save", { content: [{ type: "paragraph", text: "x", id: null, level: null }], mode: null, baseRevision: null, dryRun: null }],
+    [
+      "mnote.page.save",
+      {
+        content: [{ type: "paragraph", text: "x", id: null, level: null }],
+        mode: null,
+        baseRevision: null,
+        dryRun: null,
+      },
+    ],
     ["mnote.page.save", { content: null }],
-    ["mnote.page.update_options", { options: { wideLayout: true, smallText: null, showToc: false, protectEditing: false }, baseRevision: 3 }],
+    [
+      "mnote.page.update_options",
+      { options: { wideLayout: true, smallText: null, showToc: false, protectEditing: false }, baseRevision: 3 },
+    ],
     ["mnote.page.update_options", { options: { showToc: true, protectEditing: 0 } }],
     ["mnote.page.update_title", { title: null, baseRevision: null, extra: null }],
     ["mnote.page.get", "not an object"],
@@ -299,9 +418,14 @@ describe("the raise step", () => {
   });
 
   it("the Python raise (Hermes plugin) reads the same facts and gives the same answers", () => {
-    expect(JSON.parse(readFileSync(join(generatedDir, "hermes-plugin", "mnote", "raise.json"), "utf8")).tools).toEqual(raiseFacts);
+    expect(JSON.parse(readFileSync(join(generatedDir, "hermes-plugin", "mnote", "raise.json"), "utf8")).tools).toEqual(
+      raiseFacts,
+    );
     const script = `import json, sys\nsys.dont_write_bytecode = True\nsys.path.insert(0, sys.argv[1])\nimport raise_args\nprint(json.dumps([raise_args.raise_call(n, v) for n, v in json.load(sys.stdin)]))`;
-    const run = spawnSync("python3", ["-c", script, join(generatedDir, "hermes-plugin", "mnote")], { input: JSON.stringify(samples), encoding: "utf8" });
+    const run = spawnSync("python3", ["-c", script, join(generatedDir, "hermes-plugin", "mnote")], {
+      input: JSON.stringify(samples),
+      encoding: "utf8",
+    });
     expect(run.stderr).toBe("");
     expect(JSON.parse(run.stdout)).toEqual(samples.map(([n, v]) => raiseCall(n, v)));
   });
@@ -311,13 +435,20 @@ describe("model-facing text names tools as the model sees them", () => {
   const dotted = toolList.map((t) => t.name);
   const offenders = (text: string) => dotted.filter((name) => text.includes(name));
 
-  it.each(PROVIDERS.map((p) => [p]))("%s: no dotted tool name in any definition (descriptions at every depth)", (provider) => {
-    for (const t of providerTools[provider]) expect([t.name, offenders(JSON.stringify(t.definition))]).toEqual([t.name, []]);
-  });
+  it.each(PROVIDERS.map((p) => [p]))(
+    "%s: no dotted tool name in any definition (descriptions at every depth)",
+    (provider) => {
+      for (const t of providerTools[provider])
+        expect([t.name, offenders(JSON.stringify(t.definition))]).toEqual([t.name, []]);
+    },
+  );
 
   it("the Hermes plugin's tools, toolset description and SKILL.md, and the MCP listing", () => {
     const plugin = join(generatedDir, "hermes-plugin", "mnote");
-    const tools = JSON.parse(readFileSync(join(plugin, "tools.json"), "utf8")).tools.map((t: Schema) => ({ description: t.description, parameters: t.parameters }));
+    const tools = JSON.parse(readFileSync(join(plugin, "tools.json"), "utf8")).tools.map((t: Schema) => ({
+      description: t.description,
+      parameters: t.parameters,
+    }));
     expect(offenders(JSON.stringify(tools))).toEqual([]);
     expect(offenders(readFileSync(join(plugin, "SKILL.md"), "utf8"))).toEqual([]);
     const yaml = readFileSync(join(plugin, "plugin.yaml"), "utf8");
@@ -329,10 +460,15 @@ describe("model-facing text names tools as the model sees them", () => {
 
   it("a placeholder naming no tool stops generation with the file (the diff can still read such a contract)", () => {
     const path = "tools/page.save.tool.json";
-    const text = readFileSync(join(repoRoot, "contract", path), "utf8").replace("[[mnote.page.get]]", "[[mnote.page.fetch]]");
+    const text = readFileSync(join(repoRoot, "contract", path), "utf8").replace(
+      "[[mnote.page.get]]",
+      "[[mnote.page.fetch]]",
+    );
     const changed = buildModel(readContractDir(contractWith(path, text)));
     expect(changed.tools.find((t) => t.name === "mnote.page.save")!.modelDescription).toContain("[[mnote.page.fetch]]");
-    expect(() => providersTarget.emit(changed, { options: {}, targets: ["providers"] })).toThrow("tools/page.save.tool.json: [[mnote.page.fetch]] names no tool of this contract");
+    expect(() => providersTarget.emit(changed, { options: {}, targets: ["providers"] })).toThrow(
+      "tools/page.save.tool.json: [[mnote.page.fetch]] names no tool of this contract",
+    );
     expect(() => providersTarget.emit(model, { options: {}, targets: ["providers"] })).not.toThrow();
   });
 });

@@ -34,10 +34,18 @@ describe("linearStandaloneCode", () => {
 
   it("emits ajv's text for self- and mutually recursive schemas, each function once", () => {
     const schemas = [
-      { $id: "urn:t:Tree", type: "object", properties: { name: { type: "string" }, children: { type: "array", items: { $ref: "urn:t:Tree" } } } },
+      {
+        $id: "urn:t:Tree",
+        type: "object",
+        properties: { name: { type: "string" }, children: { type: "array", items: { $ref: "urn:t:Tree" } } },
+      },
       { $id: "urn:t:A", type: "object", properties: { b: { $ref: "urn:t:B" }, n: { type: "integer" } } },
       { $id: "urn:t:B", type: "object", properties: { a: { $ref: "urn:t:A" }, s: { type: "string" } } },
-      { $id: "urn:t:Local", $defs: { node: { type: "object", properties: { next: { $ref: "#/$defs/node" } } } }, $ref: "#/$defs/node" },
+      {
+        $id: "urn:t:Local",
+        $defs: { node: { type: "object", properties: { next: { $ref: "#/$defs/node" } } } },
+        $ref: "#/$defs/node",
+      },
     ];
     const ajv = sourceAjv(schemas);
     const refs = { tree: "urn:t:Tree", a: "urn:t:A", b: "urn:t:B", local: "urn:t:Local" };

@@ -22,12 +22,20 @@ describe.each(validatorBuilds())("validators: %s", (_build, validatorFor) => {
       expect(validatorFor("ToolRequest")(validRequest)).toBe(true);
     });
 
-    it.each(["toolName", "workspaceId", "documentId", "actorId", "sessionId", "runId", "toolCallId", "traceId", "capabilityScope", "args"])(
-      "rejects a request without %s",
-      (field) => {
-        expect(isValid(without(validRequest, field))).toBe(false);
-      },
-    );
+    it.each([
+      "toolName",
+      "workspaceId",
+      "documentId",
+      "actorId",
+      "sessionId",
+      "runId",
+      "toolCallId",
+      "traceId",
+      "capabilityScope",
+      "args",
+    ])("rejects a request without %s", (field) => {
+      expect(isValid(without(validRequest, field))).toBe(false);
+    });
 
     if (tool.effect === "write") {
       it.each(["idempotencyKey", "dryRun"])("rejects a write without %s", (field) => {
@@ -51,7 +59,8 @@ describe.each(validatorBuilds())("validators: %s", (_build, validatorFor) => {
 
     it("rejects a missing required arg", () => {
       const required = (tool.parameters.required as string[] | undefined) ?? [];
-      for (const arg of required) expect([arg, isValid({ ...validRequest, args: without(sampleArgs[tool.name]!, arg) })]).toEqual([arg, false]);
+      for (const arg of required)
+        expect([arg, isValid({ ...validRequest, args: without(sampleArgs[tool.name]!, arg) })]).toEqual([arg, false]);
     });
 
     it("rejects unknown, wildcard and miscased capability scopes", () => {

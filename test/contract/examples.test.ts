@@ -22,7 +22,8 @@ function seedJsonBlocks(dir: string): unknown[] {
   return [...text.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!));
 }
 
-const isSchema = (v: unknown) => typeof v === "object" && v !== null && "properties" in v && (v as { type?: unknown }).type === "object";
+const isSchema = (v: unknown) =>
+  typeof v === "object" && v !== null && "properties" in v && (v as { type?: unknown }).type === "object";
 
 function withoutPointers(value: unknown, pointers: string[]): unknown {
   const copy = structuredClone(value);
@@ -58,10 +59,15 @@ function noteExamples(dir: string): void {
     expect(model.examples).toHaveLength(10);
   });
 
-  it.each(seedInstances.map((s, i) => [i, s]))("note example %i is stored, abbreviations filled in and listed", (_i, seed) => {
-    const matches = model.examples.filter((e) => JSON.stringify(sortKeys(withoutPointers(e.value, e.added))) === JSON.stringify(sortKeys(seed)));
-    expect(matches.map((m) => `${m.file}#${m.name}`)).toHaveLength(1);
-  });
+  it.each(seedInstances.map((s, i) => [i, s]))(
+    "note example %i is stored, abbreviations filled in and listed",
+    (_i, seed) => {
+      const matches = model.examples.filter(
+        (e) => JSON.stringify(sortKeys(withoutPointers(e.value, e.added))) === JSON.stringify(sortKeys(seed)),
+      );
+      expect(matches.map((m) => `${m.file}#${m.name}`)).toHaveLength(1);
+    },
+  );
 }
 
 describe("the note's input schemas (§4) against the contract's requests", () => {
@@ -74,32 +80,45 @@ describe("the note's input schemas (§4) against the contract's requests", () =>
     required: string[];
     properties: Record<string, { type?: string; enum?: unknown[]; minLength?: number }>;
   }>;
-  const envelope = model.schemas.find((s) => s.typeName === "ToolRequest")!.schema as { required: string[]; properties: Record<string, unknown> };
+  const envelope = model.schemas.find((s) => s.typeName === "ToolRequest")!.schema as {
+    required: string[];
+    properties: Record<string, unknown>;
+  };
 
   it("has one input schema per tool", () => {
     expect(seedSchemas).toHaveLength(model.tools.length);
   });
 
-  it.each(seedSchemas.map((s, i) => [i, s]))("note schema %i: every field it requires is required by one tool's request, envelope or args", (_i, seed) => {
-    // the tool is the one whose args hold the note's non-envelope fields and require nothing else
-    const candidates = model.tools.filter((t) => {
-      const args = t.parameters as { required?: string[]; properties: Record<string, { type?: string }> };
-      const sameType = (p: string) => seed.properties[p]!.type === undefined || args.properties[p]!.type === seed.properties[p]!.type;
-      return (
-        Object.keys(seed.properties).every((p) => p in envelope.properties || (p in args.properties && sameType(p))) && (args.required ?? []).every((r) => r in seed.properties)
-      );
-    });
-    expect(candidates).toHaveLength(1);
-    const tool = candidates[0];
-    const args = model.schemas.find((s) => s.typeName === tool!.argsType)!.schema as { required?: string[]; properties: Record<string, { minLength?: number }> };
-    const requiredByTool = new Set([...envelope.required, ...(args.required ?? [])]);
-    if (tool!.idempotency === "required") requiredByTool.add("idempotencyKey");
-    if (tool!.dryRun === "required") requiredByTool.add("dryRun");
-    for (const field of seed.required) expect([field, requiredByTool.has(field)]).toEqual([field, true]);
-    for (const [field, schema] of Object.entries(seed.properties)) {
-      if (schema.minLength !== undefined) expect(args.properties[field]?.minLength).toBeGreaterThanOrEqual(schema.minLength);
-    }
-  });
+  it.each(seedSchemas.map((s, i) => [i, s]))(
+    "note schema %i: every field it requires is required by one tool's request, envelope or args",
+    (_i, seed) => {
+      // the tool is the one whose args hold the note's non-envelope fields and require nothing else
+      const candidates = model.tools.filter((t) => {
+        const args = t.parameters as { required?: string[]; properties: Record<string, { type?: string }> };
+        const sameType = (p: string) =>
+          seed.properties[p]!.type === undefined || args.properties[p]!.type === seed.properties[p]!.type;
+        return (
+          Object.keys(seed.properties).every(
+            (p) => p in envelope.properties || (p in args.properties && sameType(p)),
+          ) && (args.required ?? []).every((r) => r in seed.properties)
+        );
+      });
+      expect(candidates).toHaveLength(1);
+      const tool = candidates[0];
+      const args = model.schemas.find((s) => s.typeName === tool!.argsType)!.schema as {
+        required?: string[];
+        properties: Record<string, { minLength?: number }>;
+      };
+      const requiredByTool = new Set([...envelope.required, ...(args.required ?? [])]);
+      if (tool!.idempotency === "required") requiredByTool.add("idempotencyKey");
+      if (tool!.dryRun === "required") requiredByTool.add("dryRun");
+      for (const field of seed.required) expect([field, requiredByTool.has(field)]).toEqual([field, true]);
+      for (const [field, schema] of Object.entries(seed.properties)) {
+        if (schema.minLength !== undefined)
+          expect(args.properties[field]?.minLength).toBeGreaterThanOrEqual(schema.minLength);
+      }
+    },
+  );
 });
 
 function sortKeys(v: unknown): unknown {

@@ -65,7 +65,9 @@ function seventhTool(): Edit[] {
 }
 
 function renamedCommand(): Edit {
-  const command = original<{ $id: string; "x-mnote-kernel-command": { name: string } }>("kernel/page.body.save.command.json");
+  const command = original<{ $id: string; "x-mnote-kernel-command": { name: string } }>(
+    "kernel/page.body.save.command.json",
+  );
   command.$id = "https://mnote.dev/contract/kernel/page.body.write.command.json";
   command["x-mnote-kernel-command"].name = "page.body.write";
   return putFile("kernel/page.body.write.command.json", command);
@@ -178,7 +180,10 @@ export const CASES: Case[] = [
   },
   {
     name: "a new required arg",
-    after: [set(SAVE, `${ARGS}/reason`, { type: "string", maxLength: 100 }), set(SAVE, "/$defs/Args/required/-", "reason")],
+    after: [
+      set(SAVE, `${ARGS}/reason`, { type: "string", maxLength: 100 }),
+      set(SAVE, "/$defs/Args/required/-", "reason"),
+    ],
     expect: [["request-required-added", "breaking", save, "/args/properties/reason"]],
     reverse: [["request-property-removed", "breaking", save, "/args/properties/reason"]],
   },
@@ -228,8 +233,17 @@ export const CASES: Case[] = [
   {
     name: "additionalProperties turned off for ToolRequest.args",
     after: [set(REQUEST, "/$defs/ToolRequest/properties/args/additionalProperties", false)],
-    expect: [["request-additional-properties-closed", "breaking", "envelope", "/ToolRequest/properties/args/additionalProperties"]],
-    reverse: [["request-additional-properties-opened", "safe", "envelope", "/ToolRequest/properties/args/additionalProperties"]],
+    expect: [
+      [
+        "request-additional-properties-closed",
+        "breaking",
+        "envelope",
+        "/ToolRequest/properties/args/additionalProperties",
+      ],
+    ],
+    reverse: [
+      ["request-additional-properties-opened", "safe", "envelope", "/ToolRequest/properties/args/additionalProperties"],
+    ],
   },
   {
     name: "an arg becomes nullable",
@@ -253,11 +267,26 @@ export const CASES: Case[] = [
     name: "a page option stops being wired (request: calls fail; response: annotation)",
     after: [set(PAGE_OPTIONS, "/$defs/PageOptions/properties/smallText/x-mnote-runtimeSupport", "planned")],
     expect: [
-      ["annotation-changed", "warning", get, "/result/properties/pageOptions/properties/smallText/x-mnote-runtimeSupport"],
-      ["request-option-unwired", "breaking", options, "/args/properties/options/properties/smallText/x-mnote-runtimeSupport"],
+      [
+        "annotation-changed",
+        "warning",
+        get,
+        "/result/properties/pageOptions/properties/smallText/x-mnote-runtimeSupport",
+      ],
+      [
+        "request-option-unwired",
+        "breaking",
+        options,
+        "/args/properties/options/properties/smallText/x-mnote-runtimeSupport",
+      ],
     ],
     reverse: [
-      ["annotation-changed", "warning", get, "/result/properties/pageOptions/properties/smallText/x-mnote-runtimeSupport"],
+      [
+        "annotation-changed",
+        "warning",
+        get,
+        "/result/properties/pageOptions/properties/smallText/x-mnote-runtimeSupport",
+      ],
       ["request-option-wired", "safe", options, "/args/properties/options/properties/smallText/x-mnote-runtimeSupport"],
     ],
   },
@@ -289,7 +318,11 @@ export const CASES: Case[] = [
   // ---- kernel commands (the other side of the contract)
   {
     name: "a renamed kernel command (the tool moved to it)",
-    after: [renamedCommand(), dropFile("kernel/page.body.save.command.json"), set(SAVE, `${FACTS}/kernelCommand`, "page.body.write")],
+    after: [
+      renamedCommand(),
+      dropFile("kernel/page.body.save.command.json"),
+      set(SAVE, `${FACTS}/kernelCommand`, "page.body.write"),
+    ],
     expect: [
       ["tool-kernel-command-changed", "breaking", save, `${FACTS}/kernelCommand`],
       ["kernel-command-renamed", "breaking", "kernel:page.body.save", "/x-mnote-kernel-command/name"],
@@ -302,7 +335,9 @@ export const CASES: Case[] = [
   {
     name: "a new required field in KernelContext (a request to the kernel)",
     after: [
-      set("kernel/envelope.schema.json", "/$defs/KernelContext/properties/locale", { $ref: "../model/common.schema.json#/$defs/Locale" }),
+      set("kernel/envelope.schema.json", "/$defs/KernelContext/properties/locale", {
+        $ref: "../model/common.schema.json#/$defs/Locale",
+      }),
       set("kernel/envelope.schema.json", "/$defs/KernelContext/required/-", "locale"),
     ],
     expect: [["request-required-added", "breaking", "envelope", "/KernelContext/properties/locale"]],
@@ -425,25 +460,59 @@ export const CASES: Case[] = [
     expect: [
       ["response-constraint-changed", "breaking", "envelope", "/Audit/properties/commandId/pattern"],
       ["request-constraint-changed", "breaking", "envelope", "/KernelWrite/properties/commandId/pattern"],
-      ...KERNEL_COMMANDS_WITH_COMMAND_ID.map((k): Expected => ["response-constraint-changed", "breaking", `kernel:${k}`, "/result/properties/commandId/pattern"]),
+      ...KERNEL_COMMANDS_WITH_COMMAND_ID.map((k): Expected => [
+        "response-constraint-changed",
+        "breaking",
+        `kernel:${k}`,
+        "/result/properties/commandId/pattern",
+      ]),
       // command.status takes a command id (a request to the kernel) and answers one
       ["request-constraint-changed", "breaking", "kernel:command.status", "/payload/properties/commandId/pattern"],
-      ["response-constraint-changed", "breaking", "kernel:command.status", "/result/properties/result/properties/commandId/pattern"],
+      [
+        "response-constraint-changed",
+        "breaking",
+        "kernel:command.status",
+        "/result/properties/result/properties/commandId/pattern",
+      ],
     ],
     reverse: [
       ["response-constraint-changed", "breaking", "envelope", "/Audit/properties/commandId/pattern"],
       ["request-constraint-changed", "breaking", "envelope", "/KernelWrite/properties/commandId/pattern"],
-      ...KERNEL_COMMANDS_WITH_COMMAND_ID.map((k): Expected => ["response-constraint-changed", "breaking", `kernel:${k}`, "/result/properties/commandId/pattern"]),
+      ...KERNEL_COMMANDS_WITH_COMMAND_ID.map((k): Expected => [
+        "response-constraint-changed",
+        "breaking",
+        `kernel:${k}`,
+        "/result/properties/commandId/pattern",
+      ]),
       // command.status takes a command id (a request to the kernel) and answers one
       ["request-constraint-changed", "breaking", "kernel:command.status", "/payload/properties/commandId/pattern"],
-      ["response-constraint-changed", "breaking", "kernel:command.status", "/result/properties/result/properties/commandId/pattern"],
+      [
+        "response-constraint-changed",
+        "breaking",
+        "kernel:command.status",
+        "/result/properties/result/properties/commandId/pattern",
+      ],
     ],
   },
   {
     name: "additionalProperties turned off for ToolSuccess.result",
     after: [set(RESPONSE, "/$defs/ToolSuccess/properties/result/additionalProperties", false)],
-    expect: [["response-additional-properties-closed", "safe", "envelope", "/ToolSuccess/properties/result/additionalProperties"]],
-    reverse: [["response-additional-properties-opened", "breaking", "envelope", "/ToolSuccess/properties/result/additionalProperties"]],
+    expect: [
+      [
+        "response-additional-properties-closed",
+        "safe",
+        "envelope",
+        "/ToolSuccess/properties/result/additionalProperties",
+      ],
+    ],
+    reverse: [
+      [
+        "response-additional-properties-opened",
+        "breaking",
+        "envelope",
+        "/ToolSuccess/properties/result/additionalProperties",
+      ],
+    ],
   },
   {
     name: "page options allow unknown keys (request looser, response looser)",
@@ -459,7 +528,9 @@ export const CASES: Case[] = [
   },
   {
     name: "audit.commandId is no longer nullable",
-    after: [set(RESPONSE, "/$defs/Audit/properties/commandId", { $ref: "../model/common.schema.json#/$defs/CommandId" })],
+    after: [
+      set(RESPONSE, "/$defs/Audit/properties/commandId", { $ref: "../model/common.schema.json#/$defs/CommandId" }),
+    ],
     expect: [["response-type-narrowed", "safe", "envelope", "/Audit/properties/commandId/type"]],
     reverse: [["response-type-widened", "breaking", "envelope", "/Audit/properties/commandId/type"]],
   },
@@ -502,7 +573,12 @@ export const CASES: Case[] = [
   },
   {
     name: "a new reason for a code",
-    after: [set(ERRORS, "/$defs/ErrorCode/oneOf/3/x-mnote-error/reasons/grant_revoked", { "zh-CN": "会话授权已撤销", en: "The session grant was revoked" })],
+    after: [
+      set(ERRORS, "/$defs/ErrorCode/oneOf/3/x-mnote-error/reasons/grant_revoked", {
+        "zh-CN": "会话授权已撤销",
+        en: "The session grant was revoked",
+      }),
+    ],
     expect: [["error-reason-added", "safe", "errors", "/mnote_tool_not_authenticated/reasons/grant_revoked"]],
     reverse: [["error-reason-removed", "warning", "errors", "/mnote_tool_not_authenticated/reasons/grant_revoked"]],
   },
@@ -542,7 +618,10 @@ export const CASES: Case[] = [
   // ---- refactors that change no behaviour
   {
     name: "a result field moved behind a $ref",
-    after: [set(COMMON, "/$defs/PageTitle", { type: "string", maxLength: 500 }), set(GET, `${RESULT}/title`, { $ref: "../model/common.schema.json#/$defs/PageTitle" })],
+    after: [
+      set(COMMON, "/$defs/PageTitle", { type: "string", maxLength: 500 }),
+      set(GET, `${RESULT}/title`, { $ref: "../model/common.schema.json#/$defs/PageTitle" }),
+    ],
     expect: [],
     reverse: [],
   },
@@ -563,7 +642,10 @@ export const CASES: Case[] = [
     name: "reordered enum values and anyOf alternatives",
     after: [
       set(SAVE, `${ARGS}/mode/enum`, ["append", "replace"]),
-      set(SAVE, "/$defs/Result/anyOf", [{ $ref: "../envelope/results.schema.json#/$defs/DryRunResult" }, { $ref: "../envelope/results.schema.json#/$defs/PageWriteResult" }]),
+      set(SAVE, "/$defs/Result/anyOf", [
+        { $ref: "../envelope/results.schema.json#/$defs/DryRunResult" },
+        { $ref: "../envelope/results.schema.json#/$defs/PageWriteResult" },
+      ]),
     ],
     expect: [],
   },
@@ -582,7 +664,10 @@ export const CASES: Case[] = [
   },
   {
     name: "a removed required-and-present field is one change, not two",
-    after: [unset(GET, `${RESULT}/revision`), set(GET, "/$defs/Result/required", ["documentId", "workspaceId", "title"])],
+    after: [
+      unset(GET, `${RESULT}/revision`),
+      set(GET, "/$defs/Result/required", ["documentId", "workspaceId", "title"]),
+    ],
     expect: [["response-property-removed", "breaking", get, "/result/properties/revision"]],
   },
 ];

@@ -20,7 +20,8 @@ const withVersion = (dir: string, version: string) => {
   return dir;
 };
 // versions pinned, so the tests hold whatever version contract/ has today
-const narrowed = () => withVersion(contractWith(SAVE, saveText.replace('"enum": ["replace", "append"]', '"enum": ["append"]')), "1.0.0");
+const narrowed = () =>
+  withVersion(contractWith(SAVE, saveText.replace('"enum": ["replace", "append"]', '"enum": ["append"]')), "1.0.0");
 
 function releases(...versions: string[]): string {
   const dir = tempDir("mnote-releases-");
@@ -120,7 +121,9 @@ describe("mnote-tools diff", () => {
     const broken = contractWith(SAVE, saveText.replace('"maxItems": 500', '"maxItmes": 500'));
     const r = await run({ contract: contractDir, base: broken });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^the base contract \(.*\) does not validate: invalid contract: tools\/page\.save\.tool\.json/);
+    expect(r.stderr).toMatch(
+      /^the base contract \(.*\) does not validate: invalid contract: tools\/page\.save\.tool\.json/,
+    );
   });
 
   it("exits 2 on an unknown format", async () => {
@@ -168,8 +171,12 @@ describe("mnote-tools diff", () => {
     it("--format junit writes a failing test case per breaking change", async () => {
       const r = await run({ contract: narrowed(), base: base(), format: "junit" });
       expect(r.code).toBe(1);
-      expect(r.stdout).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="mnote contract diff" tests="1" failures="1">/);
-      expect(r.stdout).toContain(`<testcase classname="mnote.page.save" name="request-enum-narrowed /args/properties/mode/enum"`);
+      expect(r.stdout).toMatch(
+        /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="mnote contract diff" tests="1" failures="1">/,
+      );
+      expect(r.stdout).toContain(
+        `<testcase classname="mnote.page.save" name="request-enum-narrowed /args/properties/mode/enum"`,
+      );
       expect(r.stdout).toContain(`line="${enumLine}"`);
       expect(r.stdout).toContain('<failure type="breaking" message="value(s) removed: &quot;replace&quot;">');
     });
@@ -188,12 +195,21 @@ describe("mnote-tools diff", () => {
     };
 
     it("an ignore entry that matches keeps the change in the report but out of the verdict", async () => {
-      const r = await run({ contract: narrowed(), base: base(), ignore: ignoreFile([entry]), today: "2029-12-31", format: "json" });
+      const r = await run({
+        contract: narrowed(),
+        base: base(),
+        ignore: ignoreFile([entry]),
+        today: "2029-12-31",
+        format: "json",
+      });
       expect(r.stderr).toBe("");
       expect(r.code).toBe(0);
       const report = JSON.parse(r.stdout);
       expect(report.counts).toEqual({ breaking: 0, warning: 0, safe: 0 });
-      expect(report.changes[0]).toMatchObject({ rule: "request-enum-narrowed", ignored: { reason: entry.reason, expires: "2030-01-01" } });
+      expect(report.changes[0]).toMatchObject({
+        rule: "request-enum-narrowed",
+        ignored: { reason: entry.reason, expires: "2030-01-01" },
+      });
     });
 
     it("an expired ignore entry fails the run, even though it matches", async () => {
@@ -221,7 +237,13 @@ describe("mnote-tools diff", () => {
     });
 
     it("--fail-on warning fails on warnings; the default passes them", async () => {
-      const described = contractWith(SAVE, saveText.replace('"description": "The blocks to write, in order', '"description": "The blocks to send, in order'));
+      const described = contractWith(
+        SAVE,
+        saveText.replace(
+          '"description": "The blocks to write, in order',
+          '"description": "The blocks to send, in order',
+        ),
+      );
       expect(saveText).toContain('"description": "The blocks to write, in');
       const passes = await run({ contract: described, base: base() });
       expect(passes.code).toBe(0);

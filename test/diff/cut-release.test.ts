@@ -14,7 +14,8 @@ function project(): string {
   return root;
 }
 
-const cut = (root: string, ...args: string[]) => spawnSync("bash", [join(root, "scripts", "cut-release.sh"), ...args], { encoding: "utf8" });
+const cut = (root: string, ...args: string[]) =>
+  spawnSync("bash", [join(root, "scripts", "cut-release.sh"), ...args], { encoding: "utf8" });
 
 function setVersion(root: string, version: string): void {
   const file = join(root, "contract", "contract.json");

@@ -58,7 +58,8 @@ export function sourcesWith(edits: readonly Edit[]): SourceFile[] {
     const last = tokens.pop()!;
     let parent = out.get(edit.file) as Record<string, unknown> | unknown[] | undefined;
     for (const t of tokens) parent = (parent as Record<string, unknown>)?.[t] as Record<string, unknown> | undefined;
-    if (parent === undefined || parent === null || typeof parent !== "object") throw new Error(`${edit.file}: nothing at ${edit.at}`);
+    if (parent === undefined || parent === null || typeof parent !== "object")
+      throw new Error(`${edit.file}: nothing at ${edit.at}`);
     if (Array.isArray(parent)) {
       if (edit.value === REMOVE) parent.splice(Number(last), 1);
       else if (last === "-") parent.push(structuredClone(edit.value));

@@ -14,7 +14,11 @@ const byPath = (files: Array<{ path: string; text: string }>) => [...files].sort
 function repoWithContract(): { root: string; contract: string; git: (...args: string[]) => string } {
   const root = tempDir("mnote-diff-git-");
   const git = (...args: string[]) =>
-    execFileSync("git", ["-c", "user.name=test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false", ...args], { cwd: root, encoding: "utf8" });
+    execFileSync(
+      "git",
+      ["-c", "user.name=test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false", ...args],
+      { cwd: root, encoding: "utf8" },
+    );
   git("init", "-q");
   cpSync(contractDir, join(root, "contract"), { recursive: true });
   git("add", "contract");
@@ -32,7 +36,9 @@ describe("readBase with a folder", () => {
 
   it("refuses a folder without contract.json at its root", () => {
     const empty = tempDir("mnote-diff-empty-");
-    expect(() => readBase(empty, contractDir)).toThrow(new DiffInputError(`${empty} is a folder but has no contract.json at its root`));
+    expect(() => readBase(empty, contractDir)).toThrow(
+      new DiffInputError(`${empty} is a folder but has no contract.json at its root`),
+    );
   });
 });
 
@@ -49,14 +55,24 @@ describe("readBase with a git ref", () => {
     expect(readFileSync(file, "utf8")).not.toBe(committed);
     expect(repo.git("status", "--porcelain")).toBe(" M contract/tools/page.save.tool.json\n");
 
-    const report = diffContracts(buildSide(base, "base"), buildSide({ label: "contract", sources: readContractDir(repo.contract) }, "head"));
-    expect(report.changes.map((c) => [c.rule, c.level, c.subject, c.pointer])).toEqual([["request-enum-narrowed", "breaking", "mnote.page.save", "/args/properties/mode/enum"]]);
+    const report = diffContracts(
+      buildSide(base, "base"),
+      buildSide({ label: "contract", sources: readContractDir(repo.contract) }, "head"),
+    );
+    expect(report.changes.map((c) => [c.rule, c.level, c.subject, c.pointer])).toEqual([
+      ["request-enum-narrowed", "breaking", "mnote.page.save", "/args/properties/mode/enum"],
+    ]);
   });
 
   it("works when the contract folder is the repository root", () => {
     const root = tempDir("mnote-diff-rootrepo-");
     cpSync(contractDir, root, { recursive: true });
-    const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", ...args], { cwd: root });
+    const git = (...args: string[]) =>
+      execFileSync(
+        "git",
+        ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", ...args],
+        { cwd: root },
+      );
     git("init", "-q");
     git("add", ".");
     git("commit", "-q", "-m", "c");
@@ -66,7 +82,9 @@ describe("readBase with a git ref", () => {
   it("refuses what is neither a folder nor a ref, and never passes an option to git", () => {
     const repo = repoWithContract();
     expect(() => readBase("no-such-ref", repo.contract)).toThrow('not a folder and not a git ref: "no-such-ref"');
-    expect(() => readBase("--output=/tmp/x", repo.contract)).toThrow('not a folder and not a git ref: "--output=/tmp/x"');
+    expect(() => readBase("--output=/tmp/x", repo.contract)).toThrow(
+      'not a folder and not a git ref: "--output=/tmp/x"',
+    );
   });
 
   it("says so when contract/ did not exist at the ref", () => {

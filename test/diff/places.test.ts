@@ -16,7 +16,12 @@ const only = (report: ReturnType<typeof diffContracts>) => {
 
 describe("where changes are reported", () => {
   it("a change inside a $ref'd definition names the definition's file", () => {
-    const c = only(diffContracts(modelWith([]), modelWith([set("model/block.schema.json", "/$defs/ContentBlock/properties/level/maximum", 6)])));
+    const c = only(
+      diffContracts(
+        modelWith([]),
+        modelWith([set("model/block.schema.json", "/$defs/ContentBlock/properties/level/maximum", 6)]),
+      ),
+    );
     expect(c).toMatchObject({
       rule: "response-constraint-loosened",
       subject: "mnote.page.get",
@@ -30,8 +35,15 @@ describe("where changes are reported", () => {
 
   it("a sibling of a $ref names the tool file, not the $ref's target", () => {
     const path = "/$defs/Args/properties/baseRevision/description";
-    const c = only(diffContracts(modelWith([]), modelWith([set("tools/page.save.tool.json", path, "The revision you read.")])));
-    expect(c).toMatchObject({ rule: "description-changed", pointer: "/args/properties/baseRevision/description", file: "tools/page.save.tool.json", filePointer: path });
+    const c = only(
+      diffContracts(modelWith([]), modelWith([set("tools/page.save.tool.json", path, "The revision you read.")])),
+    );
+    expect(c).toMatchObject({
+      rule: "description-changed",
+      pointer: "/args/properties/baseRevision/description",
+      file: "tools/page.save.tool.json",
+      filePointer: path,
+    });
   });
 
   it("a removed field names the base's file", () => {
@@ -43,7 +55,9 @@ describe("where changes are reported", () => {
             "tools/page.get.tool.json",
             "/$defs/Result/properties",
             (() => {
-              const props = original<{ $defs: { Result: { properties: Record<string, unknown> } } }>("tools/page.get.tool.json").$defs.Result.properties;
+              const props = original<{ $defs: { Result: { properties: Record<string, unknown> } } }>(
+                "tools/page.get.tool.json",
+              ).$defs.Result.properties;
               delete props.bodySummary;
               return props;
             })(),
@@ -60,9 +74,16 @@ describe("where changes are reported", () => {
   });
 
   it("a catalog entry is named by code, and located by its oneOf index", () => {
-    const entries = original<{ $defs: { ErrorCode: { oneOf: Array<{ const: string }> } } }>("catalog/errors.schema.json").$defs.ErrorCode.oneOf;
+    const entries = original<{ $defs: { ErrorCode: { oneOf: Array<{ const: string }> } } }>(
+      "catalog/errors.schema.json",
+    ).$defs.ErrorCode.oneOf;
     const i = entries.findIndex((e) => e.const === "mnote_tool_internal");
-    const c = only(diffContracts(modelWith([]), modelWith([set("catalog/errors.schema.json", `/$defs/ErrorCode/oneOf/${i}/x-mnote-error/retryable`, true)])));
+    const c = only(
+      diffContracts(
+        modelWith([]),
+        modelWith([set("catalog/errors.schema.json", `/$defs/ErrorCode/oneOf/${i}/x-mnote-error/retryable`, true)]),
+      ),
+    );
     expect(c).toMatchObject({
       subject: "errors",
       pointer: "/mnote_tool_internal/retryable",

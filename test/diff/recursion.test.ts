@@ -81,7 +81,9 @@ describe("a recursive definition", () => {
     expect(run.stderr).toBe("");
     expect(run.status).toBe(1);
     const changes = JSON.parse(run.stdout).changes as Array<{ rule: string; subject: string; file: string }>;
-    expect(changes.map((c) => [c.rule, c.subject, c.file])).toEqual([["response-constraint-loosened", "mnote.page.get_tree", "model/outline.schema.json"]]);
+    expect(changes.map((c) => [c.rule, c.subject, c.file])).toEqual([
+      ["response-constraint-loosened", "mnote.page.get_tree", "model/outline.schema.json"],
+    ]);
   });
 
   it("validate refuses a definition that refers to itself without a property or item between, with file:line:col", () => {
@@ -99,6 +101,8 @@ describe("a recursive definition", () => {
     expect(run.status).not.toBe(0);
     expect(run.status).not.toBe(70);
     expect(run.stderr).toContain(`model/outline.schema.json:${line}:`);
-    expect(run.stderr).toContain("/$defs/Loop/anyOf/0/$ref: recursive $ref to /$defs/Loop that passes through no property or item");
+    expect(run.stderr).toContain(
+      "/$defs/Loop/anyOf/0/$ref: recursive $ref to /$defs/Loop that passes through no property or item",
+    );
   });
 });

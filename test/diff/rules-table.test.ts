@@ -8,7 +8,14 @@ import { modelWith } from "./harness";
 
 /** A grouped change stands for each of its places. */
 const summary = (changes: ReturnType<typeof diffContracts>["changes"]): Expected[] =>
-  changes.flatMap((c) => (c.occurrences ?? [{ subject: c.subject, pointer: c.pointer }]).map((o): Expected => [c.rule, c.level, o.subject, o.pointer]));
+  changes.flatMap((c) =>
+    (c.occurrences ?? [{ subject: c.subject, pointer: c.pointer }]).map((o): Expected => [
+      c.rule,
+      c.level,
+      o.subject,
+      o.pointer,
+    ]),
+  );
 
 const sorted = (list: readonly Expected[]) => [...list].sort((a, b) => (a.join("\0") < b.join("\0") ? -1 : 1));
 
@@ -51,7 +58,9 @@ describe("the change table", () => {
     }
     // option-wired/unwired exist for requests only: runtimeSupport in a response is an annotation.
     const oneSided = ["option-wired", "option-unwired", "unproven-narrowing", "unproven-widening"];
-    const incomplete = [...directions].filter(([kind, dirs]) => !oneSided.includes(kind) && dirs.size !== 2).map(([kind]) => kind);
+    const incomplete = [...directions]
+      .filter(([kind, dirs]) => !oneSided.includes(kind) && dirs.size !== 2)
+      .map(([kind]) => kind);
     expect(incomplete).toEqual([]);
   });
 });

@@ -15,7 +15,10 @@ const RESPONSE_TOOL = "mnote.page.get";
 const ORDER: Verdict[] = ["none", "safe", "warning", "breaking"];
 
 function place(schema: unknown): Edit[] {
-  return [set("tools/page.update_title.tool.json", "/$defs/Args/properties/probe", schema), set("tools/page.get.tool.json", "/$defs/Result/properties/probe", schema)];
+  return [
+    set("tools/page.update_title.tool.json", "/$defs/Args/properties/probe", schema),
+    set("tools/page.get.tool.json", "/$defs/Result/properties/probe", schema),
+  ];
 }
 
 /** Keywords the contract's own validation refuses (see contract/README.md). */
@@ -36,13 +39,19 @@ describe("the semantic table", () => {
   it.each(SEMANTIC_ROWS.map((r) => [r[0], r] as const))("%s", (_name, [, before, after, request, response]) => {
     if (usesRefusedKeyword(before) || usesRefusedKeyword(after)) {
       const expand = { before: (m: Record<string, unknown>) => m, after: (m: Record<string, unknown>) => m };
-      const direct = (direction: "request" | "response") => worst(compareSchemas(before, after, direction, expand).map((f) => ruleLevel(f.rule)));
+      const direct = (direction: "request" | "response") =>
+        worst(compareSchemas(before, after, direction, expand).map((f) => ruleLevel(f.rule)));
       expect({ request: direct("request"), response: direct("response") }).toEqual({ request, response });
       return;
     }
     const report = diffContracts(modelWith(place(before)), modelWith(place(after)));
-    const levels = (tool: string) => report.changes.filter((c) => (c.occurrences ?? [c]).some((o) => o.subject === tool)).map((c) => c.level);
+    const levels = (tool: string) =>
+      report.changes.filter((c) => (c.occurrences ?? [c]).some((o) => o.subject === tool)).map((c) => c.level);
     const others = report.changes.filter((c) => ![REQUEST_TOOL, RESPONSE_TOOL].includes(c.subject));
-    expect({ request: worst(levels(REQUEST_TOOL)), response: worst(levels(RESPONSE_TOOL)), others: others.map((c) => c.rule) }).toEqual({ request, response, others: [] });
+    expect({
+      request: worst(levels(REQUEST_TOOL)),
+      response: worst(levels(RESPONSE_TOOL)),
+      others: others.map((c) => c.rule),
+    }).toEqual({ request, response, others: [] });
   });
 });

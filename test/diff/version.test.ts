@@ -24,7 +24,9 @@ describe('the version rule on a breaking change (mode loses "replace")', () => {
     const report = diffContracts(modelWith([]), modelWith([narrowMode, version("2.0.0")]));
     expect(report.verdict).toMatchObject({ ok: true, requiredVersion: null });
     expect(report.verdict.message).toContain("allowed by the new major version 2.0.0");
-    expect(report.changes.map((c) => [c.rule, c.level, c.pointer])).toEqual([["request-enum-narrowed", "breaking", "/args/properties/mode/enum"]]);
+    expect(report.changes.map((c) => [c.rule, c.level, c.pointer])).toEqual([
+      ["request-enum-narrowed", "breaking", "/args/properties/mode/enum"],
+    ]);
     expect(report.head.version).toBe("2.0.0");
     // the harness pins the base to 1.0.0, whatever contract/ says today
     expect(report.base.version).toBe("1.0.0");
@@ -43,13 +45,20 @@ describe("the version rule without breaking changes", () => {
   });
 
   it("passes warnings", () => {
-    const report = diffContracts(modelWith([]), modelWith([set("tools/page.save.tool.json", "/x-mnote-tool/title", "Save")]));
+    const report = diffContracts(
+      modelWith([]),
+      modelWith([set("tools/page.save.tool.json", "/x-mnote-tool/title", "Save")]),
+    );
     expect(report.counts.warning).toBe(1);
     expect(report.verdict.ok).toBe(true);
   });
 
   it("says so when nothing changed", () => {
-    expect(diffContracts(modelWith([]), modelWith([])).verdict).toEqual({ ok: true, requiredVersion: null, message: "no changes" });
+    expect(diffContracts(modelWith([]), modelWith([])).verdict).toEqual({
+      ok: true,
+      requiredVersion: null,
+      message: "no changes",
+    });
   });
 
   it("a version bump alone is not a change", () => {
@@ -66,11 +75,16 @@ describe("versions", () => {
   });
 
   it("orders numerically, a prerelease before its release", () => {
-    const sorted = ["1.10.0", "1.2.0", "2.0.0-rc.1", "2.0.0", "1.9.9"].sort((a, b) => compareVersions(parseVersion(a)!, parseVersion(b)!));
+    const sorted = ["1.10.0", "1.2.0", "2.0.0-rc.1", "2.0.0", "1.9.9"].sort((a, b) =>
+      compareVersions(parseVersion(a)!, parseVersion(b)!),
+    );
     expect(sorted).toEqual(["1.2.0", "1.9.9", "1.10.0", "2.0.0-rc.1", "2.0.0"]);
   });
 
   it("asks for the major after the base's, even when the head went down", () => {
-    expect(verdictFor("3.4.5", "2.0.0", { breaking: 1, warning: 0, safe: 0 })).toMatchObject({ ok: false, requiredVersion: "4.0.0" });
+    expect(verdictFor("3.4.5", "2.0.0", { breaking: 1, warning: 0, safe: 0 })).toMatchObject({
+      ok: false,
+      requiredVersion: "4.0.0",
+    });
   });
 });

@@ -9,7 +9,14 @@ it("copies the generated plugin into the Hermes home and prints how to enable it
   const run = runCli(["hermes", "install", "--hermes-home", home]);
   expect(run.status).toBe(0);
   const target = join(home, "plugins", "mnote");
-  expect(readdirSync(target).sort()).toEqual(["SKILL.md", "__init__.py", "plugin.yaml", "raise.json", "raise_args.py", "tools.json"]);
+  expect(readdirSync(target).sort()).toEqual([
+    "SKILL.md",
+    "__init__.py",
+    "plugin.yaml",
+    "raise.json",
+    "raise_args.py",
+    "tools.json",
+  ]);
   expect(run.stdout).toContain("plugins:\n    enabled: [mnote]");
   expect(run.stdout).toContain("MNOTE_TOOLS_URL=");
   // installing again replaces the old copy

@@ -58,8 +58,16 @@ it("an over-long title through the plugin: the rule and the limit, in zh-CN and 
     const rule = { keyword: "maxLength", limit: 500, pointer: "/args/title" };
     const byName = (name: string) => results.find((r) => r.name === name)!.response;
     for (const r of results) expect(validateToolResponse(r.response)).toBe(true);
-    expect(byName("s_zh").error).toMatchObject({ code: "mnote_tool_invalid_input", message: "title：最多 500 个字符", rule });
-    expect(byName("s_en").error).toMatchObject({ code: "mnote_tool_invalid_input", message: "title: at most 500 characters", rule });
+    expect(byName("s_zh").error).toMatchObject({
+      code: "mnote_tool_invalid_input",
+      message: "title：最多 500 个字符",
+      rule,
+    });
+    expect(byName("s_en").error).toMatchObject({
+      code: "mnote_tool_invalid_input",
+      message: "title: at most 500 characters",
+      rule,
+    });
   } finally {
     await server.stop();
   }

@@ -13,9 +13,13 @@ import { spawnSync } from "node:child_process";
 import { providerTools } from "../../generated/providers";
 
 const src = process.env.MNOTE_HERMES_SRC;
-const present = !!src && existsSync(join(src, "agent", "gemini_schema.py")) && existsSync(join(src, "tools", "schema_sanitizer.py"));
+const present =
+  !!src && existsSync(join(src, "agent", "gemini_schema.py")) && existsSync(join(src, "tools", "schema_sanitizer.py"));
 const run = present ? it : it.skip;
-if (!present) console.log("real Hermes modules: skipped (set MNOTE_HERMES_SRC to a folder with agent/gemini_schema.py and tools/schema_sanitizer.py from Hermes v0.18.0)");
+if (!present)
+  console.log(
+    "real Hermes modules: skipped (set MNOTE_HERMES_SRC to a folder with agent/gemini_schema.py and tools/schema_sanitizer.py from Hermes v0.18.0)",
+  );
 
 const script = `
 import importlib.util, json, os, sys
@@ -36,12 +40,17 @@ print(json.dumps({
 `;
 
 describe("Hermes' own lowering of the portable variant (real Hermes v0.18.0 modules)", () => {
-  run("the Gemini adapter leaves portable meaning what our gemini variant means; the llama.cpp sanitizer leaves it as it is", () => {
-    const portable = providerTools.portable;
-    const out = spawnSync("python3", ["-c", script, src!], { input: JSON.stringify(portable), encoding: "utf8" });
-    expect(out.stderr).toBe("");
-    const result = JSON.parse(out.stdout);
-    expect(result.gemini).toEqual(providerTools.gemini.map((t) => t.parameters));
-    expect(result.llama.map((t: { function: { parameters: unknown } }) => t.function.parameters)).toEqual(portable.map((t) => t.parameters));
-  });
+  run(
+    "the Gemini adapter leaves portable meaning what our gemini variant means; the llama.cpp sanitizer leaves it as it is",
+    () => {
+      const portable = providerTools.portable;
+      const out = spawnSync("python3", ["-c", script, src!], { input: JSON.stringify(portable), encoding: "utf8" });
+      expect(out.stderr).toBe("");
+      const result = JSON.parse(out.stdout);
+      expect(result.gemini).toEqual(providerTools.gemini.map((t) => t.parameters));
+      expect(result.llama.map((t: { function: { parameters: unknown } }) => t.function.parameters)).toEqual(
+        portable.map((t) => t.parameters),
+      );
+    },
+  );
 });

@@ -14,17 +14,27 @@ import { tempDir } from "../support/tmp";
 import { toolList } from "../../generated/registry";
 
 const hermesSrc = process.env.MNOTE_HERMES_SRC ?? "";
-const present = hermesSrc !== "" && existsSync(join(hermesSrc, "hermes_cli", "plugins.py")) && existsSync(join(hermesSrc, "model_tools.py"));
+const present =
+  hermesSrc !== "" &&
+  existsSync(join(hermesSrc, "hermes_cli", "plugins.py")) &&
+  existsSync(join(hermesSrc, "model_tools.py"));
 const suite = present ? describe : describe.skip;
-if (!present) process.stderr.write("test/hermes/real-hermes.test.ts: skipped: set MNOTE_HERMES_SRC to the extracted Hermes Agent v0.18.0 modules to run it\n");
+if (!present)
+  process.stderr.write(
+    "test/hermes/real-hermes.test.ts: skipped: set MNOTE_HERMES_SRC to the extracted Hermes Agent v0.18.0 modules to run it\n",
+  );
 
 async function runReal(config: Record<string, unknown>): Promise<any> {
   const file = join(tempDir("mnote-real-hermes-"), "config.json");
   writeFileSync(file, JSON.stringify(config));
-  const child = spawn("python3", [join(repoRoot, "test", "hermes", "real_hermes.py"), hermesSrc, join(generatedDir, "hermes-plugin", "mnote"), file], {
-    env: { PATH: process.env.PATH, HOME: tempDir("mnote-home-") },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    "python3",
+    [join(repoRoot, "test", "hermes", "real_hermes.py"), hermesSrc, join(generatedDir, "hermes-plugin", "mnote"), file],
+    {
+      env: { PATH: process.env.PATH, HOME: tempDir("mnote-home-") },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   child.stdout.on("data", (d: Buffer) => out.push(d));
@@ -40,7 +50,12 @@ suite(`the plugin in the real Hermes Agent (${present ? hermesSrc : "skipped: MN
     const server = await start(["serve", "--db", p.db, "--state", p.state, "--port", "0", "--token", "tok"]);
     try {
       for (const skillRaises of [false, true]) {
-        const report = await runReal({ url: server.url, token: "tok", session_id: "s_real", skill_raises: skillRaises });
+        const report = await runReal({
+          url: server.url,
+          token: "tok",
+          session_id: "s_real",
+          skill_raises: skillRaises,
+        });
         expect(report.tools).toEqual(toolList.map((t) => t.providerName).sort());
         expect(report.plugins.mnote).toEqual({ enabled: true, error: null });
         const [blocked, allowed, get] = report.calls;

@@ -42,7 +42,10 @@ interface Report {
 async function runHarness(steps: Step[], env: NodeJS.ProcessEnv): Promise<Report> {
   const file = join(tempDir("mnote-hermes-"), "steps.json");
   writeFileSync(file, JSON.stringify(steps));
-  const child = spawn("python3", [harness, pluginDir, file], { env: { PATH: process.env.PATH, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("python3", [harness, pluginDir, file], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   child.stdout.on("data", (d: Buffer) => out.push(d));
@@ -92,7 +95,21 @@ describe("retries that cannot write twice (through the plugin, a kernel whose an
       },
       15_000,
     );
-    const server = await start(["serve", "--kernel-url", proxy.url, "--kernel-token", "ktok", "--kernel-timeout", "500", "--state", p.state, "--port", "0", "--token", "tok"]);
+    const server = await start([
+      "serve",
+      "--kernel-url",
+      proxy.url,
+      "--kernel-token",
+      "ktok",
+      "--kernel-timeout",
+      "500",
+      "--state",
+      p.state,
+      "--port",
+      "0",
+      "--token",
+      "tok",
+    ]);
     return {
       p,
       seen: () => proxy.seen,
@@ -135,11 +152,22 @@ describe("retries that cannot write twice (through the plugin, a kernel whose an
   it("the plugin retries by itself with the same key: the model sees the write once, and one note exists", async () => {
     const stack = await lossyStack();
     try {
-      const report = await runHarness([{ name: "note", tool: "mnote_artifact_create_ai_note", args: { content: "Kept once." }, ...S, tool_call_id: "call_once" }], {
-        ...stack.env,
-        MNOTE_TOOLS_RETRIES: "3",
-        MNOTE_TOOLS_RETRY_SECONDS: "60",
-      });
+      const report = await runHarness(
+        [
+          {
+            name: "note",
+            tool: "mnote_artifact_create_ai_note",
+            args: { content: "Kept once." },
+            ...S,
+            tool_call_id: "call_once",
+          },
+        ],
+        {
+          ...stack.env,
+          MNOTE_TOOLS_RETRIES: "3",
+          MNOTE_TOOLS_RETRY_SECONDS: "60",
+        },
+      );
       expect(byName(report, "note").response).toMatchObject({ ok: true, audit: { effect: "write", replayed: true } });
       expect(byName(report, "note").sent).toBeGreaterThan(1); // the first answer was outcome_unknown; the plugin sent the same request again
       expect(aiNotes(stack.p.db)).toBe(1);
@@ -151,7 +179,11 @@ describe("retries that cannot write twice (through the plugin, a kernel whose an
 
 describe("Hermes plugin robustness", () => {
   it("register() never raises: with register_skill raising (no agent.skill_utils) the six tools and the hooks are registered, the skill skipped", async () => {
-    const report = await runHarness([], { MNOTE_TOOLS_URL: "http://127.0.0.1:9", MNOTE_TOOLS_TOKEN: "t", HARNESS_REGISTER_SKILL_RAISES: "1" });
+    const report = await runHarness([], {
+      MNOTE_TOOLS_URL: "http://127.0.0.1:9",
+      MNOTE_TOOLS_TOKEN: "t",
+      HARNESS_REGISTER_SKILL_RAISES: "1",
+    });
     expect(report.tools.map((t) => t.name).sort()).toEqual(toolList.map((t) => t.providerName).sort());
     expect(report.tools).toHaveLength(6);
     expect(report.hooks).toEqual(["post_tool_call", "pre_tool_call"]);
@@ -165,12 +197,52 @@ describe("Hermes plugin robustness", () => {
     try {
       const report = await runHarness(
         [
-          { name: "blocked-1", tool: "mnote_page_update_title", args: { title: "Blocked" }, ...S, tool_call_id: "call_blocked_1", blocked: true },
-          { name: "other-args", tool: "mnote_page_update_title", args: { title: "Allowed" }, ...S, tool_call_id: "call_allowed" },
-          { name: "blocked-2", tool: "mnote_page_update_title", args: { title: "Again" }, ...S, tool_call_id: "call_blocked_2", blocked: "no_post" },
-          { name: "same-args", tool: "mnote_page_update_title", args: { title: "Again" }, ...S, tool_call_id: "call_again" },
-          { name: "blocked-3", tool: "mnote_page_update_title", args: { title: "Third" }, ...S, tool_call_id: "call_blocked_3", blocked: "no_post" },
-          { name: "other-task", tool: "mnote_page_update_title", args: { title: "Third" }, session_id: "s_owner", task_id: "task_2", tool_call_id: "call_task_2" },
+          {
+            name: "blocked-1",
+            tool: "mnote_page_update_title",
+            args: { title: "Blocked" },
+            ...S,
+            tool_call_id: "call_blocked_1",
+            blocked: true,
+          },
+          {
+            name: "other-args",
+            tool: "mnote_page_update_title",
+            args: { title: "Allowed" },
+            ...S,
+            tool_call_id: "call_allowed",
+          },
+          {
+            name: "blocked-2",
+            tool: "mnote_page_update_title",
+            args: { title: "Again" },
+            ...S,
+            tool_call_id: "call_blocked_2",
+            blocked: "no_post",
+          },
+          {
+            name: "same-args",
+            tool: "mnote_page_update_title",
+            args: { title: "Again" },
+            ...S,
+            tool_call_id: "call_again",
+          },
+          {
+            name: "blocked-3",
+            tool: "mnote_page_update_title",
+            args: { title: "Third" },
+            ...S,
+            tool_call_id: "call_blocked_3",
+            blocked: "no_post",
+          },
+          {
+            name: "other-task",
+            tool: "mnote_page_update_title",
+            args: { title: "Third" },
+            session_id: "s_owner",
+            task_id: "task_2",
+            tool_call_id: "call_task_2",
+          },
         ],
         { MNOTE_TOOLS_URL: server.url, MNOTE_TOOLS_TOKEN: "tok" },
       );
@@ -226,20 +298,29 @@ describe("Hermes plugin robustness", () => {
   it("the CLI transport refuses to guess state paths: a clear configuration error, nothing sent", async () => {
     const p = seededProject(grants);
     const cli = `${process.execPath} ${cliPath}`;
-    const report = await runHarness([{ name: "no-state", tool: "mnote_page_get", args: {}, ...S, tool_call_id: "c1" }], {
-      MNOTE_TOOLS_CLI: cli,
-      MNOTE_TOOLS_DB: p.db,
-      MNOTE_TOOLS_LOCALE: "en",
-    });
+    const report = await runHarness(
+      [{ name: "no-state", tool: "mnote_page_get", args: {}, ...S, tool_call_id: "c1" }],
+      {
+        MNOTE_TOOLS_CLI: cli,
+        MNOTE_TOOLS_DB: p.db,
+        MNOTE_TOOLS_LOCALE: "en",
+      },
+    );
     const error = byName(report, "no-state").response.error;
     expect(error).toMatchObject({ code: "mnote_tool_not_configured", retryable: false, reason: "state_paths" });
     expect(error.message).toContain("MNOTE_TOOLS_STATE");
     expect(byName(report, "no-state").request).toBeNull();
-    const relative = await runHarness([{ name: "relative", tool: "mnote_page_get", args: {}, ...S, tool_call_id: "c2" }], {
-      MNOTE_TOOLS_CLI: cli,
-      MNOTE_TOOLS_DB: p.db,
-      MNOTE_TOOLS_STATE: ".mnote/runtime.db",
+    const relative = await runHarness(
+      [{ name: "relative", tool: "mnote_page_get", args: {}, ...S, tool_call_id: "c2" }],
+      {
+        MNOTE_TOOLS_CLI: cli,
+        MNOTE_TOOLS_DB: p.db,
+        MNOTE_TOOLS_STATE: ".mnote/runtime.db",
+      },
+    );
+    expect(byName(relative, "relative").response.error).toMatchObject({
+      code: "mnote_tool_not_configured",
+      reason: "state_paths",
     });
-    expect(byName(relative, "relative").response.error).toMatchObject({ code: "mnote_tool_not_configured", reason: "state_paths" });
   });
 });

@@ -18,7 +18,11 @@ function captured(level?: string) {
       done();
     },
   });
-  return { log: createLogger({ service: "test", level, destination }), lines, parsed: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>) };
+  return {
+    log: createLogger({ service: "test", level, destination }),
+    lines,
+    parsed: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
 }
 
 describe("the servers' logger", () => {
@@ -36,7 +40,8 @@ describe("the servers' logger", () => {
       "x",
     );
     const text = lines.join("\n");
-    for (const secret of ["SECRET-1", "SECRET-2", "SECRET-3", "PAGE TEXT", "PAGE TITLE"]) expect(text).not.toContain(secret);
+    for (const secret of ["SECRET-1", "SECRET-2", "SECRET-3", "PAGE TEXT", "PAGE TITLE"])
+      expect(text).not.toContain(secret);
     expect(parsed()[0]).toMatchObject({
       level: "info",
       service: "test",
@@ -52,7 +57,9 @@ describe("the servers' logger", () => {
     const { log, parsed } = captured("warn");
     log.info({ event: "quiet" }, "quiet");
     logEvent(log, "warn", "http_error", { method: "GET", path: "/x", status: 404, message: "no route" });
-    expect(parsed()).toEqual([expect.objectContaining({ level: "warn", event: "http_error", status: 404, path: "/x" })]);
+    expect(parsed()).toEqual([
+      expect.objectContaining({ level: "warn", event: "http_error", status: 404, path: "/x" }),
+    ]);
     expect(() => createLogger({ service: "test", level: "loud" })).toThrow(/--log-level/);
   });
 
@@ -79,16 +86,49 @@ describe("mcp --http logs like serve", () => {
   it("tool_call for every call, and store_unavailable when the idempotency store is down (the write still happens once)", async () => {
     const p = seededProject([{ session: "s_owner", actor: "user_1" }]);
     // nothing listens on port 1: every store call fails at once
-    const server = await start(["mcp", "--http", "--port", "0", "--token", "t", "--session", "s_owner", "--db", p.db, "--state", p.state, "--store", "redis://127.0.0.1:1/0"]);
+    const server = await start([
+      "mcp",
+      "--http",
+      "--port",
+      "0",
+      "--token",
+      "t",
+      "--session",
+      "s_owner",
+      "--db",
+      p.db,
+      "--state",
+      p.state,
+      "--store",
+      "redis://127.0.0.1:1/0",
+    ]);
     const client = new Client({ name: "test", version: "0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: "Bearer t" } } }));
-    const r = await client.callTool({ name: "mnote_artifact_create_ai_note", arguments: { content: "SECRET PAGE CONTENT" } });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(server.url), {
+        requestInit: { headers: { Authorization: "Bearer t" } },
+      }),
+    );
+    const r = await client.callTool({
+      name: "mnote_artifact_create_ai_note",
+      arguments: { content: "SECRET PAGE CONTENT" },
+    });
     expect((r.structuredContent as { ok: boolean }).ok).toBe(true);
     await client.close();
     await server.stop();
     const lines = server.stderr.filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(lines.find((l) => l.event === "store_unavailable")).toMatchObject({ level: "error", service: "mcp", count: 1, fallback: expect.any(String) });
-    expect(lines.find((l) => l.event === "tool_call")).toMatchObject({ level: "info", service: "mcp", toolName: "mnote.artifact.create_ai_note", ok: true, replayed: false });
+    expect(lines.find((l) => l.event === "store_unavailable")).toMatchObject({
+      level: "error",
+      service: "mcp",
+      count: 1,
+      fallback: expect.any(String),
+    });
+    expect(lines.find((l) => l.event === "tool_call")).toMatchObject({
+      level: "info",
+      service: "mcp",
+      toolName: "mnote.artifact.create_ai_note",
+      ok: true,
+      replayed: false,
+    });
     expect(server.stderr.join("\n")).not.toContain("SECRET PAGE CONTENT");
   });
 });

@@ -49,8 +49,21 @@ function flippedRegistry(): Registry {
   return require(join(out, "registry.ts")) as Registry;
 }
 
-const context = { workspaceId: "ws_1", documentId: "doc_1", actorId: "user_1", traceId: "t", sessionId: "s", runId: "r", toolCallId: "c" };
-const write = (n: number) => ({ commandId: `page_cmd_${n}`, idempotencyScope: String(n).padStart(64, "0"), fingerprint: "f".repeat(64), ttlMs: 60_000 });
+const context = {
+  workspaceId: "ws_1",
+  documentId: "doc_1",
+  actorId: "user_1",
+  traceId: "t",
+  sessionId: "s",
+  runId: "r",
+  toolCallId: "c",
+};
+const write = (n: number) => ({
+  commandId: `page_cmd_${n}`,
+  idempotencyScope: String(n).padStart(64, "0"),
+  fingerprint: "f".repeat(64),
+  ttlMs: 60_000,
+});
 
 function kernelOn(contract?: ContractFacts): ReferenceKernel {
   const kernel = new ReferenceKernel(contract ? { contract } : {});
@@ -67,12 +80,19 @@ describe("the kernel's contract facts come from the generated registry", () => {
   it("showToc wired in the contract: the kernel stores it; on this contract it refuses it", () => {
     const payload = { context, args: { options: { showToc: true } }, dryRun: false, write: write(1) };
     const today = kernelOn();
-    expect(() => today.execute("page.layout.updateOptions", payload)).toThrow(expect.objectContaining({ code: "mnote_tool_unsupported_option", field: "showToc" }));
+    expect(() => today.execute("page.layout.updateOptions", payload)).toThrow(
+      expect.objectContaining({ code: "mnote_tool_unsupported_option", field: "showToc" }),
+    );
     today.close();
 
     const kernel = kernelOn(flipped);
-    expect(kernel.execute("page.layout.updateOptions", payload).result).toEqual({ commandName: "page.layout.updateOptions", revision: 1 });
-    const page = kernel.execute("page.snapshot.read", { context, args: {} }).result as { pageOptions: Record<string, boolean> };
+    expect(kernel.execute("page.layout.updateOptions", payload).result).toEqual({
+      commandName: "page.layout.updateOptions",
+      revision: 1,
+    });
+    const page = kernel.execute("page.snapshot.read", { context, args: {} }).result as {
+      pageOptions: Record<string, boolean>;
+    };
     expect(page.pageOptions.showToc).toBe(true);
     kernel.close();
   });
@@ -81,19 +101,45 @@ describe("the kernel's contract facts come from the generated registry", () => {
     const kernel = kernelOn(flipped);
     const state = openDatabase(":memory:");
     const grants = new SqliteGrantStore(state);
-    const ids = { sessionId: "s1", workspaceId: "ws_1", documentId: "doc_1", actorId: "user_1", capabilityScope: ["page.read", "page.write"] };
-    await grants.put({ ...ids, capabilityScope: ["page.read", "page.write"], expiresAt: new Date(Date.now() + 3600e3).toISOString() });
-    const dispatcher = createDispatcher({ kernel, grants, idempotency: new SqliteIdempotencyStore(state), toolByName: flipped.toolByName, kernelTimeoutMs: null });
-    const dry = ok(await dispatcher.dispatch(makeRequest("mnote.page.update_options", { options: { showToc: true } }, { dryRun: true }, ids)));
+    const ids = {
+      sessionId: "s1",
+      workspaceId: "ws_1",
+      documentId: "doc_1",
+      actorId: "user_1",
+      capabilityScope: ["page.read", "page.write"],
+    };
+    await grants.put({
+      ...ids,
+      capabilityScope: ["page.read", "page.write"],
+      expiresAt: new Date(Date.now() + 3600e3).toISOString(),
+    });
+    const dispatcher = createDispatcher({
+      kernel,
+      grants,
+      idempotency: new SqliteIdempotencyStore(state),
+      toolByName: flipped.toolByName,
+      kernelTimeoutMs: null,
+    });
+    const dry = ok(
+      await dispatcher.dispatch(
+        makeRequest("mnote.page.update_options", { options: { showToc: true } }, { dryRun: true }, ids),
+      ),
+    );
     expect(dry.result.warnings).toBeUndefined();
-    const real = ok(await dispatcher.dispatch(makeRequest("mnote.page.update_options", { options: { showToc: true } }, { idempotencyKey: "toc" }, ids)));
+    const real = ok(
+      await dispatcher.dispatch(
+        makeRequest("mnote.page.update_options", { options: { showToc: true } }, { idempotencyKey: "toc" }, ids),
+      ),
+    );
     expect(real.result.revision).toBe(1);
     kernel.close();
     state.close();
   });
 
   it("option initial values: a page that never set smallText reports the contract's x-mnote-initialValue", () => {
-    const read = (k: ReferenceKernel) => (k.execute("page.snapshot.read", { context, args: {} }).result as { pageOptions: Record<string, boolean> }).pageOptions;
+    const read = (k: ReferenceKernel) =>
+      (k.execute("page.snapshot.read", { context, args: {} }).result as { pageOptions: Record<string, boolean> })
+        .pageOptions;
     const today = kernelOn();
     expect(read(today)).toEqual({ wideLayout: true, smallText: false, showToc: false, protectEditing: false });
     today.close();
@@ -125,7 +171,8 @@ describe("the kernel's contract facts come from the generated registry", () => {
   });
 
   it("bodySummary is cut where the contract says", () => {
-    const summary = (k: ReferenceKernel) => (k.execute("page.snapshot.read", { context, args: {} }).result as { bodySummary: string }).bodySummary;
+    const summary = (k: ReferenceKernel) =>
+      (k.execute("page.snapshot.read", { context, args: {} }).result as { bodySummary: string }).bodySummary;
     const kernel = kernelOn(flipped);
     expect(summary(kernel)).toBe("章节一\n第...");
     kernel.close();
@@ -139,7 +186,9 @@ describe("a contract that lacks a fact the kernel needs", () => {
   it("stops the kernel at start-up, naming the fact", () => {
     const base = require("../../generated/registry") as ContractFacts;
     expect(() => new ReferenceKernel({ contract: { ...base, limits: {} } })).toThrow(/names no limit "pageBlocks"/);
-    expect(() => new ReferenceKernel({ contract: { ...base, truncations: {} } })).toThrow(/no truncation "bodySummary"/);
+    expect(() => new ReferenceKernel({ contract: { ...base, truncations: {} } })).toThrow(
+      /no truncation "bodySummary"/,
+    );
     expect(() => new ReferenceKernel({ contract: { ...base, optionSets: {} } })).toThrow(/no PageOptions fields/);
   });
 });

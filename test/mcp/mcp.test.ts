@@ -21,7 +21,11 @@ function visibleState(db: string): string {
   try {
     return JSON.stringify([
       d.prepare("SELECT id, title, revision, options_json FROM pages ORDER BY id").all(),
-      d.prepare("SELECT page_id, position, id, type, text, level, checked, language FROM blocks ORDER BY page_id, position").all(),
+      d
+        .prepare(
+          "SELECT page_id, position, id, type, text, level, checked, language FROM blocks ORDER BY page_id, position",
+        )
+        .all(),
       d.prepare("SELECT id, type, title, content FROM artifacts ORDER BY id").all(),
       d.prepare("SELECT id, from_id, to_id FROM edges ORDER BY id").all(),
     ]);
@@ -68,20 +72,37 @@ async function exercise(client: Client) {
   for (const tool of toolList) {
     const result = await client.callTool({ name: tool.providerName, arguments: fresh(tool.name) });
     const envelope = result.structuredContent as any;
-    expect([tool.name, result.isError, envelope.ok, validateToolResponse(envelope)]).toEqual([tool.name, false, true, true]);
+    expect([tool.name, result.isError, envelope.ok, validateToolResponse(envelope)]).toEqual([
+      tool.name,
+      false,
+      true,
+      true,
+    ]);
     expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toEqual(envelope);
     expect(envelope.traceId).toBe("trace_mcp");
   }
-  const dry = (await client.callTool({ name: "mnote_page_save", arguments: { content: [{ type: "paragraph", text: "x" }], dryRun: true } })).structuredContent as any;
+  const dry = (
+    await client.callTool({
+      name: "mnote_page_save",
+      arguments: { content: [{ type: "paragraph", text: "x" }], dryRun: true },
+    })
+  ).structuredContent as any;
   expect(dry).toMatchObject({ ok: true, audit: { effect: "dry_run" }, result: { dryRun: true } });
   const stale = await client.callTool({ name: "mnote_page_update_title", arguments: { title: "t", baseRevision: 0 } });
   expect(stale.isError).toBe(true);
   expect((stale.structuredContent as any).error.code).toBe("mnote_tool_conflict");
   const invalid = await client.callTool({ name: "mnote_page_update_title", arguments: { title: "" } });
-  expect((invalid.structuredContent as any).error).toMatchObject({ code: "mnote_tool_invalid_input", pointer: "/args/title" });
+  expect((invalid.structuredContent as any).error).toMatchObject({
+    code: "mnote_tool_invalid_input",
+    pointer: "/args/title",
+  });
   const meta = { "mnote/idempotencyKey": "client-key-1" };
-  const first = (await client.callTool({ name: "mnote_artifact_create_ai_note", arguments: { content: "kept" }, _meta: meta })).structuredContent as any;
-  const again = (await client.callTool({ name: "mnote_artifact_create_ai_note", arguments: { content: "kept" }, _meta: meta })).structuredContent as any;
+  const first = (
+    await client.callTool({ name: "mnote_artifact_create_ai_note", arguments: { content: "kept" }, _meta: meta })
+  ).structuredContent as any;
+  const again = (
+    await client.callTool({ name: "mnote_artifact_create_ai_note", arguments: { content: "kept" }, _meta: meta })
+  ).structuredContent as any;
   expect(again.audit).toMatchObject({ commandId: first.audit.commandId, replayed: true });
 }
 
@@ -89,7 +110,13 @@ describe("mnote-tools mcp", () => {
   it("over stdio, with the SDK's Client", async () => {
     const p = seededProject(grants);
     const client = new Client({ name: "mnote-test", version: "1.0.0" });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, "mcp", "--session", "s_owner", "--db", p.db, "--state", p.state], stderr: "pipe" }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [cliPath, "mcp", "--session", "s_owner", "--db", p.db, "--state", p.state],
+        stderr: "pipe",
+      }),
+    );
     try {
       await exercise(client);
     } finally {
@@ -109,20 +136,36 @@ describe("mnote-tools mcp", () => {
     );
     try {
       const { tools } = await client.listTools();
-      for (const t of tools) expect(t.inputSchema).toEqual(providerTools["openai-strict"].find((d) => d.name === t.name)!.parameters);
+      for (const t of tools)
+        expect(t.inputSchema).toEqual(providerTools["openai-strict"].find((d) => d.name === t.name)!.parameters);
       for (const tool of toolList) {
         const result = await client.callTool({ name: tool.providerName, arguments: withNullOptionals(tool.name) });
         expect([tool.name, (result.structuredContent as any).error, result.isError]).toEqual([tool.name, null, false]);
       }
       const all = await client.callTool({
         name: "mnote_page_update_options",
-        arguments: { options: { wideLayout: false, smallText: true, showToc: false, protectEditing: false }, baseRevision: null, dryRun: null },
+        arguments: {
+          options: { wideLayout: false, smallText: true, showToc: false, protectEditing: false },
+          baseRevision: null,
+          dryRun: null,
+        },
       });
       expect(all.structuredContent).toMatchObject({ ok: true, audit: { effect: "write" } });
-      const page = (await client.callTool({ name: "mnote_page_get", arguments: { includeBody: null, includeOptions: null, includeBlocks: null } })).structuredContent as any;
+      const page = (
+        await client.callTool({
+          name: "mnote_page_get",
+          arguments: { includeBody: null, includeOptions: null, includeBlocks: null },
+        })
+      ).structuredContent as any;
       expect(page.result.pageOptions).toMatchObject({ wideLayout: false, smallText: true });
-      const toc = await client.callTool({ name: "mnote_page_update_options", arguments: { options: { showToc: true, wideLayout: null, smallText: null, protectEditing: null } } });
-      expect((toc.structuredContent as any).error).toMatchObject({ code: "mnote_tool_unsupported_option", field: "showToc" });
+      const toc = await client.callTool({
+        name: "mnote_page_update_options",
+        arguments: { options: { showToc: true, wideLayout: null, smallText: null, protectEditing: null } },
+      });
+      expect((toc.structuredContent as any).error).toMatchObject({
+        code: "mnote_tool_unsupported_option",
+        field: "showToc",
+      });
       const after = (await client.callTool({ name: "mnote_page_get", arguments: {} })).structuredContent as any;
       expect(after.result.revision).toBe(page.result.revision);
     } finally {
@@ -134,13 +177,20 @@ describe("mnote-tools mcp", () => {
     const p = seededProject(grants);
     const client = new Client({ name: "mnote-test", version: "1.0.0" });
     await client.connect(
-      new StdioClientTransport({ command: process.execPath, args: [cliPath, "mcp", "--session", "s_reader", "--db", p.db, "--state", p.state], stderr: "pipe" }),
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [cliPath, "mcp", "--session", "s_reader", "--db", p.db, "--state", p.state],
+        stderr: "pipe",
+      }),
     );
     try {
       await client.listTools();
       const r = await client.callTool({ name: "mnote_page_save", arguments: { content: [] } });
       expect(r.isError).toBe(true);
-      expect((r.structuredContent as any).error).toMatchObject({ code: "mnote_tool_permission_denied", message: "无页面写权限" });
+      expect((r.structuredContent as any).error).toMatchObject({
+        code: "mnote_tool_permission_denied",
+        message: "无页面写权限",
+      });
       expect((await client.callTool({ name: "mnote_page_get", arguments: {} })).isError).toBe(false);
     } finally {
       await client.close();
@@ -149,18 +199,40 @@ describe("mnote-tools mcp", () => {
 
   it("over Streamable HTTP, with a token, and a session chosen per request", async () => {
     const p = seededProject(grants);
-    const server = await start(["mcp", "--http", "--port", "0", "--token", "mcp-token", "--session", "s_owner", "--db", p.db, "--state", p.state]);
+    const server = await start([
+      "mcp",
+      "--http",
+      "--port",
+      "0",
+      "--token",
+      "mcp-token",
+      "--session",
+      "s_owner",
+      "--db",
+      p.db,
+      "--state",
+      p.state,
+    ]);
     const client = new Client({ name: "mnote-test", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: "Bearer mcp-token" } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(server.url), {
+        requestInit: { headers: { Authorization: "Bearer mcp-token" } },
+      }),
+    );
     await exercise(client);
     await client.close();
 
     const reader = new Client({ name: "mnote-test", version: "1.0.0" });
     await reader.connect(
-      new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: "Bearer mcp-token", "X-Mnote-Session": "s_reader" } } }),
+      new StreamableHTTPClientTransport(new URL(server.url), {
+        requestInit: { headers: { Authorization: "Bearer mcp-token", "X-Mnote-Session": "s_reader" } },
+      }),
     );
     await reader.listTools();
-    expect(((await reader.callTool({ name: "mnote_page_update_title", arguments: { title: "x" } })).structuredContent as any).error.reason).toBe("page_write");
+    expect(
+      ((await reader.callTool({ name: "mnote_page_update_title", arguments: { title: "x" } })).structuredContent as any)
+        .error.reason,
+    ).toBe("page_write");
     await reader.close();
 
     const noToken = new Client({ name: "mnote-test", version: "1.0.0" });
@@ -172,7 +244,11 @@ describe("mnote-tools mcp", () => {
     async function stdioClient(p: { db: string; state: string }) {
       const client = new Client({ name: "mnote-test", version: "1.0.0" });
       await client.connect(
-        new StdioClientTransport({ command: process.execPath, args: [cliPath, "mcp", "--session", "s_owner", "--db", p.db, "--state", p.state], stderr: "pipe" }),
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [cliPath, "mcp", "--session", "s_owner", "--db", p.db, "--state", p.state],
+          stderr: "pipe",
+        }),
       );
       return client;
     }
@@ -205,7 +281,11 @@ describe("mnote-tools mcp", () => {
       try {
         const before = [visibleState(p.db), logged(p.db)];
         for (const bad of ["has space", "", 42, { key: "k" }, "x".repeat(300)]) {
-          const r = await client.callTool({ name: "mnote_artifact_create_ai_note", arguments: { content: "kept?" }, _meta: { "mnote/idempotencyKey": bad } });
+          const r = await client.callTool({
+            name: "mnote_artifact_create_ai_note",
+            arguments: { content: "kept?" },
+            _meta: { "mnote/idempotencyKey": bad },
+          });
           expect([bad, r.isError]).toEqual([bad, true]);
           const envelope = r.structuredContent as any;
           expect(validateToolResponse(envelope)).toBe(true);
@@ -218,8 +298,12 @@ describe("mnote-tools mcp", () => {
         expect([visibleState(p.db), logged(p.db)]).toEqual(before);
         // a valid key still replays
         const meta = { "mnote/idempotencyKey": "client-key-2" };
-        const first = (await client.callTool({ name: "mnote_artifact_create_ai_note", arguments: { content: "once" }, _meta: meta })).structuredContent as any;
-        const again = (await client.callTool({ name: "mnote_artifact_create_ai_note", arguments: { content: "once" }, _meta: meta })).structuredContent as any;
+        const first = (
+          await client.callTool({ name: "mnote_artifact_create_ai_note", arguments: { content: "once" }, _meta: meta })
+        ).structuredContent as any;
+        const again = (
+          await client.callTool({ name: "mnote_artifact_create_ai_note", arguments: { content: "once" }, _meta: meta })
+        ).structuredContent as any;
         expect(again.audit).toMatchObject({ replayed: true, commandId: first.audit.commandId });
       } finally {
         await client.close();

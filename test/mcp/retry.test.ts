@@ -12,7 +12,11 @@ import { ERR } from "../../generated/registry";
 import type { ToolResponse } from "../../generated/types";
 import { testRuntime } from "../support/runtime";
 
-async function connected(dispatch: (r: unknown) => Promise<ToolResponse>, grants: Parameters<typeof createMcpServer>[0]["grants"], sessionId: string) {
+async function connected(
+  dispatch: (r: unknown) => Promise<ToolResponse>,
+  grants: Parameters<typeof createMcpServer>[0]["grants"],
+  sessionId: string,
+) {
   const server = createMcpServer({ dispatch, grants, sessionId });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
@@ -30,20 +34,24 @@ describe("MCP: a model's retry after an uncertain write", () => {
     const dispatch = async (request: unknown) => {
       keys.push((request as { idempotencyKey: string }).idempotencyKey);
       const response = await t.runtime.dispatcher.dispatch(request);
-      if (lose-- > 0) return { ...refusalResponse(ERR.outcomeUnknown), toolName: "mnote.artifact.create_ai_note" } as ToolResponse; // committed, answer lost
+      if (lose-- > 0)
+        return { ...refusalResponse(ERR.outcomeUnknown), toolName: "mnote.artifact.create_ai_note" } as ToolResponse; // committed, answer lost
       return response;
     };
     const client = await connected(dispatch, t.runtime.grants, as.sessionId);
     try {
       const args = { content: "Finding one." };
-      const first = (await client.callTool({ name: "mnote_artifact_create_ai_note", arguments: args })).structuredContent as any;
+      const first = (await client.callTool({ name: "mnote_artifact_create_ai_note", arguments: args }))
+        .structuredContent as any;
       expect(first.error).toMatchObject({ code: "mnote_tool_outcome_unknown", retryable: true });
       expect(t.count("artifacts", "type = 'ai_note'")).toBe(1);
-      const retry = (await client.callTool({ name: "mnote_artifact_create_ai_note", arguments: args })).structuredContent as any;
+      const retry = (await client.callTool({ name: "mnote_artifact_create_ai_note", arguments: args }))
+        .structuredContent as any;
       expect(retry).toMatchObject({ ok: true, audit: { replayed: true } });
       expect(keys[1]).toBe(keys[0]);
       expect(t.count("artifacts", "type = 'ai_note'")).toBe(1);
-      const onPurpose = (await client.callTool({ name: "mnote_artifact_create_ai_note", arguments: args })).structuredContent as any;
+      const onPurpose = (await client.callTool({ name: "mnote_artifact_create_ai_note", arguments: args }))
+        .structuredContent as any;
       expect(onPurpose).toMatchObject({ ok: true, audit: { replayed: false } });
       expect(keys[2]).not.toBe(keys[0]);
       expect(t.count("artifacts", "type = 'ai_note'")).toBe(2);

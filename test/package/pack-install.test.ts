@@ -29,8 +29,15 @@ interface LockEntry {
 
 /** npm with the caller's npm settings left out (npm test exports npm_config_* for its own run), keeping the cache. */
 function npm(args: string[], cwd: string): { status: number | null; stdout: string; stderr: string } {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) || /^npm_config_(cache|userconfig)$/i.test(k)));
-  const run = spawnSync(process.platform === "win32" ? "npm.cmd" : "npm", args, { cwd, env, encoding: "utf8", timeout: 300_000 });
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) || /^npm_config_(cache|userconfig)$/i.test(k)),
+  );
+  const run = spawnSync(process.platform === "win32" ? "npm.cmd" : "npm", args, {
+    cwd,
+    env,
+    encoding: "utf8",
+    timeout: 300_000,
+  });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
@@ -43,7 +50,10 @@ function pack(args: string[], into: string): PackResult {
 
 function project(prefix: string, manifest: Record<string, unknown>): string {
   const dir = tempDir(prefix);
-  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "outside-project", version: "1.0.0", private: true, ...manifest }, null, 2));
+  writeFileSync(
+    join(dir, "package.json"),
+    JSON.stringify({ name: "outside-project", version: "1.0.0", private: true, ...manifest }, null, 2),
+  );
   return dir;
 }
 
@@ -62,9 +72,24 @@ describe("the two packages, packed and installed offline into empty projects", (
 
   it("the contract package holds its build, its ESM entry and its manifest: no TypeScript source, nothing private", () => {
     expect(contractFiles).toEqual(
-      expect.arrayContaining(["package.json", "README.md", "contract-manifest.json", "esm/index.mjs", "esm/index.d.mts", "dist/cjs/index.js", "dist/cjs/index.d.ts"]),
+      expect.arrayContaining([
+        "package.json",
+        "README.md",
+        "contract-manifest.json",
+        "esm/index.mjs",
+        "esm/index.d.mts",
+        "dist/cjs/index.js",
+        "dist/cjs/index.d.ts",
+      ]),
     );
-    expect(contractFiles.filter((f) => !/^(package\.json|README\.md|contract-manifest\.json|esm\/index\.d?\.?mts|esm\/index\.mjs|dist\/cjs\/.*\.(js|d\.ts))$/.test(f))).toEqual([]);
+    expect(
+      contractFiles.filter(
+        (f) =>
+          !/^(package\.json|README\.md|contract-manifest\.json|esm\/index\.d?\.?mts|esm\/index\.mjs|dist\/cjs\/.*\.(js|d\.ts))$/.test(
+            f,
+          ),
+      ),
+    ).toEqual([]);
     expect(contractFiles.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).toEqual([]);
   });
 
@@ -79,16 +104,22 @@ describe("the two packages, packed and installed offline into empty projects", (
       ]),
     );
     const unwanted = cliFiles.filter((f) =>
-      /^(dist\/(bench|scripts|test)\/|bench\/|scripts\/|test\/|generated\/(dist\/|esm\/|package\.json|.*\.ts$)|node_modules\/|\.ci\/)/.test(f),
+      /^(dist\/(bench|scripts|test)\/|bench\/|scripts\/|test\/|generated\/(dist\/|esm\/|package\.json|.*\.ts$)|node_modules\/|\.ci\/)/.test(
+        f,
+      ),
     );
     expect(unwanted).toEqual([]);
     // every compiled file once: no .ts source next to its build
-    expect(cliFiles.filter((f) => /\.ts$/.test(f) && !/\.d\.ts$/.test(f) && !f.startsWith("codegen/assets/"))).toEqual([]);
+    expect(cliFiles.filter((f) => /\.ts$/.test(f) && !/\.d\.ts$/.test(f) && !f.startsWith("codegen/assets/"))).toEqual(
+      [],
+    );
   });
 
   it("neither package is private; the CLI depends on the contract package at its version", () => {
     const contractManifest = readJson(join(repoRoot, "generated", "package.json"));
-    const cliManifest = readJson<{ private?: boolean; dependencies: Record<string, string> }>(join(repoRoot, "package.json"));
+    const cliManifest = readJson<{ private?: boolean; dependencies: Record<string, string> }>(
+      join(repoRoot, "package.json"),
+    );
     expect(contractManifest.private).toBeUndefined();
     expect(cliManifest.private).toBeUndefined();
     expect(cliManifest.dependencies["@mnote/contract"]).toBe(contractManifest.version);
@@ -105,18 +136,36 @@ describe("the two packages, packed and installed offline into empty projects", (
       const installed = Object.keys(lock.packages).filter((k) => k !== "");
       expect(installed).toEqual(["node_modules/@mnote/contract"]);
       expect(lock.packages["node_modules/@mnote/contract"]!.hasInstallScript).toBeUndefined();
-      const manifest = readJson<Record<string, unknown>>(join(dir, "node_modules", "@mnote", "contract", "package.json"));
-      expect([manifest.dependencies, manifest.peerDependencies, manifest.optionalDependencies, manifest.scripts]).toEqual([undefined, undefined, undefined, undefined]);
+      const manifest = readJson<Record<string, unknown>>(
+        join(dir, "node_modules", "@mnote", "contract", "package.json"),
+      );
+      expect([
+        manifest.dependencies,
+        manifest.peerDependencies,
+        manifest.optionalDependencies,
+        manifest.scripts,
+      ]).toEqual([undefined, undefined, undefined, undefined]);
       const files = filesUnder(join(dir, "node_modules"));
       expect(files.filter((f) => /\.node$|binding\.gyp$/.test(f))).toEqual([]);
     });
 
     it("a TypeScript consumer type-checks against it, and runs as ESM and as CommonJS", () => {
       addConsumerFiles(dir);
-      const compiled = compileConsumer(dir, { module: "node16", moduleResolution: "node16" }, ["consumer.mts", "consumer.cts"], "out");
+      const compiled = compileConsumer(
+        dir,
+        { module: "node16", moduleResolution: "node16" },
+        ["consumer.mts", "consumer.cts"],
+        "out",
+      );
       expect(compiled.output).toBe("");
       expect(compiled.status).toBe(0);
-      const expected = { valid: true, invalid: false, providerName: "mnote_page_save", version: contractManifest().version, refusal: true };
+      const expected = {
+        valid: true,
+        invalid: false,
+        providerName: "mnote_page_save",
+        version: contractManifest().version,
+        refusal: true,
+      };
       expect(runConsumer(join(dir, "out", "consumer.mjs"), dir)).toEqual({ module: "esm", ...expected });
       expect(runConsumer(join(dir, "out", "consumer.cjs"), dir)).toEqual({ module: "commonjs", ...expected });
     });
@@ -133,7 +182,11 @@ describe("the two packages, packed and installed offline into empty projects", (
       const run = npm(["ci", "--offline", "--ignore-scripts", "--no-audit", "--no-fund"], dir);
       expect(run.stderr).not.toMatch(/ERR/);
       expect(run.status).toBe(0);
-      cpSync(join(repoRoot, "node_modules", "better-sqlite3", "build"), join(dir, "node_modules", "better-sqlite3", "build"), { recursive: true });
+      cpSync(
+        join(repoRoot, "node_modules", "better-sqlite3", "build"),
+        join(dir, "node_modules", "better-sqlite3", "build"),
+        { recursive: true },
+      );
       expect(existsSync(join(dir, "node_modules", "@mnote", "contract", "dist", "cjs", "index.js"))).toBe(true);
     });
 
@@ -147,11 +200,38 @@ describe("the two packages, packed and installed offline into empty projects", (
 
     it("the installed CLI generates from its bundled contract and seeds a kernel", () => {
       const installed = join(dir, "node_modules", "mnote-tools");
-      const generated = npm(["exec", "--offline", "--", "mnote-tools", "generate", "--contract", join(installed, "contract"), "--out", "out", "--quiet"], dir);
+      const generated = npm(
+        [
+          "exec",
+          "--offline",
+          "--",
+          "mnote-tools",
+          "generate",
+          "--contract",
+          join(installed, "contract"),
+          "--out",
+          "out",
+          "--quiet",
+        ],
+        dir,
+      );
       expect(generated.stderr).toBe("");
       expect(generated.status).toBe(0);
       expect(readJson(join(dir, "out", "package.json")).version).toBe(contractManifest().version);
-      const seeded = npm(["exec", "--offline", "--", "mnote-tools", "kernel", "seed", join(installed, "examples", "demo-workspace.json"), "--db", "kernel.db"], dir);
+      const seeded = npm(
+        [
+          "exec",
+          "--offline",
+          "--",
+          "mnote-tools",
+          "kernel",
+          "seed",
+          join(installed, "examples", "demo-workspace.json"),
+          "--db",
+          "kernel.db",
+        ],
+        dir,
+      );
       expect(seeded.status).toBe(0);
       expect(existsSync(join(dir, "kernel.db"))).toBe(true);
     });
@@ -196,7 +276,12 @@ function writeOfflineLock(dir: string, contractTarball: string, cliTarball: stri
   for (const [path, entry] of Object.entries(repoLock.packages)) {
     if (path.startsWith("node_modules/") && !entry.dev && !entry.link) packages[path] = entry;
   }
-  const cliManifest = readJson<{ version: string; license: string; bin: Record<string, string>; engines: Record<string, string> }>(join(repoRoot, "package.json"));
+  const cliManifest = readJson<{
+    version: string;
+    license: string;
+    bin: Record<string, string>;
+    engines: Record<string, string>;
+  }>(join(repoRoot, "package.json"));
   packages["node_modules/mnote-tools"] = {
     version: cliManifest.version,
     resolved: `file:${cliTarball}`,
@@ -208,5 +293,12 @@ function writeOfflineLock(dir: string, contractTarball: string, cliTarball: stri
   packages["node_modules/@mnote/contract"] = { ...repoLock.packages["generated"], resolved: `file:${contractTarball}` };
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "package.json"), JSON.stringify(manifest, null, 2));
-  writeFileSync(join(dir, "package-lock.json"), JSON.stringify({ name: manifest.name, version: manifest.version, lockfileVersion: 3, requires: true, packages }, null, 2));
+  writeFileSync(
+    join(dir, "package-lock.json"),
+    JSON.stringify(
+      { name: manifest.name, version: manifest.version, lockfileVersion: 3, requires: true, packages },
+      null,
+      2,
+    ),
+  );
 }

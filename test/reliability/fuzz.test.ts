@@ -50,10 +50,29 @@ async function check(input: unknown, mustRefuse = false): Promise<ToolResponse> 
   return response;
 }
 
-const hostileKey = fc.constantFrom("__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "polluted", "isAdmin");
+const hostileKey = fc.constantFrom(
+  "__proto__",
+  "constructor",
+  "prototype",
+  "toString",
+  "hasOwnProperty",
+  "polluted",
+  "isAdmin",
+);
 const hostileString = fc.oneof(
   fc.string(),
-  fc.constantFrom("\u0000", "a\u0000b", "\ud800", "\udfff", "x\ud800y", "\u2028\u2029", "' OR 1=1 --", "<script>", "%00", "../../etc/passwd"),
+  fc.constantFrom(
+    "\u0000",
+    "a\u0000b",
+    "\ud800",
+    "\udfff",
+    "x\ud800y",
+    "\u2028\u2029",
+    "' OR 1=1 --",
+    "<script>",
+    "%00",
+    "../../etc/passwd",
+  ),
   fc.string({ unit: "binary" }),
 );
 const hostileJson: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
@@ -86,7 +105,9 @@ describe("fuzzing dispatch", () => {
   });
 
   it("valid envelopes with one field replaced, added or removed (hostile keys and values included)", async () => {
-    const envelope = fc.constantFrom(...toolList.map((tool) => tool.name)).map((name) => makeRequest(name, sampleArgs[name], { dryRun: true }, owner));
+    const envelope = fc
+      .constantFrom(...toolList.map((tool) => tool.name))
+      .map((name) => makeRequest(name, sampleArgs[name], { dryRun: true }, owner));
     const mutation = fc.record({
       path: fc.constantFrom("", "args"),
       key: fc.oneof(
@@ -114,7 +135,13 @@ describe("fuzzing dispatch", () => {
       fc.asyncProperty(envelope, mutation, async (request, m) => {
         const target = m.path === "args" ? (request.args as Record<string, unknown>) : request;
         if (m.value === undefined) delete target[m.key];
-        else Object.defineProperty(target, m.key, { value: m.value, enumerable: true, writable: true, configurable: true });
+        else
+          Object.defineProperty(target, m.key, {
+            value: m.value,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
         await check(JSON.stringify(request));
         await check(request);
       }),
@@ -129,13 +156,18 @@ describe("fuzzing dispatch", () => {
       text.replace('"args":{', '"args":{"__proto__":{"polluted":true},'),
       text.replace('{"toolName"', '{"__proto__":{"isAdmin":true},"toolName"'),
       text.replace('{"toolName"', '{"constructor":{"prototype":{"polluted":true}},"toolName"'),
-      JSON.stringify(makeRequest("mnote.artifact.create_ai_note", { content: "x".repeat(10 * 1024 * 1024) }, {}, owner)),
+      JSON.stringify(
+        makeRequest("mnote.artifact.create_ai_note", { content: "x".repeat(10 * 1024 * 1024) }, {}, owner),
+      ),
       "[".repeat(100_000) + "]".repeat(100_000),
       '{"a":'.repeat(100_000) + "1" + "}".repeat(100_000),
       text.replace('"title":"x"', '"title":"\\ud800"'),
       text.replace('"title":"x"', '"title":"a\\u0000b"'),
       text.replace('"title":"x"', '"title":"x","baseRevision":1e400'),
-      text.replace('"toolName":"mnote.page.update_title"', '"toolName":"mnote.page.get","toolName":"mnote.page.update_title"'),
+      text.replace(
+        '"toolName":"mnote.page.update_title"',
+        '"toolName":"mnote.page.get","toolName":"mnote.page.update_title"',
+      ),
       text.replace('"actorId":"user_1"', '"actorId":"user_3","actorId":"user_1"'),
       text.replace('"title":"x"', '"title":"x","title":"y"'),
       "\ufeff" + text,
@@ -148,7 +180,10 @@ describe("fuzzing dispatch", () => {
     const refusedIndexes = [0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 13, 14, 15];
     for (const [i, raw] of cases.entries()) await check(raw, refusedIndexes.includes(i));
     const duplicates = await t.runtime.dispatcher.dispatch(cases[9]!);
-    expect(!duplicates.ok && duplicates.error).toMatchObject({ code: "mnote_tool_invalid_input", reason: "duplicate_key" });
+    expect(!duplicates.ok && duplicates.error).toMatchObject({
+      code: "mnote_tool_invalid_input",
+      reason: "duplicate_key",
+    });
     // Latin-1 bytes are not UTF-8: refused, and the title is not written with U+FFFD instead
     // (a request of its own: the key above has been used for title "x" already)
     const fresh = JSON.stringify(makeRequest("mnote.page.update_title", { title: "x" }, {}, owner));
@@ -158,14 +193,18 @@ describe("fuzzing dispatch", () => {
 
   it("raw bytes: invalid UTF-8 is refused with nothing written; valid UTF-8 is stored exactly as sent", async () => {
     const fatal = new TextDecoder("utf-8", { fatal: true });
-    const title = fc.string({ minLength: 1, maxLength: 20 }).filter((s) => /^[A-Za-z0-9 ]*[A-Za-z0-9][A-Za-z0-9 ]*$/.test(s));
+    const title = fc
+      .string({ minLength: 1, maxLength: 20 })
+      .filter((s) => /^[A-Za-z0-9 ]*[A-Za-z0-9][A-Za-z0-9 ]*$/.test(s));
     // bytes of 0x80 and up never form JSON syntax, so the envelope stays JSON whatever they decode to
     const highBytes = fc.uint8Array({ minLength: 1, maxLength: 4, min: 0x80, max: 0xff });
     await fc.assert(
       fc.asyncProperty(title, highBytes, fc.nat(), async (plain, inserted, at) => {
         const cut = at % (plain.length + 1);
         const marker = "MARK";
-        const text = JSON.stringify(makeRequest("mnote.page.update_title", { title: plain.slice(0, cut) + marker + plain.slice(cut) }, {}, owner));
+        const text = JSON.stringify(
+          makeRequest("mnote.page.update_title", { title: plain.slice(0, cut) + marker + plain.slice(cut) }, {}, owner),
+        );
         const [head, tail] = text.split(JSON.stringify(marker).slice(1, -1));
         const bytes = Buffer.concat([Buffer.from(head!, "utf8"), Buffer.from(inserted), Buffer.from(tail!, "utf8")]);
         let decoded: string | undefined;
@@ -176,7 +215,8 @@ describe("fuzzing dispatch", () => {
         }
         const response = await check(bytes, decoded === undefined);
         if (response.ok && response.audit.effect === "write") {
-          const stored = (t.kernel.db.prepare("SELECT title FROM pages WHERE id = ?").get("doc_1") as { title: string }).title;
+          const stored = (t.kernel.db.prepare("SELECT title FROM pages WHERE id = ?").get("doc_1") as { title: string })
+            .title;
           expect(stored).toBe((JSON.parse(decoded!) as { args: { title: string } }).args.title);
         }
       }),

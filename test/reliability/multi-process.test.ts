@@ -21,10 +21,15 @@ function count(db: string, sql: string): number {
 }
 
 async function servers(p: { db: string; state: string }, n: number, extra: string[] = []): Promise<Running[]> {
-  return Promise.all(Array.from({ length: n }, () => start(["serve", "--db", p.db, "--state", p.state, "--port", "0", "--token", "tok", ...extra])));
+  return Promise.all(
+    Array.from({ length: n }, () =>
+      start(["serve", "--db", p.db, "--state", p.state, "--port", "0", "--token", "tok", ...extra]),
+    ),
+  );
 }
 
-const call = (server: Running, request: unknown) => postJson(`${server.url}/v1/tools/call`, request, "tok").then((r) => r.body);
+const call = (server: Running, request: unknown) =>
+  postJson(`${server.url}/v1/tools/call`, request, "tok").then((r) => r.body);
 
 describe("two serve processes sharing one kernel database", () => {
   it("50 concurrent identical create_ai_note calls with one key: one note, one edge; every answer the same result or in-progress", async () => {
@@ -32,13 +37,19 @@ describe("two serve processes sharing one kernel database", () => {
     const [a, b] = await servers(p, 2);
     const rounds = scaled(1, 20);
     for (let round = 0; round < rounds; round++) {
-      const request = makeRequest("mnote.artifact.create_ai_note", { content: `Exactly once, round ${round}.` }, { idempotencyKey: `fifty-${round}` }, owner);
+      const request = makeRequest(
+        "mnote.artifact.create_ai_note",
+        { content: `Exactly once, round ${round}.` },
+        { idempotencyKey: `fifty-${round}` },
+        owner,
+      );
       const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => call(i % 2 ? a! : b!, request)));
       const results = answers.filter((r) => r.ok);
       expect(results.length).toBeGreaterThan(0);
       expect(new Set(results.map((r) => r.audit.commandId)).size).toBe(1);
       expect(new Set(results.map((r) => JSON.stringify(r.result))).size).toBe(1);
-      for (const r of answers.filter((x) => !x.ok)) expect([r.error.code, r.error.retryable]).toEqual(["mnote_tool_in_progress", true]);
+      for (const r of answers.filter((x) => !x.ok))
+        expect([r.error.code, r.error.retryable]).toEqual(["mnote_tool_in_progress", true]);
     }
     expect(count(p.db, "SELECT COUNT(*) AS n FROM artifacts WHERE type = 'ai_note'")).toBe(rounds);
     expect(count(p.db, "SELECT COUNT(*) AS n FROM edges")).toBe(rounds);
@@ -48,9 +59,15 @@ describe("two serve processes sharing one kernel database", () => {
   it("the same for page.save: one revision bump", async () => {
     const p = seededProject(grants);
     const [a, b] = await servers(p, 2);
-    const request = makeRequest("mnote.page.save", { content: [{ type: "paragraph", text: "once" }] }, { idempotencyKey: "fifty-saves" }, owner);
+    const request = makeRequest(
+      "mnote.page.save",
+      { content: [{ type: "paragraph", text: "once" }] },
+      { idempotencyKey: "fifty-saves" },
+      owner,
+    );
     const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => call(i % 2 ? a! : b!, request)));
-    for (const r of answers) expect(r.ok ? r.result.revision : r.error.code).toEqual(r.ok ? 1 : "mnote_tool_in_progress");
+    for (const r of answers)
+      expect(r.ok ? r.result.revision : r.error.code).toEqual(r.ok ? 1 : "mnote_tool_in_progress");
     expect(count(p.db, "SELECT revision AS n FROM pages WHERE id = 'doc_1'")).toBe(1);
     expect(count(p.db, "SELECT COUNT(*) AS n FROM command_log")).toBe(1);
     await Promise.all([a!.stop(), b!.stop()]);
@@ -64,7 +81,12 @@ describe("two serve processes sharing one kernel database", () => {
       const writers = Array.from({ length: 6 }, (_, i) =>
         call(
           i % 2 ? a! : b!,
-          makeRequest("mnote.page.update_title", { title: `round ${round} writer ${i}`, baseRevision: start }, { idempotencyKey: `race-${round}-${i}` }, owner),
+          makeRequest(
+            "mnote.page.update_title",
+            { title: `round ${round} writer ${i}`, baseRevision: start },
+            { idempotencyKey: `race-${round}-${i}` },
+            owner,
+          ),
         ),
       );
       const answers = await Promise.all(writers);
@@ -83,7 +105,9 @@ describe("a serve process killed in the middle of a stream of keyed writes", () 
     const lease = ["--lease", "1500"];
     let [server] = await servers(p, 1, lease);
     const total = scaled(60, 1_000);
-    const requests = Array.from({ length: total }, (_, i) => makeRequest("mnote.artifact.create_ai_note", { content: `note ${i}` }, { idempotencyKey: `crash-${i}` }, owner));
+    const requests = Array.from({ length: total }, (_, i) =>
+      makeRequest("mnote.artifact.create_ai_note", { content: `note ${i}` }, { idempotencyKey: `crash-${i}` }, owner),
+    );
     const acknowledged = new Map<number, { commandId: string; artifactId: string }>();
     // four writers in parallel; the process dies under them
     let next = 0;
@@ -122,8 +146,18 @@ describe("a serve process killed in the middle of a stream of keyed writes", () 
     expect(count(p.db, "SELECT COUNT(*) AS n FROM artifacts WHERE type = 'ai_note'")).toBe(total);
     expect(count(p.db, "SELECT COUNT(*) AS n FROM edges")).toBe(total);
     expect(count(p.db, "SELECT COUNT(*) AS n FROM command_log")).toBe(total);
-    expect(count(p.db, "SELECT COUNT(*) AS n FROM artifacts a WHERE NOT EXISTS (SELECT 1 FROM edges e WHERE e.from_id = a.id)")).toBe(0);
-    expect(count(p.db, "SELECT COUNT(*) AS n FROM artifacts a WHERE NOT EXISTS (SELECT 1 FROM command_log c WHERE c.command_id = a.created_command_id)")).toBe(0);
+    expect(
+      count(
+        p.db,
+        "SELECT COUNT(*) AS n FROM artifacts a WHERE NOT EXISTS (SELECT 1 FROM edges e WHERE e.from_id = a.id)",
+      ),
+    ).toBe(0);
+    expect(
+      count(
+        p.db,
+        "SELECT COUNT(*) AS n FROM artifacts a WHERE NOT EXISTS (SELECT 1 FROM command_log c WHERE c.command_id = a.created_command_id)",
+      ),
+    ).toBe(0);
     expect(acknowledged.size).toBeGreaterThan(0);
   });
 });

@@ -12,20 +12,36 @@ import type { CallRecord } from "../../runtime/dispatch/dispatcher";
 
 const RUNS = scaled(40, 2_000);
 
-const text = (max: number) => fc.string({ minLength: 1, maxLength: max }).filter((s) => s.trim().length > 0 && !/[\r\n]/.test(s) && s.isWellFormed());
+const text = (max: number) =>
+  fc
+    .string({ minLength: 1, maxLength: max })
+    .filter((s) => s.trim().length > 0 && !/[\r\n]/.test(s) && s.isWellFormed());
 const block = fc.record(
-  { type: fc.constantFrom("paragraph", "heading", "quote", "to_do", "code", "bulleted_list_item"), text: fc.string({ maxLength: 80 }).filter((s) => s.isWellFormed()) },
+  {
+    type: fc.constantFrom("paragraph", "heading", "quote", "to_do", "code", "bulleted_list_item"),
+    text: fc.string({ maxLength: 80 }).filter((s) => s.isWellFormed()),
+  },
   { requiredKeys: ["type", "text"] },
 );
 const writeRequests = fc.oneof(
-  fc.record({ tool: fc.constant("mnote.page.save"), args: fc.record({ content: fc.array(block, { maxLength: 5 }), mode: fc.constantFrom("append", "replace") }) }),
+  fc.record({
+    tool: fc.constant("mnote.page.save"),
+    args: fc.record({ content: fc.array(block, { maxLength: 5 }), mode: fc.constantFrom("append", "replace") }),
+  }),
   fc.record({ tool: fc.constant("mnote.page.update_title"), args: fc.record({ title: text(60) }) }),
   fc.record({
     tool: fc.constant("mnote.page.update_options"),
-    args: fc.record({ options: fc.record({ wideLayout: fc.boolean(), smallText: fc.boolean() }, { requiredKeys: [] }).filter((o) => Object.keys(o).length > 0) }),
+    args: fc.record({
+      options: fc
+        .record({ wideLayout: fc.boolean(), smallText: fc.boolean() }, { requiredKeys: [] })
+        .filter((o) => Object.keys(o).length > 0),
+    }),
   }),
   fc.record({ tool: fc.constant("mnote.artifact.create_summary"), args: fc.record({ summary: text(200) }) }),
-  fc.record({ tool: fc.constant("mnote.artifact.create_ai_note"), args: fc.record({ content: text(200) }, { requiredKeys: ["content"] }) }),
+  fc.record({
+    tool: fc.constant("mnote.artifact.create_ai_note"),
+    args: fc.record({ content: text(200) }, { requiredKeys: ["content"] }),
+  }),
 );
 
 describe("dry runs", () => {
@@ -71,7 +87,10 @@ describe("no leak", () => {
       await t.session({ actorId: "user_2", documentId: "doc_1" }),
     ];
     const responses: unknown[] = [];
-    const argsFor = fc.oneof(writeRequests, fc.record({ tool: fc.constantFrom(...toolList.map((x) => x.name)), args: fc.jsonValue() }));
+    const argsFor = fc.oneof(
+      writeRequests,
+      fc.record({ tool: fc.constantFrom(...toolList.map((x) => x.name)), args: fc.jsonValue() }),
+    );
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...outsiders), argsFor, fc.boolean(), async (as, { tool, args }, dryRun) => {
         const request = makeRequest(tool, args as Record<string, unknown>, { dryRun }, as);

@@ -18,7 +18,13 @@ import { openDatabase } from "../../common/sqlite";
 import { makeRequest } from "../support/requests";
 import { demoSeed, failed, ok } from "../support/runtime";
 
-const ids = { sessionId: "s_owner", workspaceId: "ws_1", documentId: "doc_1", actorId: "user_1", capabilityScope: ["page.read", "page.write", "artifact.write"] };
+const ids = {
+  sessionId: "s_owner",
+  workspaceId: "ws_1",
+  documentId: "doc_1",
+  actorId: "user_1",
+  capabilityScope: ["page.read", "page.write", "artifact.write"],
+};
 
 function kernel(): ReferenceKernel {
   const k = new ReferenceKernel();
@@ -27,7 +33,10 @@ function kernel(): ReferenceKernel {
 }
 
 /** The reference kernel behind the wire protocol, with a fault hook per command. */
-function wire(k: ReferenceKernel, fault: (command: string, payload: unknown) => "pass" | "lose" | "fail" | "late" = () => "pass"): KernelTransport {
+function wire(
+  k: ReferenceKernel,
+  fault: (command: string, payload: unknown) => "pass" | "lose" | "fail" | "late" = () => "pass",
+): KernelTransport {
   return async (command, payload) => {
     const mode = fault(command, payload);
     if (mode === "fail") throw new KernelTransportError("unavailable", `${command}: connection reset`);
@@ -45,45 +54,96 @@ function wire(k: ReferenceKernel, fault: (command: string, payload: unknown) => 
 async function dispatcherOver(transport: KernelTransport, reconcileMs = 2_000) {
   const state = openDatabase(":memory:");
   const grants = new SqliteGrantStore(state);
-  await grants.put({ ...ids, capabilityScope: ids.capabilityScope as never, expiresAt: new Date(Date.now() + 3600e3).toISOString() });
-  return createDispatcher({ kernel: createKernelClient(transport), grants, idempotency: new SqliteIdempotencyStore(state), kernelTimeoutMs: 5_000, reconcileMs });
+  await grants.put({
+    ...ids,
+    capabilityScope: ids.capabilityScope as never,
+    expiresAt: new Date(Date.now() + 3600e3).toISOString(),
+  });
+  return createDispatcher({
+    kernel: createKernelClient(transport),
+    grants,
+    idempotency: new SqliteIdempotencyStore(state),
+    kernelTimeoutMs: 5_000,
+    reconcileMs,
+  });
 }
 
-const count = (k: ReferenceKernel, table: string) => (k.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+const count = (k: ReferenceKernel, table: string) =>
+  (k.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
 const isWrite = (payload: unknown) => Boolean((payload as { write?: unknown }).write);
 
 describe("command.status (reference kernel)", () => {
-  const context = { workspaceId: "ws_1", documentId: "doc_1", actorId: "user_1", traceId: "t_1", sessionId: "s_owner", runId: "r_1", toolCallId: "call_1" };
-  const scope = idempotencyScope({ workspaceId: "ws_1", actorId: "user_1", toolName: "mnote.page.update_title", idempotencyKey: "k1" });
+  const context = {
+    workspaceId: "ws_1",
+    documentId: "doc_1",
+    actorId: "user_1",
+    traceId: "t_1",
+    sessionId: "s_owner",
+    runId: "r_1",
+    toolCallId: "call_1",
+  };
+  const scope = idempotencyScope({
+    workspaceId: "ws_1",
+    actorId: "user_1",
+    toolName: "mnote.page.update_title",
+    idempotencyKey: "k1",
+  });
   const args = { title: "Renamed" };
   const fingerprint = requestFingerprint("doc_1", args);
   const status = (k: ReferenceKernel, over: Record<string, unknown> = {}) =>
-    executeCommand(k, "command.status", { context, commandId: commandIdFor("page.head.updateTitle", scope), idempotencyScope: scope, fingerprint, ...over });
+    executeCommand(k, "command.status", {
+      context,
+      commandId: commandIdFor("page.head.updateTitle", scope),
+      idempotencyScope: scope,
+      fingerprint,
+      ...over,
+    });
 
   it("not applied before the write; applied, with the committed result, after it", () => {
     const k = kernel();
     expect(status(k)).toEqual({
       ok: true,
-      result: { commandId: null, replayed: false, result: { applied: false, commandId: null, commandName: null, toolCallId: null, result: null } },
+      result: {
+        commandId: null,
+        replayed: false,
+        result: { applied: false, commandId: null, commandName: null, toolCallId: null, result: null },
+      },
     });
     const written = k.execute("page.head.updateTitle", {
       context,
       args,
       dryRun: false,
-      write: { commandId: commandIdFor("page.head.updateTitle", scope), idempotencyKey: "k1", idempotencyScope: scope, fingerprint, ttlMs: 60_000 },
+      write: {
+        commandId: commandIdFor("page.head.updateTitle", scope),
+        idempotencyKey: "k1",
+        idempotencyScope: scope,
+        fingerprint,
+        ttlMs: 60_000,
+      },
     }) as { commandId: string; result: unknown };
     expect(status(k)).toEqual({
       ok: true,
       result: {
         commandId: null,
         replayed: false,
-        result: { applied: true, commandId: written.commandId, commandName: "page.head.updateTitle", toolCallId: "call_1", result: written.result },
+        result: {
+          applied: true,
+          commandId: written.commandId,
+          commandName: "page.head.updateTitle",
+          toolCallId: "call_1",
+          result: written.result,
+        },
       },
     });
     // another request under the same key, another actor's view, or a malformed ask: never "applied"
-    expect((status(k, { fingerprint: requestFingerprint("doc_1", { title: "Other" }) }) as any).result.result.applied).toBe(false);
+    expect(
+      (status(k, { fingerprint: requestFingerprint("doc_1", { title: "Other" }) }) as any).result.result.applied,
+    ).toBe(false);
     expect((status(k, { context: { ...context, actorId: "user_2" } }) as any).result.result.applied).toBe(false);
-    expect(status(k, { idempotencyScope: "nope" })).toMatchObject({ ok: false, error: { code: "mnote_tool_invalid_input" } });
+    expect(status(k, { idempotencyScope: "nope" })).toMatchObject({
+      ok: false,
+      error: { code: "mnote_tool_invalid_input" },
+    });
   });
 
   it("an expired record is not applied (a retry would write again, so the runtime must not claim it)", () => {
@@ -94,7 +154,13 @@ describe("command.status (reference kernel)", () => {
       context,
       args,
       dryRun: false,
-      write: { commandId: commandIdFor("page.head.updateTitle", scope), idempotencyKey: "k1", idempotencyScope: scope, fingerprint, ttlMs: 1_000 },
+      write: {
+        commandId: commandIdFor("page.head.updateTitle", scope),
+        idempotencyKey: "k1",
+        idempotencyScope: scope,
+        fingerprint,
+        ttlMs: 1_000,
+      },
     });
     expect((status(k) as any).result.result.applied).toBe(true);
     now += 5_000;
@@ -107,7 +173,12 @@ describe("a write whose answer is lost", () => {
     const k = kernel();
     let lost = 0;
     const dispatcher = await dispatcherOver(wire(k, (c, p) => (isWrite(p) && lost++ === 0 ? "lose" : "pass")));
-    const request = makeRequest("mnote.artifact.create_ai_note", { content: "answer lost" }, { idempotencyKey: "lost-1" }, ids);
+    const request = makeRequest(
+      "mnote.artifact.create_ai_note",
+      { content: "answer lost" },
+      { idempotencyKey: "lost-1" },
+      ids,
+    );
     const first = ok(await dispatcher.dispatch(request));
     expect(first.audit).toMatchObject({ effect: "write", replayed: false });
     expect(count(k, "artifacts")).toBe(1);
@@ -126,7 +197,12 @@ describe("a write whose answer is lost", () => {
       wire(k, (c, p) => (c === "command.status" && statusDown ? "fail" : isWrite(p) && lost++ === 0 ? "lose" : "pass")),
       500,
     );
-    const request = makeRequest("mnote.artifact.create_ai_note", { content: "who knows" }, { idempotencyKey: "unknown-1", locale: "en" }, ids);
+    const request = makeRequest(
+      "mnote.artifact.create_ai_note",
+      { content: "who knows" },
+      { idempotencyKey: "unknown-1", locale: "en" },
+      ids,
+    );
     const first = failed(await dispatcher.dispatch(request));
     expect(first.error).toMatchObject({ code: "mnote_tool_outcome_unknown", retryable: true });
     expect(first.error.message).toBe(errorCatalog.mnote_tool_outcome_unknown.messages.en);
@@ -146,9 +222,15 @@ describe("a write whose answer is lost", () => {
       wire(k, (c, p) => (isWrite(p) && sent++ === 0 ? "late" : "pass")),
       5_000,
     );
-    const r = ok(await dispatcher.dispatch(makeRequest("mnote.page.update_title", { title: "Landed late" }, { idempotencyKey: "late-1" }, ids)));
+    const r = ok(
+      await dispatcher.dispatch(
+        makeRequest("mnote.page.update_title", { title: "Landed late" }, { idempotencyKey: "late-1" }, ids),
+      ),
+    );
     expect(r.result).toMatchObject({ revision: 1 });
-    expect((k.db.prepare("SELECT title FROM pages WHERE id = ?").get("doc_1") as { title: string }).title).toBe("Landed late");
+    expect((k.db.prepare("SELECT title FROM pages WHERE id = ?").get("doc_1") as { title: string }).title).toBe(
+      "Landed late",
+    );
     expect(count(k, "command_log")).toBe(1);
   });
 

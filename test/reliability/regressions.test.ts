@@ -13,13 +13,18 @@ describe("regressions", () => {
   it("duplicate keys in the raw request were resolved last-wins; now refused as invalid_input (duplicate_key)", async () => {
     const t = await testRuntime();
     const as = await t.session({ actorId: "user_1" });
-    const text = JSON.stringify(makeRequest("mnote.page.update_title", { title: "first" }, {}, as)).replace('"title":"first"', '"title":"first","title":"second"');
+    const text = JSON.stringify(makeRequest("mnote.page.update_title", { title: "first" }, {}, as)).replace(
+      '"title":"first"',
+      '"title":"first","title":"second"',
+    );
     const before = t.kernelStateHash();
     const r = failed(await t.runtime.dispatcher.dispatch(text));
     expect(r.error).toMatchObject({ code: "mnote_tool_invalid_input", reason: "duplicate_key" });
     expect(t.kernelStateHash()).toBe(before);
     // the same member name in two different objects is fine
-    expect((await t.runtime.dispatcher.dispatch(JSON.stringify(makeRequest("mnote.page.get", {}, {}, as)))).ok).toBe(true);
+    expect((await t.runtime.dispatcher.dispatch(JSON.stringify(makeRequest("mnote.page.get", {}, {}, as)))).ok).toBe(
+      true,
+    );
     await t.close();
   });
 
@@ -28,8 +33,18 @@ describe("regressions", () => {
     seedKernel(kernel, demoSeed());
     const state = openDatabase(":memory:");
     const grants = new SqliteGrantStore(state);
-    const ids = { sessionId: "s", workspaceId: "ws_1", documentId: "doc_1", actorId: "user_1", capabilityScope: ["artifact.write", "page.read"] };
-    await grants.put({ ...ids, capabilityScope: ["artifact.write", "page.read"], expiresAt: new Date(Date.now() + 3600e3).toISOString() });
+    const ids = {
+      sessionId: "s",
+      workspaceId: "ws_1",
+      documentId: "doc_1",
+      actorId: "user_1",
+      capabilityScope: ["artifact.write", "page.read"],
+    };
+    await grants.put({
+      ...ids,
+      capabilityScope: ["artifact.write", "page.read"],
+      expiresAt: new Date(Date.now() + 3600e3).toISOString(),
+    });
     const store = new SqliteIdempotencyStore(state);
     let broken = true;
     const flaky = {
@@ -55,7 +70,11 @@ describe("regressions", () => {
     const kernel = new ReferenceKernel();
     seedKernel(kernel, demoSeed());
     const state = openDatabase(":memory:");
-    const down = { get: async () => Promise.reject(new Error("connection refused")), put: async () => undefined, revoke: async () => false };
+    const down = {
+      get: async () => Promise.reject(new Error("connection refused")),
+      put: async () => undefined,
+      revoke: async () => false,
+    };
     const dispatcher = createDispatcher({ kernel, grants: down, idempotency: new SqliteIdempotencyStore(state) });
     const r = failed(await dispatcher.dispatch(makeRequest("mnote.page.update_title", { title: "x" })));
     expect([r.error.code, r.error.retryable]).toEqual(["mnote_tool_unavailable", true]);

@@ -19,7 +19,11 @@ describe("one page block limit, held by both sides (issue 12.2)", () => {
     expect(t.count("blocks", "page_id = 'doc_1'")).toBe(2000);
     const before = t.kernelStateHash();
     const over = failed(await t.call("mnote.page.save", as, { content: blocks(1) }));
-    expect([over.error.code, over.error.reason, over.error.retryable]).toEqual(["mnote_tool_payload_too_large", "page_blocks", false]);
+    expect([over.error.code, over.error.reason, over.error.retryable]).toEqual([
+      "mnote_tool_payload_too_large",
+      "page_blocks",
+      false,
+    ]);
     const dry = failed(await t.call("mnote.page.save", as, { content: blocks(1) }, { dryRun: true }));
     expect(dry.error.reason).toBe("page_blocks");
     expect(t.kernelStateHash()).toBe(before);
@@ -45,7 +49,8 @@ describe("the session scope must hold what a capability requires (issue 12.5)", 
     const dry = failed(await t.call("mnote.page.save", writer, { content: [], mode: "replace" }, { dryRun: true }));
     expect([dry.error.code, dry.error.reason, dry.result]).toEqual(["mnote_tool_permission_denied", "scope", null]);
     expect(JSON.stringify(dry)).not.toMatch(/revision|removedBlocks/);
-    for (const tool of ["mnote.page.update_title", "mnote.page.update_options"]) expect(failed(await t.call(tool, writer)).error.reason).toBe("scope");
+    for (const tool of ["mnote.page.update_title", "mnote.page.update_options"])
+      expect(failed(await t.call(tool, writer)).error.reason).toBe("scope");
     const artifacts = await t.session({ actorId: "user_1", capabilityScope: ["artifact.write"] });
     expect(failed(await t.call("mnote.artifact.create_summary", artifacts)).error.reason).toBe("scope");
     expect(t.kernelStateHash()).toBe(before);
@@ -121,7 +126,8 @@ describe("a write that changes nothing keeps the revision (issue 11.6)", () => {
   let t: TestRuntime;
   beforeEach(async () => (t = await testRuntime()));
   afterEach(() => t.close());
-  const revision = async (as: Parameters<TestRuntime["call"]>[1]) => ok(await t.call("mnote.page.get", as, {})).result.revision as number;
+  const revision = async (as: Parameters<TestRuntime["call"]>[1]) =>
+    ok(await t.call("mnote.page.get", as, {})).result.revision as number;
 
   it("mnote.page.update_title: the same title again is a committed no-op with an empty diff", async () => {
     const as = await t.session({ actorId: "user_1" });
@@ -139,13 +145,30 @@ describe("a write that changes nothing keeps the revision (issue 11.6)", () => {
   it("mnote.page.update_options: options already shown (set or default) change nothing; only real changes are in the diff", async () => {
     const as = await t.session({ actorId: "user_1" });
     const before = t.kernelStateHash();
-    const dry = ok(await t.call("mnote.page.update_options", as, { options: { wideLayout: true, smallText: false } }, { dryRun: true }));
+    const dry = ok(
+      await t.call(
+        "mnote.page.update_options",
+        as,
+        { options: { wideLayout: true, smallText: false } },
+        { dryRun: true },
+      ),
+    );
     expect(dry.result.diff).toEqual([]);
-    expect(ok(await t.call("mnote.page.update_options", as, { options: { wideLayout: true, smallText: false } })).result.revision).toBe(0);
+    expect(
+      ok(await t.call("mnote.page.update_options", as, { options: { wideLayout: true, smallText: false } })).result
+        .revision,
+    ).toBe(0);
     expect(await revision(as)).toBe(0);
     expect(t.count("pages", "id = 'doc_1' AND options_json = ?", JSON.stringify({ wideLayout: true }))).toBe(1);
     expect(t.kernelStateHash()).not.toBe(before); // the commands are logged (a retry replays them)
-    const mixed = ok(await t.call("mnote.page.update_options", as, { options: { wideLayout: true, smallText: true } }, { dryRun: true }));
+    const mixed = ok(
+      await t.call(
+        "mnote.page.update_options",
+        as,
+        { options: { wideLayout: true, smallText: true } },
+        { dryRun: true },
+      ),
+    );
     expect(mixed.result.diff).toEqual([{ op: "set_option", field: "smallText", value: true }]);
   });
 
@@ -155,7 +178,9 @@ describe("a write that changes nothing keeps the revision (issue 11.6)", () => {
     expect(ok(await t.call("mnote.page.save", as, { content: [] }, { dryRun: true })).result.diff).toEqual([]);
     expect(ok(await t.call("mnote.page.save", as, { content: [] })).result.revision).toBe(0);
     const same = blocksBefore.map(({ id: _id, ...b }) => b);
-    expect(ok(await t.call("mnote.page.save", as, { content: same, mode: "replace" }, { dryRun: true })).result.diff).toEqual([]);
+    expect(
+      ok(await t.call("mnote.page.save", as, { content: same, mode: "replace" }, { dryRun: true })).result.diff,
+    ).toEqual([]);
     expect(ok(await t.call("mnote.page.save", as, { content: same, mode: "replace" })).result.revision).toBe(0);
     expect(ok(await t.call("mnote.page.save", as, { content: blocksBefore, mode: "replace" })).result.revision).toBe(0);
     expect(ok(await t.call("mnote.page.get", as, {})).result.blocks).toEqual(blocksBefore);
@@ -164,10 +189,13 @@ describe("a write that changes nothing keeps the revision (issue 11.6)", () => {
     expect(ok(await t.call("mnote.page.save", as, { content: changed, mode: "replace" })).result.revision).toBe(1);
   });
 
-  it.each([["mnote.artifact.create_summary"], ["mnote.artifact.create_ai_note"]])("%s never bumps the page revision", async (tool) => {
-    const as = await t.session({ actorId: "user_1" });
-    ok(await t.call(tool, as));
-    ok(await t.call(tool, as, undefined, { idempotencyKey: "again" }));
-    expect(await revision(as)).toBe(0);
-  });
+  it.each([["mnote.artifact.create_summary"], ["mnote.artifact.create_ai_note"]])(
+    "%s never bumps the page revision",
+    async (tool) => {
+      const as = await t.session({ actorId: "user_1" });
+      ok(await t.call(tool, as));
+      ok(await t.call(tool, as, undefined, { idempotencyKey: "again" }));
+      expect(await revision(as)).toBe(0);
+    },
+  );
 });

@@ -17,7 +17,14 @@ import type { GrantStore } from "../../runtime/state/grant-store";
 import type { SessionGrant } from "../../generated/types";
 
 const LEAP = "2026-12-31T23:59:60Z";
-const grant = (expiresAt: string) => ({ sessionId: "s_leap", workspaceId: "ws_1", documentId: "doc_1", actorId: "user_1", capabilityScope: ["page.read"], expiresAt });
+const grant = (expiresAt: string) => ({
+  sessionId: "s_leap",
+  workspaceId: "ws_1",
+  documentId: "doc_1",
+  actorId: "user_1",
+  capabilityScope: ["page.read"],
+  expiresAt,
+});
 
 describe("a time that cannot be read never means forever (issue 12.7)", () => {
   it("liveness: an unreadable expiresAt is expired, whatever the clock says", () => {
@@ -40,7 +47,11 @@ describe("a time that cannot be read never means forever (issue 12.7)", () => {
     const stored: SessionGrant = grant(LEAP) as SessionGrant;
     const grants: GrantStore = { put: async () => undefined, get: async () => stored, revoke: async () => false };
     const t = await testRuntime({ grants });
-    const r = failed(await t.runtime.dispatcher.dispatch(makeRequest("mnote.page.get", {}, {}, { sessionId: "s_leap", capabilityScope: ["page.read"] })));
+    const r = failed(
+      await t.runtime.dispatcher.dispatch(
+        makeRequest("mnote.page.get", {}, {}, { sessionId: "s_leap", capabilityScope: ["page.read"] }),
+      ),
+    );
     expect([r.error.code, r.error.reason]).toEqual(["mnote_tool_not_authenticated", "session_expired"]);
     await t.close();
   });
@@ -50,12 +61,28 @@ describe("a time that cannot be read never means forever (issue 12.7)", () => {
     const db = join(dir, "kernel.db");
     const state = join(dir, "runtime.db");
     expect(runCli(["kernel", "seed", join(repoRoot, "examples", "demo-workspace.json"), "--db", db]).status).toBe(0);
-    const server = await start(["serve", "--db", db, "--state", state, "--port", "0", "--token", "tok", "--host-token", "host"]);
+    const server = await start([
+      "serve",
+      "--db",
+      db,
+      "--state",
+      state,
+      "--port",
+      "0",
+      "--token",
+      "tok",
+      "--host-token",
+      "host",
+    ]);
     const refused = await postJson(`${server.url}/v1/sessions`, grant(LEAP), "host");
     expect([refused.status, refused.body.pointer]).toEqual([400, "/expiresAt"]);
     const read = await fetch(`${server.url}/v1/sessions/s_leap`, { headers: { authorization: "Bearer tok" } });
     expect(read.status).toBe(404);
-    const call = await postJson(`${server.url}/v1/tools/call`, makeRequest("mnote.page.get", {}, {}, { sessionId: "s_leap", capabilityScope: ["page.read"] }), "tok");
+    const call = await postJson(
+      `${server.url}/v1/tools/call`,
+      makeRequest("mnote.page.get", {}, {}, { sessionId: "s_leap", capabilityScope: ["page.read"] }),
+      "tok",
+    );
     expect([call.status, call.body.error.code]).toEqual([200, "mnote_tool_not_authenticated"]);
     expect(await server.stop()).toBe(0);
   }, 60_000);
@@ -63,9 +90,19 @@ describe("a time that cannot be read never means forever (issue 12.7)", () => {
   it("the SQLite store never fails on an unreadable expiresAt: such a grant is kept as expired (0), never forever", async () => {
     const t = await testRuntime();
     await t.runtime.grants.put(grant(LEAP) as SessionGrant);
-    const r = failed(await t.runtime.dispatcher.dispatch(makeRequest("mnote.page.get", {}, {}, { sessionId: "s_leap", capabilityScope: ["page.read"] })));
+    const r = failed(
+      await t.runtime.dispatcher.dispatch(
+        makeRequest("mnote.page.get", {}, {}, { sessionId: "s_leap", capabilityScope: ["page.read"] }),
+      ),
+    );
     expect(r.error.reason).toBe("session_expired");
-    expect((t.runtime.state.prepare("SELECT expires_at FROM session_grants WHERE session_id = 's_leap'").get() as { expires_at: number }).expires_at).toBe(0);
+    expect(
+      (
+        t.runtime.state.prepare("SELECT expires_at FROM session_grants WHERE session_id = 's_leap'").get() as {
+          expires_at: number;
+        }
+      ).expires_at,
+    ).toBe(0);
     await t.close();
   });
 });
@@ -98,8 +135,15 @@ describe("expired records are purged (issue 12.9)", () => {
     expect(grantCli("s_live", "3600").status).toBe(0);
     expect(grantCli("s_short", "1").status).toBe(0);
     const call = (key: string, ttlMs: string) => {
-      const request = makeRequest("mnote.artifact.create_ai_note", { content: `note ${key}` }, { idempotencyKey: key }, { sessionId: "s_live" });
-      const run = runCli(["call", "--db", db, "--state", state, "--idempotency-ttl", ttlMs], { input: JSON.stringify(request) });
+      const request = makeRequest(
+        "mnote.artifact.create_ai_note",
+        { content: `note ${key}` },
+        { idempotencyKey: key },
+        { sessionId: "s_live" },
+      );
+      const run = runCli(["call", "--db", db, "--state", state, "--idempotency-ttl", ttlMs], {
+        input: JSON.stringify(request),
+      });
       expect([run.status, run.stderr]).toEqual([0, ""]);
       expect(JSON.parse(run.stdout).ok).toBe(true);
     };

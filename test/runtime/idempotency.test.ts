@@ -25,9 +25,16 @@ describe("idempotency", () => {
   it("key order and 1 vs 1.0 do not change the fingerprint; different strings do", async () => {
     const t = await testRuntime();
     const as = await t.session({ actorId: "user_1" });
-    const base = makeRequest("mnote.page.update_options", { options: { wideLayout: false, smallText: true }, baseRevision: 0 }, { idempotencyKey: "opts" }, as);
+    const base = makeRequest(
+      "mnote.page.update_options",
+      { options: { wideLayout: false, smallText: true }, baseRevision: 0 },
+      { idempotencyKey: "opts" },
+      as,
+    );
     const text = JSON.stringify(base);
-    const reordered = text.replace('{"wideLayout":false,"smallText":true}', '{"smallText":true,"wideLayout":false}').replace('"baseRevision":0', '"baseRevision":0.0');
+    const reordered = text
+      .replace('{"wideLayout":false,"smallText":true}', '{"smallText":true,"wideLayout":false}')
+      .replace('"baseRevision":0', '"baseRevision":0.0');
     expect(reordered).not.toBe(text);
     const a = ok(await t.runtime.dispatcher.dispatch(text));
     const b = ok(await t.runtime.dispatcher.dispatch(reordered));
@@ -46,15 +53,22 @@ describe("idempotency", () => {
     const as = await t.session({ actorId: "user_1" });
     ok(await t.call("mnote.artifact.create_summary", as, { summary: "First." }, { idempotencyKey: "sum" }));
     const before = t.kernelStateHash();
-    const r = failed(await t.call("mnote.artifact.create_summary", as, { summary: "Second." }, { idempotencyKey: "sum" }));
-    expect([r.error.code, r.error.message]).toEqual(["mnote_tool_idempotency_conflict", "同一幂等键已用于不同 summary 内容"]);
+    const r = failed(
+      await t.call("mnote.artifact.create_summary", as, { summary: "Second." }, { idempotencyKey: "sum" }),
+    );
+    expect([r.error.code, r.error.message]).toEqual([
+      "mnote_tool_idempotency_conflict",
+      "同一幂等键已用于不同 summary 内容",
+    ]);
     expect(t.kernelStateHash()).toBe(before);
     await t.close();
   });
 
   it("another actor's identical key never sees the first actor's result", async () => {
     const t = await testRuntime();
-    t.kernel.db.prepare("INSERT INTO page_grants (page_id, user_id, capability) VALUES ('doc_1', 'user_2', 'artifact.write')").run();
+    t.kernel.db
+      .prepare("INSERT INTO page_grants (page_id, user_id, capability) VALUES ('doc_1', 'user_2', 'artifact.write')")
+      .run();
     const owner = await t.session({ actorId: "user_1" });
     const other = await t.session({ actorId: "user_2" });
     const a = ok(await t.call("mnote.artifact.create_ai_note", owner, note, { idempotencyKey: "shared" }));
@@ -68,7 +82,9 @@ describe("idempotency", () => {
 
   it("authorization runs before any replay", async () => {
     const t = await testRuntime();
-    t.kernel.db.prepare("INSERT INTO page_grants (page_id, user_id, capability) VALUES ('doc_1', 'user_2', 'page.write')").run();
+    t.kernel.db
+      .prepare("INSERT INTO page_grants (page_id, user_id, capability) VALUES ('doc_1', 'user_2', 'page.write')")
+      .run();
     const as = await t.session({ actorId: "user_2" });
     ok(await t.call("mnote.page.update_title", as, { title: "Mine" }, { idempotencyKey: "t1" }));
     t.kernel.db.prepare("DELETE FROM page_grants WHERE user_id = 'user_2' AND capability = 'page.write'").run();
@@ -81,7 +97,9 @@ describe("idempotency", () => {
   it("concurrent duplicates make exactly one write; the rest get the same result or a retryable in-progress error", async () => {
     const t = await testRuntime();
     const as = await t.session({ actorId: "user_1" });
-    const responses = await Promise.all(Array.from({ length: 20 }, () => t.call("mnote.artifact.create_ai_note", as, note, { idempotencyKey: "burst" })));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => t.call("mnote.artifact.create_ai_note", as, note, { idempotencyKey: "burst" })),
+    );
     const successes = responses.filter((r) => r.ok).map((r) => ok(r));
     const others = responses.filter((r) => !r.ok).map((r) => failed(r));
     expect(successes.length).toBeGreaterThan(0);
@@ -98,7 +116,9 @@ describe("idempotency", () => {
     const as = await t.session({ actorId: "user_1" });
     const first = ok(await t.call("mnote.artifact.create_ai_note", as, note, { idempotencyKey: "ttl" }));
     now += 59_000;
-    expect(ok(await t.call("mnote.artifact.create_ai_note", as, note, { idempotencyKey: "ttl" })).audit.replayed).toBe(true);
+    expect(ok(await t.call("mnote.artifact.create_ai_note", as, note, { idempotencyKey: "ttl" })).audit.replayed).toBe(
+      true,
+    );
     now += 2_000;
     const later = ok(await t.call("mnote.artifact.create_ai_note", as, note, { idempotencyKey: "ttl" }));
     expect(later.audit.replayed).toBe(false);
@@ -109,7 +129,8 @@ describe("idempotency", () => {
 
   it("records survive a restart", async () => {
     const dir = tempDir();
-    const open = () => createRuntime({ kernel: { kind: "embedded", path: join(dir, "kernel.db") }, statePath: join(dir, "runtime.db") });
+    const open = () =>
+      createRuntime({ kernel: { kind: "embedded", path: join(dir, "kernel.db") }, statePath: join(dir, "runtime.db") });
     const rt1 = open();
     seedKernel(rt1.embeddedKernel!, demoSeed());
     const grant = {
@@ -134,9 +155,23 @@ describe("idempotency", () => {
   it("a first call that failed does not use the key up", async () => {
     const t = await testRuntime();
     const as = await t.session({ actorId: "user_1" });
-    const stale = failed(await t.call("mnote.page.save", as, { content: [{ type: "paragraph", text: "x" }], baseRevision: 5 }, { idempotencyKey: "retry-me" }));
+    const stale = failed(
+      await t.call(
+        "mnote.page.save",
+        as,
+        { content: [{ type: "paragraph", text: "x" }], baseRevision: 5 },
+        { idempotencyKey: "retry-me" },
+      ),
+    );
     expect(stale.error.code).toBe("mnote_tool_conflict");
-    const fixed = ok(await t.call("mnote.page.save", as, { content: [{ type: "paragraph", text: "x" }], baseRevision: 0 }, { idempotencyKey: "retry-me" }));
+    const fixed = ok(
+      await t.call(
+        "mnote.page.save",
+        as,
+        { content: [{ type: "paragraph", text: "x" }], baseRevision: 0 },
+        { idempotencyKey: "retry-me" },
+      ),
+    );
     expect(fixed.audit.replayed).toBe(false);
     expect(fixed.result.revision).toBe(1);
     await t.close();

@@ -14,7 +14,9 @@ import { validateToolResponse } from "../../generated/validators";
 
 /** The title rule as the contract states it (the message quotes the contract's pattern). */
 const TITLE_PATTERN = (
-  JSON.parse(readFileSync(join(contractDir, "tools", "page.update_title.tool.json"), "utf8")) as { $defs: { Args: { properties: { title: { pattern: string } } } } }
+  JSON.parse(readFileSync(join(contractDir, "tools", "page.update_title.tool.json"), "utf8")) as {
+    $defs: { Args: { properties: { title: { pattern: string } } } };
+  }
 ).$defs.Args.properties.title.pattern;
 import { errorCatalog } from "../../generated/registry";
 
@@ -27,7 +29,12 @@ describe("in process", () => {
   });
   afterAll(() => t.close());
 
-  const refused = async (tool: string, args: Record<string, unknown>, overrides: Record<string, unknown> = {}, locale?: "en" | "zh-CN") => {
+  const refused = async (
+    tool: string,
+    args: Record<string, unknown>,
+    overrides: Record<string, unknown> = {},
+    locale?: "en" | "zh-CN",
+  ) => {
     const who = await t.session({ actorId: "user_1" });
     const before = t.kernelStateHash();
     // invalid input is refused before the grant is read, so the locale comes from the request
@@ -52,10 +59,34 @@ describe("in process", () => {
   });
 
   it.each([
-    ["mnote.page.update_title", { title: "" }, {}, { keyword: "minLength", limit: 1, pointer: "/args/title" }, "title: at least 1 characters"],
-    ["mnote.page.update_title", { title: 5 }, {}, { keyword: "type", limit: "string", pointer: "/args/title" }, "title: must be of type string"],
-    ["mnote.page.update_title", {}, {}, { keyword: "required", pointer: "/args/title" }, "title: required, but missing"],
-    ["mnote.page.update_title", { title: "t", color: "red" }, {}, { keyword: "additionalProperties", pointer: "/args/color" }, "color: not an allowed field; remove it"],
+    [
+      "mnote.page.update_title",
+      { title: "" },
+      {},
+      { keyword: "minLength", limit: 1, pointer: "/args/title" },
+      "title: at least 1 characters",
+    ],
+    [
+      "mnote.page.update_title",
+      { title: 5 },
+      {},
+      { keyword: "type", limit: "string", pointer: "/args/title" },
+      "title: must be of type string",
+    ],
+    [
+      "mnote.page.update_title",
+      {},
+      {},
+      { keyword: "required", pointer: "/args/title" },
+      "title: required, but missing",
+    ],
+    [
+      "mnote.page.update_title",
+      { title: "t", color: "red" },
+      {},
+      { keyword: "additionalProperties", pointer: "/args/color" },
+      "color: not an allowed field; remove it",
+    ],
     [
       "mnote.page.update_title",
       { title: "a\nb" },
@@ -64,17 +95,54 @@ describe("in process", () => {
       // the message quotes a long pattern only in part (the rule data carries it whole)
       `title: must match the pattern ${TITLE_PATTERN.slice(0, 40)}`,
     ],
-    ["mnote.page.update_title", { title: "t", baseRevision: -1 }, {}, { keyword: "minimum", limit: 0, pointer: "/args/baseRevision" }, "baseRevision: at least 0"],
+    [
+      "mnote.page.update_title",
+      { title: "t", baseRevision: -1 },
+      {},
+      { keyword: "minimum", limit: 0, pointer: "/args/baseRevision" },
+      "baseRevision: at least 0",
+    ],
     [
       "mnote.page.save",
       { content: [{ type: "table", text: "" }] },
       {},
-      { keyword: "enum", limit: ["paragraph", "heading", "bulleted_list_item", "numbered_list_item", "to_do", "quote", "code", "divider"], pointer: "/args/content/0/type" },
+      {
+        keyword: "enum",
+        limit: [
+          "paragraph",
+          "heading",
+          "bulleted_list_item",
+          "numbered_list_item",
+          "to_do",
+          "quote",
+          "code",
+          "divider",
+        ],
+        pointer: "/args/content/0/type",
+      },
       'content[0].type: must be one of "paragraph", "heading"',
     ],
-    ["mnote.page.update_options", { options: {} }, {}, { keyword: "minProperties", limit: 1, pointer: "/args/options" }, "options: at least 1 fields"],
-    ["mnote.page.save", { content: [] }, { idempotencyKey: undefined }, { keyword: "required", pointer: "/idempotencyKey" }, "idempotencyKey: required, but missing"],
-    ["mnote.page.get", {}, { capabilityScope: [] }, { keyword: "minItems", limit: 1, pointer: "/capabilityScope" }, "capabilityScope: at least 1 items"],
+    [
+      "mnote.page.update_options",
+      { options: {} },
+      {},
+      { keyword: "minProperties", limit: 1, pointer: "/args/options" },
+      "options: at least 1 fields",
+    ],
+    [
+      "mnote.page.save",
+      { content: [] },
+      { idempotencyKey: undefined },
+      { keyword: "required", pointer: "/idempotencyKey" },
+      "idempotencyKey: required, but missing",
+    ],
+    [
+      "mnote.page.get",
+      {},
+      { capabilityScope: [] },
+      { keyword: "minItems", limit: 1, pointer: "/capabilityScope" },
+      "capabilityScope: at least 1 items",
+    ],
   ])("%s %j %j: %j", async (tool, args, overrides, rule, message) => {
     const error = await refused(tool, args as Record<string, unknown>, overrides, "en");
     expect(error.rule).toEqual(rule);
@@ -158,8 +226,18 @@ describe("through the transports", () => {
   const ids = { sessionId: "s_owner", actorId: "user_1", capabilityScope: ["page.read", "page.write"] };
   const overLong = (locale: string) => makeRequest("mnote.page.update_title", { title: longTitle }, { locale }, ids);
   const expected = {
-    "zh-CN": { code: "mnote_tool_invalid_input", message: "title：最多 500 个字符", pointer: "/args/title", rule: { keyword: "maxLength", limit: 500, pointer: "/args/title" } },
-    en: { code: "mnote_tool_invalid_input", message: "title: at most 500 characters", pointer: "/args/title", rule: { keyword: "maxLength", limit: 500, pointer: "/args/title" } },
+    "zh-CN": {
+      code: "mnote_tool_invalid_input",
+      message: "title：最多 500 个字符",
+      pointer: "/args/title",
+      rule: { keyword: "maxLength", limit: 500, pointer: "/args/title" },
+    },
+    en: {
+      code: "mnote_tool_invalid_input",
+      message: "title: at most 500 characters",
+      pointer: "/args/title",
+      rule: { keyword: "maxLength", limit: 500, pointer: "/args/title" },
+    },
   };
 
   it("mnote-tools call", () => {
@@ -171,7 +249,19 @@ describe("through the transports", () => {
   });
 
   it("POST /v1/tools/call", async () => {
-    const server = await start(["serve", "--db", db, "--state", state, "--port", "0", "--token", "tok", "--host-token", "host"]);
+    const server = await start([
+      "serve",
+      "--db",
+      db,
+      "--state",
+      state,
+      "--port",
+      "0",
+      "--token",
+      "tok",
+      "--host-token",
+      "host",
+    ]);
     try {
       for (const locale of ["zh-CN", "en"] as const) {
         const r = await postJson(`${server.url}/v1/tools/call`, overLong(locale), "tok");

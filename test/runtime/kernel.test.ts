@@ -12,7 +12,12 @@ describe("artifacts", () => {
     const first = ok(await t.call("mnote.artifact.create_summary", as, { summary: "v1" }));
     const second = ok(await t.call("mnote.artifact.create_summary", as, { summary: "v2" }));
     expect(first.result).toMatchObject({ artifactType: "summary", created: true, edgeCreated: true });
-    expect(second.result).toMatchObject({ artifactId: first.result.artifactId, created: false, edgeId: first.result.edgeId, edgeCreated: false });
+    expect(second.result).toMatchObject({
+      artifactId: first.result.artifactId,
+      created: false,
+      edgeId: first.result.edgeId,
+      edgeCreated: false,
+    });
     expect(t.count("artifacts", "type = 'summary'")).toBe(1);
     expect(t.count("edges")).toBe(1);
     expect((t.kernel.db.prepare("SELECT content FROM artifacts").get() as { content: string }).content).toBe("v2");
@@ -35,8 +40,21 @@ describe("writes are atomic", () => {
   it("a write that fails half way leaves no change, no log row and no idempotency record", async () => {
     const t = await testRuntime();
     const before = hashTables(t.kernel);
-    const context = { workspaceId: "ws_1", documentId: "doc_1", actorId: "user_1", traceId: "t", sessionId: "s", runId: "r", toolCallId: "c" };
-    const write = { commandId: "page_body_save_crash", idempotencyScope: "a".repeat(64), fingerprint: "b".repeat(64), ttlMs: 60_000 };
+    const context = {
+      workspaceId: "ws_1",
+      documentId: "doc_1",
+      actorId: "user_1",
+      traceId: "t",
+      sessionId: "s",
+      runId: "r",
+      toolCallId: "c",
+    };
+    const write = {
+      commandId: "page_body_save_crash",
+      idempotencyScope: "a".repeat(64),
+      fingerprint: "b".repeat(64),
+      ttlMs: 60_000,
+    };
     expect(() =>
       t.kernel.write("page.body.save", { context, args: {}, dryRun: false, write }, (page) => ({
         diff: [],
@@ -58,8 +76,23 @@ describe("no chat history", () => {
     const marker = "PROMPT-MARKER-7f3a";
     ok(await t.call("mnote.artifact.create_ai_note", as, { content: marker }, { dryRun: true }));
     ok(await t.call("mnote.page.get", as, {}, { runId: marker.toLowerCase() }));
-    const tables = (t.kernel.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((r) => r.name).sort();
-    expect(tables).toEqual(["artifacts", "blocks", "command_log", "edges", "idempotency", "members", "page_grants", "pages", "users", "workspaces"]);
+    const tables = (
+      t.kernel.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>
+    )
+      .map((r) => r.name)
+      .sort();
+    expect(tables).toEqual([
+      "artifacts",
+      "blocks",
+      "command_log",
+      "edges",
+      "idempotency",
+      "members",
+      "page_grants",
+      "pages",
+      "users",
+      "workspaces",
+    ]);
     const dump = JSON.stringify(tables.map((name) => t.kernel.db.prepare(`SELECT * FROM ${name}`).all()));
     expect(dump).not.toContain(marker);
     expect(dump.toLowerCase()).not.toContain(marker.toLowerCase());
@@ -78,8 +111,12 @@ describe("seeding and body summaries", () => {
 
   it("a bad seed file is refused with the pointer of the problem", async () => {
     const t = await testRuntime();
-    expect(() => seedKernel(t.kernel, { pages: [{ id: "p", workspaceId: "ws_1" }] })).toThrow(/at \/pages\/0: must have required property 'title'/);
-    expect(() => seedKernel(t.kernel, { pages: [{ id: "p", workspaceId: "ws_nope", title: "x" }] })).toThrow(/workspace ws_nope does not exist/);
+    expect(() => seedKernel(t.kernel, { pages: [{ id: "p", workspaceId: "ws_1" }] })).toThrow(
+      /at \/pages\/0: must have required property 'title'/,
+    );
+    expect(() => seedKernel(t.kernel, { pages: [{ id: "p", workspaceId: "ws_nope", title: "x" }] })).toThrow(
+      /workspace ws_nope does not exist/,
+    );
     await t.close();
   });
 

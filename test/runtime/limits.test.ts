@@ -31,7 +31,10 @@ describe("request limits", () => {
         try { readRequest(bytes, DEFAULT_LIMITS); out[name] = "passed"; } catch (e) { out[name] = e.code; }
       }
       process.stdout.write(JSON.stringify(out));`;
-    const run = spawnSync(process.execPath, ["--max-old-space-size=96", "-e", script], { encoding: "utf8", timeout: 120_000 });
+    const run = spawnSync(process.execPath, ["--max-old-space-size=96", "-e", script], {
+      encoding: "utf8",
+      timeout: 120_000,
+    });
     expect([run.status, run.stderr]).toEqual([0, ""]);
     expect(JSON.parse(run.stdout)).toEqual({
       "wide-deep array (60 deep, 500k zeros)": "passed",
@@ -54,7 +57,12 @@ describe("request limits", () => {
     for (const text of ['{"a":1,"a":2}', '{"x":[{"k":1,"k":1}]}', '{"a\\u0062":1,"ab":2}', '[{"a":{"b":1,"b":2}}]']) {
       expect([text, refusal(text)]).toEqual([text, expect.objectContaining({ reason: "duplicate_key" })]);
     }
-    for (const text of ['{"a":"a:","b":["a","a"],"c":{"a":1}}', '{"s":"\\"a\\":1,\\"a\\":2"}', '{"__proto__":1,"a":{"__proto__":2}}', '[":", {"a" : 1}]']) {
+    for (const text of [
+      '{"a":"a:","b":["a","a"],"c":{"a":1}}',
+      '{"s":"\\"a\\":1,\\"a\\":2"}',
+      '{"__proto__":1,"a":{"__proto__":2}}',
+      '[":", {"a" : 1}]',
+    ]) {
       expect([text, refusal(text)]).toEqual([text, undefined]);
     }
     expect(countMembers('{"a":{"b":[{"c":1}]},"d" :"e:f"}')).toBe(4);

@@ -23,20 +23,33 @@ describe("permission check points", () => {
   it("not a workspace member: permission_denied, reason not_member", async () => {
     const as = await t.session({ actorId: "user_3" });
     const r = failed(await t.call("mnote.page.get", as));
-    expect([r.error.code, r.error.reason, r.error.message]).toEqual(["mnote_tool_permission_denied", "not_member", "不是该工作区成员"]);
+    expect([r.error.code, r.error.reason, r.error.message]).toEqual([
+      "mnote_tool_permission_denied",
+      "not_member",
+      "不是该工作区成员",
+    ]);
   });
 
   it("page read: a member without a grant on the page cannot read it", async () => {
     const as = await t.session({ actorId: "user_2", documentId: "doc_secret" });
     const r = failed(await t.call("mnote.page.get", as));
-    expect([r.error.code, r.error.reason, r.error.message]).toEqual(["mnote_tool_permission_denied", "page_read", "无页面读取权限"]);
+    expect([r.error.code, r.error.reason, r.error.message]).toEqual([
+      "mnote_tool_permission_denied",
+      "page_read",
+      "无页面读取权限",
+    ]);
   });
 
   it("page write: a reader cannot save, rename or change options", async () => {
     const as = await t.session({ actorId: "user_2" });
     for (const tool of ["mnote.page.save", "mnote.page.update_title", "mnote.page.update_options"]) {
       const r = failed(await t.call(tool, as));
-      expect([tool, r.error.code, r.error.reason, r.error.message]).toEqual([tool, "mnote_tool_permission_denied", "page_write", "无页面写权限"]);
+      expect([tool, r.error.code, r.error.reason, r.error.message]).toEqual([
+        tool,
+        "mnote_tool_permission_denied",
+        "page_write",
+        "无页面写权限",
+      ]);
     }
   });
 
@@ -55,7 +68,9 @@ describe("permission check points", () => {
         expect([tool, r.error.reason]).toEqual([tool, "artifact_write"]);
       }
     }
-    expect(ok(await t4.call("mnote.page.update_title", writer, { title: "Renamed by a writer" })).result.revision).toBe(1);
+    expect(ok(await t4.call("mnote.page.update_title", writer, { title: "Renamed by a writer" })).result.revision).toBe(
+      1,
+    );
     await t4.close();
   });
 
@@ -81,7 +96,10 @@ describe("a page that does not exist and a page the actor cannot read", () => {
     const b = failed(await t.call(toolName, missing, sampleArgs[toolName], overrides));
     expect(a.error).toEqual(b.error);
     expect(a.error).toMatchObject({ code: "mnote_tool_permission_denied", reason: "page_read" });
-    expect({ ...a, audit: { ...a.audit, documentId: null } }).toEqual({ ...b, audit: { ...b.audit, documentId: null } });
+    expect({ ...a, audit: { ...a.audit, documentId: null } }).toEqual({
+      ...b,
+      audit: { ...b.audit, documentId: null },
+    });
     expect(Object.keys(a).sort()).toEqual(Object.keys(b).sort());
   });
 

@@ -20,8 +20,16 @@ describe("bad input", () => {
     ["a wrong type", { ...makeRequest("mnote.page.save"), dryRun: "no" }, "/dryRun"],
     ["a missing arg", makeRequest("mnote.page.update_title", {}), "/args/title"],
     ["an empty title", makeRequest("mnote.page.update_title", { title: "" }), "/args/title"],
-    ["an unknown page option", makeRequest("mnote.page.update_options", { options: { darkMode: true } }), "/args/options/darkMode"],
-    ["a block without text", makeRequest("mnote.page.save", { content: [{ type: "paragraph" }] }), "/args/content/0/text"],
+    [
+      "an unknown page option",
+      makeRequest("mnote.page.update_options", { options: { darkMode: true } }),
+      "/args/options/darkMode",
+    ],
+    [
+      "a block without text",
+      makeRequest("mnote.page.save", { content: [{ type: "paragraph" }] }),
+      "/args/content/0/text",
+    ],
     ["a write without a key", { ...makeRequest("mnote.page.save"), idempotencyKey: undefined }, "/idempotencyKey"],
     ["a bad id", { ...makeRequest("mnote.page.get"), workspaceId: "ws 1" }, "/workspaceId"],
   ];
@@ -53,8 +61,14 @@ describe("bad input", () => {
   it("values JSON allows and the contract cannot hold: 1e400, lone surrogates", async () => {
     const t = await testRuntime();
     const as = await t.session({ actorId: "user_1" });
-    const text = JSON.stringify(makeRequest("mnote.page.save", { content: [], baseRevision: 7 }, {}, as)).replace('"baseRevision":7', '"baseRevision":1e400');
-    expect(failed(await t.runtime.dispatcher.dispatch(text)).error).toMatchObject({ code: "mnote_tool_invalid_input", pointer: "/args/baseRevision" });
+    const text = JSON.stringify(makeRequest("mnote.page.save", { content: [], baseRevision: 7 }, {}, as)).replace(
+      '"baseRevision":7',
+      '"baseRevision":1e400',
+    );
+    expect(failed(await t.runtime.dispatcher.dispatch(text)).error).toMatchObject({
+      code: "mnote_tool_invalid_input",
+      pointer: "/args/baseRevision",
+    });
     const lone = failed(await t.call("mnote.artifact.create_ai_note", as, { content: "half \ud800 a pair" }));
     expect(lone.error).toMatchObject({ code: "mnote_tool_invalid_input", pointer: "/args/content" });
     await t.close();
@@ -62,7 +76,9 @@ describe("bad input", () => {
 
   it("echoes only valid ids, never arbitrary input", async () => {
     const t = await testRuntime();
-    const r = failed(await t.runtime.dispatcher.dispatch({ ...makeRequest("mnote.page.get"), toolCallId: "<script>".repeat(50) }));
+    const r = failed(
+      await t.runtime.dispatcher.dispatch({ ...makeRequest("mnote.page.get"), toolCallId: "<script>".repeat(50) }),
+    );
     expect(r.toolCallId).toBeNull();
     expect(JSON.stringify(r)).not.toContain("<script>");
     await t.close();
@@ -71,7 +87,10 @@ describe("bad input", () => {
 
 describe("a kernel that fails or hangs", () => {
   /** A dispatcher whose kernel calls go through call first (which may fail, hang, or answer instead of the kernel). */
-  async function withKernel(call: (command: string) => Promise<unknown>, options: { kernelTimeoutMs?: number; answer?: () => unknown; reconcileMs?: number } = {}) {
+  async function withKernel(
+    call: (command: string) => Promise<unknown>,
+    options: { kernelTimeoutMs?: number; answer?: () => unknown; reconcileMs?: number } = {},
+  ) {
     const kernel = new ReferenceKernel();
     seedKernel(kernel, demoSeed());
     const state = openDatabase(":memory:");
@@ -87,14 +106,21 @@ describe("a kernel that fails or hangs", () => {
     const dispatcher = createDispatcher({
       kernel: {
         accessCheck: (p) => kernel.accessCheck(p),
-        call: ((command: string, payload: unknown) => call(command).then(() => (options.answer ? options.answer() : kernel.execute(command, payload)))) as never,
+        call: ((command: string, payload: unknown) =>
+          call(command).then(() => (options.answer ? options.answer() : kernel.execute(command, payload)))) as never,
       },
       grants,
       idempotency: new SqliteIdempotencyStore(state),
       kernelTimeoutMs: options.kernelTimeoutMs,
       reconcileMs: options.reconcileMs ?? 500,
     });
-    const ids = { sessionId: "s", workspaceId: "ws_1", documentId: "doc_1", actorId: "user_1", capabilityScope: ["page.read", "page.write", "artifact.write"] };
+    const ids = {
+      sessionId: "s",
+      workspaceId: "ws_1",
+      documentId: "doc_1",
+      actorId: "user_1",
+      capabilityScope: ["page.read", "page.write", "artifact.write"],
+    };
     return { dispatcher, kernel, ids };
   }
 
@@ -113,7 +139,10 @@ describe("a kernel that fails or hangs", () => {
   });
 
   it("a hang: retryable outcome_unknown once the timeout and the reconciliation are over, and other calls are served meanwhile", async () => {
-    const { dispatcher, ids } = await withKernel((command) => (command === "artifact.aiNote.create" ? new Promise(() => undefined) : Promise.resolve()), { kernelTimeoutMs: 300 });
+    const { dispatcher, ids } = await withKernel(
+      (command) => (command === "artifact.aiNote.create" ? new Promise(() => undefined) : Promise.resolve()),
+      { kernelTimeoutMs: 300 },
+    );
     const started = Date.now();
     const hanging = dispatcher.dispatch(makeRequest("mnote.artifact.create_ai_note", { content: "n" }, {}, ids));
     const read = ok(await dispatcher.dispatch(makeRequest("mnote.page.get", {}, {}, ids)));
@@ -133,8 +162,12 @@ describe("a kernel that fails or hangs", () => {
   });
 
   it("a kernel answering outside the contract: the runtime answers internal, not the bad data", async () => {
-    const { dispatcher, kernel, ids } = await withKernel(async () => undefined, { answer: () => ({ commandId: null, replayed: false, result: { title: 42 } }) });
-    const r = failed(await dispatcher.dispatch(makeRequest("mnote.page.get", {}, {}, { ...ids, capabilityScope: ["page.read"] })));
+    const { dispatcher, kernel, ids } = await withKernel(async () => undefined, {
+      answer: () => ({ commandId: null, replayed: false, result: { title: 42 } }),
+    });
+    const r = failed(
+      await dispatcher.dispatch(makeRequest("mnote.page.get", {}, {}, { ...ids, capabilityScope: ["page.read"] })),
+    );
     expect(r.error.code).toBe("mnote_tool_internal");
     kernel.close();
   });
@@ -144,10 +177,16 @@ describe("messages", () => {
   it("zh-CN by default, as in the note; en when the request or the grant says so", async () => {
     const t = await testRuntime();
     const reader = await t.session({ actorId: "user_2" });
-    expect(failed(await t.call("mnote.page.save", reader, sampleArgs["mnote.page.save"])).error.message).toBe("无页面写权限");
-    expect(failed(await t.call("mnote.page.save", reader, sampleArgs["mnote.page.save"], { locale: "en" })).error.message).toBe("No permission to edit this page");
+    expect(failed(await t.call("mnote.page.save", reader, sampleArgs["mnote.page.save"])).error.message).toBe(
+      "无页面写权限",
+    );
+    expect(
+      failed(await t.call("mnote.page.save", reader, sampleArgs["mnote.page.save"], { locale: "en" })).error.message,
+    ).toBe("No permission to edit this page");
     const english = await t.session({ actorId: "user_2" }, { locale: "en" });
-    expect(failed(await t.call("mnote.page.save", english, sampleArgs["mnote.page.save"])).error.message).toBe("No permission to edit this page");
+    expect(failed(await t.call("mnote.page.save", english, sampleArgs["mnote.page.save"])).error.message).toBe(
+      "No permission to edit this page",
+    );
     await t.close();
   });
 });

@@ -19,7 +19,9 @@ describe("capability scope", () => {
   it("unknown, wildcard and miscased scopes are rejected as invalid input, naming the pointer", async () => {
     const as = await t.session({ actorId: "user_1" });
     for (const scope of ["*", "page.*", "Page.Read", "page.admin", "PAGE.WRITE"]) {
-      const r = failed(await t.runtime.dispatcher.dispatch(makeRequest("mnote.page.get", {}, { capabilityScope: [scope] }, as)));
+      const r = failed(
+        await t.runtime.dispatcher.dispatch(makeRequest("mnote.page.get", {}, { capabilityScope: [scope] }, as)),
+      );
       expect([scope, r.error.code, r.error.pointer]).toEqual([scope, "mnote_tool_invalid_input", "/capabilityScope/0"]);
     }
   });
@@ -43,29 +45,60 @@ describe("session binding", () => {
     ["a wider scope than granted", { capabilityScope: ["page.read", "page.write"] }],
   ];
 
-  it.each(mismatches)("a request claiming %s than its grant is refused, and writes nothing", async (_what, override) => {
-    const as = await t.session({ actorId: "user_1", capabilityScope: ["page.read"] });
-    const before = t.kernelStateHash();
-    const r = failed(await t.runtime.dispatcher.dispatch(makeRequest("mnote.page.save", sampleArgs["mnote.page.save"], override, as)));
-    expect([r.error.code, r.error.reason]).toEqual(["mnote_tool_permission_denied", "session_mismatch"]);
-    expect(t.kernelStateHash()).toBe(before);
-  });
+  it.each(mismatches)(
+    "a request claiming %s than its grant is refused, and writes nothing",
+    async (_what, override) => {
+      const as = await t.session({ actorId: "user_1", capabilityScope: ["page.read"] });
+      const before = t.kernelStateHash();
+      const r = failed(
+        await t.runtime.dispatcher.dispatch(
+          makeRequest("mnote.page.save", sampleArgs["mnote.page.save"], override, as),
+        ),
+      );
+      expect([r.error.code, r.error.reason]).toEqual(["mnote_tool_permission_denied", "session_mismatch"]);
+      expect(t.kernelStateHash()).toBe(before);
+    },
+  );
 
   it("a narrower scope than granted is fine", async () => {
     const as = await t.session({ actorId: "user_1" });
-    expect((await t.runtime.dispatcher.dispatch(makeRequest("mnote.page.get", {}, { capabilityScope: ["page.read"] }, as))).ok).toBe(true);
+    expect(
+      (await t.runtime.dispatcher.dispatch(makeRequest("mnote.page.get", {}, { capabilityScope: ["page.read"] }, as)))
+        .ok,
+    ).toBe(true);
   });
 
   it("an unknown session and an expired grant: not_authenticated", async () => {
-    const ghost = { sessionId: "never_granted", workspaceId: "ws_1", documentId: "doc_1", actorId: "user_1", capabilityScope: ["page.read"] };
-    expect(failed(await t.call("mnote.page.get", ghost)).error).toMatchObject({ code: "mnote_tool_not_authenticated", reason: "session_unknown" });
+    const ghost = {
+      sessionId: "never_granted",
+      workspaceId: "ws_1",
+      documentId: "doc_1",
+      actorId: "user_1",
+      capabilityScope: ["page.read"],
+    };
+    expect(failed(await t.call("mnote.page.get", ghost)).error).toMatchObject({
+      code: "mnote_tool_not_authenticated",
+      reason: "session_unknown",
+    });
     const expired = await t.session({ actorId: "user_1" }, { ttlMs: -1000 });
-    expect(failed(await t.call("mnote.page.get", expired)).error).toMatchObject({ code: "mnote_tool_not_authenticated", reason: "session_expired" });
+    expect(failed(await t.call("mnote.page.get", expired)).error).toMatchObject({
+      code: "mnote_tool_not_authenticated",
+      reason: "session_expired",
+    });
   });
 
   it("a grant of another workspace does not open this one, and leaks nothing of it", async () => {
-    const other = await t.session({ actorId: "user_3", workspaceId: "ws_2", documentId: "doc_other", capabilityScope: ["page.read"] });
-    const r = failed(await t.runtime.dispatcher.dispatch(makeRequest("mnote.page.get", {}, { workspaceId: "ws_1", documentId: "doc_1" }, other)));
+    const other = await t.session({
+      actorId: "user_3",
+      workspaceId: "ws_2",
+      documentId: "doc_other",
+      capabilityScope: ["page.read"],
+    });
+    const r = failed(
+      await t.runtime.dispatcher.dispatch(
+        makeRequest("mnote.page.get", {}, { workspaceId: "ws_1", documentId: "doc_1" }, other),
+      ),
+    );
     expect(r.error.reason).toBe("session_mismatch");
     expect(JSON.stringify(r)).not.toContain("项目计划");
   });

@@ -23,30 +23,64 @@ describe("the dispatcher with a seventh tool", () => {
     const contract = contractWithSeventhTool();
     const out = join(contract, "..", "generated");
     expect(runCli(["generate", "--contract", contract, "--out", out, "--quiet"]).status).toBe(0);
-    const registry = require(join(out, "registry.ts")) as ContractFacts & { toolByName(name: string): ToolDescriptor | undefined };
+    const registry = require(join(out, "registry.ts")) as ContractFacts & {
+      toolByName(name: string): ToolDescriptor | undefined;
+    };
 
     // the kernel works from the fixture contract's facts; its one new command is one more handler
     const outline: CommandHandler = (k, payload: { context: never; args: { maxLevel?: number } }, command) => {
       const page = k.requireAccess(payload.context, command);
-      const headings = k.blocksOf(page.id).filter((b) => b.type === "heading" && (b.level ?? 1) <= (payload.args.maxLevel ?? 3));
-      return { commandId: null, replayed: false, result: { documentId: page.id, headings: headings.map((h) => ({ id: h.id, level: h.level ?? 1, text: h.text })) } };
+      const headings = k
+        .blocksOf(page.id)
+        .filter((b) => b.type === "heading" && (b.level ?? 1) <= (payload.args.maxLevel ?? 3));
+      return {
+        commandId: null,
+        replayed: false,
+        result: {
+          documentId: page.id,
+          headings: headings.map((h) => ({ id: h.id, level: h.level ?? 1, text: h.text })),
+        },
+      };
     };
     const kernel = new ReferenceKernel({ contract: registry, handlers: { "page.outline.read": outline } });
     seedKernel(kernel, demoSeed());
     const state = openDatabase(":memory:");
     const grants = new SqliteGrantStore(state);
-    const ids = { sessionId: "s7", workspaceId: "ws_1", documentId: "doc_1", actorId: "user_1", capabilityScope: ["page.read"] };
-    await grants.put({ ...ids, capabilityScope: ["page.read"], expiresAt: new Date(Date.now() + 3600e3).toISOString() });
-    const dispatcher = createDispatcher({ kernel, grants, idempotency: new SqliteIdempotencyStore(state), toolByName: registry.toolByName });
+    const ids = {
+      sessionId: "s7",
+      workspaceId: "ws_1",
+      documentId: "doc_1",
+      actorId: "user_1",
+      capabilityScope: ["page.read"],
+    };
+    await grants.put({
+      ...ids,
+      capabilityScope: ["page.read"],
+      expiresAt: new Date(Date.now() + 3600e3).toISOString(),
+    });
+    const dispatcher = createDispatcher({
+      kernel,
+      grants,
+      idempotency: new SqliteIdempotencyStore(state),
+      toolByName: registry.toolByName,
+    });
 
     const r = ok(await dispatcher.dispatch(makeRequest("mnote.page.get_outline", { maxLevel: 1 }, {}, ids)));
     expect(r.result).toEqual({ documentId: "doc_1", headings: [{ id: "heading_1", level: 1, text: "章节一" }] });
     expect(r.audit.effect).toBe("read");
     // the contract's rules apply to it like to the six: validation, scope, permissions
-    expect(failed(await dispatcher.dispatch(makeRequest("mnote.page.get_outline", { maxLevel: 9 }, {}, ids))).error.pointer).toBe("/args/maxLevel");
+    expect(
+      failed(await dispatcher.dispatch(makeRequest("mnote.page.get_outline", { maxLevel: 9 }, {}, ids))).error.pointer,
+    ).toBe("/args/maxLevel");
     const outsider = { ...ids, sessionId: "s8", actorId: "user_3" };
-    await grants.put({ ...outsider, capabilityScope: ["page.read"], expiresAt: new Date(Date.now() + 3600e3).toISOString() });
-    expect(failed(await dispatcher.dispatch(makeRequest("mnote.page.get_outline", {}, {}, outsider))).error.reason).toBe("not_member");
+    await grants.put({
+      ...outsider,
+      capabilityScope: ["page.read"],
+      expiresAt: new Date(Date.now() + 3600e3).toISOString(),
+    });
+    expect(
+      failed(await dispatcher.dispatch(makeRequest("mnote.page.get_outline", {}, {}, outsider))).error.reason,
+    ).toBe("not_member");
     // and the six still work through the same registry
     expect(ok(await dispatcher.dispatch(makeRequest("mnote.page.get", {}, {}, ids))).result.title).toBe("项目计划");
     kernel.close();
@@ -58,7 +92,9 @@ describe("the dispatcher with a seventh tool", () => {
     expect(runCli(["generate", "--contract", contract, "--out", out, "--quiet"]).status).toBe(0);
     const registry = require(join(out, "registry.ts")) as ContractFacts;
     expect(() => new ReferenceKernel({ contract: registry })).toThrow(KernelStartupError);
-    expect(() => new ReferenceKernel({ contract: registry })).toThrow(/no handler for kernel command page\.outline\.read .*kernel\/commands\/index\.ts/);
+    expect(() => new ReferenceKernel({ contract: registry })).toThrow(
+      /no handler for kernel command page\.outline\.read .*kernel\/commands\/index\.ts/,
+    );
     // the same kernel starts on this contract, whose every command has its handler file
     expect(() => new ReferenceKernel().close()).not.toThrow();
   });

@@ -52,7 +52,9 @@ const fresh = (name: string) => {
 describe("mnote-tools call", () => {
   const p = project();
   const call = (request: unknown, extra: string[] = []) => {
-    const run = runCli(["call", "--db", p.db, "--state", p.state, ...extra], { input: typeof request === "string" ? request : JSON.stringify(request) });
+    const run = runCli(["call", "--db", p.db, "--state", p.state, ...extra], {
+      input: typeof request === "string" ? request : JSON.stringify(request),
+    });
     expect([run.status, run.stderr]).toEqual([0, ""]);
     const response = JSON.parse(run.stdout);
     expect(validateToolResponse(response)).toBe(true);
@@ -61,7 +63,12 @@ describe("mnote-tools call", () => {
 
   it.each(toolList.map((t) => [t.name]))("%s: success, and the shapes of the note", (name) => {
     const response = call(makeRequest(name, fresh(name), {}, owner));
-    expect(response).toMatchObject({ ok: true, toolName: name, error: null, audit: { effect: name === "mnote.page.get" ? "read" : "write" } });
+    expect(response).toMatchObject({
+      ok: true,
+      toolName: name,
+      error: null,
+      audit: { effect: name === "mnote.page.get" ? "read" : "write" },
+    });
   });
 
   it("dryRun, permission failure and business failure", () => {
@@ -75,7 +82,9 @@ describe("mnote-tools call", () => {
       result: null,
       error: { code: "mnote_tool_permission_denied", message: "无页面写权限" },
     });
-    expect(call(makeRequest("mnote.page.save", { ...fresh("mnote.page.save"), baseRevision: 0 }, {}, owner))).toMatchObject({
+    expect(
+      call(makeRequest("mnote.page.save", { ...fresh("mnote.page.save"), baseRevision: 0 }, {}, owner)),
+    ).toMatchObject({
       ok: false,
       error: { code: "mnote_tool_conflict", message: "页面版本冲突，需要刷新后重试" },
     });
@@ -87,9 +96,19 @@ describe("mnote-tools call", () => {
 
   it("against a remote kernel through the generated HTTP client (kernel serve)", async () => {
     const kernel = await start(["kernel", "serve", "--db", p.db, "--port", "0", "--token", "ktok"]);
-    const response = call(makeRequest("mnote.artifact.create_ai_note", { content: "over http" }, {}, owner), ["--kernel-url", kernel.url, "--kernel-token", "ktok"]);
+    const response = call(makeRequest("mnote.artifact.create_ai_note", { content: "over http" }, {}, owner), [
+      "--kernel-url",
+      kernel.url,
+      "--kernel-token",
+      "ktok",
+    ]);
     expect(response).toMatchObject({ ok: true, audit: { effect: "write" } });
-    const denied = call(makeRequest("mnote.page.get", {}, {}, owner), ["--kernel-url", kernel.url, "--kernel-token", "wrong"]);
+    const denied = call(makeRequest("mnote.page.get", {}, {}, owner), [
+      "--kernel-url",
+      kernel.url,
+      "--kernel-token",
+      "wrong",
+    ]);
     expect(denied.error).toMatchObject({ code: "mnote_tool_kernel_unavailable", retryable: true });
     expect(await kernel.stop()).toBe(0);
     const down = call(makeRequest("mnote.page.get", {}, {}, owner), ["--kernel-url", kernel.url]);
@@ -98,7 +117,10 @@ describe("mnote-tools call", () => {
 
   it("through the kernel's CLI adapter (kernel exec), as with mnote-cli", () => {
     const adapter = `${process.execPath} ${cliPath} kernel exec --db ${p.db}`;
-    const response = call(makeRequest("mnote.page.get", { includeBlocks: false }, {}, owner), ["--kernel-cli", adapter]);
+    const response = call(makeRequest("mnote.page.get", { includeBlocks: false }, {}, owner), [
+      "--kernel-cli",
+      adapter,
+    ]);
     expect(response).toMatchObject({ ok: true, result: { documentId: "doc_1" } });
     const refused = call(makeRequest("mnote.page.update_title", { title: "x" }, {}, reader), ["--kernel-cli", adapter]);
     expect(refused.error.reason).toBe("page_write");
@@ -110,14 +132,32 @@ describe("mnote-tools call", () => {
 describe("mnote-tools serve", () => {
   it("serves the tools over HTTP with a token, a size limit, session routes, logs without content, and stops gracefully", async () => {
     const p = project();
-    const server = await start(["serve", "--db", p.db, "--state", p.state, "--port", "0", "--token", "tok", "--host-token", "host", "--max-bytes", "65536"]);
+    const server = await start([
+      "serve",
+      "--db",
+      p.db,
+      "--state",
+      p.state,
+      "--port",
+      "0",
+      "--token",
+      "tok",
+      "--host-token",
+      "host",
+      "--max-bytes",
+      "65536",
+    ]);
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const url = `${server.url}/v1/tools/call`;
 
     const health: any = await (await fetch(`${server.url}/healthz`)).json();
     expect(health).toMatchObject({ ok: true, contract: { version: contract.version } });
-    const listing: any = await (await fetch(`${server.url}/v1/tools`, { headers: { authorization: "Bearer tok" } })).json();
-    expect(listing.tools.map((t: { providerName: string }) => t.providerName).sort()).toEqual(toolList.map((t) => t.providerName).sort());
+    const listing: any = await (
+      await fetch(`${server.url}/v1/tools`, { headers: { authorization: "Bearer tok" } })
+    ).json();
+    expect(listing.tools.map((t: { providerName: string }) => t.providerName).sort()).toEqual(
+      toolList.map((t) => t.providerName).sort(),
+    );
     expect(listing.tools[0].parameters).toMatchObject({ type: "object" });
 
     for (const tool of toolList) {
@@ -128,7 +168,11 @@ describe("mnote-tools serve", () => {
     expect([denied.status, denied.body.error.code]).toEqual([200, "mnote_tool_permission_denied"]);
     expect((await postJson(url, makeRequest("mnote.page.get", {}, {}, owner))).status).toBe(401);
     expect((await postJson(url, makeRequest("mnote.page.get", {}, {}, owner), "wrong")).status).toBe(401);
-    const huge = await postJson(url, makeRequest("mnote.artifact.create_ai_note", { content: "x".repeat(100_000) }, {}, owner), "tok");
+    const huge = await postJson(
+      url,
+      makeRequest("mnote.artifact.create_ai_note", { content: "x".repeat(100_000) }, {}, owner),
+      "tok",
+    );
     expect([huge.status, huge.body.error.code]).toEqual([413, "mnote_tool_payload_too_large"]);
 
     const grant = {
@@ -140,11 +184,28 @@ describe("mnote-tools serve", () => {
       expiresAt: new Date(Date.now() + 60_000).toISOString(),
     };
     expect((await postJson(`${server.url}/v1/sessions`, grant, "tok")).status).toBe(401);
-    expect((await postJson(`${server.url}/v1/sessions`, { ...grant, capabilityScope: ["*"] }, "host")).status).toBe(400);
+    expect((await postJson(`${server.url}/v1/sessions`, { ...grant, capabilityScope: ["*"] }, "host")).status).toBe(
+      400,
+    );
     expect((await postJson(`${server.url}/v1/sessions`, grant, "host")).status).toBe(201);
-    const binding: any = await (await fetch(`${server.url}/v1/sessions/s_http`, { headers: { authorization: "Bearer tok" } })).json();
+    const binding: any = await (
+      await fetch(`${server.url}/v1/sessions/s_http`, { headers: { authorization: "Bearer tok" } })
+    ).json();
     expect(binding).toEqual(grant);
-    expect((await postJson(url, makeRequest("mnote.page.get", {}, { traceId: "trace_http_log" }, { ...grant, capabilityScope: ["page.read"] }), "tok")).body.ok).toBe(true);
+    expect(
+      (
+        await postJson(
+          url,
+          makeRequest(
+            "mnote.page.get",
+            {},
+            { traceId: "trace_http_log" },
+            { ...grant, capabilityScope: ["page.read"] },
+          ),
+          "tok",
+        )
+      ).body.ok,
+    ).toBe(true);
 
     // graceful stop: a request in flight when SIGTERM arrives still gets its answer
     const inFlight = postJson(url, makeRequest("mnote.page.get", {}, {}, owner), "tok");

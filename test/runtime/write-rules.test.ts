@@ -11,20 +11,27 @@ const fresh = (name: string) => {
 };
 
 describe("dryRun", () => {
-  it.each(writes.map((w) => [w.name]))("%s: returns the plan and the diff in the note's shape, writes nothing, does not use the key", async (name) => {
-    const t = await testRuntime();
-    const as = await t.session({ actorId: "user_1" });
-    const before = t.kernelStateHash();
-    const dry = ok(await t.call(name, as, fresh(name), { dryRun: true, idempotencyKey: "same-key" }));
-    expect(dry.audit).toEqual({ effect: "dry_run", commandId: null, workspaceId: "ws_1", documentId: "doc_1" });
-    expect(dry.result).toMatchObject({ dryRun: true, commandName: tools[name as keyof typeof tools].kernelCommand, baseRevision: 0 });
-    expect(dry.result.diff.length).toBeGreaterThan(0);
-    expect(t.kernelStateHash()).toBe(before);
-    const real = ok(await t.call(name, as, fresh(name), { dryRun: false, idempotencyKey: "same-key" }));
-    expect(real.audit).toMatchObject({ effect: "write", replayed: false });
-    expect(t.count("command_log")).toBe(1);
-    await t.close();
-  });
+  it.each(writes.map((w) => [w.name]))(
+    "%s: returns the plan and the diff in the note's shape, writes nothing, does not use the key",
+    async (name) => {
+      const t = await testRuntime();
+      const as = await t.session({ actorId: "user_1" });
+      const before = t.kernelStateHash();
+      const dry = ok(await t.call(name, as, fresh(name), { dryRun: true, idempotencyKey: "same-key" }));
+      expect(dry.audit).toEqual({ effect: "dry_run", commandId: null, workspaceId: "ws_1", documentId: "doc_1" });
+      expect(dry.result).toMatchObject({
+        dryRun: true,
+        commandName: tools[name as keyof typeof tools].kernelCommand,
+        baseRevision: 0,
+      });
+      expect(dry.result.diff.length).toBeGreaterThan(0);
+      expect(t.kernelStateHash()).toBe(before);
+      const real = ok(await t.call(name, as, fresh(name), { dryRun: false, idempotencyKey: "same-key" }));
+      expect(real.audit).toMatchObject({ effect: "write", replayed: false });
+      expect(t.count("command_log")).toBe(1);
+      await t.close();
+    },
+  );
 
   it("is authorized exactly like the real call", async () => {
     const t = await testRuntime();
@@ -41,8 +48,12 @@ describe("dryRun", () => {
     const t = await testRuntime();
     const as = await t.session({ actorId: "user_1" });
     const content = [{ type: "paragraph", text: "new" }];
-    expect(ok(await t.call("mnote.page.save", as, { content }, { dryRun: true })).result.diff).toEqual([{ op: "append", blocks: 1 }]);
-    expect(ok(await t.call("mnote.page.save", as, { content, mode: "replace" }, { dryRun: true })).result.diff).toEqual([{ op: "replace", blocks: 1, removedBlocks: 3 }]);
+    expect(ok(await t.call("mnote.page.save", as, { content }, { dryRun: true })).result.diff).toEqual([
+      { op: "append", blocks: 1 },
+    ]);
+    expect(ok(await t.call("mnote.page.save", as, { content, mode: "replace" }, { dryRun: true })).result.diff).toEqual(
+      [{ op: "replace", blocks: 1, removedBlocks: 3 }],
+    );
     await t.close();
   });
 });
@@ -57,40 +68,52 @@ describe("page options whose runtimeSupport is not wired", () => {
     kernel.close();
   });
 
-  it.each([["showToc"], ["protectEditing"]])("%s: a warning in dryRun, the business failure in a real call, nothing written", async (field) => {
-    const t = await testRuntime();
-    const as = await t.session({ actorId: "user_1" });
-    const options = { wideLayout: false, [field]: true };
-    const dry = ok(await t.call("mnote.page.update_options", as, { options }, { dryRun: true }));
-    expect(dry.result.warnings).toEqual([{ code: "mnote_tool_unsupported_option", message: "页面选项暂不支持", field }]);
-    const before = t.kernelStateHash();
-    const real = failed(await t.call("mnote.page.update_options", as, { options }, { dryRun: false }));
-    expect([real.error.code, real.error.field]).toEqual(["mnote_tool_unsupported_option", field]);
-    expect(t.kernelStateHash()).toBe(before);
-    const wired = ok(await t.call("mnote.page.update_options", as, { options: { wideLayout: false, smallText: true } }));
-    expect(wired.result.revision).toBe(1);
-    await t.close();
-  });
+  it.each([["showToc"], ["protectEditing"]])(
+    "%s: a warning in dryRun, the business failure in a real call, nothing written",
+    async (field) => {
+      const t = await testRuntime();
+      const as = await t.session({ actorId: "user_1" });
+      const options = { wideLayout: false, [field]: true };
+      const dry = ok(await t.call("mnote.page.update_options", as, { options }, { dryRun: true }));
+      expect(dry.result.warnings).toEqual([
+        { code: "mnote_tool_unsupported_option", message: "页面选项暂不支持", field },
+      ]);
+      const before = t.kernelStateHash();
+      const real = failed(await t.call("mnote.page.update_options", as, { options }, { dryRun: false }));
+      expect([real.error.code, real.error.field]).toEqual(["mnote_tool_unsupported_option", field]);
+      expect(t.kernelStateHash()).toBe(before);
+      const wired = ok(
+        await t.call("mnote.page.update_options", as, { options: { wideLayout: false, smallText: true } }),
+      );
+      expect(wired.result.revision).toBe(1);
+      await t.close();
+    },
+  );
 });
 
 describe("conflicts", () => {
-  it.each(writes.map((w) => [w.name]))("%s: a stale base revision gives mnote_tool_conflict and writes nothing", async (name) => {
-    const t = await testRuntime();
-    const as = await t.session({ actorId: "user_1" });
-    ok(await t.call("mnote.page.update_title", as, { title: "Moved on" }));
-    const before = t.kernelStateHash();
-    const r = failed(await t.call(name, as, { ...sampleArgs[name], baseRevision: 0 }));
-    expect([r.error.code, r.error.message]).toEqual(["mnote_tool_conflict", "页面版本冲突，需要刷新后重试"]);
-    expect(t.kernelStateHash()).toBe(before);
-    await t.close();
-  });
+  it.each(writes.map((w) => [w.name]))(
+    "%s: a stale base revision gives mnote_tool_conflict and writes nothing",
+    async (name) => {
+      const t = await testRuntime();
+      const as = await t.session({ actorId: "user_1" });
+      ok(await t.call("mnote.page.update_title", as, { title: "Moved on" }));
+      const before = t.kernelStateHash();
+      const r = failed(await t.call(name, as, { ...sampleArgs[name], baseRevision: 0 }));
+      expect([r.error.code, r.error.message]).toEqual(["mnote_tool_conflict", "页面版本冲突，需要刷新后重试"]);
+      expect(t.kernelStateHash()).toBe(before);
+      await t.close();
+    },
+  );
 
   it("the current revision goes through, and page writes bump it by one", async () => {
     const t = await testRuntime();
     const as = await t.session({ actorId: "user_1" });
     let revision = ok(await t.call("mnote.page.get", as, {})).result.revision as number;
     // each a real change (the seed already has wideLayout: true, and a write that changes nothing keeps the revision)
-    const changes: Record<string, Record<string, unknown>> = { "mnote.page.update_options": { options: { smallText: true } } };
+    const changes: Record<string, Record<string, unknown>> = {
+      "mnote.page.update_options": { options: { smallText: true } },
+    };
     for (const name of ["mnote.page.save", "mnote.page.update_title", "mnote.page.update_options"]) {
       const r = ok(await t.call(name, as, { ...sampleArgs[name], ...changes[name], baseRevision: revision }));
       expect(r.result.revision).toBe(revision + 1);
@@ -109,8 +132,16 @@ describe("audit", () => {
     const read = ok(await t.call("mnote.page.get", as, {}));
     expect(read.audit.commandId).toBeNull();
     for (const w of writes) {
-      const r = ok(await t.call(w.name, as, fresh(w.name), { traceId: "trace_audit", runId: "run_audit", toolCallId: `call_${w.providerName}` }));
-      const row = t.kernel.db.prepare("SELECT * FROM command_log WHERE command_id = ?").get(r.audit.commandId) as Record<string, unknown>;
+      const r = ok(
+        await t.call(w.name, as, fresh(w.name), {
+          traceId: "trace_audit",
+          runId: "run_audit",
+          toolCallId: `call_${w.providerName}`,
+        }),
+      );
+      const row = t.kernel.db
+        .prepare("SELECT * FROM command_log WHERE command_id = ?")
+        .get(r.audit.commandId) as Record<string, unknown>;
       expect(row).toMatchObject({
         command_name: w.kernelCommand,
         actor_id: "user_1",

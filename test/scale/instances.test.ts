@@ -58,7 +58,8 @@ async function cluster(instances: number, options: { kernelUrl?: string; store?:
     p,
     kernel,
     servers,
-    call: (i: number, request: unknown) => postJson(`${servers[i % servers.length]!.url}/v1/tools/call`, request, "tok").then((r) => r.body),
+    call: (i: number, request: unknown) =>
+      postJson(`${servers[i % servers.length]!.url}/v1/tools/call`, request, "tok").then((r) => r.body),
     stop: async () => {
       await Promise.all(servers.map((s) => s.stop()));
       await kernel.stop();
@@ -66,7 +67,8 @@ async function cluster(instances: number, options: { kernelUrl?: string; store?:
   };
 }
 
-const note = (key: string, content = `content of ${key}`) => makeRequest("mnote.artifact.create_ai_note", { content }, { idempotencyKey: key }, owner);
+const note = (key: string, content = `content of ${key}`) =>
+  makeRequest("mnote.artifact.create_ai_note", { content }, { idempotencyKey: key }, owner);
 
 describe("four instances, one Redis, one kernel", () => {
   it("200 concurrent requests, 20 keys x 10 duplicates: exactly 20 writes; every duplicate gets its key's result or in-progress", async () => {
@@ -79,7 +81,8 @@ describe("four instances, one Redis, one kernel", () => {
       const results = mine.filter((r) => r.ok);
       expect([key, results.length > 0]).toEqual([key, true]);
       expect([key, new Set(results.map((r) => r.audit.commandId)).size]).toEqual([key, 1]);
-      for (const r of mine.filter((x) => !x.ok)) expect([key, r.error.code, r.error.retryable]).toEqual([key, "mnote_tool_in_progress", true]);
+      for (const r of mine.filter((x) => !x.ok))
+        expect([key, r.error.code, r.error.retryable]).toEqual([key, "mnote_tool_in_progress", true]);
     }
     expect(count(c.p.db, "SELECT COUNT(*) AS n FROM command_log")).toBe(20);
     expect(count(c.p.db, "SELECT COUNT(*) AS n FROM artifacts")).toBe(20);
@@ -90,9 +93,13 @@ describe("four instances, one Redis, one kernel", () => {
   it("one key sent with two different payloads: one write; the other payload gets idempotency_conflict", async () => {
     const c = await cluster(4);
     const jobs = Array.from({ length: 40 }, (_, i) => (i % 2 ? "A" : "B")).sort(() => Math.random() - 0.5);
-    const answers = await Promise.all(jobs.map((payload, i) => c.call(i, note("shared", `payload ${payload}`)).then((r) => ({ payload, r }))));
+    const answers = await Promise.all(
+      jobs.map((payload, i) => c.call(i, note("shared", `payload ${payload}`)).then((r) => ({ payload, r }))),
+    );
     expect(count(c.p.db, "SELECT COUNT(*) AS n FROM command_log")).toBe(1);
-    const content = (new Database(c.p.db, { readonly: true }).prepare("SELECT content FROM artifacts").get() as { content: string }).content;
+    const content = (
+      new Database(c.p.db, { readonly: true }).prepare("SELECT content FROM artifacts").get() as { content: string }
+    ).content;
     const winner = content.endsWith("A") ? "A" : "B";
     for (const { payload, r } of answers) {
       if (payload === winner) expect(r.ok || r.error.code === "mnote_tool_in_progress").toBe(true);
@@ -111,7 +118,11 @@ describe("four instances, one Redis, one kernel", () => {
     const third = await Promise.all(keys.map((key, i) => c.call(i + 2, note(key))));
     keys.forEach((key, i) => {
       expect([key, first[i].ok, second[i].ok, third[i].ok]).toEqual([key, true, true, true]);
-      expect([key, second[i].audit.commandId, third[i].audit.commandId]).toEqual([key, first[i].audit.commandId, first[i].audit.commandId]);
+      expect([key, second[i].audit.commandId, third[i].audit.commandId]).toEqual([
+        key,
+        first[i].audit.commandId,
+        first[i].audit.commandId,
+      ]);
       expect([key, second[i].audit.replayed]).toEqual([key, true]);
     });
     expect(count(c.p.db, "SELECT COUNT(*) AS n FROM command_log")).toBe(20);
@@ -152,7 +163,25 @@ describe("four instances, one Redis, one kernel", () => {
     const proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
     const leaseMs = 400;
     const servers = await Promise.all(
-      [0, 1].map(() => start(["serve", "--kernel-url", proxyUrl, "--kernel-token", "ktok", "--store", redisUrl(DB), "--state", p.state, "--port", "0", "--token", "tok", "--lease", String(leaseMs)])),
+      [0, 1].map(() =>
+        start([
+          "serve",
+          "--kernel-url",
+          proxyUrl,
+          "--kernel-token",
+          "ktok",
+          "--store",
+          redisUrl(DB),
+          "--state",
+          p.state,
+          "--port",
+          "0",
+          "--token",
+          "tok",
+          "--lease",
+          String(leaseMs),
+        ]),
+      ),
     );
     const request = note("slow-key");
     const a = postJson(`${servers[0]!.url}/v1/tools/call`, request, "tok");

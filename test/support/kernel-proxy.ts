@@ -17,7 +17,11 @@ export interface KernelProxy {
 }
 
 /** Starts the proxy on a free loopback port. */
-export async function faultyKernelProxy(target: string, fault: (command: string, seen: readonly string[]) => Fault, delayMs = 3_000): Promise<KernelProxy> {
+export async function faultyKernelProxy(
+  target: string,
+  fault: (command: string, seen: readonly string[]) => Fault,
+  delayMs = 3_000,
+): Promise<KernelProxy> {
   const seen: string[] = [];
   const server = createServer((req, res) => {
     const command = decodeURIComponent((req.url ?? "").split("/").pop() ?? "");

@@ -26,6 +26,10 @@ const REQUIRED_ONLY: Record<string, Record<string, unknown>> = {
 
 export function withNullOptionals(toolName: string): Record<string, unknown> {
   const tool = toolByName(toolName)!;
-  const base = REQUIRED_ONLY[toolName] ?? Object.fromEntries(Object.entries(sampleArgs[toolName]!).filter(([k]) => ((tool.parameters.required as string[]) ?? []).includes(k)));
+  const base =
+    REQUIRED_ONLY[toolName] ??
+    Object.fromEntries(
+      Object.entries(sampleArgs[toolName]!).filter(([k]) => ((tool.parameters.required as string[]) ?? []).includes(k)),
+    );
   return fillNulls(tool.parameters as Schema, base) as Record<string, unknown>;
 }

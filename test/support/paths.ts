@@ -23,10 +23,16 @@ export function sharedResource(relativePath: string, what: string): SharedResour
   const path = join(base, relativePath);
   if (existsSync(path)) return { found: true, path };
   if (explicit) throw new Error(`${what} not found at ${path} (MNOTE_SHARED_DIR=${explicit} asks for it)`);
-  return { found: false, skipName: `skipped: ${what} not found (shared/${relativePath} beside the checkout; set MNOTE_SHARED_DIR to run it)` };
+  return {
+    found: false,
+    skipName: `skipped: ${what} not found (shared/${relativePath} beside the checkout; set MNOTE_SHARED_DIR to run it)`,
+  };
 }
 
-export function runCli(args: readonly string[], options: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): SpawnSyncReturns<string> {
+export function runCli(
+  args: readonly string[],
+  options: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): SpawnSyncReturns<string> {
   return spawnSync(process.execPath, [cliPath, ...args], {
     cwd: options.cwd ?? repoRoot,
     input: options.input,

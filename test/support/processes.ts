@@ -12,8 +12,15 @@ export interface Running {
 
 const running = new Set<Running>();
 
-export function start(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<Running> {
-  const child = spawn(process.execPath, [cliPath, ...args], { cwd: options.cwd ?? repoRoot, env: { ...process.env, ...options.env }, stdio: ["ignore", "pipe", "pipe"] });
+export function start(
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
+): Promise<Running> {
+  const child = spawn(process.execPath, [cliPath, ...args], {
+    cwd: options.cwd ?? repoRoot,
+    env: { ...process.env, ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const stderr: string[] = [];
   let buffered = "";
   child.stderr!.on("data", (d: Buffer) => {

@@ -10,7 +10,13 @@ export function redisUrl(db: number): string {
 
 /** A client on db, after checking Redis answers; a clear error when it does not. */
 export async function requireRedis(db: number): Promise<Redis> {
-  const client = new Redis(redisUrl(db), { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 1_000, retryStrategy: () => null });
+  const client = new Redis(redisUrl(db), {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1_000,
+    retryStrategy: () => null,
+  });
   client.on("error", () => undefined);
   try {
     await client.connect();

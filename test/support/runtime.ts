@@ -26,7 +26,12 @@ export interface TestRuntime {
   kernel: ReferenceKernel;
   /** Registers a grant and returns the identity to call with. */
   session(actor: Partial<Actor> & { actorId: string }, options?: { ttlMs?: number; locale?: string }): Promise<Actor>;
-  call(toolName: string, as: Actor, args?: Record<string, unknown>, overrides?: Record<string, unknown>): Promise<ToolResponse>;
+  call(
+    toolName: string,
+    as: Actor,
+    args?: Record<string, unknown>,
+    overrides?: Record<string, unknown>,
+  ): Promise<ToolResponse>;
   /** sha256 over every row of every kernel table: equal before and after means nothing was written. */
   kernelStateHash(): string;
   count(table: string, where?: string, ...params: unknown[]): number;
@@ -35,7 +40,10 @@ export interface TestRuntime {
 
 let sessions = 0;
 
-export async function testRuntime(options: Partial<RuntimeOptions> = {}, seed: unknown = demoSeed()): Promise<TestRuntime> {
+export async function testRuntime(
+  options: Partial<RuntimeOptions> = {},
+  seed: unknown = demoSeed(),
+): Promise<TestRuntime> {
   const runtime = createRuntime({ kernel: { kind: "embedded", path: ":memory:" }, statePath: ":memory:", ...options });
   const kernel = runtime.embeddedKernel!;
   seedKernel(kernel, seed);
@@ -76,10 +84,13 @@ export async function testRuntime(options: Partial<RuntimeOptions> = {}, seed: u
 
 export function hashTables(kernel: ReferenceKernel): string {
   const hash = createHash("sha256");
-  const tables = kernel.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>;
+  const tables = kernel.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{
+    name: string;
+  }>;
   for (const { name } of tables) {
     hash.update(`#${name}\n`);
-    for (const row of kernel.db.prepare(`SELECT * FROM ${name} ORDER BY 1, 2`).all()) hash.update(JSON.stringify(row) + "\n");
+    for (const row of kernel.db.prepare(`SELECT * FROM ${name} ORDER BY 1, 2`).all())
+      hash.update(JSON.stringify(row) + "\n");
   }
   return hash.digest("hex");
 }

@@ -8,7 +8,9 @@ import ts from "typescript";
 import { assetsDir } from "../../codegen/support/templates";
 
 function transpile(source: string): string {
-  return ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } }).outputText;
+  return ts.transpileModule(source, {
+    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
+  }).outputText;
 }
 
 function evaluate(js: string, requireFn: (spec: string) => unknown): Record<string, unknown> {

@@ -28,15 +28,31 @@ const PARENT = "a1b2c3d4e5f60718";
 /** One mnote_page_get through the plugin, as Hermes calls it (async: the collector must keep answering). */
 async function pluginGet(env: NodeJS.ProcessEnv): Promise<any> {
   const file = join(tempDir("mnote-otel-"), "steps.json");
-  writeFileSync(file, JSON.stringify([{ name: "get", tool: "mnote_page_get", args: {}, session_id: "s_owner", task_id: "task_1", tool_call_id: "call_traced" }]));
-  const { stdout } = await run("python3", [harness, pluginDir, file], { env: { PATH: process.env.PATH, ...env }, timeout: 120_000 });
+  writeFileSync(
+    file,
+    JSON.stringify([
+      {
+        name: "get",
+        tool: "mnote_page_get",
+        args: {},
+        session_id: "s_owner",
+        task_id: "task_1",
+        tool_call_id: "call_traced",
+      },
+    ]),
+  );
+  const { stdout } = await run("python3", [harness, pluginDir, file], {
+    env: { PATH: process.env.PATH, ...env },
+    timeout: 120_000,
+  });
   const response = JSON.parse(stdout).results[0].response;
   expect(response).toMatchObject({ ok: true, toolName: "mnote.page.get", toolCallId: "call_traced" });
   return response;
 }
 
 const toolSpan = (spans: CollectedSpan[]) => spans.find((s) => s.name === "execute_tool mnote.page.get");
-const kernelServerSpans = (spans: CollectedSpan[]) => spans.filter((s) => s.service === "mnote-kernel" && s.kind === OTLP_KIND.server);
+const kernelServerSpans = (spans: CollectedSpan[]) =>
+  spans.filter((s) => s.service === "mnote-kernel" && s.kind === OTLP_KIND.server);
 
 /** The runtime's tool span, its kernel CLIENT spans, and the kernel's SERVER spans: one trace, each the parent of the next. */
 function expectOneTrace(spans: CollectedSpan[], transport: "http" | "cli"): CollectedSpan {
@@ -56,7 +72,11 @@ function expectOneTrace(spans: CollectedSpan[], transport: "http" | "cli"): Coll
   for (const c of clients) expect(c.parentSpanId).toBe(tool.spanId);
   for (const s of servers) {
     expect(s.parentSpanId).toBe(clients.find((c) => c.name === s.name)!.spanId);
-    expect(s.attributes).toMatchObject({ "mnote.kernel.transport": transport, "mnote.trace_id": "trace_panel_1", "mnote.tool_call.id": "call_traced" });
+    expect(s.attributes).toMatchObject({
+      "mnote.kernel.transport": transport,
+      "mnote.trace_id": "trace_panel_1",
+      "mnote.tool_call.id": "call_traced",
+    });
   }
   return tool;
 }
@@ -74,8 +94,25 @@ describe("one trace: Hermes plugin -> serve -> kernel", () => {
 
   async function serveOverKernelHttp() {
     const p = seededProject([{ session: "s_owner", actor: "user_1", trace: "trace_panel_1" }]);
-    const kernel = await start(["kernel", "serve", "--db", p.db, "--port", "0", "--token", "ktok"], { env: collector.env });
-    const server = await start(["serve", "--state", p.state, "--kernel-url", kernel.url, "--kernel-token", "ktok", "--port", "0", "--token", "tok"], { env: collector.env });
+    const kernel = await start(["kernel", "serve", "--db", p.db, "--port", "0", "--token", "ktok"], {
+      env: collector.env,
+    });
+    const server = await start(
+      [
+        "serve",
+        "--state",
+        p.state,
+        "--kernel-url",
+        kernel.url,
+        "--kernel-token",
+        "ktok",
+        "--port",
+        "0",
+        "--token",
+        "tok",
+      ],
+      { env: collector.env },
+    );
     stopping.push(server, kernel);
     return server;
   }
@@ -100,7 +137,10 @@ describe("one trace: Hermes plugin -> serve -> kernel", () => {
   it("through the kernel's CLI adapter (serve --kernel-cli ... kernel exec): TRACEPARENT carries it", async () => {
     const p = seededProject([{ session: "s_owner", actor: "user_1", trace: "trace_panel_1" }]);
     const adapter = `${process.execPath} ${cliPath} kernel exec --db ${p.db}`;
-    const server = await start(["serve", "--state", p.state, "--kernel-cli", adapter, "--port", "0", "--token", "tok"], { env: collector.env });
+    const server = await start(
+      ["serve", "--state", p.state, "--kernel-cli", adapter, "--port", "0", "--token", "tok"],
+      { env: collector.env },
+    );
     stopping.push(server);
     await pluginGet({ MNOTE_TOOLS_URL: server.url, MNOTE_TOOLS_TOKEN: "tok", TRACEPARENT: traceparent(TRACE, PARENT) });
     const spans = await collector.waitFor((s) => toolSpan(s) !== undefined && kernelServerSpans(s).length === 2);
@@ -109,7 +149,12 @@ describe("one trace: Hermes plugin -> serve -> kernel", () => {
 
   it("through the plugin's CLI transport (MNOTE_TOOLS_CLI: mnote-tools call): TRACEPARENT carries it", async () => {
     const p = seededProject([{ session: "s_owner", actor: "user_1", trace: "trace_panel_1" }]);
-    const env = { MNOTE_TOOLS_CLI: `${process.execPath} ${cliPath}`, MNOTE_TOOLS_DB: p.db, MNOTE_TOOLS_STATE: p.state, TRACEPARENT: traceparent(TRACE, PARENT) };
+    const env = {
+      MNOTE_TOOLS_CLI: `${process.execPath} ${cliPath}`,
+      MNOTE_TOOLS_DB: p.db,
+      MNOTE_TOOLS_STATE: p.state,
+      TRACEPARENT: traceparent(TRACE, PARENT),
+    };
     await pluginGet({ ...env, ...collector.env });
     const tool = toolSpan(await collector.waitFor((s) => toolSpan(s) !== undefined))!;
     expect([tool.service, tool.traceId, tool.parentSpanId]).toEqual(["mnote-tools", TRACE, PARENT]);
@@ -134,16 +179,36 @@ describe("OTEL_TRACES_EXPORTER=console (the README's check by hand)", () => {
     const p = seededProject([{ session: "s_owner", actor: "user_1" }]);
     const env = { OTEL_TRACES_EXPORTER: "console" };
     const kernel = await start(["kernel", "serve", "--db", p.db, "--port", "0", "--token", "ktok"], { env });
-    const server = await start(["serve", "--state", p.state, "--kernel-url", kernel.url, "--kernel-token", "ktok", "--port", "0", "--token", "tok"], { env });
+    const server = await start(
+      [
+        "serve",
+        "--state",
+        p.state,
+        "--kernel-url",
+        kernel.url,
+        "--kernel-token",
+        "ktok",
+        "--port",
+        "0",
+        "--token",
+        "tok",
+      ],
+      { env },
+    );
     const [serveOut, kernelOut] = [stdoutOf(server), stdoutOf(kernel)];
     const res = await fetch(`${server.url}/v1/tools/call`, {
       method: "POST",
       headers: { authorization: "Bearer tok", "content-type": "application/json" },
-      body: JSON.stringify(makeRequest("mnote.page.get", {}, {}, { sessionId: "s_owner", capabilityScope: ["page.read"] })),
+      body: JSON.stringify(
+        makeRequest("mnote.page.get", {}, {}, { sessionId: "s_owner", capabilityScope: ["page.read"] }),
+      ),
     });
     expect(((await res.json()) as { ok: boolean }).ok).toBe(true);
     const until = Date.now() + 30_000;
-    while (!(traceIdOf(serveOut(), "execute_tool mnote.page.get") && traceIdOf(kernelOut(), "kernel page.snapshot.read")) && Date.now() < until) {
+    while (
+      !(traceIdOf(serveOut(), "execute_tool mnote.page.get") && traceIdOf(kernelOut(), "kernel page.snapshot.read")) &&
+      Date.now() < until
+    ) {
       await new Promise((r) => setTimeout(r, 100));
     }
     const traceId = traceIdOf(serveOut(), "execute_tool mnote.page.get");
@@ -155,12 +220,16 @@ describe("OTEL_TRACES_EXPORTER=console (the README's check by hand)", () => {
 
   it("without OTEL_* nothing is printed and nothing is sent", async () => {
     const p = seededProject([{ session: "s_owner", actor: "user_1" }]);
-    const server = await start(["serve", "--db", p.db, "--state", p.state, "--port", "0", "--token", "tok"], { env: { OTEL_TRACES_EXPORTER: undefined } });
+    const server = await start(["serve", "--db", p.db, "--state", p.state, "--port", "0", "--token", "tok"], {
+      env: { OTEL_TRACES_EXPORTER: undefined },
+    });
     const out = stdoutOf(server);
     await fetch(`${server.url}/v1/tools/call`, {
       method: "POST",
       headers: { authorization: "Bearer tok", "content-type": "application/json" },
-      body: JSON.stringify(makeRequest("mnote.page.get", {}, {}, { sessionId: "s_owner", capabilityScope: ["page.read"] })),
+      body: JSON.stringify(
+        makeRequest("mnote.page.get", {}, {}, { sessionId: "s_owner", capabilityScope: ["page.read"] }),
+      ),
     });
     await server.stop();
     expect(out()).not.toContain("execute_tool");
@@ -172,8 +241,19 @@ describe("one-shot commands keep stdout for their answer", () => {
 
   it("kernel exec: the reply alone on stdout; its span, continuing TRACEPARENT, on stderr", () => {
     const p = seededProject([]);
-    const context = { workspaceId: "ws_1", documentId: "doc_1", actorId: "user_1", traceId: "trace_x", sessionId: "s", runId: "r", toolCallId: "c" };
-    const out = runCli(["kernel", "exec", "--db", p.db], { input: JSON.stringify({ command: "access.check", payload: { context } }), env });
+    const context = {
+      workspaceId: "ws_1",
+      documentId: "doc_1",
+      actorId: "user_1",
+      traceId: "trace_x",
+      sessionId: "s",
+      runId: "r",
+      toolCallId: "c",
+    };
+    const out = runCli(["kernel", "exec", "--db", p.db], {
+      input: JSON.stringify({ command: "access.check", payload: { context } }),
+      env,
+    });
     expect(JSON.parse(out.stdout)).toMatchObject({ ok: true, result: { result: { member: true } } });
     expect(out.stderr).toContain("name: 'kernel access.check'");
     expect(out.stderr).toContain(`traceId: '${TRACE}'`);
@@ -205,10 +285,15 @@ describe("mcp over stdio with the console exporter", () => {
     client.onerror = (e) => errors.push(e);
     await client.connect(transport);
     try {
-      const result = await client.callTool({ name: "mnote_page_get", arguments: {}, _meta: { traceparent: traceparent(TRACE, PARENT) } });
+      const result = await client.callTool({
+        name: "mnote_page_get",
+        arguments: {},
+        _meta: { traceparent: traceparent(TRACE, PARENT) },
+      });
       expect(result.isError).toBe(false);
       const until = Date.now() + 30_000;
-      while (!stderr.includes("execute_tool mnote.page.get") && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+      while (!stderr.includes("execute_tool mnote.page.get") && Date.now() < until)
+        await new Promise((r) => setTimeout(r, 100));
       expect(stderr).toContain("name: 'execute_tool mnote.page.get'");
       expect(stderr).toContain(`traceId: '${TRACE}'`);
       expect(errors).toEqual([]); // nothing but JSON-RPC reached the client on stdout

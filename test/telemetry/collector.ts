@@ -30,7 +30,8 @@ export interface Collector {
 type AnyValue = { stringValue?: string; boolValue?: boolean; intValue?: string | number; doubleValue?: number };
 type KeyValue = { key: string; value: AnyValue };
 
-const valueOf = (v: AnyValue) => v.stringValue ?? v.boolValue ?? (v.intValue !== undefined ? Number(v.intValue) : v.doubleValue);
+const valueOf = (v: AnyValue) =>
+  v.stringValue ?? v.boolValue ?? (v.intValue !== undefined ? Number(v.intValue) : v.doubleValue);
 const attrs = (list: KeyValue[] = []) => Object.fromEntries(list.map((kv) => [kv.key, valueOf(kv.value)]));
 
 /** Starts the collector; `env` points a child process's OTLP exporter at it. */
@@ -46,7 +47,15 @@ export async function startCollector(): Promise<Collector> {
           const service = String(attrs(rs.resource?.attributes)["service.name"]);
           for (const ss of rs.scopeSpans ?? []) {
             for (const s of ss.spans ?? []) {
-              spans.push({ service, name: s.name, kind: s.kind, traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId ?? "", attributes: attrs(s.attributes) });
+              spans.push({
+                service,
+                name: s.name,
+                kind: s.kind,
+                traceId: s.traceId,
+                spanId: s.spanId,
+                parentSpanId: s.parentSpanId ?? "",
+                attributes: attrs(s.attributes),
+              });
             }
           }
         }
@@ -69,7 +78,8 @@ export async function startCollector(): Promise<Collector> {
     async waitFor(done, timeoutMs = 60_000) {
       const until = Date.now() + timeoutMs;
       while (!done(spans)) {
-        if (Date.now() > until) throw new Error(`spans did not arrive; got: ${JSON.stringify(spans.map((s) => `${s.service}: ${s.name}`))}`);
+        if (Date.now() > until)
+          throw new Error(`spans did not arrive; got: ${JSON.stringify(spans.map((s) => `${s.service}: ${s.name}`))}`);
         await new Promise((r) => setTimeout(r, 100));
       }
       return spans;

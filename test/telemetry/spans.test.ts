@@ -68,8 +68,16 @@ describe("execute_tool span", () => {
     const again = ok(await t.runtime.dispatcher.dispatch(request));
     expect(again.audit.replayed).toBe(true);
     const [a, b] = tracing.byName("execute_tool mnote.page.save");
-    expect(a!.attributes).toMatchObject({ "mnote.effect": "write", "mnote.command.id": first.audit.commandId, "mnote.replayed": false });
-    expect(b!.attributes).toMatchObject({ "mnote.effect": "write", "mnote.command.id": first.audit.commandId, "mnote.replayed": true });
+    expect(a!.attributes).toMatchObject({
+      "mnote.effect": "write",
+      "mnote.command.id": first.audit.commandId,
+      "mnote.replayed": false,
+    });
+    expect(b!.attributes).toMatchObject({
+      "mnote.effect": "write",
+      "mnote.command.id": first.audit.commandId,
+      "mnote.replayed": true,
+    });
     await t.close();
   });
 
@@ -80,7 +88,11 @@ describe("execute_tool span", () => {
     const stale = await t.call("mnote.page.save", as); // baseRevision 0 again: a conflict
     expect(stale.ok).toBe(false);
     const span = tracing.byName("execute_tool mnote.page.save")[1]!;
-    expect(span.attributes).toMatchObject({ "error.type": "mnote_tool_conflict", "mnote.error.code": "mnote_tool_conflict", "mnote.effect": "none" });
+    expect(span.attributes).toMatchObject({
+      "error.type": "mnote_tool_conflict",
+      "mnote.error.code": "mnote_tool_conflict",
+      "mnote.effect": "none",
+    });
     expect(span.status).toEqual({ code: SpanStatusCode.ERROR, message: "mnote_tool_conflict" });
     await t.close();
   });
@@ -90,7 +102,10 @@ describe("execute_tool span", () => {
     await t.runtime.dispatcher.dispatch("{ not json");
     await t.runtime.dispatcher.dispatch(JSON.stringify(makeRequest("mnote.page.nope", {})));
     const spans = tracing.byName("execute_tool");
-    expect(spans.map((s) => s.attributes["error.type"])).toEqual(["mnote_tool_invalid_input", "mnote_tool_unknown_tool"]);
+    expect(spans.map((s) => s.attributes["error.type"])).toEqual([
+      "mnote_tool_invalid_input",
+      "mnote_tool_unknown_tool",
+    ]);
     expect(spans[1]!.attributes["gen_ai.tool.name"]).toBe("mnote.page.nope");
     await t.close();
   });
@@ -99,11 +114,19 @@ describe("execute_tool span", () => {
     const t = await testRuntime();
     const as = await t.session({ actorId: "user_1" });
     const secret = "SECRET-PARAGRAPH-7f3a";
-    ok(await t.call("mnote.page.save", as, { content: [{ type: "paragraph", text: secret }], mode: "append", baseRevision: 0 }));
+    ok(
+      await t.call("mnote.page.save", as, {
+        content: [{ type: "paragraph", text: secret }],
+        mode: "append",
+        baseRevision: 0,
+      }),
+    );
     ok(await t.call("mnote.page.update_title", as, { title: "TITLE-SECRET-91", baseRevision: 1 }));
     const read = ok(await t.call("mnote.page.get", as, { includeBlocks: true }));
     expect(JSON.stringify(read.result)).toContain(secret); // the page does hold it...
-    const seen = JSON.stringify(tracing.spans().map((s) => ({ name: s.name, attributes: s.attributes, events: s.events, status: s.status })));
+    const seen = JSON.stringify(
+      tracing.spans().map((s) => ({ name: s.name, attributes: s.attributes, events: s.events, status: s.status })),
+    );
     for (const text of [secret, "TITLE-SECRET-91", "第一段"]) expect(seen).not.toContain(text); // ...no span does
     await t.close();
   });
@@ -145,7 +168,11 @@ describe("traceparent on the transports", () => {
     const url = await listen(server);
     const res = await fetch(`${url}/v1/tools/call`, {
       method: "POST",
-      headers: { authorization: "Bearer tok", "content-type": "application/json", traceparent: traceparent(TRACE, PARENT) },
+      headers: {
+        authorization: "Bearer tok",
+        "content-type": "application/json",
+        traceparent: traceparent(TRACE, PARENT),
+      },
       body: JSON.stringify(makeRequest("mnote.page.get", {}, {}, as)),
     });
     expect(((await res.json()) as { ok: boolean }).ok).toBe(true);
@@ -158,12 +185,20 @@ describe("traceparent on the transports", () => {
   it("mcp: _meta.traceparent of tools/call is continued", async () => {
     const t = await testRuntime();
     const as = await t.session({ actorId: "user_1" });
-    const server = createMcpServer({ dispatch: (r) => t.runtime.dispatcher.dispatch(r), grants: t.runtime.grants, sessionId: as.sessionId });
+    const server = createMcpServer({
+      dispatch: (r) => t.runtime.dispatcher.dispatch(r),
+      grants: t.runtime.grants,
+      sessionId: as.sessionId,
+    });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
     const client = new Client({ name: "test", version: "0" });
     await client.connect(clientSide);
-    const result = await client.callTool({ name: "mnote_page_get", arguments: {}, _meta: { traceparent: traceparent(TRACE, PARENT) } });
+    const result = await client.callTool({
+      name: "mnote_page_get",
+      arguments: {},
+      _meta: { traceparent: traceparent(TRACE, PARENT) },
+    });
     expect(result.isError).toBe(false);
     const span = only("execute_tool mnote.page.get");
     expect([span.spanContext().traceId, span.parentSpanContext?.spanId]).toEqual([TRACE, PARENT]);
@@ -187,7 +222,9 @@ describe("traceparent on the transports", () => {
       expiresAt: new Date(Date.now() + 60_000).toISOString(),
     });
     await continueTrace({ traceparent: traceparent(TRACE, PARENT) }, () =>
-      t.runtime.dispatcher.dispatch(makeRequest("mnote.page.get", {}, {}, { sessionId: "s1", capabilityScope: ["page.read"] })),
+      t.runtime.dispatcher.dispatch(
+        makeRequest("mnote.page.get", {}, {}, { sessionId: "s1", capabilityScope: ["page.read"] }),
+      ),
     );
     const tool = only("execute_tool mnote.page.get");
     const clients = tracing.spans().filter((s) => s.kind === SpanKind.CLIENT);
@@ -199,7 +236,11 @@ describe("traceparent on the transports", () => {
     for (const s of servers) {
       const client = clients.find((c) => c.name === s.name)!;
       expect(s.parentSpanContext?.spanId).toBe(client.spanContext().spanId);
-      expect(s.attributes).toMatchObject({ "mnote.kernel.command": s.name.slice("kernel ".length), "mnote.trace_id": "trace_1", "mnote.workspace.id": "ws_1" });
+      expect(s.attributes).toMatchObject({
+        "mnote.kernel.command": s.name.slice("kernel ".length),
+        "mnote.trace_id": "trace_1",
+        "mnote.workspace.id": "ws_1",
+      });
     }
     server.close();
     await runtime.close();
@@ -224,11 +265,20 @@ describe("the generated kernel transports carry what traceContext gives them", (
   });
 
   it("cli: as the TRACEPARENT and TRACESTATE environment variables of the adapter", async () => {
-    const echo = "process.stdout.write(JSON.stringify({ ok: true, result: { tp: process.env.TRACEPARENT ?? null, ts: process.env.TRACESTATE ?? null } }))";
+    const echo =
+      "process.stdout.write(JSON.stringify({ ok: true, result: { tp: process.env.TRACEPARENT ?? null, ts: process.env.TRACESTATE ?? null } }))";
     const env = { PATH: process.env.PATH, TRACESTATE: "stale=1" };
-    const reply = (await cliTransport({ command: process.execPath, args: ["-e", echo], env, traceContext: () => fields })("x", {})) as { result: unknown };
+    const reply = (await cliTransport({
+      command: process.execPath,
+      args: ["-e", echo],
+      env,
+      traceContext: () => fields,
+    })("x", {})) as { result: unknown };
     expect(reply.result).toEqual({ tp: fields.traceparent, ts: "mnote=1" });
-    const none = (await cliTransport({ command: process.execPath, args: ["-e", echo], env, traceContext: () => ({}) })("x", {})) as { result: unknown };
+    const none = (await cliTransport({ command: process.execPath, args: ["-e", echo], env, traceContext: () => ({}) })(
+      "x",
+      {},
+    )) as { result: unknown };
     expect(none.result).toEqual({ tp: null, ts: "stale=1" });
   });
 });
@@ -237,7 +287,14 @@ describe("names and configuration", () => {
   it("the GenAI attribute names agree with @opentelemetry/semantic-conventions", () => {
     // the incubating entry point is reachable through package exports only (not this tsconfig's resolution)
     const incubating = jest.requireActual<Record<string, string>>("@opentelemetry/semantic-conventions/incubating");
-    expect([ATTR.genAiOperationName, ATTR.genAiToolName, ATTR.genAiToolCallId, ATTR.genAiToolType, ATTR.genAiToolDescription, ATTR.errorType]).toEqual([
+    expect([
+      ATTR.genAiOperationName,
+      ATTR.genAiToolName,
+      ATTR.genAiToolCallId,
+      ATTR.genAiToolType,
+      ATTR.genAiToolDescription,
+      ATTR.errorType,
+    ]).toEqual([
       incubating.ATTR_GEN_AI_OPERATION_NAME,
       incubating.ATTR_GEN_AI_TOOL_NAME,
       incubating.ATTR_GEN_AI_TOOL_CALL_ID,
@@ -256,6 +313,9 @@ describe("names and configuration", () => {
     expect(on({ OTEL_TRACES_EXPORTER: "none" })).toEqual([]);
     expect(on({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" })).toEqual(["otlp"]);
     expect(on({ OTEL_TRACES_EXPORTER: "otlp", OTEL_SDK_DISABLED: "true" })).toEqual([]);
-    expect(tracesExportersFromEnv({ OTEL_TRACES_EXPORTER: "zipkin" })).toEqual({ exporters: [], warnings: [expect.stringContaining('"zipkin" is not supported')] });
+    expect(tracesExportersFromEnv({ OTEL_TRACES_EXPORTER: "zipkin" })).toEqual({
+      exporters: [],
+      warnings: [expect.stringContaining('"zipkin" is not supported')],
+    });
   });
 });

@@ -1,5 +1,10 @@
 /** An in-process OpenTelemetry SDK for a test file: every finished span lands in an InMemorySpanExporter. */
-import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-node";
+import {
+  InMemorySpanExporter,
+  NodeTracerProvider,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from "@opentelemetry/sdk-trace-node";
 
 export interface InMemoryTracing {
   exporter: InMemorySpanExporter;

@@ -14,7 +14,10 @@ import { buildModel } from "../../codegen/pipeline";
 import { createContractAjv } from "../../codegen/support/contract-ajv";
 
 const ref = (name: string) => ({ $ref: `#/$defs/${name}` });
-const isType = (...values: string[]) => (values.length === 1 ? { properties: { type: { const: values[0] } }, required: ["type"] } : { properties: { type: { enum: values } } });
+const isType = (...values: string[]) =>
+  values.length === 1
+    ? { properties: { type: { const: values[0] } }, required: ["type"] }
+    : { properties: { type: { enum: values } } };
 
 /** ContentBlockInput: if/then/else rules in allOf. ContentBlock: a oneOf discriminated by type. */
 function blockRules(schema: { $defs: Record<string, Record<string, unknown>> }): void {
@@ -37,7 +40,12 @@ function blockRules(schema: { $defs: Record<string, Record<string, unknown>> }):
         additionalProperties: false,
         properties: { ...common, type: { const: "heading" }, level: { type: "integer", minimum: 1, maximum: 3 } },
       },
-      { type: "object", required: ["id", "type", "text"], additionalProperties: false, properties: { ...common, type: { enum: ["paragraph", "quote"] } } },
+      {
+        type: "object",
+        required: ["id", "type", "text"],
+        additionalProperties: false,
+        properties: { ...common, type: { enum: ["paragraph", "quote"] } },
+      },
     ],
   };
 }
@@ -104,10 +112,14 @@ describe("per-block-type rules in a scratch contract", () => {
     const model = buildModel(readContractDir(project.contract));
     const ajv = createContractAjv();
     for (const f of [...model.schemaFiles, ...model.composedFiles]) ajv.addSchema(f.json);
-    const check = (typeName: string) => (value: unknown) => ajv.getSchema(model.schemas.find((s) => s.typeName === typeName)!.ref)!(value) as boolean;
+    const check = (typeName: string) => (value: unknown) =>
+      ajv.getSchema(model.schemas.find((s) => s.typeName === typeName)!.ref)!(value) as boolean;
     // the same values as the corpus above, read from its text so the two cannot drift apart
     const lists: Record<string, unknown[]> = Object.fromEntries(
-      [...corpus.matchAll(/export const (\w+): \w+\[\] = (\[[\s\S]*?\n\]);/g)].map(([, name, body]) => [name, Function(`return ${body!.replace(/\/\/.*$/gm, "")}`)() as unknown[]]),
+      [...corpus.matchAll(/export const (\w+): \w+\[\] = (\[[\s\S]*?\n\]);/g)].map(([, name, body]) => [
+        name,
+        Function(`return ${body!.replace(/\/\/.*$/gm, "")}`)() as unknown[],
+      ]),
     );
     expect(Object.keys(lists).sort()).toEqual(["invalidBlock", "invalidInput", "validBlock", "validInput"]);
     expect(lists.validInput!.filter((v) => !check("ContentBlockInput")(v))).toEqual([]);
