@@ -95,6 +95,10 @@ async function setup() {
   // 2. the in-memory kernel: the recorded replies, at once
   const kernel = {
     accessCheck: async () => access as never,
+    // never asked here: every answer arrives at once
+    commandStatus: async () => {
+      throw new Error("the in-memory kernel never loses an answer");
+    },
     call: async (command: string) => replies.get(command) as never,
   };
   const grants = memoryGrantStore();

@@ -124,6 +124,11 @@ export class ReferenceKernel {
     return this.execute("access.check", payload) as T.AccessCheckResult;
   }
 
+  /** The runtime's question after a lost answer (command.status): was this write applied? */
+  async commandStatus(payload: T.CommandStatusPayload): Promise<T.CommandStatusResult> {
+    return this.execute("command.status", payload) as T.CommandStatusResult;
+  }
+
   // ---- access: the design note's check points ----
 
   /** The check points in one query: the user, their membership, and the page if it is in the workspace. */

@@ -11,7 +11,7 @@ import { SqliteGrantStore, type GrantStore } from "./state/grant-store";
 import { SqliteIdempotencyStore } from "./state/sqlite-idempotency-store";
 import type { IdempotencyStore } from "./state/idempotency-store";
 import { openDatabase, type Db } from "../common/sqlite";
-import { tracedKernel } from "./telemetry/kernel-client";
+import { tracedTransport } from "./telemetry/kernel-client";
 import { currentTraceFields } from "./telemetry/propagation";
 
 export type KernelChoice =
@@ -55,28 +55,28 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     kernel = embeddedKernel;
   } else if (choice.kind === "http") {
     // traceContext: each command carries the W3C context of its CLIENT span (runtime/telemetry)
-    kernel = tracedKernel(
-      createKernelClient(
+    kernel = createKernelClient(
+      tracedTransport(
         httpTransport({
           url: choice.url,
           token: choice.token,
           timeoutMs: choice.timeoutMs,
           traceContext: currentTraceFields,
         }),
+        "http",
       ),
-      "http",
     );
   } else {
-    kernel = tracedKernel(
-      createKernelClient(
+    kernel = createKernelClient(
+      tracedTransport(
         cliTransport({
           command: choice.command,
           args: choice.args,
           timeoutMs: choice.timeoutMs,
           traceContext: currentTraceFields,
         }),
+        "cli",
       ),
-      "cli",
     );
   }
   // the embedded kernel answers synchronously: no timer race around it

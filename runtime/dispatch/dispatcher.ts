@@ -35,7 +35,7 @@ import { isGrantLive } from "../../common/grant-liveness";
 import { withToolSpan, type ToolSpan } from "../telemetry/tool-span";
 
 /** The part of a kernel client the dispatcher uses. */
-export type KernelPort = Pick<KernelClient, "accessCheck" | "call">;
+export type KernelPort = Pick<KernelClient, "accessCheck" | "commandStatus" | "call">;
 
 export interface DispatcherOptions {
   kernel: KernelPort;
@@ -51,7 +51,7 @@ export interface DispatcherOptions {
   /** Longest wait for one kernel call before answering kernel_unavailable (default 15 s); null for an in-process kernel that cannot hang. */
   kernelTimeoutMs?: number | null;
   /**
-   * When a write's answer is lost, how long the runtime keeps asking the kernel (command.status)
+   * When a write's answer is lost, how long the runtime keeps asking the kernel (its status command)
    * whether it was applied before answering outcome_unknown (default 3 s).
    */
   reconcileMs?: number;
@@ -299,7 +299,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   /**
-   * After a write's answer was lost: asks the kernel (command.status) whether the write is applied,
+   * After a write's answer was lost: asks the kernel (its status command) whether the write is applied,
    * for at most reconcileMs. Applied: the committed result (replayed when another tool call had
    * committed it). Otherwise outcome_unknown, retryable: a retry with the same key either replays
    * the write or applies it once, so the caller is told exactly that. "Not applied (yet)" is asked
@@ -318,7 +318,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       if (left <= 0) break;
       try {
         const status = await withTimeout(
-          options.kernel.call("command.status", {
+          options.kernel.commandStatus({
             context,
             commandId: lost.commandId,
             idempotencyScope: lost.scope,
@@ -336,7 +336,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           };
         }
       } catch {
-        // the kernel cannot answer this either (or does not know command.status): cannot tell yet
+        // the kernel cannot answer this either (or does not know the status command): cannot tell yet
       }
       const wait = Math.min(pause, deadline - clock());
       if (wait <= 0) break;

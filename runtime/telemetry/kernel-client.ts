@@ -4,14 +4,17 @@
  * span's W3C context on the request and the kernel's own span becomes its child.
  */
 import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
-import { KernelRefusal, KernelTransportError } from "../../generated/kernel/transport";
-import type { KernelPort } from "../dispatch/dispatcher";
+import { KernelTransportError, type KernelTransport } from "../../generated/kernel/transport";
 import { ATTR, TRACER_NAME } from "./attributes";
 
-/** The same kernel port, with one CLIENT span per command. */
-export function tracedKernel(port: KernelPort, transport: "http" | "cli"): KernelPort {
+/**
+ * The same transport, with one CLIENT span per command, named by the command the generated client
+ * sends (so no command name is written here). A refusal in the reply is the kernel's answer
+ * (error.type = its code); a transport failure is "could not ask" (error.type = kernel_<kind>).
+ */
+export function tracedTransport(send: KernelTransport, transport: "http" | "cli"): KernelTransport {
   const tracer = trace.getTracer(TRACER_NAME);
-  const traced = <R>(command: string, send: () => Promise<R>): Promise<R> =>
+  return (command, payload) =>
     tracer.startActiveSpan(
       `kernel ${command}`,
       {
@@ -19,22 +22,28 @@ export function tracedKernel(port: KernelPort, transport: "http" | "cli"): Kerne
         attributes: { [ATTR.mnoteKernelCommand]: command, [ATTR.mnoteKernelTransport]: transport },
       },
       async (span) => {
-        try {
-          return await send();
-        } catch (e) {
-          // a refusal is the kernel's answer; a transport failure is "could not ask"
-          const type =
-            e instanceof KernelRefusal ? e.code : e instanceof KernelTransportError ? `kernel_${e.kind}` : "_OTHER";
+        const fail = (type: string) => {
           span.setAttribute(ATTR.errorType, type);
           span.setStatus({ code: SpanStatusCode.ERROR, message: type });
+        };
+        try {
+          const reply = await send(command, payload);
+          const refused = refusalCode(reply);
+          if (refused !== undefined) fail(refused);
+          return reply;
+        } catch (e) {
+          fail(e instanceof KernelTransportError ? `kernel_${e.kind}` : "_OTHER");
           throw e;
         } finally {
           span.end();
         }
       },
     );
-  return {
-    accessCheck: (payload) => traced("access.check", () => port.accessCheck(payload)),
-    call: (command: string, payload: unknown) => traced(command, () => port.call(command as never, payload as never)),
-  };
+}
+
+/** The error code of a KernelReply that refused, if the reply is one. */
+function refusalCode(reply: unknown): string | undefined {
+  if (typeof reply !== "object" || reply === null || (reply as { ok?: unknown }).ok !== false) return undefined;
+  const code = (reply as { error?: { code?: unknown } }).error?.code;
+  return typeof code === "string" ? code : "_OTHER";
 }

@@ -106,6 +106,7 @@ describe("a kernel that fails or hangs", () => {
     const dispatcher = createDispatcher({
       kernel: {
         accessCheck: (p) => kernel.accessCheck(p),
+        commandStatus: (p) => kernel.commandStatus(p),
         call: ((command: string, payload: unknown) =>
           call(command).then(() => (options.answer ? options.answer() : kernel.execute(command, payload)))) as never,
       },
