@@ -74,6 +74,8 @@ const KEYWORDS: Record<string, Record<Exclude<ProviderName, "canonical">, Action
   multipleOf: { portable: "keep", "openai-strict": "keep", gemini: "drop", anthropic: "keep" },
   minItems: { portable: "keep", "openai-strict": "keep", gemini: "keep", anthropic: "keep" },
   maxItems: { portable: "keep", "openai-strict": "keep", gemini: "keep", anthropic: "keep" },
+  // outside OpenAI's strict subset, Gemini's Schema and llama.cpp's grammars
+  uniqueItems: { portable: "drop", "openai-strict": "drop", gemini: "drop", anthropic: "keep" },
   minProperties: { portable: "keep", "openai-strict": "drop", gemini: "keep", anthropic: "keep" },
   maxProperties: { portable: "keep", "openai-strict": "drop", gemini: "keep", anthropic: "keep" },
   default: { portable: "keep", "openai-strict": "drop", gemini: "keep", anthropic: "keep" },
@@ -97,6 +99,7 @@ const SAY: Record<string, (v: unknown) => string> = {
   exclusiveMinimum: (v) => `greater than ${v}`,
   exclusiveMaximum: (v) => `less than ${v}`,
   multipleOf: (v) => `a multiple of ${v}`,
+  uniqueItems: (v) => (v === true ? "no duplicate items" : ""),
   default: (v) => `default ${JSON.stringify(v)}; null or leaving it out means the default`,
   if: () => "fields that do not apply to the block's type are refused",
   allOf: () => "further rules apply (a refusal names the field and the rule)",
@@ -137,7 +140,8 @@ function lowerNode(schema: JsonSchema, pointer: string, w: Walk, optional: boole
         continue;
       }
       w.enforced.push({ pointer: at, keyword, value, by: keyword === "default" ? "raise" : "validators" });
-      if (SAY[keyword]) said.push(SAY[keyword](value));
+      const text = SAY[keyword]?.(value);
+      if (text) said.push(text);
       continue;
     }
     switch (keyword) {
