@@ -6,16 +6,29 @@ export function randomId(prefix: string, bytes = 6): string {
   return `${prefix}_${randomBytes(bytes).toString("hex")}`;
 }
 
-/** JSON with object keys sorted at every level: the same value always gives the same text. */
+/**
+ * JSON with object keys sorted at every level (code-unit order): the same value always gives the
+ * same text. Written as plain loops: it runs on every keyed write's arguments (bench/, runtimeCost).
+ */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== "object") {
     if (typeof value === "number" && !Number.isFinite(value)) return "null";
     return JSON.stringify(value) ?? "null";
   }
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  const keys = Object.keys(value).sort();
-  return `{${keys
-    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
-    .join(",")}}`;
+  if (Array.isArray(value)) {
+    let out = "[";
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? "" : ",") + canonicalJson(value[i]);
+    return out + "]";
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).sort();
+  let out = "{";
+  let first = true;
+  for (const key of keys) {
+    const v = record[key];
+    if (v === undefined) continue;
+    out += (first ? "" : ",") + JSON.stringify(key) + ":" + canonicalJson(v);
+    first = false;
+  }
+  return out + "}";
 }

@@ -23,11 +23,18 @@ export function requestFingerprint(documentId: string, args: unknown): string {
   return sha256Hex(canonicalJson({ documentId, args }));
 }
 
+/** Command name -> id stem, computed once per command (the regexes ran on every write). */
+const stems = new Map<string, string>();
+
 /** "page.head.updateTitle" + scope -> "page_head_update_title_<24 hex>". */
 export function commandIdFor(commandName: string, scope: string): string {
-  const stem = commandName
-    .replace(/([A-Z])/g, "_$1")
-    .replace(/\./g, "_")
-    .toLowerCase();
+  let stem = stems.get(commandName);
+  if (stem === undefined) {
+    stem = commandName
+      .replace(/([A-Z])/g, "_$1")
+      .replace(/\./g, "_")
+      .toLowerCase();
+    stems.set(commandName, stem);
+  }
   return `${stem}_${scope.slice(0, 24)}`;
 }
