@@ -7,6 +7,7 @@
 import { joinPointer } from "../../common/json-pointer";
 import type { JsonSchema } from "../model";
 import type { ProviderName } from "./lower";
+import { isPlainObject } from "../../common/values";
 import { llamaCppPatternProblem } from "./regex";
 
 export interface Violation {
@@ -28,7 +29,8 @@ export interface ProviderRule {
 }
 
 const ALL: readonly ProviderName[] = ["canonical", "portable", "openai-strict", "gemini", "anthropic"];
-const isObject = (v: unknown): v is JsonSchema => typeof v === "object" && v !== null && !Array.isArray(v);
+/** A JSON Schema node (an object): the shared isPlainObject, typed for schemas. */
+const isObject = (v: unknown): v is JsonSchema => isPlainObject(v);
 
 /** The parameter schema inside a provider's tool object. */
 export function parametersOf(definition: JsonSchema): JsonSchema {

@@ -8,6 +8,7 @@
  */
 import { joinPointer } from "../../common/json-pointer";
 import type { JsonSchema, ToolModel } from "../model";
+import { isPlainObject } from "../../common/values";
 import { PatternNotLowerable, portablePattern } from "./regex";
 
 export const PROVIDERS = ["canonical", "portable", "openai-strict", "gemini", "anthropic"] as const;
@@ -106,7 +107,8 @@ const SAY: Record<string, (v: unknown) => string> = {
   not: () => "some combinations are refused (a refusal names the field and the rule)",
 };
 
-const isObject = (v: unknown): v is JsonSchema => typeof v === "object" && v !== null && !Array.isArray(v);
+/** A JSON Schema node (an object): the shared isPlainObject, typed for schemas. */
+const isObject = (v: unknown): v is JsonSchema => isPlainObject(v);
 
 interface Walk {
   provider: Exclude<ProviderName, "canonical">;

@@ -9,6 +9,7 @@
  *              as it is" (x-mnote-initialValue: what page.get reports for a field the kernel does not
  *              store): that value is dropped, any other is kept and refused as unsupported.
  */
+import { isPlainObject } from "../../common/values";
 import type { JsonSchema, ToolModel } from "../model";
 
 export interface RaiseShape {
@@ -18,7 +19,8 @@ export interface RaiseShape {
   unchanged?: Record<string, unknown>;
 }
 
-const isObject = (v: unknown): v is JsonSchema => typeof v === "object" && v !== null && !Array.isArray(v);
+/** A JSON Schema node (an object): the shared isPlainObject, typed for schemas. */
+const isObject = (v: unknown): v is JsonSchema => isPlainObject(v);
 
 function shapeOf(schema: JsonSchema, pointer: string, unwired: ReadonlyMap<string, unknown>): RaiseShape | undefined {
   if (isObject(schema.items)) {
