@@ -21,7 +21,7 @@ describe("generate --check", () => {
     const project = scratchProject();
     const file = join(project.contract, "tools", "artifact.create_ai_note.tool.json");
     const text = readFileSync(file, "utf8");
-    writeFileSync(file, text.replace('"maxLength": 200 }', '"maxLength": 201 }'));
+    writeFileSync(file, text.replace(/"maxLength": 200\b/, '"maxLength": 201'));
     const before = readFileSync(join(project.generated, "validators", "index.ts"), "utf8");
     const run = check(project);
     expect(run.status).toBe(1);

@@ -5,7 +5,7 @@ import { RULES } from "../../codegen/diff/rules";
 import { repoRoot } from "../support/paths";
 
 const doc = readFileSync(join(repoRoot, "docs", "CONTRACT-DIFF.md"), "utf8");
-const rows = new Map([...doc.matchAll(/^\| `([a-z-]+)` \| (breaking|warning|safe) \|/gm)].map((m) => [m[1]!, m[2]!]));
+const rows = new Map([...doc.matchAll(/^\| `([a-z-]+)` +\| (breaking|warning|safe) +\|/gm)].map((m) => [m[1]!, m[2]!]));
 
 describe("docs/CONTRACT-DIFF.md", () => {
   it.each(RULES.map((r) => [r.id, r.level]))("lists %s as %s", (id, level) => {
