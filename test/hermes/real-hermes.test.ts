@@ -19,6 +19,11 @@ const present =
   existsSync(join(hermesSrc, "hermes_cli", "plugins.py")) &&
   existsSync(join(hermesSrc, "model_tools.py"));
 const suite = present ? describe : describe.skip;
+// Named but not there (a typo, a partial copy) is a failure, not a skip: CI names the folder on purpose.
+if (hermesSrc !== "" && !present)
+  it("MNOTE_HERMES_SRC holds the Hermes Agent modules", () => {
+    throw new Error(`MNOTE_HERMES_SRC=${hermesSrc} has no hermes_cli/plugins.py and model_tools.py`);
+  });
 if (!present)
   process.stderr.write(
     "test/hermes/real-hermes.test.ts: skipped: set MNOTE_HERMES_SRC to the extracted Hermes Agent v0.18.0 modules to run it\n",
