@@ -72,7 +72,9 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
       ratios: {
         "one breaking edit/no changes": pairedRatio(times.get("one breaking edit")!, times.get("no changes")!),
       },
-      goals: [goal("diff.full", "diff: full contract (both sides built and compared), seconds (median)", full, "<=", 0.5)],
+      goals: [
+        goal("diff.full", "diff: full contract (both sides built and compared), seconds (median)", full, "<=", 0.5),
+      ],
       extra: { runs },
       summary: Object.keys(cases).map(
         (name) =>
