@@ -32,7 +32,8 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
     const generate = (n: number, check: boolean) => {
       const args = [cliBin, "generate", "--contract", contracts[n]!, "--out", join(dir, `out-${n}`), "--quiet"];
       if (check) args.push("--check");
-      return mustRun(args);
+      // the output folder must lie inside the project, which is the working directory here
+      return mustRun(args, { cwd: dir });
     };
     // one unmeasured generate each, so --check has an output to compare and the files are cached
     for (const n of SIZES) await generate(n, false);

@@ -136,16 +136,10 @@ export async function profileGoals(
     if (sections.has("codegen")) {
       const contracts = await syntheticContracts(join(dir, "contracts"));
       const { d, flags } = prof("codegen");
-      await mustRun([
-        ...flags,
-        cliBin,
-        "generate",
-        "--contract",
-        contracts[200]!,
-        "--out",
-        join(dir, "out-200"),
-        "--quiet",
-      ]);
+      await mustRun(
+        [...flags, cliBin, "generate", "--contract", contracts[200]!, "--out", join(dir, "out-200"), "--quiet"],
+        { cwd: dir },
+      );
       out.codegen = summarize(onlyProfile(d), "mnote-tools generate of the 200-tool contract");
       log("profiled codegen");
     }

@@ -5,11 +5,15 @@
  * are in docs/GENERATOR-CONFIG.md.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, relative, resolve } from "node:path";
 import Ajv2020 from "ajv/dist/2020";
 import configSchema from "./config.schema.json";
 import { TARGETS, type PlannedTarget } from "./phases/emit";
 import type { Target } from "./targets/target";
+import { ConfigError } from "./config-error";
+import { checkOutputFolders } from "./output-folders";
+
+export { ConfigError };
 
 export const CONFIG_FILE = "mnote-tools.config.json";
 
@@ -28,11 +32,6 @@ export interface GenerationPlan {
   targets: PlannedTarget[];
   /** Every output folder of the plan, absolute, in order of first use. */
   outputs: string[];
-}
-
-/** The config is unusable: the message names the file and what is wrong. Exit code 2, like a bad contract. */
-export class ConfigError extends Error {
-  override name = "ConfigError";
 }
 
 /** Reads and checks a config file; an absent default file is an empty config (today's behaviour). */
@@ -60,6 +59,7 @@ export function readConfig(file: string, required: boolean): GeneratorConfig {
 /**
  * Turns a config into a plan. Relative paths in the config are relative to `baseDir` (the config
  * file's folder); `overrides` (the CLI's --contract and --out) are already absolute and win.
+ * `baseDir` is also the project: every output folder must lie inside it (output-folders.ts).
  */
 export function planGeneration(
   config: GeneratorConfig,
@@ -76,11 +76,20 @@ export function planGeneration(
     const out = spec.out ? resolve(baseDir, spec.out) : defaultOut;
     return { target, out, options: checkOptions(target, spec.options, label) };
   });
-  checkPlan(targets, [resolve(baseDir), contractDir], label);
+  checkPlan(targets, label);
+  checkOutputFolders(
+    [...new Set(targets.map((t) => t.out))],
+    { project: resolve(baseDir), contract: contractDir },
+    label,
+  );
   return { contractDir, targets, outputs: [...new Set(targets.map((t) => t.out))] };
 }
 
-/** The plan of a `generate` run: the config file (given, or mnote-tools.config.json in cwd if there) and the CLI's flags. */
+/**
+ * The plan of a `generate` run: the config file (given, or mnote-tools.config.json in cwd if
+ * there) and the CLI's flags. The project is the config file's folder, or the working directory
+ * when there is no config file.
+ */
 export function planFromCli(
   opts: { config?: string; contract?: string; out?: string },
   cwd = process.cwd(),
@@ -161,8 +170,8 @@ function checkOptions(
   return options;
 }
 
-/** One target per name; every target a target needs runs too, into the same folder; no output folder holds the project, the contract or another output folder. */
-function checkPlan(plan: readonly PlannedTarget[], kept: readonly string[], label: string): void {
+/** One target per name; every target a target needs runs too, into the same folder. */
+function checkPlan(plan: readonly PlannedTarget[], label: string): void {
   const byName = new Map<string, PlannedTarget>();
   for (const p of plan) {
     if (byName.has(p.target.name)) throw new ConfigError(`${label}: target ${p.target.name} is selected twice`);
@@ -180,19 +189,5 @@ function checkPlan(plan: readonly PlannedTarget[], kept: readonly string[], labe
           `${label}: target ${p.target.name} needs target ${need} in the same folder (its files import ${need}'s), but they write to different folders`,
         );
     }
-  }
-  const outs = [...new Set(plan.map((p) => p.out))];
-  const inside = (child: string, parent: string) =>
-    child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
-  for (const out of outs) {
-    // writing replaces the whole folder: it must not hold the project, nor another output folder
-    for (const dir of kept)
-      if (inside(dir, out))
-        throw new ConfigError(
-          `${label}: output folder ${out} holds ${dir === kept[0] ? "the project itself" : "the contract"}; name a folder of its own`,
-        );
-    for (const other of outs)
-      if (other !== out && inside(other, out))
-        throw new ConfigError(`${label}: output folder ${other} is inside output folder ${out}`);
   }
 }

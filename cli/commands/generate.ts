@@ -1,6 +1,6 @@
 import { watch } from "node:fs";
 import { relative } from "node:path";
-import { readContractDir } from "../../codegen/phases/load";
+import { readContractDir, type SourceFile } from "../../codegen/phases/load";
 import { generate } from "../../codegen/pipeline";
 import { writeOutput } from "../../codegen/phases/write";
 import { checkOutput, formatDriftReport, inSync } from "../../codegen/phases/check";
@@ -19,19 +19,17 @@ interface GenerateOptions {
 
 /**
  * Exit codes: 0 done / in sync, 1 an output folder is out of date, 2 the contract or the config is
- * invalid. Which targets run where comes from mnote-tools.config.json (or --config); --contract
- * and --out override its folders; without a config every built-in target writes to generated/.
+ * invalid (a config error includes an output folder in the wrong place or holding files generate
+ * did not write, and a target emitting a path outside its folder). Which targets run where comes
+ * from mnote-tools.config.json (or --config); --contract and --out override its folders; without
+ * a config every built-in target writes to generated/.
  */
 export async function runGenerate(opts: GenerateOptions): Promise<void> {
   let plan: GenerationPlan;
   try {
     plan = planFromCli(opts);
   } catch (e) {
-    if (e instanceof ConfigError) {
-      console.error(`invalid config: ${e.message}`);
-      throw new CliExit(2);
-    }
-    throw e;
+    throw new CliExit(problemExitCode(e));
   }
   const code = await once(opts, plan);
   if (!opts.watch) {
@@ -50,14 +48,38 @@ export async function runGenerate(opts: GenerateOptions): Promise<void> {
   await new Promise(() => undefined);
 }
 
+/**
+ * The one place a problem with the input becomes an exit code: it prints the message and returns
+ * 2 for a bad contract or config; anything else is not an input problem and is thrown on.
+ */
+function problemExitCode(e: unknown): number {
+  if (e instanceof ContractError) {
+    console.error(e.message);
+    return 2;
+  }
+  if (e instanceof ConfigError) {
+    console.error(`invalid config: ${e.message}`);
+    return 2;
+  }
+  throw e;
+}
+
 async function once(opts: GenerateOptions, plan: GenerationPlan): Promise<number> {
   const label = (dir: string) => relative(process.cwd(), dir) || ".";
+  let sources: SourceFile[];
   try {
-    const { model, outputs } = await generate(readContractDir(plan.contractDir), plan.targets);
+    sources = readContractDir(plan.contractDir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    console.error(`cannot read the contract: ${(e as Error).message}`);
+    return 2;
+  }
+  try {
+    const { model, outputs } = await generate(sources, plan.targets);
     if (opts.check) {
       let code = 0;
       for (const { out, files } of outputs) {
-        const report = checkOutput(out, files);
+        const report = checkOutput(out, files, label(out));
         if (inSync(report)) {
           if (!opts.quiet)
             console.log(
@@ -71,20 +93,12 @@ async function once(opts: GenerateOptions, plan: GenerationPlan): Promise<number
       return code;
     }
     for (const { out, files } of outputs) {
-      writeOutput(out, files);
+      writeOutput(out, files, label(out));
       if (!opts.quiet)
         console.log(`wrote ${files.length} files to ${label(out)} from contract ${model.name} ${model.version}`);
     }
     return 0;
   } catch (e) {
-    if (e instanceof ContractError) {
-      console.error(e.message);
-      return 2;
-    }
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") {
-      console.error(`cannot read the contract: ${(e as Error).message}`);
-      return 2;
-    }
-    throw e;
+    return problemExitCode(e);
   }
 }

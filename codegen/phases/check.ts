@@ -2,13 +2,16 @@
  * Phase 5b, check: compare what the generator would write with what generated/ holds, without
  * writing. Stale, missing and extra files are listed with a short diff; files that differ only in
  * their banner (the contract hash) are counted, not printed, so the real change stands out.
+ * The folder is surveyed as writing surveys it (phases/ownership.ts): a file generate does not own
+ * is the same ConfigError here as there, so --check fails exactly where generate would refuse.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { GeneratedFile } from "../targets/target";
 import { MANIFEST_PATH, type GeneratedManifest } from "../targets/manifest";
 import { lineDiff } from "../support/line-diff";
-import { BUILD_OUTPUTS } from "./write";
+import { OWNED_LIST } from "../support/output-path";
+import { surveyFolder } from "./ownership";
 
 export interface StaleFile {
   path: string;
@@ -24,14 +27,17 @@ export interface DriftReport {
   changedContractFiles: string[];
 }
 
+/** Whether the folder holds exactly what would be generated. */
 export function inSync(report: DriftReport): boolean {
   return report.stale.length + report.bannerOnly.length + report.missing.length + report.extra.length === 0;
 }
 
-export function checkOutput(outDir: string, files: readonly GeneratedFile[]): DriftReport {
+/** Compares outDir with `files`; throws a ConfigError when outDir holds a file generate does not own. */
+export function checkOutput(outDir: string, files: readonly GeneratedFile[], label = outDir): DriftReport {
+  const survey = surveyFolder(outDir, label);
   const onDisk = new Map<string, string>();
-  if (existsSync(outDir))
-    for (const path of listFiles(outDir)) onDisk.set(path, readFileSync(join(outDir, path), "utf8"));
+  for (const path of survey.owned) onDisk.set(path, readFileSync(join(outDir, path), "utf8"));
+  if (survey.listText !== undefined) onDisk.set(OWNED_LIST, survey.listText);
   const report: DriftReport = { stale: [], bannerOnly: [], missing: [], extra: [], changedContractFiles: [] };
   const expected = new Set(files.map((f) => f.path));
   for (const file of files) {
@@ -51,6 +57,7 @@ export function checkOutput(outDir: string, files: readonly GeneratedFile[]): Dr
   return report;
 }
 
+/** The report as lines for a person: per file what is stale, missing or extra, then what to run. */
 export function formatDriftReport(report: DriftReport, outLabel: string): string {
   const lines: string[] = [];
   if (report.changedContractFiles.length > 0) {
@@ -66,22 +73,6 @@ export function formatDriftReport(report: DriftReport, outLabel: string): string
   }
   lines.push(`${outLabel} is out of date: run npm run generate and commit the result.`);
   return lines.join("\n");
-}
-
-function listFiles(dir: string): string[] {
-  const out: string[] = [];
-  const visit = (folder: string) => {
-    for (const entry of readdirSync(folder, { withFileTypes: true })) {
-      const full = join(folder, entry.name);
-      // Python writes bytecode caches next to an imported plugin; they are not generated files
-      // and the package build (dist/) is made from them, not by the generator
-      if (entry.isDirectory()) {
-        if (entry.name !== "__pycache__" && !(folder === dir && BUILD_OUTPUTS.includes(entry.name))) visit(full);
-      } else out.push(relative(dir, full).split(sep).join("/"));
-    }
-  };
-  visit(dir);
-  return out.sort();
 }
 
 /** The text with the contract's identity (banner line, hashes) blanked, to tell banner-only changes apart. */

@@ -4,6 +4,11 @@
  *
  * - Host check (DNS rebinding): the Host header's hostname, port-agnostic, must be on an allow-list
  *   (default: the loopback names), else 403. Same rule as the MCP SDK's hostHeaderValidation.
+ *   Read from the raw header lines: a request with more than one Host header, or one that is not
+ *   `host[:port]`, is a 400 (RFC 9112 section 3.2 says so), whatever the allow-list; Node's
+ *   req.headers would keep only the first and let a second one past. Allowed names and the Host
+ *   are compared in one normal form: lower case, an IPv6 literal bracketed and canonical, so
+ *   `--allowed-hosts ::1` matches `Host: [::1]:8787`.
  * - Origin check: a request that carries Origin (a browser) must come from an allowed origin
  *   (default: an http(s) origin whose hostname is an allowed host), else 403.
  * - Routing on the raw path; a pattern's groups are percent-decoded, and malformed encoding is a
@@ -65,7 +70,7 @@ export interface Timeouts {
 export interface HttpServiceOptions {
   routes: readonly Route[];
   log: Logger;
-  /** Hostnames (no port; IPv6 in brackets) the Host header may name; ["*"] accepts any. */
+  /** Hostnames (no port; an IPv6 literal with or without brackets) the Host header may name; ["*"] accepts any. */
   allowedHosts?: readonly string[];
   /** Exact origins (scheme://host[:port]) a browser request may come from; ["*"] accepts any. */
   allowedOrigins?: readonly string[];
@@ -79,7 +84,8 @@ export const DEFAULT_TIMEOUTS: Timeouts = { requestTimeoutMs: 30_000, headersTim
 /** A Node HTTP server with the layer's checks around the given routes. */
 export function createHttpService(options: HttpServiceOptions): Server {
   const errorBody = options.errorBody ?? ((_status: number, message: string) => ({ error: message }));
-  const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTS;
+  // normalised once here, as every Host header is (hostnameOf): both sides compare in one form
+  const allowedHosts = (options.allowedHosts ?? LOOPBACK_HOSTS).map(normalizeHostName);
   const requestTimeout = options.timeouts?.requestTimeoutMs ?? DEFAULT_TIMEOUTS.requestTimeoutMs;
   const headersTimeout = Math.min(
     options.timeouts?.headersTimeoutMs ?? DEFAULT_TIMEOUTS.headersTimeoutMs,
@@ -87,7 +93,13 @@ export function createHttpService(options: HttpServiceOptions): Server {
   );
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const hostProblem = checkHost(req.headers.host, allowedHosts);
+    const hosts = hostHeaders(req);
+    if (hosts.length > 1)
+      throw new HttpError(400, `a request carries one Host header, this one carries ${hosts.length}`);
+    // an empty Host is what HTTP/1.1 sends for a target without authority: the allow-list decides
+    if (hosts[0] && hostnameOf(hosts[0]) === undefined)
+      throw new HttpError(400, `the Host header "${hosts[0]}" is not host[:port]`);
+    const hostProblem = checkHost(hosts[0], allowedHosts);
     if (hostProblem) throw new HttpError(403, hostProblem);
     const originProblem = checkOrigin(req.headers.origin, options.allowedOrigins, allowedHosts);
     if (originProblem) throw new HttpError(403, originProblem);
@@ -166,17 +178,56 @@ function matchPath(pattern: string | RegExp, path: string): string[] | null {
   return m && m[0] === path ? m.slice(1).map((g) => g ?? "") : null;
 }
 
-/** Why a Host header is refused, or undefined when its hostname is allowed. */
+/** Every Host header of a request as it arrived, in order (req.headers keeps only the first). */
+export function hostHeaders(req: IncomingMessage): string[] {
+  const hosts: string[] = [];
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2)
+    if (req.rawHeaders[i]!.toLowerCase() === "host") hosts.push(req.rawHeaders[i + 1]!);
+  return hosts;
+}
+
+/** A host name or IPv6 literal (bracketed), then an optional port: the only shapes a Host header or an allowed host takes. */
+const HOST_SHAPE = /^(\[[0-9a-f:.]+\]|[^\s:/?#@[\]\\]+)(:\d*)?$/i;
+
+/**
+ * The hostname of a Host header value in its normal form (lower case, an IPv6 literal bracketed
+ * and canonical: "[0:0::1]:80" -> "[::1]"), or undefined when the value is not host[:port] (a
+ * user part, a path, two ports are refused rather than read leniently).
+ */
+export function hostnameOf(host: string): string | undefined {
+  if (!HOST_SHAPE.test(host)) return undefined;
+  try {
+    return new URL(`http://${host}`).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * An allowed host in the form Host headers are compared in: "::1", "[::1]" and "[0:0::1]" all give
+ * "[::1]"; names are lower-cased; "*" stays. A port, a path or anything that is not a host is an
+ * error: the check is port-agnostic, and an entry that can never match should not pass silently.
+ */
+export function normalizeHostName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed === "*") return "*";
+  // an IPv6 literal has two colons or more; host:port has one
+  const bracketed = (trimmed.match(/:/g)?.length ?? 0) >= 2 && !trimmed.startsWith("[") ? `[${trimmed}]` : trimmed;
+  const hostname = bracketed.includes(":") && !bracketed.startsWith("[") ? undefined : hostnameOf(bracketed);
+  if (hostname === undefined || (bracketed.startsWith("[") && !bracketed.endsWith("]")))
+    throw new Error(
+      `allowed host "${name}" is not a host name or address (no port, path or scheme; see --allowed-hosts)`,
+    );
+  return hostname;
+}
+
+/** Why a Host header is refused, or undefined when its hostname is allowed (both in normal form). */
 export function checkHost(host: string | undefined, allowed: readonly string[]): string | undefined {
   if (allowed.includes("*")) return undefined;
   if (!host) return "a Host header is required";
-  let hostname: string;
-  try {
-    hostname = new URL(`http://${host}`).hostname;
-  } catch {
-    return `the Host header "${host}" is not a host`;
-  }
-  return allowed.includes(hostname.toLowerCase())
+  const hostname = hostnameOf(host);
+  if (hostname === undefined) return `the Host header "${host}" is not a host`;
+  return allowed.includes(hostname)
     ? undefined
     : `Host "${hostname}" is not allowed (DNS rebinding protection; see --allowed-hosts)`;
 }

@@ -4,7 +4,7 @@
  * config stops with exit 2 and a message that says what to change. (The generator runs as a
  * subprocess: json-schema-to-typescript's prettier import fails inside Jest.)
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync, writeFileSync, mkdirSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { generatedDir, runCli as runCliOnce } from "../support/paths";
 import { scratchProject } from "../support/tmp";
@@ -145,17 +145,29 @@ describe("mnote-tools.config.json", () => {
     expect(snapshot(project.generated)).toEqual(before);
   });
 
-  it("--config names a file elsewhere; its paths are relative to it", () => {
+  it("--config names a file elsewhere; its paths are relative to it, and its folder is the project", () => {
     const project = scratchProject();
     mkdirSync(join(project.root, "conf"));
     writeFileSync(
       join(project.root, "conf", "gen.json"),
-      JSON.stringify({ contract: "../contract", out: "../only-types", targets: ["types"] }),
+      JSON.stringify({ contract: "../contract", out: "only-types", targets: ["types"] }),
     );
     const run = runCli(["generate", "--config", "conf/gen.json", "--quiet"], { cwd: project.root });
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);
-    expect(readdirSync(join(project.root, "only-types"))).toEqual(["types.ts"]);
+    expect(readdirSync(join(project.root, "conf", "only-types")).sort()).toEqual([".mnote-generated", "types.ts"]);
     expect(runCli(["generate", "--config", "conf/missing.json"], { cwd: project.root }).status).toBe(2);
+
+    // the contract may lie outside the config's folder; an output folder may not
+    writeFileSync(
+      join(project.root, "conf", "gen.json"),
+      JSON.stringify({ contract: "../contract", out: "../only-types", targets: ["types"] }),
+    );
+    const outside = runCli(["generate", "--config", "conf/gen.json"], { cwd: project.root });
+    expect(outside.status).toBe(2);
+    const root = realpathSync(project.root);
+    expect(outside.stderr).toContain(
+      `output folder ${join(root, "only-types")} is outside the project ${join(root, "conf")}`,
+    );
   });
 });

@@ -146,7 +146,7 @@ describe("contract errors", () => {
 
   it("through the CLI: exit 2 and the message on stderr, nothing written", () => {
     const dir = edit(TOOL, '"effect": "write"', '"effect": "delete"');
-    const run = runCli(["generate", "--contract", dir, "--out", join(dir, "..", "out")]);
+    const run = runCli(["generate", "--contract", dir, "--out", join(dir, "..", "out")], { cwd: join(dir, "..") });
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/tools\/page\.save\.tool\.json:\d+:\d+ at \/x-mnote-tool\/effect/);
     expect(() => readFileSync(join(dir, "..", "out", "types.ts"))).toThrow();

@@ -45,7 +45,9 @@ describe("guide roles: the Hermes guide asks the contract which tool plays each 
         ),
       ),
     ]);
-    const run = runCli(["generate", "--contract", dir, "--out", join(dir, "..", "out"), "--quiet"]);
+    const run = runCli(["generate", "--contract", dir, "--out", join(dir, "..", "out"), "--quiet"], {
+      cwd: join(dir, ".."),
+    });
     expect(run.status).not.toBe(0);
     expect(run.stderr).toContain('no tool has guideRole "summary"');
   });

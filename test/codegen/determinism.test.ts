@@ -33,7 +33,7 @@ describe("determinism", () => {
     const a = join(tempDir(), "out");
     const b = join(tempDir(), "out");
     for (const out of [a, b]) {
-      const run = runCli(["generate", "--out", out, "--quiet"]);
+      const run = runCli(["generate", "--contract", contractDir, "--out", out, "--quiet"], { cwd: join(out, "..") });
       expect(run.stderr).toBe("");
       expect(run.status).toBe(0);
     }

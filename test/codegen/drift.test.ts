@@ -34,14 +34,29 @@ describe("generate --check", () => {
     expect(readFileSync(join(project.generated, "validators", "index.ts"), "utf8")).toBe(before);
   });
 
-  it("names a missing file and an extra file", () => {
+  it("names a missing file and an extra file (one generate wrote and no longer writes)", () => {
     const project = scratchProject();
     unlinkSync(join(project.generated, "docs", "errors.md"));
+    // a tool that was removed from the contract: its page was generated, and is on the list
     writeFileSync(join(project.generated, "docs", "old-tool.md"), "left over\n");
+    const list = join(project.generated, ".mnote-generated");
+    writeFileSync(list, readFileSync(list, "utf8") + "docs/old-tool.md\n");
     const run = check(project);
     expect(run.status).toBe(1);
     expect(run.stderr).toContain("missing: generated/docs/errors.md");
     expect(run.stderr).toContain("extra: generated/docs/old-tool.md");
+    expect(runCli(["generate", "--quiet"], { cwd: project.root }).status).toBe(0);
+    expect(existsSync(join(project.generated, "docs", "old-tool.md"))).toBe(false);
+    expect(check(project).status).toBe(0);
+  });
+
+  it("a file generate did not write is not drift but a refusal, as generate would refuse: exit 2 naming it", () => {
+    const project = scratchProject();
+    writeFileSync(join(project.generated, "docs", "my-notes.md"), "hand-written\n");
+    const run = check(project);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain("generate did not write");
+    expect(run.stderr).toContain("generated/docs/my-notes.md");
   });
 
   it("generate then check is in sync again, and the write left no staging folders", () => {

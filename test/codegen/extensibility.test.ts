@@ -10,7 +10,7 @@ describe("a seventh tool", () => {
   const out = join(contract, "..", "generated");
 
   it("generates with no change to codegen/", () => {
-    const run = runCli(["generate", "--contract", contract, "--out", out]);
+    const run = runCli(["generate", "--contract", contract, "--out", out], { cwd: join(out, "..") });
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);
     const registry = readFileSync(join(out, "registry.ts"), "utf8");

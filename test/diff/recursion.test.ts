@@ -25,12 +25,12 @@ describe("a recursive definition", () => {
   const out = join(contract, "..", "generated");
 
   it("generates a recursive TS type, and generate --check agrees", () => {
-    const run = runCli(["generate", "--contract", contract, "--out", out]);
+    const run = runCli(["generate", "--contract", contract, "--out", out], { cwd: join(out, "..") });
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);
     const types = readFileSync(join(out, "types.ts"), "utf8");
     expect(types).toMatch(/export interface OutlineNode \{[^}]*children: OutlineNode\[\]/s);
-    const check = runCli(["generate", "--contract", contract, "--out", out, "--check"]);
+    const check = runCli(["generate", "--contract", contract, "--out", out, "--check"], { cwd: join(out, "..") });
     expect(check.status).toBe(0);
   });
 
@@ -97,7 +97,9 @@ describe("a recursive definition", () => {
       readFileSync(file, "utf8")
         .split("\n")
         .findIndex((l) => l.includes('"$ref": "#/$defs/Loop"')) + 1;
-    const run = runCli(["generate", "--contract", bad, "--out", join(bad, "..", "generated"), "--check"]);
+    const run = runCli(["generate", "--contract", bad, "--out", join(bad, "..", "generated"), "--check"], {
+      cwd: join(bad, ".."),
+    });
     expect(run.status).not.toBe(0);
     expect(run.status).not.toBe(70);
     expect(run.stderr).toContain(`model/outline.schema.json:${line}:`);

@@ -43,7 +43,7 @@ function flippedRegistry(): Registry {
     j.$defs.Result.properties.bodySummary.maxLength = 8;
   });
   const out = join(root, "generated");
-  const run = runCli(["generate", "--contract", contract, "--out", out, "--quiet"]);
+  const run = runCli(["generate", "--contract", contract, "--out", out, "--quiet"], { cwd: root });
   expect(run.stderr).toBe("");
   expect(run.status).toBe(0);
   return require(join(out, "registry.ts")) as Registry;

@@ -22,7 +22,9 @@ describe("the dispatcher with a seventh tool", () => {
   it("serves mnote.page.get_outline from the fixture contract's generated registry", async () => {
     const contract = contractWithSeventhTool();
     const out = join(contract, "..", "generated");
-    expect(runCli(["generate", "--contract", contract, "--out", out, "--quiet"]).status).toBe(0);
+    expect(runCli(["generate", "--contract", contract, "--out", out, "--quiet"], { cwd: join(out, "..") }).status).toBe(
+      0,
+    );
     const registry = require(join(out, "registry.ts")) as ContractFacts & {
       toolByName(name: string): ToolDescriptor | undefined;
     };
@@ -89,7 +91,9 @@ describe("the dispatcher with a seventh tool", () => {
   it("a contract command the kernel has no handler for stops the kernel at start-up, naming the command", () => {
     const contract = contractWithSeventhTool();
     const out = join(contract, "..", "generated");
-    expect(runCli(["generate", "--contract", contract, "--out", out, "--quiet"]).status).toBe(0);
+    expect(runCli(["generate", "--contract", contract, "--out", out, "--quiet"], { cwd: join(out, "..") }).status).toBe(
+      0,
+    );
     const registry = require(join(out, "registry.ts")) as ContractFacts;
     expect(() => new ReferenceKernel({ contract: registry })).toThrow(KernelStartupError);
     expect(() => new ReferenceKernel({ contract: registry })).toThrow(

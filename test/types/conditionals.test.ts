@@ -96,7 +96,7 @@ describe("per-block-type rules in a scratch contract", () => {
   writeFileSync(file, JSON.stringify(schema, null, 2));
 
   it("generates", () => {
-    const run = runCli(["generate", "--contract", project.contract, "--out", project.generated]);
+    const run = runCli(["generate", "--contract", project.contract, "--out", project.generated], { cwd: project.root });
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);
   });
