@@ -44,9 +44,13 @@ export function statementCache(db: Db): (sql: string) => Database.Statement {
  */
 const STORE_UNAVAILABLE = /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|BUSY|LOCKED)(_|$)/;
 
-/** Whether an error is one of those (an answer of "retry later", not a bug). */
+/**
+ * Whether an error is one of those (an answer of "retry later", not a bug). Read by its code, not
+ * by `instanceof`: better-sqlite3's native binding keeps the error class of the realm that first
+ * loaded it, which need not be the caller's (a test runner's module sandbox, for one).
+ */
 export function isStoreUnavailable(e: unknown): boolean {
-  const code = e instanceof Error ? (e as { code?: unknown }).code : undefined;
+  const code = typeof e === "object" && e !== null ? (e as { code?: unknown }).code : undefined;
   return typeof code === "string" && STORE_UNAVAILABLE.test(code);
 }
 
