@@ -21,6 +21,7 @@ import { hashDatabaseFile } from "../support/runtime";
 import { toolByProviderName, toolList, validateModelResponse } from "../../generated/registry";
 import { validateIdentifier } from "../../generated/validators";
 import { toolCallKey } from "../../runtime/transports/host-ids";
+import { raiseRefusal } from "../../generated/raise";
 import { COLLIDING_PAIRS } from "../support/model-calls";
 
 const pluginDir = join(generatedDir, "hermes-plugin", "mnote");
@@ -34,6 +35,7 @@ interface Step {
   session_id?: string;
   task_id?: string;
   tool_call_id?: string;
+  env?: Record<string, string | null>;
 }
 interface Result {
   name: string;
@@ -151,6 +153,52 @@ describe("the plugin refuses what it cannot raise safely, before anything is sen
     } finally {
       await server.stop();
     }
+  });
+});
+
+describe("one raise step, two languages", () => {
+  it("the plugin's raise_refusal and the TypeScript raiseRefusal refuse the same calls at the same places", () => {
+    const samples: Array<[string, string]> = [
+      ["mnote.page.save", '{"__proto__": {"dryRun": true}, "content": []}'],
+      ["mnote.page.save", '{"content": [{"type": "paragraph", "text": "x", "__proto__": {"level": 99}}]}'],
+      ["mnote.page.save", '{"content": [{"type": "paragraph", "text": "x"}], "x": {"y": [1, {"prototype": 2}]}}'],
+      ["mnote.page.update_options", '{"options": {"constructor": {}}}'],
+      ["mnote.page.save", '{"content": [], "dryRun": "true"}'],
+      ["mnote.page.save", '{"content": [], "dryRun": 1}'],
+      ["mnote.page.save", '{"content": [], "dryRun": null}'],
+      ["mnote.page.save", '{"content": [], "dryRun": false}'],
+      ["mnote.page.get", '{"dryRun": "yes"}'],
+      ["mnote.page.get", '["not", "an", "object"]'],
+      ["mnote.page.get", '"text"'],
+      ["mnote.artifact.create_ai_note", '{"content": "a~/b", "a~/b": {"__proto__": 1}}'],
+    ];
+    const script = [
+      "import json, sys",
+      "sys.dont_write_bytecode = True",
+      "sys.path.insert(0, sys.argv[1])",
+      "import raise_args",
+      "print(json.dumps([raise_args.raise_refusal(n, json.loads(v)) for n, v in json.loads(sys.stdin.read())]))",
+    ].join("\n");
+    const run = spawnSync("python3", ["-c", script, pluginDir], { input: JSON.stringify(samples), encoding: "utf8" });
+    expect(run.stderr).toBe("");
+    const fromTs = samples.map(([n, v]) => raiseRefusal(n, JSON.parse(v)) ?? null);
+    expect(JSON.parse(run.stdout)).toEqual(fromTs);
+    // page.get takes no dryRun: that member is an unknown argument, for the validators (not the raise step)
+    expect(fromTs.map((r) => r !== null)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+      true,
+      true,
+      true,
+    ]);
+    expect(fromTs[11]).toEqual({ pointer: "/a~0~1b/__proto__", keyword: "additionalProperties" });
   });
 });
 
@@ -290,6 +338,56 @@ describe("a model's retry after Hermes restarted replays (the runtime remembers 
       );
     } finally {
       await kernel.stop();
+    }
+  });
+});
+
+describe("what only the host can know: no answer at all", () => {
+  it("a write that got no answer (the runtime unreachable) lends its key to the model's retry in the same process; an answer ends that", async () => {
+    const p = seededProject([{ session: "s_owner", actor: "user_1" }]);
+    const server = await start(["serve", "--db", p.db, "--state", p.state, "--port", "0", "--token", "tok"]);
+    try {
+      const note = { content: "Sent into the void." };
+      const results = await runHarness(
+        [
+          // the binding is fetched (and cached) while the runtime answers; then it stops answering
+          {
+            name: "read",
+            tool: "mnote_page_get",
+            args: {},
+            ...S,
+            tool_call_id: "call_read",
+            env: { MNOTE_TOOLS_URL: server.url },
+          },
+          {
+            name: "unanswered",
+            tool: "mnote_artifact_create_ai_note",
+            args: note,
+            ...S,
+            tool_call_id: "call_void",
+            env: { MNOTE_TOOLS_URL: "http://127.0.0.1:9" },
+          },
+          {
+            name: "retry",
+            tool: "mnote_artifact_create_ai_note",
+            args: note,
+            ...S,
+            tool_call_id: "call_retry",
+            env: { MNOTE_TOOLS_URL: server.url },
+          },
+          { name: "again", tool: "mnote_artifact_create_ai_note", args: note, ...S, tool_call_id: "call_again" },
+        ] as Step[],
+        { MNOTE_TOOLS_TOKEN: "tok", MNOTE_TOOLS_RETRIES: "0" },
+      );
+      const [unanswered, retry, again] = ["unanswered", "retry", "again"].map((n) => byName(results, n));
+      expect(unanswered!.response.error).toMatchObject({ code: "mnote_tool_unavailable", retryable: true });
+      expect(unanswered!.sent).toBe(1); // it was sent: the runtime may have written it
+      expect(retry!.request.idempotencyKey).toBe(toolCallKey("s_owner", "call_void"));
+      expect(retry!.response).toMatchObject({ ok: true, audit: { replayed: false } });
+      expect(again!.request.idempotencyKey).toBe(toolCallKey("s_owner", "call_again"));
+      expect(aiNotes(p.db)).toBe(2);
+    } finally {
+      await server.stop();
     }
   });
 });
