@@ -1,6 +1,6 @@
 /**
  * Grant and idempotency stores in plain Maps, for measuring the dispatcher without SQLite. They
- * follow the store interfaces' rules (claim, replay, conflict, in progress, release) in one
+ * follow the store interfaces' rules (claim, replay, conflict, in progress, release, uncertain keys) in one
  * process; they are bench fixtures, not a store to run with.
  */
 import type { SessionGrant } from "../generated/types";
@@ -26,6 +26,7 @@ interface Entry {
 /** Idempotency records in a Map (no expiry: a bench run is short). */
 export function memoryIdempotencyStore(): IdempotencyStore {
   const entries = new Map<string, Entry>();
+  const uncertain = new Map<string, string>();
   let tokens = 0;
   return {
     async claim(scope, fingerprint): Promise<Claim> {
@@ -44,6 +45,18 @@ export function memoryIdempotencyStore(): IdempotencyStore {
     },
     async release(scope, token) {
       if (entries.get(scope)?.token === token) entries.delete(scope);
+    },
+    async renew() {
+      // no leases here: a bench run does not die mid-write
+    },
+    async uncertainKey(sessionId, slot) {
+      return uncertain.get(`${sessionId}\n${slot}`);
+    },
+    async rememberUncertain(sessionId, slot, key) {
+      uncertain.set(`${sessionId}\n${slot}`, key);
+    },
+    async forgetUncertain(sessionId, slot) {
+      uncertain.delete(`${sessionId}\n${slot}`);
     },
     async close() {
       entries.clear();

@@ -60,8 +60,8 @@ export function addRuntimeOptions(command: Command): Command {
     )
     .option(
       "--lease <ms>",
-      "how long a keyed write in progress holds its key before a retry may take over (outlive the kernel timeout)",
-      "30000",
+      "how long a keyed write holds its key without a heartbeat (the running process renews it every third of it); a process that dies frees the key within it",
+      "5000",
     );
 }
 

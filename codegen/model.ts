@@ -58,6 +58,8 @@ export interface ToolModel {
   resultType: string;
   requestType: string;
   responseType: string;
+  /** The type of a model's raw arguments, checked before the raise step (codegen/providers/model-arguments.ts). */
+  modelArgumentsType: string;
   /** The schema the model fills in: the args' fields, plus dryRun when the tool takes it. Self-contained. */
   parameters: JsonSchema;
   /** The response envelope as one self-contained schema (for MCP outputSchema and docs). */

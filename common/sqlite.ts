@@ -35,3 +35,39 @@ export function statementCache(db: Db): (sql: string) => Database.Statement {
     return statement;
   };
 }
+
+/**
+ * SQLite result codes that mean the store cannot take a write right now, through no fault of the
+ * request: a full disk (SQLITE_FULL), a read-only file or folder (SQLITE_READONLY*), an I/O error
+ * (SQLITE_IOERR*), a file that cannot be opened (SQLITE_CANTOPEN*), or a lock held past the busy
+ * timeout (SQLITE_BUSY*, SQLITE_LOCKED*). Extended codes (SQLITE_IOERR_WRITE...) included.
+ */
+const STORE_UNAVAILABLE = /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|BUSY|LOCKED)(_|$)/;
+
+/**
+ * Whether an error is one of those (an answer of "retry later", not a bug). Read by its code, not
+ * by `instanceof`: better-sqlite3's native binding keeps the error class of the realm that first
+ * loaded it, which need not be the caller's (a test runner's module sandbox, for one).
+ */
+export function isStoreUnavailable(e: unknown): boolean {
+  const code = typeof e === "object" && e !== null ? (e as { code?: unknown }).code : undefined;
+  return typeof code === "string" && STORE_UNAVAILABLE.test(code);
+}
+
+/**
+ * Runs a housekeeping write (purging expired rows when a store opens) only if the database can take
+ * it at once: a store that is locked by another writer, full or read-only must not keep a process
+ * from starting, nor make it wait a busy timeout before its real work. A purge skipped here runs
+ * later, a bounded batch with a write.
+ */
+export function purgeIfFree(db: Db, purge: () => void): void {
+  const timeout = db.pragma("busy_timeout", { simple: true }) as number;
+  db.pragma("busy_timeout = 0");
+  try {
+    purge();
+  } catch (e) {
+    if (!isStoreUnavailable(e)) throw e;
+  } finally {
+    db.pragma(`busy_timeout = ${timeout}`);
+  }
+}

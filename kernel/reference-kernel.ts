@@ -17,7 +17,7 @@ import type * as T from "../generated/types";
 import type { KernelCommandMap } from "../generated/kernel/client";
 import { KernelRefusal } from "../generated/kernel/transport";
 import { ERR, type KernelCommandName } from "../generated/registry";
-import { openDatabase, statementCache, type Db } from "../common/sqlite";
+import { isStoreUnavailable, openDatabase, purgeIfFree, statementCache, type Db } from "../common/sqlite";
 import { KERNEL_SCHEMA } from "./schema";
 import type { StoredBlock } from "./blocks";
 import { generatedFacts, kernelFacts, KernelStartupError, type ContractFacts, type KernelFacts } from "./facts";
@@ -93,8 +93,10 @@ export class ReferenceKernel {
       (command: string, payload: WritePayload, plan: (page: PageRow) => Plan<unknown>) =>
         this.writeNow(command, payload, plan),
     );
-    // records that expired while no one wrote: gone on open, then a bounded batch per write
-    this.sql("DELETE FROM idempotency WHERE expires_at <= ?").run(this.now());
+    // records that expired while no one wrote: gone on open (when the database can take it at
+    // once: a locked, full or read-only one must not keep the kernel from answering), then a
+    // bounded batch per write
+    purgeIfFree(this.db, () => this.sql("DELETE FROM idempotency WHERE expires_at <= ?").run(this.now()));
   }
 
   close(): void {
@@ -108,7 +110,15 @@ export class ReferenceKernel {
   execute(command: string, payload: unknown): CommandReply {
     if (!Object.prototype.hasOwnProperty.call(this.facts.contract.kernelCommands, command))
       throw new KernelRefusal(ERR.invalidInput, "unknown_command");
-    return this.handlers[command]!(this, payload as never, command);
+    try {
+      return this.handlers[command]!(this, payload as never, command);
+    } catch (e) {
+      // A full or read-only disk, an I/O error, a lock held past the busy timeout: the write
+      // transaction rolled back, nothing was written; the caller may retry later (every transport
+      // of the kernel answers this refusal, never a crash).
+      if (isStoreUnavailable(e)) throw new KernelRefusal(ERR.storeUnavailable);
+      throw e;
+    }
   }
 
   /** execute() behind the kernel client's async signature, as the dispatcher calls it in process. */

@@ -3,10 +3,15 @@
  * stdout. Exit 0 whenever an envelope was written, ok or not; non-zero only when no answer could
  * be given at all. Stdin is read only up to the request size limit: past it the rest is not read
  * (memory stays bounded whatever is piped in) and the answer is payload_too_large.
+ *
+ * A `call` stopped by SIGTERM or SIGINT mid-write gives its idempotency claim up before it exits,
+ * so a retry goes straight to the kernel (which replays or applies once); one killed outright
+ * (SIGKILL) holds it only for the claim's short lease, which a heartbeat renews while it lives.
  */
 import { runtimeFrom, type RuntimeCliOptions } from "../runtime-options";
 import { startTelemetry } from "../../runtime/telemetry/sdk";
 import { continueTrace, traceCarrierFromEnv } from "../../runtime/telemetry/propagation";
+import type { Dispatcher } from "../../runtime/dispatch/dispatcher";
 
 export async function runCall(opts: RuntimeCliOptions): Promise<void> {
   const { DEFAULT_LIMITS } = await import("../../runtime/dispatch/limits");
@@ -20,13 +25,35 @@ export async function runCall(opts: RuntimeCliOptions): Promise<void> {
   // stdout carries the envelope: console spans go to stderr; TRACEPARENT (the caller's) is continued
   const telemetry = await startTelemetry({ serviceName: "mnote-tools", consoleStream: process.stderr });
   const runtime = await runtimeFrom(opts);
+  const stop = releaseOnSignal(runtime.dispatcher);
   try {
     const response = await continueTrace(traceCarrierFromEnv(), () => runtime.dispatcher.dispatch(input));
     process.stdout.write(JSON.stringify(response) + "\n");
   } finally {
+    stop();
     await runtime.close();
     await telemetry?.shutdown();
   }
+}
+
+/** The conventional exit status of a process ended by a signal: 128 + its number. */
+const SIGNAL_EXIT: Readonly<Record<string, number>> = { SIGINT: 130, SIGTERM: 143 };
+
+/**
+ * Until the returned function is called: on SIGTERM or SIGINT, release the claims this process
+ * holds, then exit with 128 + the signal's number (no envelope: the call did not finish).
+ */
+function releaseOnSignal(dispatcher: Dispatcher): () => void {
+  const handler = (signal: NodeJS.Signals) => {
+    void dispatcher
+      .releaseClaims()
+      .catch(() => undefined) // the short lease frees what could not be released
+      .finally(() => process.exit(SIGNAL_EXIT[signal] ?? 1));
+  };
+  for (const signal of Object.keys(SIGNAL_EXIT)) process.once(signal, handler);
+  return () => {
+    for (const signal of Object.keys(SIGNAL_EXIT)) process.removeListener(signal, handler);
+  };
 }
 
 /** The whole stream, or undefined as soon as it passes maxBytes (then it is destroyed, not drained). */

@@ -25,6 +25,7 @@ import { classifyFile } from "./validate";
 import { RefIndex } from "../support/refs";
 import { camelCase, pascalCase, providerSafeName, toolTypePrefix } from "../support/names";
 import { joinPointer } from "../../common/json-pointer";
+import { modelArgumentsSchema } from "../providers/model-arguments";
 import { isPlainObject } from "../../common/values";
 import { walkSchema } from "../support/schema-walk";
 import { byKey } from "../../common/sort";
@@ -116,7 +117,13 @@ export function normalize(parsed: ParsedContract): ContractModel {
     if (file.kind === "tool") {
       const facts = file.json["x-mnote-tool"] as ToolFacts;
       const composedId = `${manifest.baseUri}composed/${facts.name}.json`;
-      const composed = composeToolSchemas(facts, file.id, envelopeId, responseId);
+      const args = index.inline(defs.Args!, file.id);
+      const parameters = modelParameters(args, facts, requestFields, index, envelopeId);
+      const composed: Record<string, JsonSchema> = {
+        ...composeToolSchemas(facts, file.id, envelopeId, responseId),
+        // what a model's raw arguments are checked against before the raise step (self-contained)
+        ModelArguments: modelArgumentsSchema(parameters, facts.name),
+      };
       composedFiles.push({
         path: `composed/${facts.name}.json`,
         id: composedId,
@@ -132,7 +139,6 @@ export function normalize(parsed: ParsedContract): ContractModel {
           composed: true,
         });
       }
-      const args = index.inline(defs.Args!, file.id);
       const composedIndex = new RefIndex([...schemaFiles, composedFiles[composedFiles.length - 1]!]);
       tools.push({
         name: facts.name,
@@ -153,7 +159,8 @@ export function normalize(parsed: ParsedContract): ContractModel {
         resultType: prefix + "Result",
         requestType: prefix + "Request",
         responseType: prefix + "Response",
-        parameters: modelParameters(args, facts, requestFields, index, envelopeId),
+        modelArgumentsType: prefix + "ModelArguments",
+        parameters,
         responseSchema: composedIndex.inline(composed.Response!, composedId),
         unwiredFields: unwiredFieldsOf(defs.Args!, file.id, index),
         ...(facts.guideRole !== undefined ? { guideRole: facts.guideRole } : {}),

@@ -43,7 +43,10 @@ export const hermesPluginTarget: Target = {
       contract: { name: model.name, version: model.version, hash: model.hash },
       tools,
       errors: Object.fromEntries(
-        model.errors.map((e) => [e.code, { retryable: e.retryable, messages: e.messages, reasons: e.reasons }]),
+        model.errors.map((e) => [
+          e.code,
+          { retryable: e.retryable, messages: e.messages, reasons: e.reasons, rules: e.rules },
+        ]),
       ),
     };
     // The guide names a tool per role; validate guarantees each role has exactly one tool.

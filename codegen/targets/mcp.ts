@@ -1,7 +1,8 @@
 /**
  * generated/mcp/tools.ts: the MCP server definition. One MCP tool per contract tool, under its
- * provider-safe name, with the model-facing inputSchema, the response envelope as outputSchema
- * (an object at the root, as MCP clients require) and annotations from the tool's semantics.
+ * provider-safe name, with the model-facing inputSchema, the response envelope as the model reads
+ * it (modelView: toolName is the provider name) as outputSchema (an object at the root, as MCP
+ * clients require) and annotations from the tool's semantics.
  */
 import type { Target } from "./target";
 import { banner } from "../support/banner";
@@ -24,7 +25,7 @@ export const mcpTarget: Target = {
       ]),
     );
     const content = `${banner(model, "ts")}
-import { tools, type RegisteredToolName } from "../registry";
+import { modelResponseSchema, tools, type RegisteredToolName } from "../registry";
 
 export interface McpToolAnnotations {
   readonly title: string;
@@ -56,7 +57,8 @@ export const mcpTools: readonly McpToolDefinition[] = Object.values(tools).map((
   title: tool.title,
   description: tool.description,
   inputSchema: { ...tool.parameters, type: "object" },
-  outputSchema: { type: "object", ...tool.responseSchema },
+  // what the model reads: the response envelope with toolName the provider name (modelView)
+  outputSchema: { type: "object", ...modelResponseSchema(tool) },
   annotations: mcpAnnotations[tool.name],
   canonicalName: tool.name,
 }));

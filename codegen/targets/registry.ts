@@ -35,6 +35,7 @@ export const registryTarget: Target = {
     validateArgs: V.${validatorName(t.argsType)},
     validateResult: V.${validatorName(t.resultType)},
     validateResponse: V.${validatorName(t.responseType)},
+    validateModelArguments: V.${validatorName(t.modelArgumentsType)},
   },`,
     );
     const commands = model.kernelCommands.map(
@@ -118,6 +119,11 @@ export interface ToolDescriptor {
   readonly validateArgs: Validator<unknown>;
   readonly validateResult: Validator<unknown>;
   readonly validateResponse: Validator<T.ToolResponse>;
+  /**
+   * A model's raw arguments, by shape (null where a field is optional): what an agent surface
+   * checks before the raise step reads them. The raised request then goes through validateRequest.
+   */
+  readonly validateModelArguments: Validator<unknown>;
 }
 
 export interface KernelCommandDescriptor {
@@ -157,6 +163,50 @@ export function kernelCommandByName(name: string): KernelCommandDescriptor | und
 }
 
 export const toolList: readonly ToolDescriptor[] = Object.values(tools);
+
+/**
+ * A response as a model reads it (contract/README.md, "What a model reads"): the same envelope,
+ * with toolName the name the model calls the tool by (its provider name). Programs (the envelope
+ * API, audit, logs) keep the canonical name; agent surfaces show the model this view.
+ */
+export type ModelToolResponse = Omit<T.ToolResponse, "toolName"> & { toolName: string | null };
+
+/** The model's view of a response: toolName becomes the tool's provider name (null stays null). */
+export function modelView(response: T.ToolResponse): ModelToolResponse {
+  const tool = response.toolName === null ? undefined : toolsByName.get(response.toolName);
+  return { ...response, toolName: tool ? tool.providerName : response.toolName };
+}
+
+/**
+ * A tool's response schema as the model reads it (MCP outputSchema): every toolName the envelope
+ * schema names is the tool's provider name, and the description names the tool so too. Everything
+ * else is the tool's responseSchema.
+ */
+export function modelResponseSchema(tool: ToolDescriptor): JsonSchemaObject {
+  const rename = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(rename);
+    if (node === null || typeof node !== "object") return node;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(node)) {
+      if (key === "properties" && value !== null && typeof value === "object" && "toolName" in value) {
+        const properties = rename(value) as Record<string, unknown>;
+        properties.toolName = { description: "The tool, by the name the model calls it.", const: tool.providerName };
+        out[key] = properties;
+      } else out[key] = rename(value);
+    }
+    return out;
+  };
+  const schema = rename(tool.responseSchema) as Record<string, unknown>;
+  schema.description = \`The answer of \${tool.providerName}: a success or a failure, told apart by ok.\`;
+  return schema;
+}
+
+/** Whether a value is a response of this tool as the model reads it (modelView of a valid response). */
+export function validateModelResponse(tool: ToolDescriptor, value: unknown): boolean {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  const view = value as { toolName?: unknown };
+  return view.toolName === tool.providerName && tool.validateResponse({ ...view, toolName: tool.name });
+}
 
 export const errorCatalog = ${tsLiteral(errors)} as const satisfies Record<T.ErrorCode, { retryable: boolean; messages: LocalizedMessages; reasons: { [reason: string]: LocalizedMessages }; rules: { [keyword: string]: LocalizedMessages } }>;
 

@@ -4,6 +4,20 @@
  * session grant, check scope, authorize with the kernel, refuse unwired options, then dry-run,
  * read, or write under an idempotency claim; map every error to a failure envelope; validate the
  * response. Nothing here names a tool: a tool added to the contract is served as it is.
+ *
+ * A write's claim holds a short lease (leaseMs, default 5 s) that a heartbeat renews every third
+ * of it while the write runs, so a process killed mid-write frees the key within one lease; a
+ * process stopped by a signal releases its claims at once (releaseClaims).
+ *
+ * A full or read-only disk, an I/O error or a store busy past its timeout (in the kernel or the
+ * runtime's own stores) is mnote_tool_store_unavailable, retryable: the kernel's transaction wrote
+ * nothing, and the claim is released (if the release fails too, the short lease frees the key).
+ *
+ * Uncertain writes are remembered here, not by the host (keyOrigin "tool_call": the host derived
+ * the key from a model's tool call, and a model's retry is a new tool call with a new key): before
+ * a write, the key remembered for its slot (session, identity, tool, request fingerprint) is used
+ * instead of the request's; after it, a retryable answer (the write may have happened) remembers
+ * slot -> key for uncertainTtlMs (6 h) and a definite one forgets it.
  */
 import type * as T from "../../generated/types";
 import type { KernelClient, KernelCommandMap } from "../../generated/kernel/client";
@@ -27,7 +41,8 @@ import type { GrantStore } from "../state/grant-store";
 import type { IdempotencyStore } from "../state/idempotency-store";
 import { DEFAULT_LIMITS, readRequest, type Limits } from "./limits";
 import { isErrorCode, messageFor, refuse, ToolFailure } from "./tool-failure";
-import { commandIdFor, idempotencyScope, requestFingerprint } from "./keys";
+import { commandIdFor, idempotencyScope, requestFingerprint, uncertainSlot } from "./keys";
+import { isStoreUnavailable } from "../../common/sqlite";
 import { invalidInput, ruleMessage } from "./problems";
 import { getAtPointer } from "../../common/json-pointer";
 import { isPlainObject } from "../../common/values";
@@ -46,8 +61,12 @@ export interface DispatcherOptions {
   limits?: Partial<Limits>;
   /** How long a keyed write is remembered (default 24 h). */
   idempotencyTtlMs?: number;
-  /** How long a claim holds while its write runs (default 30 s); past it a retry may take over. */
+  /** How long a claim holds without a heartbeat (default 5 s; renewed every third of it while its write runs); past it a retry may take over. */
   leaseMs?: number;
+  /** How long the key of an uncertain write is remembered for a model's retry (default 6 h, well inside the idempotency window). */
+  uncertainTtlMs?: number;
+  /** At most this many uncertain writes remembered per session (default 64); the oldest go first. */
+  uncertainPerSession?: number;
   /** Longest wait for one kernel call before answering kernel_unavailable (default 15 s); null for an in-process kernel that cannot hang. */
   kernelTimeoutMs?: number | null;
   /**
@@ -79,6 +98,11 @@ export interface CallRecord {
 export interface Dispatcher {
   /** Raw request text (or a parsed value) in, response envelope out. Never throws. */
   dispatch(input: unknown): Promise<T.ToolResponse>;
+  /**
+   * Gives up every idempotency claim held right now (a process about to exit on a signal): a retry
+   * then reaches the kernel at once, whose own record makes it replay or apply once.
+   */
+  releaseClaims(): Promise<void>;
 }
 
 interface Echo {
@@ -98,12 +122,22 @@ interface Outcome {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** Default lease of a claim; the heartbeat renews it every third. */
+export const DEFAULT_LEASE_MS = 5_000;
+/** Default life of a remembered uncertain write: well inside the 24 h idempotency window. */
+export const DEFAULT_UNCERTAIN_TTL_MS = 6 * 60 * 60 * 1000;
+/** Default cap of remembered uncertain writes per session. */
+export const DEFAULT_UNCERTAIN_PER_SESSION = 64;
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
   const toolByName = options.toolByName ?? generatedToolByName;
   const ttlMs = options.idempotencyTtlMs ?? DAY_MS;
-  const leaseMs = options.leaseMs ?? 30_000;
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const uncertainTtlMs = options.uncertainTtlMs ?? DEFAULT_UNCERTAIN_TTL_MS;
+  const uncertainPerSession = options.uncertainPerSession ?? DEFAULT_UNCERTAIN_PER_SESSION;
+  /** Claims held by writes running now: what releaseClaims gives up. */
+  const held = new Map<string, { scope: string; token: string }>();
   const kernelTimeoutMs = options.kernelTimeoutMs === undefined ? 15_000 : options.kernelTimeoutMs;
   const now = options.now ?? Date.now;
   const reconcileMs = options.reconcileMs ?? 3_000;
@@ -217,21 +251,67 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
   }
 
-  /** A keyed write: replay, conflict or in-progress from the store, else the kernel under a claim. */
+  /**
+   * A keyed write. With keyOrigin "tool_call" the key of an earlier uncertain write of the same slot
+   * wins over the request's, and the answer updates the slot: remembered when it is uncertain
+   * (retryable), forgotten when it is definite. An answer about something else than this key (the
+   * kernel refusing access before it looked at its records) leaves the slot as it is.
+   */
   async function write(
     tool: ToolDescriptor,
     request: T.ToolRequest,
     context: T.KernelContext,
     command: KernelCommandName,
   ): Promise<Outcome> {
-    const key = request.idempotencyKey!;
+    const fingerprint = requestFingerprint(request.documentId, request.args);
+    if (request.keyOrigin !== "tool_call")
+      return keyedWrite(tool, request, context, command, request.idempotencyKey!, fingerprint);
+    const session = request.sessionId;
+    const slot = uncertainSlot({
+      sessionId: session,
+      workspaceId: request.workspaceId,
+      actorId: request.actorId,
+      toolName: tool.name,
+      fingerprint,
+    });
+    const store = options.idempotency;
+    const remembered = await store.uncertainKey(session, slot).catch(storeError);
+    const key = remembered ?? request.idempotencyKey!;
+    try {
+      const outcome = await keyedWrite(tool, request, context, command, key, fingerprint);
+      await store.forgetUncertain(session, slot).catch(storeError);
+      return outcome;
+    } catch (e) {
+      const code = toFailure(e).code;
+      if (errorCatalog[code].retryable)
+        await store.rememberUncertain(session, slot, key, uncertainTtlMs, uncertainPerSession).catch(storeError);
+      else if (code !== ERR.permissionDenied && code !== ERR.notAuthenticated)
+        await store.forgetUncertain(session, slot).catch(storeError);
+      throw e;
+    }
+  }
+
+  /** A store that failed: reported, and the call goes on without it (the kernel is the guard). */
+  function storeError(e: unknown): undefined {
+    options.onStoreError?.(e);
+    return undefined;
+  }
+
+  /** Replay, conflict or in-progress from the store, else the kernel under a claim kept alive by a heartbeat. */
+  async function keyedWrite(
+    tool: ToolDescriptor,
+    request: T.ToolRequest,
+    context: T.KernelContext,
+    command: KernelCommandName,
+    key: string,
+    fingerprint: string,
+  ): Promise<Outcome> {
     const scope = idempotencyScope({
       workspaceId: request.workspaceId,
       actorId: request.actorId,
       toolName: tool.name,
       idempotencyKey: key,
     });
-    const fingerprint = requestFingerprint(request.documentId, request.args);
     const claim = await options.idempotency.claim(scope, fingerprint, leaseMs).catch((e: unknown) => {
       // The store is a fast path: when it cannot be reached, the kernel's own record still makes
       // the write happen once (a duplicate then replays there instead of getting in_progress).
@@ -248,18 +328,30 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       };
     if (claim.kind === "conflict") refuse(ERR.idempotencyConflict);
     if (claim.kind === "in_progress") refuse(ERR.inProgress);
+    const holding = `${scope}:${claim.token}`;
+    held.set(holding, { scope, token: claim.token });
+    // the heartbeat: a live process keeps its claim; a dead one loses it within one lease
+    const heartbeat = setInterval(
+      () => void options.idempotency.renew(scope, claim.token, leaseMs).catch(storeError),
+      Math.max(1, Math.floor(leaseMs / 3)),
+    );
+    heartbeat.unref();
     try {
       const outcome = await applyWrite(request, context, command, { scope, fingerprint, key });
       // The write is committed: a store that cannot record it must not turn it into a failure.
       // Free the claim instead, and the kernel's own record answers the retry.
       await options.idempotency
         .complete(scope, claim.token, fingerprint, { commandId: outcome.commandId!, result: outcome.result }, ttlMs)
-        .catch(() => options.idempotency.release(scope, claim.token).catch(() => undefined));
+        .catch(() => options.idempotency.release(scope, claim.token).catch(storeError));
       return outcome;
     } catch (e) {
       // nothing was written, or the kernel holds the truth and will answer the retry: free the key
-      await options.idempotency.release(scope, claim.token).catch(() => undefined);
+      // (if even that fails, say on a full disk, the lease runs out within leaseMs)
+      await options.idempotency.release(scope, claim.token).catch(storeError);
       throw e;
+    } finally {
+      clearInterval(heartbeat);
+      held.delete(holding);
     }
   }
 
@@ -365,7 +457,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
   }
 
-  return { dispatch };
+  async function releaseClaims(): Promise<void> {
+    const claims = [...held.values()];
+    held.clear();
+    await Promise.all(claims.map((c) => options.idempotency.release(c.scope, c.token).catch(storeError)));
+  }
+
+  return { dispatch, releaseClaims };
 }
 
 /** Fields echoed back: only values that are valid as what they claim to be, never arbitrary input. */
@@ -435,6 +533,8 @@ function toFailure(e: unknown): {
   if (e instanceof ToolFailure) return { code: e.code, ...e.detail };
   if (e instanceof KernelRefusal && isErrorCode(e.code)) return { code: e.code, reason: e.reason, field: e.field };
   if (e instanceof KernelTransportError) return { code: ERR.kernelUnavailable, reason: undefined };
+  // a full or read-only disk, an I/O error, a store busy past its timeout: retry later, nothing written
+  if (isStoreUnavailable(e)) return { code: ERR.storeUnavailable };
   return { code: ERR.internal };
 }
 
@@ -467,6 +567,19 @@ function record(echo: Echo, response: T.ToolResponse, ms: number): CallRecord {
     replayed: response.audit.replayed ?? false,
     ms,
   };
+}
+
+/**
+ * A failure envelope for a refusal an agent surface makes before dispatch (model-call.ts), echoing
+ * the fields of `request` that are valid as what they claim to be.
+ */
+export function failureResponse(
+  e: unknown,
+  request: unknown,
+  tool: ToolDescriptor | undefined,
+  locale: MessageLocale,
+): T.ToolFailure {
+  return failure(echoOf(request), e, tool, locale);
 }
 
 /** A failure envelope for a refusal made before a request reached dispatch (a transport's own checks). */

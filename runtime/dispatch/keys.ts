@@ -38,3 +38,23 @@ export function commandIdFor(commandName: string, scope: string): string {
   }
   return `${stem}_${scope.slice(0, 24)}`;
 }
+
+export interface SlotParts {
+  sessionId: string;
+  workspaceId: string;
+  actorId: string;
+  toolName: string;
+  /** requestFingerprint of the raised request: the same args on the same page. */
+  fingerprint: string;
+}
+
+/**
+ * The slot of an uncertain write: sha256 of the session, identity, tool and request fingerprint.
+ * Stored as this hash (64 hex), never as the arguments, so each remembered write is a few hundred
+ * bytes whatever its size.
+ */
+export function uncertainSlot(parts: SlotParts): string {
+  return sha256Hex(
+    canonicalJson([parts.sessionId, parts.workspaceId, parts.actorId, parts.toolName, parts.fingerprint]),
+  );
+}

@@ -5,7 +5,7 @@
  * opens, and a bounded batch on every registration.
  */
 import type { SessionGrant } from "../../generated/types";
-import { statementCache, type Db } from "../../common/sqlite";
+import { purgeIfFree, statementCache, type Db } from "../../common/sqlite";
 import { expiryMs } from "../../common/grant-liveness";
 
 export interface GrantStore {
@@ -33,7 +33,7 @@ export class SqliteGrantStore implements GrantStore {
     );
     CREATE INDEX IF NOT EXISTS session_grants_expiry ON session_grants(expires_at)`);
     this.sql = statementCache(db);
-    this.sql("DELETE FROM session_grants WHERE expires_at <= ?").run(this.now());
+    purgeIfFree(db, () => this.sql("DELETE FROM session_grants WHERE expires_at <= ?").run(this.now()));
   }
 
   async put(grant: SessionGrant): Promise<void> {

@@ -5,6 +5,16 @@
  *
  * Every time is in milliseconds. Every path checks the fingerprint: a live record for the same
  * scope with another fingerprint is a conflict, whether the first request is running or done.
+ *
+ * A claim's lease is short (default 5 s) and renewed by a heartbeat while its write runs, so a
+ * process that dies mid-write (kill -9) holds the key for a few seconds, not for the whole write
+ * budget; a lease that runs out while the write still runs lets a retry through to the kernel,
+ * whose own record makes that retry replay or wait, never write twice.
+ *
+ * The store also remembers the keys of uncertain writes (keyOrigin "tool_call"; see the
+ * dispatcher and contract/README.md "Reconciling a lost answer"): per session, slot (a sha256 of
+ * the session, identity, tool and request fingerprint) -> the idempotency key of a write whose
+ * answer was uncertain, for a bounded time and at most `cap` slots per session.
  */
 export interface StoredOutcome {
   commandId: string;
@@ -28,5 +38,13 @@ export interface IdempotencyStore {
   complete(scope: string, token: string, fingerprint: string, outcome: StoredOutcome, ttlMs: number): Promise<void>;
   /** Gives the scope up after a failure, if token still holds it: a failed call does not use the key up. */
   release(scope: string, token: string): Promise<void>;
+  /** Extends a running claim's lease to leaseMs from now, if token still holds the scope (the heartbeat). */
+  renew(scope: string, token: string, leaseMs: number): Promise<void>;
+  /** The key remembered for an uncertain write in this session's slot, while it lives. */
+  uncertainKey(sessionId: string, slot: string): Promise<string | undefined>;
+  /** Remembers slot -> key for ttlMs; past `cap` slots in the session the oldest are dropped. */
+  rememberUncertain(sessionId: string, slot: string, key: string, ttlMs: number, cap: number): Promise<void>;
+  /** Forgets a slot (its write's outcome is known now). */
+  forgetUncertain(sessionId: string, slot: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -7,6 +7,11 @@
  * (state "done"), so one time unit, milliseconds (PX), covers both. Each operation is one Lua
  * script, so claim, complete and release are atomic and check the fingerprint on every path.
  *
+ * Keys of uncertain writes: one hash per session, `<prefix>:uncertain:<sessionId>`, field = slot
+ * (64 hex), value = JSON {k: key, c: created, e: expires} (ms). The hash expires (PX) with its newest
+ * slot; a field is read only while it lives, and remembering one drops the expired fields and, past
+ * the cap, the oldest (one script: at most cap + 1 fields to look at).
+ *
  * Redis is a fast path, not the guard: the kernel refuses to apply a command twice on its own.
  * The connection fails fast (redis-connection.ts) so an unreachable Redis surfaces as an error the
  * dispatcher routes around instead of a hang.
@@ -46,7 +51,41 @@ if record.token == ARGV[1] and record.state == 'pending' then return redis.call(
 return 0
 `;
 
+const RENEW = `
+local current = redis.call('GET', KEYS[1])
+if not current then return 0 end
+local record = cjson.decode(current)
+if record.token == ARGV[1] and record.state == 'pending' then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+`;
+
+const REMEMBER = `
+local now = tonumber(ARGV[3])
+redis.call('HSET', KEYS[1], ARGV[1], cjson.encode({k = ARGV[2], c = now, e = now + tonumber(ARGV[4])}))
+local fields = redis.call('HGETALL', KEYS[1])
+local live = {}
+for i = 1, #fields, 2 do
+  local entry = cjson.decode(fields[i + 1])
+  if entry.e <= now then redis.call('HDEL', KEYS[1], fields[i])
+  elseif fields[i] ~= ARGV[1] then table.insert(live, {fields[i], entry.c}) end
+end
+table.sort(live, function(a, b) return a[2] > b[2] end)
+for i = tonumber(ARGV[5]), #live do redis.call('HDEL', KEYS[1], live[i][1]) end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < tonumber(ARGV[4]) then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
+return 1
+`;
+
 interface ScriptedRedis extends Redis {
+  mnoteRenew(key: string, token: string, leaseMs: number): Promise<number>;
+  mnoteRemember(
+    key: string,
+    slot: string,
+    idempotencyKey: string,
+    now: number,
+    ttlMs: number,
+    cap: number,
+  ): Promise<number>;
   mnoteClaim(key: string, fingerprint: string, token: string, leaseMs: number): Promise<[string, string?]>;
   mnoteComplete(key: string, token: string, fingerprint: string, outcome: string, ttlMs: number): Promise<number>;
   mnoteRelease(key: string, token: string): Promise<number>;
@@ -71,6 +110,8 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     this.redis.defineCommand("mnoteClaim", { numberOfKeys: 1, lua: CLAIM });
     this.redis.defineCommand("mnoteComplete", { numberOfKeys: 1, lua: COMPLETE });
     this.redis.defineCommand("mnoteRelease", { numberOfKeys: 1, lua: RELEASE });
+    this.redis.defineCommand("mnoteRenew", { numberOfKeys: 1, lua: RENEW });
+    this.redis.defineCommand("mnoteRemember", { numberOfKeys: 1, lua: REMEMBER });
   }
 
   key(scope: string): string {
@@ -98,6 +139,29 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   async release(scope: string, token: string): Promise<void> {
     await this.redis.mnoteRelease(this.key(scope), token);
+  }
+
+  async renew(scope: string, token: string, leaseMs: number): Promise<void> {
+    await this.redis.mnoteRenew(this.key(scope), token, leaseMs);
+  }
+
+  private uncertainHash(sessionId: string): string {
+    return `${this.prefix}:uncertain:${sessionId}`;
+  }
+
+  async uncertainKey(sessionId: string, slot: string): Promise<string | undefined> {
+    const text = await this.redis.hget(this.uncertainHash(sessionId), slot);
+    if (!text) return undefined;
+    const entry = JSON.parse(text) as { k: string; e: number };
+    return entry.e > Date.now() ? entry.k : undefined;
+  }
+
+  async rememberUncertain(sessionId: string, slot: string, key: string, ttlMs: number, cap: number): Promise<void> {
+    await this.redis.mnoteRemember(this.uncertainHash(sessionId), slot, key, Date.now(), ttlMs, cap);
+  }
+
+  async forgetUncertain(sessionId: string, slot: string): Promise<void> {
+    await this.redis.hdel(this.uncertainHash(sessionId), slot);
   }
 
   /** Resolves once connected, or rejects with the reason (for start-up checks and tests). */

@@ -1,10 +1,11 @@
 /**
  * The embedded idempotency store: a table in the runtime's SQLite state file, shared by every
  * process using it. Expired records are deleted when the store opens and, a bounded batch at a
- * time, on every claim.
+ * time, on every claim. A second table holds the keys of uncertain writes (uncertain_writes: one
+ * row per session and slot, a few hundred bytes), purged the same way.
  */
 import { randomBytes } from "node:crypto";
-import { statementCache, type Db } from "../../common/sqlite";
+import { purgeIfFree, statementCache, type Db } from "../../common/sqlite";
 import type { Claim, IdempotencyStore, StoredOutcome } from "./idempotency-store";
 
 /** How many expired records one claim removes at most: the cost of a claim stays bounded. */
@@ -23,6 +24,9 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   private readonly claimTransaction: import("better-sqlite3").Transaction<
     (scope: string, fingerprint: string, leaseMs: number) => Claim
   >;
+  private readonly rememberTransaction: import("better-sqlite3").Transaction<
+    (sessionId: string, slot: string, key: string, ttlMs: number, cap: number) => void
+  >;
 
   constructor(
     db: Db,
@@ -37,9 +41,25 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
       expires_at INTEGER NOT NULL,
       outcome_json TEXT
     );
-    CREATE INDEX IF NOT EXISTS idempotency_records_expiry ON idempotency_records(expires_at)`);
+    CREATE INDEX IF NOT EXISTS idempotency_records_expiry ON idempotency_records(expires_at);
+    CREATE TABLE IF NOT EXISTS uncertain_writes (
+      session_id TEXT NOT NULL,
+      slot TEXT NOT NULL,
+      idempotency_key TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      expires_at INTEGER NOT NULL,
+      PRIMARY KEY (session_id, slot)
+    );
+    CREATE INDEX IF NOT EXISTS uncertain_writes_expiry ON uncertain_writes(expires_at)`);
     this.sql = statementCache(db);
-    this.sql("DELETE FROM idempotency_records WHERE expires_at <= ?").run(this.now());
+    purgeIfFree(db, () => {
+      this.sql("DELETE FROM idempotency_records WHERE expires_at <= ?").run(this.now());
+      this.sql("DELETE FROM uncertain_writes WHERE expires_at <= ?").run(this.now());
+    });
+    this.rememberTransaction = db.transaction(
+      (sessionId: string, slot: string, key: string, ttlMs: number, cap: number) =>
+        this.rememberNow(sessionId, slot, key, ttlMs, cap),
+    );
     this.claimTransaction = db.transaction((scope: string, fingerprint: string, leaseMs: number) =>
       this.claimNow(scope, fingerprint, leaseMs),
     );
@@ -90,6 +110,45 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
 
   async release(scope: string, token: string): Promise<void> {
     this.sql("DELETE FROM idempotency_records WHERE scope = ? AND token = ? AND state = 'pending'").run(scope, token);
+  }
+
+  async renew(scope: string, token: string, leaseMs: number): Promise<void> {
+    const until = this.now() + leaseMs;
+    this.sql(
+      "UPDATE idempotency_records SET lease_until = ?, expires_at = ? WHERE scope = ? AND token = ? AND state = 'pending'",
+    ).run(until, until, scope, token);
+  }
+
+  async uncertainKey(sessionId: string, slot: string): Promise<string | undefined> {
+    const row = this.sql(
+      "SELECT idempotency_key FROM uncertain_writes WHERE session_id = ? AND slot = ? AND expires_at > ?",
+    ).get(sessionId, slot, this.now()) as { idempotency_key: string } | undefined;
+    return row?.idempotency_key;
+  }
+
+  async rememberUncertain(sessionId: string, slot: string, key: string, ttlMs: number, cap: number): Promise<void> {
+    this.rememberTransaction.immediate(sessionId, slot, key, ttlMs, cap);
+  }
+
+  private rememberNow(sessionId: string, slot: string, key: string, ttlMs: number, cap: number): void {
+    const now = this.now();
+    this.sql(
+      `DELETE FROM uncertain_writes WHERE rowid IN (SELECT rowid FROM uncertain_writes WHERE expires_at <= ? LIMIT ${PURGE_BATCH})`,
+    ).run(now);
+    this.sql(
+      `INSERT INTO uncertain_writes (session_id, slot, idempotency_key, created_at, expires_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT(session_id, slot) DO UPDATE SET idempotency_key = excluded.idempotency_key,
+           created_at = excluded.created_at, expires_at = excluded.expires_at`,
+    ).run(sessionId, slot, key, now, now + ttlMs);
+    // the session's newest `cap` slots stay (a session's memory is bounded whatever the model does)
+    this.sql(
+      `DELETE FROM uncertain_writes WHERE session_id = ? AND slot NOT IN
+         (SELECT slot FROM uncertain_writes WHERE session_id = ? ORDER BY slot = ? DESC, created_at DESC, slot LIMIT ?)`,
+    ).run(sessionId, sessionId, slot, cap);
+  }
+
+  async forgetUncertain(sessionId: string, slot: string): Promise<void> {
+    this.sql("DELETE FROM uncertain_writes WHERE session_id = ? AND slot = ?").run(sessionId, slot);
   }
 
   async close(): Promise<void> {

@@ -10,12 +10,20 @@
  * that is not a valid idempotency key is refused (invalid_input), never replaced by a random one:
  * a replaced key would make the client's retry write a second time.
  *
- * A model's retry reuses the key. When a write without a client key ends without a definite
- * answer (outcome_unknown, kernel_unavailable, in_progress, unavailable: retryable, and the write
- * may have happened), the server remembers (session, tool, canonical args) -> key; the next call
- * with the same tool and arguments in that session carries the same key and replays instead of
- * writing again. A definite answer forgets it, so the same call made on purpose after a success
- * is a new write (a second AI note is a second note).
+ * A model's retry of a write whose answer was uncertain is a new call with a new key: the request
+ * says so (keyOrigin "tool_call"), and the runtime's dispatcher, which remembers uncertain writes in
+ * its state store, gives the retry the first key, so it replays (contract/README.md, "Reconciling a
+ * lost answer"). Nothing is remembered in this process: a restarted server (or another instance)
+ * behaves the same. A client's own key is keyOrigin "caller", used exactly.
+ *
+ * Validate, then raise (model-call.ts): the model's raw arguments are checked by the raise step's
+ * refusals and the tool's model-arguments schema, raised, and built into an envelope that the
+ * dispatcher validates in full. What the SDK's own parse would hide (a top-level "__proto__"
+ * member of the arguments) is refused before it (mcp-guard.ts).
+ *
+ * What the model reads (the text and structuredContent of a tool result) is the response's model
+ * view: toolName is the tool's provider name, the name the model calls it by (modelView; the
+ * outputSchema says the same). The dispatcher's logs and the kernel's audit keep the canonical name.
  *
  * An unknown tool name is a protocol error, not a tool result: JSON-RPC -32602 (Invalid params),
  * as the MCP specification's tools page says for 2025-06-18 and 2025-11-25 ("Error Handling":
@@ -32,17 +40,19 @@ import {
   McpError,
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { mcpServerInfo, mcpTools } from "../../generated/mcp/tools";
-import { ERR, toolByName } from "../../generated/registry";
+import { ERR, modelView, toolByName, type ToolDescriptor } from "../../generated/registry";
 import { validateIdempotencyKey } from "../../generated/validators";
-import type { ToolResponse } from "../../generated/types";
-import { refusalResponse } from "../dispatch/dispatcher";
+import type { SessionGrant, ToolResponse } from "../../generated/types";
+import type { RaiseRefusal } from "../../generated/raise";
+import { failureResponse, refusalResponse } from "../dispatch/dispatcher";
 import type { GrantStore } from "../state/grant-store";
-import { buildRequest } from "./request-builder";
+import { raiseRefusalFailure } from "./request-builder";
+import { requestFromModelCall } from "./model-call";
+import { guardRawToolCalls } from "./mcp-guard";
 import { isGrantLive } from "../../common/grant-liveness";
 import { continueTrace, traceCarrierFromMeta } from "../telemetry/propagation";
-import { canonicalJson } from "../../common/ids";
-import { raiseCall } from "../../generated/raise";
 import { DEFAULT_PROVIDER, providerTools, TOOLSET_DESCRIPTION, type ProviderName } from "../../generated/providers";
 
 export interface McpServerOptions {
@@ -60,41 +70,6 @@ const byName = new Map(mcpTools.map((t) => [t.name, t]));
 /** Where an MCP client puts its own idempotency key, and the JSON pointer (within params) that names it. */
 export const IDEMPOTENCY_META_KEY = "mnote/idempotencyKey";
 const IDEMPOTENCY_META_POINTER = "/_meta/mnote~1idempotencyKey";
-
-/** Answers after which a write may or may not have happened, so a retry must carry the same key. */
-const UNCERTAIN_CODES: ReadonlySet<string> = new Set([
-  ERR.outcomeUnknown,
-  ERR.kernelUnavailable,
-  ERR.inProgress,
-  ERR.unavailable,
-]);
-const UNCERTAIN_TTL_MS = 6 * 60 * 60 * 1000; // well inside the runtime's idempotency window (24 h)
-const MAX_UNCERTAIN = 1024;
-
-/**
- * Keys of writes whose outcome is uncertain, by (session, tool, canonical args), shared by every
- * server in the process (over HTTP a server may live for one request only).
- */
-const uncertainKeys = new Map<string, { key: string; at: number }>();
-
-function uncertainSlot(sessionId: string, toolName: string, args: unknown): string {
-  return canonicalJson([sessionId, toolName, args]);
-}
-
-function rememberedKey(slot: string): string | undefined {
-  const entry = uncertainKeys.get(slot);
-  if (entry && entry.at > Date.now() - UNCERTAIN_TTL_MS) return entry.key;
-  uncertainKeys.delete(slot);
-  return undefined;
-}
-
-function settleKey(slot: string, key: string, response: ToolResponse): void {
-  if (!response.ok && UNCERTAIN_CODES.has(response.error.code)) {
-    uncertainKeys.delete(slot); // re-insert: the Map's order is then oldest first
-    uncertainKeys.set(slot, { key, at: Date.now() });
-    while (uncertainKeys.size > MAX_UNCERTAIN) uncertainKeys.delete(uncertainKeys.keys().next().value!);
-  } else uncertainKeys.delete(slot);
-}
 
 export function createMcpServer(options: McpServerOptions): Server {
   const server = new Server(
@@ -114,48 +89,72 @@ export function createMcpServer(options: McpServerOptions): Server {
     })) as never,
   }));
 
+  /** The session's live grant, or the refusal to answer instead. */
+  async function liveGrant(tool: ToolDescriptor): Promise<SessionGrant | ToolResponse> {
+    const grant = await options.grants.get(options.sessionId).catch(() => undefined);
+    if (grant && isGrantLive(grant, now())) return grant;
+    return {
+      ...refusalResponse(ERR.notAuthenticated, grant?.locale, grant ? "session_expired" : "session_unknown"),
+      toolName: tool.name,
+    };
+  }
+
+  /** A raw call the raise step refuses (mcp-guard.ts): the invalid_input the handler would answer. Never rejects. */
+  async function refuseRawCall(tool: ToolDescriptor, refusal: RaiseRefusal): Promise<CallToolResult> {
+    const grant = await liveGrant(tool);
+    if ("ok" in grant) return asResult(grant);
+    const echo = { toolName: tool.name, workspaceId: grant.workspaceId, documentId: grant.documentId };
+    return asResult(failureResponse(raiseRefusalFailure(tool.name, refusal), echo, tool, grant.locale ?? "zh-CN"));
+  }
+
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const definition = byName.get(request.params.name);
     if (!definition)
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(request.params.name).slice(0, 200)}`);
     const tool = toolByName(definition.canonicalName)!;
-    const grant = await options.grants.get(options.sessionId);
-    if (!grant || !isGrantLive(grant, now()))
-      return asResult({
-        ...refusalResponse(ERR.notAuthenticated, grant?.locale, grant ? "session_expired" : "session_unknown"),
-        toolName: tool.name,
-      });
+    const grant = await liveGrant(tool);
+    if ("ok" in grant) return asResult(grant);
     const given = request.params._meta?.[IDEMPOTENCY_META_KEY];
     if (given !== undefined && given !== null && !validateIdempotencyKey(given)) {
       const refused = { ...refusalResponse(ERR.invalidInput, grant.locale), toolName: tool.name };
       refused.error.pointer = IDEMPOTENCY_META_POINTER;
       return asResult(refused);
     }
-    // a model's call (nulls, every option filled) as canonical args; the envelope API itself stays strict
-    const modelArguments = (raiseCall(tool.name, request.params.arguments ?? {}) ?? {}) as Record<string, unknown>;
-    const tracked = typeof given !== "string" && tool.idempotency === "required" && modelArguments.dryRun !== true;
-    const slot = uncertainSlot(grant.sessionId, tool.name, modelArguments);
-    const key =
-      typeof given === "string" ? given : ((tracked ? rememberedKey(slot) : undefined) ?? `mcp-${randomUUID()}`);
-    const envelope = buildRequest(tool, modelArguments, grant, {
+    // validate, then raise, then the envelope (model-call.ts); the dispatcher validates it in full
+    const built = requestFromModelCall(tool, request.params.arguments ?? {}, grant, {
       runId,
       toolCallId: `mcp_${randomUUID().replace(/-/g, "")}`,
-      idempotencyKey: key,
+      idempotencyKey: typeof given === "string" ? given : `mcp-${randomUUID()}`,
+      keyOrigin: typeof given === "string" ? "caller" : "tool_call",
     });
+    if (!built.ok) return asResult(built.response);
     // _meta.traceparent (and tracestate), when the client sends one, is continued
-    const response = await continueTrace(traceCarrierFromMeta(request.params._meta), () => options.dispatch(envelope));
-    if (tracked) settleKey(slot, key, response);
+    const response = await continueTrace(traceCarrierFromMeta(request.params._meta), () =>
+      options.dispatch(built.request),
+    );
     return asResult(response);
   });
+
+  // Every transport this server connects to is guarded: what the SDK's parse would drop is refused first.
+  const connect = server.connect.bind(server);
+  server.connect = (transport: Transport) =>
+    connect(
+      guardRawToolCalls(
+        transport,
+        (name) => (byName.has(name) ? toolByName(byName.get(name)!.canonicalName) : undefined),
+        refuseRawCall,
+      ),
+    );
 
   return server;
 }
 
-/** The envelope as structured content (it validates against the tool's outputSchema) and as text. */
+/** The model's view of the envelope, as structured content (it validates against the tool's outputSchema) and as text. */
 function asResult(response: ToolResponse): CallToolResult {
+  const view = modelView(response);
   return {
-    content: [{ type: "text", text: JSON.stringify(response) }],
-    structuredContent: response as unknown as Record<string, unknown>,
+    content: [{ type: "text", text: JSON.stringify(view) }],
+    structuredContent: view,
     isError: !response.ok,
   };
 }

@@ -10,7 +10,7 @@ import { generatedDir, repoRoot, runCli } from "../support/paths";
 import { seededProject } from "../support/project";
 import { start } from "../support/processes";
 import { tempDir } from "../support/tmp";
-import { validateToolResponse } from "../../generated/validators";
+import { toolByName, validateModelResponse } from "../../generated/registry";
 
 const pluginDir = join(generatedDir, "hermes-plugin", "mnote");
 const harness = join(repoRoot, "test", "hermes", "harness.py");
@@ -57,7 +57,8 @@ it("an over-long title through the plugin: the rule and the limit, in zh-CN and 
     const results = JSON.parse(run.stdout).results as Array<{ name: string; response: any }>;
     const rule = { keyword: "maxLength", limit: 500, pointer: "/args/title" };
     const byName = (name: string) => results.find((r) => r.name === name)!.response;
-    for (const r of results) expect(validateToolResponse(r.response)).toBe(true);
+    const tool = toolByName("mnote.page.update_title")!;
+    for (const r of results) expect(validateModelResponse(tool, r.response)).toBe(true);
     expect(byName("s_zh").error).toMatchObject({
       code: "mnote_tool_invalid_input",
       message: "title：最多 500 个字符",

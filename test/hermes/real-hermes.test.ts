@@ -12,6 +12,9 @@ import { seededProject } from "../support/project";
 import { start } from "../support/processes";
 import { tempDir } from "../support/tmp";
 import { toolList } from "../../generated/registry";
+import { COLLIDING_PAIRS } from "../support/model-calls";
+import { hashDatabaseFile } from "../support/runtime";
+import Database from "better-sqlite3";
 
 const hermesSrc = process.env.MNOTE_HERMES_SRC ?? "";
 const present =
@@ -70,6 +73,67 @@ suite(`the plugin in the real Hermes Agent (${present ? hermesSrc : "skipped: MN
         expect(JSON.parse(allowed.output)).toMatchObject({ ok: true, toolCallId: "call_allowed" });
         expect(get.request.toolCallId).toBe("call_get");
       }
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("keys come from the exact tool call ids: 8 pairs a cleanup would make equal are 16 notes", async () => {
+    const p = seededProject([{ session: "s_real", actor: "user_1" }]);
+    const server = await start(["serve", "--db", p.db, "--state", p.state, "--port", "0", "--token", "tok"]);
+    try {
+      const calls = COLLIDING_PAIRS.flatMap(([a, b], i) =>
+        [a, b].map((id) => ["mnote_artifact_create_ai_note", { content: `Finding ${i}` }, id]),
+      );
+      const report = await runReal({ url: server.url, token: "tok", session_id: "s_real", calls });
+      const keys = report.calls.map((c: any) => c.request.idempotencyKey);
+      expect(new Set(keys).size).toBe(16);
+      for (const c of report.calls)
+        expect(JSON.parse(c.output)).toMatchObject({
+          ok: true,
+          toolName: "mnote_artifact_create_ai_note",
+          audit: { replayed: false },
+        });
+      const d = new Database(p.db, { readonly: true });
+      expect((d.prepare("SELECT COUNT(*) AS n FROM artifacts WHERE type = 'ai_note'").get() as { n: number }).n).toBe(
+        16,
+      );
+      d.close();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("a non-boolean dryRun and a __proto__ member never write, whatever Hermes' own coercion does first", async () => {
+    const p = seededProject([{ session: "s_real", actor: "user_1" }]);
+    const server = await start(["serve", "--db", p.db, "--state", p.state, "--port", "0", "--token", "tok"]);
+    try {
+      const before = hashDatabaseFile(p.db);
+      const replace = { content: [], mode: "replace" };
+      const calls = [
+        ...["true", "TRUE", 1, "yes", {}, []].map((dryRun, i) => [
+          "mnote_page_save",
+          { ...replace, dryRun },
+          `call_dry_${i}`,
+        ]),
+        ["mnote_page_save", JSON.parse('{"__proto__": {"dryRun": true}, "content": [], "mode": "replace"}'), "call_p1"],
+        [
+          "mnote_page_save",
+          JSON.parse(
+            '{"content": [{"type": "paragraph", "text": "x", "__proto__": {"level": 99}}], "mode": "replace"}',
+          ),
+          "call_p2",
+        ],
+      ];
+      const report = await runReal({ url: server.url, token: "tok", session_id: "s_real", calls });
+      for (const c of report.calls) {
+        const out = JSON.parse(c.output);
+        // refused by the plugin (nothing sent), or, where Hermes turned "true" into true, a dry run
+        const refused = out.error?.code === "mnote_tool_invalid_input" && c.request === null;
+        const dry = out.ok === true && out.audit.effect === "dry_run";
+        expect([c.tool_call_id, refused || dry]).toEqual([c.tool_call_id, true]);
+      }
+      expect(hashDatabaseFile(p.db)).toBe(before);
     } finally {
       await server.stop();
     }

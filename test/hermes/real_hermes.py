@@ -2,7 +2,8 @@
 
     python3 real_hermes.py <hermes_src> <plugin_dir> <config.json>
 
-config: {"url", "token", "session_id", "skill_raises": bool}. Installs the plugin and a second
+config: {"url", "token", "session_id", "skill_raises": bool, "calls"?: [[tool, args, call_id], ...]}
+(without "calls": the blocked/allowed/get calls below). Installs the plugin and a second
 plugin that blocks one call in pre_tool_call into a scratch HERMES_HOME, runs Hermes' own
 discover_plugins() and model_tools.handle_function_call(), and prints one JSON report: the tools
 Hermes registered, whether the plugin loaded, and per call the handler's output and the request
@@ -68,13 +69,13 @@ def main():
         module._send = recording
 
     calls = []
-    for name, args, call_id in [
+    for name, args, call_id in config.get("calls") or [
         ("mnote_page_update_title", {"title": "Blocked"}, "call_blocked"),
         ("mnote_page_update_title", {"title": "Allowed"}, "call_allowed"),
         ("mnote_page_get", {"includeBlocks": False}, "call_get"),
     ]:
         before = len(sent)
-        output = model_tools.handle_function_call(name, dict(args), task_id="task_1", tool_call_id=call_id, session_id=config["session_id"])
+        output = model_tools.handle_function_call(name, dict(args) if isinstance(args, dict) else args, task_id="task_1", tool_call_id=call_id, session_id=config["session_id"])
         calls.append({"tool": name, "tool_call_id": call_id, "output": output, "request": sent[-1] if len(sent) > before else None})
 
     names = sorted(n for n in registry.get_all_tool_names() if n.startswith("mnote_")) if hasattr(registry, "get_all_tool_names") else sorted(n for n in getattr(registry, "_tools", {}) if n.startswith("mnote_"))

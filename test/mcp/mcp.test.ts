@@ -9,10 +9,10 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { cliPath } from "../support/paths";
 import { seededProject } from "../support/project";
 import { start } from "../support/processes";
-import { toolList, toolByProviderName } from "../../generated/registry";
-import { validateToolResponse } from "../../generated/validators";
+import { toolList, toolByName, toolByProviderName, validateModelResponse } from "../../generated/registry";
 import { sampleArgs } from "../support/requests";
 import Database from "better-sqlite3";
+import Ajv2020 from "ajv/dist/2020";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 
 /** What a user can see of the kernel: pages, blocks, artifacts and edges (not the audit log). */
@@ -54,8 +54,15 @@ const fresh = (name: string) => {
   return args;
 };
 
+/** Dotted tool names in a text: none may reach anything the model reads. */
+const dotted = (text: string) => toolList.filter((t) => text.includes(t.name)).map((t) => t.name);
+
 async function exercise(client: Client) {
   const { tools } = await client.listTools();
+  expect(dotted(JSON.stringify(tools))).toEqual([]);
+  const outputValidators = new Map(
+    tools.map((t) => [t.name, new Ajv2020({ strict: false }).compile(t.outputSchema as object)]),
+  );
   expect(tools.map((t) => t.name).sort()).toEqual(toolList.map((t) => t.providerName).sort());
   for (const t of tools) {
     const descriptor = toolByProviderName(t.name)!;
@@ -72,13 +79,20 @@ async function exercise(client: Client) {
   for (const tool of toolList) {
     const result = await client.callTool({ name: tool.providerName, arguments: fresh(tool.name) });
     const envelope = result.structuredContent as any;
-    expect([tool.name, result.isError, envelope.ok, validateToolResponse(envelope)]).toEqual([
+    // what the model reads names the tool as the model calls it (the model view of the envelope)
+    expect([tool.name, result.isError, envelope.ok, envelope.toolName, validateModelResponse(tool, envelope)]).toEqual([
       tool.name,
       false,
       true,
+      tool.providerName,
       true,
     ]);
     expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toEqual(envelope);
+    expect([tool.name, outputValidators.get(tool.providerName)!(envelope), dotted(JSON.stringify(result))]).toEqual([
+      tool.name,
+      true,
+      [],
+    ]);
     expect(envelope.traceId).toBe("trace_mcp");
   }
   const dry = (
@@ -90,6 +104,11 @@ async function exercise(client: Client) {
   expect(dry).toMatchObject({ ok: true, audit: { effect: "dry_run" }, result: { dryRun: true } });
   const stale = await client.callTool({ name: "mnote_page_update_title", arguments: { title: "t", baseRevision: 0 } });
   expect(stale.isError).toBe(true);
+  // failures too: the outputSchema holds them, and they name the tool as the model calls it
+  expect([
+    outputValidators.get("mnote_page_update_title")!(stale.structuredContent),
+    dotted(JSON.stringify(stale)),
+  ]).toEqual([true, []]);
   expect((stale.structuredContent as any).error.code).toBe("mnote_tool_conflict");
   const invalid = await client.callTool({ name: "mnote_page_update_title", arguments: { title: "" } });
   expect((invalid.structuredContent as any).error).toMatchObject({
@@ -288,10 +307,10 @@ describe("mnote-tools mcp", () => {
           });
           expect([bad, r.isError]).toEqual([bad, true]);
           const envelope = r.structuredContent as any;
-          expect(validateToolResponse(envelope)).toBe(true);
+          expect(validateModelResponse(toolByName("mnote.artifact.create_ai_note")!, envelope)).toBe(true);
           expect(envelope).toMatchObject({
             ok: false,
-            toolName: "mnote.artifact.create_ai_note",
+            toolName: "mnote_artifact_create_ai_note",
             error: { code: "mnote_tool_invalid_input", retryable: false, pointer: "/_meta/mnote~1idempotencyKey" },
           });
         }

@@ -50,6 +50,10 @@ describe("regressions", () => {
     const flaky = {
       claim: store.claim.bind(store),
       release: store.release.bind(store),
+      renew: store.renew.bind(store),
+      uncertainKey: store.uncertainKey.bind(store),
+      rememberUncertain: store.rememberUncertain.bind(store),
+      forgetUncertain: store.forgetUncertain.bind(store),
       close: store.close.bind(store),
       complete: async (...args: Parameters<SqliteIdempotencyStore["complete"]>) => {
         if (broken) throw new Error("SQLITE_BUSY");

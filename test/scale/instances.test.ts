@@ -129,13 +129,15 @@ describe("four instances, one Redis, one kernel", () => {
     await c.stop();
   });
 
-  it("a lease that runs out while a slow write is still running: the second instance's attempt makes no second write", async () => {
+  it("a slow write keeps its claim alive (heartbeat); a lease that runs out anyway (the heartbeat lost) makes no second write", async () => {
     const p = seededProject([{ session: "s_owner", actor: "user_1" }]);
     const kernel = await start(["kernel", "serve", "--db", p.db, "--port", "0", "--token", "ktok"]);
     // A proxy that holds the ai_note writes by events, not by a timer: the first write waits until
     // the second instance's write has arrived too (or 30 s have passed, so a failure cannot hang).
-    // The second request is sent only once the first write is held, plus five leases: under any
-    // load the first claim has then run out while its write is still running.
+    // The second request is sent only once the first write is held, plus five leases: without
+    // the heartbeat the first claim would have run out; with it, the second instance is told
+    // in_progress. Then the claim is made to run out (its Redis record expires, as when the
+    // heartbeat cannot reach Redis) while the write is still running.
     const held: Array<() => void> = [];
     let firstHeld!: () => void;
     const heldOnce = new Promise<void>((r) => (firstHeld = r));
@@ -186,7 +188,13 @@ describe("four instances, one Redis, one kernel", () => {
     const request = note("slow-key");
     const a = postJson(`${servers[0]!.url}/v1/tools/call`, request, "tok");
     await heldOnce; // the first instance holds the claim and its write is in flight
-    await new Promise((r) => setTimeout(r, 5 * leaseMs)); // its lease has run out; its write is still held
+    await new Promise((r) => setTimeout(r, 5 * leaseMs)); // five leases: renewed all along by the heartbeat
+    const early = await postJson(`${servers[1]!.url}/v1/tools/call`, request, "tok");
+    expect(early.body.error).toMatchObject({ code: "mnote_tool_in_progress", retryable: true });
+    const [record] = await redis.keys("mnote:idem:*");
+    expect(JSON.parse((await redis.get(record!))!)).toMatchObject({ state: "pending" });
+    await redis.pexpire(record!, 1); // the lease runs out while the write is still held
+    await new Promise((r) => setTimeout(r, 20));
     const b = postJson(`${servers[1]!.url}/v1/tools/call`, request, "tok");
     const [ra, rb] = [(await a).body, (await b).body];
     expect([ra.ok, rb.ok]).toEqual([true, true]);

@@ -1,13 +1,15 @@
 /**
  * A proxy in front of a real kernel (`mnote-tools kernel serve`) that injects faults per command:
  * "pass" forwards; "delay" forwards at once (so the kernel commits) and holds the answer back for
- * delayMs, so the runtime gives up waiting and the answer is lost; "fail" answers HTTP 500 without
- * forwarding (the kernel never sees the command). The fault function sees each command in order,
- * so a test can fault the first write only.
+ * delayMs, so the runtime gives up waiting and the answer is lost; "lose" forwards, waits for the
+ * kernel's answer and then resets the connection (committed, the answer lost, at once); "hold"
+ * forwards at once and never answers (a write in flight for as long as the test needs); "fail"
+ * answers HTTP 500 without forwarding (the kernel never sees the command). The fault function sees
+ * each command in order, so a test can fault the first write only.
  */
 import { createServer, request as httpRequest } from "node:http";
 
-export type Fault = "delay" | "fail" | "pass";
+export type Fault = "delay" | "fail" | "pass" | "lose" | "hold";
 
 export interface KernelProxy {
   url: string;
@@ -45,7 +47,9 @@ export async function faultyKernelProxy(
             res.writeHead(up.statusCode ?? 502, { "content-type": "application/json" });
             res.end(Buffer.concat(body));
           };
-          if (mode === "delay") setTimeout(answer, delayMs);
+          if (mode === "lose") res.destroy();
+          else if (mode === "hold") return;
+          else if (mode === "delay") setTimeout(answer, delayMs);
           else answer();
         });
       });

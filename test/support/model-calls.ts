@@ -33,3 +33,19 @@ export function withNullOptionals(toolName: string): Record<string, unknown> {
     );
   return fillNulls(tool.parameters as Schema, base) as Record<string, unknown>;
 }
+
+/**
+ * Pairs of distinct tool call ids that a cleanup (invalid characters to "_", leading punctuation
+ * dropped, cut to 128 characters) would make equal: issue 18's colliding pairs. Each pair is two
+ * calls and must get two keys.
+ */
+export const COLLIDING_PAIRS: ReadonlyArray<readonly [string, string]> = [
+  ["call 1", "call_1"],
+  ["call/x", "call?x"],
+  ["-call9", "call9"],
+  ["a".repeat(128) + "X", "a".repeat(128) + "Y"],
+  ["call#1", "call$1"],
+  [":call7", "call7"],
+  ["x".repeat(200), "x".repeat(128)],
+  ["café", "caf_"],
+];

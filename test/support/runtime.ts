@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
+import Database from "better-sqlite3";
 import { createRuntime, type Runtime, type RuntimeOptions } from "../../runtime/runtime";
 import { seedKernel } from "../../kernel/seed";
 import type { ReferenceKernel } from "../../kernel/reference-kernel";
@@ -83,16 +84,30 @@ export async function testRuntime(
 }
 
 export function hashTables(kernel: ReferenceKernel): string {
+  return hashDatabase(kernel.db);
+}
+
+/** sha256 over every row of every table of a database (a kernel's, in process or in a file). */
+export function hashDatabase(db: Pick<ReferenceKernel["db"], "prepare">): string {
   const hash = createHash("sha256");
-  const tables = kernel.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{
     name: string;
   }>;
   for (const { name } of tables) {
     hash.update(`#${name}\n`);
-    for (const row of kernel.db.prepare(`SELECT * FROM ${name} ORDER BY 1, 2`).all())
-      hash.update(JSON.stringify(row) + "\n");
+    for (const row of db.prepare(`SELECT * FROM ${name} ORDER BY 1, 2`).all()) hash.update(JSON.stringify(row) + "\n");
   }
   return hash.digest("hex");
+}
+
+/** hashDatabase of a kernel database file, opened read-only for the moment it takes. */
+export function hashDatabaseFile(path: string): string {
+  const db = new Database(path, { readonly: true });
+  try {
+    return hashDatabase(db);
+  } finally {
+    db.close();
+  }
 }
 
 /** Narrows a response to a success, failing the test with the error otherwise. */

@@ -46,7 +46,7 @@ async function pluginGet(env: NodeJS.ProcessEnv): Promise<any> {
     timeout: 120_000,
   });
   const response = JSON.parse(stdout).results[0].response;
-  expect(response).toMatchObject({ ok: true, toolName: "mnote.page.get", toolCallId: "call_traced" });
+  expect(response).toMatchObject({ ok: true, toolName: "mnote_page_get", toolCallId: "call_traced" });
   return response;
 }
 
