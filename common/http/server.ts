@@ -321,22 +321,36 @@ export function urlOf(server: Server, host: string, path = ""): string {
 }
 
 /**
- * Listens, prints {"listening": url, "pid"} on stdout (what scripts and tests wait for), serves
- * until SIGTERM or SIGINT, stops gracefully, then runs onStop.
+ * Listens, prints {"listening": url, "pid"} on stdout (what scripts and tests wait for; a cluster
+ * worker announces to its primary instead), serves until SIGTERM or SIGINT, stops gracefully, then
+ * runs onStop.
  */
 export async function serveUntilSignal(
   server: Server,
-  options: { host: string; port: number; path?: string; log: Logger; onStop?: () => Promise<void> | void },
+  options: {
+    host: string;
+    port: number;
+    path?: string;
+    log: Logger;
+    onStop?: () => Promise<void> | void;
+    /** Instead of printing the listening line (a cluster worker tells its primary). */
+    announce?: (url: string) => void;
+  },
 ): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => resolve());
   });
   const url = urlOf(server, options.host, options.path);
-  process.stdout.write(JSON.stringify({ listening: url, pid: process.pid }) + "\n");
+  if (options.announce) options.announce(url);
+  else process.stdout.write(JSON.stringify({ listening: url, pid: process.pid }) + "\n");
   options.log.info({ event: "listening", url }, "listening");
   await new Promise<void>((resolve) => {
+    let stopping = false;
     const stop = async (signal: string) => {
+      // SIGINT from a terminal reaches a cluster worker as well as its primary's SIGTERM: stop once
+      if (stopping) return;
+      stopping = true;
       options.log.info({ event: "shutdown", signal }, "shutdown");
       await closeGracefully(server, 10_000);
       await options.onStop?.();
