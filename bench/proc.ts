@@ -63,3 +63,17 @@ export function childrenCpuMs(): number {
     return Number.NaN;
   }
 }
+
+/**
+ * CPU time (user + system) a running process has used so far, in ms, from /proc/<pid>/stat (clock
+ * ticks of 1/100 s); NaN where /proc is missing. Read before and after a run of a long-lived server.
+ */
+export function processCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
