@@ -16,7 +16,7 @@
  */
 import { readFileSync } from "node:fs";
 import { runWorker } from "./child";
-import { consume, measureSliced, type MicroTask, type SlicedSamples } from "./micro";
+import { consume, measure, measureSliced, type MicroSamples, type MicroTask, type SlicedSamples } from "./micro";
 import { demoSeedPath } from "./paths";
 import { ALL_SCOPES, IDS } from "./requests";
 import { figure, medianOf, pairedRatio } from "./stats";
@@ -36,6 +36,9 @@ interface WorkerOptions {
   slices: number;
   sliceTime: number;
   warmupTime: number;
+  /** Profiling: only this task (e.g. "dispatch/six"), measured for time ms. */
+  only?: string;
+  time?: number;
 }
 
 type Reply = { commandId: string | null; replayed: boolean; result: unknown };
@@ -284,9 +287,19 @@ async function tasks(s: Setup): Promise<MicroTask[]> {
 export type WorkerResult = Record<string, SlicedSamples>;
 
 /** In the child: every contender, interleaved in slices. */
-export async function worker(_contender: string, options: WorkerOptions): Promise<WorkerResult> {
+export async function worker(
+  _contender: string,
+  options: WorkerOptions,
+): Promise<WorkerResult | Record<string, MicroSamples>> {
   const s = await setup();
-  return measureSliced(await tasks(s), options);
+  const all = await tasks(s);
+  if (options.only) {
+    return measure(
+      all.filter((t) => t.name === options.only),
+      { time: options.time ?? 1000, warmupTime: options.warmupTime },
+    );
+  }
+  return measureSliced(all, options);
 }
 
 export async function section(ctx: SectionContext): Promise<SectionResult> {
@@ -300,7 +313,7 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
   const perSlice = new Map<string, number[]>();
   const samples = new Map<string, number[]>();
   for (let round = 0; round < rounds; round++) {
-    const result = await runWorker<WorkerResult>("runtimeCost", "all", options);
+    const result = (await runWorker<WorkerResult>("runtimeCost", "all", options)) as WorkerResult;
     for (const [task, r] of Object.entries(result)) {
       perSlice.set(task, [...(perSlice.get(task) ?? []), ...r.perSlice]);
       samples.set(task, [...(samples.get(task) ?? []), ...r.nsPerOp]);

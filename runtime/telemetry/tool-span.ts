@@ -28,10 +28,15 @@ export async function withToolSpan(run: (span: ToolSpan) => Promise<ToolResponse
     EXECUTE_TOOL,
     { kind: SpanKind.INTERNAL, attributes: { [ATTR.genAiOperationName]: EXECUTE_TOOL } },
     async (span) => {
+      // with no SDK registered (or a sampler that drops the span) nothing is recorded: the
+      // attributes are not built at all (the dispatch profile showed them on every call)
+      const recording = span.isRecording();
       try {
-        const response = await run({ identify: (tool) => identify(span, tool) });
-        span.setAttributes(outcomeAttributes(response));
-        if (!response.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: response.error.code });
+        const response = await run(recording ? { identify: (tool) => identify(span, tool) } : NOT_RECORDING);
+        if (recording) {
+          span.setAttributes(outcomeAttributes(response));
+          if (!response.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: response.error.code });
+        }
         return response;
       } catch (e) {
         span.setAttribute(ATTR.errorType, e instanceof Error ? e.name : "_OTHER");
@@ -43,6 +48,9 @@ export async function withToolSpan(run: (span: ToolSpan) => Promise<ToolResponse
     },
   );
 }
+
+/** The handle of a span that records nothing. */
+const NOT_RECORDING: ToolSpan = { identify: () => undefined };
 
 function identify(span: Span, tool: Pick<ToolDescriptor, "name" | "providerName" | "description">): void {
   span.updateName(`${EXECUTE_TOOL} ${tool.name}`);

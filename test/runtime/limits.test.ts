@@ -8,7 +8,8 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { repoRoot } from "../support/paths";
-import { DEFAULT_LIMITS, readRequest } from "../../runtime/dispatch/limits";
+import fc from "fast-check";
+import { checkShape, DEFAULT_LIMITS, readRequest, shapeKeys } from "../../runtime/dispatch/limits";
 import { pointerAt, prescanJson } from "../../runtime/dispatch/prescan";
 import { ToolFailure } from "../../runtime/dispatch/tool-failure";
 
@@ -102,6 +103,39 @@ describe("request limits", () => {
     expect(refusal("[[],[ ],[0]]")).toBeUndefined();
     expect(prescanJson("[[],[ ],[0, 1]]", { maxDepth: 64, maxValues: 6 })).toBe(0);
     expect(() => prescanJson("[[],[ ],[0, 1]]", { maxDepth: 64, maxValues: 5 })).toThrow();
+  });
+
+  it("the fast walk answers exactly as the path-keeping walk: the same key count, the same refusal at the same place", () => {
+    const small = { maxBytes: 1e6, maxDepth: 4, maxValues: 40, maxStringLength: 6 };
+    const scalar = fc.oneof(
+      fc.string({ maxLength: 8 }),
+      fc.constantFrom("\ud800", "a\udfff", "ok", ""),
+      fc.integer(),
+      fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, 1.5, -0),
+      fc.boolean(),
+      fc.constant(null),
+    );
+    const { value } = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: "small", withCrossShrink: true }, scalar, tie("array"), tie("object")),
+      array: fc.array(tie("value"), { maxLength: 5 }),
+      object: fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), fc.constant("\udc00k")), tie("value"), {
+        maxKeys: 5,
+      }),
+    }));
+    const outcome = (walk: () => number) => {
+      try {
+        return { keys: walk() };
+      } catch (e) {
+        if (!(e instanceof ToolFailure)) throw e;
+        return { code: e.code, ...e.detail };
+      }
+    };
+    fc.assert(
+      fc.property(value, (v) => {
+        expect(outcome(() => shapeKeys(v, small))).toEqual(outcome(() => checkShape(v, small)));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it("bytes that are not UTF-8 are refused (not_json), never decoded with U+FFFD", () => {
