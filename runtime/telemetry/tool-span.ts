@@ -6,7 +6,8 @@
  * page says (no arguments, no results: the conventions' opt-in `gen_ai.tool.call.arguments` and
  * `gen_ai.tool.call.result` are deliberately not recorded).
  */
-import { SpanKind, SpanStatusCode, trace, type Attributes, type Span } from "@opentelemetry/api";
+import type { Attributes, Span } from "@opentelemetry/api";
+import { activeOtel } from "./otel";
 import type { ToolResponse } from "../../generated/types";
 import type { ToolDescriptor } from "../../generated/registry";
 import { ATTR, EXECUTE_TOOL, TRACER_NAME } from "./attributes";
@@ -23,7 +24,11 @@ export interface ToolSpan {
  * span records it and the error goes on.
  */
 export async function withToolSpan(run: (span: ToolSpan) => Promise<ToolResponse>): Promise<ToolResponse> {
-  const tracer = trace.getTracer(TRACER_NAME);
+  // nothing registered with OpenTelemetry: the span could not record, so there is none (otel.ts)
+  const otel = activeOtel();
+  if (!otel) return run(NOT_RECORDING);
+  const { SpanKind, SpanStatusCode } = otel;
+  const tracer = otel.trace.getTracer(TRACER_NAME);
   return tracer.startActiveSpan(
     EXECUTE_TOOL,
     { kind: SpanKind.INTERNAL, attributes: { [ATTR.genAiOperationName]: EXECUTE_TOOL } },
