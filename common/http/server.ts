@@ -372,9 +372,10 @@ export async function serveUntilSignal(
     server.listen(options.port, options.host, () => resolve());
   });
   const url = urlOf(server, options.host, options.path);
+  // logged first: whoever waits for the announcement finds the log line already written
+  options.log.info({ event: "listening", url }, "listening");
   if (options.announce) options.announce(url);
   else process.stdout.write(JSON.stringify({ listening: url, pid: process.pid }) + "\n");
-  options.log.info({ event: "listening", url }, "listening");
   await new Promise<void>((resolve) => {
     let stopping = false;
     const stop = async (signal: string) => {
