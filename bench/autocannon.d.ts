@@ -22,6 +22,10 @@ declare module "autocannon" {
       timeout?: number;
       sampleInt?: number;
       requests?: Request[];
+      /** A separate run before the measured one (its figures are not in the result). */
+      warmup?: { connections?: number; duration?: number };
+      /** Each response body; a falsy answer counts the response in mismatches. */
+      verifyBody?: (body: string) => boolean;
     }
     interface Histogram {
       average: number;
@@ -41,6 +45,7 @@ declare module "autocannon" {
       errors: number;
       timeouts: number;
       non2xx: number;
+      mismatches: number;
       "2xx": number;
       duration: number;
       connections: number;

@@ -95,7 +95,7 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
     "node: require cli/main",
     "node: require runtime/runtime",
   ];
-  const runs = ctx.quick ? 5 : 11;
+  const runs = ctx.smoke ? 1 : ctx.quick ? 5 : 11;
   const times = new Map<ColdContender, number[]>(contenders.map((c) => [c, []]));
   let n = 0;
   const once = async (c: ColdContender) => {
@@ -107,7 +107,7 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
   };
   try {
     // one unmeasured run each: the files are in the page cache for everyone
-    for (const c of contenders) await once(c);
+    if (!ctx.smoke) for (const c of contenders) await once(c);
     for (let run = 0; run < runs; run++) {
       for (const c of shuffle([...contenders])) times.get(c)!.push(await once(c));
     }

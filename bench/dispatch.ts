@@ -318,10 +318,12 @@ async function phaseTasks(s: Awaited<ReturnType<typeof setup>>): Promise<MicroTa
 
 export async function section(ctx: SectionContext): Promise<SectionResult> {
   const started = Date.now();
-  const rounds = ctx.quick ? 2 : 3;
-  const options: WorkerOptions = ctx.quick
-    ? { slices: 4, sliceTime: 40, warmupTime: 150 }
-    : { slices: 10, sliceTime: 60, warmupTime: 300 };
+  const rounds = ctx.smoke ? 1 : ctx.quick ? 2 : 3;
+  const options: WorkerOptions = ctx.smoke
+    ? { slices: 1, sliceTime: 5, warmupTime: 5 }
+    : ctx.quick
+      ? { slices: 4, sliceTime: 40, warmupTime: 150 }
+      : { slices: 10, sliceTime: 60, warmupTime: 300 };
   const perSlice = new Map<string, number[]>();
   const samples = new Map<string, number[]>();
   for (let round = 0; round < rounds; round++) {

@@ -1,31 +1,43 @@
 /**
  * Section 4, HTTP: `mnote-tools serve` on loopback (embedded kernel on a seeded database file, a
- * state file with session grants), driven by autocannon for page.get, page.save with a fresh
- * idempotency key per request, and page.save replaying one key, at 1, 8 and 64 connections.
+ * state file with session grants), with 1 and 2 workers, driven by autocannon for page.get,
+ * page.save with a fresh idempotency key per request, and page.save replaying one key; page.get
+ * against a bare node:http peer with the same number of processes.
+ *
+ * Interleaved: every round runs every cell once, cells in shuffled order, and a cell that compares
+ * two servers runs them back to back (in random order), so each round gives one ratio taken within
+ * seconds; the figure is the median of the per-round ratios. Every response body is checked (serve
+ * answers HTTP 200 for a failure envelope too): a cell with one wrong body fails the run.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { rmSync } from "node:fs";
+import { cpus } from "node:os";
+import { join } from "node:path";
 import autocannon from "autocannon";
 import { cliFixture, type Fixture } from "./cold-start";
-import { join } from "node:path";
 import { cliBin, distBench, repoRoot } from "./paths";
 import { getTexts, saveTemplates } from "./requests";
-import { figure, pairedRatio, quantile, round, shuffle } from "./stats";
+import { figure, pairedRatio, shuffle } from "./stats";
 import { goal, type FigureTree, type Goal, type SectionContext, type SectionResult } from "./types";
 
 const TOKEN = "bench-token";
-const CONNECTIONS = [1, 8, 64] as const;
-/** "get (bare node:http)" is the peer: the same requests to bench/bare-server.ts, which answers serve's page.get envelope. */
-const SCENARIOS = ["get", "get (bare node:http)", "save (fresh key)", "save (replay)"] as const;
-type Scenario = (typeof SCENARIOS)[number];
+type Scenario = "get" | "get (bare node:http)" | "save (fresh key)" | "save (replay)";
+
+/** One measured thing: a scenario at a connection count on a server with some workers. */
+interface Cell {
+  scenario: Scenario;
+  connections: number;
+  workers: number;
+}
+/** A comparison: serve's page.get against the bare peer with as many processes. */
+interface Pair {
+  connections: number;
+  workers: number;
+}
 
 interface Server {
   url: string;
   child: ChildProcess;
-}
-
-async function startServer(f: Fixture): Promise<Server> {
-  return startProcess([cliBin, "serve", "--port", "0", "--token", TOKEN, "--db", f.db, "--state", f.state]);
 }
 
 async function startProcess(args: string[]): Promise<Server> {
@@ -36,7 +48,7 @@ async function startProcess(args: string[]): Promise<Server> {
   });
   const url = await new Promise<string>((resolve, reject) => {
     let out = "";
-    const timer = setTimeout(() => reject(new Error("serve did not start in 20 s")), 20_000);
+    const timer = setTimeout(() => reject(new Error(`${args.join(" ")} did not start in 30 s`)), 30_000);
     child.stdout!.setEncoding("utf8").on("data", (d: string) => {
       out += d;
       const line = out.split("\n")[0]!;
@@ -45,86 +57,158 @@ async function startProcess(args: string[]): Promise<Server> {
         try {
           resolve((JSON.parse(line) as { listening: string }).listening);
         } catch {
-          reject(new Error(`serve printed ${line}`));
+          reject(new Error(`${args.join(" ")} printed ${line}`));
         }
       }
     });
-    child.on("exit", (code) => reject(new Error(`serve exited ${code}`)));
+    child.on("exit", (code) => reject(new Error(`${args.join(" ")} exited ${code}`)));
   });
   return { url, child };
 }
 
-async function call(
-  server: Server,
-  body: string,
-): Promise<{ ok: boolean; result?: { revision?: number }; audit?: { replayed?: boolean }; error?: unknown }> {
+async function stopProcess(server: Server | undefined): Promise<void> {
+  if (!server || server.child.exitCode !== null || server.child.signalCode !== null) return;
+  const exited = new Promise((r) => server.child.once("exit", r));
+  server.child.kill("SIGTERM");
+  await exited;
+}
+
+type Envelope = {
+  ok: boolean;
+  toolName?: string;
+  result?: { revision?: number };
+  audit?: { effect?: string; replayed?: boolean };
+  error?: unknown;
+};
+
+async function call(server: Server, body: string): Promise<Envelope> {
   const res = await fetch(`${server.url}/v1/tools/call`, {
     method: "POST",
     headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
     body,
   });
-  return (await res.json()) as never;
+  return (await res.json()) as Envelope;
 }
 
-interface Measured {
-  rps: number[];
-  latencies: number[];
-  ok2xx: number;
+/** What a right answer of each scenario looks like (the whole body is parsed and checked). */
+const VERIFY: Record<Scenario, (e: Envelope) => boolean> = {
+  get: (e) => e.ok === true && e.toolName === "mnote.page.get" && typeof e.result?.revision === "number",
+  "get (bare node:http)": (e) =>
+    e.ok === true && e.toolName === "mnote.page.get" && typeof e.result?.revision === "number",
+  "save (fresh key)": (e) =>
+    e.ok === true && e.toolName === "mnote.page.save" && e.audit?.effect === "write" && e.audit.replayed === false,
+  "save (replay)": (e) => e.ok === true && e.toolName === "mnote.page.save" && e.audit?.replayed === true,
+};
+
+interface Run {
+  rps: number;
+  ok: number;
+  wrong: number;
   non2xx: number;
   errors: number;
-  total: number;
+  p50: number;
+  p99: number;
+  /** A few wrong bodies, for the failure message. */
+  examples: string[];
 }
 
 async function load(
-  server: Server,
+  url: string,
   connections: number,
   seconds: number,
   warmupSeconds: number,
   nextBody: () => string,
-): Promise<Measured> {
-  const latencies: number[] = [];
-  const done: number[] = [];
+  verify: (e: Envelope) => boolean,
+): Promise<Run> {
+  let wrong = 0;
+  const examples: string[] = [];
   const options = {
-    url: `${server.url}/v1/tools/call`,
+    url: `${url}/v1/tools/call`,
     method: "POST",
     headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
     connections,
     duration: seconds,
     requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, body: nextBody() }) }],
-    warmup: { connections, duration: warmupSeconds },
+    ...(warmupSeconds > 0 ? { warmup: { connections, duration: warmupSeconds } } : {}),
+    verifyBody: (body: string) => {
+      let good = false;
+      try {
+        good = verify(JSON.parse(body) as Envelope);
+      } catch {
+        good = false;
+      }
+      if (!good) {
+        wrong++;
+        if (examples.length < 3) examples.push(body.slice(0, 300));
+      }
+      return good;
+    },
   };
-  const instance = autocannon(options as autocannon.Options);
-  let t0 = 0;
-  instance.on("start", () => (t0 = performance.now()));
-  instance.on("response", (_client: unknown, _status: number, _bytes: number, ms: number) => {
-    latencies.push(ms);
-    done.push(performance.now());
-  });
-  const result = await instance;
-  // requests completed in each whole second of the run
-  const perSecond = new Array<number>(seconds).fill(0);
-  for (const t of done) {
-    const s = Math.floor((t - t0) / 1000);
-    if (s >= 0 && s < seconds) perSecond[s]!++;
-  }
+  const result = await autocannon(options as autocannon.Options);
+  const ok = result["2xx"] - result.mismatches;
   return {
-    rps: perSecond,
-    latencies,
-    ok2xx: result["2xx"],
+    rps: ok / result.duration,
+    ok,
+    wrong,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
-    total: result.requests.total ?? 0,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    examples,
   };
 }
 
+const key = (c: Cell) => `${c.scenario}@${c.connections}x${c.workers}`;
+const conns = (c: number) => `${c} connection${c === 1 ? "" : "s"}`;
+const procs = (w: number) => `${w} worker${w === 1 ? "" : "s"}`;
+
 export async function section(ctx: SectionContext): Promise<SectionResult> {
   const started = Date.now();
-  const seconds = ctx.quick ? 2 : 5;
-  const warmupSeconds = 1;
-  const f = await cliFixture("http");
-  const server = await startServer(f);
-  let bare: Server | undefined;
+  const smoke = ctx.smoke === true;
+  const rounds = smoke ? 1 : ctx.quick ? 3 : 5;
+  const seconds = smoke ? 0.3 : ctx.quick ? 1 : 2;
+  const warmupSeconds = smoke ? 0.1 : 0.5;
+  const WORKERS = [1, 2];
+  const pairs: Pair[] = smoke
+    ? WORKERS.map((workers) => ({ connections: 8, workers }))
+    : [
+        ...[1, 8, 64].map((connections) => ({ connections, workers: 1 })),
+        ...[8, 64].map((connections) => ({ connections, workers: 2 })),
+      ];
+  const singles: Cell[] = smoke
+    ? [
+        { scenario: "save (fresh key)", connections: 8, workers: 1 },
+        { scenario: "save (fresh key)", connections: 8, workers: 2 },
+        { scenario: "save (replay)", connections: 8, workers: 1 },
+      ]
+    : [
+        ...[1, 8, 64].map((connections) => ({ scenario: "save (fresh key)" as const, connections, workers: 1 })),
+        ...[8, 64].map((connections) => ({ scenario: "save (fresh key)" as const, connections, workers: 2 })),
+        ...[8, 64].map((connections) => ({ scenario: "save (replay)" as const, connections, workers: 1 })),
+      ];
+
+  const f: Fixture = await cliFixture("http");
+  const servers = new Map<number, Server>();
+  const peers = new Map<number, Server>();
   try {
+    for (const w of WORKERS)
+      servers.set(
+        w,
+        await startProcess([
+          cliBin,
+          "serve",
+          "--port",
+          "0",
+          "--token",
+          TOKEN,
+          "--db",
+          f.db,
+          "--state",
+          f.state,
+          "--workers",
+          String(w),
+        ]),
+      );
     const gets = getTexts(256, 0x477);
     const saves = saveTemplates(256, 0x5a7);
     const run = `${process.pid}-${Date.now()}`;
@@ -137,6 +221,7 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
     };
     const replayBody = saves[0]!.head + JSON.stringify(`http-${run}-replayed`) + saves[0]!.tail;
     const pageGet = gets[0]!;
+    const one = servers.get(1)!;
     const revisionOfSavePage = async () => {
       // a page.get on the save page: the save session is bound to it
       const probe = JSON.parse(saves[0]!.head + '"probe"' + saves[0]!.tail) as Record<string, unknown>;
@@ -147,21 +232,31 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
         idempotencyKey: undefined,
         dryRun: undefined,
       });
-      const r = await call(server, body);
+      const r = await call(one, body);
       if (!r.ok) throw new Error(`probe failed: ${JSON.stringify(r.error)}`);
       return r.result!.revision!;
     };
 
-    // every kind of request answers ok before any load
-    for (const body of [pageGet, freshSave(), replayBody]) {
-      const r = await call(server, body);
-      if (!r.ok) throw new Error(`HTTP bench request failed: ${JSON.stringify(r.error)}`);
+    // every kind of request answers as expected on every server before any load
+    for (const server of servers.values()) {
+      for (const [scenario, body] of [
+        ["get", pageGet],
+        ["save (fresh key)", freshSave()],
+      ] as const) {
+        const r = await call(server, body);
+        if (!VERIFY[scenario](r)) throw new Error(`HTTP bench request ${scenario} failed: ${JSON.stringify(r)}`);
+      }
+    }
+    const first = await call(one, replayBody);
+    if (!first.ok) throw new Error(`the replay body failed: ${JSON.stringify(first.error)}`);
+    for (const server of servers.values()) {
+      const again = await call(server, replayBody);
+      if (!VERIFY["save (replay)"](again)) throw new Error(`the replay body is not a replay: ${JSON.stringify(again)}`);
     }
     // the peer answers with serve's own page.get envelope, so both replies have the same size
-    bare = await startProcess([join(distBench, "bare-server.js"), TOKEN, JSON.stringify(await call(server, pageGet))]);
-    const peer = bare;
-    const again = await call(server, replayBody);
-    if (!again.ok || again.audit?.replayed !== true) throw new Error("the replay body is not a replay");
+    const envelope = JSON.stringify(await call(one, pageGet));
+    for (const w of WORKERS)
+      peers.set(w, await startProcess([join(distBench, "bare-server.js"), TOKEN, envelope, String(w)]));
 
     const bodies: Record<Scenario, () => string> = {
       get: () => gets[gi++ % gets.length]!,
@@ -169,95 +264,131 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
       "save (fresh key)": freshSave,
       "save (replay)": () => replayBody,
     };
-    const measured = new Map<string, Measured>();
-    const checks: Record<string, { revisionDelta: number; ok2xx: number }> = {};
-    const plan = shuffle(SCENARIOS.flatMap((s) => CONNECTIONS.map((c) => [s, c] as const)));
-    for (const [scenario, connections] of plan) {
-      const reads = scenario.startsWith("get");
-      const before = reads ? 0 : await revisionOfSavePage();
+    const runs = new Map<string, Run[]>();
+    const failures: string[] = [];
+    const checks: Record<string, { revisionDelta: number; ok: number }[]> = {};
+    const measure = async (cell: Cell) => {
+      const server = cell.scenario === "get (bare node:http)" ? peers.get(cell.workers)! : servers.get(cell.workers)!;
+      const writes = cell.scenario.startsWith("save");
+      const before = writes ? await revisionOfSavePage() : 0;
       const m = await load(
-        scenario === "get (bare node:http)" ? peer : server,
-        connections,
+        server.url,
+        cell.connections,
         seconds,
         warmupSeconds,
-        bodies[scenario],
+        bodies[cell.scenario],
+        VERIFY[cell.scenario],
       );
-      if (m.non2xx > 0 || m.errors > 0)
-        throw new Error(`${scenario} at ${connections}: ${m.non2xx} non-2xx, ${m.errors} errors`);
-      if (!reads) {
-        const delta = (await revisionOfSavePage()) - before;
-        checks[`${scenario} @${connections}`] = { revisionDelta: delta, ok2xx: m.ok2xx };
-        // fresh keys write once per request (warm-up included); replays never write
-        if (scenario === "save (replay)" && delta !== 0) throw new Error(`replays wrote ${delta} revisions`);
-        if (scenario === "save (fresh key)" && delta < m.ok2xx)
-          throw new Error(`fresh saves wrote ${delta} revisions for ${m.ok2xx} requests`);
-      }
-      measured.set(`${scenario}@${connections}`, m);
-      ctx.log(
-        `http: ${scenario} at ${connections} connection(s): ${Math.round(m.ok2xx / seconds)} req/s, p99 ${round(
-          quantile(
-            [...m.latencies].sort((a, b) => a - b),
-            0.99,
-          ),
-        )} ms`,
-      );
-    }
-    const figures: FigureTree = {};
-    for (const scenario of SCENARIOS) {
-      const byConnections: FigureTree = {};
-      for (const c of CONNECTIONS) {
-        const m = measured.get(`${scenario}@${c}`)!;
-        const latency = figure(m.latencies, "ms");
-        latency.p99 = round(
-          quantile(
-            [...m.latencies].sort((a, b) => a - b),
-            0.99,
-          ),
+      const name = `${cell.scenario} at ${conns(cell.connections)}, ${procs(cell.workers)}`;
+      if (m.wrong > 0 || m.non2xx > 0 || m.errors > 0)
+        failures.push(
+          `http: ${name}: ${m.wrong} wrong bodies, ${m.non2xx} non-2xx, ${m.errors} errors; e.g. ${m.examples.join(" | ")}`,
         );
-        byConnections[`${c} connection${c === 1 ? "" : "s"}`] = { requestsPerSecond: figure(m.rps, "req/s"), latency };
+      if (writes) {
+        const delta = (await revisionOfSavePage()) - before;
+        (checks[key(cell)] ??= []).push({ revisionDelta: delta, ok: m.ok });
+        // fresh keys write once per request (warm-up included); replays never write
+        if (cell.scenario === "save (replay)" && delta !== 0)
+          failures.push(`http: ${name}: replays wrote ${delta} revisions`);
+        if (cell.scenario === "save (fresh key)" && delta < m.ok)
+          failures.push(`http: ${name}: fresh saves wrote ${delta} revisions for ${m.ok} answers`);
       }
-      figures[scenario] = byConnections;
+      runs.set(key(cell), [...(runs.get(key(cell)) ?? []), m]);
+      return m;
+    };
+
+    for (let r = 0; r < rounds; r++) {
+      const plan: Array<Pair | Cell> = shuffle([...pairs, ...singles]);
+      for (const item of plan) {
+        if ("scenario" in item) await measure(item);
+        else {
+          const cells = shuffle<Cell>([
+            { scenario: "get", ...item },
+            { scenario: "get (bare node:http)", ...item },
+          ]);
+          for (const c of cells) await measure(c);
+        }
+      }
+      ctx.log(`http: round ${r + 1}/${rounds} done`);
     }
+
+    const figures: FigureTree = {};
+    const cellsByScenario = new Map<Scenario, Cell[]>();
+    for (const p of pairs)
+      for (const scenario of ["get", "get (bare node:http)"] as const)
+        cellsByScenario.set(scenario, [...(cellsByScenario.get(scenario) ?? []), { scenario, ...p }]);
+    for (const c of singles) cellsByScenario.set(c.scenario, [...(cellsByScenario.get(c.scenario) ?? []), c]);
+    for (const [scenario, cells] of cellsByScenario) {
+      const tree: FigureTree = {};
+      for (const c of cells) {
+        const m = runs.get(key(c)) ?? [];
+        tree[`${procs(c.workers)}, ${conns(c.connections)}`] = {
+          requestsPerSecond: figure(
+            m.map((x) => x.rps),
+            "req/s",
+          ),
+          "latency p50": figure(
+            m.map((x) => x.p50),
+            "ms",
+          ),
+          "latency p99": figure(
+            m.map((x) => x.p99),
+            "ms",
+          ),
+        };
+      }
+      figures[scenario] = tree;
+    }
+    const rpsOf = (c: Cell) => (runs.get(key(c)) ?? []).map((x) => x.rps);
     const ratios: FigureTree = {};
     const goals: Goal[] = [];
-    for (const c of CONNECTIONS) {
-      const ours = measured.get(`get@${c}`)!.rps;
-      const peerRps = measured.get(`get (bare node:http)@${c}`)!.rps;
-      // per-second requests of the two runs, paired second by second
-      const ratio = pairedRatio(ours, peerRps);
-      ratios[`get, ${c} connection${c === 1 ? "" : "s"}`] = { "serve / bare node:http (req/s)": ratio };
+    for (const p of pairs) {
+      const ratio = pairedRatio(rpsOf({ scenario: "get", ...p }), rpsOf({ scenario: "get (bare node:http)", ...p }));
+      ratios[`get, ${conns(p.connections)}, ${procs(p.workers)}`] = { "serve / bare node:http (req/s)": ratio };
       goals.push(
         goal(
-          `http.bare${c}`,
-          `HTTP page.get at ${c} connection${c === 1 ? "" : "s"}: serve / bare node:http, requests/s`,
+          `http.bare${p.connections}${p.workers > 1 ? `w${p.workers}` : ""}`,
+          `HTTP page.get at ${conns(p.connections)}, ${procs(p.workers)} each: serve / bare node:http, requests/s`,
           ratio,
           ">=",
           0.7,
         ),
       );
     }
+    // what a second worker brings, per round (the two cells ran in the same round)
+    for (const scenario of ["get", "save (fresh key)"] as const) {
+      for (const connections of [8, 64]) {
+        const one = rpsOf({ scenario, connections, workers: 1 });
+        const two = rpsOf({ scenario, connections, workers: 2 });
+        if (one.length > 0 && two.length > 0)
+          ratios[`${scenario}, ${conns(connections)}`] = { "2 workers / 1 worker (req/s)": pairedRatio(two, one) };
+      }
+    }
+    const summary = [...runs].map(([k, m]) => {
+      const rps = m.map((x) => Math.round(x.rps)).join(", ");
+      return `${k}: req/s per round ${rps}; ${m.reduce((a, x) => a + x.ok, 0)} bodies checked`;
+    });
     return {
       title: "HTTP: mnote-tools serve on loopback",
       notes: [
-        `autocannon 8 (in the bench's process) against node bin/mnote-tools.js serve (its own process) on 127.0.0.1, POST /v1/tools/call with a bearer token, ${seconds} s per cell after a 1 s warm-up; the server and the load generator share the machine's cores.`,
-        "requestsPerSecond: requests completed in each whole second of the run (median, p10, p90 over those seconds). latency: per request, from autocannon's response events (median, p10, p90, p99).",
-        "get: page.get of doc_1 (3 blocks). save (fresh key): page.save with a new idempotency key on every request, so every request is a write (mode replace, 1 to 4 blocks; the page revision rises by one per request, checked). save (replay): the same request and key every time, written once beforehand, so every request is answered from the idempotency record and nothing is written (checked: the revision does not move).",
-        "The server writes one JSON log line per call to stderr (sent to /dev/null here); the kernel and state are SQLite files in WAL mode.",
-        "get (bare node:http): the peer, bench/bare-server.ts in its own process: a plain node:http server that checks the bearer token, reads and JSON.parses the body and answers JSON.stringify of serve's own page.get envelope (the same size), and does nothing else. The goal is serve's requests/s at least 0.7 times the peer's, per connection count (ratio of the per-second counts, paired by second).",
+        `autocannon 8 (in the bench's process) against node bin/mnote-tools.js serve --workers N (its own processes) on 127.0.0.1, POST /v1/tools/call with a bearer token; the servers and the load generator share the machine's ${cpus().length} cores. Each run: ${warmupSeconds} s of warm-up, then ${seconds} s measured.`,
+        `Interleaved: ${rounds} rounds; every round runs every cell once, cells in shuffled order, and the two sides of a comparison back to back in random order. requestsPerSecond: checked answers / measured seconds, one value per round (median, p10, p90 over rounds). Ratios: per round, median over rounds.`,
+        "Bodies are checked: every response is parsed and must be the expected envelope (page.get: ok, the tool name, a revision; fresh save: ok, effect write, not replayed; replay: ok, replayed). serve answers HTTP 200 for a failure envelope, so a status code proves nothing. A cell with a wrong body, a non-2xx status or an error fails the run. Writes are also counted in the kernel: a fresh-key cell must raise the page's revision at least once per answer, a replay cell not at all.",
+        "get: page.get of doc_1 (3 blocks). save (fresh key): page.save with a new idempotency key on every request (mode replace, 1 to 4 blocks). save (replay): the same request and key every time, written once beforehand, answered from the idempotency record.",
+        "get (bare node:http): the peer, bench/bare-server.ts, with as many processes as serve has workers (node:cluster, as serve): checks the bearer token, reads and JSON.parses the body and answers JSON.stringify of serve's own page.get envelope (the same size), nothing else. Goal: serve's requests/s at least 0.7 times the peer's.",
+        "The servers write one JSON log line per call to stderr (sent to /dev/null here); the kernel and state are SQLite files in WAL mode, shared by the workers.",
       ],
       figures,
       ratios,
       goals,
-      extra: { seconds, warmupSeconds, checks },
+      failures,
+      extra: { rounds, seconds, warmupSeconds, checks },
+      summary,
       seconds: (Date.now() - started) / 1000,
     };
   } finally {
-    if (bare && bare.child.exitCode === null) bare.child.kill("SIGTERM");
-    if (server.child.exitCode === null) {
-      const exited = new Promise((r) => server.child.once("exit", r));
-      server.child.kill("SIGTERM");
-      await exited;
-    }
+    for (const p of peers.values()) await stopProcess(p);
+    for (const s of servers.values()) await stopProcess(s);
     rmSync(f.dir, { recursive: true, force: true });
   }
 }

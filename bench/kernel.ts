@@ -112,8 +112,12 @@ export async function worker(contender: string, options: WorkerOptions): Promise
 
 export async function section(ctx: SectionContext): Promise<SectionResult> {
   const started = Date.now();
-  const rounds = ctx.quick ? 2 : 4;
-  const options: WorkerOptions = ctx.quick ? { time: 300, warmupTime: 100 } : { time: 800, warmupTime: 200 };
+  const rounds = ctx.smoke ? 1 : ctx.quick ? 2 : 4;
+  const options: WorkerOptions = ctx.smoke
+    ? { time: 10, warmupTime: 5 }
+    : ctx.quick
+      ? { time: 300, warmupTime: 100 }
+      : { time: 800, warmupTime: 200 };
   const perRound = new Map<string, number[]>();
   const samples = new Map<string, number[]>();
   for (let round = 0; round < rounds; round++) {

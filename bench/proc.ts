@@ -1,11 +1,17 @@
 /** Timing whole processes: spawn to stdout closed and exit, with optional stdin. */
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { repoRoot } from "./paths";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { distBench, repoRoot } from "./paths";
 
 export interface Timed {
   ms: number;
-  /** CPU time (user + system) of the child and its own children, ms; NaN where /proc is missing. */
+  /**
+   * CPU time (user + system) of the child, ms: its own process.cpuUsage() at exit (bench/cpu-usage.ts,
+   * to the microsecond) when timed with {cpu: true}; otherwise the ended children's time from
+   * /proc/self/stat (10 ms ticks; NaN where /proc is missing).
+   */
   cpuMs: number;
   code: number | null;
   stdout: string;
@@ -14,16 +20,35 @@ export interface Timed {
 
 export function timeProcess(
   args: readonly string[],
-  options: { stdin?: string; cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+  options: { stdin?: string; cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; cpu?: boolean } = {},
 ): Promise<Timed> {
+  const cpuDir = options.cpu ? mkdtempSync(join(tmpdir(), "mnote-bench-cpu-")) : undefined;
+  const cpuFile = cpuDir ? join(cpuDir, "cpu.json") : undefined;
+  const ownCpu = (): number => {
+    if (!cpuFile) return Number.NaN;
+    try {
+      const u = JSON.parse(readFileSync(cpuFile, "utf8")) as { user: number; system: number };
+      return (u.user + u.system) / 1000;
+    } catch {
+      return Number.NaN; // killed before its exit handler ran
+    } finally {
+      rmSync(cpuDir!, { recursive: true, force: true });
+    }
+  };
   return new Promise((resolve, reject) => {
     const cpuBefore = childrenCpuMs();
     const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, args as string[], {
-      cwd: options.cwd ?? repoRoot,
-      env: options.env ?? process.env,
-      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      cpuFile ? ["--require", join(distBench, "cpu-usage.js"), ...args] : [...args],
+      {
+        cwd: options.cwd ?? repoRoot,
+        env: cpuFile
+          ? { ...(options.env ?? process.env), MNOTE_BENCH_CPU_FILE: cpuFile }
+          : (options.env ?? process.env),
+        stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+      },
+    );
     let stdout = "";
     let stderr = "";
     child.stdout!.setEncoding("utf8").on("data", (d: string) => (stdout += d));
@@ -34,7 +59,7 @@ export function timeProcess(
     child.on("close", (code) => {
       clearTimeout(timer);
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      resolve({ ms, cpuMs: childrenCpuMs() - cpuBefore, code, stdout, stderr });
+      resolve({ ms, cpuMs: cpuFile ? ownCpu() : childrenCpuMs() - cpuBefore, code, stdout, stderr });
     });
   });
 }
@@ -59,6 +84,20 @@ export function childrenCpuMs(): number {
     const stat = readFileSync("/proc/self/stat", "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return (Number(fields[13]) + Number(fields[14])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * CPU time (user + system) a running process has used so far, in ms, from /proc/<pid>/stat (clock
+ * ticks of 1/100 s); NaN where /proc is missing. Read before and after a run of a long-lived server.
+ */
+export function processCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
   } catch {
     return Number.NaN;
   }

@@ -110,6 +110,20 @@ export async function profileGoals(
         log(`profiled dispatch ${tool}`);
       }
     }
+    if (sections.has("runtimeCost")) {
+      const { d, flags } = prof("runtime-cost");
+      await runWorker(
+        "runtimeCost",
+        "profile",
+        { time: 3000, warmupTime: 500, only: "dispatch/six", slices: 0, sliceTime: 0 },
+        { nodeArgs: flags },
+      );
+      out.runtimeCost = summarize(
+        onlyProfile(d),
+        "the runtimeCost worker, the six tools through dispatcher.dispatch on the in-memory kernel (3 s after warm-up; the profile includes set-up)",
+      );
+      log("profiled runtimeCost");
+    }
     if (sections.has("validators")) {
       const { d, flags } = prof("validators");
       await runWorker(

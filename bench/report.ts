@@ -75,7 +75,12 @@ function md(rows: string[][], header: string[], align: string[]): string {
   );
 }
 
-export function goalsMarkdown(goals: readonly Goal[]): string {
+/** The 1-minute load average over a section's run, "start–end", when results.json has it. */
+function loadOf(s: Measured | undefined): string {
+  return s?.loadavg1m ? `${s.loadavg1m.start}–${s.loadavg1m.end}` : "";
+}
+
+export function goalsMarkdown(goals: readonly Goal[], sections: Record<string, Measured> = {}): string {
   return md(
     goals.map((g) => [
       g.label,
@@ -83,14 +88,15 @@ export function goalsMarkdown(goals: readonly Goal[]): string {
       `${fmt(g.figure.p10)} .. ${fmt(g.figure.p90)}`,
       `${g.op === "<=" ? "≤" : "≥"} ${g.goal}`,
       g.met ? "met" : "**missed**",
+      loadOf(sections[g.id.split(".")[0]!]),
     ]),
-    ["goal", "median", "p10 .. p90", "target", ""],
-    ["---", "---:", "---:", "---:", "---"],
+    ["goal", "median", "p10 .. p90", "target", "", "load"],
+    ["---", "---:", "---:", "---:", "---", "---:"],
   );
 }
 
 /** A section's figures and ratios as Markdown tables (p99 only where a figure has one). */
-export function sectionMarkdown(s: SectionResult): string {
+export function sectionMarkdown(s: Measured): string {
   const rows = flatten(s.figures);
   const withP99 = rows.some(([, f]) => f.p99 !== undefined);
   const out = [
@@ -118,17 +124,24 @@ export function sectionMarkdown(s: SectionResult): string {
       ),
     );
   if (s.summary?.length) out.push(s.summary.map((l) => `- ${l}`).join("\n"));
+  if (s.loadavg1m)
+    out.push(
+      `Measured ${s.date?.slice(0, 10) ?? ""}${s.quick ? " (--quick)" : ""}; load average (1 min) ${s.loadavg1m.start} at the start, ${s.loadavg1m.end} at the end, on the machine described above.`,
+    );
   return out.join("\n\n");
 }
 
+/** A section as results.json keeps it: its result and when and under what load it ran. */
+export type Measured = SectionResult & { date?: string; quick?: boolean; loadavg1m?: { start: number; end: number } };
+
 interface ResultsFile {
-  sections: Record<string, SectionResult>;
+  sections: Record<string, Measured>;
   goals: Goal[];
 }
 
 /** Every table, one after another. */
 export function markdown(results: ResultsFile): string {
-  const out = [goalsMarkdown(results.goals)];
+  const out = [goalsMarkdown(results.goals, results.sections)];
   for (const [name, s] of Object.entries(results.sections)) out.push(`### ${name}: ${s.title}`, sectionMarkdown(s));
   return out.join("\n\n") + "\n";
 }
@@ -141,7 +154,7 @@ export function updateDoc(text: string, results: ResultsFile): string {
   return text.replace(
     /(<!-- bench:(\w+) -->\n)[\s\S]*?(<!-- \/bench -->)/g,
     (whole, open: string, name: string, close: string) => {
-      if (name === "goals") return `${open}${goalsMarkdown(results.goals)}\n${close}`;
+      if (name === "goals") return `${open}${goalsMarkdown(results.goals, results.sections)}\n${close}`;
       const s = results.sections[name];
       return s ? `${open}${sectionMarkdown(s)}\n${close}` : whole;
     },

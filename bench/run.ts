@@ -1,10 +1,15 @@
 /**
- * npm run bench [-- --quick] [-- --only <section>[,<section>]] [-- --profile]
+ * npm run bench [-- --quick | --smoke] [-- --only <section>[,<section>]] [-- --profile]
  *
  * Runs the sections (each contender in child processes, shuffled, several rounds), writes
  * bench/results.json and bench/chart.svg, and prints a table. With --only, the other sections'
  * results are kept from the existing results.json. With --profile, the goals missed (or met by
  * less than 20%) get a CPU profile summary (results.json "profiles").
+ *
+ * --smoke runs every section once on a tiny budget, for its correctness checks only (CI runs it,
+ * so a broken bench cannot land): it writes nothing. A failed check (a contender answering unlike
+ * the contract, a wrong response body) never aborts the run: every section still runs, and the run
+ * ends with the failures listed and exit code 1.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, platform, release, totalmem, arch } from "node:os";
@@ -18,6 +23,7 @@ const SECTIONS: Record<string, () => Promise<{ section(ctx: SectionContext): Pro
   validators: () => import("./validators"),
   dispatch: () => import("./dispatch"),
   runtimeCost: () => import("./runtime-cost"),
+  mcp: () => import("./mcp"),
   coldStart: () => import("./cold-start"),
   http: () => import("./http"),
   kernel: () => import("./kernel"),
@@ -36,6 +42,8 @@ const ALIASES: Record<string, string> = {
 interface Results {
   machine: Record<string, unknown>;
   options: { quick: boolean; only: string[] };
+  /** Correctness checks that failed, by section (empty when all passed). */
+  failures?: string[];
   sections: Record<
     string,
     SectionResult & { date?: string; quick?: boolean; loadavg1m?: { start: number; end: number } }
@@ -46,13 +54,15 @@ interface Results {
 
 class UsageError extends Error {}
 
-function parseArgs(argv: readonly string[]): { quick: boolean; only: string[]; profile: boolean } {
+function parseArgs(argv: readonly string[]): { quick: boolean; smoke: boolean; only: string[]; profile: boolean } {
   let quick = false;
+  let smoke = false;
   let profile = false;
   const only: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--quick") quick = true;
+    else if (a === "--smoke") smoke = true;
     else if (a === "--profile") profile = true;
     else if (a === "--only" || a.startsWith("--only=")) {
       const value = a.startsWith("--only=") ? a.slice(7) : argv[++i];
@@ -64,12 +74,13 @@ function parseArgs(argv: readonly string[]): { quick: boolean; only: string[]; p
       }
     } else if (a === "--help" || a === "-h") {
       console.log(
-        "usage: npm run bench [-- --quick] [-- --only validators,dispatch,runtimeCost,coldStart,http,kernel,codegen,store,hostile,diff] [-- --profile]",
+        "usage: npm run bench [-- --quick | --smoke] [-- --only validators,dispatch,runtimeCost,mcp,coldStart,http,kernel,codegen,store,hostile,diff] [-- --profile]",
       );
       process.exit(0);
     } else throw new UsageError(`unknown option ${a}`);
   }
-  return { quick, only, profile };
+  if (smoke && (quick || profile)) throw new UsageError("--smoke runs alone (no --quick, no --profile)");
+  return { quick, smoke, only, profile };
 }
 
 function machine(): Record<string, unknown> {
@@ -102,17 +113,37 @@ async function main(): Promise<void> {
     sections: {},
     goals: [],
   };
+  const failures: string[] = [];
   for (const name of Object.keys(SECTIONS)) {
     if (names.includes(name)) {
       log(`${name}: start`);
       const loadBefore = loadavg()[0]!;
-      const result = await (await SECTIONS[name]!()).section({ quick: args.quick, log });
+      let result: SectionResult;
+      try {
+        result = await (await SECTIONS[name]!()).section({ quick: args.quick, smoke: args.smoke, log });
+      } catch (e) {
+        // a section that cannot finish is a failure of the run, not the end of it
+        failures.push(`${name}: the section failed: ${(e as Error)?.stack ?? String(e)}`);
+        log(`${name}: FAILED`);
+        if (previous?.sections[name]) results.sections[name] = previous.sections[name]!;
+        continue;
+      }
       const load = { start: Math.round(loadBefore * 100) / 100, end: Math.round(loadavg()[0]! * 100) / 100 };
       results.sections[name] = { ...result, date: new Date().toISOString(), quick: args.quick, loadavg1m: load };
+      failures.push(...(result.failures ?? []));
       console.log(`\n${sectionTable(result)}`);
+      console.log(`(load average, 1 min: ${load.start} at the start, ${load.end} at the end)`);
     } else if (previous?.sections[name]) {
       results.sections[name] = previous.sections[name]!;
     }
+  }
+  results.failures = failures;
+  if (args.smoke) {
+    finish(
+      failures,
+      `smoke run of ${names.length} section(s) in ${((Date.now() - started) / 1000).toFixed(0)} s (nothing written)`,
+    );
+    return;
   }
   results.goals = Object.values(results.sections).flatMap((s) => s.goals);
   if (previous?.profiles)
@@ -135,7 +166,19 @@ async function main(): Promise<void> {
   writeFileSync(resultsPath, JSON.stringify(results, null, 2) + "\n");
   writeChart(resultsPath, chartPath);
   console.log(`\n== Goals\n${goalsTable(results.goals)}`);
-  console.log(`\nwrote ${resultsPath} and ${chartPath} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  finish(failures, `wrote ${resultsPath} and ${chartPath} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+}
+
+/** The last lines: what was written, then every failed check, loudly, and exit code 1 if any. */
+function finish(failures: readonly string[], done: string): void {
+  console.log(`\n${done}`);
+  if (failures.length === 0) {
+    console.log("all correctness checks passed");
+    return;
+  }
+  console.log(`\n== FAILED CHECKS (${failures.length})`);
+  for (const f of failures) console.log(`FAILED: ${f}`);
+  process.exitCode = 1;
 }
 
 main().catch((e: unknown) => {

@@ -100,10 +100,12 @@ export async function worker(_contender: string, options: WorkerOptions): Promis
 
 export async function section(ctx: SectionContext): Promise<SectionResult> {
   const started = Date.now();
-  const rounds = ctx.quick ? 2 : 3;
-  const options: WorkerOptions = ctx.quick
-    ? { slices: 4, sliceTime: 40, warmupTime: 150 }
-    : { slices: 8, sliceTime: 60, warmupTime: 300 };
+  const rounds = ctx.smoke ? 1 : ctx.quick ? 2 : 3;
+  const options: WorkerOptions = ctx.smoke
+    ? { slices: 1, sliceTime: 5, warmupTime: 5 }
+    : ctx.quick
+      ? { slices: 4, sliceTime: 40, warmupTime: 150 }
+      : { slices: 8, sliceTime: 60, warmupTime: 300 };
   const perSlice = new Map<string, number[]>();
   const samples = new Map<string, number[]>();
   try {

@@ -28,11 +28,18 @@ export interface SectionResult {
   extra?: Record<string, unknown>;
   /** Lines printed under the section's table (shares, growth). */
   summary?: string[];
+  /**
+   * Correctness checks that failed (a contender answering unlike the contract, wrong response
+   * bodies): the run still completes and writes everything, then says so loudly and exits 1.
+   */
+  failures?: string[];
   seconds: number;
 }
 
 export interface SectionContext {
   quick: boolean;
+  /** Every step once on a tiny budget, for its correctness checks (CI): figures mean nothing. */
+  smoke?: boolean;
   log(line: string): void;
 }
 

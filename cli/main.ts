@@ -79,7 +79,12 @@ export async function main(argv: readonly string[]): Promise<void> {
           "bearer token the mnote app uses to register session grants (env MNOTE_TOOLS_HOST_TOKEN)",
           process.env.MNOTE_TOOLS_HOST_TOKEN,
         )
-        .option("--max-bytes <n>", "largest request body", String(1024 * 1024)),
+        .option("--max-bytes <n>", "largest request body", String(1024 * 1024))
+        .option(
+          "--workers <n>",
+          "serve in n processes sharing the port and the state (SQLite files in WAL mode, or --store/--grants redis://); env MNOTE_TOOLS_WORKERS",
+          process.env.MNOTE_TOOLS_WORKERS ?? "1",
+        ),
     ),
   ).action(async (opts) => (await import("./commands/serve")).runServe(opts));
 

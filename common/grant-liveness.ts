@@ -9,9 +9,24 @@ export interface Expiring {
   readonly expiresAt: string;
 }
 
+/**
+ * Date.parse of each expiresAt seen, by its text: a session's grant is judged on every call, and the
+ * parse of the same text always gives the same number (NaN included), so it is done once. Bounded:
+ * past MAX_CACHED texts the cache starts over.
+ */
+const parsed = new Map<string, number>();
+const MAX_CACHED = 4096;
+
 /** The milliseconds since the epoch when the grant dies, or NaN when expiresAt cannot be read. */
 export function expiryMs(grant: Expiring): number {
-  return Date.parse(grant.expiresAt);
+  const text = grant.expiresAt;
+  let ms = parsed.get(text);
+  if (ms === undefined) {
+    ms = Date.parse(text);
+    if (parsed.size >= MAX_CACHED) parsed.clear();
+    parsed.set(text, ms);
+  }
+  return ms;
 }
 
 /** True when expiresAt is a time this clock can compare (the registration check). */

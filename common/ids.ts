@@ -21,7 +21,14 @@ export function canonicalJson(value: unknown): string {
     return out + "]";
   }
   const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).sort();
+  // most objects arrive with their keys in order already: check (linear) before sorting
+  let keys = Object.keys(record);
+  for (let i = 1; i < keys.length; i++) {
+    if (keys[i - 1]! > keys[i]!) {
+      keys = keys.sort();
+      break;
+    }
+  }
   let out = "{";
   let first = true;
   for (const key of keys) {

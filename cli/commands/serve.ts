@@ -1,4 +1,7 @@
-/** `mnote-tools serve`: parses the options and runs the tool server (runtime/transports/tool-server.ts) until SIGTERM. */
+/**
+ * `mnote-tools serve`: parses the options and runs the tool server (runtime/transports/tool-server.ts)
+ * until SIGTERM; with --workers N, in N processes sharing the port (common/http/cluster.ts).
+ */
 import { randomBytes } from "node:crypto";
 import { runtimeFrom, positiveInt, type RuntimeCliOptions } from "../runtime-options";
 import { httpServiceOptions, portOf, type HttpCliOptions } from "../http-options";
@@ -8,19 +11,35 @@ export interface ServeOptions extends RuntimeCliOptions, HttpCliOptions {
   token?: string;
   hostToken?: string;
   maxBytes: string;
+  workers: string;
 }
 
 export async function runServe(opts: ServeOptions): Promise<void> {
   const { createToolServer } = await import("../../runtime/transports/tool-server");
   const { createLogger, logEvent, showGeneratedToken, storeErrorLogger } = await import("../../common/http/logger");
   const { serveUntilSignal } = await import("../../common/http/server");
+  const { announceToPrimary, isClusterWorker, leaveCluster, runClusterPrimary } =
+    await import("../../common/http/cluster");
   const log = createLogger({ service: "serve", level: opts.logLevel });
-  const telemetry = await startTelemetry({ serviceName: "mnote-tools" }); // only when OTEL_* asks (docs/OBSERVABILITY.md)
+  const workers = positiveInt(opts.workers, "--workers");
+  const worker = isClusterWorker();
   let token = opts.token;
   if (!token) {
     token = randomBytes(18).toString("base64url");
     showGeneratedToken("serve", "--token or MNOTE_TOOLS_TOKEN", token);
   }
+  if (workers > 1 && !worker) {
+    // every worker must see the same state: an in-memory database would be one per process
+    for (const [flag, path] of [
+      ["--state", opts.state],
+      ["--db", opts.kernelUrl || opts.kernelCli ? undefined : opts.db],
+    ] as const)
+      if (path === ":memory:") throw new Error(`--workers ${workers} needs a database file for ${flag}, not :memory:`);
+    // the workers re-run this command; a generated token reaches them through the environment
+    await runClusterPrimary({ workers, log, env: { MNOTE_TOOLS_TOKEN: token } });
+    return;
+  }
+  const telemetry = await startTelemetry({ serviceName: "mnote-tools" }); // only when OTEL_* asks (docs/OBSERVABILITY.md)
   const runtime = await runtimeFrom(opts, {
     onCall: (r) => logEvent(log, "info", "tool_call", r),
     onStoreError: storeErrorLogger(log),
@@ -37,9 +56,11 @@ export async function runServe(opts: ServeOptions): Promise<void> {
     host: opts.host,
     port: portOf(opts.port),
     log,
+    announce: worker ? announceToPrimary : undefined,
     onStop: async () => {
       await runtime.close();
       await telemetry?.shutdown();
     },
   });
+  if (worker) leaveCluster();
 }

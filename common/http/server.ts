@@ -92,38 +92,72 @@ export function createHttpService(options: HttpServiceOptions): Server {
     requestTimeout,
   );
 
+  // the Host header's answer, by its text: a client sends the same one on every request, and
+  // parsing it as a URL was a visible share of a request's own cost (bench/, http)
+  const hostAnswers = new Map<string | undefined, { status: 400 | 403; problem: string | undefined }>();
+  // exact paths looked up directly; pattern routes tried in order (the same answer as trying all)
+  const exact = new Map<string, Route[]>();
+  for (const route of options.routes)
+    if (typeof route.path === "string") exact.set(route.path, [...(exact.get(route.path) ?? []), route]);
+  const patterned = options.routes.filter((route) => typeof route.path !== "string");
+  const order = new Map(options.routes.map((route, i) => [route, i]));
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const hosts = hostHeaders(req);
     if (hosts.length > 1)
       throw new HttpError(400, `a request carries one Host header, this one carries ${hosts.length}`);
-    // an empty Host is what HTTP/1.1 sends for a target without authority: the allow-list decides
-    if (hosts[0] && hostnameOf(hosts[0]) === undefined)
-      throw new HttpError(400, `the Host header "${hosts[0]}" is not host[:port]`);
-    const hostProblem = checkHost(hosts[0], allowedHosts);
-    if (hostProblem) throw new HttpError(403, hostProblem);
+    const host = hosts[0];
+    // the Host header's answer, cached by its text (see hostAnswers): a shape problem is a 400, a
+    // host outside the allow-list a 403
+    let answer = hostAnswers.get(host);
+    if (answer === undefined) {
+      // an empty Host is what HTTP/1.1 sends for a target without authority: the allow-list decides
+      const malformed = host && hostnameOf(host) === undefined;
+      answer = malformed
+        ? { status: 400, problem: `the Host header "${host}" is not host[:port]` }
+        : { status: 403, problem: checkHost(host, allowedHosts) };
+      if (hostAnswers.size >= 256) hostAnswers.clear();
+      hostAnswers.set(host, answer);
+    }
+    const hostProblem = answer.problem;
+    if (hostProblem) throw new HttpError(answer.status, hostProblem);
     const originProblem = checkOrigin(req.headers.origin, options.allowedOrigins, allowedHosts);
     if (originProblem) throw new HttpError(403, originProblem);
     const raw = req.url ?? "/";
     const q = raw.indexOf("?");
     const path = q < 0 ? raw : raw.slice(0, q);
-    const query = new URLSearchParams(q < 0 ? "" : raw.slice(q + 1));
-    const matching = options.routes
-      .map((route) => ({ route, match: matchPath(route.path, path) }))
-      .filter((m) => m.match !== null);
+    const matching: Array<{ route: Route; match: string[] }> = [];
+    for (const route of exact.get(path) ?? []) matching.push({ route, match: [] });
+    for (const route of patterned) {
+      const match = matchPath(route.path, path);
+      if (match !== null) matching.push({ route, match });
+    }
     if (matching.length === 0) throw new HttpError(404, `no route ${req.method} ${path}`);
+    // in the order the routes were given, as before: the first route of the method wins
+    if (matching.length > 1) matching.sort((a, b) => order.get(a.route)! - order.get(b.route)!);
     const hit = matching.find((m) => m.route.method === req.method);
     if (!hit)
       throw new HttpError(405, `${req.method} is not allowed on ${path}`, undefined, {
         allow: [...new Set(matching.map((m) => m.route.method))].join(", "),
       });
-    const params = hit.match!.map((p) => {
+    const params = hit.match.map((p) => {
       try {
         return decodeURIComponent(p);
       } catch {
         throw new HttpError(400, "the path holds malformed percent-encoding");
       }
     });
-    await hit.route.handle({ req, res, path, query, params });
+    let query: URLSearchParams | undefined;
+    await hit.route.handle({
+      req,
+      res,
+      path,
+      // parsed when a handler asks for it
+      get query() {
+        return (query ??= new URLSearchParams(q < 0 ? "" : raw.slice(q + 1)));
+      },
+      params,
+    });
   }
 
   const server = createServer(
@@ -372,22 +406,37 @@ export function urlOf(server: Server, host: string, path = ""): string {
 }
 
 /**
- * Listens, prints {"listening": url, "pid"} on stdout (what scripts and tests wait for), serves
- * until SIGTERM or SIGINT, stops gracefully, then runs onStop.
+ * Listens, prints {"listening": url, "pid"} on stdout (what scripts and tests wait for; a cluster
+ * worker announces to its primary instead), serves until SIGTERM or SIGINT, stops gracefully, then
+ * runs onStop.
  */
 export async function serveUntilSignal(
   server: Server,
-  options: { host: string; port: number; path?: string; log: Logger; onStop?: () => Promise<void> | void },
+  options: {
+    host: string;
+    port: number;
+    path?: string;
+    log: Logger;
+    onStop?: () => Promise<void> | void;
+    /** Instead of printing the listening line (a cluster worker tells its primary). */
+    announce?: (url: string) => void;
+  },
 ): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => resolve());
   });
   const url = urlOf(server, options.host, options.path);
-  process.stdout.write(JSON.stringify({ listening: url, pid: process.pid }) + "\n");
+  // logged first: whoever waits for the announcement finds the log line already written
   options.log.info({ event: "listening", url }, "listening");
+  if (options.announce) options.announce(url);
+  else process.stdout.write(JSON.stringify({ listening: url, pid: process.pid }) + "\n");
   await new Promise<void>((resolve) => {
+    let stopping = false;
     const stop = async (signal: string) => {
+      // SIGINT from a terminal reaches a cluster worker as well as its primary's SIGTERM: stop once
+      if (stopping) return;
+      stopping = true;
       options.log.info({ event: "shutdown", signal }, "shutdown");
       await closeGracefully(server, 10_000);
       await options.onStop?.();

@@ -48,6 +48,7 @@ import { getAtPointer } from "../../common/json-pointer";
 import { isPlainObject } from "../../common/values";
 import { isGrantLive } from "../../common/grant-liveness";
 import { withToolSpan, type ToolSpan } from "../telemetry/tool-span";
+import { capabilityNeeds } from "./capability-needs";
 
 /** The part of a kernel client the dispatcher uses. */
 export type KernelPort = Pick<KernelClient, "accessCheck" | "commandStatus" | "call">;
@@ -162,17 +163,18 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     let response: T.ToolResponse;
     try {
       const request = readRequest(input, limits);
-      echo = echoOf(request);
       if (isPlainObject(request) && (request.locale === "en" || request.locale === "zh-CN")) locale = request.locale;
       tool = isPlainObject(request) && typeof request.toolName === "string" ? toolByName(request.toolName) : undefined;
       if (tool) span.identify(tool);
       // The tool's own validator checks the envelope too: the envelope's alone runs only to name
       // an envelope problem first, or when there is no tool to ask.
       if (!tool?.validateRequest(request)) {
+        echo = echoOf(request);
         if (!validateToolRequest(request)) throw invalidInput(validateToolRequest.errors);
         if (!tool) refuse(ERR.unknownTool);
         throw invalidInput(tool.validateRequest.errors);
       }
+      echo = validatedEcho(request);
       const grant = await resolveGrant(request);
       locale = request.locale ?? grant.locale ?? locale;
       const outcome = await run(tool, request, locale);
@@ -203,7 +205,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     // The request's scope (already within the grant's) must hold the capability and everything it
     // requires: a session granted a write capability without the read it requires may not replace a page, nor
     // learn its revision and block count from a dry run.
-    for (const needed of [...capabilities[tool.capability].requires, tool.capability]) {
+    for (const needed of capabilityNeeds(tool.capability)) {
       if (!request.capabilityScope.includes(needed)) refuse(ERR.permissionDenied, "scope");
     }
     const context: T.KernelContext = {
@@ -245,7 +247,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const access = (await withTimeout(options.kernel.accessCheck({ context }))).result;
     if (!access.authenticated) refuse(ERR.notAuthenticated);
     if (!access.member) refuse(ERR.permissionDenied, "not_member");
-    for (const needed of [...capabilities[tool.capability].requires, tool.capability]) {
+    for (const needed of capabilityNeeds(tool.capability)) {
       if (!access.granted.includes(needed))
         throw new ToolFailure(ERR.permissionDenied, { reason: capabilities[needed].deniedReason });
     }
@@ -477,6 +479,18 @@ function echoOf(request: unknown): Echo {
     workspaceId: id(r.workspaceId),
     documentId: id(r.documentId),
     sessionId: id(r.sessionId),
+  };
+}
+
+/** The echo of a request its tool's validator accepted: every field is already what it claims to be. */
+function validatedEcho(request: T.ToolRequest): Echo {
+  return {
+    toolName: request.toolName,
+    toolCallId: request.toolCallId,
+    traceId: request.traceId,
+    workspaceId: request.workspaceId,
+    documentId: request.documentId,
+    sessionId: request.sessionId,
   };
 }
 

@@ -13,9 +13,13 @@ export interface KeyParts {
   idempotencyKey: string;
 }
 
-/** sha256 of (workspaceId, actorId, toolName, key): another actor's identical key is another scope. */
+/**
+ * sha256 of (workspaceId, actorId, toolName, key): another actor's identical key is another scope.
+ * The text hashed is the canonical JSON of the four strings, which for an array of strings is
+ * exactly JSON.stringify's (no object keys to sort), so JSON.stringify writes it directly.
+ */
 export function idempotencyScope(parts: KeyParts): string {
-  return sha256Hex(canonicalJson([parts.workspaceId, parts.actorId, parts.toolName, parts.idempotencyKey]));
+  return sha256Hex(JSON.stringify([parts.workspaceId, parts.actorId, parts.toolName, parts.idempotencyKey]));
 }
 
 /** sha256 of the canonical JSON of documentId and args: key order and 1 vs 1.0 do not matter. */

@@ -3,7 +3,7 @@
  * call, active while the transport sends it, so the transport's `traceContext` hook puts this
  * span's W3C context on the request and the kernel's own span becomes its child.
  */
-import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { activeOtel } from "./otel";
 import { KernelTransportError, type KernelTransport } from "../../generated/kernel/transport";
 import { ATTR, TRACER_NAME } from "./attributes";
 
@@ -13,9 +13,12 @@ import { ATTR, TRACER_NAME } from "./attributes";
  * (error.type = its code); a transport failure is "could not ask" (error.type = kernel_<kind>).
  */
 export function tracedTransport(send: KernelTransport, transport: "http" | "cli"): KernelTransport {
-  const tracer = trace.getTracer(TRACER_NAME);
-  return (command, payload) =>
-    tracer.startActiveSpan(
+  return (command, payload) => {
+    // nothing registered with OpenTelemetry: no span could record (otel.ts)
+    const otel = activeOtel();
+    if (!otel) return send(command, payload);
+    const { SpanKind, SpanStatusCode } = otel;
+    return otel.trace.getTracer(TRACER_NAME).startActiveSpan(
       `kernel ${command}`,
       {
         kind: SpanKind.CLIENT,
@@ -39,6 +42,7 @@ export function tracedTransport(send: KernelTransport, transport: "http" | "cli"
         }
       },
     );
+  };
 }
 
 /** The error code of a KernelReply that refused, if the reply is one. */

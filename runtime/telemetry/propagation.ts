@@ -1,13 +1,13 @@
 /**
  * W3C trace context in and out, through `@opentelemetry/api` only: the global propagator (W3C
  * Trace Context once the SDK is started; a no-op otherwise, so all of this costs nothing when
- * tracing is off).
+ * tracing is off: with nothing registered the API is not even loaded, see otel.ts).
  *
  * Carriers: HTTP headers (`traceparent`, `tracestate`), the MCP request's `_meta` (same keys), and
  * for a process started per command, the environment (`TRACEPARENT`, `TRACESTATE`, as the
  * OpenTelemetry specification's "Environment Variables as Context Propagation Carriers" names them).
  */
-import { context, propagation } from "@opentelemetry/api";
+import { activeOtel } from "./otel";
 
 /** Header-like carrier: lower-case keys, as Node gives HTTP headers. */
 export type TraceCarrier = Record<string, string | string[] | undefined>;
@@ -20,14 +20,17 @@ export interface TraceFields {
 
 /** Runs `run` in the context the carrier continues (the active one when it carries no valid traceparent). */
 export function continueTrace<R>(carrier: TraceCarrier | undefined, run: () => R): R {
-  if (!carrier) return run();
-  return context.with(propagation.extract(context.active(), carrier), run);
+  const otel = carrier && activeOtel();
+  if (!otel) return run();
+  return otel.context.with(otel.propagation.extract(otel.context.active(), carrier), run);
 }
 
 /** The active span's context as W3C fields, for the next hop (empty when tracing is off). */
 export function currentTraceFields(): TraceFields {
   const carrier: Record<string, string> = {};
-  propagation.inject(context.active(), carrier);
+  const otel = activeOtel();
+  if (!otel) return {};
+  otel.propagation.inject(otel.context.active(), carrier);
   const fields: TraceFields = {};
   if (carrier.traceparent) fields.traceparent = carrier.traceparent;
   if (carrier.tracestate) fields.tracestate = carrier.tracestate;

@@ -6,7 +6,8 @@
  * page says (no arguments, no results: the conventions' opt-in `gen_ai.tool.call.arguments` and
  * `gen_ai.tool.call.result` are deliberately not recorded).
  */
-import { SpanKind, SpanStatusCode, trace, type Attributes, type Span } from "@opentelemetry/api";
+import type { Attributes, Span } from "@opentelemetry/api";
+import { activeOtel } from "./otel";
 import type { ToolResponse } from "../../generated/types";
 import type { ToolDescriptor } from "../../generated/registry";
 import { ATTR, EXECUTE_TOOL, TRACER_NAME } from "./attributes";
@@ -23,15 +24,24 @@ export interface ToolSpan {
  * span records it and the error goes on.
  */
 export async function withToolSpan(run: (span: ToolSpan) => Promise<ToolResponse>): Promise<ToolResponse> {
-  const tracer = trace.getTracer(TRACER_NAME);
+  // nothing registered with OpenTelemetry: the span could not record, so there is none (otel.ts)
+  const otel = activeOtel();
+  if (!otel) return run(NOT_RECORDING);
+  const { SpanKind, SpanStatusCode } = otel;
+  const tracer = otel.trace.getTracer(TRACER_NAME);
   return tracer.startActiveSpan(
     EXECUTE_TOOL,
     { kind: SpanKind.INTERNAL, attributes: { [ATTR.genAiOperationName]: EXECUTE_TOOL } },
     async (span) => {
+      // with no SDK registered (or a sampler that drops the span) nothing is recorded: the
+      // attributes are not built at all (the dispatch profile showed them on every call)
+      const recording = span.isRecording();
       try {
-        const response = await run({ identify: (tool) => identify(span, tool) });
-        span.setAttributes(outcomeAttributes(response));
-        if (!response.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: response.error.code });
+        const response = await run(recording ? { identify: (tool) => identify(span, tool) } : NOT_RECORDING);
+        if (recording) {
+          span.setAttributes(outcomeAttributes(response));
+          if (!response.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: response.error.code });
+        }
         return response;
       } catch (e) {
         span.setAttribute(ATTR.errorType, e instanceof Error ? e.name : "_OTHER");
@@ -43,6 +53,9 @@ export async function withToolSpan(run: (span: ToolSpan) => Promise<ToolResponse
     },
   );
 }
+
+/** The handle of a span that records nothing. */
+const NOT_RECORDING: ToolSpan = { identify: () => undefined };
 
 function identify(span: Span, tool: Pick<ToolDescriptor, "name" | "providerName" | "description">): void {
   span.updateName(`${EXECUTE_TOOL} ${tool.name}`);

@@ -5,7 +5,8 @@
  * The body is read by the shared HTTP layer (common/http/server.ts), not by the SDK: it is held
  * to a byte limit and decoded as strict UTF-8, so invalid bytes are refused (JSON-RPC parse error,
  * HTTP 400, nothing dispatched) instead of being replaced by U+FFFD and committed. The parsed body
- * is then handed to the SDK's transport. Host and Origin are checked by the layer with the same
+ * is then handed to the SDK's transport. Before JSON.parse, the text is pre-scanned for depth and
+ * size (json-rpc-limits.ts): a shape whose parse alone would be the cost is a 413. Host and Origin are checked by the layer with the same
  * rule as the SDK's hostHeaderValidation middleware (port-agnostic hostname, 403); the SDK 1.x
  * transport's own allowedHosts/allowedOrigins options are deprecated in favour of such middleware.
  */
@@ -23,6 +24,7 @@ import {
 } from "../../common/http/server";
 import type { Logger } from "../../common/http/logger";
 import { createMcpServer } from "./mcp-server";
+import { jsonRpcTooLarge } from "./json-rpc-limits";
 import type { ProviderName } from "../../generated/providers";
 
 export interface McpHttpOptions {
@@ -76,6 +78,14 @@ export function createMcpHttpServer(options: McpHttpOptions): Server {
               400,
               "the body is not valid UTF-8",
               jsonRpcError(-32700, "Parse error: the body is not valid UTF-8", { code: ERR.invalidInput }),
+            );
+          // refused before JSON.parse when parsing itself would be the cost (runtime/dispatch/prescan.ts)
+          const tooLarge = jsonRpcTooLarge(text);
+          if (tooLarge)
+            throw new HttpError(
+              413,
+              tooLarge,
+              jsonRpcError(-32600, `Request too large: ${tooLarge}`, { code: ERR.payloadTooLarge }),
             );
           let body: unknown;
           try {

@@ -161,10 +161,11 @@ function asResult(response: ToolResponse): CallToolResult {
 
 /** Serves one session's tools on stdin/stdout until stdin ends (an MCP client started this process). */
 export async function serveMcpStdio(options: McpServerOptions): Promise<void> {
-  const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
+  // the SDK's stdio transport with the request limits (byte limit, strict UTF-8, pre-scan)
+  const { LimitedStdioServerTransport } = await import("./mcp-stdio");
   const server = createMcpServer(options);
   const closed = new Promise<void>((resolve) => (server.onclose = () => resolve()));
-  await server.connect(new StdioServerTransport());
+  await server.connect(new LimitedStdioServerTransport());
   process.stdin.once("end", () => void server.close());
   await closed;
 }

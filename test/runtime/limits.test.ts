@@ -1,14 +1,16 @@
 /**
- * The request limits (runtime/dispatch/limits.ts, issue 12 item 3): bounded memory whatever the
- * shape, and duplicate member names found by counting. Memory is checked with a heap cap on a child
- * process (deterministic, unlike a timing): the old walk copied the path for every node and pushed
- * every sibling at once, 588 MB for the 1 MiB wide-deep array.
+ * The request limits (runtime/dispatch/limits.ts, issue 12 item 3, issue 21): bounded memory
+ * whatever the shape, the pre-scan that refuses before JSON.parse (prescan.ts), and duplicate member
+ * names found by counting. Memory is checked with a heap cap on a child process (deterministic,
+ * unlike a timing): the old walk copied the path for every node and pushed every sibling at once,
+ * 588 MB for the 1 MiB wide-deep array.
  */
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { repoRoot } from "../support/paths";
-import { countMembers } from "../../runtime/dispatch/duplicate-keys";
-import { DEFAULT_LIMITS, readRequest } from "../../runtime/dispatch/limits";
+import fc from "fast-check";
+import { checkShape, DEFAULT_LIMITS, readRequest, shapeKeys } from "../../runtime/dispatch/limits";
+import { pointerAt, prescanJson } from "../../runtime/dispatch/prescan";
 import { ToolFailure } from "../../runtime/dispatch/tool-failure";
 
 function refusal(input: unknown): { code: string; reason?: string; pointer?: string } | undefined {
@@ -36,11 +38,16 @@ describe("request limits", () => {
       timeout: 120_000,
     });
     expect([run.status, run.stderr]).toEqual([0, ""]);
+    // every shape is refused: the ones JSON.parse itself would pay for, before it parses them
     expect(JSON.parse(run.stdout)).toEqual({
-      "wide-deep array (60 deep, 500k zeros)": "passed",
-      "100k-key object": "passed",
-      "10k-deep nesting": "mnote_tool_payload_too_large",
+      "wide-deep array (60 deep, 524k zeros)": "mnote_tool_payload_too_large",
+      "122k-key object": "mnote_tool_payload_too_large",
+      "524k-deep nesting": "mnote_tool_payload_too_large",
+      "175k-deep objects": "mnote_tool_payload_too_large",
       "1 MiB string": "passed",
+      "1 MiB of \\u escapes": "passed",
+      "349k empty objects": "mnote_tool_payload_too_large",
+      "262k short strings": "mnote_tool_payload_too_large",
     });
   });
 
@@ -65,7 +72,70 @@ describe("request limits", () => {
     ]) {
       expect([text, refusal(text)]).toEqual([text, undefined]);
     }
-    expect(countMembers('{"a":{"b":[{"c":1}]},"d" :"e:f"}')).toBe(4);
+    const unlimited = { maxDepth: 1000, maxValues: 1e9 };
+    expect(prescanJson('{"a":{"b":[{"c":1}]},"d" :"e:f"}', unlimited)).toBe(4);
+    expect(prescanJson('{"k\\\\":"\\\\","q\\"":"]}{[","n":{}}', unlimited)).toBe(3);
+  });
+
+  it("the pre-scan refuses nesting and size from the text, with the same answer as the walk of the parsed value", () => {
+    for (const text of [
+      "[".repeat(65) + "]".repeat(65),
+      '{"a":[' + '{"b":'.repeat(70) + "1" + "}".repeat(70) + "]}",
+      '{"x":"[[[[","y":[0,{"z\\"":' + "[".repeat(70) + "]".repeat(70) + "}]}",
+    ]) {
+      const fromText = refusal(text);
+      expect(fromText).toMatchObject({ code: "mnote_tool_payload_too_large" });
+      // the parsed value, checked by the walk alone, is refused at the same place
+      expect(refusal(JSON.parse(text))).toEqual(fromText);
+    }
+    expect(refusal("[".repeat(64) + "]".repeat(64))).toBeUndefined();
+    expect(pointerAt('{"a/b":[1,{"c~":[', 16)).toBe("/a~1b/1/c~0");
+    // values: every scalar, array and object counts one, from the text and from a parsed value alike
+    const wide = (n: number) => `{"a":[${Array.from({ length: n }, () => "0").join(",")}]}`;
+    const limit = DEFAULT_LIMITS.maxValues;
+    expect(refusal(wide(limit - 2))).toBeUndefined(); // root, a, and limit - 2 zeros
+    expect(refusal(wide(limit - 1))).toMatchObject({ code: "mnote_tool_payload_too_large", pointer: "" });
+    expect(refusal(JSON.parse(wide(limit - 1)))).toMatchObject({ code: "mnote_tool_payload_too_large" });
+    expect(refusal(JSON.parse(wide(limit - 2)))).toBeUndefined();
+    const keys = (n: number) => `{${Array.from({ length: n }, (_, i) => `"k${i}":{}`).join(",")}}`;
+    expect(refusal(keys(limit - 1))).toBeUndefined();
+    expect(refusal(keys(limit))).toMatchObject({ code: "mnote_tool_payload_too_large" });
+    expect(refusal("[[],[ ],[0]]")).toBeUndefined();
+    expect(prescanJson("[[],[ ],[0, 1]]", { maxDepth: 64, maxValues: 6 })).toBe(0);
+    expect(() => prescanJson("[[],[ ],[0, 1]]", { maxDepth: 64, maxValues: 5 })).toThrow();
+  });
+
+  it("the fast walk answers exactly as the path-keeping walk: the same key count, the same refusal at the same place", () => {
+    const small = { maxBytes: 1e6, maxDepth: 4, maxValues: 40, maxStringLength: 6 };
+    const scalar = fc.oneof(
+      fc.string({ maxLength: 8 }),
+      fc.constantFrom("\ud800", "a\udfff", "ok", ""),
+      fc.integer(),
+      fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, 1.5, -0),
+      fc.boolean(),
+      fc.constant(null),
+    );
+    const { value } = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: "small", withCrossShrink: true }, scalar, tie("array"), tie("object")),
+      array: fc.array(tie("value"), { maxLength: 5 }),
+      object: fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), fc.constant("\udc00k")), tie("value"), {
+        maxKeys: 5,
+      }),
+    }));
+    const outcome = (walk: () => number) => {
+      try {
+        return { keys: walk() };
+      } catch (e) {
+        if (!(e instanceof ToolFailure)) throw e;
+        return { code: e.code, ...e.detail };
+      }
+    };
+    fc.assert(
+      fc.property(value, (v) => {
+        expect(outcome(() => shapeKeys(v, small))).toEqual(outcome(() => checkShape(v, small)));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it("bytes that are not UTF-8 are refused (not_json), never decoded with U+FFFD", () => {

@@ -1,7 +1,8 @@
 /**
  * Several runtime instances behave as one: four `serve` processes sharing one Redis (db 10) for
  * idempotency records and one kernel behind `mnote-tools kernel serve`. Grants live in one shared
- * state file (the instances run on one machine here; across machines, --grants redis://).
+ * state file (the instances run on one machine here; across machines, --grants redis://). The
+ * races run again with two instances of `serve --workers 2` (four processes all the same).
  */
 import Database from "better-sqlite3";
 import { createServer, request as httpRequest } from "node:http";
@@ -30,7 +31,10 @@ function count(db: string, sql: string): number {
   }
 }
 
-async function cluster(instances: number, options: { kernelUrl?: string; store?: string; lease?: number } = {}) {
+async function cluster(
+  instances: number,
+  options: { kernelUrl?: string; store?: string; lease?: number; workers?: number } = {},
+) {
   const p = seededProject([{ session: "s_owner", actor: "user_1" }]);
   const kernel = await start(["kernel", "serve", "--db", p.db, "--port", "0", "--token", "ktok"]);
   const servers = await Promise.all(
@@ -51,6 +55,8 @@ async function cluster(instances: number, options: { kernelUrl?: string; store?:
         "tok",
         "--lease",
         String(options.lease ?? 30_000),
+        "--workers",
+        String(options.workers ?? 1),
       ]),
     ),
   );
@@ -70,9 +76,18 @@ async function cluster(instances: number, options: { kernelUrl?: string; store?:
 const note = (key: string, content = `content of ${key}`) =>
   makeRequest("mnote.artifact.create_ai_note", { content }, { idempotencyKey: key }, owner);
 
-describe("four instances, one Redis, one kernel", () => {
+/** Four serving processes: four instances, or two instances of two workers each. */
+const TOPOLOGIES = [
+  ["four instances, one Redis, one kernel", { instances: 4, workers: 1 }],
+  ["two instances of serve --workers 2, one Redis, one kernel", { instances: 2, workers: 2 }],
+] as const;
+
+describe.each(TOPOLOGIES)("%s", (_name, topology) => {
+  const four = (options: { store?: string } = {}) =>
+    cluster(topology.instances, { ...options, workers: topology.workers });
+
   it("200 concurrent requests, 20 keys x 10 duplicates: exactly 20 writes; every duplicate gets its key's result or in-progress", async () => {
-    const c = await cluster(4);
+    const c = await four();
     const keys = Array.from({ length: 20 }, (_, k) => `key-${k}`);
     const jobs = keys.flatMap((key) => Array.from({ length: 10 }, () => key)).sort(() => Math.random() - 0.5);
     const answers = await Promise.all(jobs.map((key, i) => c.call(i, note(key)).then((r) => ({ key, r }))));
@@ -87,11 +102,16 @@ describe("four instances, one Redis, one kernel", () => {
     expect(count(c.p.db, "SELECT COUNT(*) AS n FROM command_log")).toBe(20);
     expect(count(c.p.db, "SELECT COUNT(*) AS n FROM artifacts")).toBe(20);
     expect(await redis.dbsize()).toBe(20);
+    // all four serving processes took calls (each logs its own pid)
+    const pids = c.servers.flatMap((s) =>
+      s.stderr.filter((l) => l.includes('"event":"tool_call"')).map((l) => (JSON.parse(l) as { pid: number }).pid),
+    );
+    expect(new Set(pids).size).toBe(4);
     await c.stop();
   });
 
   it("one key sent with two different payloads: one write; the other payload gets idempotency_conflict", async () => {
-    const c = await cluster(4);
+    const c = await four();
     const jobs = Array.from({ length: 40 }, (_, i) => (i % 2 ? "A" : "B")).sort(() => Math.random() - 0.5);
     const answers = await Promise.all(
       jobs.map((payload, i) => c.call(i, note("shared", `payload ${payload}`)).then((r) => ({ payload, r }))),
@@ -109,7 +129,7 @@ describe("four instances, one Redis, one kernel", () => {
   });
 
   it("Redis flushed in the middle: retries reach the kernel, which replays: still no second write", async () => {
-    const c = await cluster(4);
+    const c = await four();
     const keys = Array.from({ length: 20 }, (_, k) => `flush-${k}`);
     const first = await Promise.all(keys.map((key, i) => c.call(i, note(key))));
     await redis.flushdb();
@@ -129,6 +149,18 @@ describe("four instances, one Redis, one kernel", () => {
     await c.stop();
   });
 
+  it("Redis down: keyed writes still happen exactly once, guarded by the kernel (no in-progress answers then)", async () => {
+    const c = await four({ store: "redis://127.0.0.1:9/0" });
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => c.call(i, note("no-redis"))));
+    for (const r of answers) expect(r.ok).toBe(true);
+    expect(new Set(answers.map((r) => r.audit.commandId)).size).toBe(1);
+    expect(count(c.p.db, "SELECT COUNT(*) AS n FROM command_log")).toBe(1);
+    expect(c.servers.some((s) => s.stderr.some((l) => l.includes('"event":"store_unavailable"')))).toBe(true);
+    await c.stop();
+  });
+});
+
+describe("two instances, one Redis, one kernel behind a proxy", () => {
   it("a slow write keeps its claim alive (heartbeat); a lease that runs out anyway (the heartbeat lost) makes no second write", async () => {
     const p = seededProject([{ session: "s_owner", actor: "user_1" }]);
     const kernel = await start(["kernel", "serve", "--db", p.db, "--port", "0", "--token", "ktok"]);
@@ -207,15 +239,5 @@ describe("four instances, one Redis, one kernel", () => {
       proxy.close(() => r());
     });
     await kernel.stop();
-  });
-
-  it("Redis down: keyed writes still happen exactly once, guarded by the kernel (no in-progress answers then)", async () => {
-    const c = await cluster(4, { store: "redis://127.0.0.1:9/0" });
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => c.call(i, note("no-redis"))));
-    for (const r of answers) expect(r.ok).toBe(true);
-    expect(new Set(answers.map((r) => r.audit.commandId)).size).toBe(1);
-    expect(count(c.p.db, "SELECT COUNT(*) AS n FROM command_log")).toBe(1);
-    expect(c.servers.some((s) => s.stderr.some((l) => l.includes('"event":"store_unavailable"')))).toBe(true);
-    await c.stop();
   });
 });

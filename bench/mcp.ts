@@ -1,0 +1,234 @@
+/**
+ * Section "mcp": `mnote-tools mcp` end to end against an SDK-only server (bench/sdk-mcp-server.ts:
+ * the SDK's McpServer with zod schemas serving the same six tools over the same reference kernel),
+ * over stdio and over Streamable HTTP, both driven by the SDK's own Client, the same calls in the
+ * same order. Every round runs both servers back to back (in random order) for the same number of
+ * calls; the ratio is taken per round (ours / SDK-only, time for the calls), median over rounds.
+ * Every answer is checked: a call that is not ok fails the run.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { cliFixture } from "./cold-start";
+import { cliBin, distBench, repoRoot } from "./paths";
+import { processCpuMs } from "./proc";
+import { IDS } from "./requests";
+import { figure, pairedRatio, shuffle } from "./stats";
+import { goal, type FigureTree, type Goal, type SectionContext, type SectionResult } from "./types";
+
+const TOKEN = "bench-token";
+const TRANSPORTS = ["stdio", "http"] as const;
+type Transport = (typeof TRANSPORTS)[number];
+const SIDES = ["mnote-tools mcp", "SDK-only McpServer"] as const;
+type Side = (typeof SIDES)[number];
+
+/** The six tools' model arguments: a valid call of each (page.save replaces, so the page stays small). */
+const CALLS: Array<{ name: string; arguments: Record<string, unknown> }> = [
+  { name: "mnote_page_get", arguments: {} },
+  {
+    name: "mnote_page_save",
+    arguments: {
+      content: [
+        { type: "heading", text: "From the bench", level: 2 },
+        { type: "paragraph", text: "hello" },
+      ],
+      mode: "replace",
+    },
+  },
+  { name: "mnote_page_update_title", arguments: { title: "Bench title" } },
+  { name: "mnote_page_update_options", arguments: { options: { wideLayout: true } } },
+  { name: "mnote_artifact_create_summary", arguments: { summary: "A short summary of the page." } },
+  {
+    name: "mnote_artifact_create_ai_note",
+    arguments: { title: "Bench note", content: "An AI note written by the bench." },
+  },
+];
+
+interface Connected {
+  client: Client;
+  pid: number;
+  close(): Promise<void>;
+}
+
+async function listening(child: ChildProcess): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error("the server did not start in 30 s")), 30_000);
+    child.stdout!.setEncoding("utf8").on("data", (d: string) => {
+      out += d;
+      if (!out.includes("\n")) return;
+      clearTimeout(timer);
+      try {
+        resolve((JSON.parse(out.split("\n")[0]!) as { listening: string }).listening);
+      } catch {
+        reject(new Error(`the server printed ${out}`));
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`the server exited ${code}`)));
+  });
+}
+
+async function connect(side: Side, transport: Transport, db: string, state: string): Promise<Connected> {
+  const identity = {
+    workspaceId: IDS.workspaceId,
+    documentId: IDS.saveDocument,
+    actorId: IDS.actorId,
+    sessionId: IDS.saveSession,
+  };
+  const ours = [cliBin, "mcp", "--session", IDS.saveSession, "--db", db, "--state", state];
+  const sdk = [join(distBench, "sdk-mcp-server.js"), transport, db, JSON.stringify(identity)];
+  const client = new Client({ name: "mnote-bench", version: "0.0.0" });
+  if (transport === "stdio") {
+    const t = new StdioClientTransport({
+      command: process.execPath,
+      args: side === "mnote-tools mcp" ? ours : sdk,
+      cwd: repoRoot,
+      stderr: "ignore",
+    });
+    await client.connect(t);
+    return { client, pid: t.pid!, close: () => client.close() };
+  }
+  const child = spawn(
+    process.execPath,
+    side === "mnote-tools mcp" ? [...ours, "--http", "--port", "0", "--token", TOKEN] : [...sdk, TOKEN],
+    {
+      cwd: repoRoot,
+      stdio: ["ignore", "pipe", "ignore"],
+    },
+  );
+  const url = await listening(child);
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),
+  );
+  return {
+    client,
+    pid: child.pid!,
+    close: async () => {
+      await client.close();
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+interface Run {
+  ms: number;
+  serverCpuMs: number;
+  wrong: number;
+  example?: string;
+}
+
+/** n calls, the six tools in turn, one at a time; every answer must be ok. */
+async function runCalls(c: Connected, n: number): Promise<Run> {
+  let wrong = 0;
+  let example: string | undefined;
+  const cpuBefore = processCpuMs(c.pid);
+  const started = performance.now();
+  for (let i = 0; i < n; i++) {
+    const call = CALLS[i % CALLS.length]!;
+    const r = (await c.client.callTool(call)) as { isError?: boolean; structuredContent?: { ok?: boolean } };
+    if (r.isError || r.structuredContent?.ok !== true) {
+      wrong++;
+      example ??= `${call.name}: ${JSON.stringify(r).slice(0, 300)}`;
+    }
+  }
+  const ms = performance.now() - started;
+  return { ms, serverCpuMs: processCpuMs(c.pid) - cpuBefore, wrong, example };
+}
+
+export async function section(ctx: SectionContext): Promise<SectionResult> {
+  const started = Date.now();
+  const smoke = ctx.smoke === true;
+  const rounds = smoke ? 1 : ctx.quick ? 4 : 7;
+  const calls = smoke ? CALLS.length : ctx.quick ? 60 : 120;
+  const warmup = smoke ? CALLS.length : 60;
+  const f = await cliFixture("mcp");
+  const failures: string[] = [];
+  const runs = new Map<string, Run[]>();
+  try {
+    for (const transport of TRANSPORTS) {
+      const connected = new Map<Side, Connected>();
+      try {
+        for (const side of SIDES) connected.set(side, await connect(side, transport, f.db, f.state));
+        for (const side of SIDES) {
+          const w = await runCalls(connected.get(side)!, warmup);
+          if (w.wrong > 0)
+            failures.push(`mcp: ${side} over ${transport}: ${w.wrong} calls not ok in the warm-up, e.g. ${w.example}`);
+        }
+        for (let r = 0; r < rounds; r++) {
+          for (const side of shuffle([...SIDES])) {
+            const m = await runCalls(connected.get(side)!, calls);
+            if (m.wrong > 0)
+              failures.push(`mcp: ${side} over ${transport}: ${m.wrong} of ${calls} calls not ok, e.g. ${m.example}`);
+            runs.set(`${transport}/${side}`, [...(runs.get(`${transport}/${side}`) ?? []), m]);
+          }
+        }
+        ctx.log(`mcp: ${transport}: ${rounds} rounds of ${calls} calls per server done`);
+      } finally {
+        for (const c of connected.values()) await c.close();
+      }
+    }
+  } finally {
+    rmSync(f.dir, { recursive: true, force: true });
+  }
+  const figures: FigureTree = {};
+  const ratios: FigureTree = {};
+  const goals: Goal[] = [];
+  for (const transport of TRANSPORTS) {
+    const tree: FigureTree = {};
+    for (const side of SIDES) {
+      const m = runs.get(`${transport}/${side}`) ?? [];
+      tree[side] = {
+        "time per call": figure(
+          m.map((x) => (x.ms * 1000) / calls),
+          "µs/call",
+        ),
+        "server CPU per call": figure(
+          m.map((x) => (x.serverCpuMs * 1000) / calls),
+          "µs/call",
+        ),
+      };
+    }
+    figures[transport] = tree;
+    const ours = runs.get(`${transport}/mnote-tools mcp`) ?? [];
+    const sdk = runs.get(`${transport}/SDK-only McpServer`) ?? [];
+    const wall = pairedRatio(
+      ours.map((x) => x.ms),
+      sdk.map((x) => x.ms),
+    );
+    ratios[transport] = {
+      "mnote-tools mcp / SDK-only, time": wall,
+      "mnote-tools mcp / SDK-only, server CPU": pairedRatio(
+        ours.map((x) => x.serverCpuMs),
+        sdk.map((x) => x.serverCpuMs),
+      ),
+    };
+    goals.push(
+      goal(
+        `mcp.${transport}`,
+        `MCP over ${transport}: mnote-tools mcp / SDK-only McpServer, time per call`,
+        wall,
+        "<=",
+        1,
+      ),
+    );
+  }
+  return {
+    title: "MCP: mnote-tools mcp end to end against an SDK-only server",
+    notes: [
+      "µs per tools/call, end to end (lower is better): the SDK's Client in the bench's process calls the six tools in turn (page.get, page.save replacing two blocks, update_title, update_options, create_summary, create_ai_note), one call at a time, and checks every answer (not isError, structuredContent.ok true).",
+      "mnote-tools mcp: node bin/mnote-tools.js mcp --session <grant> (stdio), and with --http --port 0 --token (Streamable HTTP, stateless); the embedded reference kernel and the state file of a seeded fixture. SDK-only McpServer: bench/sdk-mcp-server.ts, the SDK's McpServer with zod input schemas for the same tools (contract 2.0.0's rules), each handler asking the same reference kernel (the same database file) for access and running the tool's kernel command; over HTTP a server and transport per request behind a bearer token, as ours. It does none of the product's promises (no session grant, no replayable idempotency key, no envelope, no response check, no log line, no span).",
+      `Interleaved: per transport, both servers run side by side; ${rounds} rounds, each running ${calls} calls on both servers back to back in random order, after ${warmup} unmeasured calls each. The ratio is ours / SDK-only per round (time for the calls), median over rounds. server CPU: the server process's user + system time over the round (from /proc, 10 ms ticks).`,
+    ],
+    figures,
+    ratios,
+    goals,
+    failures,
+    extra: { rounds, calls, warmup },
+    seconds: (Date.now() - started) / 1000,
+  };
+}

@@ -1,0 +1,152 @@
+/**
+ * `--workers N`: one server in N processes (node:cluster) sharing one listening socket. The primary
+ * accepts connections and hands them to the workers in turn (the cluster module's round-robin);
+ * every worker runs the whole server on its own event loop and opens the same state (SQLite files in
+ * WAL mode, whose transactions already keep several processes apart, or Redis), so the guarantees
+ * that hold for several `serve` processes on one state hold for the workers (docs/RELIABILITY.md).
+ *
+ * The primary prints the one `{"listening": url, "pid", "workers"}` line once every worker listens
+ * (what scripts wait for), replaces a worker that dies (with a limit, so a worker that cannot start
+ * does not loop), and on SIGTERM/SIGINT stops the workers gracefully and waits for them.
+ */
+import cluster, { type Worker } from "node:cluster";
+import type { Logger } from "./logger";
+
+/** The message a worker sends the primary once its server listens. */
+interface ListeningMessage {
+  mnoteListening: string;
+}
+
+function isListeningMessage(m: unknown): m is ListeningMessage {
+  return typeof m === "object" && m !== null && typeof (m as ListeningMessage).mnoteListening === "string";
+}
+
+/** True in a process the cluster primary forked (it runs the server and announces through the primary). */
+export function isClusterWorker(): boolean {
+  return cluster.isWorker;
+}
+
+/** How a worker announces that it listens: to the primary, which prints the one line for all. */
+export function announceToPrimary(url: string): void {
+  process.send?.({ mnoteListening: url } satisfies ListeningMessage);
+}
+
+/** After a worker's server stopped: closes the channel to the primary, which would keep the process alive. */
+export function leaveCluster(): void {
+  if (cluster.isWorker) cluster.worker?.disconnect();
+}
+
+export interface ClusterOptions {
+  workers: number;
+  log: Logger;
+  /** Environment every worker gets on top of this process's (e.g. a generated token). */
+  env?: Record<string, string>;
+  /** Longest wait for every worker to listen (default 30 s). */
+  startTimeoutMs?: number;
+  /** Longest wait for the workers to stop after SIGTERM, before they are killed (default 15 s). */
+  stopTimeoutMs?: number;
+}
+
+/** Replacing dead workers stops after this many deaths within RESTART_WINDOW_MS: something is wrong. */
+const MAX_RESTARTS = 5;
+const RESTART_WINDOW_MS = 10_000;
+
+/**
+ * In the primary: forks the workers (each re-runs this command), prints the listening line when all
+ * listen, supervises them, and resolves once they are all gone after SIGTERM or SIGINT. Rejects when
+ * the workers cannot start (a worker exits before listening, or the start times out).
+ */
+export async function runClusterPrimary(options: ClusterOptions): Promise<void> {
+  const { log } = options;
+  const live = new Set<Worker>();
+  let stopping = false;
+  const deaths: number[] = [];
+  const fork = () => {
+    const worker = cluster.fork(options.env ?? {});
+    live.add(worker);
+    return worker;
+  };
+
+  // start: every worker must listen, or the whole server does not start
+  const url = await new Promise<string>((resolve, reject) => {
+    let listening = 0;
+    let first: string | undefined;
+    const timer = setTimeout(
+      () => fail(new Error("the workers did not all start listening in time")),
+      options.startTimeoutMs ?? 30_000,
+    );
+    const fail = (e: Error) => {
+      clearTimeout(timer);
+      stopping = true;
+      for (const w of live) w.process.kill("SIGKILL");
+      reject(e);
+    };
+    for (let i = 0; i < options.workers; i++) {
+      const worker = fork();
+      worker.on("message", (m: unknown) => {
+        if (!isListeningMessage(m)) return;
+        first ??= m.mnoteListening;
+        if (++listening === options.workers) {
+          clearTimeout(timer);
+          resolve(first);
+        }
+      });
+      worker.once("exit", (code, signal) => {
+        live.delete(worker);
+        if (listening < options.workers) fail(new Error(`a worker exited before listening (${signal ?? code})`));
+      });
+    }
+  });
+  process.stdout.write(JSON.stringify({ listening: url, pid: process.pid, workers: options.workers }) + "\n");
+  log.info({ event: "listening", url, workers: options.workers }, "listening");
+
+  // supervise: a worker that dies is replaced, unless they keep dying
+  let gaveUp: ((e: Error) => void) | undefined;
+  const supervise = (worker: Worker) =>
+    worker.once("exit", (code, signal) => {
+      live.delete(worker);
+      if (stopping) return;
+      const now = Date.now();
+      deaths.push(now);
+      while (deaths.length > 0 && deaths[0]! < now - RESTART_WINDOW_MS) deaths.shift();
+      log.warn({ event: "worker_exited", workerPid: worker.process.pid, code, signal }, "worker_exited");
+      if (deaths.length > MAX_RESTARTS) {
+        gaveUp?.(new Error(`${deaths.length} workers died within ${RESTART_WINDOW_MS / 1000} s: stopping`));
+        return;
+      }
+      supervise(fork());
+    });
+  for (const w of live) supervise(w);
+
+  await new Promise<void>((resolve, reject) => {
+    const stop = (signal: string, error?: Error) => {
+      if (stopping) return;
+      stopping = true;
+      log.info({ event: "shutdown", signal }, "shutdown");
+      const killer = setTimeout(() => {
+        for (const w of live) w.process.kill("SIGKILL");
+      }, options.stopTimeoutMs ?? 15_000);
+      const done = () => {
+        if (live.size > 0) return;
+        clearTimeout(killer);
+        if (error) reject(error);
+        else resolve();
+      };
+      for (const w of live) {
+        w.once("exit", () => {
+          live.delete(w);
+          done();
+        });
+        // each worker closes its server gracefully on SIGTERM (serveUntilSignal)
+        w.process.kill("SIGTERM");
+      }
+      done();
+    };
+    gaveUp = (e) => {
+      log.error({ event: "workers_failing", message: e.message }, "workers_failing");
+      stop("workers keep dying", e);
+    };
+    process.once("SIGTERM", () => stop("SIGTERM"));
+    process.once("SIGINT", () => stop("SIGINT"));
+  });
+}
