@@ -139,7 +139,7 @@ function compareCommand(b: KernelCommandModel, a: KernelCommandModel, base: Diff
     const after = head.inliner.at(a.file, `/$defs/${def}`);
     const fallback = { file: a.file, filePointer: `/$defs/${def}` };
     for (const f of compareSchemas(before, after, direction, expanders(base, head), root))
-      out.push(fromFinding(f, subject, fallback));
+      out.push(fromFinding(f, subject, fallback, "kernel"));
   }
   return out;
 }

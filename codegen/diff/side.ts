@@ -2,6 +2,7 @@
 import type { ContractModel } from "../model";
 import { Inliner } from "./inline";
 import type { Expanders } from "./compare-schemas";
+import { canonical } from "./json";
 
 /**
  * Compared on their own (catalog rules, envelope definitions), so schemas that use them compare
@@ -36,6 +37,70 @@ export function diffSide(model: ContractModel): DiffSide {
   };
 }
 
+const cache = new WeakMap<DiffSide, WeakMap<DiffSide, Expanders>>();
+
+/** The markers of both sides, for one diff (cached per pair of sides: the stability of recursive definitions is computed once). */
 export function expanders(base: DiffSide, head: DiffSide): Expanders {
-  return { before: (m) => base.inliner.expand(m), after: (m) => head.inliner.expand(m) };
+  let byHead = cache.get(base);
+  if (!byHead) cache.set(base, (byHead = new WeakMap()));
+  let out = byHead.get(head);
+  if (!out) {
+    out = {
+      before: (m) => base.inliner.expand(m),
+      after: (m) => head.inliner.expand(m),
+      isOpaque: (ref) => base.inliner.isOpaque(ref) || head.inliner.isOpaque(ref),
+      isStable: stability(base, head),
+    };
+    byHead.set(head, out);
+  }
+  return out;
+}
+
+const REF = /"\$ref":"((?:[^"\\]|\\.)*)"/g;
+
+/**
+ * Whether a recursive definition is written the same on both sides, and so is every recursive
+ * definition it reaches: only then may two uses of its name be taken as equal without unfolding
+ * them (the greatest fixpoint: a definition is unstable when its text differs or it reaches an
+ * unstable one).
+ */
+function stability(base: DiffSide, head: DiffSide): (ref: string) => boolean {
+  const memo = new Map<string, boolean>();
+  const text = (side: DiffSide, ref: string): string | null => {
+    try {
+      return canonical(side.inliner.expand({ $ref: ref }));
+    } catch {
+      return null;
+    }
+  };
+  const refsIn = (t: string | null): string[] =>
+    t === null ? [] : [...t.matchAll(REF)].map((m) => JSON.parse(`"${m[1]}"`) as string);
+  return (ref) => {
+    const known = memo.get(ref);
+    if (known !== undefined) return known;
+    const texts = new Map<string, [string | null, string | null]>();
+    const queue = [ref];
+    while (queue.length > 0) {
+      const r = queue.pop()!;
+      if (texts.has(r) || memo.has(r)) continue;
+      const pair: [string | null, string | null] = [text(base, r), text(head, r)];
+      texts.set(r, pair);
+      for (const next of [...refsIn(pair[0]), ...refsIn(pair[1])])
+        if (!base.inliner.isOpaque(next) && !head.inliner.isOpaque(next)) queue.push(next);
+    }
+    const unstable = new Set([...texts].filter(([, [b, a]]) => b === null || b !== a).map(([r]) => r));
+    for (const [r] of texts) if (memo.get(r) === false) unstable.add(r);
+    for (let changed = true; changed;) {
+      changed = false;
+      for (const [r, [b]] of texts) {
+        if (unstable.has(r)) continue;
+        if (refsIn(b).some((x) => unstable.has(x) || memo.get(x) === false)) {
+          unstable.add(r);
+          changed = true;
+        }
+      }
+    }
+    for (const [r] of texts) memo.set(r, !unstable.has(r));
+    return memo.get(ref)!;
+  };
 }

@@ -102,14 +102,27 @@ export const CASES: Case[] = [
   {
     name: "a renamed tool (same kernel command)",
     after: [set(GET, `${FACTS}/name`, "mnote.page.read")],
-    expect: [["tool-renamed", "breaking", get, `${FACTS}/name`]],
-    reverse: [["tool-renamed", "breaking", "mnote.page.read", `${FACTS}/name`]],
+    // The toolset description names the tool as the model calls it: the model reads another name.
+    expect: [
+      ["tool-renamed", "breaking", get, `${FACTS}/name`],
+      ["description-changed", "warning", "contract", "/toolsetDescription"],
+    ],
+    reverse: [
+      ["tool-renamed", "breaking", "mnote.page.read", `${FACTS}/name`],
+      ["description-changed", "warning", "contract", "/toolsetDescription"],
+    ],
   },
   {
     name: "a changed provider-safe name",
     after: [set(SAVE, `${FACTS}/providerName`, "mnote_save_page")],
-    expect: [["tool-provider-name-changed", "breaking", save, `${FACTS}/providerName`]],
-    reverse: [["tool-provider-name-changed", "breaking", save, `${FACTS}/providerName`]],
+    expect: [
+      ["tool-provider-name-changed", "breaking", save, `${FACTS}/providerName`],
+      ["description-changed", "warning", "contract", "/toolsetDescription"],
+    ],
+    reverse: [
+      ["tool-provider-name-changed", "breaking", save, `${FACTS}/providerName`],
+      ["description-changed", "warning", "contract", "/toolsetDescription"],
+    ],
   },
   {
     name: "a changed kernel command",
@@ -219,7 +232,8 @@ export const CASES: Case[] = [
   },
   {
     name: "a changed pattern on an arg (neither tighter nor looser)",
-    after: [set(TITLE, `${ARGS}/title/pattern`, "^[^\\r\\n]+$")],
+    // " " passes only the new pattern, "É" only the old one.
+    after: [set(TITLE, `${ARGS}/title/pattern`, "^[a-z ]+$")],
     expect: [["request-constraint-changed", "breaking", title, "/args/properties/title/pattern"]],
     reverse: [["request-constraint-changed", "breaking", title, "/args/properties/title/pattern"]],
   },
@@ -454,8 +468,14 @@ export const CASES: Case[] = [
     reverse: [["response-constraint-tightened", "safe", get, "/result/properties/title/maxLength"]],
   },
   {
+    name: "a looser pattern on an arg (every title the old one took still passes)",
+    after: [set(TITLE, `${ARGS}/title/pattern`, "^[^\\r\\n]+$")],
+    expect: [["request-constraint-loosened", "safe", title, "/args/properties/title/pattern"]],
+    reverse: [["request-constraint-tightened", "breaking", title, "/args/properties/title/pattern"]],
+  },
+  {
     name: "a changed pattern in a response",
-    after: [set(COMMON, "/$defs/CommandId/pattern", "^[a-z][a-z0-9_.]*$")],
+    after: [set(COMMON, "/$defs/CommandId/pattern", "^cmd_[a-z][a-z0-9_.]*$")],
     // One edit in common.schema.json: every surface that carries a CommandId sees it (reported grouped).
     expect: [
       ["response-constraint-changed", "breaking", "envelope", "/Audit/properties/commandId/pattern"],
@@ -548,9 +568,17 @@ export const CASES: Case[] = [
   },
   {
     name: "a default in a response schema",
-    after: [set(GET, `${RESULT}/title/default`, "")],
-    expect: [["response-default-changed", "warning", get, "/result/properties/title/default"]],
-    reverse: [["response-default-changed", "warning", get, "/result/properties/title/default"]],
+    after: [set(GET, `${RESULT}/bodySummary/default`, "")],
+    expect: [["response-default-changed", "warning", get, "/result/properties/bodySummary/default"]],
+    reverse: [["response-default-changed", "warning", get, "/result/properties/bodySummary/default"]],
+  },
+  {
+    name: "a default on a required field only documents (it never applies)",
+    after: [set(GET, `${RESULT}/title/default`, ""), set(TITLE, `${ARGS}/title/default`, "Untitled")],
+    expect: [
+      ["annotation-changed", "warning", get, "/result/properties/title/default"],
+      ["annotation-changed", "warning", title, "/args/properties/title/default"],
+    ],
   },
   {
     name: "a changed description behind a $ref",
@@ -622,8 +650,9 @@ export const CASES: Case[] = [
       set(COMMON, "/$defs/PageTitle", { type: "string", maxLength: 500 }),
       set(GET, `${RESULT}/title`, { $ref: "../model/common.schema.json#/$defs/PageTitle" }),
     ],
-    expect: [],
-    reverse: [],
+    // The new definition is a new exported type; the result accepts the same values.
+    expect: [["export-added", "safe", "package", "/types/PageTitle"]],
+    reverse: [["export-removed", "breaking", "package", "/types/PageTitle"]],
   },
   {
     name: "a $ref'd arg written out in place",

@@ -1,0 +1,125 @@
+/**
+ * The diff's two configuration files, the ignore file and the severity file, read and validated
+ * against their JSON Schemas (codegen/diff-ignore.schema.json, codegen/diff-rules.schema.json)
+ * before anything uses them: validate, then act. A file that does not validate is one
+ * DiffConfigError whose message is one line naming the file, the entry and the problem.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import Ajv2020, { type ErrorObject, type ValidateFunction } from "ajv/dist/2020";
+import addFormats from "ajv-formats";
+import ignoreSchema from "../diff-ignore.schema.json";
+import rulesSchema from "../diff-rules.schema.json";
+
+/** A configuration file of the diff is unusable (the CLI exits 3: configuration). */
+export class DiffConfigError extends Error {
+  override readonly name = "DiffConfigError";
+}
+
+/** What --baseline reads from a previous JSON report: its findings' fingerprints and places. */
+const BASELINE_SCHEMA = {
+  type: "object",
+  required: ["changes"],
+  properties: {
+    changes: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["fingerprint", "rule", "subject", "pointer"],
+        properties: {
+          fingerprint: { type: "string", pattern: "^[0-9a-f]{32}$" },
+          rule: { type: "string" },
+          subject: { type: "string" },
+          pointer: { type: "string" },
+        },
+      },
+    },
+  },
+};
+
+type Kind = "ignore" | "rules" | "baseline";
+let validators: Record<Kind, ValidateFunction> | undefined;
+
+function compiled(): Record<Kind, ValidateFunction> {
+  if (!validators) {
+    // Our own schemas, checked by the tests: no meta-schema compile on every run.
+    const ajv = new Ajv2020({ allErrors: false, strict: true, validateSchema: false });
+    addFormats(ajv, ["date"]);
+    ajv.addSchema(rulesSchema);
+    validators = {
+      rules: ajv.compile(rulesSchema),
+      ignore: ajv.compile(ignoreSchema),
+      baseline: ajv.compile(BASELINE_SCHEMA),
+    };
+  }
+  return validators;
+}
+
+/**
+ * Reads a JSON file and validates it against the schema of its kind; a missing file is
+ * `undefined` (the caller's default), unless it is required.
+ */
+export function readConfigFile(path: string, kind: Kind, required = false): unknown {
+  if (!existsSync(path)) {
+    if (required) throw new DiffConfigError(`${path}: not found`);
+    return undefined;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, "utf8"));
+  } catch (e) {
+    throw new DiffConfigError(`${path}: not JSON: ${(e as Error).message}`);
+  }
+  const validate = compiled()[kind];
+  if (!validate(json)) throw new DiffConfigError(`${path}: ${describe(validate.errors?.[0], json)}`);
+  return json;
+}
+
+/** "ignore[0].expires: "2099-02-30" is not a calendar date (YYYY-MM-DD)". */
+function describe(error: ErrorObject | undefined, root: unknown): string {
+  if (!error) return "does not match its schema";
+  const tokens = error.instancePath === "" ? [] : error.instancePath.slice(1).split("/").map(unescape);
+  const value = tokens.reduce<unknown>((v, t) => (v as Record<string, unknown> | undefined)?.[t], root);
+  const params = error.params as Record<string, unknown>;
+  let place = "";
+  for (const t of tokens) place += /^\d+$/.test(t) ? `[${t}]` : place === "" ? t : `.${t}`;
+  const at = place === "" ? "" : `${place}: `;
+  switch (error.keyword) {
+    case "type":
+      return `${at}must be ${article(String(params.type))}, not ${show(value)}`;
+    case "required":
+      return `${at}"${String(params.missingProperty)}" is missing`;
+    case "additionalProperties":
+      return `${at}unknown key "${String(params.additionalProperty)}"`;
+    case "propertyNames":
+      return `${at}no rule "${String(params.propertyName)}" (the rules are listed in docs/CONTRACT-DIFF.md)`;
+    case "format":
+      return `${at}${show(value)} is not a calendar date (YYYY-MM-DD)`;
+    case "enum":
+      return place.endsWith("rule") || /^rules\b/.test(place)
+        ? `${at}no rule ${show(value)} (the rules are listed in docs/CONTRACT-DIFF.md)`
+        : `${at}${show(value)} must be one of ${(params.allowedValues as unknown[]).map((v) => show(v)).join(", ")}`;
+    case "anyOf":
+      return `${at}${show(value)} is neither a category (wire, source, model, kernel) nor a rule`;
+    case "pattern":
+      if (place.endsWith("reason")) return `${at}a reason is required`;
+      if (place.endsWith("fingerprint")) return `${at}${show(value)} is not a fingerprint of this diff`;
+      return `${at}${show(value)} is not a JSON pointer`;
+    case "uniqueItems":
+      return `${at}lists a value twice`;
+    default:
+      return `${at}${error.message ?? error.keyword}`;
+  }
+}
+
+function unescape(token: string): string {
+  return token.replace(/~1/g, "/").replace(/~0/g, "~");
+}
+
+function article(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
+
+function show(value: unknown): string {
+  const text = JSON.stringify(value);
+  return text === undefined ? "nothing" : text.length > 60 ? text.slice(0, 59) + "…" : text;
+}
