@@ -12,6 +12,7 @@ import { omitKeys, originOf, type Origin } from "./inline";
 import { matchVariants } from "./match-variants";
 import { canonical, sameJson, show } from "./json";
 import { directedRule, judgeKeyword, type DirectedKind } from "./keyword-rules";
+import { isVendorKeyword } from "../vendor-keywords";
 import { enumKeyword, normalize } from "./normalize";
 import { accepts } from "./accepts";
 import { comparePatterns } from "./regex";
@@ -31,6 +32,8 @@ export interface SchemaFinding {
   rule: RuleId;
   /** The direction-free kind the rule was made from (absent for description and annotation findings). */
   kind?: DirectedKind;
+  /** Judged from an x-mnote-* fact (what code reads), not from the values a validator accepts: never disproven. */
+  fact?: boolean;
   pointer: string;
   origin: Origin | undefined;
   message: string;
@@ -317,16 +320,20 @@ class SchemaComparer {
    */
   private dropDisproven(start: number, before: Schema, after: Schema): void {
     const hurting = DISPROVABLE[this.direction];
+    const harmless = HARMLESS[this.direction];
     const mine = this.findings.slice(start);
-    if (!mine.some((f) => f.kind !== undefined && hurting.has(f.kind))) return;
+    const judged = (f: SchemaFinding, kinds: ReadonlySet<DirectedKind>) =>
+      !f.fact && f.kind !== undefined && kinds.has(f.kind);
+    const anyHurting = mine.some((f) => judged(f, hurting));
+    if (!anyHurting && !mine.some((f) => judged(f, harmless))) return;
     const [older, newer] = [this.sides(true), this.sides(false)];
     const narrowerIsAfter = this.direction === "response";
     // request: before ⊆ after; response: after ⊆ before.
     const holds = narrowerIsAfter ? proveSubset(after, before, newer) : proveSubset(before, after, older);
     if (!holds) return;
     const reverse = narrowerIsAfter ? proveSubset(before, after, older) : proveSubset(after, before, newer);
-    const drop = (f: SchemaFinding) =>
-      f.kind !== undefined && (hurting.has(f.kind) || (reverse && HARMLESS[this.direction].has(f.kind)));
+    if (!anyHurting && !reverse) return;
+    const drop = (f: SchemaFinding) => judged(f, hurting) || (reverse && judged(f, harmless));
     this.findings.splice(start, mine.length, ...mine.filter((f) => !drop(f)));
   }
 
@@ -506,7 +513,7 @@ class SchemaComparer {
     const core = omitKeys(plain, hoisted);
     const fill = {
       plainIsBefore,
-      keys: hoisted.filter((k) => isAnnotation(k) && k !== "default" && !k.startsWith("x-")),
+      keys: hoisted.filter((k) => isAnnotation(k) && k !== "default" && !k.startsWith("x-mnote-")),
     };
     const list = listSide[key];
     if (plainIsBefore)
@@ -911,7 +918,10 @@ class SchemaComparer {
     const origin = where(b, a, key);
     if ("kind" in judgement) {
       const note = judgement.kind === "unproven" ? ": could not prove the values accepted are the same" : "";
-      return this.directed(judgement.kind, at, origin, `${key} ${show(bv)} -> ${show(av)}${note}`, bv, av);
+      const before = this.findings.length;
+      this.directed(judgement.kind, at, origin, `${key} ${show(bv)} -> ${show(av)}${note}`, bv, av);
+      if (isVendorKeyword(key)) for (const f of this.findings.slice(before)) f.fact = true;
+      return;
     }
     const message =
       judgement.rule === "description-changed" ? "description changed" : `${key} ${show(bv)} -> ${show(av)}`;

@@ -13,6 +13,7 @@ import { RefIndex } from "../support/refs";
 import { isPlainObject } from "../support/schema-walk";
 import { getAtPointer, joinPointer } from "../../common/json-pointer";
 import { canonical } from "./json";
+import { isVendorKeyword } from "../vendor-keywords";
 
 export interface Origin {
   file: string;
@@ -220,7 +221,7 @@ function annotates(key: string): boolean {
     key === "deprecated" ||
     key === "readOnly" ||
     key === "writeOnly" ||
-    key.startsWith("x-")
+    isVendorKeyword(key)
   );
 }
 

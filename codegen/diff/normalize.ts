@@ -120,6 +120,13 @@ const EVERYTHING_WHEN_TRUE = [
 ];
 
 function dropTrivial(s: Schema): Schema {
+  // An empty value list: nothing passes (one spelling of "nothing": {not: {}}).
+  if (Array.isArray(s.enum) && s.enum.length === 0)
+    return derive(
+      s,
+      Object.keys(s).filter((k) => !isAnnotation(k)),
+      { not: {} },
+    );
   const drop: string[] = [];
   const set: Schema = {};
   for (const k of EVERYTHING_WHEN_TRUE) if (k in s && isEverything(s[k])) drop.push(k);
@@ -227,6 +234,13 @@ export function mergeInto(parent: Schema, member: Schema): Schema | null {
       const b = typeSet(v) ?? [];
       const both = a.filter((t) => b.includes(t) || (t === "integer" && b.includes("number")));
       for (const t of b) if (t === "integer" && a.includes("number") && !both.includes(t)) both.push(t);
+      // No type in common: no value passes both.
+      if (both.length === 0)
+        return derive(
+          parent,
+          Object.keys(parent).filter((key) => !isAnnotation(key)),
+          { not: {} },
+        );
       out.type = both.length === 1 ? both[0] : both;
     } else if (k === "enum" && Array.isArray(v) && Array.isArray(out[k])) {
       out[k] = (out[k] as unknown[]).filter((x) => (v as unknown[]).some((y) => sameJson(x, y)));
@@ -249,7 +263,7 @@ function constToEnum(s: Schema): Schema {
 /** The values an alternative stands for, when it is nothing but a list of values. */
 function valueList(alt: unknown): unknown[] | null {
   if (!isPlainObject(alt)) return null;
-  const keys = Object.keys(alt).filter((k) => k !== "description" && !ANNOTATIONS.has(k) && !k.startsWith("x-"));
+  const keys = Object.keys(alt).filter((k) => !isAnnotation(k) || k === "default");
   if (keys.length === 1 && keys[0] === "const") return [alt.const];
   if (keys.length === 1 && keys[0] === "enum" && Array.isArray(alt.enum)) return alt.enum;
   if (keys.length === 1 && keys[0] === "type" && alt.type === "null") return [null];
@@ -388,12 +402,12 @@ function nullableToType(s: Schema): Schema {
     if (nullIndex < 0) continue;
     const other = list[1 - nullIndex];
     if (!isPlainObject(other) || typeof other.type !== "string" || other.type === "null") continue;
-    if (!Object.keys(other).every((k) => TYPE_SPECIFIC.has(k) || k.startsWith("x-"))) continue;
+    if (!Object.keys(other).every((k) => TYPE_SPECIFIC.has(k) || isAnnotation(k))) continue;
     // The parent's own keywords must not clash with the alternative's.
     const parentKeys = Object.keys(s).filter((k) => k !== key);
     if (parentKeys.some((k) => k in other && !sameJson(s[k], other[k]) && k !== "description" && !ANNOTATIONS.has(k)))
       continue;
-    if (parentKeys.some((k) => !TYPE_SPECIFIC.has(k) && !k.startsWith("x-"))) continue;
+    if (parentKeys.some((k) => !TYPE_SPECIFIC.has(k) && !isAnnotation(k))) continue;
     const out = derive(s, [key]);
     const taken = Object.keys(other).filter((k) => !(k in out));
     for (const k of taken) out[k] = other[k];

@@ -5,6 +5,7 @@
  */
 import { isPlainObject } from "../support/schema-walk";
 import { SUPPORTED_FORMATS } from "../support/contract-ajv";
+import { isVendorKeyword } from "../vendor-keywords";
 
 export type Schema = Record<string, unknown>;
 
@@ -21,9 +22,13 @@ export const ANNOTATIONS = new Set([
   "contentSchema",
 ]);
 
-/** A keyword that never decides whether a value is valid. */
+/**
+ * A keyword that never decides whether a value is valid: the annotations of 2020-12 and the
+ * contract's own x-mnote-* keywords (validators ignore them; the diff judges them as facts). Any
+ * other x- keyword is unknown: it is not taken for an annotation.
+ */
 export function isAnnotation(key: string): boolean {
-  return key === "description" || key === "default" || ANNOTATIONS.has(key) || key.startsWith("x-");
+  return key === "description" || key === "default" || ANNOTATIONS.has(key) || isVendorKeyword(key);
 }
 
 /** The keywords that constrain only values of one JSON type, by that type. */

@@ -94,6 +94,9 @@ class Prover {
     const sub = normalize(asSchema(subIn));
     const sup = normalize(asSchema(supIn));
     if ((sub === sup || canonical(sub) === canonical(sup)) && (this.sides.sameSide || !hasMarker(sub))) return true;
+    // A keyword without a rule here (a vendor extension may even widen, like OpenAPI's nullable):
+    // nothing is proven about a node that has one, on either side.
+    if (!understood(sub) || !understood(sup)) return false;
     if (isEverything(sup) || isNothing(sub)) return true;
     if (isNothing(sup)) return false;
 
@@ -109,10 +112,16 @@ class Prover {
       const rest = omit(sup, ["allOf"]);
       return this.prove(sub, rest, depth + 1) && sup.allOf.every((m) => this.prove(sub, m, depth + 1));
     }
-    // sub's conjunctions: the rest or one member alone may already be inside sup.
+    // sub's conjunctions: the rest, or one member with the keywords of the rest it does not
+    // interact with (its type, …), may already be inside sup (dropping a conjunct only widens sub).
     if (Array.isArray(sub.allOf)) {
       const rest = omit(sub, ["allOf"]);
-      return this.prove(rest, sup, depth + 1) || sub.allOf.some((m) => this.prove(m, sup, depth + 1));
+      if (this.prove(rest, sup, depth + 1)) return true;
+      return sub.allOf.some(
+        (m) =>
+          isPlainObject(m) &&
+          (this.prove(combine(m, rest), sup, depth + 1) || this.prove(combine(rest, m), sup, depth + 1)),
+      );
     }
     // Conditionals both hold unchanged cancel out; sub's alone can be dropped (sub only grows).
     if ("if" in sup) {
@@ -157,8 +166,6 @@ class Prover {
       if (types.length < 2) return false;
       return types.every((t) => alts.some((alt) => this.prove(restrictType(sub, t), alt, depth + 1)));
     }
-    for (const key of Object.keys(sup))
-      if (!isAnnotation(key) && !KNOWN_GENERIC.has(key) && !KNOWN_TYPE_SPECIFIC.has(key)) return false;
     return this.proveTyped(sub, sup, depth);
   }
 
@@ -351,6 +358,11 @@ class Prover {
   }
 }
 
+function understood(s: Schema): boolean {
+  for (const key in s) if (!isAnnotation(key) && !KNOWN_GENERIC.has(key) && !KNOWN_TYPE_SPECIFIC.has(key)) return false;
+  return true;
+}
+
 function num(v: unknown, fallback: number): number {
   return typeof v === "number" ? v : fallback;
 }
@@ -371,6 +383,29 @@ function pick(s: Schema, keys: readonly string[]): Schema {
 function conjunction(rest: Schema, alt: unknown): Schema {
   if (isEverything(rest)) return asSchema(alt);
   return { ...rest, allOf: [...(Array.isArray(rest.allOf) ? rest.allOf : []), alt] };
+}
+
+/** Keywords a validator reads together (they stay in one schema object or leave it together). */
+const GROUPS: ReadonlyArray<readonly string[]> = [
+  ["properties", "patternProperties", "additionalProperties", "unevaluatedProperties"],
+  ["prefixItems", "items", "unevaluatedItems"],
+  ["contains", "minContains", "maxContains"],
+  ["if", "then", "else"],
+];
+
+/**
+ * primary with the keywords of other that neither it has nor interact with its own: a schema that
+ * accepts at least every value primary ∧ other accepts.
+ */
+function combine(primary: Schema, other: Schema): Schema {
+  const out: Schema = { ...primary };
+  for (const [k, v] of Object.entries(other)) {
+    if (k in out || k === "allOf" || k === "$ref") continue;
+    const group = GROUPS.find((g) => g.includes(k));
+    if (group && group.some((g) => g in primary)) continue;
+    out[k] = v;
+  }
+  return out;
 }
 
 function hasMarker(s: unknown): boolean {

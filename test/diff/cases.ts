@@ -25,6 +25,7 @@ const GET = "tools/page.get.tool.json";
 const TITLE = "tools/page.update_title.tool.json";
 const OPTIONS = "tools/page.update_options.tool.json";
 const SUMMARY = "tools/artifact.create_summary.tool.json";
+const AI_NOTE = "tools/artifact.create_ai_note.tool.json";
 const REQUEST = "envelope/request.schema.json";
 const RESPONSE = "envelope/response.schema.json";
 const ERRORS = "catalog/errors.schema.json";
@@ -54,6 +55,28 @@ const KERNEL_COMMANDS_WITH_COMMAND_ID = [
 /** The same schema as a field "probe" of a request (update_title's Args) and of a response (get's Result). */
 function probe(schema: unknown): Edit[] {
   return [set(TITLE, `${ARGS}/probe`, schema), set(GET, `${RESULT}/probe`, schema)];
+}
+
+/** A heading tree in model/common.schema.json whose children are leaves, or trees again. */
+const OUTLINE = { $ref: "../model/common.schema.json#/$defs/ProbeNode" };
+const outlineText = { type: "string", maxLength: 200 };
+const outlineLeaf = {
+  type: "object",
+  additionalProperties: false,
+  required: ["text"],
+  properties: { text: outlineText },
+};
+const outlineNode = (items: string) => ({
+  type: "object",
+  additionalProperties: false,
+  required: ["text"],
+  properties: { text: outlineText, children: { type: "array", maxItems: 50, items: { $ref: `#/$defs/${items}` } } },
+});
+function outline(kind: typeof outlineLeaf | typeof outlineNode): Edit[] {
+  return [
+    set(COMMON, "/$defs/ProbeLeaf", outlineLeaf),
+    set(COMMON, "/$defs/ProbeNode", kind === outlineLeaf ? outlineNode("ProbeLeaf") : outlineNode("ProbeNode")),
+  ];
 }
 
 function seventhTool(): Edit[] {
@@ -641,6 +664,88 @@ export const CASES: Case[] = [
     name: "a changed contract title",
     after: [set("contract.json", "/title", "mnote page-AI tools")],
     expect: [["contract-metadata-changed", "warning", "contract", "/title"]],
+  },
+
+  // ---- x-mnote-* facts, judged with their direction (more in round3-cases.ts)
+  {
+    name: "the guide's roles of two tools swapped",
+    after: [set(SUMMARY, `${FACTS}/guideRole`, "note"), set(AI_NOTE, `${FACTS}/guideRole`, "summary")],
+    expect: [
+      ["tool-guide-role-changed", "warning", summary, `${FACTS}/guideRole`],
+      ["tool-guide-role-changed", "warning", "mnote.artifact.create_ai_note", `${FACTS}/guideRole`],
+    ],
+  },
+  {
+    name: "a lower page block limit (a narrower request for writers, whatever schema states it)",
+    after: [set(GET, `${RESULT}/blocks/maxItems`, 1500)],
+    expect: [["limit-lowered", "breaking", "limits", "/pageBlocks"]],
+    reverse: [["limit-raised", "breaking", "limits", "/pageBlocks"]],
+  },
+  {
+    name: "a renamed limit: the package exports another name",
+    after: [set(GET, `${RESULT}/blocks/x-mnote-limit`, "pageBlockLimit")],
+    expect: [
+      ["export-removed", "breaking", "package", "/limits/pageBlocks"],
+      ["export-added", "safe", "package", "/limits/pageBlockLimit"],
+    ],
+  },
+  {
+    name: "another initial value for a page option",
+    after: [set(PAGE_OPTIONS, "/$defs/PageOptions/properties/showToc/x-mnote-initialValue", true)],
+    expect: [
+      [
+        "response-initial-value-changed",
+        "breaking",
+        get,
+        "/result/properties/pageOptions/properties/showToc/x-mnote-initialValue",
+      ],
+      [
+        "request-initial-value-changed",
+        "breaking",
+        options,
+        "/args/properties/options/properties/showToc/x-mnote-initialValue",
+      ],
+    ],
+  },
+  {
+    name: "a request field the model wrote is now the host's",
+    after: [set(REQUEST, "/$defs/ToolRequest/properties/dryRun/x-mnote-filledBy", "host")],
+    expect: [["request-filled-by-changed", "breaking", "envelope", "/ToolRequest/properties/dryRun/x-mnote-filledBy"]],
+    reverse: [["request-filled-by-changed", "breaking", "envelope", "/ToolRequest/properties/dryRun/x-mnote-filledBy"]],
+  },
+
+  // ---- recursion compared by structure
+  {
+    name: "a leaf becomes the recursive definition (the tree grows deeper)",
+    before: [...outline(outlineLeaf), ...probe(OUTLINE)],
+    after: [...outline(outlineNode), ...probe(OUTLINE)],
+    expect: [
+      ["response-nesting-deepened", "breaking", get, "/result/properties/probe/properties/children/items"],
+      [
+        "response-property-added",
+        "safe",
+        get,
+        "/result/properties/probe/properties/children/items/properties/children",
+      ],
+      ["request-nesting-deepened", "safe", title, "/args/properties/probe/properties/children/items"],
+      ["request-property-added", "safe", title, "/args/properties/probe/properties/children/items/properties/children"],
+    ],
+    reverse: [
+      ["response-nesting-reduced", "safe", get, "/result/properties/probe/properties/children/items"],
+      [
+        "response-property-removed",
+        "breaking",
+        get,
+        "/result/properties/probe/properties/children/items/properties/children",
+      ],
+      ["request-nesting-reduced", "breaking", title, "/args/properties/probe/properties/children/items"],
+      [
+        "request-property-removed",
+        "breaking",
+        title,
+        "/args/properties/probe/properties/children/items/properties/children",
+      ],
+    ],
   },
 
   // ---- refactors that change no behaviour
