@@ -83,6 +83,12 @@ function describe(error: ErrorObject | undefined, root: unknown): string {
   let place = "";
   for (const t of tokens) place += /^\d+$/.test(t) ? `[${t}]` : place === "" ? t : `.${t}`;
   const at = place === "" ? "" : `${place}: `;
+  // A key refused by propertyNames: ajv reports the key's own error with the key beside it.
+  const key = (error as ErrorObject & { propertyName?: string }).propertyName;
+  if (key !== undefined) return `${at}no rule "${key}" (the rules are listed in docs/CONTRACT-DIFF.md)`;
+  // use/except items are a category or a rule: ajv names only the first alternative's failure.
+  if (/^(use|except)\[\d+\]$/.test(place) && (error.keyword === "enum" || error.keyword === "anyOf"))
+    return `${at}${show(value)} is neither a category (wire, source, model, kernel) nor a rule`;
   switch (error.keyword) {
     case "type":
       return `${at}must be ${article(String(params.type))}, not ${show(value)}`;
@@ -95,7 +101,7 @@ function describe(error: ErrorObject | undefined, root: unknown): string {
     case "format":
       return `${at}${show(value)} is not a calendar date (YYYY-MM-DD)`;
     case "enum":
-      return place.endsWith("rule") || /^rules\b/.test(place)
+      return place.endsWith("rule")
         ? `${at}no rule ${show(value)} (the rules are listed in docs/CONTRACT-DIFF.md)`
         : `${at}${show(value)} must be one of ${(params.allowedValues as unknown[]).map((v) => show(v)).join(", ")}`;
     case "anyOf":

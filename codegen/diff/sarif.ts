@@ -71,7 +71,7 @@ function result(c: Change, labels: ReportLabels): Record<string, unknown> {
           artifactLocation: { uri: encodeURI(`${labels.head}/${c.file}`.replace(/\\/g, "/")) },
           ...(c.line ? { region: { startLine: c.line, startColumn: c.column ?? 1 } } : {}),
         },
-        logicalLocations: [{ fullyQualifiedName: `${c.subject}${c.pointer}`, kind: "member" }],
+        logicalLocations: [{ fullyQualifiedName: `${c.subject}#${c.pointer}`, kind: "member" }],
       },
     ],
     partialFingerprints: { [FINGERPRINT_KEY]: c.fingerprint },
@@ -90,7 +90,7 @@ function result(c: Change, labels: ReportLabels): Record<string, unknown> {
   if (c.occurrences && c.occurrences.length > 1)
     out.relatedLocations = c.occurrences.slice(1).map((o, i) => ({
       id: i + 1,
-      logicalLocations: [{ fullyQualifiedName: `${o.subject}${o.pointer}`, kind: "member" }],
+      logicalLocations: [{ fullyQualifiedName: `${o.subject}#${o.pointer}`, kind: "member" }],
     }));
   if (c.new !== undefined) out.baselineState = c.new ? "new" : "unchanged";
   if (c.ignored)

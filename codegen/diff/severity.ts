@@ -22,10 +22,12 @@ export interface SeverityFile {
 
 /** A resolved configuration: the categories judged and the severity of every rule. */
 export interface SeverityConfig {
+  /** Categories judged: a change is reported when it concerns one of them... */
   categories: Category[];
-  /** Rules judged whatever their categories (named in use). */
+  /** ...or when its rule is named in use... */
   rulesUsed: ReadonlySet<RuleId>;
-  /** Rules left out (named in except). */
+  /** ...and not when it concerns an excepted category, or its rule is excepted (except wins, as in buf). */
+  categoriesExcepted: Category[];
   rulesExcepted: ReadonlySet<RuleId>;
   severity: Readonly<Record<RuleId, Severity>>;
 }
@@ -36,21 +38,21 @@ export const DEFAULT_LEVEL_SEVERITY: Readonly<Record<Level, Severity>> = {
   safe: "info",
 };
 
-/** The configuration a file (or none) and --category give. */
+/** The configuration a file (or none) and --category give; --category replaces the file's use. */
 export function resolveSeverities(file: SeverityFile = {}, categoriesFlag?: readonly Category[]): SeverityConfig {
   const isCategory = (s: string): s is Category => (CATEGORIES as readonly string[]).includes(s);
-  const use = file.use ?? [...CATEGORIES];
+  const use = categoriesFlag ? [...categoriesFlag] : (file.use ?? [...CATEGORIES]);
   const except = file.except ?? [];
-  const chosen = categoriesFlag ?? use.filter(isCategory);
-  const categories = CATEGORIES.filter((c) => chosen.includes(c) && !except.includes(c));
-  const rulesUsed = new Set((categoriesFlag ? [] : use).filter((s): s is RuleId => isRuleId(s)));
-  const rulesExcepted = new Set(except.filter((s): s is RuleId => isRuleId(s)));
+  const categoriesExcepted = CATEGORIES.filter((c) => except.includes(c));
+  const categories = CATEGORIES.filter((c) => use.includes(c) && !categoriesExcepted.includes(c));
+  const rulesUsed = new Set(use.filter((s): s is RuleId => !isCategory(s) && isRuleId(s)));
+  const rulesExcepted = new Set(except.filter((s): s is RuleId => !isCategory(s) && isRuleId(s)));
   const levels = { ...DEFAULT_LEVEL_SEVERITY, ...(file.levels ?? {}) };
   const severity = Object.fromEntries(RULES.map((r) => [r.id, file.rules?.[r.id] ?? levels[r.level]])) as Record<
     RuleId,
     Severity
   >;
-  return { categories, rulesUsed, rulesExcepted, severity };
+  return { categories, rulesUsed, categoriesExcepted, rulesExcepted, severity };
 }
 
 /** Reads and validates the severity file; a missing file is the defaults. */
@@ -71,13 +73,15 @@ export function parseCategories(text: string): Category[] {
 }
 
 /**
- * Each change with its severity; changes of categories not judged, of excepted rules, or of
- * severity off, are left out.
+ * Each change with its severity. Left out: changes that concern no category judged (unless their
+ * rule is named in use), that concern an excepted category or have an excepted rule, and those of
+ * severity off.
  */
 export function applySeverities(changes: readonly Change[], config: SeverityConfig): Change[] {
   const out: Change[] = [];
   for (const c of changes) {
-    if (config.rulesExcepted.has(c.rule)) continue;
+    if (config.rulesExcepted.has(c.rule) || c.categories.some((cat) => config.categoriesExcepted.includes(cat)))
+      continue;
     const selected = config.rulesUsed.has(c.rule) || c.categories.some((cat) => config.categories.includes(cat));
     if (!selected) continue;
     const severity = config.severity[c.rule];
