@@ -5,7 +5,7 @@
 import type { Change, Direction } from "./types";
 import { compareSchemas } from "./compare-schemas";
 import { fromFinding, type Surface } from "./change";
-import { expanders, type DiffSide } from "./side";
+import { expanders, unchangedFile, type DiffSide } from "./side";
 
 export const ENVELOPE_DEFINITIONS: ReadonlyArray<{
   file: string;
@@ -33,6 +33,8 @@ export const ENVELOPE_DEFINITIONS: ReadonlyArray<{
 export function compareEnvelope(base: DiffSide, head: DiffSide): Change[] {
   const out: Change[] = [];
   for (const { file, def, direction, surface } of ENVELOPE_DEFINITIONS) {
+    // The same file (and everything it reaches) on both sides: nothing to compare.
+    if (unchangedFile(base, head, file)) continue;
     const pointer = `/$defs/${def}`;
     const findings = compareSchemas(
       base.inliner.at(file, pointer),

@@ -205,7 +205,27 @@ class SchemaComparer {
     const start = this.findings.length;
     if (isMarker(b) || isMarker(a)) this.compareMarkers(b, a, pointer, depth, ctx);
     else this.compareNodes(b, a, pointer, depth, ctx);
-    if (this.findings.length > start && !this.negated) this.dropDisproven(start, b, a);
+    if (this.findings.length > start && !this.negated && this.worthProving(b, a, pointer, start))
+      this.dropDisproven(start, b, a);
+  }
+
+  /**
+   * Where a proof over the whole node can clear findings a keyword-by-keyword walk cannot: a node
+   * with a union, a conjunction, a condition or a negation (the walk pairs their parts), and the
+   * node a finding was made on. An ancestor without those would only repeat the same proof over
+   * a larger tree.
+   */
+  private worthProving(b: Schema, a: Schema, pointer: string, start: number): boolean {
+    const combines = (s: Schema) =>
+      "anyOf" in s || "oneOf" in s || "allOf" in s || "if" in s || "not" in s || isMarker(s);
+    if (combines(b) || combines(a)) return true;
+    const depth = pointer.split("/").length;
+    for (let i = start; i < this.findings.length; i++) {
+      const f = this.findings[i]!;
+      if ((f.pointer === pointer || f.pointer.startsWith(pointer + "/")) && f.pointer.split("/").length <= depth + 2)
+        return true;
+    }
+    return false;
   }
 
   /**

@@ -9,7 +9,7 @@ import type { RuleId } from "./rules";
 import type { Change } from "./types";
 import { compareSchemas } from "./compare-schemas";
 import { change, fromFinding } from "./change";
-import { expanders, type DiffSide } from "./side";
+import { expanders, unchangedFile, type DiffSide } from "./side";
 import { sameJson, show } from "./json";
 
 const FACTS = "/x-mnote-tool";
@@ -134,6 +134,8 @@ function compareTool(b: ToolModel, a: ToolModel, base: DiffSide, head: DiffSide,
       ),
     );
   }
+  // The same files (and everything they reach) on both sides: the schemas cannot differ.
+  if (b.file === a.file && unchangedFile(base, head, a.file)) return out;
   for (const { def, root, direction } of SCHEMAS) {
     const before = base.inliner.at(b.file, `/$defs/${def}`);
     const after = head.inliner.at(a.file, `/$defs/${def}`);

@@ -5,53 +5,19 @@
  * DiffConfigError whose message is one line naming the file, the entry and the problem.
  */
 import { existsSync, readFileSync } from "node:fs";
-import Ajv2020, { type ErrorObject, type ValidateFunction } from "ajv/dist/2020";
-import addFormats from "ajv-formats";
-import ignoreSchema from "../diff-ignore.schema.json";
-import rulesSchema from "../diff-rules.schema.json";
+import type { ErrorObject, ValidateFunction } from "ajv";
+import { precompiled } from "../support/precompiled";
 
 /** A configuration file of the diff is unusable (the CLI exits 3: configuration). */
 export class DiffConfigError extends Error {
   override readonly name = "DiffConfigError";
 }
 
-/** What --baseline reads from a previous JSON report: its findings' fingerprints and places. */
-const BASELINE_SCHEMA = {
-  type: "object",
-  required: ["changes"],
-  properties: {
-    changes: {
-      type: "array",
-      items: {
-        type: "object",
-        required: ["fingerprint", "rule", "subject", "pointer"],
-        properties: {
-          fingerprint: { type: "string", pattern: "^[0-9a-f]{32}$" },
-          rule: { type: "string" },
-          subject: { type: "string" },
-          pointer: { type: "string" },
-        },
-      },
-    },
-  },
-};
-
 type Kind = "ignore" | "rules" | "baseline";
-let validators: Record<Kind, ValidateFunction> | undefined;
 
-function compiled(): Record<Kind, ValidateFunction> {
-  if (!validators) {
-    // Our own schemas, checked by the tests: no meta-schema compile on every run.
-    const ajv = new Ajv2020({ allErrors: false, strict: true, validateSchema: false });
-    addFormats(ajv, ["date"]);
-    ajv.addSchema(rulesSchema);
-    validators = {
-      rules: ajv.compile(rulesSchema),
-      ignore: ajv.compile(ignoreSchema),
-      baseline: ajv.compile(BASELINE_SCHEMA),
-    };
-  }
-  return validators;
+/** Compiled ahead of time from the schemas (codegen/support/precompiled.ts): nothing is compiled per run. */
+function validatorOf(kind: Kind): ValidateFunction {
+  return precompiled(kind === "ignore" ? "diffIgnore" : kind === "rules" ? "diffRules" : "diffBaseline");
 }
 
 /**
@@ -69,7 +35,7 @@ export function readConfigFile(path: string, kind: Kind, required = false): unkn
   } catch (e) {
     throw new DiffConfigError(`${path}: not JSON: ${(e as Error).message}`);
   }
-  const validate = compiled()[kind];
+  const validate = validatorOf(kind);
   if (!validate(json)) throw new DiffConfigError(`${path}: ${describe(validate.errors?.[0], json)}`);
   return json;
 }

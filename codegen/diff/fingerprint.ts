@@ -9,14 +9,27 @@
  * numbers, on the order of the report or of the keys in a file, or on how many places an edit
  * reaches. Two findings that would share one are told apart by their messages.
  */
-import { createHash } from "node:crypto";
 import { ruleDef } from "./rules";
 import type { BaselineSummary, Change } from "./types";
 
 const VERSION = "mnote-diff/v1";
 
+/**
+ * 128 bits of four FNV-1a hashes with different offsets, as hex: stable across runs and machines,
+ * and cheap (a fingerprint names a finding; it guards nothing, so it needs no cryptographic hash).
+ */
 function hash(parts: readonly string[]): string {
-  return createHash("sha256").update(parts.join("\0")).digest("hex").slice(0, 32);
+  const text = parts.join("\0");
+  let out = "";
+  for (const offset of [0x811c9dc5, 0x050c5d1f, 0x1b873593, 0x2f0ba1e3]) {
+    let h = offset;
+    for (let i = 0; i < text.length; i++) {
+      h ^= text.charCodeAt(i);
+      h = Math.imul(h, 0x01000193);
+    }
+    out += (h >>> 0).toString(16).padStart(8, "0");
+  }
+  return out;
 }
 
 /** The change's anchor: the contract file and pointer for schema findings, else subject and pointer. */

@@ -352,20 +352,32 @@ function buildNfa(root: Node): Nfa {
   return nfa;
 }
 
-/** Splits the code points into classes no edge of either automaton tells apart. */
-function alphabet(nfas: readonly Nfa[]): Array<readonly [number, number]> {
+/**
+ * Splits the code points into classes no edge of either automaton tells apart: the intervals
+ * between the sets' boundaries, those that every set holds or lacks alike merged into one class
+ * (each class is represented by one of its code points).
+ */
+function alphabet(nfas: readonly Nfa[]): number[] {
   const cuts = new Set<number>([0, MAX_CODE_POINT + 1]);
+  const sets = new Map<string, Ranges>();
   for (const nfa of nfas)
     for (const edges of nfa.chars)
-      for (const { set } of edges)
+      for (const { set } of edges) {
+        sets.set(set.map(([lo, hi]) => `${lo}-${hi}`).join(","), set);
         for (const [lo, hi] of set) {
           cuts.add(lo);
           cuts.add(hi + 1);
         }
+      }
   const points = [...cuts].sort((x, y) => x - y);
-  const out: Array<[number, number]> = [];
-  for (let k = 0; k + 1 < points.length; k++) out.push([points[k]!, points[k + 1]! - 1]);
-  return out;
+  const distinct = [...sets.values()];
+  const bySignature = new Map<string, number>();
+  for (let k = 0; k + 1 < points.length; k++) {
+    const cp = points[k]!;
+    const signature = distinct.map((set) => (contains(set, cp) ? "1" : "0")).join("");
+    if (!bySignature.has(signature)) bySignature.set(signature, cp);
+  }
+  return [...bySignature.values()];
 }
 
 function contains(set: Ranges, cp: number): boolean {
@@ -391,7 +403,8 @@ class Dfa {
 
   constructor(
     private readonly nfa: Nfa,
-    private readonly classes: ReadonlyArray<readonly [number, number]>,
+    /** One code point per class. */
+    private readonly classes: readonly number[],
   ) {
     this.start = this.intern(this.closure([nfa.start], true, false), true);
   }
@@ -403,7 +416,7 @@ class Dfa {
   step(state: number, cls: number): number {
     const known = this.next[state]!.get(cls);
     if (known !== undefined) return known;
-    const cp = this.classes[cls]![0];
+    const cp = this.classes[cls]!;
     const moved = new Set<number>();
     for (const s of this.sets[state]!)
       for (const edge of this.nfa.chars[s]!) if (contains(edge.set, cp)) moved.add(edge.to);
@@ -442,13 +455,19 @@ class Dfa {
   }
 }
 
-/** Breadth-first over the product: does some string pass `a` and fail `b` (true), or none (false)? */
-function escapes(a: Dfa, b: Dfa, classCount: number): boolean {
+/**
+ * Breadth-first over the product of the two DFAs: whether some string passes `a` and fails `b`
+ * (lost), and whether some string passes `b` and fails `a` (gained).
+ */
+function differences(a: Dfa, b: Dfa, classCount: number): { lost: boolean; gained: boolean } {
   const seen = new Set<string>([`${a.start},${b.start}`]);
   const queue: Array<[number, number]> = [[a.start, b.start]];
-  while (queue.length > 0) {
-    const [x, y] = queue.shift()!;
-    if (a.accepts(x) && !b.accepts(y)) return true;
+  let lost = false;
+  let gained = false;
+  for (let head = 0; head < queue.length && !(lost && gained); head++) {
+    const [x, y] = queue[head]!;
+    if (a.accepts(x) && !b.accepts(y)) lost = true;
+    if (b.accepts(y) && !a.accepts(x)) gained = true;
     for (let c = 0; c < classCount; c++) {
       const pair: [number, number] = [a.step(x, c), b.step(y, c)];
       const key = `${pair[0]},${pair[1]}`;
@@ -458,7 +477,7 @@ function escapes(a: Dfa, b: Dfa, classCount: number): boolean {
       queue.push(pair);
     }
   }
-  return false;
+  return { lost, gained };
 }
 
 const memo = new Map<string, PatternRelation>();
@@ -480,8 +499,7 @@ function relate(before: string, after: string): PatternRelation {
     const nfas = [buildNfa(new Parser(before).parse()), buildNfa(new Parser(after).parse())] as const;
     const classes = alphabet(nfas);
     const [b, a] = nfas.map((n) => new Dfa(n, classes));
-    const lost = escapes(b!, a!, classes.length);
-    const gained = escapes(a!, b!, classes.length);
+    const { lost, gained } = differences(b!, a!, classes.length);
     if (!lost && !gained) return "equal";
     if (lost && gained) return "different";
     return lost ? "subset" : "superset";

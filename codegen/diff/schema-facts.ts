@@ -4,7 +4,7 @@
  * annotate. Plain functions over plain data.
  */
 import { isPlainObject } from "../support/schema-walk";
-import { SUPPORTED_FORMATS } from "../support/contract-ajv";
+import { SUPPORTED_FORMATS } from "../support/formats";
 import { isVendorKeyword } from "../vendor-keywords";
 
 export type Schema = Record<string, unknown>;

@@ -3,6 +3,7 @@ import type { ContractModel } from "../model";
 import { Inliner } from "./inline";
 import type { Expanders } from "./compare-schemas";
 import { canonical } from "./json";
+import { walkSchema } from "../support/schema-walk";
 
 /**
  * Compared on their own (catalog rules, envelope definitions), so schemas that use them compare
@@ -103,4 +104,70 @@ function stability(base: DiffSide, head: DiffSide): (ref: string) => boolean {
     for (const [r] of texts) memo.set(r, !unstable.has(r));
     return memo.get(ref)!;
   };
+}
+
+const directRefs = new WeakMap<DiffSide, Map<string, Set<string>>>();
+const closures = new WeakMap<DiffSide, Map<string, Set<string>>>();
+
+/** For each contract file, the files its $refs name (by path), computed once per side. */
+function refsByFile(side: DiffSide): Map<string, Set<string>> {
+  const known = directRefs.get(side);
+  if (known) return known;
+  const direct = new Map<string, Set<string>>();
+  const pathById = new Map(side.model.schemaFiles.map((f) => [f.id, f.path]));
+  for (const f of side.model.schemaFiles) {
+    const targets = new Set<string>();
+    walkSchema(f.json, "", (node) => {
+      if (typeof node.$ref !== "string") return;
+      let target: string | undefined;
+      try {
+        const url = new URL(node.$ref, f.id);
+        url.hash = "";
+        target = pathById.get(url.href);
+      } catch {
+        target = undefined;
+      }
+      // A $ref the files cannot resolve: unknown reach, never taken as unchanged.
+      targets.add(target ?? "\0unresolved");
+    });
+    direct.set(f.path, targets);
+  }
+  directRefs.set(side, direct);
+  return direct;
+}
+
+/** The contract files a file's schemas reach through $refs (itself included), by path. */
+function reach(side: DiffSide, path: string): Set<string> {
+  let byFile = closures.get(side);
+  if (!byFile) closures.set(side, (byFile = new Map()));
+  const known = byFile.get(path);
+  if (known) return known;
+  const direct = refsByFile(side);
+  const out = new Set<string>([path]);
+  const stack = [path];
+  while (stack.length > 0)
+    for (const next of direct.get(stack.pop()!) ?? [])
+      if (!out.has(next)) {
+        out.add(next);
+        stack.push(next);
+      }
+  byFile.set(path, out);
+  return out;
+}
+
+/**
+ * Whether the schemas of a file are the same on both sides together with every file they reach:
+ * then inlining them gives the same schemas, and comparing them finds nothing. Most of a contract
+ * is unchanged between two versions, so the diff skips those comparisons.
+ */
+export function unchangedFile(base: DiffSide, head: DiffSide, path: string): boolean {
+  if (base === head) return true;
+  const files = reach(head, path);
+  const before = reach(base, path);
+  if (files.size !== before.size) return false;
+  for (const f of files) {
+    const hash = head.model.fileHashes[f];
+    if (!before.has(f) || hash === undefined || base.model.fileHashes[f] !== hash) return false;
+  }
+  return true;
 }
