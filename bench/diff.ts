@@ -83,13 +83,7 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
         "one breaking edit/no changes": pairedRatio(times.get("one breaking edit")!, times.get("no changes")!),
       },
       goals: [
-        goal(
-          "diff.full",
-          "diff: full contract (both sides built and compared), CPU seconds (median)",
-          full,
-          "<=",
-          0.5,
-        ),
+        goal("diff.full", "diff: full contract (both sides built and compared), CPU seconds (median)", full, "<=", 0.5),
       ],
       extra: { runs },
       summary: Object.keys(cases).map(
