@@ -10,6 +10,7 @@ import { comparePatterns } from "./regex";
 import { ANNOTATIONS, allowsKind, assertsFormat, typeSet, type Schema } from "./schema-facts";
 import { VENDOR_KEYWORDS, type VendorKeyword } from "../vendor-keywords";
 import { canonical } from "./json";
+import { isPlainObject } from "../support/schema-walk";
 
 export { ANNOTATIONS };
 
@@ -148,10 +149,10 @@ export const FACT_JUDGES: Readonly<Record<VendorKeyword, FactJudge>> = {
  * cut by its marker), so it is a change both ways; the name is an export (compare-facts.ts).
  */
 function judgeTruncate(before: unknown, after: unknown): Judgement | null {
-  const b = before as { length?: unknown; marker?: unknown } | undefined;
-  const a = after as { length?: unknown; marker?: unknown } | undefined;
-  if (b === undefined) return { kind: "constraint-tightened" };
-  if (a === undefined) return { kind: "constraint-loosened" };
+  if (before === undefined) return { kind: "constraint-tightened" };
+  if (after === undefined) return { kind: "constraint-loosened" };
+  if (!isPlainObject(before) || !isPlainObject(after)) return { kind: "unproven" };
+  const [b, a] = [before, after];
   if (b.marker !== a.marker) return { kind: "constraint-changed" };
   if (typeof b.length !== "number" || typeof a.length !== "number") return { kind: "unproven" };
   if (a.length === b.length) return null;

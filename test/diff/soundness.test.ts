@@ -7,7 +7,10 @@
  * - the inclusion prover never claims sub ⊆ sup when some value passes sub and fails sup;
  * - the pattern comparison never claims an inclusion that a string contradicts;
  * - end to end, a request edit the diff does not call breaking refuses no value the base accepted
- *   (no miss).
+ *   (no miss);
+ * - nothing crashes: every keyword with every kind of value, well-formed or not, at the top, in
+ *   a union, a conjunction, a negation and a condition, is judged (a rule per finding) without
+ *   throwing.
  */
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
@@ -202,5 +205,42 @@ describe("soundness on random schemas (seeded)", () => {
     }
     expect(missed.slice(0, 3)).toEqual([]);
     expect(judged).toBeGreaterThan(100);
+  });
+
+  it("never crashes: every keyword with odd values, wherever it sits, gives findings with rules", () => {
+    const expand = { before: (m: Record<string, unknown>) => m, after: (m: Record<string, unknown>) => m };
+    const keywords = [
+      ...["type", "enum", "const", "properties", "required", "additionalProperties", "patternProperties"],
+      ...["items", "prefixItems", "contains", "minContains", "maxContains", "propertyNames", "not", "if", "then"],
+      ...["else", "dependentRequired", "dependentSchemas", "unevaluatedItems", "unevaluatedProperties", "allOf"],
+      ...["anyOf", "oneOf", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
+      ...["minLength", "maxLength", "pattern", "format", "minItems", "maxItems", "uniqueItems", "minProperties"],
+      ...["maxProperties", "default", "description", "title", "$comment", "x-mnote-limit", "x-mnote-truncate"],
+      ...["x-mnote-initialValue", "x-mnote-runtimeSupport", "x-mnote-filledBy", "x-unknown", "notAKeyword"],
+    ];
+    const odd = [null, "x", "(", -1, 0.5, 0, [], [null], {}, { a: 1 }, true, false, { $ref: "#/nowhere" }];
+    const places = [
+      (k: string, v: unknown) => ({ type: "string", [k]: v }),
+      (k: string, v: unknown) => ({ anyOf: [{ [k]: v }, { type: "integer" }] }),
+      (k: string, v: unknown) => ({ allOf: [{ [k]: v }] }),
+      (k: string, v: unknown) => ({ not: { [k]: v } }),
+      (k: string, v: unknown) => ({ if: { [k]: v }, then: { [k]: v } }),
+      (k: string, v: unknown) => ({ type: "object", properties: { a: { [k]: v } } }),
+    ];
+    let judged = 0;
+    for (const k of keywords)
+      for (const v of odd)
+        for (const place of places)
+          for (const [before, after] of [
+            [place(k, v), {}],
+            [{}, place(k, v)],
+            [place(k, v), place(k, pick(odd))],
+          ])
+            for (const direction of ["request", "response"] as const) {
+              const findings = compareSchemas(before, after, direction, expand);
+              for (const f of findings) expect(typeof ruleLevel(f.rule)).toBe("string");
+              judged++;
+            }
+    expect(judged).toBeGreaterThan(5000);
   });
 });
