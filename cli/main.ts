@@ -31,13 +31,17 @@ export async function main(argv: readonly string[]): Promise<void> {
   program
     .command("diff")
     .description(
-      "compare contract/ with a base version and report breaking, warning and safe changes (exit 1: breaking changes need a new major version)",
+      "compare contract/ with a base version and report breaking, warning and safe changes (exit 1: breaking changes need a new major version; 3: a bad ignore, severity or baseline file)",
     )
     .option(
       "--base <ref-or-dir>",
       "a git ref or a folder holding a contract (default: the newest release in --releases)",
     )
-    .option("--format <format>", "human, json, markdown (PR comments), github (workflow annotations) or junit", "human")
+    .option(
+      "--format <format>",
+      "human, json, markdown (PR comments), github (workflow annotations), junit or sarif (code scanning)",
+      "human",
+    )
     .option(
       "--fail-on <level>",
       "breaking (breaking changes without a new major) or warning (warnings too)",
@@ -47,6 +51,12 @@ export async function main(argv: readonly string[]): Promise<void> {
       "--ignore <file>",
       "accepted changes with a reason and an expiry date (default: <releases>/diff-ignore.json)",
     )
+    .option(
+      "--rules <file>",
+      "severity per rule and the categories judged (default: <releases>/diff-rules.json; see codegen/diff-rules.schema.json)",
+    )
+    .option("--category <list>", "judge only these categories, comma-separated: wire, source, model, kernel")
+    .option("--baseline <file>", "a JSON report of an earlier run: changes it does not have are marked new")
     .option("--changelog [file]", "print (or write to file) a changelog section for the release instead of the report")
     .option("--contract <dir>", "the contract folder", "contract")
     .option("--releases <dir>", "the folder of released contracts", "contract-releases")

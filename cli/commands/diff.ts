@@ -1,14 +1,15 @@
 import { writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { readContractDir, type SourceFile } from "../../codegen/phases/load";
-import { diffContracts } from "../../codegen/diff";
+import { diffContracts, summarize } from "../../codegen/diff";
 import { DiffInputError, buildSide, newestRelease, readBase } from "../../codegen/diff/load-base";
 import { FORMATS, formatChangelog, formatJunit, formatReport, type Format } from "../../codegen/diff/report";
-import { IgnoreFileError, applyIgnores, readIgnoreFile } from "../../codegen/diff/ignore";
+import { applyIgnores, readIgnoreFile } from "../../codegen/diff/ignore";
 import { locateChanges } from "../../codegen/diff/locate";
-import { verdictFor } from "../../codegen/diff/version";
-import type { DiffReport } from "../../codegen/diff/types";
-import type { Level } from "../../codegen/diff/rules";
+import { DiffConfigError, readConfigFile } from "../../codegen/diff/config-files";
+import { parseCategories, readSeverityFile, resolveSeverities } from "../../codegen/diff/severity";
+import { compareWithBaseline, type Baseline } from "../../codegen/diff/fingerprint";
+import type { Category } from "../../codegen/diff/rules";
 import { CliExit } from "../exit";
 
 export interface DiffOptions {
@@ -17,48 +18,79 @@ export interface DiffOptions {
   base?: string;
   releases: string;
   format: string;
-  /** breaking (default): exit 1 on breaking changes without a new major; warning: also on warnings. */
+  /** breaking (default): exit 1 on errors without a new major; warning: also on warnings. */
   failOn?: string;
   /** The ignore file; default: <releases>/diff-ignore.json (missing: no entries). */
   ignore?: string;
+  /** The severity file; default: <releases>/diff-rules.json (missing: every category, severity by level). */
+  rules?: string;
+  /** Comma-separated categories to judge (wire, source, model, kernel); replaces the severity file's `use`. */
+  category?: string;
+  /** A JSON report of an earlier run: changes not in it are marked new. */
+  baseline?: string;
   /** Print a changelog section instead of the report (true), or write it to this file. */
   changelog?: boolean | string;
   /** YYYY-MM-DD for the ignore file's expiry dates (tests); default: today (UTC). */
   today?: string;
 }
 
+/** The exit codes of the CLI's error policy. */
+const EXIT = { ok: 0, findings: 1, usage: 2, configuration: 3 } as const;
+
 /**
- * Exit codes: 0 no breaking change (or a new major version); 1 breaking changes need a new major,
- * or warnings with --fail-on warning, or an expired ignore entry; 2 cannot compare (bad input).
+ * Exit codes: 0 no error-severity change (or a new major version); 1 errors need a new major, or
+ * warnings with --fail-on warning, or an expired ignore entry; 2 a bad flag, or the contracts
+ * cannot be compared (a side does not validate, no base); 3 a bad ignore, severity or baseline
+ * file (configuration).
  */
 export async function runDiff(opts: DiffOptions): Promise<void> {
   if (!(FORMATS as readonly string[]).includes(opts.format)) {
     console.error(`--format must be one of ${FORMATS.join(", ")}, not "${opts.format}"`);
-    throw new CliExit(2);
+    throw new CliExit(EXIT.usage);
   }
   const failOn = opts.failOn ?? "breaking";
   if (failOn !== "breaking" && failOn !== "warning") {
     console.error(`--fail-on must be breaking or warning, not "${failOn}"`);
-    throw new CliExit(2);
+    throw new CliExit(EXIT.usage);
+  }
+  let categories: Category[] | undefined;
+  try {
+    categories = opts.category === undefined ? undefined : parseCategories(opts.category);
+  } catch (e) {
+    console.error((e as Error).message);
+    throw new CliExit(EXIT.usage);
   }
   const contractDir = resolve(opts.contract);
   const headLabel = relative(process.cwd(), contractDir) || ".";
   try {
+    // Configuration first, validated before anything acts on it.
+    const ignorePath = opts.ignore ?? join(opts.releases, "diff-ignore.json");
+    const severities = resolveSeverities(
+      readSeverityFile(opts.rules ?? join(opts.releases, "diff-rules.json")),
+      categories,
+    );
+    const entries = readIgnoreFile(ignorePath);
+    const baseline = opts.baseline === undefined ? undefined : readBaseline(opts.baseline);
+
     const baseSpec = opts.base ?? defaultBase(opts.releases);
     const headSources = { label: headLabel, sources: readContractDir(contractDir) };
     const head = buildSide(headSources, "head");
     const baseSources = readBase(baseSpec, contractDir);
     // The usual CI run compares a contract with an unchanged release: the same files build the same model once.
     const base = sameSources(baseSources.sources, headSources.sources) ? head : buildSide(baseSources, "base");
-    const ignorePath = opts.ignore ?? join(opts.releases, "diff-ignore.json");
-    const entries = readIgnoreFile(ignorePath);
-    const raw = diffContracts(base, head);
+    const raw = diffContracts(base, head, { severities });
     const ignored = applyIgnores(
       locateChanges(raw.changes, headSources.sources, baseSources.sources),
       entries,
       opts.today ?? new Date().toISOString().slice(0, 10),
     );
-    const report = recount(raw, ignored.changes);
+    let changes = ignored.changes;
+    let report = summarize(raw, changes);
+    if (baseline) {
+      const compared = compareWithBaseline(changes, baseline);
+      changes = compared.changes;
+      report = { ...summarize(raw, changes), baseline: compared.summary };
+    }
     const labels = { base: baseSources.label, head: headLabel };
     if (opts.changelog) {
       const text = formatChangelog(report);
@@ -76,36 +108,44 @@ export async function runDiff(opts: DiffOptions): Promise<void> {
       console.error(
         `${ignorePath}: entry ${e.rule} ${e.tool} ${e.pointer} expired on ${e.expires} (${e.reason}): renew it with a reason, or fix the change`,
       );
-    if (ignored.expired.length > 0) throw new CliExit(1);
-    if (!report.verdict.ok) throw new CliExit(1);
-    if (failOn === "warning" && report.counts.warning > 0) {
-      console.error(`--fail-on warning: ${report.counts.warning} warning(s)`);
-      throw new CliExit(1);
+    if (ignored.expired.length > 0) throw new CliExit(EXIT.findings);
+    if (!report.verdict.ok) throw new CliExit(EXIT.findings);
+    if (failOn === "warning" && report.severities.warn > 0) {
+      console.error(`--fail-on warning: ${report.severities.warn} warning(s)`);
+      throw new CliExit(EXIT.findings);
     }
   } catch (e) {
-    if (e instanceof DiffInputError || e instanceof IgnoreFileError) {
+    if (e instanceof DiffConfigError) {
       console.error(e.message);
-      throw new CliExit(2);
+      throw new CliExit(EXIT.configuration);
+    }
+    if (e instanceof DiffInputError) {
+      console.error(e.message);
+      throw new CliExit(EXIT.usage);
     }
     if ((e as NodeJS.ErrnoException).code === "ENOENT") {
       console.error(`cannot read the contract: ${(e as Error).message}`);
-      throw new CliExit(2);
+      throw new CliExit(EXIT.usage);
     }
     throw e;
   }
+}
+
+/** The findings of an earlier JSON report (validated before use). */
+function readBaseline(path: string): Baseline {
+  const json = readConfigFile(path, "baseline", true) as {
+    changes: Array<{ fingerprint: string; rule: string; subject: string; pointer: string }>;
+  };
+  return {
+    source: path,
+    findings: json.changes.map(({ fingerprint, rule, subject, pointer }) => ({ fingerprint, rule, subject, pointer })),
+  };
 }
 
 function sameSources(a: readonly SourceFile[], b: readonly SourceFile[]): boolean {
   if (a.length !== b.length) return false;
   const texts = new Map(b.map((f) => [f.path, f.text]));
   return a.every((f) => texts.get(f.path) === f.text);
-}
-
-/** Counts and verdict without the ignored changes. */
-function recount(report: DiffReport, changes: DiffReport["changes"]): DiffReport {
-  const counts: Record<Level, number> = { breaking: 0, warning: 0, safe: 0 };
-  for (const c of changes) if (!c.ignored) counts[c.level] += 1;
-  return { ...report, changes, counts, verdict: verdictFor(report.base.version, report.head.version, counts) };
 }
 
 function defaultBase(releases: string): string {

@@ -4,16 +4,17 @@
  * is beyond this evaluator; callers treat undefined as "could not prove" and take the safe side.
  */
 import { isPlainObject } from "../support/schema-walk";
-import { sameJson } from "./json";
-import { ANNOTATIONS } from "./keyword-rules";
+import { canonical, sameJson } from "./json";
+import { fullFormats } from "ajv-formats/dist/formats";
+import { assertsFormat, isAnnotation } from "./schema-facts";
 
 type Schema = Record<string, unknown>;
 
-/** expand: turns a {$ref} marker into its schema (the comparer's side). */
+/** expand: turns a {$ref} marker into its schema (the comparer's side); undefined: unknown. */
 export function accepts(
   schema: unknown,
   value: unknown,
-  expand: (marker: Schema) => Schema,
+  expand: (marker: Schema) => Schema | undefined,
   depth = 0,
 ): boolean | undefined {
   if (schema === true || schema === undefined) return true;
@@ -22,13 +23,14 @@ export function accepts(
   if (depth > 32) return undefined;
   if (typeof schema.$ref === "string") {
     const body = expand(schema);
+    if (body === undefined) return undefined;
     const rest = { ...schema };
     delete rest.$ref;
     return and(accepts(body, value, expand, depth + 1), accepts(rest, value, expand, depth + 1));
   }
   let result: boolean | undefined = true;
   for (const [key, arg] of Object.entries(schema)) {
-    if (key === "description" || key === "default" || ANNOTATIONS.has(key) || key.startsWith("x-")) continue;
+    if (isAnnotation(key)) continue;
     result = and(result, keyword(key, arg, schema, value, expand, depth));
     if (result === false) return false;
   }
@@ -45,7 +47,7 @@ function keyword(
   arg: unknown,
   s: Schema,
   v: unknown,
-  expand: (m: Schema) => Schema,
+  expand: (m: Schema) => Schema | undefined,
   depth: number,
 ): boolean | undefined {
   const sub = (schema: unknown, value: unknown) => accepts(schema, value, expand, depth + 1);
@@ -69,9 +71,15 @@ function keyword(
       } catch {
         return undefined;
       }
-    case "format":
-      // Formats are checked by the generated validators; without a checker here, prove nothing.
-      return typeof v !== "string" ? true : undefined;
+    case "format": {
+      // Only the formats our validators assert are assertions; any other is an annotation.
+      if (typeof v !== "string" || !assertsFormat(arg)) return true;
+      const format = (fullFormats as Record<string, unknown>)[arg as string];
+      if (typeof format === "function") return Boolean((format as (x: string) => boolean)(v));
+      if (format instanceof RegExp) return format.test(v);
+      const validate = (format as { validate?: unknown } | undefined)?.validate;
+      return typeof validate === "function" ? Boolean((validate as (x: string) => boolean)(v)) : undefined;
+    }
     case "minimum":
       return typeof v !== "number" || v >= (arg as number);
     case "maximum":
@@ -87,7 +95,7 @@ function keyword(
     case "maxItems":
       return !Array.isArray(v) || v.length <= (arg as number);
     case "uniqueItems":
-      return !Array.isArray(v) || !arg || new Set(v.map((x) => JSON.stringify(x))).size === v.length;
+      return !Array.isArray(v) || !arg || new Set(v.map((x) => canonical(x))).size === v.length;
     case "items":
       if (!Array.isArray(v)) return true;
       return v
@@ -103,12 +111,15 @@ function keyword(
       );
     case "properties":
       if (!isPlainObject(v) || !isPlainObject(arg)) return true;
-      return Object.entries(arg).reduce<boolean | undefined>((r, [n, p]) => (n in v ? and(r, sub(p, v[n])) : r), true);
+      return Object.entries(arg).reduce<boolean | undefined>(
+        (r, [n, p]) => (Object.prototype.hasOwnProperty.call(v, n) ? and(r, sub(p, v[n])) : r),
+        true,
+      );
     case "additionalProperties":
       if (!isPlainObject(v)) return true;
       if (isPlainObject(s.patternProperties)) return undefined;
       return Object.keys(v)
-        .filter((n) => !(isPlainObject(s.properties) && n in s.properties))
+        .filter((n) => !(isPlainObject(s.properties) && Object.prototype.hasOwnProperty.call(s.properties, n)))
         .reduce<boolean | undefined>((r, n) => and(r, sub(arg, v[n])), true);
     case "minProperties":
       return !isPlainObject(v) || Object.keys(v).length >= (arg as number);
@@ -132,6 +143,45 @@ function keyword(
     }
     case "allOf":
       return Array.isArray(arg) ? arg.reduce<boolean | undefined>((r, m) => and(r, sub(m, v)), true) : undefined;
+    case "if": {
+      const cond = sub(arg, v);
+      if (cond === undefined) return undefined;
+      return cond ? sub(s.then, v) : sub(s.else, v);
+    }
+    case "then":
+    case "else":
+      return true;
+    case "contains": {
+      if (!Array.isArray(v)) return true;
+      let hits = 0;
+      for (const x of v) {
+        const r = sub(arg, x);
+        if (r === undefined) return undefined;
+        if (r) hits++;
+      }
+      const min = typeof s.minContains === "number" ? s.minContains : 1;
+      const max = typeof s.maxContains === "number" ? s.maxContains : Infinity;
+      return hits >= min && hits <= max;
+    }
+    case "minContains":
+    case "maxContains":
+      return true;
+    case "propertyNames":
+      if (!isPlainObject(v)) return true;
+      return Object.keys(v).reduce<boolean | undefined>((r, n) => and(r, sub(arg, n)), true);
+    case "dependentRequired":
+      if (!isPlainObject(v) || !isPlainObject(arg)) return true;
+      return Object.entries(arg).every(
+        ([k, names]) =>
+          !Object.prototype.hasOwnProperty.call(v, k) ||
+          (Array.isArray(names) && names.every((n) => Object.prototype.hasOwnProperty.call(v, n as string))),
+      );
+    case "dependentSchemas":
+      if (!isPlainObject(v) || !isPlainObject(arg)) return true;
+      return Object.entries(arg).reduce<boolean | undefined>(
+        (r, [k, schema]) => (Object.prototype.hasOwnProperty.call(v, k) ? and(r, sub(schema, v)) : r),
+        true,
+      );
     case "not": {
       const x = sub(arg, v);
       return x === undefined ? undefined : !x;

@@ -1,5 +1,6 @@
-/** Builds Change records: the level always comes from the rule table, never from the caller. */
-import { ruleLevel, type RuleId } from "./rules";
+/** Builds Change records: the level and categories always come from the rule table, never from the caller. */
+import { ruleCategories, ruleLevel, type RuleId } from "./rules";
+import { DEFAULT_LEVEL_SEVERITY } from "./severity";
 import type { Change } from "./types";
 import type { SchemaFinding } from "./compare-schemas";
 
@@ -7,6 +8,9 @@ export interface Place {
   file: string;
   filePointer: string;
 }
+
+/** Where a finding fired: the JSON envelopes and tools (wire) or the kernel's side of the contract. */
+export type Surface = "wire" | "kernel";
 
 export function change(
   rule: RuleId,
@@ -16,10 +20,15 @@ export function change(
   message: string,
   before?: unknown,
   after?: unknown,
+  surface: Surface = "wire",
 ): Change {
+  const level = ruleLevel(rule);
   const out: Change = {
     rule,
-    level: ruleLevel(rule),
+    level,
+    severity: DEFAULT_LEVEL_SEVERITY[level],
+    categories: ruleCategories(rule, surface),
+    fingerprint: "",
     subject,
     pointer,
     file: place.file,
@@ -33,7 +42,7 @@ export function change(
 }
 
 /** fallback: where the schema's root lives, for a finding on a node the comparer made up ({} for "absent"). */
-export function fromFinding(f: SchemaFinding, subject: string, fallback: Place): Change {
+export function fromFinding(f: SchemaFinding, subject: string, fallback: Place, surface: Surface): Change {
   const place = f.origin ? { file: f.origin.file, filePointer: f.origin.pointer } : fallback;
-  return change(f.rule, subject, f.pointer, place, f.message, f.before, f.after);
+  return change(f.rule, subject, f.pointer, place, f.message, f.before, f.after, surface);
 }

@@ -4,30 +4,37 @@
  */
 import type { Change, Direction } from "./types";
 import { compareSchemas } from "./compare-schemas";
-import { fromFinding } from "./change";
-import { expanders, type DiffSide } from "./side";
+import { fromFinding, type Surface } from "./change";
+import { expanders, unchangedFile, type DiffSide } from "./side";
 
-export const ENVELOPE_DEFINITIONS: ReadonlyArray<{ file: string; def: string; direction: Direction }> = [
-  { file: "envelope/request.schema.json", def: "ToolRequest", direction: "request" },
-  { file: "envelope/session-grant.schema.json", def: "SessionGrant", direction: "request" },
-  { file: "envelope/response.schema.json", def: "ToolSuccess", direction: "response" },
-  { file: "envelope/response.schema.json", def: "ToolFailure", direction: "response" },
-  { file: "envelope/response.schema.json", def: "Audit", direction: "response" },
-  { file: "envelope/response.schema.json", def: "ToolError", direction: "response" },
+export const ENVELOPE_DEFINITIONS: ReadonlyArray<{
+  file: string;
+  def: string;
+  direction: Direction;
+  surface: Surface;
+}> = [
+  { file: "envelope/request.schema.json", def: "ToolRequest", direction: "request", surface: "wire" },
+  { file: "envelope/session-grant.schema.json", def: "SessionGrant", direction: "request", surface: "wire" },
+  { file: "envelope/response.schema.json", def: "ToolSuccess", direction: "response", surface: "wire" },
+  { file: "envelope/response.schema.json", def: "ToolFailure", direction: "response", surface: "wire" },
+  { file: "envelope/response.schema.json", def: "Audit", direction: "response", surface: "wire" },
+  { file: "envelope/response.schema.json", def: "ToolError", direction: "response", surface: "wire" },
   // The union itself: a new variant is news even when ToolSuccess and ToolFailure stay the same.
-  { file: "envelope/response.schema.json", def: "ToolResponse", direction: "response" },
+  { file: "envelope/response.schema.json", def: "ToolResponse", direction: "response", surface: "wire" },
   // Between the runtime and the kernel: the runtime writes the context, the write facts and the
   // request; the kernel writes the reply and its errors.
-  { file: "kernel/envelope.schema.json", def: "KernelContext", direction: "request" },
-  { file: "kernel/envelope.schema.json", def: "KernelWrite", direction: "request" },
-  { file: "kernel/envelope.schema.json", def: "KernelRequest", direction: "request" },
-  { file: "kernel/envelope.schema.json", def: "KernelError", direction: "response" },
-  { file: "kernel/envelope.schema.json", def: "KernelReply", direction: "response" },
+  { file: "kernel/envelope.schema.json", def: "KernelContext", direction: "request", surface: "kernel" },
+  { file: "kernel/envelope.schema.json", def: "KernelWrite", direction: "request", surface: "kernel" },
+  { file: "kernel/envelope.schema.json", def: "KernelRequest", direction: "request", surface: "kernel" },
+  { file: "kernel/envelope.schema.json", def: "KernelError", direction: "response", surface: "kernel" },
+  { file: "kernel/envelope.schema.json", def: "KernelReply", direction: "response", surface: "kernel" },
 ];
 
 export function compareEnvelope(base: DiffSide, head: DiffSide): Change[] {
   const out: Change[] = [];
-  for (const { file, def, direction } of ENVELOPE_DEFINITIONS) {
+  for (const { file, def, direction, surface } of ENVELOPE_DEFINITIONS) {
+    // The same file (and everything it reaches) on both sides: nothing to compare.
+    if (unchangedFile(base, head, file)) continue;
     const pointer = `/$defs/${def}`;
     const findings = compareSchemas(
       base.inliner.at(file, pointer),
@@ -36,7 +43,7 @@ export function compareEnvelope(base: DiffSide, head: DiffSide): Change[] {
       expanders(base, head),
       `/${def}`,
     );
-    for (const f of findings) out.push(fromFinding(f, "envelope", { file, filePointer: pointer }));
+    for (const f of findings) out.push(fromFinding(f, "envelope", { file, filePointer: pointer }, surface));
   }
   return out;
 }

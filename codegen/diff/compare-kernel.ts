@@ -10,7 +10,7 @@ import { joinPointer } from "../../common/json-pointer";
 import type { Change } from "./types";
 import { compareSchemas } from "./compare-schemas";
 import { change, fromFinding } from "./change";
-import { expanders, type DiffSide } from "./side";
+import { expanders, unchangedFile, type DiffSide } from "./side";
 import { canonical, show } from "./json";
 
 const FACTS = "/x-mnote-kernel-command";
@@ -134,12 +134,14 @@ function compareCommand(b: KernelCommandModel, a: KernelCommandModel, base: Diff
       ),
     );
   }
+  // The same files (and everything they reach) on both sides: the schemas cannot differ.
+  if (b.file === a.file && unchangedFile(base, head, a.file)) return out;
   for (const { def, root, direction } of SCHEMAS) {
     const before = base.inliner.at(b.file, `/$defs/${def}`);
     const after = head.inliner.at(a.file, `/$defs/${def}`);
     const fallback = { file: a.file, filePointer: `/$defs/${def}` };
     for (const f of compareSchemas(before, after, direction, expanders(base, head), root))
-      out.push(fromFinding(f, subject, fallback));
+      out.push(fromFinding(f, subject, fallback, "kernel"));
   }
   return out;
 }

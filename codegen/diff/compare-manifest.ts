@@ -1,4 +1,7 @@
-/** contract.json: the version is judged by the verdict; the rest is reported, never dropped. */
+/**
+ * contract.json: the version is judged by the verdict; the rest is reported, never dropped. The
+ * toolset description is what the model reads about all the tools: a description change.
+ */
 import type { ContractModel } from "../model";
 import type { Change } from "./types";
 import { change } from "./change";
@@ -21,5 +24,17 @@ export function compareManifest(base: ContractModel, head: ContractModel): Chang
       ),
     );
   }
+  if (base.toolsetDescription !== head.toolsetDescription)
+    out.push(
+      change(
+        "description-changed",
+        "contract",
+        "/toolsetDescription",
+        { file: "contract.json", filePointer: "/toolsetDescription" },
+        "toolsetDescription changed",
+        base.toolsetDescription,
+        head.toolsetDescription,
+      ),
+    );
   return out;
 }

@@ -11,12 +11,29 @@ import type { Direction } from "./types";
 import { omitKeys, originOf, type Origin } from "./inline";
 import { matchVariants } from "./match-variants";
 import { canonical, sameJson, show } from "./json";
-import { ANNOTATIONS, directedRule, judgeKeyword, type DirectedKind } from "./keyword-rules";
-import { CONST_SOURCE, normalize } from "./normalize";
+import { directedRule, judgeKeyword, type DirectedKind } from "./keyword-rules";
+import { isVendorKeyword } from "../vendor-keywords";
+import { enumKeyword, normalize } from "./normalize";
 import { accepts } from "./accepts";
+import { comparePatterns } from "./regex";
+import { pairwiseDisjoint, proveEquivalent, proveSubset, type ProofSides } from "./subset";
+import {
+  asSchema,
+  coversType,
+  isAnnotation,
+  isEverything,
+  isMarker,
+  isNothing,
+  strings,
+  typeSet,
+} from "./schema-facts";
 
 export interface SchemaFinding {
   rule: RuleId;
+  /** The direction-free kind the rule was made from (absent for description and annotation findings). */
+  kind?: DirectedKind;
+  /** Judged from an x-mnote-* fact (what code reads), not from the values a validator accepts: never disproven. */
+  fact?: boolean;
   pointer: string;
   origin: Origin | undefined;
   message: string;
@@ -24,10 +41,17 @@ export interface SchemaFinding {
   after?: unknown;
 }
 
-/** Turn a catalog marker ({$ref}) of each side back into its schema. */
+/** Turn a marker ({$ref}) of each side back into its schema, and say what kind of marker it is. */
 export interface Expanders {
   before(marker: Record<string, unknown>): Record<string, unknown>;
   after(marker: Record<string, unknown>): Record<string, unknown>;
+  /** Compared on its own (a catalog, Audit, a tool's Args): equal names are equal here. Default: true. */
+  isOpaque?(ref: string): boolean;
+  /**
+   * A recursive definition written the same on both sides, with every recursive definition it
+   * reaches: equal names are then equal. Default: true.
+   */
+  isStable?(ref: string): boolean;
 }
 
 type Schema = Record<string, unknown>;
@@ -63,6 +87,64 @@ const STRUCTURAL = new Set([
   "exclusiveMaximum",
 ]);
 const MAX_DEPTH = 64;
+
+/** Named limits and cuts: the keyword that holds their number is judged with the fact, not on its own. */
+const LIMIT_KEYWORDS = ["maxItems", "maxLength", "maximum", "maxProperties"];
+
+/**
+ * Value-set findings a proof of inclusion shows to be false alarms. In a request, a narrowing is
+ * harmless when every value the base accepted is still accepted; in a response, a widening when
+ * every value the head may send was allowed before. Findings on conventions (a field removed
+ * from a response, an option unwired, a default, a deeper recursion) are never dropped.
+ */
+const DISPROVABLE: Record<Direction, ReadonlySet<DirectedKind>> = {
+  request: new Set([
+    "type-narrowed",
+    "enum-narrowed",
+    "constraint-tightened",
+    "constraint-changed",
+    "additional-properties-closed",
+    "variant-removed",
+    "required-added",
+    "property-removed",
+    "unproven",
+  ]),
+  response: new Set([
+    "type-widened",
+    "enum-widened",
+    "constraint-loosened",
+    "constraint-changed",
+    "additional-properties-opened",
+    "variant-added",
+    "required-removed",
+    "unproven",
+  ]),
+};
+/** The value-set findings of the other side, dropped too when the two schemas are proven equivalent. */
+const HARMLESS: Record<Direction, ReadonlySet<DirectedKind>> = {
+  request: new Set([
+    "type-widened",
+    "enum-widened",
+    "constraint-loosened",
+    "additional-properties-opened",
+    "variant-added",
+    "required-removed",
+  ]),
+  response: new Set([
+    "type-narrowed",
+    "enum-narrowed",
+    "constraint-tightened",
+    "additional-properties-closed",
+    "variant-removed",
+    "required-added",
+  ]),
+};
+
+/** Where the comparer is: facts about the node that its parent knows. */
+interface NodeContext {
+  /** A property required on either side (a default never applies to it). */
+  requiredProperty?: boolean;
+}
 
 /** Inside `not`, what makes the inner schema looser makes the outer one stricter. */
 const NEGATED: Partial<Record<DirectedKind, DirectedKind>> = {
@@ -107,10 +189,10 @@ class SchemaComparer {
     private readonly inProgress: Set<string>,
   ) {}
 
-  compare(before: unknown, after: unknown, pointer: string, depth: number): void {
-    let b = asSchema(before);
-    let a = asSchema(after);
-    if (sameJson(b, a)) return;
+  compare(before: unknown, after: unknown, pointer: string, depth: number, ctx: NodeContext = {}): void {
+    const b = asSchema(before);
+    const a = asSchema(after);
+    if (sameJson(b, a) && this.sameMeaning(b)) return;
     if (depth > MAX_DEPTH) {
       this.directed(
         "unproven",
@@ -120,43 +202,112 @@ class SchemaComparer {
       );
       return;
     }
-    if (typeof b.$ref === "string" || typeof a.$ref === "string") {
-      if (b.$ref !== a.$ref) {
-        // A catalog or recursive reference on one side, or to another definition: compare what they stand for.
-        const key = `${String(b.$ref)}\0${String(a.$ref)}`;
-        if (this.inProgress.has(key)) return;
-        this.inProgress.add(key);
-        try {
-          this.compare(
-            typeof b.$ref === "string" ? this.expand.before(b) : b,
-            typeof a.$ref === "string" ? this.expand.after(a) : a,
-            pointer,
-            depth + 1,
-          );
-        } finally {
-          this.inProgress.delete(key);
-        }
-        return;
-      }
-      b = omitKeys(b, ["$ref"]);
-      a = omitKeys(a, ["$ref"]);
+    const start = this.findings.length;
+    if (isMarker(b) || isMarker(a)) this.compareMarkers(b, a, pointer, depth, ctx);
+    else this.compareNodes(b, a, pointer, depth, ctx);
+    if (this.findings.length > start && !this.negated && this.worthProving(b, a, pointer, start))
+      this.dropDisproven(start, b, a);
+  }
+
+  /**
+   * Where a proof over the whole node can clear findings a keyword-by-keyword walk cannot: a node
+   * with a union, a conjunction, a condition or a negation (the walk pairs their parts), and the
+   * node a finding was made on. An ancestor without those would only repeat the same proof over
+   * a larger tree.
+   */
+  private worthProving(b: Schema, a: Schema, pointer: string, start: number): boolean {
+    const combines = (s: Schema) =>
+      "anyOf" in s || "oneOf" in s || "allOf" in s || "if" in s || "not" in s || isMarker(s);
+    if (combines(b) || combines(a)) return true;
+    const depth = pointer.split("/").length;
+    for (let i = start; i < this.findings.length; i++) {
+      const f = this.findings[i]!;
+      if ((f.pointer === pointer || f.pointer.startsWith(pointer + "/")) && f.pointer.split("/").length <= depth + 2)
+        return true;
     }
-    b = normalize(b);
-    a = normalize(a);
-    if (sameJson(b, a)) return;
-    if (this.compareNothing(b, a, pointer)) return;
-    if (this.compareValueSets(b, a, pointer)) {
-      this.compareLeafKeywords(
-        b,
-        a,
+    return false;
+  }
+
+  /**
+   * A $ref the inliner kept: a definition compared on its own (same name: only the siblings
+   * differ), or a recursive one, compared by structure: both definitions are unfolded, and the pair
+   * met again while its comparison is under way is assumed equal (any difference is reported by the
+   * comparison already under way). Equal names are equal only when both sides define them alike.
+   */
+  private compareMarkers(b: Schema, a: Schema, pointer: string, depth: number, ctx: NodeContext): void {
+    const opaque = (s: Schema) => isMarker(s) && (this.expand.isOpaque?.(s.$ref) ?? true);
+    if (isMarker(b) && isMarker(a) && b.$ref === a.$ref && (opaque(b) || (this.expand.isStable?.(b.$ref) ?? true))) {
+      this.compareNodes(omitKeys(b, ["$ref"]), omitKeys(a, ["$ref"]), pointer, depth, ctx);
+      return;
+    }
+    // A leaf (finite in depth) that became a use of a recursive definition: readers meet values
+    // nested deeper than the base allowed, of a kind they already handle one level up.
+    if (isMarker(a) && !opaque(a) && !isMarker(b) && !this.hasRecursiveMarker(b))
+      this.directed(
+        "nesting-deepened",
         pointer,
-        (key) => key === "description" || key === "default" || ANNOTATIONS.has(key) || key.startsWith("x-"),
+        originOf(a, "$ref") ?? where(b, a),
+        `now nests ${a.$ref.slice(a.$ref.indexOf("#") + 1)} again: values may be nested without a bound`,
+        undefined,
+        a.$ref,
       );
+    if (isMarker(b) && !opaque(b) && !isMarker(a) && !this.hasRecursiveMarker(a))
+      this.directed(
+        "nesting-reduced",
+        pointer,
+        where(b, a),
+        `no longer nests ${b.$ref.slice(b.$ref.indexOf("#") + 1)}: values deeper than this are refused`,
+        b.$ref,
+        undefined,
+      );
+    const key = `${this.negated}|${identity(b)}|${identity(a)}`;
+    if (this.inProgress.has(key)) return;
+    this.inProgress.add(key);
+    try {
+      this.compare(
+        isMarker(b) ? this.expand.before(b) : b,
+        isMarker(a) ? this.expand.after(a) : a,
+        pointer,
+        depth + 1,
+        ctx,
+      );
+    } finally {
+      this.inProgress.delete(key);
+    }
+  }
+
+  /** Equal JSON is equal meaning unless it holds a recursive marker whose definitions differ between the sides. */
+  private sameMeaning(s: Schema): boolean {
+    const text = canonical(s);
+    if (!text.includes('"$ref":')) return true;
+    for (const m of text.matchAll(/"\$ref":"((?:[^"\\]|\\.)*)"/g)) {
+      const ref = JSON.parse(`"${m[1]}"`) as string;
+      if (!(this.expand.isOpaque?.(ref) ?? true) && !(this.expand.isStable?.(ref) ?? true)) return false;
+    }
+    return true;
+  }
+
+  private hasRecursiveMarker(s: Schema): boolean {
+    const text = canonical(s);
+    if (!text.includes('"$ref":')) return false;
+    for (const m of text.matchAll(/"\$ref":"((?:[^"\\]|\\.)*)"/g))
+      if (!(this.expand.isOpaque?.(JSON.parse(`"${m[1]}"`) as string) ?? true)) return true;
+    return false;
+  }
+
+  private compareNodes(before: Schema, after: Schema, pointer: string, depth: number, ctx: NodeContext): void {
+    let b = normalize(before);
+    let a = normalize(after);
+    if (sameJson(b, a) && this.sameMeaning(b)) return;
+    if (this.compareNothing(b, a, pointer)) return;
+    const skip = factKeywords(b, a);
+    if (this.compareValueSets(b, a, pointer)) {
+      this.compareLeafKeywords(b, a, pointer, (key) => isAnnotation(key) && !skip.has(key), ctx);
       return;
     }
     [b, a] = this.compareVariantKeywords(b, a, pointer, depth);
     this.compareType(b, a, pointer);
-    this.compareNumericBounds(b, a, pointer);
+    this.compareNumericBounds(b, a, pointer, skip);
     this.compareProperties(b, a, pointer, depth);
     this.compareAdditionalProperties(b, a, pointer, depth, "additionalProperties");
     this.compareAdditionalProperties(b, a, pointer, depth, "unevaluatedProperties");
@@ -178,12 +329,54 @@ class SchemaComparer {
       b,
       a,
     );
-    this.compareLeafKeywords(b, a, pointer, (key) => !STRUCTURAL.has(key));
+    this.compareLeafKeywords(b, a, pointer, (key) => !STRUCTURAL.has(key) && !skip.has(key), ctx);
   }
 
-  private compareLeafKeywords(b: Schema, a: Schema, pointer: string, include: (key: string) => boolean): void {
+  /**
+   * The findings of one node's comparison, checked against a proof over the whole node: a
+   * narrowing of a request is dropped when every value the base accepted is still accepted, a
+   * widening of a response when every value the head may send was accepted before (subset.ts).
+   * When the two schemas accept the same values, the findings of the other side go too.
+   */
+  private dropDisproven(start: number, before: Schema, after: Schema): void {
+    const hurting = DISPROVABLE[this.direction];
+    const harmless = HARMLESS[this.direction];
+    const mine = this.findings.slice(start);
+    const judged = (f: SchemaFinding, kinds: ReadonlySet<DirectedKind>) =>
+      !f.fact && f.kind !== undefined && kinds.has(f.kind);
+    const anyHurting = mine.some((f) => judged(f, hurting));
+    if (!anyHurting && !mine.some((f) => judged(f, harmless))) return;
+    const [older, newer] = [this.sides(true), this.sides(false)];
+    const narrowerIsAfter = this.direction === "response";
+    // request: before ⊆ after; response: after ⊆ before.
+    const holds = narrowerIsAfter ? proveSubset(after, before, newer) : proveSubset(before, after, older);
+    if (!holds) return;
+    const reverse = narrowerIsAfter ? proveSubset(before, after, older) : proveSubset(after, before, newer);
+    if (!anyHurting && !reverse) return;
+    const drop = (f: SchemaFinding) => judged(f, hurting) || (reverse && judged(f, harmless));
+    this.findings.splice(start, mine.length, ...mine.filter((f) => !drop(f)));
+  }
+
+  /** Proof sides: from the base into the head (fromBase), or the other way round. */
+  private sides(fromBase: boolean): ProofSides {
+    const e = this.expand;
+    return {
+      sameSide: false,
+      expandSub: fromBase ? (m) => e.before(m) : (m) => e.after(m),
+      expandSup: fromBase ? (m) => e.after(m) : (m) => e.before(m),
+      isOpaque: (ref) => e.isOpaque?.(ref) ?? true,
+    };
+  }
+
+  private compareLeafKeywords(
+    b: Schema,
+    a: Schema,
+    pointer: string,
+    include: (key: string) => boolean,
+    ctx: NodeContext,
+  ): void {
     for (const key of [...new Set([...Object.keys(b), ...Object.keys(a)])].sort()) {
-      if (include(key) && !sameJson(b[key], a[key])) this.compareKeyword(key, b, a, pointer);
+      if (include(key) && !sameJson(b[key], a[key])) this.compareKeyword(key, b, a, pointer, ctx);
     }
   }
 
@@ -229,7 +422,7 @@ class SchemaComparer {
     const place = (key: string) => where(b, a, key) ?? where(b, a, "const");
     const inA = (v: unknown) => accepts(a, v, (m) => this.expand.after(m));
     const inB = (v: unknown) => accepts(b, v, (m) => this.expand.before(m));
-    const atKey = joinPointer(pointer, Array.isArray(a.enum) ? enumKey(a) : enumKey(b));
+    const atKey = joinPointer(pointer, Array.isArray(a.enum) ? enumKeyword(a) : enumKeyword(b));
     if (bv && av) {
       const removed = bv.filter((v) => inB(v) === true && inA(v) !== true);
       const added = av.filter((v) => inA(v) === true && inB(v) !== true);
@@ -259,7 +452,7 @@ class SchemaComparer {
       if (lost.length > 0)
         this.directed(
           "enum-narrowed",
-          joinPointer(pointer, enumKey(b)),
+          joinPointer(pointer, enumKeyword(b)),
           place("enum"),
           `value(s) no longer accepted: ${lost.map((v) => show(v)).join(", ")}`,
           b.enum,
@@ -267,7 +460,7 @@ class SchemaComparer {
         );
       this.directed(
         "enum-widened",
-        joinPointer(pointer, enumKey(b)),
+        joinPointer(pointer, enumKeyword(b)),
         place("enum"),
         `no longer limited to ${show(bv)}`,
         b.enum,
@@ -298,21 +491,31 @@ class SchemaComparer {
     const aKey = VARIANT_KEYS.find((k) => Array.isArray(a[k]));
     if (!bKey && !aKey) return [b, a];
     const key = (aKey ?? bKey)!;
-    if (
-      bKey &&
-      aKey &&
-      bKey !== aKey &&
-      !(pairwiseDisjoint(b[bKey] as unknown[]) && pairwiseDisjoint(a[aKey] as unknown[]))
-    ) {
-      // oneOf refuses a value two alternatives accept; anyOf does not. Disjoint alternatives make them the same.
-      const kind = aKey === "oneOf" ? "constraint-tightened" : "constraint-loosened";
+    // oneOf refuses a value two of its alternatives accept; anyOf (and a plain schema) does not.
+    // Pairwise disjoint alternatives make them the same.
+    const overlaps = (s: Schema, k: string | undefined) => k === "oneOf" && !pairwiseDisjoint(s[k] as unknown[]);
+    const [bOverlap, aOverlap] = [overlaps(b, bKey), overlaps(a, aKey)];
+    if (aOverlap && !bOverlap)
       this.directed(
-        kind,
-        joinPointer(pointer, aKey),
-        originOf(a, aKey),
-        `${bKey} became ${aKey}, and the alternatives may overlap`,
+        "constraint-tightened",
+        joinPointer(pointer, "oneOf"),
+        originOf(a, "oneOf"),
+        `${bKey ?? "a single schema"} became a oneOf whose alternatives may overlap: a value two of them accept is refused`,
       );
-    }
+    else if (bOverlap && !aOverlap)
+      this.directed(
+        "constraint-loosened",
+        joinPointer(pointer, aKey ?? "oneOf"),
+        originOf(a, aKey ?? "oneOf") ?? originOf(b, "oneOf"),
+        `a oneOf whose alternatives may overlap became ${aKey ?? "a single schema"}: a value two of them accept is no longer refused`,
+      );
+    else if (bOverlap && aOverlap && !sameJson(b.oneOf, a.oneOf))
+      this.directed(
+        "unproven",
+        joinPointer(pointer, "oneOf"),
+        originOf(a, "oneOf"),
+        "the alternatives of a oneOf that may overlap changed: could not prove which values still match exactly one",
+      );
     if (bKey && aKey) {
       this.compareList(b[bKey], a[aKey], joinPointer(pointer, key), depth, "variant-added", "variant-removed", b, a);
       return [b, a];
@@ -328,7 +531,10 @@ class SchemaComparer {
       Object.keys(plain).filter((k) => !hoisted.includes(k)),
     );
     const core = omitKeys(plain, hoisted);
-    const fill = { plainIsBefore, keys: hoisted.filter((k) => k === "description" || ANNOTATIONS.has(k)) };
+    const fill = {
+      plainIsBefore,
+      keys: hoisted.filter((k) => isAnnotation(k) && k !== "default" && !k.startsWith("x-mnote-")),
+    };
     const list = listSide[key];
     if (plainIsBefore)
       this.compareList([core], list, joinPointer(pointer, key), depth, "variant-added", "variant-removed", b, a, fill);
@@ -425,11 +631,11 @@ class SchemaComparer {
   }
 
   /** minimum/exclusiveMinimum (and the maxima) as one bound each, so a rewrite between them is judged by the values it admits. */
-  private compareNumericBounds(b: Schema, a: Schema, pointer: string): void {
+  private compareNumericBounds(b: Schema, a: Schema, pointer: string, skip: ReadonlySet<string>): void {
     for (const side of ["lower", "upper"] as const) {
       const keys =
         side === "lower" ? (["minimum", "exclusiveMinimum"] as const) : (["maximum", "exclusiveMaximum"] as const);
-      if (keys.every((k) => sameJson(b[k], a[k]))) continue;
+      if (keys.every((k) => sameJson(b[k], a[k])) || keys.some((k) => skip.has(k))) continue;
       const bb = bound(b, side);
       const ab = bound(a, side);
       const key = keys.find((k) => k in a) ?? keys.find((k) => k in b)!;
@@ -489,7 +695,7 @@ class SchemaComparer {
             ap[name],
           );
         } else this.compare(rest, ap[name], at, depth + 1);
-      } else this.compare(bp[name], ap[name], at, depth + 1);
+      } else this.compare(bp[name], ap[name], at, depth + 1, { requiredProperty: bReq.has(name) || aReq.has(name) });
     }
     for (const name of [...new Set([...bReq, ...aReq])].sort()) {
       if (bReq.has(name) === aReq.has(name)) continue;
@@ -547,8 +753,9 @@ class SchemaComparer {
     key: "patternProperties" | "dependentSchemas",
   ): void {
     const bm = isPlainObject(b[key]) ? (b[key] as Schema) : {};
-    const am = isPlainObject(a[key]) ? (a[key] as Schema) : {};
+    let am = isPlainObject(a[key]) ? (a[key] as Schema) : {};
     if (sameJson(bm, am)) return;
+    if (key === "patternProperties") am = renameEquivalentPatterns(bm, am);
     for (const name of [...new Set([...Object.keys(bm), ...Object.keys(am)])].sort()) {
       const at = joinPointer(pointer, key, name);
       if (name in bm && name in am) this.compare(bm[name], am[name], at, depth + 1);
@@ -681,7 +888,11 @@ class SchemaComparer {
   private compareConditional(b: Schema, a: Schema, pointer: string, depth: number): void {
     if (["if", "then", "else"].every((k) => sameJson(b[k], a[k]))) return;
     const hasIf = (s: Schema) => "if" in s && ("then" in s || "else" in s);
-    if (hasIf(b) && hasIf(a) && sameJson(b.if, a.if)) {
+    // The same condition written another way (a const for a one-value enum, …) is the same condition.
+    const sameIf = () =>
+      (sameJson(b.if, a.if) && this.sameMeaning(asSchema(b.if))) ||
+      proveEquivalent(b.if, a.if, this.sides(true), this.sides(false));
+    if (hasIf(b) && hasIf(a) && sameIf()) {
       for (const key of ["then", "else"] as const) this.compare(b[key], a[key], joinPointer(pointer, key), depth + 1);
       return;
     }
@@ -714,15 +925,23 @@ class SchemaComparer {
       );
   }
 
-  private compareKeyword(key: string, b: Schema, a: Schema, pointer: string): void {
+  private compareKeyword(key: string, b: Schema, a: Schema, pointer: string, ctx: NodeContext): void {
     const [bv, av] = [b[key], a[key]];
-    const judgement = judgeKeyword(key, bv, av, this.direction);
+    const judgement = judgeKeyword(key, bv, av, {
+      direction: this.direction,
+      before: b,
+      after: a,
+      requiredProperty: ctx.requiredProperty ?? false,
+    });
     if (!judgement) return;
     const at = joinPointer(pointer, key);
     const origin = where(b, a, key);
     if ("kind" in judgement) {
       const note = judgement.kind === "unproven" ? ": could not prove the values accepted are the same" : "";
-      return this.directed(judgement.kind, at, origin, `${key} ${show(bv)} -> ${show(av)}${note}`, bv, av);
+      const before = this.findings.length;
+      this.directed(judgement.kind, at, origin, `${key} ${show(bv)} -> ${show(av)}${note}`, bv, av);
+      if (isVendorKeyword(key)) for (const f of this.findings.slice(before)) f.fact = true;
+      return;
     }
     const message =
       judgement.rule === "description-changed" ? "description changed" : `${key} ${show(bv)} -> ${show(av)}`;
@@ -742,7 +961,7 @@ class SchemaComparer {
       k = NEGATED[kind] ?? "unproven";
       message = `inside not: ${message}`;
     }
-    this.emit(directedRule(this.direction, k), pointer, origin, message, before, after);
+    this.emit(directedRule(this.direction, k), pointer, origin, message, before, after, k);
   }
 
   private emit(
@@ -752,8 +971,10 @@ class SchemaComparer {
     message: string,
     before?: unknown,
     after?: unknown,
+    kind?: DirectedKind,
   ): void {
     const finding: SchemaFinding = { rule, pointer, origin, message };
+    if (kind !== undefined) finding.kind = kind;
     if (before !== undefined) finding.before = before;
     if (after !== undefined) finding.after = after;
     this.findings.push(finding);
@@ -807,35 +1028,9 @@ function effectiveSchema(s: Schema, name: string): unknown {
   return true;
 }
 
-/** No value passes two of the alternatives: different JSON types, or a required property with different consts. */
-function pairwiseDisjoint(list: readonly unknown[]): boolean {
-  for (let i = 0; i < list.length; i++)
-    for (let j = i + 1; j < list.length; j++) if (!disjoint(list[i], list[j])) return false;
-  return true;
-}
-
-function disjoint(x: unknown, y: unknown): boolean {
-  if (!isPlainObject(x) || !isPlainObject(y)) return false;
-  const xt = typeSet(x.type);
-  const yt = typeSet(y.type);
-  if (xt && yt && !xt.some((t) => coversType(yt, t) || coversType([t], yt[0]!) || yt.some((u) => coversType([t], u))))
-    return true;
-  const xp = isPlainObject(x.properties) ? x.properties : {};
-  const yp = isPlainObject(y.properties) ? y.properties : {};
-  for (const name of strings(x.required).filter((n) => strings(y.required).includes(n))) {
-    const a = xp[name];
-    const b = yp[name];
-    if (isPlainObject(a) && isPlainObject(b) && "const" in a && "const" in b && !sameJson(a.const, b.const))
-      return true;
-  }
-  return false;
-}
-
 /** The values of a schema that can only hold a few (boolean, null, an integer range of up to 256), else null. */
 function finiteValues(s: Schema): unknown[] | null {
-  const keys = Object.keys(s).filter(
-    (k) => k !== "description" && k !== "default" && !ANNOTATIONS.has(k) && !k.startsWith("x-"),
-  );
+  const keys = Object.keys(s).filter((k) => !isAnnotation(k));
   const types = typeSet(s.type);
   if (!types || types.length !== 1) return null;
   if (types[0] === "boolean" && keys.length === 1) return [true, false];
@@ -852,47 +1047,52 @@ function finiteValues(s: Schema): unknown[] | null {
   return null;
 }
 
-/** A schema that accepts nothing: false, or {not: {}} (with only annotations beside it). */
-function isNothing(s: Schema): boolean {
-  if (!isPlainObject(s.not) || !isEverything(s.not)) return false;
-  return Object.keys(s).every((k) => k === "not" || k === "description" || ANNOTATIONS.has(k) || k.startsWith("x-"));
-}
-
-/** A schema that accepts everything: true, absent, or {} with only annotations. */
-function isEverything(s: unknown): boolean {
-  if (s === true || s === undefined) return true;
-  if (!isPlainObject(s)) return false;
-  return Object.keys(s).every(
-    (k) => k === "description" || k === "default" || ANNOTATIONS.has(k) || k.startsWith("x-"),
-  );
-}
-
-/** Which keyword held a value list before normalize made it an enum (for the pointer users see). */
-function enumKey(s: Schema): string {
-  return (s as { [CONST_SOURCE]?: string })[CONST_SOURCE] ?? "enum";
-}
-
-function asSchema(value: unknown): Schema {
-  if (isPlainObject(value)) return value;
-  // true (and a missing subschema) allows anything; false allows nothing.
-  return value === false ? { not: {} } : {};
-}
-
 /** Where a keyword is written: the head's copy when it has one, else the base's. */
 function where(b: Schema, a: Schema, key?: string): Origin | undefined {
   if (key === undefined) return originOf(a) ?? originOf(b);
   return (key in a ? originOf(a, key) : undefined) ?? originOf(b, key) ?? originOf(a, key);
 }
 
-function typeSet(type: unknown): string[] | null {
-  if (typeof type === "string") return [type];
-  return Array.isArray(type) ? type.filter((t): t is string => typeof t === "string") : null;
+/** What identifies a node in the pairs being compared: a marker by its name, an inline node by itself. */
+const ids = new WeakMap<object, number>();
+let nextId = 0;
+function identity(node: Schema): string {
+  if (isMarker(node)) return `ref:${node.$ref}`;
+  let id = ids.get(node);
+  if (id === undefined) ids.set(node, (id = nextId++));
+  return `#${id}`;
 }
 
-function coversType(types: readonly string[], type: string): boolean {
-  return types.includes(type) || (type === "integer" && types.includes("number"));
+/**
+ * Keywords whose change the fact they carry judges: the number of a named limit (compared with
+ * the contract's facts) and the maxLength of a cut string (judged with its x-mnote-truncate), when
+ * both sides carry the same fact.
+ */
+function factKeywords(b: Schema, a: Schema): Set<string> {
+  const out = new Set<string>();
+  if (typeof b["x-mnote-limit"] === "string" && b["x-mnote-limit"] === a["x-mnote-limit"]) {
+    const key = LIMIT_KEYWORDS.find((k) => typeof b[k] === "number");
+    if (key !== undefined && key === LIMIT_KEYWORDS.find((k) => typeof a[k] === "number")) out.add(key);
+  }
+  if (isPlainObject(b["x-mnote-truncate"]) && isPlainObject(a["x-mnote-truncate"])) out.add("maxLength");
+  return out;
 }
 
-function strings(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+/**
+ * The head's patternProperties with each key whose pattern accepts the same names as a base key
+ * renamed to that key, so `^x-` and `^(?:x-)` are one entry, not one removed and one added.
+ */
+function renameEquivalentPatterns(before: Schema, after: Schema): Schema {
+  const out: Schema = {};
+  const taken = new Set(Object.keys(after));
+  for (const [pattern, schema] of Object.entries(after)) {
+    if (pattern in before) {
+      out[pattern] = schema;
+      continue;
+    }
+    const same = Object.keys(before).find((p) => !taken.has(p) && comparePatterns(p, pattern) === "equal");
+    if (same !== undefined) taken.add(same);
+    out[same ?? pattern] = schema;
+  }
+  return out;
 }

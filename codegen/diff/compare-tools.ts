@@ -9,12 +9,17 @@ import type { RuleId } from "./rules";
 import type { Change } from "./types";
 import { compareSchemas } from "./compare-schemas";
 import { change, fromFinding } from "./change";
-import { expanders, type DiffSide } from "./side";
+import { expanders, unchangedFile, type DiffSide } from "./side";
 import { sameJson, show } from "./json";
 
 const FACTS = "/x-mnote-tool";
 
-const FACT_RULES: ReadonlyArray<[keyof ToolModel, RuleId]> = [
+/**
+ * The facts in x-mnote-tool and the rule a change of each is judged by: one table, so a new fact
+ * (approval, …) is one row here and one rule in rules.ts. `semantics` is compared per hint, and
+ * `messages` per error code (below).
+ */
+export const TOOL_FACT_RULES: ReadonlyArray<readonly [fact: keyof ToolModel, rule: RuleId]> = [
   ["providerName", "tool-provider-name-changed"],
   ["kernelCommand", "tool-kernel-command-changed"],
   ["capability", "tool-capability-changed"],
@@ -23,6 +28,7 @@ const FACT_RULES: ReadonlyArray<[keyof ToolModel, RuleId]> = [
   ["dryRun", "tool-dry-run-changed"],
   ["title", "tool-title-changed"],
   ["description", "description-changed"],
+  ["guideRole", "tool-guide-role-changed"],
 ];
 
 const SCHEMAS = [
@@ -83,7 +89,7 @@ function compareTool(b: ToolModel, a: ToolModel, base: DiffSide, head: DiffSide,
   const out: Change[] = [];
   const subject = a.name;
   const at = (pointer: string) => ({ file: a.file, filePointer: pointer });
-  for (const [fact, rule] of FACT_RULES) {
+  for (const [fact, rule] of TOOL_FACT_RULES) {
     if (sameJson(b[fact], a[fact])) continue;
     // A rename changes the derived provider name too; only an override that differs is news.
     if (
@@ -128,12 +134,14 @@ function compareTool(b: ToolModel, a: ToolModel, base: DiffSide, head: DiffSide,
       ),
     );
   }
+  // The same files (and everything they reach) on both sides: the schemas cannot differ.
+  if (b.file === a.file && unchangedFile(base, head, a.file)) return out;
   for (const { def, root, direction } of SCHEMAS) {
     const before = base.inliner.at(b.file, `/$defs/${def}`);
     const after = head.inliner.at(a.file, `/$defs/${def}`);
     const fallback = { file: a.file, filePointer: `/$defs/${def}` };
     for (const f of compareSchemas(before, after, direction, expanders(base, head), root))
-      out.push(fromFinding(f, subject, fallback));
+      out.push(fromFinding(f, subject, fallback, "wire"));
   }
   return out;
 }

@@ -4,9 +4,8 @@
  * does not count towards the verdict. An expired entry fails the run, so an exception cannot
  * outlive its review; an entry that matches nothing is reported as stale.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { isRuleId } from "./rules";
 import type { Change } from "./types";
+import { readConfigFile } from "./config-files";
 
 export interface IgnoreEntry {
   rule: string;
@@ -19,37 +18,14 @@ export interface IgnoreEntry {
   expires: string;
 }
 
-export class IgnoreFileError extends Error {
-  override readonly name = "IgnoreFileError";
-}
-
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-
-/** Reads and checks the file; a missing file is no entries. */
+/**
+ * Reads the file and validates it against codegen/diff-ignore.schema.json (a known rule, a reason,
+ * a real calendar date, nothing else) before using it; a missing file is no entries. A bad file
+ * is a DiffConfigError naming the file, the entry and the problem.
+ */
 export function readIgnoreFile(path: string): IgnoreEntry[] {
-  if (!existsSync(path)) return [];
-  let json: unknown;
-  try {
-    json = JSON.parse(readFileSync(path, "utf8"));
-  } catch (e) {
-    throw new IgnoreFileError(`${path}: not JSON: ${(e as Error).message}`);
-  }
-  const list = (json as { ignore?: unknown })?.ignore;
-  if (!Array.isArray(list))
-    throw new IgnoreFileError(`${path}: expected {"ignore": [ {rule, tool, pointer, reason, expires}, … ]}`);
-  return list.map((e, i) => {
-    const entry = e as Partial<IgnoreEntry>;
-    const where = `${path}: ignore[${i}]`;
-    for (const key of ["rule", "tool", "pointer", "reason", "expires"] as const) {
-      if (typeof entry[key] !== "string") throw new IgnoreFileError(`${where}: "${key}" must be a string`);
-    }
-    if (!isRuleId(entry.rule!))
-      throw new IgnoreFileError(`${where}: no rule "${entry.rule}" (see docs/CONTRACT-DIFF.md)`);
-    if (!DATE.test(entry.expires!) || Number.isNaN(Date.parse(entry.expires!)))
-      throw new IgnoreFileError(`${where}: expires must be a date YYYY-MM-DD, not "${entry.expires}"`);
-    if (entry.reason!.trim() === "") throw new IgnoreFileError(`${where}: a reason is required`);
-    return entry as IgnoreEntry;
-  });
+  const json = readConfigFile(path, "ignore") as { ignore: IgnoreEntry[] } | undefined;
+  return json?.ignore ?? [];
 }
 
 export interface IgnoreOutcome {

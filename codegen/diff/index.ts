@@ -3,7 +3,7 @@
  * Both sides are ContractModels from buildModel, so both were validated the same way.
  */
 import type { ContractModel } from "../model";
-import type { Level } from "./rules";
+import { CATEGORIES, type Level } from "./rules";
 import type { Change, DiffReport } from "./types";
 import { diffSide } from "./side";
 import { compareTools } from "./compare-tools";
@@ -11,14 +11,23 @@ import { compareEnvelope } from "./compare-envelope";
 import { compareKernel } from "./compare-kernel";
 import { compareCapabilities, compareErrors } from "./compare-catalogs";
 import { compareManifest } from "./compare-manifest";
+import { compareFacts } from "./compare-facts";
+import { fingerprintChanges } from "./fingerprint";
+import { applySeverities, resolveSeverities, type SeverityConfig } from "./severity";
 import { verdictFor } from "./version";
 
 export type { Change, DiffReport, Verdict, Direction } from "./types";
-export { RULES, type Level, type RuleId } from "./rules";
+export { RULES, CATEGORIES, type Level, type RuleId, type Category } from "./rules";
+export type { Severity, SeverityConfig } from "./severity";
 
 const LEVEL_ORDER: Record<Level, number> = { breaking: 0, warning: 1, safe: 2 };
 
-export function diffContracts(base: ContractModel, head: ContractModel): DiffReport {
+export interface DiffOptions {
+  /** Categories judged and the severity of each rule (default: every category, severity by level). */
+  severities?: SeverityConfig;
+}
+
+export function diffContracts(base: ContractModel, head: ContractModel, options: DiffOptions = {}): DiffReport {
   const b = diffSide(base);
   const h = diffSide(head);
   const raw = [
@@ -28,17 +37,43 @@ export function diffContracts(base: ContractModel, head: ContractModel): DiffRep
     ...compareEnvelope(b, h),
     ...compareErrors(base, head),
     ...compareCapabilities(base, head),
+    ...compareFacts(base, head),
   ];
-  const changes = groupByCause(oneVerdictPerPointer(raw.sort(byReportOrder)));
-  const counts: Record<Level, number> = { breaking: 0, warning: 0, safe: 0 };
-  for (const c of changes) counts[c.level] += 1;
-  return {
-    name: head.name,
-    base: { version: base.version },
-    head: { version: head.version },
-    counts,
+  const config = options.severities ?? resolveSeverities();
+  const changes = applySeverities(
+    fingerprintChanges(groupByCause(oneVerdictPerPointer(raw.sort(byReportOrder)))),
+    config,
+  );
+  return summarize(
+    {
+      name: head.name,
+      base: { version: base.version },
+      head: { version: head.version },
+      categories: config.categories,
+    },
     changes,
-    verdict: verdictFor(base.version, head.version, counts),
+  );
+}
+
+/** Counts and verdict of a list of changes; ignored changes are listed but not counted. */
+export function summarize(
+  header: Pick<DiffReport, "name" | "base" | "head" | "categories">,
+  changes: Change[],
+): DiffReport {
+  const counts: Record<Level, number> = { breaking: 0, warning: 0, safe: 0 };
+  const severities = { error: 0, warn: 0, info: 0 };
+  for (const c of changes) {
+    if (c.ignored) continue;
+    counts[c.level] += 1;
+    if (c.severity !== "off") severities[c.severity] += 1;
+  }
+  const errorsAreBreaking = changes.every((c) => c.ignored || c.severity !== "error" || c.level === "breaking");
+  return {
+    ...header,
+    counts,
+    severities,
+    changes,
+    verdict: verdictFor(header.base.version, header.head.version, counts, severities.error, errorsAreBreaking),
   };
 }
 
@@ -81,6 +116,8 @@ export function groupByCause(changes: readonly Change[]): Change[] {
     first.occurrences ??= [{ subject: first.subject, pointer: first.pointer }];
     first.occurrences.push({ subject: c.subject, pointer: c.pointer });
     first.count = first.occurrences.length;
+    // One cause reaching the wire and the kernel is about both.
+    first.categories = CATEGORIES.filter((cat) => first.categories.includes(cat) || c.categories.includes(cat));
   }
   return out;
 }

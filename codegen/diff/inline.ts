@@ -12,6 +12,8 @@ import type { SchemaFile } from "../model";
 import { RefIndex } from "../support/refs";
 import { isPlainObject } from "../support/schema-walk";
 import { getAtPointer, joinPointer } from "../../common/json-pointer";
+import { canonical } from "./json";
+import { isVendorKeyword } from "../vendor-keywords";
 
 export interface Origin {
   file: string;
@@ -153,20 +155,41 @@ export class Inliner {
     return this.merge(body, out);
   }
 
-  /** Siblings of a $ref win over its target's keywords, as RefIndex.inline does. */
+  /**
+   * A $ref with sibling keywords is the conjunction of its target and its siblings (JSON Schema
+   * 2020-12: both apply). Siblings that only annotate (description, title, x-mnote-* facts, …) or
+   * that the target lacks are written next to the target's keywords; assertions both hold with
+   * different values, and the keywords that are read together with them (a properties /
+   * additionalProperties group, if/then/else, …), move into an allOf member, so nothing is lost:
+   * normalize.ts merges the member back where that is exact (the tighter of two bounds, …).
+   */
   private merge(body: unknown, siblings: Record<string, unknown>): Record<string, unknown> {
     if (!isPlainObject(body)) return siblings;
-    const merged = { ...body, ...siblings };
+    const conflicts = conjunctionConflicts(body, siblings);
+    const merged: Record<string, unknown> = { ...body };
+    for (const [key, value] of Object.entries(siblings)) if (!conflicts.has(key)) merged[key] = value;
     const bodyOrigin = ORIGINS.get(body);
     const siblingOrigin = ORIGINS.get(siblings);
+    if (conflicts.size > 0) {
+      const member: Record<string, unknown> = {};
+      for (const key of conflicts) member[key] = siblings[key];
+      if (siblingOrigin) ORIGINS.set(member, siblingOrigin);
+      merged.allOf = [...(Array.isArray(merged.allOf) ? merged.allOf : []), member];
+    }
     if (bodyOrigin) {
       const keyOrigins = new Map(bodyOrigin.siblings ?? []);
       if (siblingOrigin)
         for (const key of Object.keys(siblings))
-          keyOrigins.set(key, { file: siblingOrigin.file, pointer: joinPointer(siblingOrigin.pointer, key) });
+          if (!conflicts.has(key))
+            keyOrigins.set(key, { file: siblingOrigin.file, pointer: joinPointer(siblingOrigin.pointer, key) });
       ORIGINS.set(merged, { file: bodyOrigin.file, pointer: bodyOrigin.pointer, siblings: keyOrigins });
     }
     return merged;
+  }
+
+  /** Whether a marker's definition is compared on its own (a catalog, Audit, a tool's Args, …), not recursive. */
+  isOpaque(ref: string): boolean {
+    return this.opaque.has(ref);
   }
 
   /** Markers name definitions by path, so a changed baseUri does not make them differ. */
@@ -177,4 +200,46 @@ export class Inliner {
   private fragment(absoluteRef: string): string {
     return absoluteRef.slice(absoluteRef.indexOf("#") + 1);
   }
+}
+
+/** Keywords a validator reads together: splitting them into two allOf members would change what they mean. */
+const KEYWORD_GROUPS: ReadonlyArray<readonly string[]> = [
+  ["properties", "patternProperties", "additionalProperties", "unevaluatedProperties"],
+  ["prefixItems", "items", "unevaluatedItems"],
+  ["contains", "minContains", "maxContains"],
+  ["if", "then", "else"],
+];
+
+/** Keywords that never decide validity: a $ref's sibling simply replaces the target's. */
+function annotates(key: string): boolean {
+  return (
+    key === "description" ||
+    key === "title" ||
+    key === "default" ||
+    key === "examples" ||
+    key === "$comment" ||
+    key === "deprecated" ||
+    key === "readOnly" ||
+    key === "writeOnly" ||
+    isVendorKeyword(key)
+  );
+}
+
+/**
+ * The siblings that cannot be written next to the target's keywords: an assertion both hold with
+ * different values, every sibling of a keyword group both touch, and allOf when both have one.
+ */
+function conjunctionConflicts(body: Record<string, unknown>, siblings: Record<string, unknown>): Set<string> {
+  const out = new Set<string>();
+  for (const key of Object.keys(siblings)) {
+    if (annotates(key) || !(key in body)) continue;
+    if (key === "allOf" || canonical(body[key]) !== canonical(siblings[key])) out.add(key);
+  }
+  for (const group of KEYWORD_GROUPS) {
+    const inSiblings = group.filter((k) => k in siblings);
+    if (inSiblings.length === 0 || !group.some((k) => k in body)) continue;
+    if (inSiblings.every((k) => k in body && canonical(body[k]) === canonical(siblings[k]))) continue;
+    for (const k of inSiblings) out.add(k);
+  }
+  return out;
 }

@@ -1,19 +1,27 @@
 /** JSON equality that ignores key order, and short renderings of values for messages. */
 import { isPlainObject } from "../support/schema-walk";
 
+/** Canonical texts of objects and arrays already seen: schema nodes are never changed once built. */
+const texts = new WeakMap<object, string>();
+
+/** JSON text with object keys sorted: equal for values JSON Schema considers equal (key order aside). */
 export function canonical(value: unknown): string {
-  if (Array.isArray(value)) return "[" + value.map(canonical).join(",") + "]";
-  if (isPlainObject(value)) {
-    return (
+  if (value === null || typeof value !== "object") return value === undefined ? "undefined" : JSON.stringify(value);
+  const known = texts.get(value);
+  if (known !== undefined) return known;
+  let text: string;
+  if (Array.isArray(value)) text = "[" + value.map(canonical).join(",") + "]";
+  else if (isPlainObject(value)) {
+    text =
       "{" +
       Object.keys(value)
         .sort()
         .map((k) => JSON.stringify(k) + ":" + canonical(value[k]))
         .join(",") +
-      "}"
-    );
-  }
-  return value === undefined ? "undefined" : JSON.stringify(value);
+      "}";
+  } else text = JSON.stringify(value);
+  texts.set(value, text);
+  return text;
 }
 
 export function sameJson(a: unknown, b: unknown): boolean {

@@ -1,102 +1,277 @@
 /**
- * Rewrites an inlined schema into a canonical spelling before it is compared, so that two schemas
- * that accept the same values compare equal even when they are written differently:
+ * Rewrites an inlined schema node into one canonical spelling before it is compared, so that two
+ * schemas that accept the same values compare equal even when they are written differently. Each
+ * rewrite is a named rule, one small function, applied in the order of RULES until none changes
+ * the node (like json-schema-to-typescript's normalizer):
  *
- * - `const: x` is `enum: [x]`, and an anyOf/oneOf whose alternatives are only value lists
- *   (const, enum, `{type: "null"}`) is one enum (a oneOf of distinct consts is an anyOf);
- * - `anyOf: [X, {type: "null"}]` is X with "null" added to its type, when X has one non-null type
- *   and only keywords that apply to that type (every 2020-12 assertion except enum, const and the
- *   applicators is type-specific, so adding "null" to the type changes nothing else);
- * - `exclusiveMinimum`/`exclusiveMaximum` on an integer are the inclusive bound one step inside
- *   (`exclusiveMaximum: 4` is `maximum: 3`); the tighter of two bounds of one side wins;
+ * - trivial keywords go (`additionalProperties: true`, `minLength: 0`, `uniqueItems: false`, a
+ *   `then` without an `if`, …), and type-specific keywords of types the node does not allow;
  * - allOf members without conflicting keywords are merged into their parent (bounds: the tighter;
- *   required: the union; properties: the union when the names are disjoint); a member that cannot
- *   be merged stays in allOf and is compared as a list.
+ *   required: the union; properties: the union when the names are disjoint), never splitting the
+ *   keywords a validator reads together (properties/additionalProperties, items/prefixItems,
+ *   contains/minContains, if/then/else);
+ * - `const: x` is `enum: [x]`; an anyOf/oneOf of only value lists is one enum;
+ * - unions are flattened (an anyOf inside an anyOf), alternatives that accept nothing or that
+ *   another alternative already covers are dropped, and a union of one is its alternative;
+ * - `anyOf: [X, {type: "null"}]` is X with "null" added to its type;
+ * - integers: `number` with a whole `multipleOf` is `integer`, `multipleOf: 1` on an integer goes,
+ *   exclusive and fractional bounds become the inclusive whole bound one step inside;
+ * - redundant constraints go: `uniqueItems` with `maxItems` 1, `maxProperties` or `propertyNames`
+ *   that a closed object implies, `minProperties` its required fields imply, a `dependentRequired`
+ *   on an already-required property, a `then`/`else` that the node itself already requires, an
+ *   if/then/else whose branches are the same.
  *
- * Every rewrite keeps the node's origin (inline.ts), so a finding still points at the file a user
- * edits. Nothing here loses a constraint: a rewrite that cannot be proven exact is not made.
+ * Nothing here loses a constraint: a rewrite that cannot be proven exact is not made. Every rewrite
+ * keeps the node's origin (inline.ts), so a finding still points at the file a user edits.
  */
 import { isPlainObject } from "../support/schema-walk";
 import { adoptOrigins, omitKeys, originOf, setKeyOrigin } from "./inline";
-import { sameJson } from "./json";
-import { ANNOTATIONS } from "./keyword-rules";
+import { canonical, sameJson } from "./json";
+import {
+  ANNOTATIONS,
+  TYPE_KEYWORDS,
+  allowsKind,
+  isAnnotation,
+  isEverything,
+  isNothing,
+  matchesType,
+  strings,
+  typeSet,
+  type Schema,
+} from "./schema-facts";
+import { accepts } from "./accepts";
+import { proveSubset, SAME_SIDE } from "./subset";
 
-type Schema = Record<string, unknown>;
+type Rule = (s: Schema) => Schema;
 
-/** Keywords that apply to one JSON type only: adding "null" to the type leaves them exact. */
-const TYPE_SPECIFIC = new Set([
-  "type",
-  "minimum",
-  "maximum",
-  "exclusiveMinimum",
-  "exclusiveMaximum",
-  "multipleOf",
-  "minLength",
-  "maxLength",
-  "pattern",
-  "format",
-  "items",
-  "prefixItems",
-  "contains",
-  "minContains",
-  "maxContains",
-  "minItems",
-  "maxItems",
-  "uniqueItems",
-  "unevaluatedItems",
-  "properties",
-  "patternProperties",
-  "additionalProperties",
-  "unevaluatedProperties",
-  "required",
-  "dependentRequired",
-  "dependentSchemas",
-  "propertyNames",
-  "minProperties",
-  "maxProperties",
-  "description",
-  "default",
-  ...ANNOTATIONS,
-]);
+/** The rules, in the order they run; each returns its input unchanged when it does not apply. */
+export const NORMALIZER_RULES: ReadonlyArray<readonly [name: string, rule: Rule]> = [
+  ["trivial keywords go", dropTrivial],
+  ["allOf members merge into their parent", flattenAllOf],
+  ["const is a one-value enum", constToEnum],
+  ["a union of values is an enum", valueListsToEnum],
+  ["anyOf and oneOf together: the oneOf is an allOf member", separateUnions],
+  ["nested unions are flattened", flattenUnions],
+  ["alternatives another one covers go", dropSubsumedAlternatives],
+  ["a union of one is its alternative", singleAlternative],
+  ["anyOf [X, null] is X with null in its type", nullableToType],
+  ["a number with a whole multipleOf is an integer", integralNumbers],
+  ["integer bounds are inclusive and whole", integerBounds],
+  ["keywords of types the node does not allow go", dropVacuousKeywords],
+  ["uniqueItems with at most one item goes", uniqueItemsRedundant],
+  ["what a closed object or its required fields imply goes", objectImplied],
+  ["dependentRequired on a required property is required", dependentRequiredImplied],
+  ["if {not: X} is if X with the branches swapped", negatedCondition],
+  ["a branch the node already requires goes", conditionalImplied],
+];
 
-const LOWER = ["minLength", "minItems", "minProperties", "minContains", "minimum"];
-const UPPER = ["maxLength", "maxItems", "maxProperties", "maxContains", "maximum"];
+const memo = new WeakMap<Schema, Schema>();
 
 /** The canonical spelling of one node (not of its subschemas: the comparer normalizes as it descends). */
 export function normalize(input: Schema): Schema {
+  const known = memo.get(input);
+  if (known) return known;
   let s = input;
-  s = flattenAllOf(s);
-  s = constToEnum(s);
-  s = valueListsToEnum(s);
-  s = nullableToType(s);
-  s = integerBounds(s);
+  for (let pass = 0; pass < 4; pass++) {
+    const before = s;
+    for (const [, rule] of NORMALIZER_RULES) s = rule(s);
+    if (s === before) break;
+  }
+  memo.set(input, s);
+  memo.set(s, s);
   return s;
 }
 
-/** A hidden key (not enumerable, so equality ignores it) naming the keyword a value list came from. */
-export const CONST_SOURCE = Symbol("constSource");
+/** Which keyword a value list came from before normalize made it an enum (for the pointer users see). */
+const CONST_SOURCE = new WeakMap<Schema, string>();
+
+/** "const" when the node's enum was written as a const, else "enum". */
+export function enumKeyword(s: Schema): string {
+  return CONST_SOURCE.get(s) ?? "enum";
+}
+
+/** A copy without some keywords and with others set, keeping the node's origin and its const source. */
+function derive(s: Schema, drop: readonly string[], set: Schema = {}): Schema {
+  const out = omitKeys(s, drop);
+  for (const [k, v] of Object.entries(set)) out[k] = v;
+  const source = CONST_SOURCE.get(s);
+  if (source) CONST_SOURCE.set(out, source);
+  return out;
+}
+
+/** Keywords a validator reads together: a member holding one of them is never merged into a parent holding another. */
+const KEYWORD_GROUPS: ReadonlyArray<readonly string[]> = [
+  ["properties", "patternProperties", "additionalProperties", "unevaluatedProperties"],
+  ["prefixItems", "items", "unevaluatedItems"],
+  ["contains", "minContains", "maxContains"],
+  ["if", "then", "else"],
+];
+const LOWER = ["minLength", "minItems", "minProperties", "minContains", "minimum"];
+const UPPER = ["maxLength", "maxItems", "maxProperties", "maxContains", "maximum"];
+
+// ---- trivial keywords
+
+const EVERYTHING_WHEN_TRUE = [
+  "additionalProperties",
+  "unevaluatedProperties",
+  "items",
+  "unevaluatedItems",
+  "propertyNames",
+];
+
+function dropTrivial(s: Schema): Schema {
+  // An empty value list: nothing passes (one spelling of "nothing": {not: {}}).
+  if (Array.isArray(s.enum) && s.enum.length === 0)
+    return derive(
+      s,
+      Object.keys(s).filter((k) => !isAnnotation(k)),
+      { not: {} },
+    );
+  const drop: string[] = [];
+  const set: Schema = {};
+  for (const k of EVERYTHING_WHEN_TRUE) if (k in s && isEverything(s[k])) drop.push(k);
+  for (const k of ["minLength", "minItems", "minProperties"]) if (s[k] === 0) drop.push(k);
+  if (s.uniqueItems === false) drop.push("uniqueItems");
+  if (s.minContains === 1 && "contains" in s) drop.push("minContains");
+  if (!("contains" in s)) for (const k of ["minContains", "maxContains"]) if (k in s) drop.push(k);
+  for (const k of ["required", "allOf"]) if (Array.isArray(s[k]) && (s[k] as unknown[]).length === 0) drop.push(k);
+  for (const k of ["properties", "patternProperties"])
+    if (isPlainObject(s[k]) && Object.keys(s[k]).length === 0) drop.push(k);
+  if ("not" in s && isNothing(s.not)) drop.push("not");
+  if (!("if" in s)) for (const k of ["then", "else"]) if (k in s) drop.push(k);
+  for (const k of ["then", "else"]) if (k in s && isEverything(s[k])) drop.push(k);
+  if ("if" in s && !("then" in s && !drop.includes("then")) && !("else" in s && !drop.includes("else")))
+    drop.push("if");
+  if (isPlainObject(s.dependentRequired)) {
+    const entries = Object.entries(s.dependentRequired).filter(([, names]) => strings(names).length > 0);
+    if (entries.length !== Object.keys(s.dependentRequired).length) {
+      if (entries.length === 0) drop.push("dependentRequired");
+      else set.dependentRequired = Object.fromEntries(entries);
+    }
+  }
+  if (isPlainObject(s.dependentSchemas)) {
+    const entries = Object.entries(s.dependentSchemas).filter(([, sub]) => !isEverything(sub));
+    if (entries.length !== Object.keys(s.dependentSchemas).length) {
+      if (entries.length === 0) drop.push("dependentSchemas");
+      else set.dependentSchemas = Object.fromEntries(entries);
+    }
+  }
+  if (drop.length === 0 && Object.keys(set).length === 0) return s;
+  return derive(s, drop, set);
+}
+
+// ---- allOf
+
+/** Merges the allOf members that can be merged exactly; the rest stay in allOf. */
+function flattenAllOf(s: Schema): Schema {
+  if (!Array.isArray(s.allOf)) return s;
+  let out = derive(s, ["allOf"]);
+  const rest: unknown[] = [];
+  let changed = false;
+  const members: unknown[] = [];
+  // allOf inside allOf (with nothing else beside it) is one list.
+  for (const m of s.allOf) {
+    if (isPlainObject(m) && Array.isArray(m.allOf) && Object.keys(m).every((k) => k === "allOf" || isAnnotation(k))) {
+      members.push(...m.allOf);
+      changed = true;
+    } else members.push(m);
+  }
+  for (const member of members) {
+    if (isEverything(member)) {
+      changed = true;
+      continue;
+    }
+    const normal = isPlainObject(member) ? normalize(member) : null;
+    const merged = normal ? mergeInto(out, normal) : null;
+    if (merged) {
+      adoptOrigins(
+        merged,
+        normal,
+        Object.keys(normal!).filter((k) => !(k in out) || !sameJson(out[k], normal![k])),
+      );
+      out = merged;
+      changed = true;
+    } else rest.push(member);
+  }
+  if (!changed) return s;
+  if (rest.length > 0) out.allOf = rest;
+  return out;
+}
+
+/** parent ∧ member as one schema, or null when that cannot be written without allOf. */
+export function mergeInto(parent: Schema, member: Schema): Schema | null {
+  if (typeof member.$ref === "string" || typeof parent.$ref === "string") return null;
+  // One union per node (separateUnions): an anyOf and a oneOf stay apart.
+  const unions = (s: Schema) => ["anyOf", "oneOf"].filter((k) => k in s);
+  if (unions(member).length > 0 && unions(parent).some((k) => !unions(member).includes(k))) return null;
+  for (const group of KEYWORD_GROUPS) {
+    const inMember = group.filter((k) => k in member);
+    const inParent = group.filter((k) => k in parent);
+    if (inMember.length === 0 || inParent.length === 0) continue;
+    // The same keywords with the same values: nothing to merge. Only properties of disjoint
+    // names merge across the group (below), when neither side has a rule for other keys.
+    const same = inMember.every((k) => k in parent && sameJson(parent[k], member[k]));
+    const onlyProperties = inMember.length === 1 && inMember[0] === "properties" && inParent.length === 1;
+    if (!same && !onlyProperties) return null;
+  }
+  const out = derive(parent, []);
+  for (const [k, v] of Object.entries(member)) {
+    if (!(k in out) || sameJson(out[k], v)) {
+      out[k] = v;
+      continue;
+    }
+    if (isAnnotation(k)) continue;
+    if (LOWER.includes(k) && typeof v === "number" && typeof out[k] === "number") out[k] = Math.max(out[k], v);
+    else if (UPPER.includes(k) && typeof v === "number" && typeof out[k] === "number") out[k] = Math.min(out[k], v);
+    else if (k === "required" && Array.isArray(v) && Array.isArray(out[k]))
+      out[k] = [...new Set([...strings(out[k]), ...strings(v)])];
+    else if (k === "properties" && isPlainObject(v) && isPlainObject(out[k])) {
+      const mine = out[k] as Schema;
+      if (Object.keys(v).some((n) => n in mine)) return null;
+      out[k] = { ...mine, ...v };
+    } else if (k === "type") {
+      const a = typeSet(out.type) ?? [];
+      const b = typeSet(v) ?? [];
+      const both = a.filter((t) => b.includes(t) || (t === "integer" && b.includes("number")));
+      for (const t of b) if (t === "integer" && a.includes("number") && !both.includes(t)) both.push(t);
+      // No type in common: no value passes both.
+      if (both.length === 0)
+        return derive(
+          parent,
+          Object.keys(parent).filter((key) => !isAnnotation(key)),
+          { not: {} },
+        );
+      out.type = both.length === 1 ? both[0] : both;
+    } else if (k === "enum" && Array.isArray(v) && Array.isArray(out[k])) {
+      out[k] = (out[k] as unknown[]).filter((x) => (v as unknown[]).some((y) => sameJson(x, y)));
+    } else return null;
+  }
+  return out;
+}
+
+// ---- value lists
 
 function constToEnum(s: Schema): Schema {
   if (!("const" in s)) return s;
-  const out = omitKeys(s, ["const"]);
-  Object.defineProperty(out, CONST_SOURCE, { value: "const", enumerable: false });
   // const and enum together: only the const can be valid, and only if the enum has it.
-  out.enum = Array.isArray(s.enum) ? (s.enum.some((v) => sameJson(v, s.const)) ? [s.const] : []) : [s.const];
+  const values = Array.isArray(s.enum) ? (s.enum.some((v) => sameJson(v, s.const)) ? [s.const] : []) : [s.const];
+  const out = derive(s, ["const"], { enum: values });
+  CONST_SOURCE.set(out, "const");
   return out;
 }
 
 /** The values an alternative stands for, when it is nothing but a list of values. */
 function valueList(alt: unknown): unknown[] | null {
   if (!isPlainObject(alt)) return null;
-  const keys = Object.keys(alt).filter((k) => k !== "description" && !ANNOTATIONS.has(k) && !k.startsWith("x-"));
+  const keys = Object.keys(alt).filter((k) => !isAnnotation(k) || k === "default");
   if (keys.length === 1 && keys[0] === "const") return [alt.const];
   if (keys.length === 1 && keys[0] === "enum" && Array.isArray(alt.enum)) return alt.enum;
   if (keys.length === 1 && keys[0] === "type" && alt.type === "null") return [null];
   if (keys.length === 2 && keys.includes("type") && (keys.includes("enum") || keys.includes("const"))) {
     const values = "const" in alt ? [alt.const] : Array.isArray(alt.enum) ? alt.enum : null;
-    const types = typeof alt.type === "string" ? [alt.type] : Array.isArray(alt.type) ? alt.type : null;
+    const types = typeSet(alt.type);
     if (!values || !types) return null;
-    return values.filter((v) => types.some((t) => matchesType(t as string, v)));
+    return values.filter((v) => types.some((t) => matchesType(t, v)));
   }
   return null;
 }
@@ -117,13 +292,102 @@ function valueListsToEnum(s: Schema): Schema {
     }
     // A oneOf whose alternatives share a value refuses that value: not a plain enum.
     if (key === "oneOf" && overlap) continue;
-    const out = omitKeys(s, [key]);
-    out.enum = values;
+    const out = derive(s, [key], { enum: values });
     setKeyOrigin(out, "enum", originOf(s, key));
     return out;
   }
   return s;
 }
+
+// ---- unions
+
+/** A node with both anyOf and oneOf holds both: the oneOf moves into allOf, so each node has one union. */
+function separateUnions(s: Schema): Schema {
+  if (!Array.isArray(s.anyOf) || !Array.isArray(s.oneOf)) return s;
+  return derive(s, ["oneOf"], { allOf: [...(Array.isArray(s.allOf) ? s.allOf : []), { oneOf: s.oneOf }] });
+}
+
+/** anyOf inside anyOf is one list; alternatives that accept nothing go; one that accepts everything makes the union true. */
+function flattenUnions(s: Schema): Schema {
+  let out = s;
+  for (const key of ["anyOf", "oneOf"] as const) {
+    const list = out[key];
+    if (!Array.isArray(list)) continue;
+    const flat: unknown[] = [];
+    let changed = false;
+    for (const alt of list) {
+      const inner = isPlainObject(alt) ? alt[key] : undefined;
+      // anyOf [A, anyOf [B, C]] is anyOf [A, B, C]; a oneOf inside a oneOf is not (a value in B and C).
+      if (
+        key === "anyOf" &&
+        Array.isArray(inner) &&
+        Object.keys(alt as Schema).every((k) => k === key || isAnnotation(k))
+      ) {
+        flat.push(...inner);
+        changed = true;
+      } else if (isNothing(alt)) changed = true;
+      else if (key === "anyOf" && flat.some((f) => canonical(f) === canonical(alt))) changed = true;
+      else flat.push(alt);
+    }
+    if (key === "anyOf" && flat.some((alt) => isEverything(alt))) {
+      out = derive(out, [key]);
+      continue;
+    }
+    if (flat.length === 0) {
+      // No alternative can match: the node accepts nothing.
+      out = derive(out, [key], { not: {} });
+      continue;
+    }
+    if (changed) out = derive(out, [], { [key]: flat });
+  }
+  return out;
+}
+
+/** An anyOf alternative that another one accepts entirely adds nothing (A ∨ B is B when A ⊆ B). */
+function dropSubsumedAlternatives(s: Schema): Schema {
+  const list = s.anyOf;
+  if (!Array.isArray(list) || list.length < 2 || list.length > 16) return s;
+  const keep = list.map(() => true);
+  for (let i = 0; i < list.length; i++) {
+    for (let j = 0; j < list.length && keep[i]; j++) {
+      if (i === j || !keep[j]) continue;
+      if (proveSubset(list[i], list[j], SAME_SIDE)) keep[i] = false;
+    }
+  }
+  if (keep.every(Boolean)) return s;
+  return derive(s, [], { anyOf: list.filter((_, i) => keep[i]) });
+}
+
+/** anyOf/oneOf of one alternative is that alternative, merged into the node when that is exact. */
+function singleAlternative(s: Schema): Schema {
+  for (const key of ["anyOf", "oneOf"] as const) {
+    const list = s[key];
+    if (!Array.isArray(list) || list.length !== 1) continue;
+    const alt = list[0];
+    const rest = derive(s, [key]);
+    if (isEverything(alt)) return rest;
+    if (!isPlainObject(alt)) continue;
+    const merged = mergeInto(rest, normalize(alt));
+    if (merged) {
+      adoptOrigins(merged, alt, Object.keys(alt));
+      return merged;
+    }
+    return derive(s, [key], { allOf: [...(Array.isArray(s.allOf) ? s.allOf : []), alt] });
+  }
+  return s;
+}
+
+/** Keywords that apply to one JSON type only: adding "null" to the type leaves them exact. */
+const TYPE_SPECIFIC = new Set<string>([
+  "type",
+  ...TYPE_KEYWORDS.string,
+  ...TYPE_KEYWORDS.number,
+  ...TYPE_KEYWORDS.object,
+  ...TYPE_KEYWORDS.array,
+  "description",
+  "default",
+  ...ANNOTATIONS,
+]);
 
 function nullableToType(s: Schema): Schema {
   for (const key of ["anyOf", "oneOf"] as const) {
@@ -138,13 +402,13 @@ function nullableToType(s: Schema): Schema {
     if (nullIndex < 0) continue;
     const other = list[1 - nullIndex];
     if (!isPlainObject(other) || typeof other.type !== "string" || other.type === "null") continue;
-    if (!Object.keys(other).every((k) => TYPE_SPECIFIC.has(k) || k.startsWith("x-"))) continue;
+    if (!Object.keys(other).every((k) => TYPE_SPECIFIC.has(k) || isAnnotation(k))) continue;
     // The parent's own keywords must not clash with the alternative's.
     const parentKeys = Object.keys(s).filter((k) => k !== key);
     if (parentKeys.some((k) => k in other && !sameJson(s[k], other[k]) && k !== "description" && !ANNOTATIONS.has(k)))
       continue;
-    if (parentKeys.some((k) => !TYPE_SPECIFIC.has(k) && !k.startsWith("x-"))) continue;
-    const out = omitKeys(s, [key]);
+    if (parentKeys.some((k) => !TYPE_SPECIFIC.has(k) && !isAnnotation(k))) continue;
+    const out = derive(s, [key]);
     const taken = Object.keys(other).filter((k) => !(k in out));
     for (const k of taken) out[k] = other[k];
     out.type = [other.type, "null"];
@@ -154,85 +418,156 @@ function nullableToType(s: Schema): Schema {
   return s;
 }
 
-function integerBounds(s: Schema): Schema {
-  const types = typeof s.type === "string" ? [s.type] : Array.isArray(s.type) ? s.type : null;
-  if (!types || !types.includes("integer") || types.includes("number")) return s;
-  if (typeof s.exclusiveMinimum !== "number" && typeof s.exclusiveMaximum !== "number") return s;
-  const out = omitKeys(s, ["exclusiveMinimum", "exclusiveMaximum"]);
-  if (typeof s.exclusiveMinimum === "number") {
-    const min = Math.floor(s.exclusiveMinimum) + 1;
-    out.minimum = typeof s.minimum === "number" ? Math.max(s.minimum, min) : min;
-  } else if ("exclusiveMinimum" in s) out.exclusiveMinimum = s.exclusiveMinimum;
-  if (typeof s.exclusiveMaximum === "number") {
-    const max = Math.ceil(s.exclusiveMaximum) - 1;
-    out.maximum = typeof s.maximum === "number" ? Math.min(s.maximum, max) : max;
-  } else if ("exclusiveMaximum" in s) out.exclusiveMaximum = s.exclusiveMaximum;
-  return out;
+// ---- numbers
+
+/** Whether every whole number is a multiple of m, exactly as a validator computes it (m = 1, 1/2, 1/4, …). */
+function dividesOne(m: number): boolean {
+  const inverse = 1 / m;
+  return Number.isInteger(inverse) && inverse > 0 && (inverse & (inverse - 1)) === 0;
 }
 
-/** Merges the allOf members that can be merged exactly; the rest stay in allOf. */
-function flattenAllOf(s: Schema): Schema {
-  if (!Array.isArray(s.allOf)) return s;
-  let out = omitKeys(s, ["allOf"]);
-  const rest: unknown[] = [];
-  for (const member of s.allOf) {
-    if (member === true || (isPlainObject(member) && Object.keys(member).length === 0)) continue;
-    const normal = isPlainObject(member) ? normalize(member) : null;
-    const merged = normal ? mergeInto(out, normal) : null;
-    if (merged) {
-      adoptOrigins(
-        merged,
-        normal,
-        Object.keys(normal!).filter((k) => !(k in out) || !sameJson(out[k], normal![k])),
-      );
-      out = merged;
-    } else rest.push(member);
+function integralNumbers(s: Schema): Schema {
+  const types = typeSet(s.type);
+  if (!types) return s;
+  let out = s;
+  // integer is inside number.
+  if (types.includes("integer") && types.includes("number")) {
+    const rest = types.filter((t) => t !== "integer");
+    out = derive(out, [], { type: rest.length === 1 ? rest[0] : rest });
   }
-  if (rest.length > 0) out.allOf = rest;
+  const now = typeSet(out.type)!;
+  const m = out.multipleOf;
+  // A multiple of a whole number is a whole number: number with multipleOf k is integer.
+  if (typeof m === "number" && Number.isInteger(m) && m > 0 && now.includes("number")) {
+    const replaced = now.map((t) => (t === "number" ? "integer" : t));
+    out = derive(out, [], { type: replaced.length === 1 ? replaced[0] : replaced });
+  }
+  const final = typeSet(out.type)!;
+  if (
+    typeof out.multipleOf === "number" &&
+    final.includes("integer") &&
+    !final.includes("number") &&
+    dividesOne(out.multipleOf)
+  )
+    out = derive(out, ["multipleOf"]);
   return out;
 }
 
-/** parent ∧ member as one schema, or null when that cannot be written without allOf. */
-function mergeInto(parent: Schema, member: Schema): Schema | null {
-  if (typeof member.$ref === "string") return null;
-  const out = omitKeys(parent, []);
-  for (const [k, v] of Object.entries(member)) {
-    if (!(k in out) || sameJson(out[k], v)) {
-      out[k] = v;
+function integerBounds(s: Schema): Schema {
+  const types = typeSet(s.type);
+  if (!types || !types.includes("integer") || types.includes("number")) return s;
+  const keys = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"].filter((k) => typeof s[k] === "number");
+  if (keys.length === 0) return s;
+  // On multiples of a whole step, a bound moves to the nearest multiple inside it.
+  const m = s.multipleOf;
+  const step = typeof m === "number" && Number.isInteger(m) && m > 0 ? m : 1;
+  const up = (x: number) => Math.ceil(x / step) * step;
+  const down = (x: number) => Math.floor(x / step) * step;
+  const lows: number[] = [];
+  const highs: number[] = [];
+  if (typeof s.minimum === "number") lows.push(up(s.minimum));
+  if (typeof s.exclusiveMinimum === "number") lows.push(down(s.exclusiveMinimum) + step);
+  if (typeof s.maximum === "number") highs.push(down(s.maximum));
+  if (typeof s.exclusiveMaximum === "number") highs.push(up(s.exclusiveMaximum) - step);
+  const set: Schema = {};
+  if (lows.length > 0) set.minimum = Math.max(...lows);
+  if (highs.length > 0) set.maximum = Math.min(...highs);
+  if (keys.every((k) => k in set && set[k] === s[k])) return s;
+  return derive(s, keys, set);
+}
+
+// ---- redundancy
+
+/** Type-specific keywords of types the node does not allow constrain nothing (format stays: it is judged as an annotation there). */
+function dropVacuousKeywords(s: Schema): Schema {
+  const types = typeSet(s.type);
+  if (!types) return s;
+  const drop: string[] = [];
+  for (const [kind, keys] of Object.entries(TYPE_KEYWORDS) as Array<[keyof typeof TYPE_KEYWORDS, readonly string[]]>) {
+    if (allowsKind(types, kind)) continue;
+    for (const k of keys) if (k in s && k !== "format") drop.push(k);
+  }
+  return drop.length === 0 ? s : derive(s, drop);
+}
+
+function uniqueItemsRedundant(s: Schema): Schema {
+  if (s.uniqueItems === true && typeof s.maxItems === "number" && s.maxItems <= 1) return derive(s, ["uniqueItems"]);
+  return s;
+}
+
+/** Whether no key outside `properties` may appear. */
+function isClosed(s: Schema): boolean {
+  const closedBy = (v: unknown) => v === false || isNothing(v);
+  return (
+    !("patternProperties" in s) &&
+    (closedBy(s.additionalProperties) ||
+      (closedBy(s.unevaluatedProperties) && !["allOf", "anyOf", "oneOf", "if", "dependentSchemas"].some((k) => k in s)))
+  );
+}
+
+/** maxProperties and propertyNames a closed object already implies, minProperties its required fields imply. */
+function objectImplied(s: Schema): Schema {
+  const drop: string[] = [];
+  const required = new Set(strings(s.required));
+  if (typeof s.minProperties === "number" && s.minProperties <= required.size) drop.push("minProperties");
+  if (isClosed(s)) {
+    const props = isPlainObject(s.properties) ? s.properties : {};
+    const declared = Object.keys(props).filter((n) => !isNothing(props[n]));
+    if (typeof s.maxProperties === "number" && s.maxProperties >= declared.length) drop.push("maxProperties");
+    if ("propertyNames" in s && declared.every((n) => accepts(s.propertyNames, n, () => undefined) === true))
+      drop.push("propertyNames");
+  }
+  return drop.length === 0 ? s : derive(s, drop);
+}
+
+/** dependentRequired {k: [n]}: n already required adds nothing; k required makes n required. */
+function dependentRequiredImplied(s: Schema): Schema {
+  if (!isPlainObject(s.dependentRequired)) return s;
+  const required = new Set(strings(s.required));
+  const kept: Record<string, string[]> = {};
+  let changed = false;
+  for (const [k, names] of Object.entries(s.dependentRequired)) {
+    const list = strings(names);
+    const needed = list.filter((n) => !required.has(n));
+    if (required.has(k)) {
+      for (const n of needed) required.add(n);
+      changed = true;
       continue;
     }
-    if (k === "description" || ANNOTATIONS.has(k) || k.startsWith("x-")) continue;
-    if (LOWER.includes(k) && typeof v === "number" && typeof out[k] === "number") out[k] = Math.max(out[k], v);
-    else if (UPPER.includes(k) && typeof v === "number" && typeof out[k] === "number") out[k] = Math.min(out[k], v);
-    else if (k === "required" && Array.isArray(v) && Array.isArray(out[k]))
-      out[k] = [...new Set([...(out[k] as string[]), ...(v as string[])])];
-    else if (k === "properties" && isPlainObject(v) && isPlainObject(out[k])) {
-      const mine = out[k] as Schema;
-      if (Object.keys(v).some((n) => n in mine)) return null;
-      out[k] = { ...mine, ...v };
-    } else if (k === "type") {
-      const a = typeof out.type === "string" ? [out.type] : (out.type as string[]);
-      const b = typeof v === "string" ? [v] : (v as string[]);
-      const both = a.filter((t) => b.includes(t) || (t === "integer" && b.includes("number")));
-      for (const t of b) if (t === "integer" && a.includes("number") && !both.includes(t)) both.push(t);
-      out.type = both.length === 1 ? both[0] : both;
-    } else return null;
+    if (needed.length !== list.length) changed = true;
+    if (needed.length > 0) kept[k] = needed;
   }
-  // properties next to additionalProperties of the other side would change meaning: keep allOf.
-  if (
-    ("additionalProperties" in member && "properties" in parent) ||
-    ("additionalProperties" in parent && "properties" in member)
-  ) {
-    if (!sameJson(Object.keys((parent.properties as Schema) ?? {}), Object.keys((member.properties as Schema) ?? {})))
-      return null;
-  }
+  if (!changed) return s;
+  const set: Schema = { required: [...required] };
+  return Object.keys(kept).length === 0
+    ? derive(s, ["dependentRequired"], set)
+    : derive(s, [], { ...set, dependentRequired: kept });
+}
+
+// ---- conditionals
+
+/** if {not: X} then A else B is if X then B else A. */
+function negatedCondition(s: Schema): Schema {
+  const cond = s.if;
+  if (!isPlainObject(cond) || !("not" in cond) || !Object.keys(cond).every((k) => k === "not" || isAnnotation(k)))
+    return s;
+  const out = derive(s, ["if", "then", "else"], { if: cond.not });
+  if ("else" in s) out.then = s.else;
+  if ("then" in s) out.else = s.then;
   return out;
 }
 
-function matchesType(type: string, v: unknown): boolean {
-  if (type === "null") return v === null;
-  if (type === "array") return Array.isArray(v);
-  if (type === "object") return isPlainObject(v);
-  if (type === "integer") return typeof v === "number" && Number.isInteger(v);
-  return typeof v === type;
+/** A then/else that the node without its conditional already implies changes nothing; equal branches make the if irrelevant. */
+function conditionalImplied(s: Schema): Schema {
+  if (!("if" in s)) return s;
+  const rest = derive(s, ["if", "then", "else"]);
+  const drop: string[] = [];
+  for (const k of ["then", "else"] as const) if (k in s && proveSubset(rest, s[k], SAME_SIDE)) drop.push(k);
+  if (drop.length === 0) {
+    if ("then" in s && "else" in s && canonical(s.then) === canonical(s.else))
+      return derive(s, ["if", "then", "else"], { allOf: [...(Array.isArray(s.allOf) ? s.allOf : []), s.then] });
+    return s;
+  }
+  const remaining = ["then", "else"].filter((k) => k in s && !drop.includes(k));
+  return derive(s, remaining.length === 0 ? ["if", ...drop] : drop);
 }

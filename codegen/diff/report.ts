@@ -5,6 +5,8 @@
  */
 import type { Level } from "./rules";
 import type { Change, DiffReport } from "./types";
+import { DEFAULT_LEVEL_SEVERITY } from "./severity";
+import { formatSarif } from "./sarif";
 
 export interface ReportLabels {
   base: string;
@@ -12,12 +14,15 @@ export interface ReportLabels {
   head: string;
 }
 
-export const FORMATS = ["human", "json", "markdown", "github", "junit"] as const;
+export const FORMATS = ["human", "json", "markdown", "github", "junit", "sarif"] as const;
 export type Format = (typeof FORMATS)[number];
 
 const LEVELS: readonly Level[] = ["breaking", "warning", "safe"];
 
 const where = (c: Change) => `${c.file}${c.line ? `:${c.line}:${c.column}` : ""}#${c.filePointer}`;
+/** "[new] " with a baseline, and the severity when the severity file moved it from its level's default. */
+const marks = (c: Change) =>
+  `${c.new ? "[new] " : ""}${c.severity !== DEFAULT_LEVEL_SEVERITY[c.level] ? `[severity ${c.severity}] ` : ""}`;
 const times = (c: Change) =>
   c.count > 1 ? ` (×${c.count}: ${c.occurrences!.map((o) => `${o.subject} ${o.pointer || "(root)"}`).join(", ")})` : "";
 
@@ -31,6 +36,8 @@ export function formatReport(format: Format, report: DiffReport, labels: ReportL
       return formatGithub(report, labels);
     case "junit":
       return formatJunit(report, labels);
+    case "sarif":
+      return formatSarif(report, labels);
     default:
       return formatHuman(report, labels);
   }
@@ -46,7 +53,7 @@ export function formatHuman(report: DiffReport, labels: ReportLabels): string {
     lines.push("", `${level} (${changes.length})`);
     for (const c of changes) {
       lines.push(
-        `  ${c.rule}  ${c.subject}  ${c.pointer || "(root)"}${c.count > 1 ? `  (and ${c.count - 1} more place(s))` : ""}`,
+        `  ${marks(c)}${c.rule}  ${c.subject}  ${c.pointer || "(root)"}${c.count > 1 ? `  (and ${c.count - 1} more place(s))` : ""}`,
       );
       lines.push(`      ${c.message}  [${where(c)}]`);
       if (c.count > 1)
@@ -61,6 +68,13 @@ export function formatHuman(report: DiffReport, labels: ReportLabels): string {
         `  ${c.rule}  ${c.subject}  ${c.pointer || "(root)"}  until ${c.ignored!.expires}: ${c.ignored!.reason}`,
       );
   }
+  const b = report.baseline;
+  if (b)
+    lines.push(
+      "",
+      `since ${b.source}: ${b.new} new, ${b.unchanged} unchanged, ${b.resolved.length} resolved` +
+        b.resolved.map((r) => `\n  resolved: ${r.rule}  ${r.subject}  ${r.pointer || "(root)"}`).join(""),
+    );
   lines.push("", `${report.verdict.ok ? "OK" : "FAIL"}: ${report.verdict.message}`);
   return lines.join("\n") + "\n";
 }
@@ -83,6 +97,12 @@ export function formatMarkdown(report: DiffReport, labels: ReportLabels): string
     "",
     `${report.verdict.ok ? "✅" : "❌"} ${report.verdict.message}`,
   ];
+  const b = report.baseline;
+  if (b)
+    lines.push(
+      "",
+      `Since the last run (${b.source}): **${b.new} new**, ${b.unchanged} unchanged, ${b.resolved.length} resolved.`,
+    );
   for (const level of LEVELS) {
     const changes = report.changes.filter((c) => c.level === level && !c.ignored);
     if (changes.length === 0) continue;
@@ -95,7 +115,7 @@ export function formatMarkdown(report: DiffReport, labels: ReportLabels): string
     );
     for (const c of changes)
       lines.push(
-        `| \`${c.rule}\` | ${cell(`${c.subject} ${c.pointer || "(root)"}`)} | ${cell(c.message + times(c))} | \`${cell(`${labels.head}/${where(c)}`)}\` |`,
+        `| ${c.new ? "🆕 " : ""}\`${c.rule}\` | ${cell(`${c.subject} ${c.pointer || "(root)"}`)} | ${cell(c.message + times(c))} | \`${cell(`${labels.head}/${where(c)}`)}\` |`,
       );
   }
   const ignored = report.changes.filter((c) => c.ignored);
@@ -119,7 +139,12 @@ export function formatMarkdown(report: DiffReport, labels: ReportLabels): string
 export function formatGithub(report: DiffReport, labels: ReportLabels): string {
   const esc = (s: string) => s.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
   const prop = (s: string) => esc(s).replace(/:/g, "%3A").replace(/,/g, "%2C");
-  const command: Record<Level, string> = { breaking: "error", warning: "warning", safe: "notice" };
+  const command: Record<Change["severity"], string> = {
+    error: "error",
+    warn: "warning",
+    info: "notice",
+    off: "notice",
+  };
   const lines: string[] = [];
   for (const c of report.changes.filter((c) => !c.ignored)) {
     const props = [
@@ -128,7 +153,7 @@ export function formatGithub(report: DiffReport, labels: ReportLabels): string {
       `title=${prop(`${c.rule} (${c.level})`)}`,
     ];
     lines.push(
-      `::${command[c.level]} ${props.join(",")}::${esc(`${c.subject} ${c.pointer || "(root)"}: ${c.message}${times(c)}`)}`,
+      `::${command[c.severity]} ${props.join(",")}::${esc(`${c.subject} ${c.pointer || "(root)"}: ${c.message}${times(c)}`)}`,
     );
   }
   lines.push(`${report.verdict.ok ? "OK" : "FAIL"}: ${report.verdict.message}`);
@@ -137,14 +162,14 @@ export function formatGithub(report: DiffReport, labels: ReportLabels): string {
 
 const xml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
-/** One test case per change; breaking ones (and, with failOn warning, warnings) are failures. */
+/** One test case per change; errors (and, with failOn warning, warnings) are failures. */
 export function formatJunit(
   report: DiffReport,
   labels: ReportLabels,
   failOn: "breaking" | "warning" = "breaking",
 ): string {
   const fails = (c: Change) =>
-    !c.ignored && (c.level === "breaking" || (failOn === "warning" && c.level === "warning"));
+    !c.ignored && (c.severity === "error" || (failOn === "warning" && c.severity === "warn"));
   const failures = report.changes.filter(fails).length;
   const lines = [
     `<?xml version="1.0" encoding="UTF-8"?>`,

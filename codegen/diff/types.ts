@@ -1,12 +1,24 @@
 /** What a diff produces: plain data, the same for the human and the JSON report. */
-import type { Level, RuleId } from "./rules";
+import type { Category, Level, RuleId } from "./rules";
+import type { Severity } from "./severity";
 
 /** A request is written by callers and read by the runtime; a response the other way round. */
 export type Direction = "request" | "response";
 
 export interface Change {
   rule: RuleId;
+  /** What the change does (fixed per rule). */
   level: Level;
+  /** What the run does with it: from the severity file, by default error for breaking, warn, info for safe. */
+  severity: Severity;
+  /** Which compatibility it concerns: wire, source, model, kernel. */
+  categories: Category[];
+  /**
+   * A stable id of the finding: the rule and where the edit is (the contract file and JSON pointer
+   * for schema findings, the subject and pointer for the others), hashed. Independent of line
+   * numbers, of how many places it reaches and of the order of the report.
+   */
+  fingerprint: string;
   /** The tool's canonical name, or "envelope", "errors", "capabilities", "contract". */
   subject: string;
   /** JSON pointer relative to the subject (for a tool: into its inlined /args or /result). */
@@ -27,6 +39,8 @@ export interface Change {
   column?: number;
   /** Set when an entry of the ignore file matched: the change is reported but does not count. */
   ignored?: { reason: string; expires: string };
+  /** With a baseline report: true when the baseline does not have this fingerprint. */
+  new?: boolean;
 }
 
 export interface Verdict {
@@ -41,7 +55,22 @@ export interface DiffReport {
   name: string;
   base: { version: string };
   head: { version: string };
+  /** Changes reported (not ignored), by level. */
   counts: Record<Level, number>;
+  /** The same changes by severity: errors fail the run without a new major version. */
+  severities: Record<Exclude<Severity, "off">, number>;
+  /** The categories judged (all four unless the severity file or --category chose fewer). */
+  categories: Category[];
   changes: Change[];
   verdict: Verdict;
+  /** With --baseline: how the changes compare with a previous report. */
+  baseline?: BaselineSummary;
+}
+
+export interface BaselineSummary {
+  source: string;
+  new: number;
+  unchanged: number;
+  /** Findings of the baseline that this run no longer reports. */
+  resolved: Array<{ fingerprint: string; rule: string; subject: string; pointer: string }>;
 }

@@ -36,30 +36,42 @@ export function compareVersions(a: SemVer, b: SemVer): number {
   );
 }
 
+/**
+ * errors: changes whose severity is error (by default exactly the breaking ones); they need a new
+ * major version. errorsAreBreaking: every error is a breaking change (the message says so).
+ */
 export function verdictFor(
   baseVersion: string,
   headVersion: string,
   counts: { breaking: number; warning: number; safe: number },
+  errors: number = counts.breaking,
+  errorsAreBreaking = true,
 ): Verdict {
   const base = parseVersion(baseVersion);
   const head = parseVersion(headVersion);
   if (!base || !head) throw new Error(`not a semantic version: ${base ? headVersion : baseVersion}`);
   const total = counts.breaking + counts.warning + counts.safe;
-  if (counts.breaking === 0) {
-    const message = total === 0 ? "no changes" : `no breaking changes (${counts.warning} warning, ${counts.safe} safe)`;
+  const what = errorsAreBreaking ? "breaking change(s)" : "change(s) of severity error";
+  if (errors === 0) {
+    const message =
+      total === 0
+        ? "no changes"
+        : counts.breaking === 0
+          ? `no breaking changes (${counts.warning} warning, ${counts.safe} safe)`
+          : `no errors (${counts.breaking} breaking change(s) below severity error, ${counts.warning} warning, ${counts.safe} safe)`;
     return { ok: true, requiredVersion: null, message };
   }
   if (head.major > base.major) {
     return {
       ok: true,
       requiredVersion: null,
-      message: `${counts.breaking} breaking change(s), allowed by the new major version ${headVersion} (base ${baseVersion})`,
+      message: `${errors} ${what}, allowed by the new major version ${headVersion} (base ${baseVersion})`,
     };
   }
   const required = `${base.major + 1}.0.0`;
   return {
     ok: false,
     requiredVersion: required,
-    message: `breaking changes need version ${required}: ${counts.breaking} breaking change(s) against base ${baseVersion}, but contract.json says ${headVersion}`,
+    message: `${errorsAreBreaking ? "breaking changes" : "changes of severity error"} need version ${required}: ${errors} ${what} against base ${baseVersion}, but contract.json says ${headVersion}`,
   };
 }

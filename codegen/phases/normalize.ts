@@ -139,8 +139,8 @@ export function normalize(parsed: ParsedContract): ContractModel {
           composed: true,
         });
       }
-      const composedIndex = new RefIndex([...schemaFiles, composedFiles[composedFiles.length - 1]!]);
-      tools.push({
+      const composedFile = composedFiles[composedFiles.length - 1]!;
+      const tool = {
         name: facts.name,
         providerName: facts.providerName ?? providerSafeName(facts.name),
         typePrefix: prefix,
@@ -160,16 +160,24 @@ export function normalize(parsed: ParsedContract): ContractModel {
         requestType: prefix + "Request",
         responseType: prefix + "Response",
         modelArgumentsType: prefix + "ModelArguments",
-        parameters,
-        responseSchema: composedIndex.inline(composed.Response!, composedId),
         unwiredFields: unwiredFieldsOf(defs.Args!, file.id, index),
         ...(facts.guideRole !== undefined ? { guideRole: facts.guideRole } : {}),
-      });
+      } as ToolModel;
+      // The self-contained schemas (every $ref inlined) are for the model-facing targets only:
+      // resolved (response: built) on first use, so `mnote-tools diff`, which never reads them, does
+      // not pay for them. The parameters themselves are built above: ModelArguments is made from them
+      // (it keeps no description, so resolving placeholders in place later cannot change it).
+      lazy(tool, "parameters", () => modelFacing(parameters));
+      lazy(tool, "responseSchema", () =>
+        modelFacing(new RefIndex([...schemaFiles, composedFile]).inline(composed.Response!, composedId)),
+      );
+      tools.push(tool);
     }
   }
 
   const errors = errorsOf(index.resolve("#/$defs/ErrorCode", manifest.baseUri + "catalog/errors.schema.json").schema);
   const toolsetDescription = namesAsTheModelSeesThem(tools, errors, manifest.toolsetDescription);
+  const modelFacing = (schema: JsonSchema) => resolvePlaceholders(tools, schema);
 
   return {
     name: manifest.name,
@@ -343,6 +351,35 @@ function unwiredFieldsOf(args: JsonSchema, baseId: string, index: RefIndex): Unw
   return out;
 }
 
+/** Defines obj[key] as computed on first read (then a plain value). */
+function lazy<T extends object, K extends keyof T>(obj: T, key: K, compute: () => T[K]): void {
+  Object.defineProperty(obj, key, {
+    enumerable: true,
+    configurable: true,
+    get(): T[K] {
+      const value = compute();
+      Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+      return value;
+    },
+  });
+}
+
+/** Every description in a model-facing schema with its [[tool]] placeholders resolved (in place). */
+function resolvePlaceholders(tools: readonly ToolModel[], schema: JsonSchema): JsonSchema {
+  const byName = new Map(tools.map((t) => [t.name, t.providerName]));
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (!isPlainObject(node)) return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === "description" && typeof value === "string")
+        node[key] = value.replace(TOOL_PLACEHOLDER, (all, name: string) => byName.get(name) ?? all);
+      else walk(value);
+    }
+  };
+  walk(schema);
+  return schema;
+}
+
 /** `[[mnote.page.get]]` in model-facing text: a tool named by its canonical name, shown under its provider name. */
 export const TOOL_PLACEHOLDER = /\[\[([^\]]*)\]\]/g;
 
@@ -358,19 +395,9 @@ function namesAsTheModelSeesThem(tools: ToolModel[], errors: ErrorModel[], tools
   const byName = new Map(tools.map((t) => [t.name, t.providerName]));
   const resolve = (text: string): string =>
     text.replace(TOOL_PLACEHOLDER, (all, name: string) => byName.get(name) ?? all);
-  const walk = (schema: unknown): void => {
-    if (Array.isArray(schema)) return schema.forEach(walk);
-    if (!isPlainObject(schema)) return;
-    for (const [key, value] of Object.entries(schema)) {
-      if (key === "description" && typeof value === "string") schema[key] = resolve(value);
-      else walk(value);
-    }
-  };
-  for (const t of tools) {
-    t.modelDescription = resolve(t.description);
-    walk(t.parameters);
-    walk(t.responseSchema); // MCP outputSchema: some clients show it to the model
-  }
+  // The tools' parameters and response schemas (MCP outputSchema: some clients show it to the
+  // model) are resolved when they are built (resolvePlaceholders).
+  for (const t of tools) t.modelDescription = resolve(t.description);
   for (const e of errors) e.modelDescription = resolve(e.description);
   return toolset === undefined
     ? `The mnote page-AI tools: ${tools.map((t) => t.providerName).join(", ")}.`

@@ -4,13 +4,14 @@
  * Semantic checks that need the whole model (cross references, examples) run after normalize,
  * in validateModel. Problems are collected, not thrown one by one, so a user fixes them in one go.
  */
-import Ajv2020 from "ajv/dist/2020";
-import type { ErrorObject } from "ajv";
+import type Ajv2020 from "ajv/dist/2020";
+import type { ErrorObject, ValidateFunction } from "ajv";
 import { ContractError, type ContractProblem } from "../contract-error";
 import type { ParsedContract, ParsedFile } from "./load";
 import type { ContractModel, FileKind } from "../model";
 import { FORBIDDEN_KEYWORDS, isVendorKeyword } from "../vendor-keywords";
-import { SUPPORTED_FORMATS, createContractAjv } from "../support/contract-ajv";
+import { SUPPORTED_FORMATS } from "../support/formats";
+import { JSON_SCHEMA_2020, metaSetKey, precompiled, precompiledMetaSet } from "../support/precompiled";
 import { ajvErrorPointer, describeAjvError } from "../support/ajv-errors";
 import { walkSchema } from "../support/schema-walk";
 import { getAtPointer, joinPointer, splitPointer } from "../../common/json-pointer";
@@ -95,6 +96,20 @@ export function positionOf(file: ParsedFile, pointer: string): Position | undefi
   }
 }
 
+/**
+ * The problems of a schema against its meta-schema, or null when it is valid: 2020-12 (named by
+ * $schema, or the default) by the precompiled validator, any other by ajv's validateSchema.
+ */
+function jsonSchemaProblems(json: unknown, ajv?: () => Ajv2020): ErrorObject[] | null {
+  const declared = (json as { $schema?: unknown }).$schema;
+  if (declared === undefined || declared === JSON_SCHEMA_2020) {
+    const validate = precompiled("jsonSchema2020");
+    return validate(json) ? null : [...(validate.errors ?? [])];
+  }
+  const other = (ajv ?? contractAjv)();
+  return other.validateSchema(json as object) ? null : [...(other.errors ?? [])];
+}
+
 function problemsFromAjv(file: ParsedFile, errors: ErrorObject[] | null | undefined, prefix = ""): ContractProblem[] {
   return (errors ?? []).map((e) => {
     const pointer = prefix + ajvErrorPointer(e);
@@ -102,8 +117,68 @@ function problemsFromAjv(file: ParsedFile, errors: ErrorObject[] | null | undefi
   });
 }
 
+/**
+ * ajv's compiler, loaded only when a schema must be compiled: the meta-schemas of this repository's
+ * contracts and JSON Schema 2020-12 are precompiled (support/precompiled.ts), so a run over them
+ * (`mnote-tools diff` on contract/ and a release) does not load it.
+ */
+function ajv2020(options: ConstructorParameters<typeof Ajv2020>[0]): Ajv2020 {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when something must be compiled
+  const { default: Ajv } = require("ajv/dist/2020") as { default: typeof Ajv2020 };
+  return new Ajv(options);
+}
+
+/** The contract's ajv (its validateSchema for a file naming another meta-schema than 2020-12), loaded on demand. */
+function contractAjv(): Ajv2020 {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when something must be compiled
+  return (require("../support/contract-ajv") as typeof import("../support/contract-ajv")).createContractAjv();
+}
+
+/**
+ * The contract's meta-schemas. Each value is checked by a validator that stops at its first
+ * problem: precompiled for the meta-schema sets this repository holds, else compiled here (about
+ * half the compile time of one that lists every problem). Only a value that fails is checked again
+ * by one that lists every problem, compiled then, so the report is the same either way.
+ */
+class MetaSchemas {
+  private readonly precompiled: Map<string, ValidateFunction> | undefined;
+  private quickAjv: Ajv2020 | undefined;
+  private full: Ajv2020 | undefined;
+  private readonly added: object[] = [];
+
+  constructor(key: string) {
+    this.precompiled = precompiledMetaSet(key);
+  }
+
+  add(schema: object): void {
+    this.added.push(schema);
+    if (!this.precompiled) this.quick().addSchema(schema);
+  }
+
+  errorsText(errors: ErrorObject[]): string {
+    return (this.quickAjv ?? ajv2020({})).errorsText(errors);
+  }
+
+  /** The problems of data against the schema at ref; null when valid; undefined when there is no such schema. */
+  problems(ref: string, data: unknown): ErrorObject[] | null | undefined {
+    const quick = this.precompiled ? this.precompiled.get(ref) : this.quick().getSchema(ref);
+    if (!quick) return undefined;
+    if (quick(data)) return null;
+    if (!this.full) {
+      this.full = ajv2020({ strict: true, allErrors: true, validateSchema: false });
+      for (const schema of this.added) this.full.addSchema(schema);
+    }
+    const full = this.full.getSchema(ref)!;
+    return full(data) ? [] : [...(full.errors ?? [])];
+  }
+
+  private quick(): Ajv2020 {
+    return (this.quickAjv ??= ajv2020({ strict: true, allErrors: false, validateSchema: false }));
+  }
+}
+
 /** The meta-schemas last compiled (keyed by their JSON), and an ajv used only for validateSchema. */
-let lastMeta: { key: string; ajv: Ajv2020 } | undefined;
+let lastMeta: { key: string; ajv: MetaSchemas } | undefined;
 let metaSchemaAjv: Ajv2020 | undefined;
 
 export function validateFiles(parsed: ParsedContract): void {
@@ -129,10 +204,14 @@ export function validateFiles(parsed: ParsedContract): void {
   const metaKey = JSON.stringify(metaFiles.map((f) => [f.path, f.json]));
   let metaAjv = lastMeta?.key === metaKey ? lastMeta.ajv : undefined;
   if (!metaAjv) {
-    metaAjv = new Ajv2020({ strict: true, allErrors: true });
+    // Each meta-schema is checked against 2020-12 by the precompiled validator (as addSchema would,
+    // with the same message), so no instance compiles the 2020-12 meta-schema.
+    metaAjv = new MetaSchemas(metaSetKey(metaFiles));
     for (const file of metaFiles) {
       try {
-        metaAjv.addSchema(file.json as object);
+        const invalid = jsonSchemaProblems(file.json);
+        if (invalid) throw new Error(`schema is invalid: ${metaAjv.errorsText(invalid)}`);
+        metaAjv.add(file.json as object);
       } catch (e) {
         report(file, "", `not a valid meta-schema: ${(e as Error).message}`);
       }
@@ -146,8 +225,9 @@ export function validateFiles(parsed: ParsedContract): void {
   if (problems.length > 0) throw new ContractError(problems);
 
   const baseUri = (manifest.json as { baseUri?: unknown }).baseUri;
-  // Only validateSchema is used: it compiles the 2020-12 meta-schema once per instance.
-  const schemaAjv = (metaSchemaAjv ??= createContractAjv());
+  // Only validateSchema is used, for files that name another meta-schema than 2020-12 (it compiles
+  // that meta-schema once per instance); 2020-12 itself is checked by a precompiled validator.
+  const schemaAjv = () => (metaSchemaAjv ??= contractAjv());
   const keywordsFile = "https://mnote.dev/contract/meta/keywords.schema.json";
   const ids = new Map<string, ParsedFile>();
 
@@ -164,15 +244,16 @@ export function validateFiles(parsed: ParsedContract): void {
     const metaPath = META_BY_KIND[kind];
     if (metaPath) {
       const metaId = (byPath.get(metaPath)!.json as { $id: string }).$id;
-      const validate = metaAjv.getSchema(metaId);
-      if (validate && !validate(file.json)) {
-        problems.push(...problemsFromAjv(file, validate.errors));
+      const invalid = metaAjv.problems(metaId, file.json);
+      if (invalid) {
+        problems.push(...problemsFromAjv(file, invalid));
         continue;
       }
     }
     if (kind === "manifest") continue;
-    if (!schemaAjv.validateSchema(file.json as object)) {
-      problems.push(...problemsFromAjv(file, schemaAjv.errors));
+    const invalid = jsonSchemaProblems(file.json, schemaAjv);
+    if (invalid) {
+      problems.push(...problemsFromAjv(file, invalid));
       continue;
     }
     if (kind === "meta") continue;
@@ -196,21 +277,22 @@ export function validateFiles(parsed: ParsedContract): void {
     if (kind === "manifest" || kind === "meta") continue;
     walkSchema(file.json, "", (schema, pointer) => {
       for (const key of Object.keys(schema)) {
-        const at = joinPointer(pointer, key);
+        // the pointer is built only for a problem: most keywords have none
+        const at = () => joinPointer(pointer, key);
         if ((FORBIDDEN_KEYWORDS as readonly string[]).includes(key)) {
           report(
             file,
-            at,
+            at(),
             `keyword "${key}" is not allowed in the contract: json-schema-to-typescript cannot express it`,
           );
         } else if (isVendorKeyword(key)) {
-          const validate = metaAjv.getSchema(`${keywordsFile}#/$defs/${key}`);
-          if (!validate) report(file, at, `no definition for ${key} in meta/keywords.schema.json`);
-          else if (!validate(schema[key])) problems.push(...problemsFromAjv(file, validate.errors, at));
+          const invalid = metaAjv.problems(`${keywordsFile}#/$defs/${key}`, schema[key]);
+          if (invalid === undefined) report(file, at(), `no definition for ${key} in meta/keywords.schema.json`);
+          else if (invalid) problems.push(...problemsFromAjv(file, invalid, at()));
         } else if (!JSON_SCHEMA_KEYWORDS.has(key)) {
           report(
             file,
-            at,
+            at(),
             `unknown keyword "${key}"` + (key.startsWith("x-") ? " (vendor keywords are x-mnote-*)" : ""),
           );
         }
@@ -486,7 +568,7 @@ export function validateModel(model: ContractModel, parsed: ParsedContract, exam
     if (problems.length > 0) throw new ContractError(problems);
     return;
   }
-  const ajv = createContractAjv();
+  const ajv = contractAjv();
   // validateFiles already checked every contract file against the 2020-12 meta-schema (and the
   // composed files are built from them): checking again would compile that meta-schema a second time.
   for (const f of [...model.schemaFiles, ...model.composedFiles]) ajv.addSchema(f.json, undefined, undefined, false);

@@ -7,8 +7,9 @@ import { _ } from "ajv";
 import addFormats from "ajv-formats";
 import { VENDOR_KEYWORDS } from "../vendor-keywords";
 
-/** Formats the contract may use; the standalone runtime implements exactly these. */
-export const SUPPORTED_FORMATS = ["date-time"] as const;
+import { SUPPORTED_FORMATS } from "./formats";
+
+export { SUPPORTED_FORMATS };
 
 export interface ContractAjvOptions {
   /** Keep the generated source so standaloneCode can emit it. */

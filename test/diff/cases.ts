@@ -25,6 +25,7 @@ const GET = "tools/page.get.tool.json";
 const TITLE = "tools/page.update_title.tool.json";
 const OPTIONS = "tools/page.update_options.tool.json";
 const SUMMARY = "tools/artifact.create_summary.tool.json";
+const AI_NOTE = "tools/artifact.create_ai_note.tool.json";
 const REQUEST = "envelope/request.schema.json";
 const RESPONSE = "envelope/response.schema.json";
 const ERRORS = "catalog/errors.schema.json";
@@ -54,6 +55,28 @@ const KERNEL_COMMANDS_WITH_COMMAND_ID = [
 /** The same schema as a field "probe" of a request (update_title's Args) and of a response (get's Result). */
 function probe(schema: unknown): Edit[] {
   return [set(TITLE, `${ARGS}/probe`, schema), set(GET, `${RESULT}/probe`, schema)];
+}
+
+/** A heading tree in model/common.schema.json whose children are leaves, or trees again. */
+const OUTLINE = { $ref: "../model/common.schema.json#/$defs/ProbeNode" };
+const outlineText = { type: "string", maxLength: 200 };
+const outlineLeaf = {
+  type: "object",
+  additionalProperties: false,
+  required: ["text"],
+  properties: { text: outlineText },
+};
+const outlineNode = (items: string) => ({
+  type: "object",
+  additionalProperties: false,
+  required: ["text"],
+  properties: { text: outlineText, children: { type: "array", maxItems: 50, items: { $ref: `#/$defs/${items}` } } },
+});
+function outline(kind: typeof outlineLeaf | typeof outlineNode): Edit[] {
+  return [
+    set(COMMON, "/$defs/ProbeLeaf", outlineLeaf),
+    set(COMMON, "/$defs/ProbeNode", kind === outlineLeaf ? outlineNode("ProbeLeaf") : outlineNode("ProbeNode")),
+  ];
 }
 
 function seventhTool(): Edit[] {
@@ -102,14 +125,27 @@ export const CASES: Case[] = [
   {
     name: "a renamed tool (same kernel command)",
     after: [set(GET, `${FACTS}/name`, "mnote.page.read")],
-    expect: [["tool-renamed", "breaking", get, `${FACTS}/name`]],
-    reverse: [["tool-renamed", "breaking", "mnote.page.read", `${FACTS}/name`]],
+    // The toolset description names the tool as the model calls it: the model reads another name.
+    expect: [
+      ["tool-renamed", "breaking", get, `${FACTS}/name`],
+      ["description-changed", "warning", "contract", "/toolsetDescription"],
+    ],
+    reverse: [
+      ["tool-renamed", "breaking", "mnote.page.read", `${FACTS}/name`],
+      ["description-changed", "warning", "contract", "/toolsetDescription"],
+    ],
   },
   {
     name: "a changed provider-safe name",
     after: [set(SAVE, `${FACTS}/providerName`, "mnote_save_page")],
-    expect: [["tool-provider-name-changed", "breaking", save, `${FACTS}/providerName`]],
-    reverse: [["tool-provider-name-changed", "breaking", save, `${FACTS}/providerName`]],
+    expect: [
+      ["tool-provider-name-changed", "breaking", save, `${FACTS}/providerName`],
+      ["description-changed", "warning", "contract", "/toolsetDescription"],
+    ],
+    reverse: [
+      ["tool-provider-name-changed", "breaking", save, `${FACTS}/providerName`],
+      ["description-changed", "warning", "contract", "/toolsetDescription"],
+    ],
   },
   {
     name: "a changed kernel command",
@@ -219,7 +255,8 @@ export const CASES: Case[] = [
   },
   {
     name: "a changed pattern on an arg (neither tighter nor looser)",
-    after: [set(TITLE, `${ARGS}/title/pattern`, "^[^\\r\\n]+$")],
+    // " " passes only the new pattern, "É" only the old one.
+    after: [set(TITLE, `${ARGS}/title/pattern`, "^[a-z ]+$")],
     expect: [["request-constraint-changed", "breaking", title, "/args/properties/title/pattern"]],
     reverse: [["request-constraint-changed", "breaking", title, "/args/properties/title/pattern"]],
   },
@@ -454,8 +491,14 @@ export const CASES: Case[] = [
     reverse: [["response-constraint-tightened", "safe", get, "/result/properties/title/maxLength"]],
   },
   {
+    name: "a looser pattern on an arg (every title the old one took still passes)",
+    after: [set(TITLE, `${ARGS}/title/pattern`, "^[^\\r\\n]+$")],
+    expect: [["request-constraint-loosened", "safe", title, "/args/properties/title/pattern"]],
+    reverse: [["request-constraint-tightened", "breaking", title, "/args/properties/title/pattern"]],
+  },
+  {
     name: "a changed pattern in a response",
-    after: [set(COMMON, "/$defs/CommandId/pattern", "^[a-z][a-z0-9_.]*$")],
+    after: [set(COMMON, "/$defs/CommandId/pattern", "^cmd_[a-z][a-z0-9_.]*$")],
     // One edit in common.schema.json: every surface that carries a CommandId sees it (reported grouped).
     expect: [
       ["response-constraint-changed", "breaking", "envelope", "/Audit/properties/commandId/pattern"],
@@ -548,9 +591,17 @@ export const CASES: Case[] = [
   },
   {
     name: "a default in a response schema",
-    after: [set(GET, `${RESULT}/title/default`, "")],
-    expect: [["response-default-changed", "warning", get, "/result/properties/title/default"]],
-    reverse: [["response-default-changed", "warning", get, "/result/properties/title/default"]],
+    after: [set(GET, `${RESULT}/bodySummary/default`, "")],
+    expect: [["response-default-changed", "warning", get, "/result/properties/bodySummary/default"]],
+    reverse: [["response-default-changed", "warning", get, "/result/properties/bodySummary/default"]],
+  },
+  {
+    name: "a default on a required field only documents (it never applies)",
+    after: [set(GET, `${RESULT}/title/default`, ""), set(TITLE, `${ARGS}/title/default`, "Untitled")],
+    expect: [
+      ["annotation-changed", "warning", get, "/result/properties/title/default"],
+      ["annotation-changed", "warning", title, "/args/properties/title/default"],
+    ],
   },
   {
     name: "a changed description behind a $ref",
@@ -615,6 +666,88 @@ export const CASES: Case[] = [
     expect: [["contract-metadata-changed", "warning", "contract", "/title"]],
   },
 
+  // ---- x-mnote-* facts, judged with their direction (more in round3-cases.ts)
+  {
+    name: "the guide's roles of two tools swapped",
+    after: [set(SUMMARY, `${FACTS}/guideRole`, "note"), set(AI_NOTE, `${FACTS}/guideRole`, "summary")],
+    expect: [
+      ["tool-guide-role-changed", "warning", summary, `${FACTS}/guideRole`],
+      ["tool-guide-role-changed", "warning", "mnote.artifact.create_ai_note", `${FACTS}/guideRole`],
+    ],
+  },
+  {
+    name: "a lower page block limit (a narrower request for writers, whatever schema states it)",
+    after: [set(GET, `${RESULT}/blocks/maxItems`, 1500)],
+    expect: [["limit-lowered", "breaking", "limits", "/pageBlocks"]],
+    reverse: [["limit-raised", "breaking", "limits", "/pageBlocks"]],
+  },
+  {
+    name: "a renamed limit: the package exports another name",
+    after: [set(GET, `${RESULT}/blocks/x-mnote-limit`, "pageBlockLimit")],
+    expect: [
+      ["export-removed", "breaking", "package", "/limits/pageBlocks"],
+      ["export-added", "safe", "package", "/limits/pageBlockLimit"],
+    ],
+  },
+  {
+    name: "another initial value for a page option",
+    after: [set(PAGE_OPTIONS, "/$defs/PageOptions/properties/showToc/x-mnote-initialValue", true)],
+    expect: [
+      [
+        "response-initial-value-changed",
+        "breaking",
+        get,
+        "/result/properties/pageOptions/properties/showToc/x-mnote-initialValue",
+      ],
+      [
+        "request-initial-value-changed",
+        "breaking",
+        options,
+        "/args/properties/options/properties/showToc/x-mnote-initialValue",
+      ],
+    ],
+  },
+  {
+    name: "a request field the model wrote is now the host's",
+    after: [set(REQUEST, "/$defs/ToolRequest/properties/dryRun/x-mnote-filledBy", "host")],
+    expect: [["request-filled-by-changed", "breaking", "envelope", "/ToolRequest/properties/dryRun/x-mnote-filledBy"]],
+    reverse: [["request-filled-by-changed", "breaking", "envelope", "/ToolRequest/properties/dryRun/x-mnote-filledBy"]],
+  },
+
+  // ---- recursion compared by structure
+  {
+    name: "a leaf becomes the recursive definition (the tree grows deeper)",
+    before: [...outline(outlineLeaf), ...probe(OUTLINE)],
+    after: [...outline(outlineNode), ...probe(OUTLINE)],
+    expect: [
+      ["response-nesting-deepened", "breaking", get, "/result/properties/probe/properties/children/items"],
+      [
+        "response-property-added",
+        "safe",
+        get,
+        "/result/properties/probe/properties/children/items/properties/children",
+      ],
+      ["request-nesting-deepened", "safe", title, "/args/properties/probe/properties/children/items"],
+      ["request-property-added", "safe", title, "/args/properties/probe/properties/children/items/properties/children"],
+    ],
+    reverse: [
+      ["response-nesting-reduced", "safe", get, "/result/properties/probe/properties/children/items"],
+      [
+        "response-property-removed",
+        "breaking",
+        get,
+        "/result/properties/probe/properties/children/items/properties/children",
+      ],
+      ["request-nesting-reduced", "breaking", title, "/args/properties/probe/properties/children/items"],
+      [
+        "request-property-removed",
+        "breaking",
+        title,
+        "/args/properties/probe/properties/children/items/properties/children",
+      ],
+    ],
+  },
+
   // ---- refactors that change no behaviour
   {
     name: "a result field moved behind a $ref",
@@ -622,8 +755,9 @@ export const CASES: Case[] = [
       set(COMMON, "/$defs/PageTitle", { type: "string", maxLength: 500 }),
       set(GET, `${RESULT}/title`, { $ref: "../model/common.schema.json#/$defs/PageTitle" }),
     ],
-    expect: [],
-    reverse: [],
+    // The new definition is a new exported type; the result accepts the same values.
+    expect: [["export-added", "safe", "package", "/types/PageTitle"]],
+    reverse: [["export-removed", "breaking", "package", "/types/PageTitle"]],
   },
   {
     name: "a $ref'd arg written out in place",

@@ -129,7 +129,7 @@ describe("mnote-tools diff", () => {
   it("exits 2 on an unknown format", async () => {
     const r = await run({ contract: contractDir, format: "yaml" });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("--format must be one of human, json, markdown, github, junit");
+    expect(r.stderr).toContain("--format must be one of human, json, markdown, github, junit, sarif");
   });
 
   it("the working contract does not break the newest release in contract-releases/ (the CI check)", async () => {
@@ -224,15 +224,50 @@ describe("mnote-tools diff", () => {
       expect(r.stderr).toContain("matches no change (stale: remove it)");
     });
 
-    it("refuses an ignore entry without a reason, with an unknown rule or a bad date (exit 2)", async () => {
-      for (const bad of [
-        { ...entry, reason: " " },
-        { ...entry, rule: "no-such-rule" },
-        { ...entry, expires: "next year" },
-      ]) {
+    it("refuses a bad ignore file before diffing, with one line naming the file, the entry and the problem (exit 3)", async () => {
+      const cases: Array<[unknown, RegExp]> = [
+        [{ ...entry, reason: " " }, /diff-ignore\.json: ignore\[0\]\.reason: a reason is required$/],
+        [{ ...entry, rule: "no-such-rule" }, /diff-ignore\.json: ignore\[0\]\.rule: no rule "no-such-rule"/],
+        [
+          { ...entry, expires: "next year" },
+          /diff-ignore\.json: ignore\[0\]\.expires: "next year" is not a calendar date \(YYYY-MM-DD\)$/,
+        ],
+        // a day February does not have, in a leap year and in another
+        [{ ...entry, expires: "2099-02-30" }, /ignore\[0\]\.expires: "2099-02-30" is not a calendar date/],
+        [{ ...entry, expires: "2027-02-29" }, /ignore\[0\]\.expires: "2027-02-29" is not a calendar date/],
+        [null, /diff-ignore\.json: ignore\[0\]: must be an object, not null$/],
+        [{ ...entry, extra: 1 }, /ignore\[0\]: unknown key "extra"$/],
+        [{ ...entry, pointer: "args/mode" }, /ignore\[0\]\.pointer: "args\/mode" is not a JSON pointer$/],
+      ];
+      for (const [bad, message] of cases) {
         const r = await run({ contract: contractDir, base: base(), ignore: ignoreFile([bad]) });
-        expect(r.code).toBe(2);
-        expect(r.stderr).toMatch(/diff-ignore\.json: ignore\[0\]: /);
+        expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 3, stdout: "" });
+        expect(r.stderr.trim().split("\n")).toHaveLength(1);
+        expect(r.stderr.trim()).toMatch(message);
+      }
+      // 2028 is a leap year: its 29 February is a date.
+      const leap = await run({
+        contract: contractDir,
+        base: base(),
+        ignore: ignoreFile([{ ...entry, expires: "2028-02-29" }]),
+        today: "2028-01-01",
+      });
+      expect(leap.code).toBe(0);
+    });
+
+    it("refuses an ignore file that is not an object with an ignore list (exit 3)", async () => {
+      for (const [text, message] of [
+        ["[]", /: must be an object, not \[\]$/],
+        ["{}", /: "ignore" is missing$/],
+        ['{"ignore": null}', /: ignore: must be an array, not null$/],
+        ["{not json", /: not JSON: /],
+      ] as const) {
+        const path = join(tempDir("mnote-ignore-"), "diff-ignore.json");
+        writeFileSync(path, text);
+        const r = await run({ contract: contractDir, base: base(), ignore: path });
+        expect(r.code).toBe(3);
+        expect(r.stderr.trim()).toMatch(message);
+        expect(r.stderr).toContain(path);
       }
     });
 

@@ -9,9 +9,11 @@ import { readContractDir } from "../../codegen/phases/load";
 import { contractDir } from "../support/paths";
 import { modelWith, set, original } from "./harness";
 
+/** The one schema finding of a report (the package's exports, judged apart, are left out). */
 const only = (report: ReturnType<typeof diffContracts>) => {
-  expect(report.changes).toHaveLength(1);
-  return report.changes[0]!;
+  const changes = report.changes.filter((c) => c.subject !== "package");
+  expect(changes).toHaveLength(1);
+  return changes[0]!;
 };
 
 describe("where changes are reported", () => {

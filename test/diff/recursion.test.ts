@@ -69,7 +69,7 @@ describe("a recursive definition", () => {
       JSON.parse(added.stdout)
         .changes.map((c: { rule: string }) => c.rule)
         .sort(),
-    ).toEqual(["kernel-command-added", "tool-added"]);
+    ).toEqual(["export-added", "kernel-command-added", "tool-added"]);
 
     const edited = join(tempDir("mnote-recursive-edit-"), "contract");
     cpSync(contract, edited, { recursive: true });

@@ -1,7 +1,7 @@
 /** The change table (cases.ts) against diffContracts, and the table's coverage of rules.ts. */
 import { diffContracts } from "../../codegen/diff";
 import { RULES, type RuleId } from "../../codegen/diff/rules";
-import { DIRECTED_KINDS, directedRule } from "../../codegen/diff/keyword-rules";
+import { DIRECTED_KINDS, REQUEST_ONLY_KINDS, directedRule } from "../../codegen/diff/keyword-rules";
 import { CASES, type Expected } from "./cases";
 import { SEMANTIC_ROWS } from "./semantic-cases";
 import { modelWith } from "./harness";
@@ -56,8 +56,8 @@ describe("the change table", () => {
         if (m) directions.set(m[2]!, (directions.get(m[2]!) ?? new Set()).add(m[1]!));
       }
     }
-    // option-wired/unwired exist for requests only: runtimeSupport in a response is an annotation.
-    const oneSided = ["option-wired", "option-unwired", "unproven-narrowing", "unproven-widening"];
+    // option-wired/unwired and filled-by-changed exist for requests only: in a response those facts are annotations.
+    const oneSided = [...REQUEST_ONLY_KINDS, "unproven-narrowing", "unproven-widening"];
     const incomplete = [...directions]
       .filter(([kind, dirs]) => !oneSided.includes(kind) && dirs.size !== 2)
       .map(([kind]) => kind);
@@ -75,10 +75,9 @@ describe("the rule table", () => {
   });
 
   it("has a rule for every kind of schema change in each direction the comparer can emit", () => {
-    const requestOnly = new Set(["option-wired", "option-unwired"]);
     for (const kind of DIRECTED_KINDS) {
       expect(() => directedRule("request", kind)).not.toThrow();
-      if (!requestOnly.has(kind)) expect(() => directedRule("response", kind)).not.toThrow();
+      if (!REQUEST_ONLY_KINDS.has(kind)) expect(() => directedRule("response", kind)).not.toThrow();
     }
   });
 
