@@ -1,5 +1,5 @@
 /**
- * Several runtime instances behave as one: four `serve` processes sharing one Redis (db 10) for
+ * Several runtime instances behave as one: four `serve` processes sharing one Redis (a db of its own) for
  * idempotency records and one kernel behind `mnote-tools kernel serve`. Grants live in one shared
  * state file (the instances run on one machine here; across machines, --grants redis://).
  */
@@ -9,17 +9,11 @@ import type Redis from "ioredis";
 import { seededProject } from "../support/project";
 import { postJson, start, type Running } from "../support/processes";
 import { makeRequest } from "../support/requests";
-import { redisUrl, requireRedis } from "../support/redis";
+import { describeRedis, REDIS_DB, redisUrl, requireRedis } from "../support/redis";
 
-const DB = 10;
+const DB = REDIS_DB.instances;
 const owner = { sessionId: "s_owner", actorId: "user_1" };
 let redis: Redis;
-
-beforeAll(async () => {
-  redis = await requireRedis(DB);
-});
-beforeEach(() => redis.flushdb());
-afterAll(() => redis?.disconnect());
 
 function count(db: string, sql: string): number {
   const d = new Database(db, { readonly: true });
@@ -70,7 +64,13 @@ async function cluster(instances: number, options: { kernelUrl?: string; store?:
 const note = (key: string, content = `content of ${key}`) =>
   makeRequest("mnote.artifact.create_ai_note", { content }, { idempotencyKey: key }, owner);
 
-describe("four instances, one Redis, one kernel", () => {
+describeRedis("four instances, one Redis, one kernel", () => {
+  beforeAll(async () => {
+    redis = await requireRedis(DB);
+  });
+  beforeEach(() => redis.flushdb());
+  afterAll(() => redis?.disconnect());
+
   it("200 concurrent requests, 20 keys x 10 duplicates: exactly 20 writes; every duplicate gets its key's result or in-progress", async () => {
     const c = await cluster(4);
     const keys = Array.from({ length: 20 }, (_, k) => `key-${k}`);
