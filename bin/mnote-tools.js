@@ -1,16 +1,25 @@
 #!/usr/bin/env node
 "use strict";
+// The exit codes are cli/exit.ts's (0 ok, 1 findings, 2 usage, 3 environment, 70 a bug); main()
+// reports every error itself and resolves with the code.
 let cli;
 try {
   cli = require("../dist/cli/main.js");
 } catch (e) {
   if (e && e.code === "MODULE_NOT_FOUND" && /dist[\\/]cli[\\/]main/.test(e.message)) {
-    console.error("mnote-tools is not built yet: run `npm run build` (npm ci does it for you).");
-    process.exit(2);
+    console.error("mnote-tools: not built yet: run `npm run build` in this checkout (npm ci does it for you)");
+    process.exit(3);
   }
   throw e;
 }
-cli.main(process.argv).catch((e) => {
-  console.error(e && e.stack ? e.stack : String(e));
-  process.exit(70);
-});
+cli.main(process.argv).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e) => {
+    // main never rejects; if it does, that is a bug
+    console.error(`mnote-tools: internal error: ${e && e.stack ? e.stack : String(e)}`);
+    console.error("this is a bug in mnote-tools: please report it with the command you ran and the text above");
+    process.exit(70);
+  },
+);

@@ -29,7 +29,8 @@ export interface DiffOptions {
 
 /**
  * Exit codes: 0 no breaking change (or a new major version); 1 breaking changes need a new major,
- * or warnings with --fail-on warning, or an expired ignore entry; 2 cannot compare (bad input).
+ * or warnings with --fail-on warning, or an expired ignore entry; 2 cannot compare (bad input); 3 a
+ * contract cannot be read.
  */
 export async function runDiff(opts: DiffOptions): Promise<void> {
   if (!(FORMATS as readonly string[]).includes(opts.format)) {
@@ -89,7 +90,7 @@ export async function runDiff(opts: DiffOptions): Promise<void> {
     }
     if ((e as NodeJS.ErrnoException).code === "ENOENT") {
       console.error(`cannot read the contract: ${(e as Error).message}`);
-      throw new CliExit(2);
+      throw new CliExit(3); // a missing file is the environment's (cli/exit.ts)
     }
     throw e;
   }

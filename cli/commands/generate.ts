@@ -19,7 +19,7 @@ interface GenerateOptions {
 
 /**
  * Exit codes: 0 done / in sync, 1 an output folder is out of date, 2 the contract or the config is
- * invalid. Which targets run where comes from mnote-tools.config.json (or --config); --contract
+ * invalid, 3 the contract cannot be read. Which targets run where comes from mnote-tools.config.json (or --config); --contract
  * and --out override its folders; without a config every built-in target writes to generated/.
  */
 export async function runGenerate(opts: GenerateOptions): Promise<void> {
@@ -83,7 +83,7 @@ async function once(opts: GenerateOptions, plan: GenerationPlan): Promise<number
     }
     if ((e as NodeJS.ErrnoException).code === "ENOENT") {
       console.error(`cannot read the contract: ${(e as Error).message}`);
-      return 2;
+      return 3; // a missing file is the environment's (cli/exit.ts)
     }
     throw e;
   }

@@ -3,8 +3,8 @@
  * that starts the server) or Streamable HTTP (--http: runtime/transports/mcp-http.ts).
  */
 import { randomBytes } from "node:crypto";
-import { runtimeFrom, positiveInt, type RuntimeCliOptions } from "../runtime-options";
-import { httpServiceOptions, portOf, type HttpCliOptions } from "../http-options";
+import { runtimeFrom, type RuntimeCliOptions } from "../runtime-options";
+import { httpServiceOptions, type HttpCliOptions } from "../http-options";
 import { startTelemetry } from "../../runtime/telemetry/sdk";
 import { CliExit } from "../exit";
 
@@ -12,7 +12,7 @@ export interface McpOptions extends RuntimeCliOptions, HttpCliOptions {
   session: string;
   http?: boolean;
   token?: string;
-  maxBytes: string;
+  maxBytes: number;
   provider?: string;
 }
 
@@ -59,13 +59,13 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     now: runtime.now,
     provider,
     token,
-    maxBytes: positiveInt(opts.maxBytes, "--max-bytes"),
+    maxBytes: opts.maxBytes,
     log,
     ...(await httpServiceOptions(opts)),
   });
   await serveUntilSignal(server, {
     host: opts.host,
-    port: portOf(opts.port),
+    port: opts.port,
     path: "/mcp",
     log,
     onStop: async () => {

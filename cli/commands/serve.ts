@@ -1,13 +1,13 @@
 /** `mnote-tools serve`: parses the options and runs the tool server (runtime/transports/tool-server.ts) until SIGTERM. */
 import { randomBytes } from "node:crypto";
-import { runtimeFrom, positiveInt, type RuntimeCliOptions } from "../runtime-options";
-import { httpServiceOptions, portOf, type HttpCliOptions } from "../http-options";
+import { runtimeFrom, type RuntimeCliOptions } from "../runtime-options";
+import { httpServiceOptions, type HttpCliOptions } from "../http-options";
 import { startTelemetry } from "../../runtime/telemetry/sdk";
 
 export interface ServeOptions extends RuntimeCliOptions, HttpCliOptions {
   token?: string;
   hostToken?: string;
-  maxBytes: string;
+  maxBytes: number;
 }
 
 export async function runServe(opts: ServeOptions): Promise<void> {
@@ -29,13 +29,13 @@ export async function runServe(opts: ServeOptions): Promise<void> {
     runtime,
     token,
     hostToken: opts.hostToken,
-    maxBytes: positiveInt(opts.maxBytes, "--max-bytes"),
+    maxBytes: opts.maxBytes,
     log,
     ...(await httpServiceOptions(opts)),
   });
   await serveUntilSignal(server, {
     host: opts.host,
-    port: portOf(opts.port),
+    port: opts.port,
     log,
     onStop: async () => {
       await runtime.close();

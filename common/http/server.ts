@@ -369,11 +369,3 @@ export function parseList(text: string | undefined): string[] | undefined {
     .filter((s) => s.length > 0)
     .map((s) => (s.startsWith("http") ? s.replace(/\/$/, "") : s.toLowerCase()));
 }
-
-/** Positive integer milliseconds from a flag. */
-export function parseMs(text: string, flag: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n <= 0)
-    throw new Error(`${flag} must be a positive number of milliseconds, not "${text}"`);
-  return n;
-}
