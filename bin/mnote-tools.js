@@ -15,6 +15,9 @@ try {
 cli.main(process.argv).then(
   (code) => {
     process.exitCode = code;
+    // the command is over: a handle left open (a Redis client after a failed start) must not keep
+    // the process alive; an unref'd timer fires only if something else still holds the loop
+    setTimeout(() => process.exit(code), code === 0 ? 2_000 : 200).unref();
   },
   (e) => {
     // main never rejects; if it does, that is a bug

@@ -70,6 +70,8 @@ export function parseHttpUrl(text: string): string {
   }
   if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || !url.hostname)
     throw new InvalidArgumentError("Expected an http:// or https:// URL, such as http://127.0.0.1:8788.");
+  if (url.username || url.password)
+    throw new InvalidArgumentError("Expected a URL without a user or password: the token goes in --kernel-token.");
   return text;
 }
 

@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import type { KernelChoice, Runtime } from "../runtime/runtime";
 import type { CallRecord } from "../runtime/dispatch/dispatcher";
+import type { Logger } from "../common/http/logger";
 import { nonEmpty, option, parseHttpUrl, parseMs, parseRedisUrl } from "./options";
 import { environmentError, usageError } from "./exit";
 
@@ -153,4 +154,42 @@ export function withoutPassword(url: string): string {
   } catch {
     return "(the URL)";
   }
+}
+
+/**
+ * The tool_call log line of each call: info when it succeeded, warn when it failed (a refusal, a
+ * caller's mistake, a kernel that is down), error when the kernel cannot be used as configured,
+ * which needs an operator (with the cause: which token or adapter, never the token itself).
+ */
+export async function toolCallLogger(log: Logger): Promise<(r: CallRecord) => void> {
+  const { ERR } = await import("../generated/registry");
+  const { logEvent } = await import("../common/http/logger");
+  return (r) => logEvent(log, r.ok ? "info" : r.code === ERR.kernelMisconfigured ? "error" : "warn", "tool_call", r);
+}
+
+/** How a log line or an error names the kernel: never a token, never a password in a URL. */
+export function kernelLabel(choice: KernelChoice): string {
+  if (choice.kind === "http") return withoutPassword(choice.url);
+  if (choice.kind === "cli") return `the kernel adapter "${[choice.command, ...(choice.args ?? [])].join(" ")}"`;
+  return `the embedded kernel ${choice.path}`;
+}
+
+/**
+ * The start-up check of serve and mcp (runtime/kernel-check.ts), said in the log: a kernel that
+ * refuses the token or whose adapter cannot start stops the command (exit 3); a kernel that does
+ * not answer yet is a warning, and calls answer kernel_unavailable (retryable) until it does.
+ */
+export async function checkKernelAtStartup(runtime: Runtime, opts: RuntimeCliOptions, log: Logger): Promise<void> {
+  const { checkKernel } = await import("../runtime/kernel-check");
+  const { logEvent } = await import("../common/http/logger");
+  const { ERR } = await import("../generated/registry");
+  const kernel = kernelLabel(kernelChoice(opts));
+  const check = await checkKernel(runtime.kernel, Math.min(opts.kernelTimeout, 5_000));
+  if (check.ok) return logEvent(log, "info", "kernel_check", { kernel, ok: true, message: "the kernel answers" });
+  if (check.misconfigured) throw environmentError(`cannot use the kernel: ${check.message}`);
+  logEvent(log, "warn", "kernel_check", {
+    kernel,
+    ok: false,
+    message: `the kernel does not answer (${check.message}); serving anyway: calls answer ${ERR.kernelUnavailable} until it does`,
+  });
 }

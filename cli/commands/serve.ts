@@ -1,6 +1,6 @@
 /** `mnote-tools serve`: parses the options and runs the tool server (runtime/transports/tool-server.ts) until SIGTERM. */
 import { randomBytes } from "node:crypto";
-import { runtimeFrom, type RuntimeCliOptions } from "../runtime-options";
+import { checkKernelAtStartup, runtimeFrom, toolCallLogger, type RuntimeCliOptions } from "../runtime-options";
 import { httpServiceOptions, type HttpCliOptions } from "../http-options";
 import { startTelemetry } from "../../runtime/telemetry/sdk";
 
@@ -12,7 +12,7 @@ export interface ServeOptions extends RuntimeCliOptions, HttpCliOptions {
 
 export async function runServe(opts: ServeOptions): Promise<void> {
   const { createToolServer } = await import("../../runtime/transports/tool-server");
-  const { createLogger, logEvent, showGeneratedToken, storeErrorLogger } = await import("../../common/http/logger");
+  const { createLogger, showGeneratedToken, storeErrorLogger } = await import("../../common/http/logger");
   const { serveUntilSignal } = await import("../../common/http/server");
   const log = createLogger({ service: "serve", level: opts.logLevel });
   const telemetry = await startTelemetry({ serviceName: "mnote-tools" }); // only when OTEL_* asks (docs/OBSERVABILITY.md)
@@ -22,7 +22,7 @@ export async function runServe(opts: ServeOptions): Promise<void> {
     showGeneratedToken("serve", "--token or MNOTE_TOOLS_TOKEN", token);
   }
   const runtime = await runtimeFrom(opts, {
-    onCall: (r) => logEvent(log, "info", "tool_call", r),
+    onCall: await toolCallLogger(log),
     onStoreError: storeErrorLogger(log),
   });
   const server = createToolServer({
@@ -33,13 +33,21 @@ export async function runServe(opts: ServeOptions): Promise<void> {
     log,
     ...(await httpServiceOptions(opts)),
   });
-  await serveUntilSignal(server, {
-    host: opts.host,
-    port: opts.port,
-    log,
-    onStop: async () => {
-      await runtime.close();
-      await telemetry?.shutdown();
-    },
-  });
+  const stop = async () => {
+    await runtime.close();
+    await telemetry?.shutdown();
+  };
+  try {
+    await serveUntilSignal(server, {
+      host: opts.host,
+      port: opts.port,
+      log,
+      // the port is taken first, then the kernel asked once (exit 3 if it cannot be used)
+      beforeAnnounce: () => checkKernelAtStartup(runtime, opts, log),
+      onStop: stop,
+    });
+  } catch (e) {
+    await stop().catch(() => undefined);
+    throw e;
+  }
 }

@@ -85,9 +85,13 @@ export interface LogEvents {
     commandId: string | null;
     replayed: boolean;
     ms: number;
+    /** Why the kernel cannot be used, for mnote_tool_kernel_misconfigured (never a token). */
+    cause?: string;
   };
   /** The idempotency store could not be reached; logged once per 100 failures. */
   store_unavailable: { message: string; count: number; fallback: string };
+  /** The start-up check of the kernel (serve, mcp): info when it answers, warn when it does not (yet). */
+  kernel_check: { kernel: string; ok: boolean; message: string };
   /** An HTTP answer of 400 or more (warn for 4xx, error for 5xx). */
   http_error: { method: string; path: string; status: number; message: string };
 }

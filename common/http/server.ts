@@ -321,17 +321,34 @@ export function urlOf(server: Server, host: string, path = ""): string {
 }
 
 /**
- * Listens, prints {"listening": url, "pid"} on stdout (what scripts and tests wait for), serves
- * until SIGTERM or SIGINT, stops gracefully, then runs onStop.
+ * Listens, runs beforeAnnounce (a start-up check: if it throws, the server closes and the error
+ * goes on), prints {"listening": url, "pid"} on stdout (what scripts and tests wait for), serves
+ * until SIGTERM or SIGINT, stops gracefully, then runs onStop. The port is taken before the check,
+ * so a port in use is the first thing reported.
  */
 export async function serveUntilSignal(
   server: Server,
-  options: { host: string; port: number; path?: string; log: Logger; onStop?: () => Promise<void> | void },
+  options: {
+    host: string;
+    port: number;
+    path?: string;
+    log: Logger;
+    beforeAnnounce?: () => Promise<void>;
+    onStop?: () => Promise<void> | void;
+  },
 ): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => resolve());
   });
+  if (options.beforeAnnounce) {
+    try {
+      await options.beforeAnnounce();
+    } catch (e) {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      throw e;
+    }
+  }
   const url = urlOf(server, options.host, options.path);
   process.stdout.write(JSON.stringify({ listening: url, pid: process.pid }) + "\n");
   options.log.info({ event: "listening", url }, "listening");
