@@ -1,4 +1,3 @@
-import { watch } from "node:fs";
 import { relative } from "node:path";
 import { readContractDir } from "../../codegen/phases/load";
 import { generate } from "../../codegen/pipeline";
@@ -7,6 +6,7 @@ import { checkOutput, formatDriftReport, inSync } from "../../codegen/phases/che
 import { ContractError } from "../../codegen/contract-error";
 import { ConfigError, planFromCli, type GenerationPlan } from "../../codegen/config";
 import { CliExit } from "../exit";
+import { watchFolder } from "../watch";
 
 interface GenerateOptions {
   config?: string;
@@ -38,15 +38,12 @@ export async function runGenerate(opts: GenerateOptions): Promise<void> {
     if (code !== 0) throw new CliExit(code);
     return;
   }
-  let timer: NodeJS.Timeout | undefined;
   let running = Promise.resolve(0);
-  console.error(`watching ${relative(process.cwd(), plan.contractDir) || "."} for changes (Ctrl-C to stop)`);
-  watch(plan.contractDir, { recursive: true }, () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      running = running.then(() => once(opts, plan));
-    }, 100);
+  // survives rename-saves and removed and recreated folders (cli/watch.ts)
+  await watchFolder(plan.contractDir, () => {
+    running = running.then(() => once(opts, plan));
   });
+  console.error(`watching ${relative(process.cwd(), plan.contractDir) || "."} for changes (Ctrl-C to stop)`);
   await new Promise(() => undefined);
 }
 
