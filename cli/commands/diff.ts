@@ -113,7 +113,7 @@ function defaultBase(releases: string): string {
   const newest = newestRelease(releases);
   if (newest === null)
     throw new DiffInputError(
-      `no released contract in ${releases}/ to compare with: pass --base <git ref | folder>, or cut a release (scripts/cut-release.sh)`,
+      `no released contract in ${releases}/ to compare with: pass --base <git ref | folder>, or cut a release (copy the contract folder to ${releases}/<its version>)`,
     );
   return relative(process.cwd(), newest) || newest;
 }

@@ -133,7 +133,7 @@ describe("mnote-tools.config.json", () => {
     [{ targets: [{ name: "types", out: "." }] }, "holds the project itself"],
     [{ out: "contract" }, "holds the contract"],
     [{ targets: ["docs", { module: "./nowhere.js" }] }, "cannot load target module ./nowhere.js"],
-    [{ output: "x" }, "does not match codegen/config.schema.json"],
+    [{ output: "x" }, "does not match the config schema (mnote-tools/config.schema.json)"],
   ])("a broken config %j stops with exit 2 and writes nothing", (config, message) => {
     const project = scratchProject();
     writeConfig(project.root, config);
