@@ -104,7 +104,7 @@ export async function runKernelExec(opts: { db: string }): Promise<void> {
   const { withCommandSpan } = await import("../../kernel/telemetry");
   const { traceCarrierFromEnv } = await import("../../runtime/telemetry/propagation");
   // stdout carries the reply: console spans go to stderr; the span continues the caller's TRACEPARENT
-  const telemetry = await startTelemetry({ serviceName: KERNEL_SERVICE, consoleStream: process.stderr });
+  const telemetry = await startTelemetry({ serviceName: KERNEL_SERVICE, consoleStream: process.stderr, oneShot: true });
   const kernel = new ReferenceKernel({ path: opts.db });
   try {
     const { command, payload } = request;

@@ -5,7 +5,7 @@
  */
 import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { KernelTransportError, type KernelTransport } from "../../generated/kernel/transport";
-import { ATTR, TRACER_NAME } from "./attributes";
+import { ATTR, TRACER_NAME, tracerVersion } from "./attributes";
 
 /**
  * The same transport, with one CLIENT span per command, named by the command the generated client
@@ -13,7 +13,7 @@ import { ATTR, TRACER_NAME } from "./attributes";
  * (error.type = its code); a transport failure is "could not ask" (error.type = kernel_<kind>).
  */
 export function tracedTransport(send: KernelTransport, transport: "http" | "cli"): KernelTransport {
-  const tracer = trace.getTracer(TRACER_NAME);
+  const tracer = trace.getTracer(TRACER_NAME, tracerVersion());
   return (command, payload) =>
     tracer.startActiveSpan(
       `kernel ${command}`,

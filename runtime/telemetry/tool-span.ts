@@ -9,7 +9,7 @@
 import { SpanKind, SpanStatusCode, trace, type Attributes, type Span } from "@opentelemetry/api";
 import type { ToolResponse } from "../../generated/types";
 import type { ToolDescriptor } from "../../generated/registry";
-import { ATTR, EXECUTE_TOOL, TRACER_NAME } from "./attributes";
+import { ATTR, EXECUTE_TOOL, TRACER_NAME, tracerVersion } from "./attributes";
 
 /** What the dispatcher tells the span while the call runs. */
 export interface ToolSpan {
@@ -23,7 +23,7 @@ export interface ToolSpan {
  * span records it and the error goes on.
  */
 export async function withToolSpan(run: (span: ToolSpan) => Promise<ToolResponse>): Promise<ToolResponse> {
-  const tracer = trace.getTracer(TRACER_NAME);
+  const tracer = trace.getTracer(TRACER_NAME, tracerVersion());
   return tracer.startActiveSpan(
     EXECUTE_TOOL,
     { kind: SpanKind.INTERNAL, attributes: { [ATTR.genAiOperationName]: EXECUTE_TOOL } },
