@@ -57,7 +57,7 @@ export function createLogger(options: LoggerOptions): Logger {
   const level = options.level ?? process.env.MNOTE_TOOLS_LOG_LEVEL ?? "info";
   if (!LEVELS.includes(level)) {
     // the CLI checks --log-level and the variable itself; this is for other callers: blame the source
-    const source = options.level !== undefined ? "the log level" : "MNOTE_TOOLS_LOG_LEVEL";
+    const source = options.level !== undefined ? "--log-level" : "MNOTE_TOOLS_LOG_LEVEL";
     throw new Error(`${source} must be one of ${LEVELS.join(", ")}, not "${level}"`);
   }
   return pino(
