@@ -37,7 +37,12 @@ require.cache[resolved] = replacement;
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const cli = require("../cli/main") as typeof import("../cli/main");
-cli.main([process.argv[0]!, "mnote-tools", ...cliArgs]).catch((e: unknown) => {
-  console.error((e as Error)?.stack ?? String(e));
-  process.exit(70);
-});
+cli.main([process.argv[0]!, "mnote-tools", ...cliArgs]).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    console.error((e as Error)?.stack ?? String(e));
+    process.exit(70);
+  },
+);

@@ -1,13 +1,14 @@
 /** The options the three HTTP servers share (serve, mcp --http, kernel serve), and turning them into the HTTP layer's. */
 import type { Command } from "commander";
+import { LOG_LEVELS, oneOf, option, parseMs } from "./options";
 
 export interface HttpCliOptions {
   host: string;
-  port: string;
+  port: number;
   allowedHosts?: string;
   allowedOrigins?: string;
-  requestTimeout: string;
-  logLevel?: string;
+  requestTimeout: number;
+  logLevel: string;
 }
 
 /** Adds --allowed-hosts, --allowed-origins, --request-timeout and --log-level to a server verb. */
@@ -21,27 +22,25 @@ export function addHttpOptions(command: Command): Command {
       "--allowed-origins <list>",
       "origins a browser request may come from, comma-separated, or * (default: http(s) origins on an allowed host)",
     )
-    .option("--request-timeout <ms>", "longest time to receive a whole request, headers and body", "30000")
-    .option(
-      "--log-level <level>",
-      "trace, debug, info, warn, error or silent (env MNOTE_TOOLS_LOG_LEVEL)",
-      process.env.MNOTE_TOOLS_LOG_LEVEL ?? "info",
+    .addOption(
+      option("--request-timeout <ms>", "longest time to receive a whole request, headers and body", parseMs, {
+        default: 30_000,
+      }),
+    )
+    .addOption(
+      option("--log-level <level>", `${LOG_LEVELS.join(", ")}`, oneOf(LOG_LEVELS), {
+        default: "info",
+        env: "MNOTE_TOOLS_LOG_LEVEL",
+      }),
     );
 }
 
 /** The HTTP layer's allow-lists and timeouts from the flags. */
 export async function httpServiceOptions(opts: HttpCliOptions) {
-  const { defaultAllowedHosts, parseList, parseMs } = await import("../common/http/server");
+  const { defaultAllowedHosts, parseList } = await import("../common/http/server");
   return {
     allowedHosts: parseList(opts.allowedHosts) ?? defaultAllowedHosts(opts.host),
     allowedOrigins: parseList(opts.allowedOrigins),
-    timeouts: { requestTimeoutMs: parseMs(opts.requestTimeout, "--request-timeout") },
+    timeouts: { requestTimeoutMs: opts.requestTimeout },
   };
-}
-
-/** A TCP port from a flag (0: any free port). */
-export function portOf(text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`--port must be 0..65535, not "${text}"`);
-  return n;
 }

@@ -2,16 +2,28 @@
  * mnote-tools: one CLI, a thin layer over the pure APIs in codegen/ and runtime/. Each verb loads
  * its implementation only when it runs, so `mnote-tools call` does not pay for the generator.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { Command } from "commander";
-import { CliExit } from "./exit";
+import { reportExit } from "./exit";
 import { addRuntimeOptions, DEFAULT_DB, DEFAULT_STATE } from "./runtime-options";
 import { addHttpOptions } from "./http-options";
+import { nonEmpty, option, parseBytes, parsePort, parseRedisUrl, parseSeconds, parseWorkers } from "./options";
 
-export async function main(argv: readonly string[]): Promise<void> {
+/** This package's version (package.json sits two folders above dist/cli/). */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string }).version;
+}
+
+/**
+ * Runs the command line and returns the process's exit code (cli/exit.ts): it never throws, and
+ * prints at most one line on stderr for a user's mistake, a stack only for a bug.
+ */
+export async function main(argv: readonly string[]): Promise<number> {
   const program = new Command()
     .name("mnote-tools")
     .description("The mnote page-AI tool contract: generate code from it, and run its tools.")
-    .showHelpAfterError()
+    .version(packageVersion(), "-V, --version", "print the version of mnote-tools")
     .exitOverride();
 
   program
@@ -19,7 +31,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     .description("generate types, validators, registry, kernel client, agent surfaces and docs from contract/")
     .option(
       "--config <file>",
-      "which targets to run, into which folders, with which options (default: mnote-tools.config.json when there; see codegen/config.schema.json)",
+      "which targets to run, into which folders, with which options (default: mnote-tools.config.json when there; schema: mnote-tools/config.schema.json)",
     )
     .option("--contract <dir>", "the contract folder (default: the config's, or contract)")
     .option("--out <dir>", "the output folder of targets that name none (default: the config's, or generated)")
@@ -74,26 +86,30 @@ export async function main(argv: readonly string[]): Promise<void> {
         .command("serve")
         .description("serve the tools over HTTP (POST /v1/tools/call, GET /v1/tools, /v1/sessions, /healthz)")
         .option("--host <host>", "address to listen on", "127.0.0.1")
-        .option(
-          "--port <port>",
-          "port (0: any free port; the chosen one is printed)",
-          process.env.MNOTE_TOOLS_PORT ?? "8787",
+        .addOption(
+          option("--port <port>", "port (0: any free port; the chosen one is printed)", parsePort, {
+            default: 8787,
+            env: "MNOTE_TOOLS_PORT",
+          }),
         )
-        .option(
-          "--token <token>",
-          "bearer token for tool calls (env MNOTE_TOOLS_TOKEN; generated and printed when absent)",
-          process.env.MNOTE_TOOLS_TOKEN,
+        .addOption(
+          option("--token <token>", "bearer token for tool calls (generated and shown once when absent)", nonEmpty, {
+            env: "MNOTE_TOOLS_TOKEN",
+          }),
         )
-        .option(
-          "--host-token <token>",
-          "bearer token the mnote app uses to register session grants (env MNOTE_TOOLS_HOST_TOKEN)",
-          process.env.MNOTE_TOOLS_HOST_TOKEN,
+        .addOption(
+          option("--host-token <token>", "bearer token the mnote app uses to register session grants", nonEmpty, {
+            env: "MNOTE_TOOLS_HOST_TOKEN",
+          }),
         )
-        .option("--max-bytes <n>", "largest request body", String(1024 * 1024))
-        .option(
-          "--workers <n>",
-          "serve in n processes sharing the port and the state (SQLite files in WAL mode, or --store/--grants redis://); env MNOTE_TOOLS_WORKERS",
-          process.env.MNOTE_TOOLS_WORKERS ?? "1",
+        .addOption(option("--max-bytes <n>", "largest request body", parseBytes, { default: 1024 * 1024 }))
+        .addOption(
+          option(
+            "--workers <n>",
+            "serve in n processes sharing the port and the state (SQLite files in WAL mode, or --store/--grants redis://)",
+            parseWorkers,
+            { default: 1, env: "MNOTE_TOOLS_WORKERS" },
+          ),
         ),
     ),
   ).action(async (opts) => (await import("./commands/serve")).runServe(opts));
@@ -111,13 +127,16 @@ export async function main(argv: readonly string[]): Promise<void> {
         )
         .option("--http", "serve Streamable HTTP at /mcp instead of stdio")
         .option("--host <host>", "address to listen on (--http)", "127.0.0.1")
-        .option("--port <port>", "port (--http; 0: any free port)", "8789")
-        .option(
-          "--token <token>",
-          "bearer token required over HTTP (env MNOTE_TOOLS_TOKEN; generated and shown once when absent)",
-          process.env.MNOTE_TOOLS_TOKEN,
+        .addOption(option("--port <port>", "port (--http; 0: any free port)", parsePort, { default: 8789 }))
+        .addOption(
+          option(
+            "--token <token>",
+            "bearer token required over HTTP (generated and shown once when absent)",
+            nonEmpty,
+            { env: "MNOTE_TOOLS_TOKEN" },
+          ),
         )
-        .option("--max-bytes <n>", "largest request body (--http)", String(1024 * 1024))
+        .addOption(option("--max-bytes <n>", "largest request body (--http)", parseBytes, { default: 1024 * 1024 }))
         .option(
           "--provider <name>",
           "which tool schemas tools/list shows: canonical, portable (default), openai-strict, gemini, anthropic",
@@ -127,16 +146,20 @@ export async function main(argv: readonly string[]): Promise<void> {
 
   program
     .command("tools")
-    .description("print the tool definitions a model sees, for one provider (see docs/PROVIDERS.md)")
+    .description("print the tool definitions a model sees, for one provider")
     .option("--provider <name>", "canonical, portable, openai-strict, gemini or anthropic", "portable")
     .option("--format <format>", "human or json", "human")
     .action(async (opts) => (await import("./commands/tools")).runTools(opts));
 
   const kernel = program.command("kernel").description("the embedded reference kernel on its own");
+  const dbOption = () =>
+    option("--db <path>", "the kernel database", nonEmpty, { default: DEFAULT_DB, env: "MNOTE_TOOLS_DB" });
   kernel
     .command("seed <file>")
-    .description("load users, workspaces, members, pages and grants from a seed file (see kernel/seed.schema.json)")
-    .option("--db <path>", "the kernel database", process.env.MNOTE_TOOLS_DB ?? DEFAULT_DB)
+    .description(
+      "load users, workspaces, members, pages and grants from a seed file (see examples/demo-workspace.json)",
+    )
+    .addOption(dbOption())
     .action(async (file, opts) => (await import("./commands/kernel")).runKernelSeed(file, opts));
   addHttpOptions(
     kernel
@@ -144,60 +167,64 @@ export async function main(argv: readonly string[]): Promise<void> {
       .description(
         "serve the kernel over HTTP (POST /v1/commands/:command), as mnote's Rust kernel would be; a token is required",
       )
-      .option("--db <path>", "the kernel database", process.env.MNOTE_TOOLS_DB ?? DEFAULT_DB)
+      .addOption(dbOption())
       .option("--host <host>", "address to listen on", "127.0.0.1")
-      .option("--port <port>", "port (0: any free port)", "8788")
-      .option(
-        "--token <token>",
-        "the bearer token every command must carry (env MNOTE_KERNEL_TOKEN)",
-        process.env.MNOTE_KERNEL_TOKEN,
+      .addOption(option("--port <port>", "port (0: any free port)", parsePort, { default: 8788 }))
+      .addOption(
+        option("--token <token>", "the bearer token every command must carry", nonEmpty, {
+          env: "MNOTE_KERNEL_TOKEN",
+        }),
       )
       .option("--insecure-no-auth", "run WITHOUT a token: loopback only, for local development (warns)"),
   ).action(async (opts) => (await import("./commands/kernel")).runKernelServe(opts));
   kernel
     .command("exec")
     .description("the kernel's CLI adapter: one {command, payload} on stdin, one reply on stdout")
-    .option("--db <path>", "the kernel database", process.env.MNOTE_TOOLS_DB ?? DEFAULT_DB)
+    .addOption(dbOption())
     .action(async (opts) => (await import("./commands/kernel")).runKernelExec(opts));
 
   const session = program
     .command("session")
     .description("session grants: the trusted binding of a session to an actor, page and scopes");
-  const stateOption = [
-    "--state <path>",
-    "the runtime's state file",
-    process.env.MNOTE_TOOLS_STATE ?? DEFAULT_STATE,
-  ] as const;
-  const storeOption = [
-    "--grants <url>",
-    "grants in a shared Redis instead of the state file (redis://host:port/db; env MNOTE_TOOLS_GRANTS)",
-    process.env.MNOTE_TOOLS_GRANTS,
-  ] as const;
+  const stateOption = () =>
+    option("--state <path>", "the runtime's state file", nonEmpty, {
+      default: DEFAULT_STATE,
+      env: "MNOTE_TOOLS_STATE",
+    });
+  const grantsOption = () =>
+    option(
+      "--grants <url>",
+      "grants in a shared Redis instead of the state file (redis://host:port/db)",
+      parseRedisUrl,
+      {
+        env: "MNOTE_TOOLS_GRANTS",
+      },
+    );
   session
     .command("grant")
     .description("register a session grant (what the mnote app does when a page-AI panel opens)")
-    .option(...stateOption)
-    .option(...storeOption)
+    .addOption(stateOption())
+    .addOption(grantsOption())
     .requiredOption("--session <id>", "the Hermes session id")
     .requiredOption("--workspace <id>", "workspace")
     .requiredOption("--document <id>", "page")
     .requiredOption("--actor <id>", "the signed-in user")
     .requiredOption("--scope <list>", "capabilities, comma-separated: page.read,page.write,artifact.write")
-    .option("--ttl <seconds>", "lifetime", "3600")
+    .addOption(option("--ttl <seconds>", "lifetime", parseSeconds, { default: 3600 }))
     .option("--trace <id>", "the trace id every call of the session carries")
     .option("--locale <locale>", "zh-CN or en")
     .action(async (opts) => (await import("./commands/session")).runSessionGrant(opts));
   session
     .command("show <sessionId>")
     .description("print a live grant as JSON")
-    .option(...stateOption)
-    .option(...storeOption)
+    .addOption(stateOption())
+    .addOption(grantsOption())
     .action(async (id, opts) => (await import("./commands/session")).runSessionShow(id, opts));
   session
     .command("revoke <sessionId>")
     .description("revoke a grant")
-    .option(...stateOption)
-    .option(...storeOption)
+    .addOption(stateOption())
+    .addOption(grantsOption())
     .action(async (id, opts) => (await import("./commands/session")).runSessionRevoke(id, opts));
 
   const hermes = program.command("hermes").description("the generated Hermes plugin");
@@ -218,18 +245,22 @@ export async function main(argv: readonly string[]): Promise<void> {
     .option("--db <path>", "the kernel database, for the printed MNOTE_TOOLS_DB line (env MNOTE_TOOLS_DB)")
     .action(async (opts) => (await import("./commands/hermes")).runHermesInstall(opts));
 
+  oneLineErrors(program);
   try {
     await program.parseAsync(argv);
+    return 0;
   } catch (e) {
-    if (e instanceof CliExit) {
-      process.exitCode = e.code;
-      return;
-    }
-    const code = (e as { code?: string; exitCode?: number }).code;
-    if (typeof code === "string" && code.startsWith("commander.")) {
-      process.exitCode = (e as { exitCode: number }).exitCode;
-      return;
-    }
-    throw e;
+    return reportExit(e);
   }
+}
+
+/**
+ * commander's errors as one line each on stderr, naming where the help is: "(Did you mean
+ * --check?)" joins the line it follows instead of starting a second one.
+ */
+function oneLineErrors(command: Command, path = "mnote-tools"): void {
+  command.configureOutput({
+    outputError: (text, write) => write(`mnote-tools: ${text.trim().replace(/\s*\n\s*/g, " ")} (see ${path} --help)\n`),
+  });
+  for (const sub of command.commands) oneLineErrors(sub, `${path} ${sub.name()}`);
 }

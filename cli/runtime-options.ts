@@ -2,6 +2,9 @@
 import type { Command } from "commander";
 import type { KernelChoice, Runtime } from "../runtime/runtime";
 import type { CallRecord } from "../runtime/dispatch/dispatcher";
+import type { Logger } from "../common/http/logger";
+import { nonEmpty, option, parseHttpUrl, parseMs, parseRedisUrl } from "./options";
+import { environmentError, usageError } from "./exit";
 
 export interface RuntimeCliOptions {
   db: string;
@@ -9,9 +12,9 @@ export interface RuntimeCliOptions {
   kernelUrl?: string;
   kernelToken?: string;
   kernelCli?: string;
-  kernelTimeout: string;
-  idempotencyTtl: string;
-  lease: string;
+  kernelTimeout: number;
+  idempotencyTtl: number;
+  lease: number;
   store?: string;
   grants?: string;
 }
@@ -19,54 +22,77 @@ export interface RuntimeCliOptions {
 export const DEFAULT_DB = ".mnote/kernel.db";
 export const DEFAULT_STATE = ".mnote/runtime.db";
 
+/** --db, --state, the kernel options, the stores and the durations of call, serve and mcp. */
 export function addRuntimeOptions(command: Command): Command {
   return command
-    .option(
-      "--db <path>",
-      "the embedded reference kernel's database (env MNOTE_TOOLS_DB)",
-      process.env.MNOTE_TOOLS_DB ?? DEFAULT_DB,
+    .addOption(
+      option("--db <path>", "the embedded reference kernel's database", nonEmpty, {
+        default: DEFAULT_DB,
+        env: "MNOTE_TOOLS_DB",
+      }),
     )
-    .option(
-      "--state <path>",
-      "the runtime's state: session grants and idempotency records (env MNOTE_TOOLS_STATE)",
-      process.env.MNOTE_TOOLS_STATE ?? DEFAULT_STATE,
+    .addOption(
+      option("--state <path>", "the runtime's state: session grants and idempotency records", nonEmpty, {
+        default: DEFAULT_STATE,
+        env: "MNOTE_TOOLS_STATE",
+      }),
     )
-    .option(
-      "--kernel-url <url>",
-      "use a remote kernel over HTTP instead of the embedded one (env MNOTE_KERNEL_URL)",
-      process.env.MNOTE_KERNEL_URL,
+    .addOption(
+      option(
+        "--kernel-url <url>",
+        "use a remote kernel over HTTP instead of the embedded one (checked at start-up by serve and mcp)",
+        parseHttpUrl,
+        { env: "MNOTE_KERNEL_URL" },
+      ),
     )
-    .option(
-      "--kernel-token <token>",
-      "bearer token for the remote kernel (env MNOTE_KERNEL_TOKEN)",
-      process.env.MNOTE_KERNEL_TOKEN,
+    .addOption(
+      option("--kernel-token <token>", "bearer token for the remote kernel", nonEmpty, { env: "MNOTE_KERNEL_TOKEN" }),
     )
-    .option(
-      "--kernel-cli <command>",
-      'use a kernel CLI adapter (request on stdin, reply on stdout), e.g. "mnote-cli kernel"; split on spaces (env MNOTE_KERNEL_CLI)',
-      process.env.MNOTE_KERNEL_CLI,
+    .addOption(
+      option(
+        "--kernel-cli <command>",
+        'use a kernel CLI adapter (request on stdin, reply on stdout), e.g. "mnote-cli kernel"; split on spaces',
+        nonEmpty,
+        { env: "MNOTE_KERNEL_CLI" },
+      ),
     )
-    .option("--kernel-timeout <ms>", "longest wait for one kernel command", "10000")
-    .option("--idempotency-ttl <ms>", "how long a keyed write is remembered", String(24 * 60 * 60 * 1000))
-    .option(
-      "--store <url>",
-      "where idempotency records live: the state file (default) or redis://host:port/db, shared by several instances (env MNOTE_TOOLS_STORE)",
-      process.env.MNOTE_TOOLS_STORE,
+    .addOption(option("--kernel-timeout <ms>", "longest wait for one kernel command", parseMs, { default: 10_000 }))
+    .addOption(
+      option("--idempotency-ttl <ms>", "how long a keyed write is remembered", parseMs, {
+        default: 24 * 60 * 60 * 1000,
+      }),
     )
-    .option(
-      "--grants <url>",
-      "where session grants live: the state file (default) or redis://host:port/db, for instances on several machines (env MNOTE_TOOLS_GRANTS)",
-      process.env.MNOTE_TOOLS_GRANTS,
+    .addOption(
+      option(
+        "--store <url>",
+        "where idempotency records live: the state file (default) or redis://host:port/db, shared by several instances",
+        parseRedisUrl,
+        { env: "MNOTE_TOOLS_STORE" },
+      ),
     )
-    .option(
-      "--lease <ms>",
-      "how long a keyed write holds its key without a heartbeat (the running process renews it every third of it); a process that dies frees the key within it",
-      "5000",
+    .addOption(
+      option(
+        "--grants <url>",
+        "where session grants live: the state file (default) or redis://host:port/db, for instances on several machines",
+        parseRedisUrl,
+        { env: "MNOTE_TOOLS_GRANTS" },
+      ),
+    )
+    .addOption(
+      option(
+        "--lease <ms>",
+        "how long a keyed write holds its key without a heartbeat (the running process renews it every third of it); a process that dies frees the key within it",
+        parseMs,
+        { default: 5_000 },
+      ),
     );
 }
 
+/** Which kernel the options name: a remote one over HTTP or a CLI adapter, or the embedded one. */
 export function kernelChoice(opts: RuntimeCliOptions): KernelChoice {
-  const timeoutMs = positiveInt(opts.kernelTimeout, "--kernel-timeout");
+  const timeoutMs = opts.kernelTimeout;
+  if (opts.kernelUrl && opts.kernelCli)
+    throw usageError("--kernel-url and --kernel-cli both name a kernel: give one (or neither, for the embedded one)");
   if (opts.kernelUrl) return { kind: "http", url: opts.kernelUrl, token: opts.kernelToken, timeoutMs };
   if (opts.kernelCli) {
     const [command, ...args] = opts.kernelCli.trim().split(/\s+/);
@@ -75,6 +101,7 @@ export function kernelChoice(opts: RuntimeCliOptions): KernelChoice {
   return { kind: "embedded", path: opts.db };
 }
 
+/** The runtime the options describe (its state opened, its kernel chosen; nothing asked of the kernel yet). */
 export async function runtimeFrom(
   opts: RuntimeCliOptions,
   extra: { onCall?: (r: CallRecord) => void; onStoreError?: (e: unknown) => void } = {},
@@ -87,29 +114,18 @@ export async function runtimeFrom(
     onStoreError: extra.onStoreError,
     kernel: choice,
     statePath: opts.state,
-    idempotencyTtlMs: positiveInt(opts.idempotencyTtl, "--idempotency-ttl"),
-    leaseMs: positiveInt(opts.lease, "--lease"),
+    idempotencyTtlMs: opts.idempotencyTtl,
+    leaseMs: opts.lease,
     // a remote kernel's transport times out first; this is the dispatcher's last resort
     kernelTimeoutMs: choice.kind === "embedded" ? undefined : choice.timeoutMs! + 5_000,
     onCall: extra.onCall,
   });
 }
 
-export function positiveInt(text: string, name: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, not "${text}"`);
-  return n;
-}
-
-function redisUrl(url: string, option: string): string {
-  if (!/^rediss?:\/\//.test(url)) throw new Error(`${option} must be a redis:// URL, not "${url}"`);
-  return url;
-}
-
 /** Idempotency records in Redis, shared by every instance pointed at the same URL. */
 export async function redisIdempotencyStore(url: string) {
   const { RedisIdempotencyStore } = await import("../runtime/state/redis-idempotency-store");
-  const store = new RedisIdempotencyStore({ url: redisUrl(url, "--store") });
+  const store = new RedisIdempotencyStore({ url });
   // a Redis that is down at start is not fatal: writes then rely on the kernel's record
   await store.ping().catch(() => undefined);
   return store;
@@ -118,7 +134,62 @@ export async function redisIdempotencyStore(url: string) {
 /** Session grants in Redis, for instances on several machines. */
 export async function redisGrantStore(url: string) {
   const { RedisGrantStore } = await import("../runtime/state/redis-grant-store");
-  const grants = new RedisGrantStore(redisUrl(url, "--grants"));
-  await grants.ping();
+  const grants = new RedisGrantStore(url);
+  try {
+    await grants.ping();
+  } catch (e) {
+    grants.close();
+    // without its grants no call can be verified: a Redis that is down at start stops the command
+    throw environmentError(`--grants ${withoutPassword(url)}: Redis does not answer (${(e as Error).message})`);
+  }
   return grants;
+}
+
+/** A URL as it may be printed: a password in it is replaced. */
+export function withoutPassword(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "(the URL)";
+  }
+}
+
+/**
+ * The tool_call log line of each call: info when it succeeded, warn when it failed (a refusal, a
+ * caller's mistake, a kernel that is down), error when the kernel cannot be used as configured,
+ * which needs an operator (with the cause: which token or adapter, never the token itself).
+ */
+export async function toolCallLogger(log: Logger): Promise<(r: CallRecord) => void> {
+  const { ERR } = await import("../generated/registry");
+  const { logEvent } = await import("../common/http/logger");
+  return (r) => logEvent(log, r.ok ? "info" : r.code === ERR.kernelMisconfigured ? "error" : "warn", "tool_call", r);
+}
+
+/** How a log line or an error names the kernel: never a token, never a password in a URL. */
+export function kernelLabel(choice: KernelChoice): string {
+  if (choice.kind === "http") return withoutPassword(choice.url);
+  if (choice.kind === "cli") return `the kernel adapter "${[choice.command, ...(choice.args ?? [])].join(" ")}"`;
+  return `the embedded kernel ${choice.path}`;
+}
+
+/**
+ * The start-up check of serve and mcp (runtime/kernel-check.ts), said in the log: a kernel that
+ * refuses the token or whose adapter cannot start stops the command (exit 3); a kernel that does
+ * not answer yet is a warning, and calls answer kernel_unavailable (retryable) until it does.
+ */
+export async function checkKernelAtStartup(runtime: Runtime, opts: RuntimeCliOptions, log: Logger): Promise<void> {
+  const { checkKernel } = await import("../runtime/kernel-check");
+  const { logEvent } = await import("../common/http/logger");
+  const { ERR } = await import("../generated/registry");
+  const kernel = kernelLabel(kernelChoice(opts));
+  const check = await checkKernel(runtime.kernel, Math.min(opts.kernelTimeout, 5_000));
+  if (check.ok) return logEvent(log, "info", "kernel_check", { kernel, ok: true, message: "the kernel answers" });
+  if (check.misconfigured) throw environmentError(`cannot use the kernel: ${check.message}`);
+  logEvent(log, "warn", "kernel_check", {
+    kernel,
+    ok: false,
+    message: `the kernel does not answer (${check.message}); serving anyway: calls answer ${ERR.kernelUnavailable} until it does`,
+  });
 }

@@ -50,7 +50,7 @@ export function readConfig(file: string, required: boolean): GeneratorConfig {
   if (!validate(config)) {
     const problems = (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message ?? ""}`);
     throw new ConfigError(
-      `${file} does not match codegen/config.schema.json:\n  ${[...new Set(problems)].join("\n  ")}`,
+      `${file} does not match the config schema (mnote-tools/config.schema.json):\n  ${[...new Set(problems)].join("\n  ")}`,
     );
   }
   return config as GeneratorConfig;

@@ -1,9 +1,27 @@
 /** Opening an embedded SQLite database the way every store here wants it. */
 import Database from "better-sqlite3";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 
 export type Db = Database.Database;
+
+/**
+ * A database file that cannot be opened: its folder cannot be made, the disk is full or read-only,
+ * the file is not a database. `code` is the cause's (EROFS, SQLITE_FULL, ...), so the CLI can tell
+ * an environment problem from a bug (cli/exit.ts) and say which file.
+ */
+export class DatabaseOpenError extends Error {
+  constructor(
+    readonly path: string,
+    readonly code: string,
+    cause: Error,
+  ) {
+    // Node's "EROFS: read-only file system, mkdir '/x'" -> "read-only file system"
+    const words = cause.message.replace(/^[A-Z]+: /, "").replace(/, \w+ '.*'$/, "");
+    super(`cannot open the database ${path}: ${words} (${code})`, { cause });
+    this.name = "DatabaseOpenError";
+  }
+}
 
 /**
  * WAL, so several processes (two `serve`s) share one file; a busy timeout, so they wait for each
@@ -11,13 +29,36 @@ export type Db = Database.Database;
  * guarantee the crash tests check), not a power cut.
  */
 export function openDatabase(path: string): Db {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path);
-  if (path !== ":memory:") db.pragma("journal_mode = WAL");
-  db.pragma("busy_timeout = 10000");
-  db.pragma("synchronous = NORMAL");
-  db.pragma("foreign_keys = ON");
-  return db;
+  let db: Db | undefined;
+  try {
+    if (path !== ":memory:") makeFolder(dirname(path));
+    db = new Database(path);
+    if (path !== ":memory:") db.pragma("journal_mode = WAL");
+    db.pragma("busy_timeout = 10000");
+    db.pragma("synchronous = NORMAL");
+    db.pragma("foreign_keys = ON");
+    return db;
+  } catch (e) {
+    db?.close();
+    const code = (e as { code?: unknown }).code;
+    if (e instanceof Error && typeof code === "string") throw new DatabaseOpenError(path, code, e);
+    throw e;
+  }
+}
+
+/**
+ * mkdir -p, with the real reason when it fails: Node's recursive mkdir reports ENOENT on a
+ * read-only filesystem, so the first missing level is made alone to get EROFS (or EACCES).
+ */
+function makeFolder(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    const missing: string[] = [];
+    for (let d = dir; !existsSync(d) && dirname(d) !== d; d = dirname(d)) missing.unshift(d);
+    if (missing.length > 0) mkdirSync(missing[0]!); // throws the real error
+    throw e;
+  }
 }
 
 /**

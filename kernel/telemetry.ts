@@ -7,7 +7,7 @@
  */
 import { SpanKind, SpanStatusCode, trace, type Attributes } from "@opentelemetry/api";
 import type { KernelReply } from "../generated/types";
-import { ATTR, TRACER_NAME } from "../runtime/telemetry/attributes";
+import { ATTR, TRACER_NAME, tracerVersion } from "../runtime/telemetry/attributes";
 import { continueTrace, type TraceCarrier } from "../runtime/telemetry/propagation";
 
 /** Runs one kernel command in its span, continued from `carrier`, and records the reply on it. */
@@ -20,7 +20,7 @@ export function withCommandSpan(
 ): KernelReply {
   return continueTrace(carrier, () =>
     trace
-      .getTracer(TRACER_NAME)
+      .getTracer(TRACER_NAME, tracerVersion())
       .startActiveSpan(
         `kernel ${command}`,
         { kind: SpanKind.SERVER, attributes: requestAttributes(command, payload, transport) },

@@ -82,7 +82,8 @@ function runSuite(suiteRoot: string): void {
     .filter((r) => !/\/draft(3|4|6|7|2019-09)\//.test(r.url));
 
   function newAjv() {
-    const ajv = createContractAjv({ source: true, strict: false });
+    // the suite's schemas use unknown formats on purpose: without this, ~7,400 warning lines in CI's output
+    const ajv = createContractAjv({ source: true, strict: false, warnings: false });
     for (const r of remotes) {
       try {
         ajv.addSchema(r.schema, r.url);

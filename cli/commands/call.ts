@@ -23,7 +23,8 @@ export async function runCall(opts: RuntimeCliOptions): Promise<void> {
     return;
   }
   // stdout carries the envelope: console spans go to stderr; TRACEPARENT (the caller's) is continued
-  const telemetry = await startTelemetry({ serviceName: "mnote-tools", consoleStream: process.stderr });
+  // one-shot: telemetry's shutdown is bounded short, so an unreachable collector never delays the answer
+  const telemetry = await startTelemetry({ serviceName: "mnote-tools", consoleStream: process.stderr, oneShot: true });
   const runtime = await runtimeFrom(opts);
   const stop = releaseOnSignal(runtime.dispatcher);
   try {

@@ -10,7 +10,7 @@ import { DiffConfigError, readConfigFile } from "../../codegen/diff/config-files
 import { parseCategories, readSeverityFile, resolveSeverities } from "../../codegen/diff/severity";
 import { compareWithBaseline, type Baseline } from "../../codegen/diff/fingerprint";
 import type { Category } from "../../codegen/diff/rules";
-import { CliExit } from "../exit";
+import { CliExit, EXIT } from "../exit";
 
 export interface DiffOptions {
   contract: string;
@@ -34,14 +34,11 @@ export interface DiffOptions {
   today?: string;
 }
 
-/** The exit codes of the CLI's error policy. */
-const EXIT = { ok: 0, findings: 1, usage: 2, configuration: 3 } as const;
-
 /**
- * Exit codes: 0 no error-severity change (or a new major version); 1 errors need a new major, or
- * warnings with --fail-on warning, or an expired ignore entry; 2 a bad flag, or the contracts
- * cannot be compared (a side does not validate, no base); 3 a bad ignore, severity or baseline
- * file (configuration).
+ * Exit codes (the CLI's error policy, cli/exit.ts): 0 no error-severity change (or a new major
+ * version); 1 errors need a new major, or warnings with --fail-on warning, or an expired ignore
+ * entry; 2 a bad flag, or the contracts cannot be compared (a side does not validate, no base);
+ * 3 a bad ignore, severity or baseline file (configuration), or a contract that cannot be read.
  */
 export async function runDiff(opts: DiffOptions): Promise<void> {
   if (!(FORMATS as readonly string[]).includes(opts.format)) {
@@ -117,7 +114,7 @@ export async function runDiff(opts: DiffOptions): Promise<void> {
   } catch (e) {
     if (e instanceof DiffConfigError) {
       console.error(e.message);
-      throw new CliExit(EXIT.configuration);
+      throw new CliExit(EXIT.environment);
     }
     if (e instanceof DiffInputError) {
       console.error(e.message);
@@ -125,7 +122,7 @@ export async function runDiff(opts: DiffOptions): Promise<void> {
     }
     if ((e as NodeJS.ErrnoException).code === "ENOENT") {
       console.error(`cannot read the contract: ${(e as Error).message}`);
-      throw new CliExit(EXIT.usage);
+      throw new CliExit(EXIT.environment); // a missing file is the environment's (cli/exit.ts)
     }
     throw e;
   }
@@ -152,7 +149,7 @@ function defaultBase(releases: string): string {
   const newest = newestRelease(releases);
   if (newest === null)
     throw new DiffInputError(
-      `no released contract in ${releases}/ to compare with: pass --base <git ref | folder>, or cut a release (scripts/cut-release.sh)`,
+      `no released contract in ${releases}/ to compare with: pass --base <git ref | folder>, or cut a release (copy the contract folder to ${releases}/<its version>)`,
     );
   return relative(process.cwd(), newest) || newest;
 }

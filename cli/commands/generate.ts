@@ -1,4 +1,3 @@
-import { watch } from "node:fs";
 import { relative } from "node:path";
 import { readContractDir, type SourceFile } from "../../codegen/phases/load";
 import { generate } from "../../codegen/pipeline";
@@ -6,7 +5,8 @@ import { writeOutput } from "../../codegen/phases/write";
 import { checkOutput, formatDriftReport, inSync } from "../../codegen/phases/check";
 import { ContractError } from "../../codegen/contract-error";
 import { ConfigError, planFromCli, type GenerationPlan } from "../../codegen/config";
-import { CliExit } from "../exit";
+import { CliExit, EXIT } from "../exit";
+import { watchFolder } from "../watch";
 
 interface GenerateOptions {
   config?: string;
@@ -19,10 +19,11 @@ interface GenerateOptions {
 
 /**
  * Exit codes: 0 done / in sync, 1 an output folder is out of date, 2 the contract or the config is
- * invalid (a config error includes an output folder in the wrong place or holding files generate
- * did not write, and a target emitting a path outside its folder). Which targets run where comes
- * from mnote-tools.config.json (or --config); --contract and --out override its folders; without
- * a config every built-in target writes to generated/.
+ * invalid, 3 the config is invalid (an output folder in the wrong place or holding files generate
+ * did not write, a target emitting a path outside its folder, two targets writing one path) or the
+ * contract cannot be read (cli/exit.ts). Which targets run where comes from mnote-tools.config.json
+ * (or --config); --contract and --out override its folders; without a config every built-in target
+ * writes to generated/.
  */
 export async function runGenerate(opts: GenerateOptions): Promise<void> {
   let plan: GenerationPlan;
@@ -36,30 +37,32 @@ export async function runGenerate(opts: GenerateOptions): Promise<void> {
     if (code !== 0) throw new CliExit(code);
     return;
   }
-  let timer: NodeJS.Timeout | undefined;
   let running = Promise.resolve(0);
-  console.error(`watching ${relative(process.cwd(), plan.contractDir) || "."} for changes (Ctrl-C to stop)`);
-  watch(plan.contractDir, { recursive: true }, () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      running = running.then(() => once(opts, plan));
-    }, 100);
+  // survives rename-saves and removed and recreated folders (cli/watch.ts)
+  await watchFolder(plan.contractDir, () => {
+    running = running.then(() => once(opts, plan));
   });
+  console.error(`watching ${relative(process.cwd(), plan.contractDir) || "."} for changes (Ctrl-C to stop)`);
   await new Promise(() => undefined);
 }
 
 /**
  * The one place a problem with the input becomes an exit code: it prints the message and returns
- * 2 for a bad contract or config; anything else is not an input problem and is thrown on.
+ * 2 for a bad contract, 3 for a bad config or a contract that cannot be read; anything else is not
+ * an input problem and is thrown on (cli/exit.ts maps it).
  */
 function problemExitCode(e: unknown): number {
   if (e instanceof ContractError) {
     console.error(e.message);
-    return 2;
+    return EXIT.usage;
   }
   if (e instanceof ConfigError) {
     console.error(`invalid config: ${e.message}`);
-    return 2;
+    return EXIT.environment;
+  }
+  if ((e as NodeJS.ErrnoException).code === "ENOENT") {
+    console.error(`cannot read the contract: ${(e as Error).message}`);
+    return EXIT.environment; // a missing file is the environment's (cli/exit.ts)
   }
   throw e;
 }
@@ -72,7 +75,7 @@ async function once(opts: GenerateOptions, plan: GenerationPlan): Promise<number
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
     console.error(`cannot read the contract: ${(e as Error).message}`);
-    return 2;
+    return EXIT.environment;
   }
   try {
     const { model, outputs } = await generate(sources, plan.targets);

@@ -52,8 +52,8 @@ export async function runHermesInstall(opts: HermesInstallOptions): Promise<void
   const home = resolve(opts.hermesHome ?? process.env.HERMES_HOME ?? join(homedir(), ".hermes"));
   const source = resolve(opts.source ?? pluginSourceDir());
   if (!existsSync(join(source, "plugin.yaml"))) {
-    console.error(`no generated plugin at ${source}: run mnote-tools generate first`);
-    throw new CliExit(2);
+    console.error(`mnote-tools: no generated plugin at ${source}: run mnote-tools generate first`);
+    throw new CliExit(3);
   }
   const target = join(home, "plugins", "mnote");
   mkdirSync(join(home, "plugins"), { recursive: true });

@@ -1,7 +1,7 @@
 /** `mnote-tools kernel seed|serve|exec`: the reference kernel on its own. */
 import { readFileSync } from "node:fs";
-import { CliExit } from "../exit";
-import { httpServiceOptions, portOf, type HttpCliOptions } from "../http-options";
+import { CliExit, usageError } from "../exit";
+import { httpServiceOptions, type HttpCliOptions } from "../http-options";
 import { startTelemetry } from "../../runtime/telemetry/sdk";
 
 /** service.name of the reference kernel's spans (OTEL_SERVICE_NAME overrides). */
@@ -9,10 +9,19 @@ const KERNEL_SERVICE = "mnote-kernel";
 
 export async function runKernelSeed(file: string, opts: { db: string }): Promise<void> {
   const { ReferenceKernel } = await import("../../kernel/reference-kernel");
-  const { seedKernel } = await import("../../kernel/seed");
+  const { seedKernel, validateSeed } = await import("../../kernel/seed");
+  // the seed is read and checked before the database is opened: a bad seed leaves no file behind
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    if (e instanceof SyntaxError) throw usageError(`${file} is not JSON: ${e.message}`);
+    throw e;
+  }
+  validateSeed(data);
   const kernel = new ReferenceKernel({ path: opts.db });
   try {
-    const counts = seedKernel(kernel, JSON.parse(readFileSync(file, "utf8")));
+    const counts = seedKernel(kernel, data);
     console.log(
       `seeded ${opts.db}: ${Object.entries(counts)
         .map(([k, v]) => `${v} ${k}`)
@@ -64,7 +73,7 @@ export async function runKernelServe(opts: KernelServeOptions): Promise<void> {
   });
   await serveUntilSignal(server, {
     host: opts.host,
-    port: portOf(opts.port),
+    port: opts.port,
     log,
     onStop: async () => {
       kernel.close();
@@ -95,7 +104,7 @@ export async function runKernelExec(opts: { db: string }): Promise<void> {
   const { withCommandSpan } = await import("../../kernel/telemetry");
   const { traceCarrierFromEnv } = await import("../../runtime/telemetry/propagation");
   // stdout carries the reply: console spans go to stderr; the span continues the caller's TRACEPARENT
-  const telemetry = await startTelemetry({ serviceName: KERNEL_SERVICE, consoleStream: process.stderr });
+  const telemetry = await startTelemetry({ serviceName: KERNEL_SERVICE, consoleStream: process.stderr, oneShot: true });
   const kernel = new ReferenceKernel({ path: opts.db });
   try {
     const { command, payload } = request;

@@ -3,8 +3,8 @@
  * that starts the server) or Streamable HTTP (--http: runtime/transports/mcp-http.ts).
  */
 import { randomBytes } from "node:crypto";
-import { runtimeFrom, positiveInt, type RuntimeCliOptions } from "../runtime-options";
-import { httpServiceOptions, portOf, type HttpCliOptions } from "../http-options";
+import { checkKernelAtStartup, runtimeFrom, toolCallLogger, type RuntimeCliOptions } from "../runtime-options";
+import { httpServiceOptions, type HttpCliOptions } from "../http-options";
 import { startTelemetry } from "../../runtime/telemetry/sdk";
 import { CliExit } from "../exit";
 
@@ -12,7 +12,7 @@ export interface McpOptions extends RuntimeCliOptions, HttpCliOptions {
   session: string;
   http?: boolean;
   token?: string;
-  maxBytes: string;
+  maxBytes: number;
   provider?: string;
 }
 
@@ -23,7 +23,7 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     process.stderr.write(`unknown provider ${provider}: one of ${PROVIDERS.join(", ")}\n`);
     throw new CliExit(2);
   }
-  const { createLogger, logEvent, showGeneratedToken, storeErrorLogger } = await import("../../common/http/logger");
+  const { createLogger, showGeneratedToken, storeErrorLogger } = await import("../../common/http/logger");
   // stdout is the MCP channel on stdio: the logger writes to stderr
   const log = createLogger({ service: "mcp", level: opts.logLevel });
   // only when OTEL_* asks; on stdio, stdout is the MCP channel, so console spans go to stderr
@@ -32,16 +32,24 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     consoleStream: opts.http ? process.stdout : process.stderr,
   });
   const runtime = await runtimeFrom(opts, {
-    onCall: (r) => logEvent(log, "info", "tool_call", r),
+    onCall: await toolCallLogger(log),
     onStoreError: storeErrorLogger(log),
   });
   const dispatch = (r: unknown) => runtime.dispatcher.dispatch(r);
+  const stop = async () => {
+    await runtime.close();
+    await telemetry?.shutdown();
+  };
 
   if (!opts.http) {
     const { serveMcpStdio } = await import("../../runtime/transports/mcp-server");
-    await serveMcpStdio({ dispatch, grants: runtime.grants, sessionId: opts.session, now: runtime.now, provider });
-    await runtime.close();
-    await telemetry?.shutdown();
+    try {
+      // the kernel is asked once before the MCP channel opens (exit 3 if it cannot be used)
+      await checkKernelAtStartup(runtime, opts, log);
+      await serveMcpStdio({ dispatch, grants: runtime.grants, sessionId: opts.session, now: runtime.now, provider });
+    } finally {
+      await stop();
+    }
     return;
   }
 
@@ -59,18 +67,21 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     now: runtime.now,
     provider,
     token,
-    maxBytes: positiveInt(opts.maxBytes, "--max-bytes"),
+    maxBytes: opts.maxBytes,
     log,
     ...(await httpServiceOptions(opts)),
   });
-  await serveUntilSignal(server, {
-    host: opts.host,
-    port: portOf(opts.port),
-    path: "/mcp",
-    log,
-    onStop: async () => {
-      await runtime.close();
-      await telemetry?.shutdown();
-    },
-  });
+  try {
+    await serveUntilSignal(server, {
+      host: opts.host,
+      port: opts.port,
+      path: "/mcp",
+      log,
+      beforeAnnounce: () => checkKernelAtStartup(runtime, opts, log),
+      onStop: stop,
+    });
+  } catch (e) {
+    await stop().catch(() => undefined);
+    throw e;
+  }
 }

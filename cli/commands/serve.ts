@@ -3,25 +3,26 @@
  * until SIGTERM; with --workers N, in N processes sharing the port (common/http/cluster.ts).
  */
 import { randomBytes } from "node:crypto";
-import { runtimeFrom, positiveInt, type RuntimeCliOptions } from "../runtime-options";
-import { httpServiceOptions, portOf, type HttpCliOptions } from "../http-options";
+import { checkKernelAtStartup, runtimeFrom, toolCallLogger, type RuntimeCliOptions } from "../runtime-options";
+import { httpServiceOptions, type HttpCliOptions } from "../http-options";
 import { startTelemetry } from "../../runtime/telemetry/sdk";
+import { usageError } from "../exit";
 
 export interface ServeOptions extends RuntimeCliOptions, HttpCliOptions {
   token?: string;
   hostToken?: string;
-  maxBytes: string;
-  workers: string;
+  maxBytes: number;
+  workers: number;
 }
 
 export async function runServe(opts: ServeOptions): Promise<void> {
   const { createToolServer } = await import("../../runtime/transports/tool-server");
-  const { createLogger, logEvent, showGeneratedToken, storeErrorLogger } = await import("../../common/http/logger");
+  const { createLogger, showGeneratedToken, storeErrorLogger } = await import("../../common/http/logger");
   const { serveUntilSignal } = await import("../../common/http/server");
   const { announceToPrimary, isClusterWorker, leaveCluster, runClusterPrimary } =
     await import("../../common/http/cluster");
   const log = createLogger({ service: "serve", level: opts.logLevel });
-  const workers = positiveInt(opts.workers, "--workers");
+  const workers = opts.workers;
   const worker = isClusterWorker();
   let token = opts.token;
   if (!token) {
@@ -34,33 +35,41 @@ export async function runServe(opts: ServeOptions): Promise<void> {
       ["--state", opts.state],
       ["--db", opts.kernelUrl || opts.kernelCli ? undefined : opts.db],
     ] as const)
-      if (path === ":memory:") throw new Error(`--workers ${workers} needs a database file for ${flag}, not :memory:`);
+      if (path === ":memory:") throw usageError(`--workers ${workers} needs a database file for ${flag}, not :memory:`);
     // the workers re-run this command; a generated token reaches them through the environment
     await runClusterPrimary({ workers, log, env: { MNOTE_TOOLS_TOKEN: token } });
     return;
   }
   const telemetry = await startTelemetry({ serviceName: "mnote-tools" }); // only when OTEL_* asks (docs/OBSERVABILITY.md)
   const runtime = await runtimeFrom(opts, {
-    onCall: (r) => logEvent(log, "info", "tool_call", r),
+    onCall: await toolCallLogger(log),
     onStoreError: storeErrorLogger(log),
   });
   const server = createToolServer({
     runtime,
     token,
     hostToken: opts.hostToken,
-    maxBytes: positiveInt(opts.maxBytes, "--max-bytes"),
+    maxBytes: opts.maxBytes,
     log,
     ...(await httpServiceOptions(opts)),
   });
-  await serveUntilSignal(server, {
-    host: opts.host,
-    port: portOf(opts.port),
-    log,
-    announce: worker ? announceToPrimary : undefined,
-    onStop: async () => {
-      await runtime.close();
-      await telemetry?.shutdown();
-    },
-  });
+  const stop = async () => {
+    await runtime.close();
+    await telemetry?.shutdown();
+  };
+  try {
+    await serveUntilSignal(server, {
+      host: opts.host,
+      port: opts.port,
+      log,
+      // the port is taken first, then the kernel asked once (exit 3 if it cannot be used)
+      beforeAnnounce: () => checkKernelAtStartup(runtime, opts, log),
+      announce: worker ? announceToPrimary : undefined,
+      onStop: stop,
+    });
+  } catch (e) {
+    await stop().catch(() => undefined);
+    throw e;
+  }
   if (worker) leaveCluster();
 }

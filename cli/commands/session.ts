@@ -2,7 +2,6 @@
  * `mnote-tools session grant|show|revoke`: session grants in the runtime's state file, for a host on
  * the same machine (the HTTP route POST /v1/sessions does the same for a remote host).
  */
-import { positiveInt } from "../runtime-options";
 import { CliExit } from "../exit";
 import { isGrantLive } from "../../common/grant-liveness";
 
@@ -14,7 +13,7 @@ export interface GrantOptions {
   document: string;
   actor: string;
   scope: string;
-  ttl: string;
+  ttl: number;
   trace?: string;
   locale?: string;
 }
@@ -43,7 +42,7 @@ export async function runSessionGrant(opts: GrantOptions): Promise<void> {
       .split(",")
       .map((s) => s.trim())
       .filter(Boolean),
-    expiresAt: new Date(Date.now() + positiveInt(opts.ttl, "--ttl") * 1000).toISOString(),
+    expiresAt: new Date(Date.now() + opts.ttl * 1000).toISOString(),
   };
   if (opts.trace) grant.traceId = opts.trace;
   if (opts.locale) grant.locale = opts.locale;

@@ -9,14 +9,19 @@
  * program share one module instance (`instanceof KernelRefusal` holds across both), and the
  * package ships no source twice. The version is the contract's version: the package is the contract.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Target } from "./target";
 import { banner, bannerText } from "../support/banner";
+import { assetsDir } from "../support/templates";
 
 export type PackageOptions = {
   /** The npm name of the package (default @mnote/contract). */
   name?: string;
   /** The license field of its package.json (default MIT). */
   license?: string;
+  /** Who the MIT LICENSE file names as copyright holder (default: the mnote-tools authors). */
+  copyright?: string;
 };
 
 /** The folder (inside the output folder) the package's compiled CommonJS goes to. */
@@ -35,12 +40,24 @@ export const packageTarget: Target<PackageOptions> = {
         default: "@mnote/contract",
         description: "the npm name of the package",
       },
-      license: { type: "string", minLength: 1, default: "MIT", description: "the license field of its package.json" },
+      license: {
+        type: "string",
+        minLength: 1,
+        default: "MIT",
+        description: "the license field of its package.json; with MIT the package also gets a LICENSE file",
+      },
+      copyright: {
+        type: "string",
+        minLength: 1,
+        default: "the mnote-tools authors",
+        description: "the copyright holder the MIT LICENSE file names",
+      },
     },
   },
   emit(model, context) {
     const name = context.options.name ?? "@mnote/contract";
     const license = context.options.license ?? "MIT";
+    const copyright = context.options.copyright ?? "the mnote-tools authors";
     const has = (target: string) => context.targets.includes(target);
     const cjs = `./${PACKAGE_BUILD_DIR}`;
     const manifest = {
@@ -111,6 +128,13 @@ import { validateToolResponse, tools } from "${name}";      // ESM (import) and 
       { path: "esm/index.mjs", content: esmEntry },
       { path: "esm/index.d.mts", content: esmEntry },
       { path: "README.md", content: readme },
+      // npm ships a LICENSE file with any package; the text exists here for MIT, the default
+      ...(license === "MIT" ? [{ path: "LICENSE", content: `${bannerText(model)}\n\n${mitLicense(copyright)}` }] : []),
     ];
   },
 };
+
+/** The MIT license text (codegen/assets/package/MIT-LICENSE.txt, the same as the repository's LICENSE) naming the holder. */
+function mitLicense(copyright: string): string {
+  return readFileSync(join(assetsDir("package"), "MIT-LICENSE.txt"), "utf8").replace("{copyright}", copyright);
+}

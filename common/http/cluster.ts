@@ -12,6 +12,18 @@
 import cluster, { type Worker } from "node:cluster";
 import type { Logger } from "./logger";
 
+/**
+ * The workers could not all start. A worker that exits before listening has said why on the shared
+ * stderr already (a port in use, a kernel refusing the token: each one line, exit 3), so this is an
+ * environment problem of the whole server (cli/exit.ts maps it to exit 3), not a bug.
+ */
+export class ClusterStartError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ClusterStartError";
+  }
+}
+
 /** The message a worker sends the primary once its server listens. */
 interface ListeningMessage {
   mnoteListening: string;
@@ -72,7 +84,7 @@ export async function runClusterPrimary(options: ClusterOptions): Promise<void> 
     let listening = 0;
     let first: string | undefined;
     const timer = setTimeout(
-      () => fail(new Error("the workers did not all start listening in time")),
+      () => fail(new ClusterStartError("the workers did not all start listening in time")),
       options.startTimeoutMs ?? 30_000,
     );
     const fail = (e: Error) => {
@@ -93,7 +105,8 @@ export async function runClusterPrimary(options: ClusterOptions): Promise<void> 
       });
       worker.once("exit", (code, signal) => {
         live.delete(worker);
-        if (listening < options.workers) fail(new Error(`a worker exited before listening (${signal ?? code})`));
+        if (listening < options.workers)
+          fail(new ClusterStartError(`a worker exited before listening (exit ${signal ?? code})`));
       });
     }
   });

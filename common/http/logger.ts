@@ -16,6 +16,7 @@ import {
   type Level,
   type DestinationStream,
 } from "pino";
+import { isSpanContextValid, trace } from "@opentelemetry/api";
 
 export type Logger = PinoLogger;
 export type LogLevel = Level;
@@ -54,7 +55,11 @@ const LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
 /** A pino logger with the servers' redaction, ISO timestamps and `service`/`pid` on every line. */
 export function createLogger(options: LoggerOptions): Logger {
   const level = options.level ?? process.env.MNOTE_TOOLS_LOG_LEVEL ?? "info";
-  if (!LEVELS.includes(level)) throw new Error(`--log-level must be one of ${LEVELS.join(", ")}, not "${level}"`);
+  if (!LEVELS.includes(level)) {
+    // the CLI checks --log-level and the variable itself; this is for other callers: blame the source
+    const source = options.level !== undefined ? "--log-level" : "MNOTE_TOOLS_LOG_LEVEL";
+    throw new Error(`${source} must be one of ${LEVELS.join(", ")}, not "${level}"`);
+  }
   return pino(
     {
       level,
@@ -63,9 +68,23 @@ export function createLogger(options: LoggerOptions): Logger {
       // the level as a word: an operator greps for "error", not 50
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: REDACT_PATHS, censor: "[redacted]" },
+      // a line written while a span is active names it, so a log line and its trace can be joined
+      mixin: activeSpanFields,
     },
     options.destination ?? destination({ fd: 2, sync: true }),
   );
+}
+
+/**
+ * trace_id and span_id (the OpenTelemetry log data model's names) of the active span, when there
+ * is one with a valid context; nothing otherwise (tracing off, or outside any call).
+ */
+export function activeSpanFields(): Record<string, string> {
+  const span = trace.getActiveSpan();
+  if (!span) return {};
+  const context = span.spanContext();
+  if (!isSpanContextValid(context)) return {};
+  return { trace_id: context.traceId, span_id: context.spanId };
 }
 
 /**
@@ -85,9 +104,13 @@ export interface LogEvents {
     commandId: string | null;
     replayed: boolean;
     ms: number;
+    /** Why the kernel cannot be used, for mnote_tool_kernel_misconfigured (never a token). */
+    cause?: string;
   };
   /** The idempotency store could not be reached; logged once per 100 failures. */
   store_unavailable: { message: string; count: number; fallback: string };
+  /** The start-up check of the kernel (serve, mcp): info when it answers, warn when it does not (yet). */
+  kernel_check: { kernel: string; ok: boolean; message: string };
   /** An HTTP answer of 400 or more (warn for 4xx, error for 5xx). */
   http_error: { method: string; path: string; status: number; message: string };
 }

@@ -406,9 +406,10 @@ export function urlOf(server: Server, host: string, path = ""): string {
 }
 
 /**
- * Listens, prints {"listening": url, "pid"} on stdout (what scripts and tests wait for; a cluster
+ * Listens, runs beforeAnnounce (a start-up check: if it throws, the server closes and the error
+ * goes on), prints {"listening": url, "pid"} on stdout (what scripts and tests wait for; a cluster
  * worker announces to its primary instead), serves until SIGTERM or SIGINT, stops gracefully, then
- * runs onStop.
+ * runs onStop. The port is taken before the check, so a port in use is the first thing reported.
  */
 export async function serveUntilSignal(
   server: Server,
@@ -417,6 +418,7 @@ export async function serveUntilSignal(
     port: number;
     path?: string;
     log: Logger;
+    beforeAnnounce?: () => Promise<void>;
     onStop?: () => Promise<void> | void;
     /** Instead of printing the listening line (a cluster worker tells its primary). */
     announce?: (url: string) => void;
@@ -426,6 +428,14 @@ export async function serveUntilSignal(
     server.once("error", reject);
     server.listen(options.port, options.host, () => resolve());
   });
+  if (options.beforeAnnounce) {
+    try {
+      await options.beforeAnnounce();
+    } catch (e) {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      throw e;
+    }
+  }
   const url = urlOf(server, options.host, options.path);
   // logged first: whoever waits for the announcement finds the log line already written
   options.log.info({ event: "listening", url }, "listening");
@@ -468,12 +478,4 @@ export function parseList(text: string | undefined): string[] | undefined {
     .map((s) => s.trim())
     .filter((s) => s.length > 0)
     .map((s) => (s.startsWith("http") ? s.replace(/\/$/, "") : s.toLowerCase()));
-}
-
-/** Positive integer milliseconds from a flag. */
-export function parseMs(text: string, flag: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n <= 0)
-    throw new Error(`${flag} must be a positive number of milliseconds, not "${text}"`);
-  return n;
 }

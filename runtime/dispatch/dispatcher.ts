@@ -21,12 +21,18 @@
  */
 import type * as T from "../../generated/types";
 import type { KernelClient, KernelCommandMap } from "../../generated/kernel/client";
-import { KernelRefusal, KernelTransportError } from "../../generated/kernel/transport";
+import {
+  KernelMisconfigured,
+  KernelRefusal,
+  KernelTransportError,
+  type KernelMisconfigurationKind,
+} from "../../generated/kernel/transport";
 import {
   capabilities,
   ERR,
   errorCatalog,
   toolByName as generatedToolByName,
+  type ErrorReason,
   type KernelCommandName,
   type MessageLocale,
   type ToolDescriptor,
@@ -94,6 +100,8 @@ export interface CallRecord {
   commandId: string | null;
   replayed: boolean;
   ms: number;
+  /** Why the kernel cannot be used (kernel_misconfigured only): for the operator's log, never a token. */
+  cause?: string;
 }
 
 export interface Dispatcher {
@@ -161,6 +169,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     let tool: ToolDescriptor | undefined;
     let locale: MessageLocale = options.defaultLocale ?? "zh-CN";
     let response: T.ToolResponse;
+    let cause: string | undefined;
     try {
       const request = readRequest(input, limits);
       if (isPlainObject(request) && (request.locale === "en" || request.locale === "zh-CN")) locale = request.locale;
@@ -181,9 +190,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       response = success(echo, outcome);
     } catch (e) {
       response = failure(echo, e, tool, locale);
+      if (e instanceof KernelMisconfigured) cause = e.message;
     }
     response = checked(response, tool, echo, locale);
-    options.onCall?.(record(echo, response, now() - started));
+    options.onCall?.(record(echo, response, now() - started, cause));
     return response;
   }
 
@@ -380,7 +390,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         },
       });
     } catch (e) {
-      if (!(e instanceof KernelTransportError)) throw e;
+      const lost = e instanceof KernelTransportError || (e instanceof KernelMisconfigured && e.mayHaveRun);
+      if (!lost) throw e;
       // The command may have been applied and only its answer lost: ask before answering.
       return reconcile(context, { commandId, scope: keyed.scope, fingerprint: keyed.fingerprint });
     }
@@ -407,6 +418,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const clock = Date.now;
     const deadline = clock() + reconcileMs;
     let pause = 100;
+    let misconfigured: KernelMisconfigured | undefined;
     for (let attempt = 0; attempt < 8; attempt++) {
       const left = deadline - clock();
       if (left <= 0) break;
@@ -429,7 +441,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
             replayed: s.toolCallId !== context.toolCallId,
           };
         }
-      } catch {
+      } catch (e) {
+        // a kernel that cannot be used as configured will not tell later either: say so, not "unknown"
+        if (e instanceof KernelMisconfigured) {
+          misconfigured = e;
+          break;
+        }
         // the kernel cannot answer this either (or does not know the status command): cannot tell yet
       }
       const wait = Math.min(pause, deadline - clock());
@@ -437,6 +454,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       await new Promise((r) => setTimeout(r, wait));
       pause *= 2;
     }
+    if (misconfigured) throw misconfigured;
     refuse(ERR.outcomeUnknown);
   }
 
@@ -546,6 +564,8 @@ function toFailure(e: unknown): {
 } {
   if (e instanceof ToolFailure) return { code: e.code, ...e.detail };
   if (e instanceof KernelRefusal && isErrorCode(e.code)) return { code: e.code, reason: e.reason, field: e.field };
+  if (e instanceof KernelMisconfigured)
+    return { code: ERR.kernelMisconfigured, reason: MISCONFIGURATION_REASON[e.kind] };
   if (e instanceof KernelTransportError) return { code: ERR.kernelUnavailable, reason: undefined };
   // a full or read-only disk, an I/O error, a store busy past its timeout: retry later, nothing written
   if (isStoreUnavailable(e)) return { code: ERR.storeUnavailable };
@@ -568,7 +588,15 @@ function checked(
   return failure(echo, new ToolFailure(ERR.internal, { reason: undefined }), tool, locale);
 }
 
-function record(echo: Echo, response: T.ToolResponse, ms: number): CallRecord {
+/** The catalog reason of each way the kernel client finds the kernel misconfigured (checked against the catalog). */
+const MISCONFIGURATION_REASON = {
+  token_refused: "token_refused",
+  adapter_not_found: "adapter_not_found",
+  adapter_not_executable: "adapter_not_executable",
+  adapter_failed: "adapter_failed",
+} as const satisfies Record<KernelMisconfigurationKind, ErrorReason<typeof ERR.kernelMisconfigured>>;
+
+function record(echo: Echo, response: T.ToolResponse, ms: number, cause?: string): CallRecord {
   return {
     toolName: echo.toolName,
     toolCallId: echo.toolCallId,
@@ -580,6 +608,7 @@ function record(echo: Echo, response: T.ToolResponse, ms: number): CallRecord {
     commandId: response.audit.commandId,
     replayed: response.audit.replayed ?? false,
     ms,
+    ...(cause !== undefined ? { cause } : {}),
   };
 }
 

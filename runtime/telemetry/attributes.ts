@@ -35,3 +35,6 @@ export const EXECUTE_TOOL = "execute_tool";
 
 /** The instrumentation scope of every span the runtime and the reference kernel start. */
 export const TRACER_NAME = "mnote-tools";
+
+/** The scope's version: this package's (common/version.ts). */
+export { packageVersion as tracerVersion } from "../../common/version";

@@ -5,7 +5,7 @@
  */
 import { activeOtel } from "./otel";
 import { KernelTransportError, type KernelTransport } from "../../generated/kernel/transport";
-import { ATTR, TRACER_NAME } from "./attributes";
+import { ATTR, TRACER_NAME, tracerVersion } from "./attributes";
 
 /**
  * The same transport, with one CLIENT span per command, named by the command the generated client
@@ -18,7 +18,7 @@ export function tracedTransport(send: KernelTransport, transport: "http" | "cli"
     const otel = activeOtel();
     if (!otel) return send(command, payload);
     const { SpanKind, SpanStatusCode } = otel;
-    return otel.trace.getTracer(TRACER_NAME).startActiveSpan(
+    return otel.trace.getTracer(TRACER_NAME, tracerVersion()).startActiveSpan(
       `kernel ${command}`,
       {
         kind: SpanKind.CLIENT,

@@ -10,7 +10,7 @@ import type { Attributes, Span } from "@opentelemetry/api";
 import { activeOtel } from "./otel";
 import type { ToolResponse } from "../../generated/types";
 import type { ToolDescriptor } from "../../generated/registry";
-import { ATTR, EXECUTE_TOOL, TRACER_NAME } from "./attributes";
+import { ATTR, EXECUTE_TOOL, TRACER_NAME, tracerVersion } from "./attributes";
 
 /** What the dispatcher tells the span while the call runs. */
 export interface ToolSpan {
@@ -28,7 +28,7 @@ export async function withToolSpan(run: (span: ToolSpan) => Promise<ToolResponse
   const otel = activeOtel();
   if (!otel) return run(NOT_RECORDING);
   const { SpanKind, SpanStatusCode } = otel;
-  const tracer = otel.trace.getTracer(TRACER_NAME);
+  const tracer = otel.trace.getTracer(TRACER_NAME, tracerVersion());
   return tracer.startActiveSpan(
     EXECUTE_TOOL,
     { kind: SpanKind.INTERNAL, attributes: { [ATTR.genAiOperationName]: EXECUTE_TOOL } },

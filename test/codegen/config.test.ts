@@ -119,7 +119,7 @@ describe("mnote-tools.config.json", () => {
       targets: [{ module: "./tool-list.js", options: { prefix: 3, color: "red" } }],
     });
     const bad = runCli(["generate"], { cwd: project.root });
-    expect(bad.status).toBe(2);
+    expect(bad.status).toBe(3);
     expect(bad.stderr).toContain("options of target tool-list");
     expect(bad.stderr).toContain("/prefix must be string");
     expect(bad.stderr).toContain("(color)");
@@ -133,13 +133,13 @@ describe("mnote-tools.config.json", () => {
     [{ targets: [{ name: "types", out: "." }] }, "holds the project itself"],
     [{ out: "contract" }, "holds the contract"],
     [{ targets: ["docs", { module: "./nowhere.js" }] }, "cannot load target module ./nowhere.js"],
-    [{ output: "x" }, "does not match codegen/config.schema.json"],
-  ])("a broken config %j stops with exit 2 and writes nothing", (config, message) => {
+    [{ output: "x" }, "does not match the config schema (mnote-tools/config.schema.json)"],
+  ])("a broken config %j stops with exit 3 (configuration) and writes nothing", (config, message) => {
     const project = scratchProject();
     writeConfig(project.root, config);
     const before = snapshot(project.generated);
     const run = runCli(["generate"], { cwd: project.root });
-    expect(run.status).toBe(2);
+    expect(run.status).toBe(3);
     expect(run.stderr).toContain("invalid config: ");
     expect(run.stderr).toContain(message);
     expect(snapshot(project.generated)).toEqual(before);
@@ -156,7 +156,7 @@ describe("mnote-tools.config.json", () => {
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);
     expect(readdirSync(join(project.root, "conf", "only-types")).sort()).toEqual([".mnote-generated", "types.ts"]);
-    expect(runCli(["generate", "--config", "conf/missing.json"], { cwd: project.root }).status).toBe(2);
+    expect(runCli(["generate", "--config", "conf/missing.json"], { cwd: project.root }).status).toBe(3);
 
     // the contract may lie outside the config's folder; an output folder may not
     writeFileSync(
@@ -164,7 +164,7 @@ describe("mnote-tools.config.json", () => {
       JSON.stringify({ contract: "../contract", out: "../only-types", targets: ["types"] }),
     );
     const outside = runCli(["generate", "--config", "conf/gen.json"], { cwd: project.root });
-    expect(outside.status).toBe(2);
+    expect(outside.status).toBe(3);
     const root = realpathSync(project.root);
     expect(outside.stderr).toContain(
       `output folder ${join(root, "only-types")} is outside the project ${join(root, "conf")}`,

@@ -50,11 +50,11 @@ describe("generate --check", () => {
     expect(check(project).status).toBe(0);
   });
 
-  it("a file generate did not write is not drift but a refusal, as generate would refuse: exit 2 naming it", () => {
+  it("a file generate did not write is not drift but a refusal, as generate would refuse: exit 3 naming it", () => {
     const project = scratchProject();
     writeFileSync(join(project.generated, "docs", "my-notes.md"), "hand-written\n");
     const run = check(project);
-    expect(run.status).toBe(2);
+    expect(run.status).toBe(3);
     expect(run.stderr).toContain("generate did not write");
     expect(run.stderr).toContain("generated/docs/my-notes.md");
   });

@@ -242,7 +242,7 @@ const REFUSALS: Record<string, Refusal> = {
 
 describe("generate owns only what it wrote", () => {
   it.each(Object.keys(REFUSALS))(
-    "refuses %s: exit 2 from generate and --check alike, nothing on disk changed",
+    "refuses %s: exit 3 from generate and --check alike, nothing on disk changed",
     (name) => {
       const refusal = REFUSALS[name]!;
       const box = sandbox();
@@ -254,7 +254,7 @@ describe("generate owns only what it wrote", () => {
         expect(run.stderr).toContain("invalid config: ");
         expect(run.stderr).toContain(refusal.message(box));
         expect(run.stderr).not.toMatch(/\n\s+at /); // a message, not a stack trace
-        expect(run.status).toBe(2);
+        expect(run.status).toBe(3);
         expect(treeState(box.wrapper)).toEqual(before);
       }
     },

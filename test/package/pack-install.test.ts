@@ -4,7 +4,7 @@
  * dependencies come from the npm cache `npm ci` filled, pinned by the repo's lock file), then use
  * them as an outsider would. Slow (packing, installing, compiling): a wide timeout.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { repoRoot } from "../support/paths";
@@ -75,6 +75,7 @@ describe("the two packages, packed and installed offline into empty projects", (
       expect.arrayContaining([
         "package.json",
         "README.md",
+        "LICENSE",
         "contract-manifest.json",
         "esm/index.mjs",
         "esm/index.d.mts",
@@ -85,7 +86,7 @@ describe("the two packages, packed and installed offline into empty projects", (
     expect(
       contractFiles.filter(
         (f) =>
-          !/^(package\.json|README\.md|contract-manifest\.json|esm\/index\.d?\.?mts|esm\/index\.mjs|dist\/cjs\/.*\.(js|d\.ts))$/.test(
+          !/^(package\.json|README\.md|LICENSE|contract-manifest\.json|esm\/index\.d?\.?mts|esm\/index\.mjs|dist\/cjs\/.*\.(js|d\.ts))$/.test(
             f,
           ),
       ),
@@ -97,6 +98,7 @@ describe("the two packages, packed and installed offline into empty projects", (
     expect(cliFiles).toEqual(
       expect.arrayContaining([
         "bin/mnote-tools.js",
+        "LICENSE",
         "dist/cli/main.js",
         "contract/contract.json",
         "codegen/templates/hermes/SKILL.md.hbs",
@@ -109,6 +111,15 @@ describe("the two packages, packed and installed offline into empty projects", (
       ),
     );
     expect(unwanted).toEqual([]);
+    // the contract package is not shipped twice: dist/generated holds one-line modules that load
+    // @mnote/contract (scripts/link-contract.js), not a compiled copy of it
+    const shims = cliFiles.filter((f) => f.startsWith("dist/generated/"));
+    expect(shims.length).toBeGreaterThan(0);
+    for (const f of shims) {
+      expect([f, f.endsWith(".js")]).toEqual([f, true]);
+      const text = readFileSync(join(repoRoot, f), "utf8");
+      expect([f, text.length < 400, text.includes('require.resolve("@mnote/contract")')]).toEqual([f, true, true]);
+    }
     // every compiled file once: no .ts source next to its build
     expect(cliFiles.filter((f) => /\.ts$/.test(f) && !/\.d\.ts$/.test(f) && !f.startsWith("codegen/assets/"))).toEqual(
       [],
@@ -149,6 +160,33 @@ describe("the two packages, packed and installed offline into empty projects", (
       expect(files.filter((f) => /\.node$|binding\.gyp$/.test(f))).toEqual([]);
     });
 
+    it("its LICENSE is the repository's MIT license", () => {
+      const shipped = readFileSync(join(dir, "node_modules", "@mnote", "contract", "LICENSE"), "utf8");
+      expect(shipped.endsWith(readFileSync(join(repoRoot, "LICENSE"), "utf8"))).toBe(true);
+      expect(contractManifest()).toMatchObject({ license: "MIT" });
+    });
+
+    it("its declarations are self-contained: they type-check with no ambient types at all (no @types/node)", () => {
+      writeFileSync(
+        join(dir, "bare.cts"),
+        [
+          'import { tools, validateToolResponse, KernelMisconfigured, type PageSaveArgs } from "@mnote/contract";',
+          'const args: PageSaveArgs = { content: [{ type: "paragraph", text: "x" }], mode: "append", baseRevision: 1 };',
+          'export const name: string = tools["mnote.page.save"].providerName;',
+          "export const checks: boolean = validateToolResponse(args);",
+          'export const kind: string = new KernelMisconfigured("token_refused", "x").kind;',
+          "",
+        ].join("\n"),
+      );
+      const result = compileConsumer(dir, { module: "node16", moduleResolution: "node16" }, ["bare.cts"], undefined, {
+        types: [],
+        typeRoots: [],
+        lib: ["ES2023"],
+      });
+      expect(result.output).toBe("");
+      expect(result.status).toBe(0);
+    });
+
     it("a TypeScript consumer type-checks against it, and runs as ESM and as CommonJS", () => {
       addConsumerFiles(dir);
       const compiled = compileConsumer(
@@ -180,8 +218,12 @@ describe("the two packages, packed and installed offline into empty projects", (
       // better-sqlite3's install script would build or download its binary; the repo's npm ci did
       // that already for this Node, so the test skips the script and copies that binary in
       const run = npm(["ci", "--offline", "--ignore-scripts", "--no-audit", "--no-fund"], dir);
-      expect(run.stderr).not.toMatch(/ERR/);
-      expect(run.status).toBe(0);
+      if (run.status !== 0) process.stderr.write(`npm ci said:\n${run.stdout}\n${run.stderr}\n`);
+      expect({ status: run.status, stderr: run.stderr, stdout: run.stdout }).toEqual({
+        status: 0,
+        stderr: expect.not.stringMatching(/ERR/),
+        stdout: expect.any(String),
+      });
       cpSync(
         join(repoRoot, "node_modules", "better-sqlite3", "build"),
         join(dir, "node_modules", "better-sqlite3", "build"),
@@ -196,6 +238,66 @@ describe("the two packages, packed and installed offline into empty projects", (
       expect(run.status).toBe(0);
       expect(run.stdout).toMatch(/^Usage: mnote-tools/);
       for (const verb of ["generate", "diff", "serve", "mcp", "kernel", "hermes"]) expect(run.stdout).toContain(verb);
+    });
+
+    it("ships its LICENSE and no install-time script (no prepare: npm 11 asks to allow those); --version answers", () => {
+      const installed = join(dir, "node_modules", "mnote-tools");
+      expect(readFileSync(join(installed, "LICENSE"), "utf8")).toBe(readFileSync(join(repoRoot, "LICENSE"), "utf8"));
+      const manifest = readJson<{ scripts?: Record<string, string>; version: string }>(join(installed, "package.json"));
+      const lifecycle = ["preinstall", "install", "postinstall", "prepare", "preprepare", "postprepare"];
+      expect(Object.keys(manifest.scripts ?? {}).filter((k) => lifecycle.includes(k))).toEqual([]);
+      const lock = readJson<{ packages: Record<string, LockEntry> }>(join(dir, "package-lock.json"));
+      expect(lock.packages["node_modules/mnote-tools"]!.hasInstallScript).toBeUndefined();
+      const version = npm(["exec", "--offline", "--", "mnote-tools", "--version"], dir);
+      expect([version.status, version.stdout.trim(), version.stderr]).toEqual([0, manifest.version, ""]);
+    });
+
+    it("the CLI's own code and require('mnote-tools') share the one installed @mnote/contract", () => {
+      const script = [
+        'const { dirname, join } = require("node:path");',
+        'const root = dirname(require.resolve("mnote-tools/package.json"));',
+        'const own = require(join(root, "dist", "generated", "kernel", "transport.js"));',
+        'const pkg = require("mnote-tools");',
+        'const contract = require("@mnote/contract");',
+        "console.log(JSON.stringify([own.KernelRefusal === pkg.KernelRefusal, pkg.KernelRefusal === contract.KernelRefusal]));",
+      ].join("\n");
+      const run = spawnSync(process.execPath, ["-e", script], { cwd: dir, encoding: "utf8" });
+      expect(run.stderr).toBe("");
+      expect(JSON.parse(run.stdout)).toEqual([true, true]);
+    });
+
+    it("every path a help text names exists in the installed package", () => {
+      const installed = join(dir, "node_modules", "mnote-tools");
+      const help = (path: string[]) => {
+        const run = spawnSync(process.execPath, [join(installed, "bin", "mnote-tools.js"), ...path, "--help"], {
+          cwd: dir,
+          encoding: "utf8",
+        });
+        expect([path.join(" "), run.status]).toEqual([path.join(" "), 0]);
+        return run.stdout;
+      };
+      const commandsOf = (text: string) =>
+        (text.split("Commands:")[1] ?? "")
+          .split("\n")
+          .map((l) => /^ {2}([a-z][a-z-]*)\b/.exec(l)?.[1])
+          .filter((c): c is string => c !== undefined && c !== "help");
+      const texts: string[] = [];
+      const top = help([]);
+      texts.push(top);
+      for (const command of commandsOf(top)) {
+        const text = help([command]);
+        texts.push(text);
+        for (const sub of commandsOf(text)) texts.push(help([command, sub]));
+      }
+      expect(texts.length).toBeGreaterThan(12);
+      const paths = [...new Set(texts.join("\n").match(/[\w@.-]+(?:\/[\w.-]+)+\.(?:md|json|sh|ts|js|ya?ml)\b/g) ?? [])];
+      expect(paths.length).toBeGreaterThan(0);
+      for (const path of paths) {
+        const found = path.startsWith("mnote-tools/")
+          ? existsSync(require.resolve(path, { paths: [dir] }))
+          : existsSync(join(installed, path));
+        expect([path, found]).toEqual([path, true]);
+      }
     });
 
     it("the installed CLI generates from its bundled contract and seeds a kernel", () => {

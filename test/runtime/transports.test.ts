@@ -109,7 +109,12 @@ describe("mnote-tools call", () => {
       "--kernel-token",
       "wrong",
     ]);
-    expect(denied.error).toMatchObject({ code: "mnote_tool_kernel_unavailable", retryable: true });
+    // a refused token is misconfiguration, named and final: a model must not retry it forever
+    expect(denied.error).toMatchObject({
+      code: "mnote_tool_kernel_misconfigured",
+      reason: "token_refused",
+      retryable: false,
+    });
     expect(await kernel.stop()).toBe(0);
     const down = call(makeRequest("mnote.page.get", {}, {}, owner), ["--kernel-url", kernel.url]);
     expect(down.error).toMatchObject({ code: "mnote_tool_kernel_unavailable", retryable: true });
@@ -125,7 +130,11 @@ describe("mnote-tools call", () => {
     const refused = call(makeRequest("mnote.page.update_title", { title: "x" }, {}, reader), ["--kernel-cli", adapter]);
     expect(refused.error.reason).toBe("page_write");
     const broken = call(makeRequest("mnote.page.get", {}, {}, owner), ["--kernel-cli", "/nonexistent/mnote-cli"]);
-    expect(broken.error).toMatchObject({ code: "mnote_tool_kernel_unavailable", retryable: true });
+    expect(broken.error).toMatchObject({
+      code: "mnote_tool_kernel_misconfigured",
+      reason: "adapter_not_found",
+      retryable: false,
+    });
   });
 });
 

@@ -1,31 +1,19 @@
 /**
  * The Redis grant store and times it cannot read (issue 12.7): a grant whose expiresAt is a leap
  * second used to reach Redis as "PX NaN" (a 500); it is now removed as expired, never kept forever.
- * Runs on the machine's Redis (db 12) under a prefix of its own, so it disturbs no other test.
+ * Runs on the test Redis (its own db) under a prefix of its own, so it disturbs no other test.
  */
 import { randomBytes } from "node:crypto";
 import type Redis from "ioredis";
 import { RedisGrantStore } from "../../runtime/state/redis-grant-store";
-import { redisUrl, requireRedis } from "../support/redis";
+import { describeRedis, REDIS_DB, redisUrl, requireRedis } from "../support/redis";
 import type { SessionGrant } from "../../generated/types";
 
-const DB = 12;
+const DB = REDIS_DB.grantStore;
 const prefix = `test-grants-${randomBytes(4).toString("hex")}`;
 let admin: Redis;
 let store: RedisGrantStore;
 const now = 1_800_000_000_000;
-
-beforeAll(async () => {
-  admin = await requireRedis(DB);
-  store = new RedisGrantStore(redisUrl(DB), prefix, () => now);
-  await store.ping();
-});
-afterAll(async () => {
-  const keys = await admin.keys(`${prefix}:*`);
-  if (keys.length > 0) await admin.del(...keys);
-  store?.close();
-  admin?.disconnect();
-});
 
 const grant = (sessionId: string, expiresAt: string): SessionGrant => ({
   sessionId,
@@ -36,7 +24,21 @@ const grant = (sessionId: string, expiresAt: string): SessionGrant => ({
   expiresAt,
 });
 
-describe("RedisGrantStore", () => {
+describeRedis("RedisGrantStore", () => {
+  beforeAll(async () => {
+    admin = await requireRedis(DB);
+    store = new RedisGrantStore(redisUrl(DB), prefix, () => now);
+    await store.ping();
+  });
+  afterAll(async () => {
+    if (admin) {
+      const keys = await admin.keys(`${prefix}:*`);
+      if (keys.length > 0) await admin.del(...keys);
+    }
+    store?.close();
+    admin?.disconnect();
+  });
+
   it("an unreadable expiresAt is stored as expired: put succeeds and nothing is kept", async () => {
     await store.put(grant("leap", "2026-12-31T23:59:60Z"));
     expect(await store.get("leap")).toBeUndefined();

@@ -1,26 +1,26 @@
-/** The Redis idempotency store against the machine's real Redis (db 9, flushed before each test). */
+/** The Redis idempotency store against a real Redis (its own db, flushed before each test). */
 import type Redis from "ioredis";
 import { RedisIdempotencyStore } from "../../runtime/state/redis-idempotency-store";
-import { redisUrl, requireRedis } from "../support/redis";
+import { describeRedis, REDIS_DB, redisUrl, requireRedis } from "../support/redis";
 
-const DB = 9;
+const DB = REDIS_DB.idempotencyStore;
 let admin: Redis;
 let store: RedisIdempotencyStore;
 
-beforeAll(async () => {
-  admin = await requireRedis(DB);
-  store = new RedisIdempotencyStore({ url: redisUrl(DB), prefix: "test" });
-  await store.ping();
-});
-beforeEach(() => admin.flushdb());
-afterAll(async () => {
-  await store?.close();
-  admin?.disconnect();
-});
-
 const outcome = { commandId: "page_body_save_abc", result: { commandName: "page.body.save", revision: 3 } };
 
-describe("RedisIdempotencyStore", () => {
+describeRedis("RedisIdempotencyStore", () => {
+  beforeAll(async () => {
+    admin = await requireRedis(DB);
+    store = new RedisIdempotencyStore({ url: redisUrl(DB), prefix: "test" });
+    await store.ping();
+  });
+  beforeEach(() => admin.flushdb());
+  afterAll(async () => {
+    await store?.close();
+    admin?.disconnect();
+  });
+
   it("claims a free scope; the same fingerprint in flight is in_progress, another is a conflict", async () => {
     const claim = await store.claim("s1", "fp-a", 10_000);
     expect(claim.kind).toBe("claimed");

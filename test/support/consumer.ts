@@ -24,6 +24,8 @@ export function compileConsumer(
   resolution: { module: string; moduleResolution: string },
   files: string[],
   outDir?: string,
+  /** Compiler options over the defaults, e.g. no ambient types at all ({ types: [] }). */
+  overrides: Record<string, unknown> = {},
 ): { status: number | null; output: string } {
   const config = join(project, `tsconfig.${resolution.moduleResolution}.json`);
   writeFileSync(
@@ -37,6 +39,7 @@ export function compileConsumer(
         types: ["node"],
         typeRoots: [join(repoRoot, "node_modules", "@types")],
         ...(outDir ? { outDir } : { noEmit: true }),
+        ...overrides,
       },
       files,
     }),

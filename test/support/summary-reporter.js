@@ -8,6 +8,15 @@ class SummaryReporter {
   }
   onRunComplete(_contexts, results) {
     mkdirSync(dirname(this.output), { recursive: true });
+    // Jest sets results.success only after the reporters have run (it is still false here), so
+    // success is worked out from the same facts Jest uses: no failed test, no suite that failed
+    // to run, no snapshot failure, no error of the run itself.
+    const success =
+      results.numFailedTests === 0 &&
+      results.numRuntimeErrorTestSuites === 0 &&
+      !(results.snapshot && results.snapshot.failure) &&
+      !results.runExecError &&
+      !results.wasInterrupted;
     writeFileSync(
       this.output,
       JSON.stringify({
@@ -16,7 +25,7 @@ class SummaryReporter {
         skipped: results.numPendingTests + results.numTodoTests,
         suitesFailed: results.numFailedTestSuites,
         runtimeErrorSuites: results.numRuntimeErrorTestSuites,
-        success: results.success,
+        success,
       }) + "\n",
     );
   }

@@ -1,0 +1,103 @@
+/**
+ * Option values, parsed and checked where commander reads them (its argParser), so a bad value
+ * stops the command before it does anything, with one line naming the option, or the environment
+ * variable it came from (commander says "from env 'X'"), and exit 2. A value of the wrong kind is
+ * refused, never coerced: "1.5" is not a whole number, "0x10" and "1e3" are not decimal digits.
+ * Every command builds its options with these, so the rules are written once.
+ */
+import { InvalidArgumentError, Option } from "commander";
+
+/** Longest delay Node's timers take (2^31 - 1 ms); a larger one fires at once, with a warning. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/** The log levels of the servers' logger (common/http/logger.ts). */
+export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
+
+/** A whole number written in decimal digits, between min and max; the parser of every count and duration. */
+export function wholeNumber(what: string, min: number, max: number): (text: string) => number {
+  return (text) => {
+    const trimmed = text.trim();
+    const n = /^\d+$/.test(trimmed) ? Number(trimmed) : NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max)
+      throw new InvalidArgumentError(`Expected ${what}: a whole number from ${min} to ${max}.`);
+    return n;
+  };
+}
+
+/** A TCP port; 0 asks the system for any free one. */
+export const parsePort = wholeNumber("a TCP port", 0, 65_535);
+
+/** A positive duration in milliseconds that a timer can hold. */
+export const parseMs = wholeNumber("a number of milliseconds", 1, MAX_TIMER_MS);
+
+/** A positive number of seconds (a grant's lifetime: up to 68 years, still a valid date). */
+export const parseSeconds = wholeNumber("a number of seconds", 1, MAX_TIMER_MS);
+
+/** How many processes serve runs in (node:cluster): one per core is the useful most; 64 bounds a typo. */
+export const parseWorkers = wholeNumber("a number of processes", 1, 64);
+
+/** A positive number of bytes (a request body's limit: up to 1 GiB). */
+export const parseBytes = wholeNumber("a number of bytes", 1, 1024 * 1024 * 1024);
+
+/** One of a fixed list of words. */
+export function oneOf(values: readonly string[]): (text: string) => string {
+  return (text) => {
+    if (!values.includes(text)) throw new InvalidArgumentError(`Expected one of ${values.join(", ")}.`);
+    return text;
+  };
+}
+
+/** A redis:// or rediss:// URL (the idempotency store, the grants). */
+export function parseRedisUrl(text: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== "redis:" && url.protocol !== "rediss:") || !url.hostname)
+    throw new InvalidArgumentError("Expected a redis:// URL, such as redis://127.0.0.1:6379/0.");
+  const db = url.pathname.replace(/^\//, "");
+  if (db !== "" && !/^\d+$/.test(db))
+    throw new InvalidArgumentError(`Expected a database number after the port (redis://host:port/0), not "/${db}".`);
+  return text;
+}
+
+/** An http:// or https:// URL (a remote kernel). */
+export function parseHttpUrl(text: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || !url.hostname)
+    throw new InvalidArgumentError("Expected an http:// or https:// URL, such as http://127.0.0.1:8788.");
+  if (url.username || url.password)
+    throw new InvalidArgumentError("Expected a URL without a user or password: the token goes in --kernel-token.");
+  return text;
+}
+
+/** Text that must not be empty (a token, a command line). */
+export function nonEmpty(text: string): string {
+  if (text.trim() === "") throw new InvalidArgumentError("Expected a value, not an empty one.");
+  return text;
+}
+
+/**
+ * An option with a parser, an optional default, and an environment variable it is read from when
+ * the flag is absent (the variable's value is checked by the same parser; a bad one is blamed on
+ * the variable).
+ */
+export function option<T>(
+  flags: string,
+  description: string,
+  parse?: (text: string) => T,
+  settings: { default?: T | string; env?: string; defaultDescription?: string } = {},
+): Option {
+  const o = new Option(flags, description);
+  if (parse) o.argParser((value: string) => parse(value));
+  if (settings.env) o.env(settings.env);
+  if (settings.default !== undefined) o.default(settings.default, settings.defaultDescription);
+  return o;
+}
