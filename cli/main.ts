@@ -65,7 +65,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     )
     .option(
       "--rules <file>",
-      "severity per rule and the categories judged (default: <releases>/diff-rules.json; see codegen/diff-rules.schema.json)",
+      "severity per rule and the categories judged (default: <releases>/diff-rules.json; schema: mnote-tools/diff-rules.schema.json)",
     )
     .option("--category <list>", "judge only these categories, comma-separated: wire, source, model, kernel")
     .option("--baseline <file>", "a JSON report of an earlier run: changes it does not have are marked new")
