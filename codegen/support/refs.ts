@@ -33,9 +33,11 @@ export class RefIndex {
   }
 
   /**
-   * The schema with every $ref replaced by its target (siblings of a $ref win over the target's
-   * keywords), vendor keywords, titles and definitions dropped: one self-contained schema, as
-   * model providers and MCP clients want it.
+   * The schema with every $ref replaced by its target, vendor keywords, titles and definitions
+   * dropped: one self-contained schema, as model providers and MCP clients want it.
+   *
+   * In 2020-12 a $ref's sibling keywords apply *together with* the target (a conjunction), so the
+   * merge must never let a sibling loosen what the target asserts: see {@link conjoin}.
    *
    * A recursive definition cannot be written out in place: its recursive uses become
    * {$ref: "#/$defs/<Name>"} and the definition itself, inlined, goes into the result's own $defs
@@ -93,6 +95,53 @@ export class RefIndex {
       }
       return { $ref: `#/$defs/${name}`, ...siblings };
     }
-    return { ...this.inlineWith(target.schema, target.fileId, [...stack, target.ref], recursive), ...siblings };
+    return conjoin(this.inlineWith(target.schema, target.fileId, [...stack, target.ref], recursive), siblings);
   }
+}
+
+/** Keywords that assert nothing: the $ref's own (more specific) value replaces the target's. */
+const ANNOTATIONS = new Set(["description", "examples", "default", "deprecated", "readOnly", "writeOnly", "$comment"]);
+
+/** How two values of one assertion keyword combine into the one value that means both. */
+const BOTH: Readonly<Record<string, (a: unknown, b: unknown) => unknown>> = {
+  minimum: numeric(Math.max),
+  exclusiveMinimum: numeric(Math.max),
+  minLength: numeric(Math.max),
+  minItems: numeric(Math.max),
+  minProperties: numeric(Math.max),
+  maximum: numeric(Math.min),
+  exclusiveMaximum: numeric(Math.min),
+  maxLength: numeric(Math.min),
+  maxItems: numeric(Math.min),
+  maxProperties: numeric(Math.min),
+  required: (a, b) =>
+    Array.isArray(a) && Array.isArray(b) ? [...a, ...b.filter((x: unknown) => !a.includes(x))] : undefined,
+};
+
+function numeric(pick: (a: number, b: number) => number) {
+  return (a: unknown, b: unknown) => (typeof a === "number" && typeof b === "number" ? pick(a, b) : undefined);
+}
+
+/**
+ * A $ref's target and its siblings as one schema meaning both. A sibling the target lacks is
+ * added; a numeric limit both state keeps the stricter; `required` is the union; any other
+ * assertion both state differently stays whole on each side (the sibling's goes into `allOf`),
+ * so the result is never looser than the contract. (Spreading the siblings over the target, as
+ * this did before, let `{"$ref": X, "maxLength": 500}` loosen an X of maxLength 200.)
+ */
+export function conjoin(target: JsonSchema, siblings: JsonSchema): JsonSchema {
+  const out: JsonSchema = { ...target };
+  const apart: JsonSchema = {};
+  for (const [k, v] of Object.entries(siblings)) {
+    if (!(k in out) || ANNOTATIONS.has(k) || JSON.stringify(out[k]) === JSON.stringify(v)) {
+      out[k] = v;
+      continue;
+    }
+    const both = BOTH[k]?.(out[k], v);
+    if (both !== undefined) out[k] = both;
+    else apart[k] = v;
+  }
+  if (Object.keys(apart).length === 0) return out;
+  const allOf = Array.isArray(out.allOf) ? (out.allOf as JsonSchema[]) : [];
+  return { ...out, allOf: [...allOf, apart] };
 }
