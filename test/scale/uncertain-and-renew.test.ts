@@ -1,5 +1,5 @@
 /**
- * The two idempotency stores (SQLite, the state file; Redis, db 12, flushed before each test) on
+ * The two idempotency stores (SQLite, the state file; Redis, its own database, flushed before each test) on
  * what issue 18 added: renewing a running claim's lease (the heartbeat) and the keys of uncertain
  * writes (per session, a slot -> key, with a time to live and a cap of slots per session).
  */
@@ -8,9 +8,9 @@ import { RedisIdempotencyStore } from "../../runtime/state/redis-idempotency-sto
 import { SqliteIdempotencyStore } from "../../runtime/state/sqlite-idempotency-store";
 import type { IdempotencyStore } from "../../runtime/state/idempotency-store";
 import { openDatabase } from "../../common/sqlite";
-import { redisUrl, requireRedis } from "../support/redis";
+import { REDIS_DB, redisUrl, requireRedis } from "../support/redis";
 
-const DB = 12;
+const DB = REDIS_DB.uncertainAndRenew;
 let admin: Redis;
 let redisStore: RedisIdempotencyStore;
 
