@@ -6,9 +6,9 @@
  * model makes one tool call, giving back what the model read as the call's result.
  */
 import { toolByName } from "../../generated/registry";
-import { testRuntime, type Actor, type TestRuntime } from "../support/runtime";
+import { testRuntime, type TestRuntime } from "../support/runtime";
 import { frameworkCaller } from "../../runtime/transports/framework-call";
-import type { MnoteToolsOptions } from "../../generated/frameworks/connection";
+import type { MnoteConnection, MnoteToolsOptions } from "../../generated/frameworks/connection";
 
 /** One loop run: the scripted model calls `toolName` (its model-facing name) with `args` under `toolCallId`. */
 export type Driver = (toolName: string, args: unknown, toolCallId: string) => Promise<any>;
@@ -27,20 +27,31 @@ function page(t: TestRuntime) {
   };
 }
 
-async function setup(makeDriver: MakeDriver): Promise<{ t: TestRuntime; as: Actor; drive: Driver }> {
+/** How the target reaches the runtime: in process (the default), or e.g. over serve's HTTP. */
+export type Connect = (t: TestRuntime) => Promise<{ connection: MnoteConnection; close(): Promise<void> }>;
+
+/** The runtime in this process: the targets' `{ dispatcher }` connection. */
+export const inProcess: Connect = async (t) => ({
+  connection: { dispatcher: frameworkCaller(t.runtime) },
+  close: async () => {},
+});
+
+async function setup(makeDriver: MakeDriver, connect: Connect) {
   const t = await testRuntime();
   const as = await t.session({ actorId: "user_1" });
-  const drive = makeDriver({
-    connection: { dispatcher: frameworkCaller(t.runtime) },
-    session: { sessionId: as.sessionId },
-  });
-  return { t, as, drive };
+  const link = await connect(t);
+  const drive = makeDriver({ connection: link.connection, session: { sessionId: as.sessionId } });
+  const close = async () => {
+    await link.close();
+    await t.close();
+  };
+  return { t: { ...t, close } as TestRuntime, as, drive };
 }
 
-export function frameworkScenario(framework: string, makeDriver: MakeDriver): void {
+export function frameworkScenario(framework: string, makeDriver: MakeDriver, connect: Connect = inProcess): void {
   describe(`${framework}: the six tools through the framework's own loop`, () => {
     it("calls each of the six tools once; every write lands in the kernel", async () => {
-      const { t, drive } = await setup(makeDriver);
+      const { t, drive } = await setup(makeDriver, connect);
       const read = await drive(name("mnote.page.get"), { includeBody: true }, "call_get_1");
       expect(read).toMatchObject({ ok: true, toolName: name("mnote.page.get") });
       let revision = page(t).revision;
@@ -96,7 +107,7 @@ export function frameworkScenario(framework: string, makeDriver: MakeDriver): vo
     });
 
     it("a dry run plans and writes nothing", async () => {
-      const { t, drive } = await setup(makeDriver);
+      const { t, drive } = await setup(makeDriver, connect);
       const before = t.kernelStateHash();
       const planned = await drive(
         name("mnote.page.save"),
@@ -114,7 +125,7 @@ export function frameworkScenario(framework: string, makeDriver: MakeDriver): vo
     });
 
     it("a retry with the same tool call id replays: one write, the second answer says replayed", async () => {
-      const { t, drive } = await setup(makeDriver);
+      const { t, drive } = await setup(makeDriver, connect);
       const args = { content: "Written once", title: "Once" };
       const first = await drive(name("mnote.artifact.create_ai_note"), args, "call_retry_1");
       expect(first).toMatchObject({ ok: true, audit: { replayed: false } });
@@ -132,7 +143,7 @@ export function frameworkScenario(framework: string, makeDriver: MakeDriver): vo
     });
 
     it("an invalid argument is answered as invalid_input, for the model to read; nothing is written", async () => {
-      const { t, drive } = await setup(makeDriver);
+      const { t, drive } = await setup(makeDriver, connect);
       const before = t.kernelStateHash();
       const wrongType = await drive(
         name("mnote.page.update_title"),
