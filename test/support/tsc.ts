@@ -11,7 +11,8 @@ export function typeCheck(
 ): { status: number | null; output: string } {
   // the folder resolves packages (the agent frameworks the generated targets import) from the
   // repository's node_modules, as a project that generated into itself resolves them from its own
-  if (!existsSync(join(dir, "node_modules"))) symlinkSync(join(repoRoot, "node_modules"), join(dir, "node_modules"), "dir");
+  if (!existsSync(join(dir, "node_modules")))
+    symlinkSync(join(repoRoot, "node_modules"), join(dir, "node_modules"), "dir");
   writeFileSync(
     join(dir, "tsconfig.json"),
     JSON.stringify({
