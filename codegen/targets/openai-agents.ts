@@ -18,7 +18,7 @@ export const openAiAgentsTarget: Target = {
   needs: ["frameworks", "providers", "registry"],
   emit(model) {
     const content = `${banner(model, "ts")}
-import { tool, type FunctionTool } from "@openai/agents";
+import { tool, type FunctionTool, type ToolInputParameters } from "@openai/agents";
 import {
   approvalFor,
   frameworkToolDefinitions,
@@ -33,7 +33,7 @@ export type { MnoteToolResult, MnoteToolsOptions } from "../frameworks/connectio
 export type MnoteAgentsToolName =${literalUnion(model.tools.map((t) => t.providerName))};
 
 /** One tool; its name is one of MnoteAgentsToolName. */
-export type MnoteAgentsTool = FunctionTool<unknown, never, MnoteToolResult>;
+export type MnoteAgentsTool = FunctionTool<unknown, ToolInputParameters, MnoteToolResult>;
 
 export interface MnoteAgentsOptions extends MnoteToolsOptions {
   /** OpenAI strict mode (default true, as the SDK's): the openai-strict variant; false: the portable one. */

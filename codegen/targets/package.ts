@@ -155,7 +155,15 @@ npm install ${name}
 import type { PageSaveArgs } from "${name}";
 import { validateToolResponse, tools } from "${name}";      // ESM (import) and CommonJS (require) alike
 \`\`\`
-`;
+${
+  frameworks.length
+    ? `
+The tools for agent frameworks are subpaths, each needing its framework (an optional peer):
+${frameworks.map((f) => `\`${name}/${f.target}\` (${Object.keys(f.peers).map((p) => `\`${p}\``).join(", ")})`).join(", ")}.
+Each exports \`mnoteTools({ connection, session })\`, the framework's own tool objects.
+`
+    : ""
+}`;
     return [
       { path: "package.json", content: JSON.stringify(manifest, null, 2) + "\n" },
       { path: "tsconfig.build.json", content: `${banner(model, "ts")}${JSON.stringify(tsconfig, null, 2)}\n` },

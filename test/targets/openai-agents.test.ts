@@ -44,7 +44,7 @@ function readBack(model: ScriptedModel, callId: string): unknown {
   if (!Array.isArray(input)) throw new Error("the model was never sent the tool's result");
   for (const item of input) {
     if (item.type === "function_call_result" && item.callId === callId) {
-      const output = item.output;
+      const output = item.output as string | { type?: string; text?: string };
       const text = typeof output === "string" ? output : output.type === "text" ? output.text : undefined;
       if (text === undefined) throw new Error(`the model read a non-text result: ${JSON.stringify(output)}`);
       return JSON.parse(text);
