@@ -159,7 +159,14 @@ ${
   frameworks.length
     ? `
 The tools for agent frameworks are subpaths, each needing its framework (an optional peer):
-${frameworks.map((f) => `\`${name}/${f.target}\` (${Object.keys(f.peers).map((p) => `\`${p}\``).join(", ")})`).join(", ")}.
+${frameworks
+  .map(
+    (f) =>
+      `\`${name}/${f.target}\` (${Object.keys(f.peers)
+        .map((p) => `\`${p}\``)
+        .join(", ")})`,
+  )
+  .join(", ")}.
 Each exports \`mnoteTools({ connection, session })\`, the framework's own tool objects.
 `
     : ""
