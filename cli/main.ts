@@ -84,7 +84,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     addHttpOptions(
       program
         .command("serve")
-        .description("serve the tools over HTTP (POST /v1/tools/call, GET /v1/tools, /v1/sessions, /healthz)")
+        .description(
+          "serve the tools over HTTP (POST /v1/tools/call, POST /v1/tools/model-call, GET /v1/tools, /v1/sessions, /healthz)",
+        )
         .option("--host <host>", "address to listen on", "127.0.0.1")
         .addOption(
           option("--port <port>", "port (0: any free port; the chosen one is printed)", parsePort, {

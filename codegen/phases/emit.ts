@@ -26,6 +26,10 @@ import { mcpTarget } from "../targets/mcp";
 import { providersTarget } from "../targets/providers";
 import { raiseTarget } from "../targets/raise";
 import { packageTarget } from "../targets/package";
+import { frameworksTarget } from "../targets/frameworks";
+import { aiSdkTarget } from "../targets/ai-sdk";
+import { openAiAgentsTarget } from "../targets/openai-agents";
+import { langchainTarget } from "../targets/langchain";
 
 /** A built-in target with what its files import from other targets' files. */
 function declare(target: Target, needs: readonly string[]): Target {
@@ -45,6 +49,10 @@ export const TARGETS: readonly Target[] = [
   declare(mcpTarget, ["registry"]),
   declare(providersTarget, ["registry"]),
   declare(raiseTarget, ["registry"]),
+  declare(frameworksTarget, ["types", "validators", "registry", "providers"]),
+  aiSdkTarget,
+  openAiAgentsTarget,
+  langchainTarget,
   packageTarget,
 ];
 

@@ -24,6 +24,17 @@ export type PackageOptions = {
   copyright?: string;
 };
 
+/**
+ * The agent-framework targets: each is a subpath of the package (`<name>/ai-sdk`, ...) whose
+ * framework is an optional peer dependency (a program that imports the subpath has it installed;
+ * one that does not never loads it). The ranges are the majors the targets are written against.
+ */
+export const FRAMEWORK_SUBPATHS: readonly { target: string; peers: Readonly<Record<string, string>> }[] = [
+  { target: "ai-sdk", peers: { ai: "^6.0.0" } },
+  { target: "langchain", peers: { "@langchain/core": "^1.0.0" } },
+  { target: "openai-agents", peers: { "@openai/agents": ">=0.14.0 <1.0.0" } },
+];
+
 /** The folder (inside the output folder) the package's compiled CommonJS goes to. */
 export const PACKAGE_BUILD_DIR = "dist/cjs";
 
@@ -60,6 +71,14 @@ export const packageTarget: Target<PackageOptions> = {
     const copyright = context.options.copyright ?? "the mnote-tools authors";
     const has = (target: string) => context.targets.includes(target);
     const cjs = `./${PACKAGE_BUILD_DIR}`;
+    const frameworks = FRAMEWORK_SUBPATHS.filter((f) => has(f.target));
+    // the trace context is passed on through @opentelemetry/api when the program has it
+    const peers: Record<string, string> = Object.assign(
+      {},
+      ...frameworks.map((f) => f.peers),
+      frameworks.length ? { "@opentelemetry/api": "^1.9.0" } : {},
+    );
+    const peerNames = Object.keys(peers).sort();
     const manifest = {
       "//": bannerText(model),
       name,
@@ -76,9 +95,24 @@ export const packageTarget: Target<PackageOptions> = {
           import: { types: "./esm/index.d.mts", default: "./esm/index.mjs" },
           require: { types: `${cjs}/index.d.ts`, default: `${cjs}/index.js` },
         },
+        ...Object.fromEntries(
+          frameworks.map((f) => [
+            `./${f.target}`,
+            {
+              import: { types: `./esm/${f.target}.d.mts`, default: `./esm/${f.target}.mjs` },
+              require: { types: `${cjs}/${f.target}/index.d.ts`, default: `${cjs}/${f.target}/index.js` },
+            },
+          ]),
+        ),
         ...(has("manifest") ? { "./contract-manifest.json": "./contract-manifest.json" } : {}),
         "./package.json": "./package.json",
       },
+      ...(peerNames.length
+        ? {
+            peerDependencies: Object.fromEntries(peerNames.map((n) => [n, peers[n]])),
+            peerDependenciesMeta: Object.fromEntries(peerNames.map((n) => [n, { optional: true }])),
+          }
+        : {}),
       files: [
         `${PACKAGE_BUILD_DIR}/**/*.js`,
         `${PACKAGE_BUILD_DIR}/**/*.d.ts`,
@@ -121,12 +155,36 @@ npm install ${name}
 import type { PageSaveArgs } from "${name}";
 import { validateToolResponse, tools } from "${name}";      // ESM (import) and CommonJS (require) alike
 \`\`\`
-`;
+${
+  frameworks.length
+    ? `
+The tools for agent frameworks are subpaths, each needing its framework (an optional peer):
+${frameworks
+  .map(
+    (f) =>
+      `\`${name}/${f.target}\` (${Object.keys(f.peers)
+        .map((p) => `\`${p}\``)
+        .join(", ")})`,
+  )
+  .join(", ")}.
+Each exports \`mnoteTools({ connection, session })\`, the framework's own tool objects.
+`
+    : ""
+}`;
     return [
       { path: "package.json", content: JSON.stringify(manifest, null, 2) + "\n" },
       { path: "tsconfig.build.json", content: `${banner(model, "ts")}${JSON.stringify(tsconfig, null, 2)}\n` },
       { path: "esm/index.mjs", content: esmEntry },
       { path: "esm/index.d.mts", content: esmEntry },
+      ...frameworks.flatMap((f) => {
+        const entry = `${banner(model, "ts")}// Node's ESM wrapper of the ${f.target} subpath (its one CommonJS build).
+export * from "../${PACKAGE_BUILD_DIR}/${f.target}/index.js";
+`;
+        return [
+          { path: `esm/${f.target}.mjs`, content: entry },
+          { path: `esm/${f.target}.d.mts`, content: entry },
+        ];
+      }),
       { path: "README.md", content: readme },
       // npm ships a LICENSE file with any package; the text exists here for MIT, the default
       ...(license === "MIT" ? [{ path: "LICENSE", content: `${bannerText(model)}\n\n${mitLicense(copyright)}` }] : []),

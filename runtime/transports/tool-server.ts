@@ -1,6 +1,10 @@
 /**
  * `mnote-tools serve`: the runtime over HTTP.
  *   POST /v1/tools/call       a request envelope in, a response envelope out (tool token)
+ *   POST /v1/tools/model-call a framework's tool call (the generated ai-sdk, langchain and
+ *                             openai-agents targets): { sessionId, toolName, toolCallId,
+ *                             arguments } in, a response envelope out (tool token); the runtime
+ *                             builds the request (framework-call.ts)
  *   GET  /v1/tools            the registry: every tool's names, facts and model-facing parameters (tool token)
  *   GET  /healthz             liveness and the contract version (no token)
  *   POST /v1/sessions         register a session grant (host token: the mnote app)
@@ -31,6 +35,23 @@ import type { Logger } from "../../common/http/logger";
 import { isGrantLive } from "../../common/grant-liveness";
 import { continueTrace } from "../telemetry/propagation";
 import { DEFAULT_PROVIDER, PROVIDERS, toolsForProvider } from "../../generated/providers";
+import { MODEL_CALL_PATH } from "../../generated/frameworks/connection";
+import { DEFAULT_LIMITS, readRequest } from "../dispatch/limits";
+import { failureResponse } from "../dispatch/dispatcher";
+import { ToolFailure } from "../dispatch/tool-failure";
+import { frameworkCaller } from "./framework-call";
+
+/**
+ * A framework call's body: the model's arguments one level deeper than an envelope's args, and a
+ * few members of its own, so a small margin over the envelope limits (the dispatcher then applies
+ * the exact limits to the envelope the runtime builds).
+ */
+const MODEL_CALL_LIMITS = {
+  ...DEFAULT_LIMITS,
+  maxBytes: DEFAULT_LIMITS.maxBytes + 64 * 1024,
+  maxDepth: DEFAULT_LIMITS.maxDepth + 1,
+  maxValues: DEFAULT_LIMITS.maxValues + 64,
+};
 
 export interface ToolServerOptions {
   runtime: Runtime;
@@ -65,6 +86,21 @@ export function createToolServer(options: ToolServerOptions): Server {
     })),
   };
   const refusedToken = refusalResponse(ERR.notAuthenticated);
+  const frameworks = frameworkCaller(runtime);
+
+  /** The request body, or the envelope the tool routes answer a refused body with (413, 415). */
+  async function toolBody(req: Parameters<typeof readBody>[0]): Promise<Buffer> {
+    try {
+      return await readBody(req, options.maxBytes);
+    } catch (e) {
+      // the tool routes answer in envelopes, even when the layer refuses the body
+      if (e instanceof HttpError && e.status === 413)
+        throw new HttpError(413, e.message, refusalResponse(ERR.payloadTooLarge));
+      if (e instanceof HttpError && e.status === 415)
+        throw new HttpError(415, e.message, refusalResponse(ERR.invalidInput));
+      throw e;
+    }
+  }
 
   return createHttpService({
     log,
@@ -79,19 +115,26 @@ export function createToolServer(options: ToolServerOptions): Server {
         path: "/v1/tools/call",
         handle: async ({ req, res }) => {
           requireBearer(req, [options.token], "the tool token is missing or wrong", refusedToken);
-          let body: Buffer;
-          try {
-            body = await readBody(req, options.maxBytes);
-          } catch (e) {
-            // the tool route answers in envelopes, even when the layer refuses the body
-            if (e instanceof HttpError && e.status === 413)
-              throw new HttpError(413, e.message, refusalResponse(ERR.payloadTooLarge));
-            if (e instanceof HttpError && e.status === 415)
-              throw new HttpError(415, e.message, refusalResponse(ERR.invalidInput));
-            throw e;
-          }
+          const body = await toolBody(req);
           // a W3C traceparent header is continued: the tool call's span becomes the caller's child
           sendJson(res, 200, await continueTrace(req.headers, () => runtime.dispatcher.dispatch(body)));
+        },
+      },
+      {
+        method: "POST",
+        path: MODEL_CALL_PATH,
+        handle: async ({ req, res }) => {
+          requireBearer(req, [options.token], "the tool token is missing or wrong", refusedToken);
+          const body = await toolBody(req);
+          let call: unknown;
+          try {
+            // the same byte, depth, value and UTF-8 rules as an envelope, before JSON.parse
+            call = readRequest(body, MODEL_CALL_LIMITS);
+          } catch (e) {
+            if (!(e instanceof ToolFailure)) throw e;
+            return sendJson(res, 200, failureResponse(e, undefined, undefined, "zh-CN"));
+          }
+          sendJson(res, 200, await frameworks.callModelTool(call, req.headers));
         },
       },
       {

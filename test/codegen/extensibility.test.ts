@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCli } from "../support/paths";
 import { contractWithSeventhTool } from "../support/fixtures";
-import { typeCheck } from "../support/tsc";
+import { GENERATED_TS, typeCheck } from "../support/tsc";
 
 describe("a seventh tool", () => {
   const contract = contractWithSeventhTool();
@@ -22,10 +22,15 @@ describe("a seventh tool", () => {
       "pageOutlineRead(payload: T.PageOutlineReadPayload): Promise<T.PageOutlineReadResult>;",
     );
     expect(existsSync(join(out, "docs", "tools", "mnote.page.get_outline.md"))).toBe(true);
+    // the agent-framework targets: the tool is in each one's typed list of names, and in the shared one
+    for (const target of ["ai-sdk", "langchain", "openai-agents", "frameworks/connection"]) {
+      const file = target.includes("/") ? `${target}.ts` : join(target, "index.ts");
+      expect(readFileSync(join(out, file), "utf8")).toContain('| "mnote_page_get_outline"');
+    }
   });
 
   it("the generated code type-checks on its own", () => {
-    const result = typeCheck(join(out, ".."), {}, ["generated/**/*.ts"]);
+    const result = typeCheck(join(out, ".."), GENERATED_TS, ["generated/**/*.ts"]);
     expect(result.output).toBe("");
     expect(result.status).toBe(0);
   });

@@ -9,7 +9,7 @@ import { contractDir, repoRoot, runCli } from "../support/paths";
 import { tempDir } from "../support/tmp";
 import { readContractDir } from "../../codegen/phases/load";
 import { buildModel } from "../../codegen/pipeline";
-import { typeCheck } from "../support/tsc";
+import { GENERATED_TS, typeCheck } from "../support/tsc";
 
 const fixture = join(repoRoot, "test", "fixtures", "recursive-outline");
 
@@ -35,7 +35,7 @@ describe("a recursive definition", () => {
   });
 
   it("the generated code type-checks on its own", () => {
-    const result = typeCheck(join(out, ".."), {}, ["generated/**/*.ts"]);
+    const result = typeCheck(join(out, ".."), GENERATED_TS, ["generated/**/*.ts"]);
     expect(result.output).toBe("");
     expect(result.status).toBe(0);
   });

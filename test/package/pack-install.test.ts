@@ -86,7 +86,7 @@ describe("the two packages, packed and installed offline into empty projects", (
     expect(
       contractFiles.filter(
         (f) =>
-          !/^(package\.json|README\.md|LICENSE|contract-manifest\.json|esm\/index\.d?\.?mts|esm\/index\.mjs|dist\/cjs\/.*\.(js|d\.ts))$/.test(
+          !/^(package\.json|README\.md|LICENSE|contract-manifest\.json|esm\/(index|ai-sdk|langchain|openai-agents)\.d?\.?mts|esm\/(index|ai-sdk|langchain|openai-agents)\.mjs|dist\/cjs\/.*\.(js|d\.ts))$/.test(
             f,
           ),
       ),
@@ -150,12 +150,15 @@ describe("the two packages, packed and installed offline into empty projects", (
       const manifest = readJson<Record<string, unknown>>(
         join(dir, "node_modules", "@mnote", "contract", "package.json"),
       );
-      expect([
-        manifest.dependencies,
-        manifest.peerDependencies,
-        manifest.optionalDependencies,
-        manifest.scripts,
-      ]).toEqual([undefined, undefined, undefined, undefined]);
+      expect([manifest.dependencies, manifest.optionalDependencies, manifest.scripts]).toEqual([
+        undefined,
+        undefined,
+        undefined,
+      ]);
+      // the agent frameworks of the subpaths (and the OpenTelemetry API) are optional peers: never installed for it
+      const peers = Object.keys((manifest.peerDependencies ?? {}) as object).sort();
+      expect(peers).toEqual(["@langchain/core", "@openai/agents", "@opentelemetry/api", "ai"]);
+      expect(manifest.peerDependenciesMeta).toEqual(Object.fromEntries(peers.map((p) => [p, { optional: true }])));
       const files = filesUnder(join(dir, "node_modules"));
       expect(files.filter((f) => /\.node$|binding\.gyp$/.test(f))).toEqual([]);
     });
@@ -206,6 +209,52 @@ describe("the two packages, packed and installed offline into empty projects", (
       };
       expect(runConsumer(join(dir, "out", "consumer.mjs"), dir)).toEqual({ module: "esm", ...expected });
       expect(runConsumer(join(dir, "out", "consumer.cjs"), dir)).toEqual({ module: "commonjs", ...expected });
+    });
+  });
+
+  describe("an agent-framework target, in a project that has the framework", () => {
+    const dir = project("mnote-ai-sdk-user-", {});
+
+    it("installs offline beside the AI SDK (the version this repository tests with), imports @mnote/contract/ai-sdk, type-checks and runs as ESM and CommonJS", () => {
+      cpSync(join(packs, contractPack.filename), join(dir, contractPack.filename));
+      // @types/json-schema: the AI SDK's declarations import it without depending on it (a user who
+      // type-checks libraries, as this test does with skipLibCheck off, installs it)
+      writeFrameworkLock(dir, contractPack.filename, ["ai", "@types/json-schema"]);
+      const run = npm(["ci", "--offline", "--no-audit", "--no-fund"], dir);
+      expect({ status: run.status, stderr: run.stderr, stdout: run.stdout }).toEqual({
+        status: 0,
+        stderr: expect.not.stringMatching(/ERR/),
+        stdout: expect.any(String),
+      });
+      const consumer = [
+        'import { mnoteTools, type MnoteAiSdkToolName } from "@mnote/contract/ai-sdk";',
+        'import type { ToolSet } from "ai";',
+        "const tools = mnoteTools({",
+        '  connection: { url: "http://127.0.0.1:9", token: "token" },',
+        '  session: { sessionId: "sess_1" },',
+        '  provider: "openai-strict",',
+        "});",
+        "const set: ToolSet = tools;",
+        'const name: MnoteAiSdkToolName = "mnote_page_save";',
+        "// @ts-expect-error a name the contract does not have",
+        'const wrong: MnoteAiSdkToolName = "mnote_page_delete";',
+        'const isModule = typeof require === "undefined" ? "esm" : "commonjs";',
+        "console.log(JSON.stringify({ module: isModule, tools: Object.keys(set).length, save: typeof tools[name].execute, wrong }));",
+        "",
+      ].join("\n");
+      writeFileSync(join(dir, "frameworks.mts"), consumer);
+      writeFileSync(join(dir, "frameworks.cts"), consumer);
+      const compiled = compileConsumer(
+        dir,
+        { module: "node16", moduleResolution: "node16" },
+        ["frameworks.mts", "frameworks.cts"],
+        "out",
+      );
+      expect(compiled.output).toBe("");
+      expect(compiled.status).toBe(0);
+      const expected = { tools: 6, save: "function", wrong: "mnote_page_delete" };
+      expect(runConsumer(join(dir, "out", "frameworks.mjs"), dir)).toEqual({ module: "esm", ...expected });
+      expect(runConsumer(join(dir, "out", "frameworks.cjs"), dir)).toEqual({ module: "commonjs", ...expected });
     });
   });
 
@@ -394,6 +443,45 @@ function writeOfflineLock(dir: string, contractTarball: string, cliTarball: stri
   };
   packages["node_modules/@mnote/contract"] = { ...repoLock.packages["generated"], resolved: `file:${contractTarball}` };
   mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "package.json"), JSON.stringify(manifest, null, 2));
+  writeFileSync(
+    join(dir, "package-lock.json"),
+    JSON.stringify(
+      { name: manifest.name, version: manifest.version, lockfileVersion: 3, requires: true, packages },
+      null,
+      2,
+    ),
+  );
+}
+
+/**
+ * A lock file for a project that depends on the contract tarball and an agent framework (and what
+ * else `wanted` names), at the versions the repository tests with: their dependency trees is copied from the repo's lock,
+ * so `npm ci --offline` takes every package from the cache by its integrity and asks no registry.
+ */
+function writeFrameworkLock(dir: string, contractTarball: string, wanted: string[]): void {
+  const repoLock = readJson<{ packages: Record<string, LockEntry> }>(join(repoRoot, "package-lock.json"));
+  const dependencies: Record<string, string> = { "@mnote/contract": `file:${contractTarball}` };
+  for (const name of wanted) dependencies[name] = repoLock.packages[`node_modules/${name}`]!.version!;
+  const manifest = { name: "outside-project", version: "1.0.0", dependencies };
+  const packages: Record<string, LockEntry> = { "": manifest };
+  packages["node_modules/@mnote/contract"] = { ...repoLock.packages["generated"], resolved: `file:${contractTarball}` };
+  // the framework and everything it needs (its required peers included), hoisted as in the repo
+  const queue = [...wanted];
+  while (queue.length) {
+    const path = `node_modules/${queue.pop()!}`;
+    const entry = repoLock.packages[path];
+    if (!entry || packages[path]) continue;
+    const { dev: _dev, devOptional: _devOptional, peer: _peer, ...kept } = entry as LockEntry & Record<string, unknown>;
+    packages[path] = kept;
+    const optionalPeers = Object.keys((entry.peerDependenciesMeta ?? {}) as Record<string, unknown>);
+    queue.push(
+      ...Object.keys(entry.dependencies ?? {}),
+      ...Object.keys((entry.peerDependencies ?? {}) as Record<string, string>).filter(
+        (n) => !optionalPeers.includes(n),
+      ),
+    );
+  }
   writeFileSync(join(dir, "package.json"), JSON.stringify(manifest, null, 2));
   writeFileSync(
     join(dir, "package-lock.json"),

@@ -1,0 +1,64 @@
+/**
+ * generated/ai-sdk/index.ts: the tools as Vercel AI SDK tools (`ai` 6, an optional peer of the
+ * package): `tool({ description, inputSchema: jsonSchema(<variant>), needsApproval, execute })`,
+ * one per contract tool under its model-facing name, the schema variant chosen by provider.
+ *
+ * The SDK's jsonSchema is given no validate function on purpose: the runtime validates the
+ * model's raw arguments itself (whatever the provider's conversion dropped, e.g. limits in the
+ * Google conversion) and answers invalid_input as a result the model reads, not an exception.
+ * execute's toolCallId is the idempotency key's source (hashed exactly by the runtime).
+ */
+import type { Target } from "./target";
+import { banner } from "../support/banner";
+import { literalUnion } from "./frameworks";
+
+export const aiSdkTarget: Target = {
+  name: "ai-sdk",
+  needs: ["frameworks", "providers", "registry"],
+  emit(model) {
+    const content = `${banner(model, "ts")}
+import { jsonSchema, tool, type JSONSchema7, type Tool } from "ai";
+import { DEFAULT_PROVIDER, type ProviderName } from "../providers";
+import {
+  approvalFor,
+  frameworkToolDefinitions,
+  frameworkToolRunner,
+  type MnoteToolResult,
+  type MnoteToolsOptions,
+} from "../frameworks/connection";
+
+export type { MnoteToolResult, MnoteToolsOptions } from "../frameworks/connection";
+
+/** The tools' model-facing names: the keys of what mnoteTools returns. */
+export type MnoteAiSdkToolName =${literalUnion(model.tools.map((t) => t.providerName))};
+
+/** One tool: the model's arguments in (checked by the runtime), the model's view of the envelope out. */
+export type MnoteAiSdkTool = Tool<Record<string, unknown>, MnoteToolResult>;
+
+export interface MnoteAiSdkOptions extends MnoteToolsOptions {
+  /** The schema variant the model is shown (default portable; openai-strict for OpenAI's strict mode, gemini for Google). */
+  provider?: ProviderName;
+}
+
+/**
+ * The mnote tools for generateText / streamText / an Agent: \`tools: mnoteTools({ connection, session })\`.
+ * A failure (invalid input, a conflict, an expired session) is the tool's result, for the model to read.
+ */
+export function mnoteTools(options: MnoteAiSdkOptions): Record<MnoteAiSdkToolName, MnoteAiSdkTool> {
+  const run = frameworkToolRunner(options);
+  const entries = frameworkToolDefinitions(options.provider ?? DEFAULT_PROVIDER).map((definition) => {
+    const aiTool: MnoteAiSdkTool = tool<Record<string, unknown>, MnoteToolResult>({
+      description: definition.description,
+      inputSchema: jsonSchema<Record<string, unknown>>(definition.parameters as JSONSchema7),
+      // the approval seam (frameworks/connection.ts): one decision for every framework
+      needsApproval: (input) => approvalFor(definition.canonicalName, input) !== "allow",
+      execute: (input, { toolCallId }) => run(definition, input, toolCallId),
+    });
+    return [definition.name, aiTool] as const;
+  });
+  return Object.fromEntries(entries) as Record<MnoteAiSdkToolName, MnoteAiSdkTool>;
+}
+`;
+    return [{ path: "ai-sdk/index.ts", content }];
+  },
+};

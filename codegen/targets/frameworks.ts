@@ -1,0 +1,219 @@
+/**
+ * generated/frameworks/connection.ts: what the three agent-framework targets (ai-sdk, langchain,
+ * openai-agents) share, so each of them is only the framework's own tool shape.
+ *
+ *   - the connection: `{ url, token }` for `mnote-tools serve` (POST /v1/tools/model-call), or
+ *     `{ dispatcher }` in process (the runtime's frameworkCaller); either way the runtime turns the
+ *     model's call into a request (runtime/transports/framework-call.ts: validate, raise, the tool
+ *     call id hashed into the idempotency key), so no framework's own parsing is trusted;
+ *   - the session binding (the session whose grant the runtime holds);
+ *   - the model-facing tool definitions of a provider variant, and the model view of an answer;
+ *   - the W3C trace context of the caller's active span, sent on with every call;
+ *   - the approval seam (approvalFor), one function every target's approval hook asks.
+ *
+ * The file is the same for every contract except the union of the model-facing tool names.
+ */
+import type { Target } from "./target";
+import { banner } from "../support/banner";
+
+/** The folder (inside the output folder) of the shared file; the targets import it from their own folders. */
+export const FRAMEWORKS_DIR = "frameworks";
+
+/** A TypeScript union of string literals, one per line (never empty: a contract has tools). */
+export function literalUnion(names: readonly string[]): string {
+  return names.map((n) => `\n  | ${JSON.stringify(n)}`).join("");
+}
+
+export const frameworksTarget: Target = {
+  name: "frameworks",
+  emit(model) {
+    const content = `${banner(model, "ts")}
+import { randomUUID } from "node:crypto";
+import type { ToolResponse } from "../types";
+import { modelView, toolByName, type ModelToolResponse, type RegisteredToolName } from "../registry";
+import { validateToolResponse } from "../validators";
+import { providerTools, type ProviderName, type ProviderToolDefinition } from "../providers";
+
+/** Every tool under the name the model calls it by. */
+export type MnoteToolName =${literalUnion(model.tools.map((t) => t.providerName))};
+
+/** One tool call made through an agent framework, as the runtime takes it (in process, or as the body of POST ${"/v1/tools/model-call"}). */
+export interface FrameworkToolCall {
+  /** The session whose grant (workspace, page, actor, scope) the call acts under; the runtime holds the grant. */
+  sessionId: string;
+  /** The name the model called (the provider name; the canonical name is accepted too). */
+  toolName: string;
+  /** The framework's own id of this tool call, exactly: the runtime hashes it into the idempotency key. */
+  toolCallId: string;
+  /** The model's arguments, unchecked: the runtime validates them before anything acts on them. */
+  arguments: unknown;
+  /** The agent run the call belongs to (an Identifier); the runtime picks one when absent. */
+  runId?: string;
+}
+
+/** W3C trace context of the caller's span. */
+export interface TraceFields {
+  traceparent?: string;
+  tracestate?: string;
+}
+
+/** What answers a framework's tool call in process: the runtime's frameworkCaller(runtime). */
+export interface FrameworkDispatcher {
+  callModelTool(call: FrameworkToolCall, trace?: TraceFields): Promise<ToolResponse>;
+}
+
+/** \`mnote-tools serve\` over HTTP: its URL and the tool token. */
+export interface HttpConnection {
+  url: string;
+  token: string;
+  /** Per attempt (default 30000 ms). */
+  timeoutMs?: number;
+  /** How often a call whose answer was lost (no answer, a timeout) is sent again, with the same tool call id and so the same idempotency key (default 2). */
+  retries?: number;
+}
+
+/** The runtime in this process. */
+export interface InProcessConnection {
+  dispatcher: FrameworkDispatcher;
+}
+
+export type MnoteConnection = HttpConnection | InProcessConnection;
+
+/** The session the tools act in: its grant is registered with the runtime by the host (the mnote app). */
+export interface MnoteSessionBinding {
+  sessionId: string;
+  runId?: string;
+}
+
+/** What every target's mnoteTools takes. */
+export interface MnoteToolsOptions {
+  connection: MnoteConnection;
+  session: MnoteSessionBinding;
+  /** The trace context to send on (default: the active span's, through @opentelemetry/api when it is installed). */
+  traceContext?: () => TraceFields;
+}
+
+/** What the model reads back: the response envelope with toolName the name the model called. */
+export type MnoteToolResult = ModelToolResponse;
+
+/** A call whose answer never came (the runtime unreachable, or silent past the timeout on every attempt). */
+export class MnoteConnectionError extends Error {
+  override readonly name = "MnoteConnectionError";
+}
+
+/** The path of \`serve\`'s framework call route. */
+export const MODEL_CALL_PATH = "/v1/tools/model-call";
+
+/** The tool definitions of a provider variant: the model-facing name, description and parameter schema. */
+export function frameworkToolDefinitions(provider: ProviderName): readonly ProviderToolDefinition[] {
+  const definitions = providerTools[provider];
+  if (!definitions) throw new TypeError(\`unknown provider variant \${String(provider)}\`);
+  return definitions;
+}
+
+/**
+ * The approval seam: the one function every target's approval hook asks (the AI SDK's and the
+ * Agents SDK's needsApproval; LangChain's HumanInTheLoopMiddleware is configured from it). Today a
+ * tool needs approval only when its registry entry carries an approval fact; the approval policy
+ * (who approves what, from the contract) is wired here and nowhere else.
+ */
+export function approvalFor(toolName: RegisteredToolName, _args: unknown): "allow" | "ask" {
+  const entry = toolByName(toolName) as { readonly approval?: unknown } | undefined;
+  return entry?.approval === undefined || entry.approval === null || entry.approval === false ? "allow" : "ask";
+}
+
+/** The two calls of @opentelemetry/api this file makes (typed here: the package has no dependencies). */
+interface OtelPropagationApi {
+  context: { active(): unknown };
+  propagation: { inject(context: unknown, carrier: Record<string, string>): void };
+}
+
+/** The active span's W3C context, through @opentelemetry/api when the program has it (an optional peer); empty otherwise. */
+export function activeTraceFields(): TraceFields {
+  let api: OtelPropagationApi;
+  try {
+    // optional, and required only here: without the API installed there is no trace to pass on
+    api = require("@opentelemetry/api") as OtelPropagationApi;
+  } catch {
+    return {};
+  }
+  const carrier: Record<string, string> = {};
+  api.propagation.inject(api.context.active(), carrier);
+  const fields: TraceFields = {};
+  if (carrier.traceparent) fields.traceparent = carrier.traceparent;
+  if (carrier.tracestate) fields.tracestate = carrier.tracestate;
+  return fields;
+}
+
+/** The dispatcher behind a connection: the in-process one as it is, or an HTTP client of \`serve\`. */
+export function connectionDispatcher(connection: MnoteConnection): FrameworkDispatcher {
+  if ("dispatcher" in connection) return connection.dispatcher;
+  return httpDispatcher(connection);
+}
+
+function httpDispatcher(connection: HttpConnection): FrameworkDispatcher {
+  const endpoint = connection.url.replace(/\\/+$/, "") + MODEL_CALL_PATH;
+  const timeoutMs = connection.timeoutMs ?? 30_000;
+  const retries = connection.retries ?? 2;
+  return {
+    async callModelTool(call, trace = {}) {
+      // the same body every attempt: the same tool call id, so the same idempotency key (a lost
+      // answer retried replays the first call's outcome instead of writing twice)
+      const body = JSON.stringify(call);
+      let lastProblem = "";
+      for (let attempt = 0; attempt <= retries; attempt++) {
+        let response: Response;
+        try {
+          response = await fetch(endpoint, {
+            method: "POST",
+            headers: {
+              "content-type": "application/json",
+              authorization: \`Bearer \${connection.token}\`,
+              ...(trace.traceparent ? { traceparent: trace.traceparent } : {}),
+              ...(trace.tracestate ? { tracestate: trace.tracestate } : {}),
+            },
+            body,
+            signal: AbortSignal.timeout(timeoutMs),
+          });
+        } catch (e) {
+          lastProblem = e instanceof Error && e.name === "TimeoutError" ? \`no answer within \${timeoutMs} ms\` : "unreachable";
+          continue;
+        }
+        const answer: unknown = await response.json().catch(() => undefined);
+        // refusals (a wrong token, a body too large) are envelopes too: the model reads them
+        if (validateToolResponse(answer)) return answer;
+        throw new MnoteConnectionError(\`mnote runtime at \${connection.url}: HTTP \${response.status} without a response envelope\`);
+      }
+      throw new MnoteConnectionError(\`mnote runtime at \${connection.url}: \${lastProblem} (\${retries + 1} attempts, one idempotency key)\`);
+    },
+  };
+}
+
+/** Calls one tool for a framework: the answer as the model reads it (failures included: they are results, not exceptions). */
+export type FrameworkToolRunner = (
+  tool: ProviderToolDefinition,
+  modelArguments: unknown,
+  toolCallId: string | undefined,
+) => Promise<MnoteToolResult>;
+
+/** The runner of a target's mnoteTools: the connection, the session and the trace context bound once. */
+export function frameworkToolRunner(options: MnoteToolsOptions): FrameworkToolRunner {
+  const dispatcher = connectionDispatcher(options.connection);
+  const traceContext = options.traceContext ?? activeTraceFields;
+  const { sessionId, runId } = options.session;
+  return async (tool, modelArguments, toolCallId) => {
+    const call: FrameworkToolCall = {
+      sessionId,
+      toolName: tool.name,
+      // a framework that gives no id (a tool invoked by hand) makes a call of its own, never a replay
+      toolCallId: toolCallId ?? \`call_\${randomUUID().replace(/-/g, "")}\`,
+      arguments: modelArguments,
+      ...(runId !== undefined ? { runId } : {}),
+    };
+    return modelView(await dispatcher.callModelTool(call, traceContext()));
+  };
+}
+`;
+    return [{ path: `${FRAMEWORKS_DIR}/connection.ts`, content }];
+  },
+};

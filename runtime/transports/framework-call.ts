@@ -1,0 +1,109 @@
+/**
+ * A tool call made through an agent framework (the generated ai-sdk, langchain and openai-agents
+ * targets), answered in the runtime: in process (the targets' `{ dispatcher }` connection is
+ * `frameworkCaller(runtime)`) or over `serve`'s HTTP (POST /v1/tools/model-call, tool-server.ts).
+ * Either way it ends here, so a framework's call is turned into a request in one place, the same
+ * way the MCP server does it:
+ *
+ *   - identity, page and scope come from the session's live grant in the runtime's grant store,
+ *     never from the caller (the caller names only the session);
+ *   - the framework's own tool call id becomes the idempotency key through toolCallKey, exactly
+ *     (hashed, never cleaned up), with keyOrigin "tool_call": a framework retry with the same call
+ *     id replays, and a model's retry of an uncertain write (a new call id) gets the first key from
+ *     the dispatcher's uncertain-write memory;
+ *   - validate, then raise, then the envelope (model-call.ts);
+ *   - the caller's W3C trace context (traceparent / tracestate) is continued by the call's span.
+ *
+ * Every answer is an envelope, never an exception for bad input: the frameworks hand it to the model.
+ */
+import { randomUUID } from "node:crypto";
+import type { ErrorCode, SessionGrant, ToolResponse } from "../../generated/types";
+import { ERR, toolByName, toolByProviderName, type ToolDescriptor } from "../../generated/registry";
+import { validateIdentifier } from "../../generated/validators";
+import type { FrameworkToolCall } from "../../generated/frameworks/connection";
+import { refusalResponse } from "../dispatch/dispatcher";
+import type { GrantStore } from "../state/grant-store";
+import { isGrantLive } from "../../common/grant-liveness";
+import { continueTrace, type TraceCarrier, type TraceFields } from "../telemetry/propagation";
+import { requestFromModelCall } from "./model-call";
+import { displayToolCallId, toolCallKey } from "./host-ids";
+
+export interface FrameworkCallerOptions {
+  dispatch(request: unknown): Promise<ToolResponse>;
+  grants: GrantStore;
+  /** The clock grant liveness is judged by (the runtime's). */
+  now: () => number;
+}
+
+/** What answers a framework's tool call (the shape the generated targets' in-process connection takes). */
+export interface FrameworkCaller {
+  /** The call is checked here (it may come from an HTTP body): a malformed one is refused as invalid_input. */
+  callModelTool(call: unknown, trace?: TraceCarrier | TraceFields): Promise<ToolResponse>;
+}
+
+/** A refusal of the call itself (before any tool ran), pointing at the member of the call that is wrong. */
+function refused(code: ErrorCode, pointer: string): ToolResponse {
+  const response = refusalResponse(code);
+  response.error.pointer = pointer;
+  return response;
+}
+
+/** The call, or the JSON pointer of the first member that is not what a call needs. */
+function checkedCall(call: unknown): FrameworkToolCall | string {
+  if (call === null || typeof call !== "object" || Array.isArray(call)) return "";
+  const c = call as Record<string, unknown>;
+  const own = (name: string) => Object.prototype.hasOwnProperty.call(c, name);
+  if (!own("sessionId") || !validateIdentifier(c.sessionId)) return "/sessionId";
+  if (!own("toolName") || typeof c.toolName !== "string") return "/toolName";
+  // the host's id is used exactly (hashed into the key), so any non-empty string is one
+  if (!own("toolCallId") || typeof c.toolCallId !== "string" || c.toolCallId.length === 0) return "/toolCallId";
+  if (own("runId") && c.runId !== undefined && !validateIdentifier(c.runId)) return "/runId";
+  return call as FrameworkToolCall;
+}
+
+/** The caller for a runtime's dispatcher and grants: every call checked, raised, keyed and dispatched. */
+export function createFrameworkCaller(options: FrameworkCallerOptions): FrameworkCaller {
+  const defaultRunId = `fw_${randomUUID().replace(/-/g, "")}`;
+
+  async function liveGrant(tool: ToolDescriptor, sessionId: string): Promise<SessionGrant | ToolResponse> {
+    const grant = await options.grants.get(sessionId).catch(() => undefined);
+    if (grant && isGrantLive(grant, options.now())) return grant;
+    return {
+      ...refusalResponse(ERR.notAuthenticated, grant?.locale, grant ? "session_expired" : "session_unknown"),
+      toolName: tool.name,
+    };
+  }
+
+  return {
+    async callModelTool(given, trace) {
+      const call = checkedCall(given);
+      if (typeof call === "string") return refused(ERR.invalidInput, call);
+      // the model calls a tool by its provider name; the canonical name is accepted too
+      const tool = toolByProviderName(call.toolName) ?? toolByName(call.toolName);
+      if (!tool) return refused(ERR.unknownTool, "/toolName");
+      const grant = await liveGrant(tool, call.sessionId);
+      if ("ok" in grant) return grant;
+      const built = requestFromModelCall(tool, call.arguments === undefined ? {} : call.arguments, grant, {
+        runId: call.runId ?? defaultRunId,
+        toolCallId: displayToolCallId(call.toolCallId),
+        idempotencyKey: toolCallKey(call.sessionId, call.toolCallId),
+        keyOrigin: "tool_call",
+      });
+      if (!built.ok) return built.response;
+      return continueTrace(trace as TraceCarrier | undefined, () => options.dispatch(built.request));
+    },
+  };
+}
+
+/** The in-process caller of a runtime (what `{ dispatcher }` in the targets' options takes). */
+export function frameworkCaller(runtime: {
+  dispatcher: { dispatch(request: unknown): Promise<ToolResponse> };
+  grants: GrantStore;
+  now: () => number;
+}): FrameworkCaller {
+  return createFrameworkCaller({
+    dispatch: (request) => runtime.dispatcher.dispatch(request),
+    grants: runtime.grants,
+    now: runtime.now,
+  });
+}

@@ -1,0 +1,92 @@
+/**
+ * The openai-agents target through the Agents SDK's own loop (run() of an Agent), driven by a
+ * scripted model implementing the SDK's Model interface: first a function call, then, having read
+ * the call's result, a final message. What the model read is what the test checks.
+ *
+ * With strict on (the default) a model fills every optional field with null, as OpenAI's strict
+ * mode makes it: the driver sends the arguments that way, and the raise step turns the nulls back.
+ */
+import { Agent, Runner, Usage, type Model, type ModelRequest, type ModelResponse } from "@openai/agents";
+import { mnoteTools } from "../../generated/openai-agents";
+import { providerTools } from "../../generated/providers";
+import { toolByProviderName } from "../../generated/registry";
+import { fillNulls } from "../support/model-calls";
+import { frameworkScenario, type MakeDriver } from "./scenario";
+
+/** A model that calls one tool, then answers; it keeps every request it was sent. */
+class ScriptedModel implements Model {
+  readonly requests: ModelRequest[] = [];
+  constructor(private readonly call: { name: string; arguments: string; callId: string }) {}
+  async getResponse(request: ModelRequest): Promise<ModelResponse> {
+    this.requests.push(request);
+    const output: ModelResponse["output"] =
+      this.requests.length === 1
+        ? [{ type: "function_call", status: "completed", ...this.call }]
+        : [
+            {
+              type: "message",
+              role: "assistant",
+              status: "completed",
+              content: [{ type: "output_text", text: "done" }],
+            },
+          ];
+    return { usage: new Usage(), output };
+  }
+  // eslint-disable-next-line require-yield
+  async *getStreamedResponse(): AsyncIterable<never> {
+    throw new Error("the scripted model does not stream");
+  }
+}
+
+/** The function call result the model read in its second request, parsed. */
+function readBack(model: ScriptedModel, callId: string): unknown {
+  const input = model.requests[1]?.input;
+  if (!Array.isArray(input)) throw new Error("the model was never sent the tool's result");
+  for (const item of input) {
+    if (item.type === "function_call_result" && item.callId === callId) {
+      const output = item.output as string | { type?: string; text?: string };
+      const text = typeof output === "string" ? output : output.type === "text" ? output.text : undefined;
+      if (text === undefined) throw new Error(`the model read a non-text result: ${JSON.stringify(output)}`);
+      return JSON.parse(text);
+    }
+  }
+  throw new Error("the model was never sent the tool's result");
+}
+
+const runner = new Runner({ tracingDisabled: true });
+
+const agentsDriver =
+  (strict?: boolean): MakeDriver =>
+  (options) => {
+    const tools = mnoteTools({ ...options, strict });
+    return async (toolName, args, callId) => {
+      const schema = toolByProviderName(toolName)!.parameters;
+      // strict mode: every optional field present as null (given members kept, unknown ones too)
+      const sent = strict === false ? args : { ...(fillNulls(schema as never, args) as object), ...(args as object) };
+      const model = new ScriptedModel({ name: toolName, arguments: JSON.stringify(sent), callId });
+      const agent = new Agent({ name: "page assistant", instructions: "Work on the page.", model, tools });
+      await runner.run(agent, "Work on the page.");
+      return readBack(model, callId);
+    };
+  };
+
+frameworkScenario("OpenAI Agents (strict)", agentsDriver());
+frameworkScenario("OpenAI Agents (strict: false)", agentsDriver(false));
+
+describe("OpenAI Agents: what the model is shown", () => {
+  const fake = { dispatcher: { callModelTool: () => Promise.reject(new Error("not called")) } };
+  it.each([
+    [true, "openai-strict"],
+    [false, "portable"],
+  ] as const)("strict %s: every tool under its model-facing name with the %s schema", async (strict, variant) => {
+    const tools = mnoteTools({ connection: fake, session: { sessionId: "sess_x" }, strict });
+    expect(tools.map((t) => t.name).sort()).toEqual(providerTools[variant].map((d) => d.name).sort());
+    for (const definition of providerTools[variant]) {
+      const made = tools.find((t) => t.name === definition.name)!;
+      expect(made).toMatchObject({ type: "function", description: definition.description, strict });
+      expect(made.parameters).toEqual(definition.parameters);
+      // the approval seam answers "allow" for every tool of today's contract
+      expect(await made.needsApproval({} as never, {}, "call_1")).toBe(false);
+    }
+  });
+});
