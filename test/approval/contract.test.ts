@@ -25,7 +25,10 @@ function setApproval(file: string, approval: unknown): void {
   const text = readFileSync(file, "utf8").replace(/("approval": [^\n]*\n)/, "");
   writeFileSync(
     file,
-    text.replace(/("semantics": \{[^}]*\})(,?)\n/, (_m, s: string, comma: string) => `${s},\n    "approval": ${JSON.stringify(approval)}${comma}\n`),
+    text.replace(
+      /("semantics": \{[^}]*\})(,?)\n/,
+      (_m, s: string, comma: string) => `${s},\n    "approval": ${JSON.stringify(approval)}${comma}\n`,
+    ),
   );
 }
 
@@ -33,7 +36,10 @@ describe("approval from the contract", () => {
   it("the registry carries each tool's level as the contract states it", () => {
     expect(tools["mnote.page.get"].approval).toEqual({ default: "allow", when: [] });
     expect(tools["mnote.page.update_title"].approval).toEqual({ default: "ask", when: [] });
-    expect(tools["mnote.page.save"].approval).toEqual({ default: "allow", when: [{ args: { mode: "replace" }, approval: "ask" }] });
+    expect(tools["mnote.page.save"].approval).toEqual({
+      default: "allow",
+      when: [{ args: { mode: "replace" }, approval: "ask" }],
+    });
     expect(tools["mnote.page.save"].revisionField).toBe("baseRevision");
     expect(tools["mnote.page.get"].revisionField).toBeNull();
   });
@@ -48,12 +54,26 @@ describe("approval from the contract", () => {
     const registry = require(join(out, "registry.ts")) as ContractFacts & {
       toolByName(name: string): ToolDescriptor | undefined;
     };
-    const outline: CommandHandler = () => ({ commandId: null, replayed: false, result: { documentId: "doc_1", headings: [] } });
+    const outline: CommandHandler = () => ({
+      commandId: null,
+      replayed: false,
+      result: { documentId: "doc_1", headings: [] },
+    });
     const kernel = new ReferenceKernel({ contract: registry, handlers: { "page.outline.read": outline } });
     seedKernel(kernel, demoSeed());
     const grants = new SqliteGrantStore(openDatabase(":memory:"));
-    const ids = { sessionId: "s7", workspaceId: "ws_1", documentId: "doc_1", actorId: "user_1", capabilityScope: ["page.read", "page.write"] };
-    await grants.put({ ...ids, capabilityScope: ["page.read", "page.write"], expiresAt: new Date(Date.now() + 3600e3).toISOString() });
+    const ids = {
+      sessionId: "s7",
+      workspaceId: "ws_1",
+      documentId: "doc_1",
+      actorId: "user_1",
+      capabilityScope: ["page.read", "page.write"],
+    };
+    await grants.put({
+      ...ids,
+      capabilityScope: ["page.read", "page.write"],
+      expiresAt: new Date(Date.now() + 3600e3).toISOString(),
+    });
     const dispatcher = createDispatcher({
       kernel,
       grants,
@@ -85,11 +105,18 @@ describe("approval from the contract", () => {
       });
     const r1 = generate(contractWith(saveFile, save));
     expect(r1.status).toBe(2);
-    expect(r1.stderr).toMatch(/page\.save\.tool\.json:\d+:\d+ at \/x-mnote-tool\/approval\/when\/0\/args\/force: mnote\.page\.save has no top-level args field "force"/);
+    expect(r1.stderr).toMatch(
+      /page\.save\.tool\.json:\d+:\d+ at \/x-mnote-tool\/approval\/when\/0\/args\/force: mnote\.page\.save has no top-level args field "force"/,
+    );
     const getFile = join("tools", "page.get.tool.json");
-    const get = readFileSync(join(__dirname, "..", "..", "contract", getFile), "utf8").replace(/"approval": "allow"/, `"approval": "ask"`);
+    const get = readFileSync(join(__dirname, "..", "..", "contract", getFile), "utf8").replace(
+      /"approval": "allow"/,
+      `"approval": "ask"`,
+    );
     const r2 = generate(contractWith(getFile, get));
     expect(r2.status).toBe(2);
-    expect(r2.stderr).toMatch(/page\.get\.tool\.json:\d+:\d+ at \/x-mnote-tool\/approval: mnote\.page\.get has no dry run/);
+    expect(r2.stderr).toMatch(
+      /page\.get\.tool\.json:\d+:\d+ at \/x-mnote-tool\/approval: mnote\.page\.get has no dry run/,
+    );
   });
 });

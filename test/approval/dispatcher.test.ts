@@ -31,9 +31,11 @@ async function contractLevels(policy: unknown = undefined) {
 }
 
 function body(t: TestRuntime): string[] {
-  return (t.kernel.db.prepare("SELECT text FROM blocks WHERE page_id = 'doc_1' ORDER BY position").all() as Array<{
-    text: string;
-  }>).map((r) => r.text);
+  return (
+    t.kernel.db.prepare("SELECT text FROM blocks WHERE page_id = 'doc_1' ORDER BY position").all() as Array<{
+      text: string;
+    }>
+  ).map((r) => r.text);
 }
 
 async function ask(t: TestRuntime, as: Actor, tool = "mnote.page.save", args: Record<string, unknown> = REPLACE) {
@@ -56,7 +58,11 @@ describe("approval: the contract's levels", () => {
     const before = t.kernelStateHash();
     const blocksBefore = body(t).length;
     const r = await ask(t, owner);
-    expect(r.audit).toMatchObject({ effect: "none", commandId: null, approval: { decision: "required", level: "ask" } });
+    expect(r.audit).toMatchObject({
+      effect: "none",
+      commandId: null,
+      approval: { decision: "required", level: "ask" },
+    });
     const challenge = r.error.approval!;
     expect(challenge.preview).toEqual({
       commandName: "page.body.save",
@@ -86,9 +92,7 @@ describe("approval: the contract's levels", () => {
 
     // the token for another write (a new key): used up
     const after = t.kernelStateHash();
-    const replay = failed(
-      await t.call("mnote.page.save", owner, REPLACE, { approval: { token: challenge.token } }),
-    );
+    const replay = failed(await t.call("mnote.page.save", owner, REPLACE, { approval: { token: challenge.token } }));
     expect([replay.error.code, replay.error.reason]).toEqual(["mnote_tool_approval_invalid", "replayed"]);
     expect(replay.audit.approval).toEqual({ decision: "invalid", level: "ask" });
     expect(t.kernelStateHash()).toBe(after);
@@ -96,7 +100,9 @@ describe("approval: the contract's levels", () => {
 
   it("approvedBy names who approved in the audit", async () => {
     const { token } = (await ask(t, owner)).error.approval!;
-    const done = ok(await t.call("mnote.page.save", owner, REPLACE, { approval: { token, approvedBy: "lin_at_desk" } }));
+    const done = ok(
+      await t.call("mnote.page.save", owner, REPLACE, { approval: { token, approvedBy: "lin_at_desk" } }),
+    );
     expect(done.audit.approval).toEqual({ decision: "approved", level: "ask", approvedBy: "lin_at_desk" });
   });
 
@@ -104,7 +110,9 @@ describe("approval: the contract's levels", () => {
     const { token } = (await ask(t, owner, "mnote.page.save", { ...REPLACE, baseRevision: undefined })).error.approval!;
     ok(await t.call("mnote.page.save", owner, APPEND)); // append is allow: someone else's edit
     const changed = t.kernelStateHash();
-    const r = failed(await t.call("mnote.page.save", owner, { ...REPLACE, baseRevision: undefined }, { approval: { token } }));
+    const r = failed(
+      await t.call("mnote.page.save", owner, { ...REPLACE, baseRevision: undefined }, { approval: { token } }),
+    );
     expect(r.error.code).toBe("mnote_tool_conflict");
     expect(t.kernelStateHash()).toBe(changed);
     const fresh = await ask(t, owner, "mnote.page.save", { ...REPLACE, baseRevision: undefined });
@@ -122,7 +130,14 @@ describe("approval: the contract's levels", () => {
     const cases: Array<[string, Actor, string, Record<string, unknown>, string, string]> = [
       ["altered mac", owner, "mnote.page.save", REPLACE, flipped, "altered"],
       ["altered payload", other, "mnote.page.save", REPLACE, forged, "altered"],
-      ["other args", owner, "mnote.page.save", { ...REPLACE, content: [{ type: "paragraph", text: "Other." }] }, token, "other_args"],
+      [
+        "other args",
+        owner,
+        "mnote.page.save",
+        { ...REPLACE, content: [{ type: "paragraph", text: "Other." }] },
+        token,
+        "other_args",
+      ],
       ["other session", other, "mnote.page.save", REPLACE, token, "other_session"],
       ["other tool", owner, "mnote.page.update_title", { title: "Renamed", baseRevision: 0 }, token, "other_tool"],
     ];
@@ -146,7 +161,10 @@ describe("approval: the contract's levels", () => {
     const before = t.kernelStateHash();
     advance(1);
     const r = failed(await t.call("mnote.page.save", owner, REPLACE, { approval: { token } }));
-    expect([r.error.code, r.audit.approval]).toEqual(["mnote_tool_approval_expired", { decision: "expired", level: "ask" }]);
+    expect([r.error.code, r.audit.approval]).toEqual([
+      "mnote_tool_approval_expired",
+      { decision: "expired", level: "ask" },
+    ]);
     expect(t.kernelStateHash()).toBe(before);
   });
 
@@ -207,7 +225,10 @@ describe("approval: the host policy", () => {
     const bad: Array<[unknown, RegExp]> = [
       [JSON.parse('{"tools": {"__proto__": "allow"}}'), /tools/],
       [{ tools: { "mnote.page.delete": "allow" } }, /no tool mnote\.page\.delete/],
-      [{ tools: { "mnote.page.save": { default: "allow", when: [{ args: { force: true }, approval: "ask" }] } } }, /no args field force/],
+      [
+        { tools: { "mnote.page.save": { default: "allow", when: [{ args: { force: true }, approval: "ask" }] } } },
+        /no args field force/,
+      ],
       [{ tools: { "mnote.page.get": "ask" } }, /no dry run/],
       [{ tools: { "mnote.page.save": "sometimes" } }, /tools/],
       [{ sessions: { "bad id!": { tools: {} } } }, /sessions/],
@@ -221,7 +242,10 @@ describe("approval: the host policy", () => {
 describe("approval: the SQLite store across a restart", () => {
   it("a token made before a restart is honoured once after it, and stays used up after another", async () => {
     const dir = mkdtempSync(join(tmpdir(), "mnote-approval-"));
-    const files = { kernel: { kind: "embedded" as const, path: join(dir, "kernel.db") }, statePath: join(dir, "state.db") };
+    const files = {
+      kernel: { kind: "embedded" as const, path: join(dir, "kernel.db") },
+      statePath: join(dir, "state.db"),
+    };
     const open = () => createRuntime({ ...files, approval: { policy: EMPTY_POLICY } });
     let runtime = open();
     seedKernel(runtime.embeddedKernel!, demoSeed());

@@ -18,7 +18,13 @@ import { describeRedis, REDIS_DB, redisUrl, requireRedis } from "../support/redi
 
 const DB = REDIS_DB.approval;
 const REPLACE = { content: [{ type: "paragraph", text: "Approved body." }], mode: "replace" };
-const ids = { sessionId: "s1", workspaceId: "ws_1", documentId: "doc_1", actorId: "user_1", capabilityScope: ["page.read", "page.write"] };
+const ids = {
+  sessionId: "s1",
+  workspaceId: "ws_1",
+  documentId: "doc_1",
+  actorId: "user_1",
+  capabilityScope: ["page.read", "page.write"],
+};
 
 describeRedis("approval tokens across instances on one Redis", () => {
   let redis: Redis;
@@ -65,7 +71,9 @@ describeRedis("approval tokens across instances on one Redis", () => {
     ok(await b.dispatcher.dispatch(makeRequest("mnote.page.save", REPLACE, { approval: { token } }, ids)));
     const written = hashDatabaseFile(kernelPath);
     for (const r of [a, b]) {
-      const again = failed(await r.dispatcher.dispatch(makeRequest("mnote.page.save", REPLACE, { approval: { token } }, ids)));
+      const again = failed(
+        await r.dispatcher.dispatch(makeRequest("mnote.page.save", REPLACE, { approval: { token } }, ids)),
+      );
       expect([again.error.code, again.error.reason]).toEqual(["mnote_tool_approval_invalid", "replayed"]);
     }
     expect(hashDatabaseFile(kernelPath)).toBe(written);
@@ -77,7 +85,9 @@ describeRedis("approval tokens across instances on one Redis", () => {
     const token = failed(await a.dispatcher.dispatch(makeRequest("mnote.page.save", REPLACE, {}, ids))).error.approval!
       .token;
     const answers = await Promise.all(
-      [a, b, a, b].map((r) => r.dispatcher.dispatch(makeRequest("mnote.page.save", REPLACE, { approval: { token } }, ids))),
+      [a, b, a, b].map((r) =>
+        r.dispatcher.dispatch(makeRequest("mnote.page.save", REPLACE, { approval: { token } }, ids)),
+      ),
     );
     expect(answers.filter((r) => r.ok)).toHaveLength(1);
     for (const r of answers.filter((x) => !x.ok))
