@@ -28,11 +28,23 @@ process keeps (session, tool, args) -> key (hashed, at most 64, for 6 hours) for
 After a definite answer nothing is kept: the same call made on purpose after a success is a new
 write (a second AI note stays a second note).
 
+Approval (docs/APPROVAL.md): a call the runtime answers approval_required (page.save replace,
+update_title, or whatever the contract and host policy say) is put to the person through Hermes'
+own request_elicitation_consent (tools/approval.py; imported defensively, None when absent), with a
+one-screen summary of the runtime's preview. Only "accept" resends the same request with the
+token; decline, cancel, a headless session (Hermes fails closed there) or no consent function
+answer the model approval_denied ("declined by the user"), and nothing is written. The question is
+asked from a worker thread carrying the handler's context (contextvars: the session key): Hermes
+blocks the asking thread until the person answers (_await_gateway_decision, or input() on the
+CLI), and a handler running on an event loop must not block the loop that delivers that answer.
+
 What the model reads names tools as it calls them: the returned envelope's toolName is the tool's
 provider name (the runtime's logs and the kernel's audit keep the canonical name).
 """
 
+import contextvars
 import hashlib
+import importlib
 import json
 import logging
 import os
@@ -443,9 +455,97 @@ def _handle(tool, args, kwargs):
                     retried[name] = request[name]
             request = retried
             response, answered = _send_with_retries(transport, tool, retried)
+    challenge = _approval_challenge(response)
+    if challenge is not None:
+        # the runtime wants a person's yes for this exact call: ask through Hermes, resend only on accept
+        if _ask_person(tool, challenge) == "accept":
+            request = dict(request, approval={"token": challenge["token"]})
+            response, answered = _send_with_retries(transport, tool, request)
+        else:
+            return _declined(tool, request)
     if keyed and not dry_run:
         _remember_unanswered(session_id, tool["providerName"], args, request["idempotencyKey"], not answered)
     return response
+
+
+_APPROVAL = SPEC["approvalCodes"]
+
+
+def _approval_challenge(response):
+    """The preview and token of an approval_required answer, or None."""
+    if response.get("ok") or (response.get("error") or {}).get("code") != _APPROVAL["required"]:
+        return None
+    challenge = response["error"].get("approval")
+    return challenge if isinstance(challenge, dict) and isinstance(challenge.get("token"), str) else None
+
+
+def _consent_function():
+    """Hermes' request_elicitation_consent: tools/approval.py in v0.18, elsewhere in other versions; None without it."""
+    for module_name in ("tools.approval", "hermes_agent.tools.approval", "agent.approval"):
+        try:
+            module = importlib.import_module(module_name)
+        except Exception:
+            continue
+        consent = getattr(module, "request_elicitation_consent", None)
+        if callable(consent):
+            return consent
+    return None
+
+
+def _approval_summary(tool, preview):
+    """One screen: what the call would change, from the runtime's preview (counts and the call's own values, no page content)."""
+    revision = preview.get("revision")
+    lines = ["mnote: " + tool["title"] + ("" if revision is None else " (page revision %d)" % revision)]
+    for op in preview.get("ops") or []:
+        kind = op.get("op")
+        if kind == "replace":
+            lines.append("- replace the whole body: %d blocks removed, %d written" % (op.get("removedBlocks", 0), op.get("blocks", 0)))
+        elif kind == "append":
+            lines.append("- append %d blocks" % op.get("blocks", 0))
+        elif kind == "set_title":
+            lines.append("- rename the page to " + json.dumps(op.get("value"), ensure_ascii=False))
+        elif kind == "set_option":
+            lines.append("- set option %s to %s" % (op.get("field"), json.dumps(op.get("value"), ensure_ascii=False)))
+        else:
+            lines.append("- " + str(kind).replace("_", " "))
+    if not preview.get("ops"):
+        lines.append("- no change")
+    return "\n".join(lines)
+
+
+def _approval_timeout():
+    try:
+        return max(1.0, float(os.environ.get("MNOTE_TOOLS_APPROVAL_SECONDS", "300")))
+    except ValueError:
+        return 300.0
+
+
+def _ask_person(tool, challenge):
+    """ "accept" only when the person said yes; everything else (no function, headless, timeout, error) declines."""
+    consent = _consent_function()
+    if consent is None:
+        return "decline"
+    message = _approval_summary(tool, challenge.get("preview") or {})
+    answer = {"choice": "decline"}
+    context = contextvars.copy_context()
+
+    def ask():
+        try:
+            answer["choice"] = context.run(consent, message, "mnote wants to change the page: approve?", surface="mnote-approval")
+        except Exception:
+            answer["choice"] = "decline"
+
+    worker = threading.Thread(target=ask, name="mnote-approval", daemon=True)
+    worker.start()
+    worker.join(_approval_timeout())
+    return "accept" if not worker.is_alive() and answer["choice"] == "accept" else "decline"
+
+
+def _declined(tool, request):
+    """The answer when the person did not approve: approval_denied, declined by the user; nothing was sent to write."""
+    failure = _failure(tool, _APPROVAL["denied"], request, reason="declined")
+    failure["audit"]["approval"] = {"decision": "denied", "level": "ask"}
+    return failure
 
 
 def _envelope(tool, binding, session_id, run_id, tool_call_id, args):
