@@ -25,3 +25,16 @@ export function writeAllowAllPolicy(dir: string): string {
   writeFileSync(path, JSON.stringify(allowAllPolicyJson()));
   return path;
 }
+
+/**
+ * The allow-all policy file the global setup wrote (MNOTE_APPROVAL_POLICY), for processes started
+ * with an environment of their own (the MCP SDK's stdio client, the plugin's CLI adapter), which
+ * do not inherit it: they name it with --approval-policy.
+ */
+export function allowAllPolicyFile(): string {
+  const path = process.env.MNOTE_APPROVAL_POLICY;
+  if (path) return path;
+  const { mkdtempSync } = require("node:fs") as typeof import("node:fs");
+  const { tmpdir } = require("node:os") as typeof import("node:os");
+  return writeAllowAllPolicy(mkdtempSync(join(tmpdir(), "mnote-approval-")));
+}
