@@ -27,6 +27,7 @@ interface Entry {
 export function memoryIdempotencyStore(): IdempotencyStore {
   const entries = new Map<string, Entry>();
   const uncertain = new Map<string, string>();
+  const approvals = new Map<string, string>();
   let tokens = 0;
   return {
     async claim(scope, fingerprint): Promise<Claim> {
@@ -57,6 +58,11 @@ export function memoryIdempotencyStore(): IdempotencyStore {
     },
     async forgetUncertain(sessionId, slot) {
       uncertain.delete(`${sessionId}\n${slot}`);
+    },
+    async consumeApproval(nonce, owner) {
+      const had = approvals.get(nonce);
+      if (had === undefined) approvals.set(nonce, owner);
+      return had === undefined ? "fresh" : had === owner ? "same" : "used";
     },
     async close() {
       entries.clear();

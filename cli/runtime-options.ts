@@ -17,6 +17,8 @@ export interface RuntimeCliOptions {
   lease: number;
   store?: string;
   grants?: string;
+  approvalPolicy?: string;
+  approvalTtl: number;
 }
 
 export const DEFAULT_DB = ".mnote/kernel.db";
@@ -80,6 +82,17 @@ export function addRuntimeOptions(command: Command): Command {
     )
     .addOption(
       option(
+        "--approval-policy <file>",
+        "the host's approval policy (JSON, contract/envelope/approval-policy.schema.json): tighten or loosen each tool's allow/ask/deny, per workspace and per session; deny wins (docs/APPROVAL.md). The tokens' key is MNOTE_APPROVAL_SECRET, else one kept in the state file",
+        nonEmpty,
+        { env: "MNOTE_APPROVAL_POLICY" },
+      ),
+    )
+    .addOption(
+      option("--approval-ttl <ms>", "how long an approval token is good for", parseMs, { default: 10 * 60 * 1000 }),
+    )
+    .addOption(
+      option(
         "--lease <ms>",
         "how long a keyed write holds its key without a heartbeat (the running process renews it every third of it); a process that dies frees the key within it",
         parseMs,
@@ -108,7 +121,9 @@ export async function runtimeFrom(
 ): Promise<Runtime> {
   const { createRuntime } = await import("../runtime/runtime");
   const choice = kernelChoice(opts);
+  const approval = await approvalFrom(opts);
   return createRuntime({
+    approval,
     idempotency: opts.store ? await redisIdempotencyStore(opts.store) : undefined,
     grants: opts.grants ? await redisGrantStore(opts.grants) : undefined,
     onStoreError: extra.onStoreError,
@@ -120,6 +135,53 @@ export async function runtimeFrom(
     kernelTimeoutMs: choice.kind === "embedded" ? undefined : choice.timeoutMs! + 5_000,
     onCall: extra.onCall,
   });
+}
+
+/**
+ * The approval options: the policy file read, parsed and checked before anything uses it, and the
+ * secret from MNOTE_APPROVAL_SECRET (never an option: command lines are visible to every user of
+ * the machine). A policy or secret that cannot be used stops the command (exit 3).
+ */
+export async function approvalFrom(opts: RuntimeCliOptions) {
+  const { approvalPolicyFrom, ApprovalPolicyError } = await import("../runtime/approval/policy");
+  const { secretFromText } = await import("../runtime/approval/secret");
+  const { readFileSync } = await import("node:fs");
+  let policy;
+  if (opts.approvalPolicy !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(opts.approvalPolicy, "utf8");
+    } catch (e) {
+      throw environmentError(`--approval-policy ${opts.approvalPolicy}: ${(e as Error).message}`);
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      throw environmentError(`--approval-policy ${opts.approvalPolicy}: not JSON (${(e as Error).message})`);
+    }
+    try {
+      policy = approvalPolicyFrom(value);
+    } catch (e) {
+      if (e instanceof ApprovalPolicyError)
+        throw environmentError(`--approval-policy ${opts.approvalPolicy}: ${e.message}`);
+      throw e;
+    }
+  }
+  const text = process.env.MNOTE_APPROVAL_SECRET;
+  let secret: Buffer | undefined;
+  if (text !== undefined && text !== "") {
+    try {
+      secret = secretFromText(text);
+    } catch (e) {
+      throw environmentError((e as Error).message);
+    }
+  } else if (opts.store) {
+    process.stderr.write(
+      "mnote-tools: warning: --store is shared but MNOTE_APPROVAL_SECRET is not set: each state file keeps its own approval key, so an approval token is honoured only by instances on the same state file\n",
+    );
+  }
+  return { policy, secret, ttlMs: opts.approvalTtl };
 }
 
 /** Idempotency records in Redis, shared by every instance pointed at the same URL. */

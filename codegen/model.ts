@@ -37,6 +37,15 @@ export interface UnwiredField {
   unsetValue?: unknown;
 }
 
+export type ApprovalLevel = "allow" | "ask" | "deny";
+
+/** A tool's approval fact (x-mnote-tool approval), normalized: a bare level is {default: level, when: []}. */
+export interface ApprovalModel {
+  default: ApprovalLevel;
+  /** The first condition whose top-level args all equal the given values wins. */
+  when: Array<{ args: Record<string, string | number | boolean | null>; approval: ApprovalLevel }>;
+}
+
 export interface ToolModel {
   name: string;
   providerName: string;
@@ -53,6 +62,15 @@ export interface ToolModel {
   idempotency: "required" | "none";
   dryRun: "required" | "none";
   semantics: { destructive: boolean; idempotent: boolean };
+  /** Whether a call needs a person's approval (absent in the contract: allow). */
+  approval: ApprovalModel;
+  /**
+   * The top-level args field holding the revision a write is planned against (the one whose schema
+   * is the contract's Revision), or null: where an approved write carries the previewed revision.
+   */
+  revisionField: string | null;
+  /** Per top-level args field, its schema default where it has one (what an absent field means to an approval condition). */
+  argDefaults: Record<string, unknown>;
   messages: Record<string, Messages>;
   argsType: string;
   resultType: string;

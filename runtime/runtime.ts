@@ -13,6 +13,7 @@ import type { IdempotencyStore } from "./state/idempotency-store";
 import { openDatabase, type Db } from "../common/sqlite";
 import { tracedTransport } from "./telemetry/kernel-client";
 import { currentTraceFields } from "./telemetry/propagation";
+import { stateSecret } from "./approval/secret";
 
 export type KernelChoice =
   | { kind: "embedded"; path: string }
@@ -82,7 +83,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   // the embedded kernel answers synchronously: no timer race around it
   const kernelTimeoutMs =
     choice.kind === "embedded" && options.kernelTimeoutMs === undefined ? null : options.kernelTimeoutMs;
-  const dispatcher = createDispatcher({ ...options, now, kernelTimeoutMs, kernel, grants, idempotency });
+  // the tokens' key: the host's, else the state file's own (runtime/approval/secret.ts)
+  const approval = { ...options.approval, secret: options.approval?.secret ?? stateSecret(state) };
+  const dispatcher = createDispatcher({ ...options, now, kernelTimeoutMs, kernel, grants, idempotency, approval });
   return {
     dispatcher,
     grants,

@@ -72,7 +72,8 @@ async function main(): Promise<void> {
   const server = spawn(
     process.execPath,
     [cli, "serve", "--db", db, "--state", state, "--port", "0", "--token", token],
-    { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
+    // the contract's own approval levels: no host policy (the approval round shows them)
+    { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, MNOTE_APPROVAL_POLICY: undefined } },
   );
   const url = await new Promise<string>((resolveUrl, reject) => {
     let out = "";

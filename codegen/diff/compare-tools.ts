@@ -11,6 +11,7 @@ import { compareSchemas } from "./compare-schemas";
 import { change, fromFinding } from "./change";
 import { expanders, unchangedFile, type DiffSide } from "./side";
 import { sameJson, show } from "./json";
+import { compareApproval } from "./approval";
 
 const FACTS = "/x-mnote-tool";
 
@@ -117,6 +118,18 @@ function compareTool(b: ToolModel, a: ToolModel, base: DiffSide, head: DiffSide,
         b.semantics[key],
         a.semantics[key],
       ),
+    );
+  }
+  // approval is judged by direction, situation by situation (approval.ts): one rule each way
+  const shift = compareApproval(b.approval, a.approval, { before: b.argDefaults, after: a.argDefaults });
+  for (const [happened, rule] of [
+    [shift.tightened, "tool-approval-tightened"],
+    [shift.loosened, "tool-approval-loosened"],
+  ] as const) {
+    if (!happened) continue;
+    const pointer = joinPointer(FACTS, "approval");
+    out.push(
+      change(rule, subject, pointer, at(pointer), `approval ${shift.details.join("; ")}`, b.approval, a.approval),
     );
   }
   for (const code of [...new Set([...Object.keys(b.messages), ...Object.keys(a.messages)])].sort()) {

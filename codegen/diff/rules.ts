@@ -101,6 +101,22 @@ export const RULES = [
     summary: "The destructive/idempotent hints changed.",
   },
   {
+    id: "tool-approval-tightened",
+    level: "breaking",
+    area: "tool",
+    categories: ["wire"],
+    summary:
+      "A call needs more approval than before (x-mnote-tool approval allow -> ask, anything -> deny): callers that never ask a person get mnote_tool_approval_required or mnote_tool_approval_denied.",
+  },
+  {
+    id: "tool-approval-loosened",
+    level: "warning",
+    area: "tool",
+    categories: ["wire"],
+    summary:
+      "A call needs less approval than before (ask -> allow, deny -> ask or allow): writes that waited for a person now go through without one.",
+  },
+  {
     id: "tool-title-changed",
     level: "warning",
     area: "tool",

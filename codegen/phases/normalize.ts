@@ -16,6 +16,8 @@ import type {
   SchemaFile,
   ToolModel,
   UnwiredField,
+  ApprovalLevel,
+  ApprovalModel,
   LimitModel,
   TruncationModel,
   OptionSetModel,
@@ -43,6 +45,7 @@ interface ToolFacts {
   idempotency: "required" | "none";
   dryRun: "required" | "none";
   semantics: { destructive: boolean; idempotent: boolean };
+  approval?: ApprovalLevel | { default: ApprovalLevel; when?: ApprovalModel["when"] };
   messages?: Record<string, Messages>;
   guideRole?: string;
 }
@@ -154,6 +157,9 @@ export function normalize(parsed: ParsedContract): ContractModel {
         idempotency: facts.idempotency,
         dryRun: facts.dryRun,
         semantics: facts.semantics,
+        approval: approvalOf(facts.approval),
+        revisionField: revisionFieldOf(defs.Args!, file.id, manifest.baseUri),
+        argDefaults: argDefaultsOf(args),
         messages: facts.messages ?? {},
         argsType: prefix + "Args",
         resultType: prefix + "Result",
@@ -319,6 +325,38 @@ function modelParameters(
   }
   const out: JsonSchema = { type: "object", properties, additionalProperties: false };
   if (Array.isArray(args.required) && args.required.length > 0) out.required = args.required;
+  return out;
+}
+
+/** x-mnote-tool approval as one shape: absent is allow, a bare level has no conditions. */
+function approvalOf(fact: ToolFacts["approval"]): ApprovalModel {
+  if (fact === undefined) return { default: "allow", when: [] };
+  if (typeof fact === "string") return { default: fact, when: [] };
+  return { default: fact.default, when: fact.when ?? [] };
+}
+
+/**
+ * The top-level args field whose schema is the contract's Revision ($ref to
+ * model/common.schema.json#/$defs/Revision), if exactly one: an approved write carries the
+ * previewed revision there, so the kernel refuses it (conflict) when the page moved since.
+ */
+function revisionFieldOf(args: JsonSchema, fileId: string, baseUri: string): string | null {
+  const revision = `${baseUri}model/common.schema.json#/$defs/Revision`;
+  const properties = isPlainObject(args.properties) ? (args.properties as Record<string, JsonSchema>) : {};
+  const fields = Object.keys(properties).filter((name) => {
+    const ref = properties[name]!.$ref;
+    return typeof ref === "string" && new URL(ref, fileId).href === revision;
+  });
+  return fields.length === 1 ? fields[0]! : null;
+}
+
+/** The schema default of each top-level args field that has one (inlined args). */
+function argDefaultsOf(args: JsonSchema): Record<string, unknown> {
+  const properties = isPlainObject(args.properties) ? (args.properties as Record<string, JsonSchema>) : {};
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(properties).sort()) {
+    if (properties[name]!.default !== undefined) out[name] = properties[name]!.default;
+  }
   return out;
 }
 

@@ -8,7 +8,7 @@ import type Ajv2020 from "ajv/dist/2020";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { ContractError, type ContractProblem } from "../contract-error";
 import type { ParsedContract, ParsedFile } from "./load";
-import type { ContractModel, FileKind } from "../model";
+import type { ContractModel, FileKind, ToolModel } from "../model";
 import { FORBIDDEN_KEYWORDS, isVendorKeyword } from "../vendor-keywords";
 import { SUPPORTED_FORMATS } from "../support/formats";
 import { JSON_SCHEMA_2020, metaSetKey, precompiled, precompiledMetaSet } from "../support/precompiled";
@@ -563,6 +563,7 @@ export function validateModel(model: ContractModel, parsed: ParsedContract, exam
 
   checkGuideRoles(model, parsed, report);
   checkContractFacts(model, report);
+  for (const tool of model.tools) checkApproval(tool, report);
 
   if (!examples) {
     if (problems.length > 0) throw new ContractError(problems);
@@ -593,6 +594,33 @@ export function validateModel(model: ContractModel, parsed: ParsedContract, exam
     }
   }
   if (problems.length > 0) throw new ContractError(problems);
+}
+
+/**
+ * A tool's approval fact must be one the runtime can honour: every condition names top-level args
+ * fields the tool has, and ask needs the dry run the runtime previews with (a tool without one can
+ * be allowed or denied, not asked about).
+ */
+function checkApproval(tool: ToolModel, report: (path: string, pointer: string, message: string) => void): void {
+  const at = "/x-mnote-tool/approval";
+  const fields = Object.keys((tool.parameters.properties as Record<string, unknown> | undefined) ?? {});
+  tool.approval.when.forEach((condition, i) => {
+    for (const field of Object.keys(condition.args)) {
+      if (!fields.includes(field) || field === "dryRun")
+        report(
+          tool.file,
+          `${at}/when/${i}/args/${field}`,
+          `${tool.name} has no top-level args field "${field}" (its fields: ${fields.filter((f) => f !== "dryRun").join(", ") || "none"})`,
+        );
+    }
+  });
+  const levels = [tool.approval.default, ...tool.approval.when.map((c) => c.approval)];
+  if (levels.includes("ask") && tool.dryRun !== "required")
+    report(
+      tool.file,
+      at,
+      `${tool.name} has no dry run: "ask" needs one (the runtime shows the dry run's diff to the person asked); use allow or deny`,
+    );
 }
 
 const GUIDE_ROLE_POINTER = "/$defs/x-mnote-tool/properties/guideRole/enum";

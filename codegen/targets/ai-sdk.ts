@@ -20,7 +20,7 @@ export const aiSdkTarget: Target = {
 import { jsonSchema, tool, type JSONSchema7, type Tool } from "ai";
 import { DEFAULT_PROVIDER, type ProviderName } from "../providers";
 import {
-  approvalFor,
+  approvalDecider,
   frameworkToolDefinitions,
   frameworkToolRunner,
   type MnoteToolResult,
@@ -46,13 +46,17 @@ export interface MnoteAiSdkOptions extends MnoteToolsOptions {
  */
 export function mnoteTools(options: MnoteAiSdkOptions): Record<MnoteAiSdkToolName, MnoteAiSdkTool> {
   const run = frameworkToolRunner(options);
+  const decide = approvalDecider(options);
   const entries = frameworkToolDefinitions(options.provider ?? DEFAULT_PROVIDER).map((definition) => {
     const aiTool: MnoteAiSdkTool = tool<Record<string, unknown>, MnoteToolResult>({
       description: definition.description,
       inputSchema: jsonSchema<Record<string, unknown>>(definition.parameters as JSONSchema7),
-      // the approval seam (frameworks/connection.ts): one decision for every framework
-      needsApproval: (input) => approvalFor(definition.canonicalName, input) !== "allow",
-      execute: (input, { toolCallId }) => run(definition, input, toolCallId),
+      // one approval decision for every framework (frameworks/connection.ts): ask -> the SDK stops
+      // with a tool-approval-request and runs execute only once the person approved it, so
+      // execute may send the runtime's approval token back for exactly those calls
+      needsApproval: (input) => decide(definition.canonicalName, input) === "ask",
+      execute: (input, { toolCallId }) =>
+        run(definition, input, toolCallId, decide(definition.canonicalName, input) === "ask"),
     });
     return [definition.name, aiTool] as const;
   });

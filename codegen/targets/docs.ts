@@ -40,6 +40,7 @@ export const docsTarget: Target = {
           banner: head,
           tool: { ...tool, description: tool.modelDescription },
           parameters: parameterRows(tool),
+          approval: approvalText(tool),
           messages: Object.entries(tool.messages).map(([code, m]) => ({ code, zh: m["zh-CN"], en: m.en })),
           examples: model.examples.filter((e) => e.of === tool.requestType || e.of === tool.responseType),
         }),
@@ -48,6 +49,17 @@ export const docsTarget: Target = {
     return files.map((f) => ({ ...f, content: f.content.replace(/\n{3,}/g, "\n\n").trimEnd() + "\n" }));
   },
 };
+
+/** The tool's approval fact in words: "ask when mode = "replace", else allow" (docs/APPROVAL.md). */
+function approvalText(tool: ToolModel): string {
+  const conditions = tool.approval.when.map(
+    (c) =>
+      `${c.approval} when ${Object.entries(c.args)
+        .map(([field, value]) => `\`${field}\` = \`${JSON.stringify(value)}\``)
+        .join(" and ")}`,
+  );
+  return conditions.length === 0 ? tool.approval.default : `${conditions.join("; ")}; else ${tool.approval.default}`;
+}
 
 function parameterRows(tool: ToolModel) {
   const props = (tool.parameters.properties ?? {}) as Record<string, JsonSchema>;

@@ -29,9 +29,9 @@ export const frameworksTarget: Target = {
   emit(model) {
     const content = `${banner(model, "ts")}
 import { randomUUID } from "node:crypto";
-import type { ToolResponse } from "../types";
-import { modelView, toolByName, type ModelToolResponse, type RegisteredToolName } from "../registry";
-import { validateToolResponse } from "../validators";
+import type { ApprovalGrant, ApprovalLevel, ApprovalPolicy, ApprovalRule, ToolResponse } from "../types";
+import { modelView, toolByName, type ApprovalFact, type ModelToolResponse, type RegisteredToolName } from "../registry";
+import { validateApprovalPolicy, validateToolResponse } from "../validators";
 import { providerTools, type ProviderName, type ProviderToolDefinition } from "../providers";
 
 /** Every tool under the name the model calls it by. */
@@ -49,6 +49,8 @@ export interface FrameworkToolCall {
   arguments: unknown;
   /** The agent run the call belongs to (an Identifier); the runtime picks one when absent. */
   runId?: string;
+  /** The token of an approval_required answer, sent back once a person said yes in the framework (never from the model). */
+  approval?: ApprovalGrant;
 }
 
 /** W3C trace context of the caller's span. */
@@ -91,6 +93,15 @@ export interface MnoteToolsOptions {
   session: MnoteSessionBinding;
   /** The trace context to send on (default: the active span's, through @opentelemetry/api when it is installed). */
   traceContext?: () => TraceFields;
+  /**
+   * The host's approval policy (the JSON of \`serve --approval-policy\`, checked by the contract's
+   * validator when the tools are made): with the contract's facts it decides which calls the
+   * framework asks a person about (approvalFor). Give the runtime's own file here, so that what the
+   * framework asks about and what the runtime holds agree.
+   */
+  approvalPolicy?: ApprovalPolicy;
+  /** Who approves in this app (an Identifier, for the audit); default: the session's actor. */
+  approvedBy?: string;
 }
 
 /** What the model reads back: the response envelope with toolName the name the model called. */
@@ -111,15 +122,63 @@ export function frameworkToolDefinitions(provider: ProviderName): readonly Provi
   return definitions;
 }
 
+/** Where approval is decided for a framework's calls: the session, and the host's policy (the runtime's file, the same JSON). */
+export interface ApprovalScope {
+  sessionId?: string;
+  policy?: ApprovalPolicy;
+}
+
+const own = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+
+/** The level one rule gives these args: the first condition whose fields all equal the args' (an absent field counts as its default), else the default. */
+function ruleLevel(rule: ApprovalRule | ApprovalFact, args: unknown, defaults: { readonly [field: string]: unknown }): ApprovalLevel {
+  if (typeof rule === "string") return rule;
+  // the model's arguments are unchecked here: only own members are read, and a non-object matches no condition
+  const given = args !== null && typeof args === "object" && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+  for (const condition of rule.when ?? []) {
+    const matches = Object.keys(condition.args).every(
+      (field) => (own(given, field) ? given[field] : own(defaults, field) ? defaults[field] : undefined) === condition.args[field],
+    );
+    if (matches) return condition.approval;
+  }
+  return rule.default;
+}
+
 /**
- * The approval seam: the one function every target's approval hook asks (the AI SDK's and the
- * Agents SDK's needsApproval; LangChain's HumanInTheLoopMiddleware is configured from it). Today a
- * tool needs approval only when its registry entry carries an approval fact; the approval policy
- * (who approves what, from the contract) is wired here and nowhere else.
+ * The approval level of one call, as the runtime decides it (runtime/approval/level.ts, docs/APPROVAL.md):
+ * the contract's fact for the tool (the generated registry), overridden by the policy's workspace
+ * rule, then its session rule; deny from any of them wins. Every target's approval hook asks this
+ * one function (the AI SDK's and the Agents SDK's needsApproval: ask -> the framework asks a
+ * person first; LangChain: see approvalInterruptOn). The runtime still decides: a call the hook let
+ * through that the runtime's own policy holds at ask is answered approval_required, nothing written.
  */
-export function approvalFor(toolName: RegisteredToolName, _args: unknown): "allow" | "ask" {
-  const entry = toolByName(toolName) as { readonly approval?: unknown } | undefined;
-  return entry?.approval === undefined || entry.approval === null || entry.approval === false ? "allow" : "ask";
+export function approvalFor(toolName: RegisteredToolName, args: unknown, scope: ApprovalScope = {}): ApprovalLevel {
+  const entry = toolByName(toolName);
+  if (!entry) return "deny";
+  const layers: ApprovalLevel[] = [ruleLevel(entry.approval, args, entry.argDefaults)];
+  const tools = scope.policy?.tools;
+  if (tools && own(tools, toolName) && tools[toolName] !== undefined) layers.push(ruleLevel(tools[toolName]!, args, entry.argDefaults));
+  const sessions = scope.policy?.sessions;
+  const session = scope.sessionId !== undefined && sessions && own(sessions, scope.sessionId) ? sessions[scope.sessionId] : undefined;
+  if (session && own(session.tools, toolName) && session.tools[toolName] !== undefined)
+    layers.push(ruleLevel(session.tools[toolName]!, args, entry.argDefaults));
+  return layers.includes("deny") ? "deny" : layers[layers.length - 1]!;
+}
+
+/** The approval decision of a target's mnoteTools: approvalFor with the options' session and (checked) policy bound once. */
+export function approvalDecider(options: MnoteToolsOptions): (toolName: RegisteredToolName, args: unknown) => ApprovalLevel {
+  const scope: ApprovalScope = { sessionId: options.session.sessionId, policy: checkedApprovalPolicy(options.approvalPolicy) };
+  return (toolName, args) => approvalFor(toolName, args, scope);
+}
+
+/** The options' approval policy, checked by the contract's validator before anything reads it. */
+export function checkedApprovalPolicy(policy: unknown): ApprovalPolicy | undefined {
+  if (policy === undefined) return undefined;
+  if (!validateApprovalPolicy(policy)) {
+    const first = validateApprovalPolicy.errors?.[0];
+    throw new TypeError(\`approvalPolicy is not a valid approval policy: \${first ? \`\${first.instancePath || "(root)"} \${first.message ?? ""}\` : "invalid"}\`);
+  }
+  return policy;
 }
 
 /** The two calls of @opentelemetry/api this file makes (typed here: the package has no dependencies). */
@@ -189,11 +248,17 @@ function httpDispatcher(connection: HttpConnection): FrameworkDispatcher {
   };
 }
 
-/** Calls one tool for a framework: the answer as the model reads it (failures included: they are results, not exceptions). */
+/**
+ * Calls one tool for a framework: the answer as the model reads it (failures included: they are
+ * results, not exceptions). \`personApproved\`: the framework asked a person about this very call
+ * (its approval hook said ask) and the person said yes; only then is an approval_required answer
+ * sent back with its token. Otherwise that answer goes to the model as it is, nothing written.
+ */
 export type FrameworkToolRunner = (
   tool: ProviderToolDefinition,
   modelArguments: unknown,
   toolCallId: string | undefined,
+  personApproved?: boolean,
 ) => Promise<MnoteToolResult>;
 
 /** The runner of a target's mnoteTools: the connection, the session and the trace context bound once. */
@@ -201,7 +266,7 @@ export function frameworkToolRunner(options: MnoteToolsOptions): FrameworkToolRu
   const dispatcher = connectionDispatcher(options.connection);
   const traceContext = options.traceContext ?? activeTraceFields;
   const { sessionId, runId } = options.session;
-  return async (tool, modelArguments, toolCallId) => {
+  return async (tool, modelArguments, toolCallId, personApproved = false) => {
     const call: FrameworkToolCall = {
       sessionId,
       toolName: tool.name,
@@ -210,7 +275,18 @@ export function frameworkToolRunner(options: MnoteToolsOptions): FrameworkToolRu
       arguments: modelArguments,
       ...(runId !== undefined ? { runId } : {}),
     };
-    return modelView(await dispatcher.callModelTool(call, traceContext()));
+    const trace = traceContext();
+    let response = await dispatcher.callModelTool(call, trace);
+    // approval_required is the one answer that carries a token (error.approval): the runtime made
+    // the preview and wrote nothing; the same call again with the token writes, once, if the page
+    // is still at the previewed revision
+    const challenge = !response.ok ? response.error.approval : undefined;
+    if (personApproved && challenge !== undefined) {
+      const approval: ApprovalGrant = { token: challenge.token };
+      if (options.approvedBy !== undefined) approval.approvedBy = options.approvedBy;
+      response = await dispatcher.callModelTool({ ...call, approval }, trace);
+    }
+    return modelView(response);
   };
 }
 `;

@@ -38,8 +38,14 @@ export const hermesPluginTarget: Target = {
       parameters: portable.get(t.name)!,
       modelEnvelopeFields: modelEnvelopeFields.filter((f) => f in ((t.parameters.properties as object) ?? {})),
     }));
+    // the two codes the plugin's consent step acts on (docs/APPROVAL.md), checked against the catalog
+    const approvalCodes = { required: "mnote_tool_approval_required", denied: "mnote_tool_approval_denied" };
+    for (const code of Object.values(approvalCodes)) {
+      if (!model.errors.some((e) => e.code === code)) throw new Error(`the error catalog has no ${code}`);
+    }
     const spec = {
       generated: bannerText(model),
+      approvalCodes,
       contract: { name: model.name, version: model.version, hash: model.hash },
       tools,
       errors: Object.fromEntries(

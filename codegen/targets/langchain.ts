@@ -22,9 +22,13 @@ export const langchainTarget: Target = {
     const content = `${banner(model, "ts")}
 import { tool, type DynamicStructuredTool } from "@langchain/core/tools";
 import { DEFAULT_PROVIDER, type ProviderName, type ProviderToolDefinition } from "../providers";
+import { toolByName, type ApprovalFact } from "../registry";
+import type { ApprovalRule } from "../types";
 import {
   frameworkToolDefinitions,
   frameworkToolRunner,
+  approvalDecider,
+  checkedApprovalPolicy,
   type MnoteToolResult,
   type MnoteToolsOptions,
 } from "../frameworks/connection";
@@ -38,6 +42,42 @@ export type MnoteLangChainToolName =${literalUnion(model.tools.map((t) => t.prov
 export interface MnoteLangChainOptions extends MnoteToolsOptions {
   /** The schema variant the model is shown (default portable; openai-strict for OpenAI's strict mode, gemini for Google). */
   provider?: ProviderName;
+  /**
+   * The agent puts these tools behind LangChain's humanInTheLoopMiddleware, with \`interruptOn:
+   * approvalInterruptOn(options)\`: a call the middleware let through was approved by a person, so
+   * an approval_required answer is sent back with its token. Without it (default) that answer goes
+   * to the model as it is and nothing is written: a LangChain tool has no approval hook of its own.
+   */
+  humanInTheLoop?: boolean;
+}
+
+/** Whether a rule can give ask for some args. */
+function mayAsk(rule: ApprovalRule | ApprovalFact | undefined): boolean {
+  if (rule === undefined) return false;
+  if (typeof rule === "string") return rule === "ask";
+  return rule.default === "ask" || (rule.when ?? []).some((c) => c.approval === "ask");
+}
+
+/**
+ * The interruptOn of humanInTheLoopMiddleware for these tools (LangChain decides per tool, not per
+ * call): every tool that the contract or the options' approval policy may hold at ask for some
+ * args, by its model-facing name. It may ask about more than the runtime would (page.save appends
+ * when only a replace asks), never less.
+ */
+export function approvalInterruptOn(options: MnoteLangChainOptions): Record<string, boolean> {
+  const policy = checkedApprovalPolicy(options.approvalPolicy);
+  const sessions = policy?.sessions;
+  const session =
+    sessions && Object.prototype.hasOwnProperty.call(sessions, options.session.sessionId)
+      ? sessions[options.session.sessionId]
+      : undefined;
+  const out: Record<string, boolean> = Object.create(null) as Record<string, boolean>;
+  for (const definition of frameworkToolDefinitions(options.provider ?? DEFAULT_PROVIDER)) {
+    const name = definition.canonicalName;
+    const rules = [toolByName(name)?.approval, policy?.tools?.[name], session?.tools[name]];
+    out[definition.name] = rules.some(mayAsk);
+  }
+  return out;
 }
 
 type ToolFields = Parameters<typeof tool>[1];
@@ -62,12 +102,21 @@ function standardJsonSchema(definition: ProviderToolDefinition): ToolFields["sch
 /** The mnote tools for createAgent / ToolNode / bindTools: \`tools: mnoteTools({ connection, session })\`. */
 export function mnoteTools(options: MnoteLangChainOptions): DynamicStructuredTool[] {
   const run = frameworkToolRunner(options);
+  const decide = approvalDecider(options);
+  const approvedByMiddleware = options.humanInTheLoop === true;
   return frameworkToolDefinitions(options.provider ?? DEFAULT_PROVIDER).map(
     (definition) =>
       tool(
         async (input: unknown, config: { toolCall?: { id?: string } }): Promise<string> =>
           // LangChain's ToolMessage carries text: the model view as JSON, failures included
-          JSON.stringify(await run(definition, input, config?.toolCall?.id)),
+          JSON.stringify(
+            await run(
+              definition,
+              input,
+              config?.toolCall?.id,
+              approvedByMiddleware && decide(definition.canonicalName, input) === "ask",
+            ),
+          ),
         { name: definition.name, description: definition.description, schema: standardJsonSchema(definition) },
       ) as unknown as DynamicStructuredTool,
   );

@@ -20,7 +20,7 @@ export const openAiAgentsTarget: Target = {
     const content = `${banner(model, "ts")}
 import { tool, type FunctionTool, type ToolInputParameters } from "@openai/agents";
 import {
-  approvalFor,
+  approvalDecider,
   frameworkToolDefinitions,
   frameworkToolRunner,
   type MnoteToolResult,
@@ -47,15 +47,18 @@ type NonStrictOptions = Extract<Parameters<typeof tool>[0], { strict: false }>;
 export function mnoteTools(options: MnoteAgentsOptions): MnoteAgentsTool[] {
   const strict = options.strict ?? true;
   const run = frameworkToolRunner(options);
+  const decide = approvalDecider(options);
   return frameworkToolDefinitions(strict ? "openai-strict" : "portable").map((definition) => {
     const common = {
       name: definition.name,
       description: definition.description,
-      // the approval seam (frameworks/connection.ts): one decision for every framework
-      needsApproval: async (_context: unknown, input: unknown) => approvalFor(definition.canonicalName, input) !== "allow",
+      // one approval decision for every framework (frameworks/connection.ts): ask -> the run stops
+      // with an interruption and runs execute only once state.approve() was given, so execute may
+      // send the runtime's approval token back for exactly those calls
+      needsApproval: async (_context: unknown, input: unknown) => decide(definition.canonicalName, input) === "ask",
       // the SDK parsed the JSON only; the runtime checks the arguments (invalid_input is a result)
       execute: (input: unknown, _context: unknown, details?: { toolCall?: { callId?: string } }) =>
-        run(definition, input, details?.toolCall?.callId),
+        run(definition, input, details?.toolCall?.callId, decide(definition.canonicalName, input) === "ask"),
     };
     const made = strict
       ? tool({ ...common, strict: true, parameters: definition.parameters as StrictOptions["parameters"] })

@@ -27,6 +27,9 @@ export const registryTarget: Target = {
     idempotency: ${tsString(t.idempotency)},
     dryRun: ${tsString(t.dryRun)},
     semantics: ${tsLiteral(t.semantics, 2)},
+    approval: ${tsLiteral(t.approval, 2)},
+    revisionField: ${t.revisionField === null ? "null" : tsString(t.revisionField)},
+    argDefaults: ${tsLiteral(t.argDefaults, 2)},
     messages: ${tsLiteral(t.messages, 2)},
     unwiredFields: ${tsLiteral(t.unwiredFields, 2)},
     parameters: ${tsLiteral(t.parameters, 2)},
@@ -94,6 +97,15 @@ export interface UnwiredField {
 
 export type JsonSchemaObject = { readonly [keyword: string]: unknown };
 
+/** A tool's approval fact (x-mnote-tool approval): the first condition whose args all match wins, else the default. */
+export interface ApprovalFact {
+  readonly default: T.ApprovalLevel;
+  readonly when: ReadonlyArray<{
+    readonly args: { readonly [field: string]: string | number | boolean | null };
+    readonly approval: T.ApprovalLevel;
+  }>;
+}
+
 export interface ToolDescriptor {
   readonly name: RegisteredToolName;
   /** The name model providers accept: ^[a-zA-Z0-9_-]{1,64}$. */
@@ -107,6 +119,12 @@ export interface ToolDescriptor {
   readonly idempotency: "required" | "none";
   readonly dryRun: "required" | "none";
   readonly semantics: { readonly destructive: boolean; readonly idempotent: boolean };
+  /** Whether a call needs a person's approval, before any host policy (docs/APPROVAL.md). */
+  readonly approval: ApprovalFact;
+  /** The args field an approved write carries the previewed revision in (the kernel's conflict check), or null. */
+  readonly revisionField: string | null;
+  /** Per top-level args field, its schema default: what an absent field means to an approval condition. */
+  readonly argDefaults: { readonly [field: string]: unknown };
   /** Per-tool message overrides, by error code. */
   readonly messages: { readonly [code in T.ErrorCode]?: LocalizedMessages };
   /** Args fields whose runtimeSupport is not "wired". */

@@ -55,6 +55,11 @@ import { isPlainObject } from "../../common/values";
 import { isGrantLive } from "../../common/grant-liveness";
 import { withToolSpan, type ToolSpan } from "../telemetry/tool-span";
 import { capabilityNeeds } from "./capability-needs";
+import { effectiveLevel } from "../approval/level";
+import { EMPTY_POLICY, type ApprovalPolicyIndex } from "../approval/policy";
+import { checkApproval, newNonce, signApproval, type ApprovalClaims } from "../approval/token";
+import { previewOf } from "../approval/preview";
+import { randomBytes } from "node:crypto";
 
 /** The part of a kernel client the dispatcher uses. */
 export type KernelPort = Pick<KernelClient, "accessCheck" | "commandStatus" | "call">;
@@ -87,7 +92,23 @@ export interface DispatcherOptions {
   onStoreError?: (error: unknown) => void;
   /** Called once per call with facts for a log line (never page content). */
   onCall?: (record: CallRecord) => void;
+  /** Human approval (docs/APPROVAL.md): the host's secret and policy. */
+  approval?: ApprovalOptions;
 }
+
+export interface ApprovalOptions {
+  /** The HMAC key approval tokens are signed with (at least 32 bytes); default: random, this process only. */
+  secret?: Buffer;
+  /** The host policy over the contract's levels (default: none). */
+  policy?: ApprovalPolicyIndex;
+  /** How long an approval token is good for (default 10 min). */
+  ttlMs?: number;
+}
+
+/** Default life of an approval token. */
+export const DEFAULT_APPROVAL_TTL_MS = 10 * 60 * 1000;
+/** How much longer than its token a used nonce is kept: clocks of instances differ a little. */
+const NONCE_MARGIN_MS = 60_000;
 
 export interface CallRecord {
   toolName: string | null;
@@ -102,6 +123,8 @@ export interface CallRecord {
   ms: number;
   /** Why the kernel cannot be used (kernel_misconfigured only): for the operator's log, never a token. */
   cause?: string;
+  /** The approval decision, when the call's level was ask or deny. */
+  approval?: T.ApprovalAudit;
 }
 
 export interface Dispatcher {
@@ -128,6 +151,13 @@ interface Outcome {
   effect: Exclude<T.AuditEffect, "none">;
   commandId: string | null;
   replayed: boolean;
+  approval?: T.ApprovalAudit;
+}
+
+/** A verified approval on its way to the write it approves. */
+interface Approved {
+  claims: ApprovalClaims;
+  approvedBy: string;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -150,6 +180,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const kernelTimeoutMs = options.kernelTimeoutMs === undefined ? 15_000 : options.kernelTimeoutMs;
   const now = options.now ?? Date.now;
   const reconcileMs = options.reconcileMs ?? 3_000;
+  const approvalSecret = options.approval?.secret ?? randomBytes(32);
+  const approvalPolicy = options.approval?.policy ?? EMPTY_POLICY;
+  const approvalTtlMs = options.approval?.ttlMs ?? DEFAULT_APPROVAL_TTL_MS;
 
   /** Every call is one `execute_tool` span (runtime/telemetry); a no-op when tracing is off. */
   function dispatch(input: unknown): Promise<T.ToolResponse> {
@@ -229,6 +262,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     };
     await authorize(tool, context);
     const args = request.args;
+    const level = effectiveLevel(tool, request.sessionId, args as Record<string, unknown>, approvalPolicy);
+    // deny holds for everything the tool does, its dry run included
+    if (level === "deny")
+      throw new ToolFailure(ERR.approvalDenied, { reason: "policy", decision: { decision: "denied", level } });
     const unwired = tool.unwiredFields.filter((f) => getAtPointer(args, f.pointer) !== undefined);
     const command = tool.kernelCommand;
 
@@ -249,7 +286,53 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const reply = await kernelCall(command, { context, args });
       return { result: reply.result as Record<string, unknown>, effect: "read", commandId: null, replayed: false };
     }
+    if (level === "ask") return write(tool, request, context, command, await approve(tool, request, context, command));
     return write(tool, request, context, command);
+  }
+
+  /**
+   * A write whose level is ask. Without a token: the tool's own dry run becomes the preview, and
+   * the answer is approval_required with a token bound to this session, tool, args and the
+   * previewed revision. With one: the token checked (signature, binding, expiry); it is used up
+   * by the write itself (keyedWrite), which carries the previewed revision to the kernel.
+   */
+  async function approve(
+    tool: ToolDescriptor,
+    request: T.ToolRequest,
+    context: T.KernelContext,
+    command: KernelCommandName,
+  ): Promise<Approved> {
+    const fingerprint = requestFingerprint(request.documentId, request.args);
+    const level = "ask" as const;
+    if (!request.approval) {
+      const reply = await kernelCall(command, { context, args: request.args, dryRun: true });
+      const preview = previewOf(reply.result as Record<string, unknown>);
+      const expiresAt = now() + approvalTtlMs;
+      const token = signApproval(approvalSecret, {
+        sessionId: request.sessionId,
+        toolName: tool.name,
+        fingerprint,
+        revision: preview.revision ?? null,
+        expiresAt,
+        nonce: newNonce(),
+      });
+      throw new ToolFailure(ERR.approvalRequired, {
+        approval: { preview, token, expiresAt: new Date(expiresAt).toISOString() },
+        decision: { decision: "required", level },
+      });
+    }
+    const check = checkApproval(approvalSecret, request.approval.token, {
+      sessionId: request.sessionId,
+      toolName: tool.name,
+      fingerprint,
+      now: now(),
+    });
+    if (!check.ok) {
+      if (check.problem === "expired")
+        throw new ToolFailure(ERR.approvalExpired, { decision: { decision: "expired", level } });
+      throw new ToolFailure(ERR.approvalInvalid, { reason: check.problem, decision: { decision: "invalid", level } });
+    }
+    return { claims: check.claims, approvedBy: request.approval.approvedBy ?? request.actorId };
   }
 
   /** The design note's check points, answered by the kernel: signed in, member, the capability and what it requires. */
@@ -274,10 +357,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     request: T.ToolRequest,
     context: T.KernelContext,
     command: KernelCommandName,
+    approved?: Approved,
   ): Promise<Outcome> {
     const fingerprint = requestFingerprint(request.documentId, request.args);
     if (request.keyOrigin !== "tool_call")
-      return keyedWrite(tool, request, context, command, request.idempotencyKey!, fingerprint);
+      return keyedWrite(tool, request, context, command, request.idempotencyKey!, fingerprint, approved);
     const session = request.sessionId;
     const slot = uncertainSlot({
       sessionId: session,
@@ -290,7 +374,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const remembered = await store.uncertainKey(session, slot).catch(storeError);
     const key = remembered ?? request.idempotencyKey!;
     try {
-      const outcome = await keyedWrite(tool, request, context, command, key, fingerprint);
+      const outcome = await keyedWrite(tool, request, context, command, key, fingerprint, approved);
       await store.forgetUncertain(session, slot).catch(storeError);
       return outcome;
     } catch (e) {
@@ -317,6 +401,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     command: KernelCommandName,
     key: string,
     fingerprint: string,
+    approved?: Approved,
   ): Promise<Outcome> {
     const scope = idempotencyScope({
       workspaceId: request.workspaceId,
@@ -324,6 +409,55 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       toolName: tool.name,
       idempotencyKey: key,
     });
+    if (approved) {
+      const outcome = await approvedWrite(tool, request, context, command, key, fingerprint, scope, approved);
+      return { ...outcome, approval: { decision: "approved", level: "ask", approvedBy: approved.approvedBy } };
+    }
+    return claimedWrite(request, context, command, key, fingerprint, scope);
+  }
+
+  /**
+   * An approved write: the token is used up first, by this write's idempotency scope (a retry of
+   * the same write, same key, finds it its own and replays; anything else finds it used), then the
+   * write runs with the previewed revision, so a page changed since the preview is a conflict.
+   * Without a store that can use the token up, no approved write runs (single use is the promise).
+   */
+  async function approvedWrite(
+    tool: ToolDescriptor,
+    request: T.ToolRequest,
+    context: T.KernelContext,
+    command: KernelCommandName,
+    key: string,
+    fingerprint: string,
+    scope: string,
+    approved: Approved,
+  ): Promise<Outcome> {
+    const { claims } = approved;
+    const ttl = Math.max(0, claims.expiresAt - now()) + NONCE_MARGIN_MS;
+    const use = await options.idempotency.consumeApproval(claims.nonce, scope, ttl).catch((e: unknown) => {
+      options.onStoreError?.(e);
+      return refuse(ERR.storeUnavailable);
+    });
+    if (use === "used")
+      throw new ToolFailure(ERR.approvalInvalid, {
+        reason: "replayed",
+        decision: { decision: "invalid", level: "ask" },
+      });
+    const field = tool.revisionField;
+    const args =
+      field !== null && claims.revision !== null ? { ...request.args, [field]: claims.revision } : request.args;
+    return claimedWrite({ ...request, args }, context, command, key, fingerprint, scope);
+  }
+
+  /** The idempotency claim around a write, in the scope of its key. */
+  async function claimedWrite(
+    request: T.ToolRequest,
+    context: T.KernelContext,
+    command: KernelCommandName,
+    key: string,
+    fingerprint: string,
+    scope: string,
+  ): Promise<Outcome> {
     const claim = await options.idempotency.claim(scope, fingerprint, leaseMs).catch((e: unknown) => {
       // The store is a fast path: when it cannot be reached, the kernel's own record still makes
       // the write happen once (a duplicate then replays there instead of getting in_progress).
@@ -520,6 +654,7 @@ function success(echo: Echo, outcome: Outcome): T.ToolResponse {
     documentId: echo.documentId,
   };
   if (outcome.effect === "write") audit.replayed = outcome.replayed;
+  if (outcome.approval) audit.approval = outcome.approval;
   return {
     ok: true,
     toolName: echo.toolName!,
@@ -532,7 +667,7 @@ function success(echo: Echo, outcome: Outcome): T.ToolResponse {
 }
 
 function failure(echo: Echo, e: unknown, tool: ToolDescriptor | undefined, locale: MessageLocale): T.ToolFailure {
-  const { code, reason, pointer, field, rule } = toFailure(e);
+  const { code, reason, pointer, field, rule, approval, decision } = toFailure(e);
   // A failed rule says what to fix in the caller's language; a reason or a tool's own wording wins.
   const message =
     rule && reason === undefined && !tool?.messages[code]
@@ -543,13 +678,21 @@ function failure(echo: Echo, e: unknown, tool: ToolDescriptor | undefined, local
   if (pointer !== undefined) error.pointer = pointer;
   if (rule !== undefined) error.rule = rule;
   if (field !== undefined) error.field = field;
+  if (approval !== undefined) error.approval = approval;
+  const audit: T.Audit = {
+    effect: "none",
+    commandId: null,
+    workspaceId: echo.workspaceId,
+    documentId: echo.documentId,
+  };
+  if (decision !== undefined) audit.approval = decision;
   return {
     ok: false,
     toolName: echo.toolName,
     toolCallId: echo.toolCallId,
     traceId: echo.traceId,
     result: null,
-    audit: { effect: "none", commandId: null, workspaceId: echo.workspaceId, documentId: echo.documentId },
+    audit,
     error,
   };
 }
@@ -561,6 +704,8 @@ function toFailure(e: unknown): {
   pointer?: string;
   field?: string;
   rule?: T.FailedRule;
+  approval?: T.ApprovalChallenge;
+  decision?: T.ApprovalAudit;
 } {
   if (e instanceof ToolFailure) return { code: e.code, ...e.detail };
   if (e instanceof KernelRefusal && isErrorCode(e.code)) return { code: e.code, reason: e.reason, field: e.field };
@@ -609,6 +754,7 @@ function record(echo: Echo, response: T.ToolResponse, ms: number, cause?: string
     replayed: response.audit.replayed ?? false,
     ms,
     ...(cause !== undefined ? { cause } : {}),
+    ...(response.audit.approval ? { approval: response.audit.approval } : {}),
   };
 }
 

@@ -3,12 +3,21 @@
  * reason (which picks the message), the JSON pointer of bad input, or the option at fault.
  */
 import { errorCatalog, type ErrorReason, type MessageLocale, type ToolDescriptor } from "../../generated/registry";
-import type { ErrorCode, FailedRule } from "../../generated/types";
+import type { ApprovalAudit, ApprovalChallenge, ErrorCode, FailedRule } from "../../generated/types";
 
 export class ToolFailure extends Error {
   constructor(
     readonly code: ErrorCode,
-    readonly detail: { reason?: string; pointer?: string; field?: string; rule?: FailedRule } = {},
+    readonly detail: {
+      reason?: string;
+      pointer?: string;
+      field?: string;
+      rule?: FailedRule;
+      /** approval_required: the preview and the token (error.approval). */
+      approval?: ApprovalChallenge;
+      /** The approval decision, for the audit. */
+      decision?: ApprovalAudit;
+    } = {},
   ) {
     super(code + (detail.reason ? ` (${detail.reason})` : ""));
     this.name = "ToolFailure";

@@ -15,6 +15,11 @@
  * dispatcher and contract/README.md "Reconciling a lost answer"): per session, slot (a sha256 of
  * the session, identity, tool and request fingerprint) -> the idempotency key of a write whose
  * answer was uncertain, for a bounded time and at most `cap` slots per session.
+ *
+ * And it uses approval tokens up (docs/APPROVAL.md): a token's nonce is consumed once, atomically,
+ * by the write it approves (the owner: that write's idempotency scope), and kept until the token
+ * expires. A retry of the same write (same key) finds its own consumption and goes on to replay;
+ * any other use finds the nonce used.
  */
 export interface StoredOutcome {
   commandId: string;
@@ -31,6 +36,9 @@ export type Claim =
   /** Running now with the same fingerprint, under a live lease. */
   | { kind: "in_progress" };
 
+/** What consuming an approval nonce found. */
+export type ApprovalUse = "fresh" | "same" | "used";
+
 export interface IdempotencyStore {
   /** Atomically: replay, conflict, in_progress, or take the scope for leaseMs. */
   claim(scope: string, fingerprint: string, leaseMs: number): Promise<Claim>;
@@ -46,5 +54,10 @@ export interface IdempotencyStore {
   rememberUncertain(sessionId: string, slot: string, key: string, ttlMs: number, cap: number): Promise<void>;
   /** Forgets a slot (its write's outcome is known now). */
   forgetUncertain(sessionId: string, slot: string): Promise<void>;
+  /**
+   * Atomically uses up an approval nonce for owner, kept ttlMs (at least the token's remaining life): "fresh" the
+   * first time, "same" when owner already used it (a retry of that write), "used" for anyone else.
+   */
+  consumeApproval(nonce: string, owner: string, ttlMs: number): Promise<ApprovalUse>;
   close(): Promise<void>;
 }

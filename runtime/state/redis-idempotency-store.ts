@@ -12,13 +12,16 @@
  * slot; a field is read only while it lives, and remembering one drops the expired fields and, past
  * the cap, the oldest (one script: at most cap + 1 fields to look at).
  *
+ * Approval nonces: `<prefix>:approval:<nonce>` = the owner (the approved write's idempotency scope),
+ * set NX and expiring with the token, so instances sharing the Redis honour a token once.
+ *
  * Redis is a fast path, not the guard: the kernel refuses to apply a command twice on its own.
  * The connection fails fast (redis-connection.ts) so an unreachable Redis surfaces as an error the
  * dispatcher routes around instead of a hang.
  */
 import type { Redis } from "ioredis";
 import { openRedis, redisReady } from "./redis-connection";
-import type { Claim, IdempotencyStore, StoredOutcome } from "./idempotency-store";
+import type { ApprovalUse, Claim, IdempotencyStore, StoredOutcome } from "./idempotency-store";
 import { randomBytes } from "node:crypto";
 
 const CLAIM = `
@@ -76,7 +79,14 @@ if ttl < tonumber(ARGV[4]) then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
 return 1
 `;
 
+const CONSUME = `
+if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 'fresh' end
+if redis.call('GET', KEYS[1]) == ARGV[1] then return 'same' end
+return 'used'
+`;
+
 interface ScriptedRedis extends Redis {
+  mnoteConsume(key: string, owner: string, ttlMs: number): Promise<string>;
   mnoteRenew(key: string, token: string, leaseMs: number): Promise<number>;
   mnoteRemember(
     key: string,
@@ -112,6 +122,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     this.redis.defineCommand("mnoteRelease", { numberOfKeys: 1, lua: RELEASE });
     this.redis.defineCommand("mnoteRenew", { numberOfKeys: 1, lua: RENEW });
     this.redis.defineCommand("mnoteRemember", { numberOfKeys: 1, lua: REMEMBER });
+    this.redis.defineCommand("mnoteConsume", { numberOfKeys: 1, lua: CONSUME });
   }
 
   key(scope: string): string {
@@ -162,6 +173,17 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   async forgetUncertain(sessionId: string, slot: string): Promise<void> {
     await this.redis.hdel(this.uncertainHash(sessionId), slot);
+  }
+
+  async consumeApproval(nonce: string, owner: string, ttlMs: number): Promise<ApprovalUse> {
+    // one script: SET NX for the token's remaining life, and on a miss whose it is
+    const answer = await this.redis.mnoteConsume(
+      `${this.prefix}:approval:${nonce}`,
+      owner,
+      Math.max(1, Math.ceil(ttlMs)),
+    );
+    if (answer === "fresh" || answer === "same" || answer === "used") return answer;
+    throw new Error(`unexpected approval answer from Redis: ${String(answer)}`);
   }
 
   /** Resolves once connected, or rejects with the reason (for start-up checks and tests). */

@@ -2,11 +2,12 @@
  * The embedded idempotency store: a table in the runtime's SQLite state file, shared by every
  * process using it. Expired records are deleted when the store opens and, a bounded batch at a
  * time, on every claim. A second table holds the keys of uncertain writes (uncertain_writes: one
- * row per session and slot, a few hundred bytes), purged the same way.
+ * row per session and slot, a few hundred bytes), purged the same way, and a third the approval
+ * nonces used up (approval_nonces: kept until their token expires).
  */
 import { randomBytes } from "node:crypto";
 import { purgeIfFree, statementCache, type Db } from "../../common/sqlite";
-import type { Claim, IdempotencyStore, StoredOutcome } from "./idempotency-store";
+import type { ApprovalUse, Claim, IdempotencyStore, StoredOutcome } from "./idempotency-store";
 
 /** How many expired records one claim removes at most: the cost of a claim stays bounded. */
 const PURGE_BATCH = 64;
@@ -23,6 +24,9 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   private readonly sql: ReturnType<typeof statementCache>;
   private readonly claimTransaction: import("better-sqlite3").Transaction<
     (scope: string, fingerprint: string, leaseMs: number) => Claim
+  >;
+  private readonly consumeTransaction: import("better-sqlite3").Transaction<
+    (nonce: string, owner: string, expiresAt: number) => ApprovalUse
   >;
   private readonly rememberTransaction: import("better-sqlite3").Transaction<
     (sessionId: string, slot: string, key: string, ttlMs: number, cap: number) => void
@@ -50,15 +54,25 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
       expires_at INTEGER NOT NULL,
       PRIMARY KEY (session_id, slot)
     );
-    CREATE INDEX IF NOT EXISTS uncertain_writes_expiry ON uncertain_writes(expires_at)`);
+    CREATE INDEX IF NOT EXISTS uncertain_writes_expiry ON uncertain_writes(expires_at);
+    CREATE TABLE IF NOT EXISTS approval_nonces (
+      nonce TEXT PRIMARY KEY,
+      owner TEXT NOT NULL,
+      expires_at INTEGER NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS approval_nonces_expiry ON approval_nonces(expires_at)`);
     this.sql = statementCache(db);
     purgeIfFree(db, () => {
       this.sql("DELETE FROM idempotency_records WHERE expires_at <= ?").run(this.now());
       this.sql("DELETE FROM uncertain_writes WHERE expires_at <= ?").run(this.now());
+      this.sql("DELETE FROM approval_nonces WHERE expires_at <= ?").run(this.now());
     });
     this.rememberTransaction = db.transaction(
       (sessionId: string, slot: string, key: string, ttlMs: number, cap: number) =>
         this.rememberNow(sessionId, slot, key, ttlMs, cap),
+    );
+    this.consumeTransaction = db.transaction((nonce: string, owner: string, expiresAt: number) =>
+      this.consumeNow(nonce, owner, expiresAt),
     );
     this.claimTransaction = db.transaction((scope: string, fingerprint: string, leaseMs: number) =>
       this.claimNow(scope, fingerprint, leaseMs),
@@ -149,6 +163,25 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
 
   async forgetUncertain(sessionId: string, slot: string): Promise<void> {
     this.sql("DELETE FROM uncertain_writes WHERE session_id = ? AND slot = ?").run(sessionId, slot);
+  }
+
+  async consumeApproval(nonce: string, owner: string, ttlMs: number): Promise<ApprovalUse> {
+    return this.consumeTransaction.immediate(nonce, owner, this.now() + ttlMs);
+  }
+
+  private consumeNow(nonce: string, owner: string, expiresAt: number): ApprovalUse {
+    this.sql(
+      `DELETE FROM approval_nonces WHERE nonce IN (SELECT nonce FROM approval_nonces WHERE expires_at <= ? LIMIT ${PURGE_BATCH})`,
+    ).run(this.now());
+    // a nonce is unique: the first insert wins, in this process or any other on the same file
+    const inserted = this.sql("INSERT OR IGNORE INTO approval_nonces (nonce, owner, expires_at) VALUES (?, ?, ?)").run(
+      nonce,
+      owner,
+      expiresAt,
+    );
+    if (inserted.changes === 1) return "fresh";
+    const row = this.sql("SELECT owner FROM approval_nonces WHERE nonce = ?").get(nonce) as { owner: string };
+    return row.owner === owner ? "same" : "used";
   }
 
   async close(): Promise<void> {

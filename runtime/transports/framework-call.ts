@@ -19,7 +19,7 @@
 import { randomUUID } from "node:crypto";
 import type { ErrorCode, SessionGrant, ToolResponse } from "../../generated/types";
 import { ERR, toolByName, toolByProviderName, type ToolDescriptor } from "../../generated/registry";
-import { validateIdentifier } from "../../generated/validators";
+import { validateApprovalGrant, validateIdentifier } from "../../generated/validators";
 import type { FrameworkToolCall } from "../../generated/frameworks/connection";
 import { refusalResponse } from "../dispatch/dispatcher";
 import type { GrantStore } from "../state/grant-store";
@@ -58,6 +58,9 @@ function checkedCall(call: unknown): FrameworkToolCall | string {
   // the host's id is used exactly (hashed into the key), so any non-empty string is one
   if (!own("toolCallId") || typeof c.toolCallId !== "string" || c.toolCallId.length === 0) return "/toolCallId";
   if (own("runId") && c.runId !== undefined && !validateIdentifier(c.runId)) return "/runId";
+  // the token of an approval_required answer, sent back by the target once a person said yes in
+  // the framework; checked here as the envelope's approval field, then by the dispatcher (docs/APPROVAL.md)
+  if (own("approval") && c.approval !== undefined && !validateApprovalGrant(c.approval)) return "/approval";
   return call as FrameworkToolCall;
 }
 
@@ -90,7 +93,8 @@ export function createFrameworkCaller(options: FrameworkCallerOptions): Framewor
         keyOrigin: "tool_call",
       });
       if (!built.ok) return built.response;
-      return continueTrace(trace as TraceCarrier | undefined, () => options.dispatch(built.request));
+      const request = call.approval === undefined ? built.request : { ...built.request, approval: call.approval };
+      return continueTrace(trace as TraceCarrier | undefined, () => options.dispatch(request));
     },
   };
 }

@@ -43,7 +43,7 @@ import {
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { mcpServerInfo, mcpTools } from "../../generated/mcp/tools";
 import { ERR, modelView, toolByName, type ToolDescriptor } from "../../generated/registry";
-import { validateIdempotencyKey } from "../../generated/validators";
+import { validateApprovalGrant, validateIdempotencyKey } from "../../generated/validators";
 import type { SessionGrant, ToolResponse } from "../../generated/types";
 import type { RaiseRefusal } from "../../generated/raise";
 import { failureResponse, refusalResponse } from "../dispatch/dispatcher";
@@ -51,6 +51,8 @@ import type { GrantStore } from "../state/grant-store";
 import { raiseRefusalFailure } from "./request-builder";
 import { requestFromModelCall } from "./model-call";
 import { guardRawToolCalls } from "./mcp-guard";
+import { APPROVAL_META_KEY, APPROVAL_META_POINTER, challengeOf, elicitApproval } from "./mcp-approval";
+import { ToolFailure } from "../dispatch/tool-failure";
 import { isGrantLive } from "../../common/grant-liveness";
 import { continueTrace, traceCarrierFromMeta } from "../telemetry/propagation";
 import { DEFAULT_PROVIDER, providerTools, TOOLSET_DESCRIPTION, type ProviderName } from "../../generated/providers";
@@ -120,6 +122,12 @@ export function createMcpServer(options: McpServerOptions): Server {
       refused.error.pointer = IDEMPOTENCY_META_POINTER;
       return asResult(refused);
     }
+    const approval = request.params._meta?.[APPROVAL_META_KEY];
+    if (approval !== undefined && approval !== null && !validateApprovalGrant(approval)) {
+      const refused = { ...refusalResponse(ERR.invalidInput, grant.locale), toolName: tool.name };
+      refused.error.pointer = APPROVAL_META_POINTER;
+      return asResult(refused);
+    }
     // validate, then raise, then the envelope (model-call.ts); the dispatcher validates it in full
     const built = requestFromModelCall(tool, request.params.arguments ?? {}, grant, {
       runId,
@@ -128,11 +136,23 @@ export function createMcpServer(options: McpServerOptions): Server {
       keyOrigin: typeof given === "string" ? "caller" : "tool_call",
     });
     if (!built.ok) return asResult(built.response);
+    const envelope = approval ? { ...built.request, approval } : built.request;
     // _meta.traceparent (and tracestate), when the client sends one, is continued
-    const response = await continueTrace(traceCarrierFromMeta(request.params._meta), () =>
-      options.dispatch(built.request),
-    );
-    return asResult(response);
+    return continueTrace(traceCarrierFromMeta(request.params._meta), async () => {
+      const response = await options.dispatch(envelope);
+      const challenge = challengeOf(response);
+      if (!challenge) return asResult(response);
+      // approval_required: ask the person through the client, where it can (mcp-approval.ts)
+      const answer = await elicitApproval(server, tool, challenge);
+      if (answer === "unsupported") return asResult(response);
+      if (answer === "accept")
+        return asResult(await options.dispatch({ ...envelope, approval: { token: challenge.token } }));
+      const declined = new ToolFailure(ERR.approvalDenied, {
+        reason: "declined",
+        decision: { decision: "denied", level: "ask" },
+      });
+      return asResult(failureResponse(declined, envelope, tool, grant.locale ?? "zh-CN"));
+    });
   });
 
   // Every transport this server connects to is guarded: what the SDK's parse would drop is refused first.

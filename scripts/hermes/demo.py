@@ -5,7 +5,14 @@ runtime and sets MNOTE_TOOLS_URL / MNOTE_TOOLS_TOKEN.
     python3 demo.py <plugin_dir> <owner_session> <outsider_session>
 
 Exit status 0 only when every step gave the expected result.
+
+The approval round (docs/APPROVAL.md): the runtime asks approval for a rename and a replace. Hermes'
+own consent prompt (tools/approval.py request_elicitation_consent) is not part of this loader, so
+the demo installs a stand-in person: it prints what Hermes would show and gives the answer the
+step scripts (no for the replace, yes for the rename).
 """
+
+import types
 
 import json
 import os
@@ -22,6 +29,29 @@ def show(label, value):
     print("  " + label)
     for line in text.splitlines():
         print("    " + line)
+
+
+class Person:
+    """Stands in for Hermes' consent prompt: shows the summary, answers as scripted."""
+
+    def __init__(self):
+        self.answers = []
+
+    def request_elicitation_consent(self, message, description, **_kw):
+        answer = self.answers.pop(0) if self.answers else "decline"
+        print("  Hermes asks the person: " + description)
+        for line in message.splitlines():
+            print("    | " + line)
+        print("  the person answers: " + answer)
+        return answer
+
+    def install(self):
+        tools = sys.modules.get("tools") or types.ModuleType("tools")
+        approval = types.ModuleType("tools.approval")
+        approval.request_elicitation_consent = self.request_elicitation_consent
+        tools.approval = approval
+        sys.modules["tools"] = tools
+        sys.modules["tools.approval"] = approval
 
 
 class Demo:
@@ -90,6 +120,8 @@ def expect_error(code, extra=None):
 
 def main():
     plugin_dir, owner, outsider = sys.argv[1], sys.argv[2], sys.argv[3]
+    person = Person()
+    person.install()
     demo = Demo(plugin_dir, owner, outsider)
     problems = schema_problems(demo.ctx, demo.manifest)
     print("Loaded the Hermes plugin %s %s: %d tools %s" % (demo.manifest["name"], demo.manifest["version"], len(demo.ctx.tools), ", ".join(sorted(demo.ctx.tools))))
@@ -126,11 +158,24 @@ def main():
         {"content": [{"type": "paragraph", "text": "过时的修改"}], "baseRevision": revision},
         expect_error("mnote_tool_conflict"),
     )
+    person.answers = ["decline"]
     demo.call(
-        "rename the page against the current revision",
+        "replace the whole body: the runtime asks the person first, who says no; nothing written",
+        "mnote_page_save",
+        {"content": [{"type": "paragraph", "text": "全部重写"}], "mode": "replace", "baseRevision": revision + 1},
+        expect_error("mnote_tool_approval_denied", lambda r: None if r["error"].get("reason") == "declined" else "not declined by the user"),
+    )
+    person.answers = ["accept"]
+    demo.call(
+        "rename the page: the person sees the new title and says yes; written once",
         "mnote_page_update_title",
         {"title": "项目计划（第二版）", "baseRevision": revision + 1},
-        expect_ok("write", lambda r: None if r["result"]["revision"] == revision + 2 else "revision did not move"),
+        expect_ok(
+            "write",
+            lambda r: None
+            if r["result"]["revision"] == revision + 2 and (r["audit"].get("approval") or {}).get("decision") == "approved"
+            else "not approved and written",
+        ),
     )
     demo.call(
         "preview options, one of them not wired yet: a warning",

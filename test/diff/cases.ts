@@ -192,6 +192,18 @@ export const CASES: Case[] = [
     expect: [["tool-semantics-changed", "warning", save, `${FACTS}/semantics/destructive`]],
   },
   {
+    name: "approval tightened (allow -> ask for append) and loosened back",
+    after: [set(SAVE, `${FACTS}/approval/default`, "ask")],
+    expect: [["tool-approval-tightened", "breaking", save, `${FACTS}/approval`]],
+    reverse: [["tool-approval-loosened", "warning", save, `${FACTS}/approval`]],
+  },
+  {
+    name: "approval: deny for every call is breaking; back from deny is a warning",
+    after: [set(SAVE, `${FACTS}/approval`, "deny")],
+    expect: [["tool-approval-tightened", "breaking", save, `${FACTS}/approval`]],
+    reverse: [["tool-approval-loosened", "warning", save, `${FACTS}/approval`]],
+  },
+  {
     name: "a changed tool title",
     after: [set(SAVE, `${FACTS}/title`, "Save the page body")],
     expect: [["tool-title-changed", "warning", save, `${FACTS}/title`]],
@@ -295,10 +307,17 @@ export const CASES: Case[] = [
     reverse: [["request-type-narrowed", "breaking", save, "/args/properties/baseRevision/type"]],
   },
   {
-    name: "a changed default of an arg",
+    // a call without mode is a replace now, which the contract asks approval for
+    name: "a changed default of an arg (and with it the approval of calls that leave it out)",
     after: [set(SAVE, `${ARGS}/mode/default`, "replace")],
-    expect: [["request-default-changed", "breaking", save, "/args/properties/mode/default"]],
-    reverse: [["request-default-changed", "breaking", save, "/args/properties/mode/default"]],
+    expect: [
+      ["request-default-changed", "breaking", save, "/args/properties/mode/default"],
+      ["tool-approval-tightened", "breaking", save, `${FACTS}/approval`],
+    ],
+    reverse: [
+      ["request-default-changed", "breaking", save, "/args/properties/mode/default"],
+      ["tool-approval-loosened", "warning", save, `${FACTS}/approval`],
+    ],
   },
   {
     name: "a page option stops being wired (request: calls fail; response: annotation)",

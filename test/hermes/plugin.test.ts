@@ -14,6 +14,7 @@ import { contract, tools as registry, toolByProviderName, validateModelResponse 
 import { providerTools } from "../../generated/providers";
 import { withNullOptionals } from "../support/model-calls";
 import { toolCallKey } from "../../runtime/transports/host-ids";
+import { allowAllPolicyFile } from "../support/approval";
 
 const pluginDir = join(generatedDir, "hermes-plugin", "mnote");
 const harness = join(repoRoot, "test", "hermes", "harness.py");
@@ -289,6 +290,8 @@ describe("the generated Hermes plugin, as Hermes loads it", () => {
     const p = seededProject(grants);
     const report = runHarness(agentSteps(), {
       MNOTE_TOOLS_CLI: `${process.execPath} ${cliPath}`,
+      // the adapter runs `mnote-tools call` in this environment only: the suites' allow-all policy, named
+      MNOTE_APPROVAL_POLICY: allowAllPolicyFile(),
       MNOTE_TOOLS_DB: p.db,
       MNOTE_TOOLS_STATE: p.state,
     });

@@ -139,3 +139,58 @@ suite(`the plugin in the real Hermes Agent (${present ? hermesSrc : "skipped: MN
     }
   });
 });
+
+suite(`approval through the real Hermes Agent (${present ? hermesSrc : "skipped: MNOTE_HERMES_SRC not set"})`, () => {
+  it("page.save replace waits for consent, shows what would change, writes only on accept, exactly once; decline writes nothing", async () => {
+    const p = seededProject([{ session: "s_real", actor: "user_1" }]);
+    // the contract's own levels: no allow-all policy for this server
+    const server = await start(["serve", "--db", p.db, "--state", p.state, "--port", "0", "--token", "tok"], {
+      env: { MNOTE_APPROVAL_POLICY: undefined },
+    });
+    const replace = (text: string) => ({ content: [{ type: "paragraph", text }], mode: "replace" });
+    try {
+      const before = hashDatabaseFile(p.db);
+      const declined = await runReal({
+        url: server.url,
+        token: "tok",
+        session_id: "s_real",
+        calls: [["mnote_page_save", replace("Declined body."), "call_declined"]],
+        consent: ["d"],
+      });
+      const no = declined.calls[0];
+      expect(no.shown).toMatch(
+        /mnote: Write the page body \(page revision 0\)\s+- replace the whole body: \d+ blocks removed, 1 written/,
+      );
+      expect(JSON.parse(no.output)).toMatchObject({
+        ok: false,
+        toolName: "mnote_page_save",
+        error: { code: "mnote_tool_approval_denied", reason: "declined" },
+      });
+      expect(no.requests).toHaveLength(1); // the preview request only: nothing was sent to write
+      expect(hashDatabaseFile(p.db)).toBe(before);
+
+      const accepted = await runReal({
+        url: server.url,
+        token: "tok",
+        session_id: "s_real",
+        calls: [["mnote_page_save", replace("Accepted body."), "call_accepted"]],
+        consent: ["o"],
+      });
+      const yes = accepted.calls[0];
+      expect(yes.shown).toContain("replace the whole body");
+      expect(yes.requests.map((r: any) => r.approval?.token === undefined)).toEqual([true, false]);
+      expect(JSON.parse(yes.output)).toMatchObject({
+        ok: true,
+        result: { revision: 1 },
+        audit: { approval: { decision: "approved", level: "ask", approvedBy: "user_1" } },
+      });
+      const db = new Database(p.db, { readonly: true });
+      const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+      expect(count("SELECT COUNT(*) AS n FROM command_log")).toBe(1);
+      expect(db.prepare("SELECT text FROM blocks WHERE page_id = 'doc_1'").all()).toEqual([{ text: "Accepted body." }]);
+      db.close();
+    } finally {
+      await server.stop();
+    }
+  });
+});

@@ -2,13 +2,25 @@
 
     python3 real_hermes.py <hermes_src> <plugin_dir> <config.json>
 
-config: {"url", "token", "session_id", "skill_raises": bool, "calls"?: [[tool, args, call_id], ...]}
+config: {"url", "token", "session_id", "skill_raises": bool, "calls"?: [[tool, args, call_id], ...],
+"consent"?: [answer per call, e.g. "o" or "d"]}
 (without "calls": the blocked/allowed/get calls below). Installs the plugin and a second
 plugin that blocks one call in pre_tool_call into a scratch HERMES_HOME, runs Hermes' own
 discover_plugins() and model_tools.handle_function_call(), and prints one JSON report: the tools
 Hermes registered, whether the plugin loaded, and per call the handler's output and the request
 envelope the plugin sent. Jest makes the assertions (test/hermes/real-hermes.test.ts).
+
+With "consent", each call runs with sys.stdin holding that answer, as a person at Hermes' CLI
+would type it into its approval prompt (tools/approval.py prompt_dangerous_approval, reached through
+request_elicitation_consent), and what Hermes showed on stdout is reported as the call's "shown".
+The extract in shared/ holds the 24 modules that load and dispatch plugins, not three that
+tools/approval.py imports on that path (gateway.session_context, agent.redact, agent.i18n): where
+they cannot be imported, STAND_INS below supply the behaviour Hermes documents for a CLI session
+(the session key from the environment, nothing to redact, the prompt's own words); every decision
+is still Hermes' own code.
 """
+
+import io
 
 import json
 import os
@@ -26,6 +38,35 @@ def _block(tool_name=None, args=None, **_):
 def register(ctx):
     ctx.register_hook("pre_tool_call", _block)
 '''
+
+
+def _stand_ins():
+    """Minimal gateway.session_context, agent.redact and agent.i18n, only where the real ones are missing."""
+    import importlib
+    import types
+
+    def missing(name):
+        try:
+            importlib.import_module(name)
+            return False
+        except ImportError:
+            return True
+
+    if missing("gateway.session_context"):
+        gateway = types.ModuleType("gateway")
+        context = types.ModuleType("gateway.session_context")
+        context.get_session_env = lambda name, default="": os.environ.get(name, default)  # Hermes' CLI fallback
+        gateway.session_context = context
+        sys.modules["gateway"] = gateway
+        sys.modules["gateway.session_context"] = context
+    if missing("agent.redact"):
+        redact = types.ModuleType("agent.redact")
+        redact.redact_sensitive_text = lambda text: text
+        sys.modules["agent.redact"] = redact
+    if missing("agent.i18n"):
+        i18n = types.ModuleType("agent.i18n")
+        i18n.t = lambda key, **kw: key + (" " + " ".join("%s=%s" % kv for kv in sorted(kw.items())) if kw else "")
+        sys.modules["agent.i18n"] = i18n
 
 
 def main():
@@ -48,6 +89,8 @@ def main():
     if config.get("skill_raises"):
         sys.modules["agent.skill_utils"] = None  # import agent.skill_utils now raises ImportError
 
+    if "consent" in config:
+        _stand_ins()
     from hermes_cli import plugins as hermes_plugins
     hermes_plugins.discover_plugins(force=True)
     from tools.registry import registry
@@ -69,14 +112,23 @@ def main():
         module._send = recording
 
     calls = []
+    answers = list(config.get("consent") or [])
     for name, args, call_id in config.get("calls") or [
         ("mnote_page_update_title", {"title": "Blocked"}, "call_blocked"),
         ("mnote_page_update_title", {"title": "Allowed"}, "call_allowed"),
         ("mnote_page_get", {"includeBlocks": False}, "call_get"),
     ]:
         before = len(sent)
-        output = model_tools.handle_function_call(name, dict(args) if isinstance(args, dict) else args, task_id="task_1", tool_call_id=call_id, session_id=config["session_id"])
-        calls.append({"tool": name, "tool_call_id": call_id, "output": output, "request": sent[-1] if len(sent) > before else None})
+        stdin, stdout = sys.stdin, sys.stdout
+        shown = io.StringIO()
+        if "consent" in config:
+            sys.stdin = io.StringIO((answers.pop(0) if answers else "") + "\n")
+            sys.stdout = shown
+        try:
+            output = model_tools.handle_function_call(name, dict(args) if isinstance(args, dict) else args, task_id="task_1", tool_call_id=call_id, session_id=config["session_id"])
+        finally:
+            sys.stdin, sys.stdout = stdin, stdout
+        calls.append({"tool": name, "tool_call_id": call_id, "output": output, "request": sent[-1] if len(sent) > before else None, "requests": sent[before:], "shown": shown.getvalue()})
 
     names = sorted(n for n in registry.get_all_tool_names() if n.startswith("mnote_")) if hasattr(registry, "get_all_tool_names") else sorted(n for n in getattr(registry, "_tools", {}) if n.startswith("mnote_"))
     print(json.dumps({"tools": names, "plugins": loaded, "calls": calls}, default=str))

@@ -43,6 +43,7 @@ const logged = (db: string) => {
 };
 import { providerTools } from "../../generated/providers";
 import { withNullOptionals } from "../support/model-calls";
+import { allowAllPolicyFile } from "../support/approval";
 
 const grants = [
   { session: "s_owner", actor: "user_1", trace: "trace_mcp" },
@@ -132,7 +133,18 @@ describe("mnote-tools mcp", () => {
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [cliPath, "mcp", "--session", "s_owner", "--db", p.db, "--state", p.state],
+        args: [
+          cliPath,
+          "mcp",
+          "--approval-policy",
+          allowAllPolicyFile(),
+          "--session",
+          "s_owner",
+          "--db",
+          p.db,
+          "--state",
+          p.state,
+        ],
         stderr: "pipe",
       }),
     );
@@ -149,7 +161,20 @@ describe("mnote-tools mcp", () => {
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [cliPath, "mcp", "--session", "s_owner", "--db", p.db, "--state", p.state, "--provider", "openai-strict"],
+        args: [
+          cliPath,
+          "mcp",
+          "--approval-policy",
+          allowAllPolicyFile(),
+          "--session",
+          "s_owner",
+          "--db",
+          p.db,
+          "--state",
+          p.state,
+          "--provider",
+          "openai-strict",
+        ],
         stderr: "pipe",
       }),
     );
@@ -198,7 +223,18 @@ describe("mnote-tools mcp", () => {
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [cliPath, "mcp", "--session", "s_reader", "--db", p.db, "--state", p.state],
+        args: [
+          cliPath,
+          "mcp",
+          "--approval-policy",
+          allowAllPolicyFile(),
+          "--session",
+          "s_reader",
+          "--db",
+          p.db,
+          "--state",
+          p.state,
+        ],
         stderr: "pipe",
       }),
     );
@@ -265,7 +301,18 @@ describe("mnote-tools mcp", () => {
       await client.connect(
         new StdioClientTransport({
           command: process.execPath,
-          args: [cliPath, "mcp", "--session", "s_owner", "--db", p.db, "--state", p.state],
+          args: [
+            cliPath,
+            "mcp",
+            "--approval-policy",
+            allowAllPolicyFile(),
+            "--session",
+            "s_owner",
+            "--db",
+            p.db,
+            "--state",
+            p.state,
+          ],
           stderr: "pipe",
         }),
       );

@@ -23,6 +23,7 @@ import { SqliteGrantStore } from "../../runtime/state/grant-store";
 import { SqliteIdempotencyStore } from "../../runtime/state/sqlite-idempotency-store";
 import { openDatabase } from "../../common/sqlite";
 import { faultyKernelProxy } from "../support/kernel-proxy";
+import { allowAllPolicy } from "../support/approval";
 
 const ids = {
   sessionId: "s_owner",
@@ -45,6 +46,8 @@ async function runtimeOver(transport: KernelTransport, kernelTimeoutMs = 15_000,
     kernel: createKernelClient(transport),
     grants,
     idempotency: new SqliteIdempotencyStore(state),
+    // every tool allowed, explicitly (test/support/approval.ts)
+    approval: { policy: allowAllPolicy() },
     kernelTimeoutMs,
     reconcileMs,
   });

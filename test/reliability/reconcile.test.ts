@@ -17,6 +17,7 @@ import { SqliteIdempotencyStore } from "../../runtime/state/sqlite-idempotency-s
 import { openDatabase } from "../../common/sqlite";
 import { makeRequest } from "../support/requests";
 import { demoSeed, failed, ok } from "../support/runtime";
+import { allowAllPolicy } from "../support/approval";
 
 const ids = {
   sessionId: "s_owner",
@@ -63,6 +64,8 @@ async function dispatcherOver(transport: KernelTransport, reconcileMs = 2_000) {
     kernel: createKernelClient(transport),
     grants,
     idempotency: new SqliteIdempotencyStore(state),
+    // every tool allowed, explicitly (test/support/approval.ts)
+    approval: { policy: allowAllPolicy() },
     kernelTimeoutMs: 5_000,
     reconcileMs,
   });

@@ -54,6 +54,7 @@ describe("regressions", () => {
       uncertainKey: store.uncertainKey.bind(store),
       rememberUncertain: store.rememberUncertain.bind(store),
       forgetUncertain: store.forgetUncertain.bind(store),
+      consumeApproval: store.consumeApproval.bind(store),
       close: store.close.bind(store),
       complete: async (...args: Parameters<SqliteIdempotencyStore["complete"]>) => {
         if (broken) throw new Error("SQLITE_BUSY");

@@ -16,6 +16,7 @@ import { SqliteIdempotencyStore } from "../../runtime/state/sqlite-idempotency-s
 import type { IdempotencyStore } from "../../runtime/state/idempotency-store";
 import { openDatabase, type Db } from "../../common/sqlite";
 import { demoSeed, hashTables } from "./runtime";
+import { allowAllPolicy } from "./approval";
 
 export type WireFault = "pass" | "lose" | "fail";
 

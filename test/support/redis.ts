@@ -13,7 +13,13 @@ export const REDIS_HOST = process.env.MNOTE_TEST_REDIS_HOST ?? "127.0.0.1";
 export const REDIS_PORT = Number(process.env.MNOTE_TEST_REDIS_PORT ?? "6379");
 
 /** The database of each suite that uses Redis: one each, never shared, so a flush hits no other suite. */
-export const REDIS_DB = { idempotencyStore: 9, instances: 10, grantStore: 12, uncertainAndRenew: 13 } as const;
+export const REDIS_DB = {
+  idempotencyStore: 9,
+  instances: 10,
+  grantStore: 12,
+  uncertainAndRenew: 13,
+  approval: 14,
+} as const;
 
 export function redisUrl(db: number): string {
   return `redis://${REDIS_HOST}:${REDIS_PORT}/${db}`;

@@ -9,6 +9,7 @@ import type { ReferenceKernel } from "../../kernel/reference-kernel";
 import type { ToolResponse } from "../../generated/types";
 import { repoRoot } from "./paths";
 import { makeRequest, sampleArgs } from "./requests";
+import { allowAllPolicy } from "./approval";
 
 export const demoSeed = () => JSON.parse(readFileSync(join(repoRoot, "examples", "demo-workspace.json"), "utf8"));
 
@@ -45,7 +46,13 @@ export async function testRuntime(
   options: Partial<RuntimeOptions> = {},
   seed: unknown = demoSeed(),
 ): Promise<TestRuntime> {
-  const runtime = createRuntime({ kernel: { kind: "embedded", path: ":memory:" }, statePath: ":memory:", ...options });
+  const runtime = createRuntime({
+    kernel: { kind: "embedded", path: ":memory:" },
+    statePath: ":memory:",
+    // every tool allowed, explicitly: suites about approval pass their own (test/support/approval.ts)
+    approval: { policy: allowAllPolicy() },
+    ...options,
+  });
   const kernel = runtime.embeddedKernel!;
   seedKernel(kernel, seed);
   return {

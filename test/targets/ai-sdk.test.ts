@@ -3,6 +3,7 @@
  * its test model (MockLanguageModelV3, from ai/test): the model calls a tool, the SDK runs it, and
  * the model's next call reads the result. What the model read is what the test checks.
  */
+import { approvalFor } from "../../generated/frameworks/connection";
 import { mnoteTools } from "../../generated/ai-sdk";
 import { aiSdkDriver } from "./ai-sdk-driver";
 import { frameworkScenario } from "./scenario";
@@ -13,7 +14,7 @@ frameworkScenario("Vercel AI SDK", aiSdkDriver());
 frameworkScenario("Vercel AI SDK (gemini variant)", aiSdkDriver("gemini"));
 
 describe("Vercel AI SDK: what the model is shown", () => {
-  it("every tool under its model-facing name with the chosen variant's schema; no approval asked today", async () => {
+  it("every tool under its model-facing name with the chosen variant's schema; asking for approval as approvalFor says", async () => {
     const { providerTools } = await import("../../generated/providers");
     const fake = { dispatcher: { callModelTool: () => Promise.reject(new Error("not called")) } };
     for (const provider of ["portable", "openai-strict", "gemini"] as const) {
@@ -23,7 +24,9 @@ describe("Vercel AI SDK: what the model is shown", () => {
         const t = (tools as Record<string, any>)[definition.name];
         expect(t.description).toBe(definition.description);
         expect(await t.inputSchema.jsonSchema).toEqual(definition.parameters);
-        expect(await t.needsApproval({}, { toolCallId: "c", messages: [] })).toBe(false);
+        expect(await t.needsApproval({}, { toolCallId: "c", messages: [] })).toBe(
+          approvalFor(definition.canonicalName, {}) === "ask",
+        );
       }
     }
   });

@@ -1,40 +1,231 @@
 /**
- * The approval seam (issue 19 wires the policy into it): each target's approval hook asks one
- * function, approvalFor, which answers "ask" exactly when the tool's registry entry carries an
- * approval fact. Today's contract has none, so every hook says no approval; with an entry that
- * carries one (set here on the registry object, as a generated fact would), both SDK hooks ask.
+ * Approval through the framework targets (issues 19 and 20): the contract's approval facts and the
+ * host's policy decide, in one function (approvalFor), which calls the framework puts to a person
+ * (the AI SDK's and the Agents SDK's needsApproval; LangChain's humanInTheLoopMiddleware through
+ * approvalInterruptOn). A call the person approved is sent back to the runtime with the token of
+ * its approval_required answer, and is written once; a declined one writes nothing; a call no
+ * person saw is answered approval_required, nothing written. Each case checks the kernel.
  */
-import { tools as registry } from "../../generated/registry";
+import { generateText, stepCountIs, type ModelMessage } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
+import { Agent, Runner, Usage, type Model, type ModelRequest, type ModelResponse } from "@openai/agents";
 import { approvalFor } from "../../generated/frameworks/connection";
 import { mnoteTools as aiSdkTools } from "../../generated/ai-sdk";
 import { mnoteTools as agentsTools } from "../../generated/openai-agents";
+import { approvalInterruptOn, mnoteTools as langchainTools, parseToolResult } from "../../generated/langchain";
+import { toolByName } from "../../generated/registry";
+import { frameworkCaller } from "../../runtime/transports/framework-call";
+import { EMPTY_POLICY } from "../../runtime/approval/policy";
+import { testRuntime, type TestRuntime } from "../support/runtime";
 
-const fake = { dispatcher: { callModelTool: () => Promise.reject(new Error("not called")) } };
-const options = { connection: fake, session: { sessionId: "sess_x" } };
+const name = (canonical: string) => toolByName(canonical)!.providerName;
+const TEXT = "Replaced after a person said yes";
 
-describe("the approval seam", () => {
-  it("today's contract: no tool asks", () => {
-    for (const name of Object.keys(registry) as (keyof typeof registry)[]) expect(approvalFor(name, {})).toBe("allow");
+/** A runtime under the contract's own approval facts (no allow-all policy), and a session on doc_1. */
+async function setup() {
+  const t = await testRuntime({ approval: { policy: EMPTY_POLICY } });
+  const as = await t.session({ actorId: "user_1" });
+  const revision = () =>
+    (t.kernel.db.prepare("SELECT revision FROM pages WHERE id = 'doc_1'").get() as { revision: number }).revision;
+  const options = { connection: { dispatcher: frameworkCaller(t.runtime) }, session: { sessionId: as.sessionId } };
+  const replace = () => ({ content: [{ type: "paragraph", text: TEXT }], mode: "replace", baseRevision: revision() });
+  return { t, options, revision, replace };
+}
+
+function expectWrittenOnce(t: TestRuntime, revisionBefore: number, revisionNow: number) {
+  expect(t.count("blocks", "page_id = 'doc_1' AND text = ?", TEXT)).toBe(1);
+  expect(t.count("blocks", "page_id = 'doc_1'")).toBe(1);
+  expect(revisionNow).toBe(revisionBefore + 1);
+}
+
+describe("approvalFor: the contract's facts, then the host's policy; deny wins", () => {
+  it("answers the contract's level per call", () => {
+    expect(approvalFor("mnote.page.get", {})).toBe("allow");
+    expect(approvalFor("mnote.page.save", { mode: "replace" })).toBe("ask");
+    expect(approvalFor("mnote.page.save", { mode: "append" })).toBe("allow");
+    // an absent mode is its schema default (append); a strict model's null is not "replace"
+    expect(approvalFor("mnote.page.save", {})).toBe("allow");
+    expect(approvalFor("mnote.page.save", { mode: null })).toBe("allow");
+    expect(approvalFor("mnote.page.update_title", { title: "x" })).toBe("ask");
+    expect(approvalFor("mnote.artifact.create_ai_note", {})).toBe("allow");
   });
 
-  it("a registry entry with an approval fact makes the AI SDK's and the Agents SDK's hooks ask, for that tool only", async () => {
-    const entry = registry["mnote.page.save"] as unknown as Record<string, unknown>;
-    Object.defineProperty(entry, "approval", { value: { required: true }, configurable: true });
-    try {
-      expect(approvalFor("mnote.page.save", {})).toBe("ask");
-      expect(approvalFor("mnote.page.get", {})).toBe("allow");
-      const ai = aiSdkTools(options);
-      const call = { toolCallId: "c", messages: [] };
-      expect(await (ai.mnote_page_save.needsApproval as (i: unknown, o: unknown) => unknown)({}, call)).toBe(true);
-      expect(await (ai.mnote_page_get.needsApproval as (i: unknown, o: unknown) => unknown)({}, call)).toBe(false);
-      const agents = agentsTools(options);
-      const save = agents.find((t) => t.name === "mnote_page_save")!;
-      const get = agents.find((t) => t.name === "mnote_page_get")!;
-      expect(await save.needsApproval({} as never, {}, "c")).toBe(true);
-      expect(await get.needsApproval({} as never, {}, "c")).toBe(false);
-    } finally {
-      delete entry.approval;
-    }
-    expect(approvalFor("mnote.page.save", {})).toBe("allow");
+  it("reads only the call's own members: an inherited mode is not the call's", () => {
+    const inherited = Object.create({ mode: "replace" }) as object;
+    expect(approvalFor("mnote.page.save", inherited)).toBe("allow");
+    expect(approvalFor("mnote.page.save", JSON.parse('{"__proto__": {"mode": "replace"}}'))).toBe("allow");
+    expect(approvalFor("mnote.page.save", "replace")).toBe("allow");
+  });
+
+  it("the policy tightens and loosens per workspace and per session; deny from any layer wins", () => {
+    const policy = {
+      tools: { "mnote.artifact.create_ai_note": "ask" as const, "mnote.page.update_title": "allow" as const },
+      sessions: { sess_locked: { tools: { "mnote.page.update_title": "deny" as const } } },
+    };
+    expect(approvalFor("mnote.artifact.create_ai_note", {}, { policy })).toBe("ask");
+    expect(approvalFor("mnote.page.update_title", {}, { policy, sessionId: "sess_other" })).toBe("allow");
+    expect(approvalFor("mnote.page.update_title", {}, { policy, sessionId: "sess_locked" })).toBe("deny");
+    expect(approvalFor("mnote.page.get", {}, { policy: { tools: { "mnote.page.get": "deny" } } })).toBe("deny");
+  });
+
+  it("an approval policy that is not one is refused when the tools are made", () => {
+    const fake = { dispatcher: { callModelTool: () => Promise.reject(new Error("not called")) } };
+    const bad = { tools: { "mnote.page.save": "sometimes" } } as never;
+    expect(() => aiSdkTools({ connection: fake, session: { sessionId: "s" }, approvalPolicy: bad })).toThrow(
+      /approvalPolicy is not a valid approval policy/,
+    );
+    expect(() => agentsTools({ connection: fake, session: { sessionId: "s" }, approvalPolicy: bad })).toThrow(
+      TypeError,
+    );
+  });
+});
+
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 1, text: 1, reasoning: undefined },
+};
+
+describe("Vercel AI SDK: a replace waits for the person's answer", () => {
+  async function askedRound(approved: boolean) {
+    const { t, options, revision, replace } = await setup();
+    const before = revision();
+    const stateBefore = t.kernelStateHash();
+    const tools = aiSdkTools(options);
+    let step = 0;
+    const model = new MockLanguageModelV3({
+      doGenerate: async () =>
+        step++ === 0
+          ? {
+              content: [
+                {
+                  type: "tool-call",
+                  toolCallId: "call_rep_1",
+                  toolName: name("mnote.page.save"),
+                  input: JSON.stringify(replace()),
+                },
+              ],
+              finishReason: { unified: "tool-calls", raw: undefined },
+              usage,
+              warnings: [],
+            }
+          : {
+              content: [{ type: "text", text: "done" }],
+              finishReason: { unified: "stop", raw: undefined },
+              usage,
+              warnings: [],
+            },
+    });
+    const prompt: ModelMessage[] = [{ role: "user", content: "Rewrite the page." }];
+    const first = await generateText({ model, tools, messages: prompt, stopWhen: stepCountIs(3) });
+    const request = first.content.find((p) => p.type === "tool-approval-request");
+    expect(request).toBeDefined();
+    // asked, not run: nothing written while the person decides
+    expect(t.kernelStateHash()).toBe(stateBefore);
+    const messages: ModelMessage[] = [
+      ...prompt,
+      ...first.response.messages,
+      { role: "tool", content: [{ type: "tool-approval-response", approvalId: request!.approvalId, approved }] },
+    ];
+    await generateText({ model, tools, messages, stopWhen: stepCountIs(3) });
+    return { t, before, stateBefore, revision };
+  }
+
+  it("approved: written once, the audit names the approval", async () => {
+    const { t, before, revision } = await askedRound(true);
+    expectWrittenOnce(t, before, revision());
+    await t.close();
+  });
+
+  it("declined: nothing written", async () => {
+    const { t, stateBefore } = await askedRound(false);
+    expect(t.kernelStateHash()).toBe(stateBefore);
+    await t.close();
+  });
+});
+
+/** A model that calls one tool, then answers. */
+class ScriptedModel implements Model {
+  calls = 0;
+  constructor(private readonly call: { name: string; arguments: string; callId: string }) {}
+  async getResponse(_request: ModelRequest): Promise<ModelResponse> {
+    const output: ModelResponse["output"] =
+      this.calls++ === 0
+        ? [{ type: "function_call", status: "completed", ...this.call }]
+        : [
+            {
+              type: "message",
+              role: "assistant",
+              status: "completed",
+              content: [{ type: "output_text", text: "done" }],
+            },
+          ];
+    return { usage: new Usage(), output };
+  }
+  // eslint-disable-next-line require-yield
+  async *getStreamedResponse(): AsyncIterable<never> {
+    throw new Error("the scripted model does not stream");
+  }
+}
+
+describe("OpenAI Agents: a replace is an interruption until the person decides", () => {
+  const runner = new Runner({ tracingDisabled: true });
+
+  it.each([true, false])("approved %s: written once when approved, nothing when rejected", async (approved) => {
+    const { t, options, revision, replace } = await setup();
+    const before = revision();
+    const stateBefore = t.kernelStateHash();
+    const model = new ScriptedModel({
+      name: name("mnote.page.save"),
+      arguments: JSON.stringify(replace()),
+      callId: "call_rep_2",
+    });
+    const agent = new Agent({ name: "page assistant", model, tools: agentsTools({ ...options, strict: false }) });
+    const first = await runner.run(agent, "Rewrite the page.");
+    expect(first.interruptions).toHaveLength(1);
+    expect(t.kernelStateHash()).toBe(stateBefore);
+    if (approved) first.state.approve(first.interruptions[0]!);
+    else first.state.reject(first.interruptions[0]!);
+    await runner.run(agent, first.state);
+    if (approved) expectWrittenOnce(t, before, revision());
+    else expect(t.kernelStateHash()).toBe(stateBefore);
+    await t.close();
+  });
+});
+
+describe("LangChain: no hook of its own, so only a middleware-approved call is sent with the token", () => {
+  it("interruptOn names the tools that may ask (page.save, update_title), not the others", () => {
+    const fake = { dispatcher: { callModelTool: () => Promise.reject(new Error("not called")) } };
+    const on = approvalInterruptOn({ connection: fake, session: { sessionId: "s" } });
+    expect(on[name("mnote.page.save")]).toBe(true);
+    expect(on[name("mnote.page.update_title")]).toBe(true);
+    expect(on[name("mnote.page.get")]).toBe(false);
+    expect(on[name("mnote.artifact.create_ai_note")]).toBe(false);
+  });
+
+  it("without humanInTheLoop the model reads approval_required and nothing is written; with it, written once", async () => {
+    const { t, options, revision, replace } = await setup();
+    const before = revision();
+    const stateBefore = t.kernelStateHash();
+    const alone = langchainTools(options).find((x) => x.name === name("mnote.page.save"))!;
+    const read = parseToolResult(
+      String(
+        await alone
+          .invoke({ type: "tool_call", name: alone.name, id: "call_rep_3", args: replace() })
+          .then((m: { content: unknown }) => m.content),
+      ),
+    );
+    expect(read).toMatchObject({ ok: false, error: { code: "mnote_tool_approval_required" } });
+    expect(t.kernelStateHash()).toBe(stateBefore);
+    const behindMiddleware = langchainTools({ ...options, humanInTheLoop: true }).find((x) => x.name === alone.name)!;
+    const done = parseToolResult(
+      String(
+        await behindMiddleware
+          .invoke({ type: "tool_call", name: alone.name, id: "call_rep_4", args: replace() })
+          .then((m: { content: unknown }) => m.content),
+      ),
+    );
+    expect(done).toMatchObject({ ok: true, audit: { approval: { decision: "approved" } } });
+    expectWrittenOnce(t, before, revision());
+    await t.close();
   });
 });

@@ -6,6 +6,7 @@
  * With strict on (the default) a model fills every optional field with null, as OpenAI's strict
  * mode makes it: the driver sends the arguments that way, and the raise step turns the nulls back.
  */
+import { approvalFor } from "../../generated/frameworks/connection";
 import { Agent, Runner, Usage, type Model, type ModelRequest, type ModelResponse } from "@openai/agents";
 import { mnoteTools } from "../../generated/openai-agents";
 import { providerTools } from "../../generated/providers";
@@ -85,8 +86,10 @@ describe("OpenAI Agents: what the model is shown", () => {
       const made = tools.find((t) => t.name === definition.name)!;
       expect(made).toMatchObject({ type: "function", description: definition.description, strict });
       expect(made.parameters).toEqual(definition.parameters);
-      // the approval seam answers "allow" for every tool of today's contract
-      expect(await made.needsApproval({} as never, {}, "call_1")).toBe(false);
+      // the one approval decision (test/targets/approval.test.ts checks its answers)
+      expect(await made.needsApproval({} as never, {}, "call_1")).toBe(
+        approvalFor(definition.canonicalName, {}) === "ask",
+      );
     }
   });
 });

@@ -8,6 +8,7 @@
 import { toolByName } from "../../generated/registry";
 import { testRuntime, type TestRuntime } from "../support/runtime";
 import { frameworkCaller } from "../../runtime/transports/framework-call";
+import { allowAllPolicyJson } from "../support/approval";
 import type { MnoteConnection, MnoteToolsOptions } from "../../generated/frameworks/connection";
 
 /** One loop run: the scripted model calls `toolName` (its model-facing name) with `args` under `toolCallId`. */
@@ -40,7 +41,13 @@ async function setup(makeDriver: MakeDriver, connect: Connect) {
   const t = await testRuntime();
   const as = await t.session({ actorId: "user_1" });
   const link = await connect(t);
-  const drive = makeDriver({ connection: link.connection, session: { sessionId: as.sessionId } });
+  // the framework asks about what the runtime holds at ask: both get the suites' allow-all policy
+  // (the approval round itself is test/targets/approval.test.ts)
+  const drive = makeDriver({
+    connection: link.connection,
+    session: { sessionId: as.sessionId },
+    approvalPolicy: allowAllPolicyJson(),
+  });
   const close = async () => {
     await link.close();
     await t.close();

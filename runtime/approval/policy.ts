@@ -1,0 +1,75 @@
+/**
+ * The host's approval policy file (contract/envelope/approval-policy.schema.json): validated by
+ * the generated validator before anything reads it, then checked against the contract (every tool
+ * it names exists, every condition names a field of that tool's args, ask only for tools with a
+ * dry run), then indexed in Maps, so no tool or session name can reach an object's prototype.
+ */
+import type * as T from "../../generated/types";
+import { toolByName as generatedToolByName, type ToolDescriptor } from "../../generated/registry";
+import { validateApprovalPolicy } from "../../generated/validators";
+
+export interface ApprovalPolicyIndex {
+  /** Workspace rules by tool name. */
+  readonly tools: ReadonlyMap<string, T.ApprovalRule>;
+  /** Per session: rules by tool name. */
+  readonly sessions: ReadonlyMap<string, ReadonlyMap<string, T.ApprovalRule>>;
+}
+
+/** No policy: the contract's levels as they are. */
+export const EMPTY_POLICY: ApprovalPolicyIndex = { tools: new Map(), sessions: new Map() };
+
+/** A policy that cannot be used, with the place and what is wrong. */
+export class ApprovalPolicyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ApprovalPolicyError";
+  }
+}
+
+/**
+ * A parsed policy file, checked and indexed. Throws ApprovalPolicyError naming the first problem
+ * (its JSON pointer in the file).
+ */
+export function approvalPolicyFrom(
+  value: unknown,
+  toolByName: (name: string) => ToolDescriptor | undefined = generatedToolByName,
+): ApprovalPolicyIndex {
+  if (!validateApprovalPolicy(value)) {
+    const issue = validateApprovalPolicy.errors?.[0];
+    throw new ApprovalPolicyError(`at ${issue?.instancePath || "/"}: ${issue?.message ?? "invalid"}`);
+  }
+  const rules = (tools: T.ApprovalToolRules | undefined, at: string) => {
+    const out = new Map<string, T.ApprovalRule>();
+    for (const name of Object.keys(tools ?? {})) {
+      const rule = tools![name]!;
+      const tool = toolByName(name);
+      if (!tool) throw new ApprovalPolicyError(`at ${at}/${name}: the contract has no tool ${name}`);
+      checkRule(tool, rule, `${at}/${name}`);
+      out.set(name, rule);
+    }
+    return out;
+  };
+  const sessions = new Map<string, ReadonlyMap<string, T.ApprovalRule>>();
+  for (const sessionId of Object.keys(value.sessions ?? {}))
+    sessions.set(sessionId, rules(value.sessions![sessionId]!.tools, `/sessions/${sessionId}/tools`));
+  return { tools: rules(value.tools, "/tools"), sessions };
+}
+
+/** A rule fits its tool: conditions name its top-level args fields; ask needs the tool's dry run. */
+function checkRule(tool: ToolDescriptor, rule: T.ApprovalRule, at: string): void {
+  const fields = Object.keys((tool.parameters.properties as Record<string, unknown> | undefined) ?? {});
+  const levels: T.ApprovalLevel[] = typeof rule === "string" ? [rule] : [rule.default];
+  if (typeof rule !== "string") {
+    (rule.when ?? []).forEach((condition, i) => {
+      levels.push(condition.approval);
+      for (const field of Object.keys(condition.args)) {
+        if (!fields.includes(field) || field === "dryRun")
+          throw new ApprovalPolicyError(`at ${at}/when/${i}/args/${field}: ${tool.name} has no args field ${field}`);
+      }
+    });
+  }
+  if (levels.includes("ask") && tool.dryRun !== "required")
+    throw new ApprovalPolicyError(
+      `at ${at}: ${tool.name} has no dry run to preview, so it cannot be "ask" (allow or deny)`,
+    );
+}

@@ -1,0 +1,120 @@
+/**
+ * Approval tokens: `<payload>.<mac>`, both base64url. The payload is JSON binding the session, the
+ * tool, the fingerprint of the call (requestFingerprint: the canonical JSON of documentId and args,
+ * the same the idempotency keys use; dryRun and approval are envelope fields, not args), the
+ * revision the preview was planned on, the expiry and a random nonce (what makes a token single-use:
+ * the stores consume it once). The mac is HMAC-SHA256 with the host's secret over a domain label and
+ * the payload text, compared in constant time. Nothing in a payload is trusted before its mac
+ * matched, and then only after its shape is checked.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+
+export interface ApprovalClaims {
+  sessionId: string;
+  toolName: string;
+  fingerprint: string;
+  /** The revision the preview saw (null when the dry run reports none). */
+  revision: number | null;
+  /** Milliseconds since the epoch. */
+  expiresAt: number;
+  /** 32 hex characters, random: the single-use identity of this token. */
+  nonce: string;
+}
+
+/** Why a token does not fit a call (catalog reasons of approval_invalid), or that it expired. */
+export type TokenProblem = "altered" | "other_tool" | "other_session" | "other_args" | "expired";
+
+const LABEL = "mnote-approval-v1.";
+const B64URL = /^[A-Za-z0-9_-]+$/;
+
+/** The smallest secret accepted: 32 bytes of key material, as HMAC-SHA256 wants. */
+export const MIN_SECRET_BYTES = 32;
+
+function mac(secret: Buffer, payload: string): Buffer {
+  return createHmac("sha256", secret)
+    .update(LABEL + payload)
+    .digest();
+}
+
+/** A fresh nonce: 16 random bytes, hex. */
+export function newNonce(): string {
+  return randomBytes(16).toString("hex");
+}
+
+/** The token for these claims. */
+export function signApproval(secret: Buffer, claims: ApprovalClaims): string {
+  const payload = Buffer.from(
+    JSON.stringify({
+      v: 1,
+      s: claims.sessionId,
+      t: claims.toolName,
+      f: claims.fingerprint,
+      r: claims.revision,
+      e: claims.expiresAt,
+      n: claims.nonce,
+    }),
+  ).toString("base64url");
+  return `${payload}.${mac(secret, payload).toString("base64url")}`;
+}
+
+/** The claims of a token whose mac matches, or undefined (malformed or altered). */
+export function readApproval(secret: Buffer, token: string): ApprovalClaims | undefined {
+  const dot = token.indexOf(".");
+  if (dot <= 0 || dot !== token.lastIndexOf(".")) return undefined;
+  const payload = token.slice(0, dot);
+  const given = token.slice(dot + 1);
+  if (!B64URL.test(payload) || !B64URL.test(given)) return undefined;
+  const expected = mac(secret, payload);
+  const actual = Buffer.from(given, "base64url");
+  if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
+  } catch {
+    return undefined;
+  }
+  return claimsOf(value);
+}
+
+/** The claims in a signed payload, by shape (a payload we signed always has it; anything else is refused). */
+function claimsOf(value: unknown): ApprovalClaims | undefined {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
+  const p = value as Record<string, unknown>;
+  const ok =
+    p.v === 1 &&
+    typeof p.s === "string" &&
+    typeof p.t === "string" &&
+    typeof p.f === "string" &&
+    (p.r === null || (typeof p.r === "number" && Number.isSafeInteger(p.r))) &&
+    typeof p.e === "number" &&
+    Number.isSafeInteger(p.e) &&
+    typeof p.n === "string" &&
+    /^[0-9a-f]{32}$/.test(p.n);
+  if (!ok) return undefined;
+  return {
+    sessionId: p.s as string,
+    toolName: p.t as string,
+    fingerprint: p.f as string,
+    revision: p.r as number | null,
+    expiresAt: p.e as number,
+    nonce: p.n as string,
+  };
+}
+
+/**
+ * Whether a token fits this call: signed by us, for this tool, session and arguments, not expired.
+ * The first problem found, in that order, or the claims.
+ */
+export function checkApproval(
+  secret: Buffer,
+  token: string,
+  call: { sessionId: string; toolName: string; fingerprint: string; now: number },
+): { ok: true; claims: ApprovalClaims } | { ok: false; problem: TokenProblem } {
+  const claims = readApproval(secret, token);
+  if (!claims) return { ok: false, problem: "altered" };
+  if (claims.toolName !== call.toolName) return { ok: false, problem: "other_tool" };
+  if (claims.sessionId !== call.sessionId) return { ok: false, problem: "other_session" };
+  if (claims.fingerprint !== call.fingerprint) return { ok: false, problem: "other_args" };
+  if (call.now >= claims.expiresAt) return { ok: false, problem: "expired" };
+  return { ok: true, claims };
+}
