@@ -4,6 +4,7 @@
  * the floor for the same payloads (JSON.parse of the request text plus JSON.stringify of the
  * response object), and where the time goes, each phase measured on its own with the same inputs.
  */
+import { benchApproval } from "./approval";
 import { readFileSync } from "node:fs";
 import { runWorker } from "./child";
 import { consume, measure, measureSliced, type MicroSamples, type MicroTask, type SlicedSamples } from "./micro";
@@ -29,7 +30,11 @@ interface WorkerOptions {
 async function setup() {
   const { createRuntime } = await import("../runtime/runtime");
   const { seedKernel } = await import("../kernel/seed");
-  const runtime = createRuntime({ kernel: { kind: "embedded", path: ":memory:" }, statePath: ":memory:" });
+  const runtime = createRuntime({
+    kernel: { kind: "embedded", path: ":memory:" },
+    statePath: ":memory:",
+    approval: benchApproval(),
+  });
   const kernel = runtime.embeddedKernel!;
   seedKernel(kernel, benchSeed(JSON.parse(readFileSync(demoSeedPath, "utf8"))));
   const expiresAt = new Date(Date.now() + 24 * 3600_000).toISOString();

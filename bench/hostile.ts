@@ -7,6 +7,7 @@
  * of the same bytes alone; the goal is on the total, and the part beyond JSON.parse is reported
  * beside it. The row says whether the shape was refused (and with which code) or answered.
  */
+import { benchApproval } from "./approval";
 import { figure } from "./stats";
 import { goal, type FigureTree, type Goal, type SectionContext, type SectionResult } from "./types";
 
@@ -97,7 +98,11 @@ async function cpuMsAsync(run: () => Promise<unknown>): Promise<number> {
 export async function section(ctx: SectionContext): Promise<SectionResult> {
   const started = Date.now();
   const { createRuntime } = await import("../runtime/runtime");
-  const runtime = createRuntime({ kernel: { kind: "embedded", path: ":memory:" }, statePath: ":memory:" });
+  const runtime = createRuntime({
+    kernel: { kind: "embedded", path: ":memory:" },
+    statePath: ":memory:",
+    approval: benchApproval(),
+  });
   const runs = ctx.smoke ? 1 : ctx.quick ? 5 : 15;
   const figures: FigureTree = {};
   const goals: Goal[] = [];

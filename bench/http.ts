@@ -9,10 +9,11 @@
  * seconds; the figure is the median of the per-round ratios. Every response body is checked (serve
  * answers HTTP 200 for a failure envelope too): a cell with one wrong body fails the run.
  */
+import { benchPolicyArgs } from "./approval";
 import { spawn, type ChildProcess } from "node:child_process";
 import { rmSync } from "node:fs";
 import { cpus } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import autocannon from "autocannon";
 import { cliFixture, type Fixture } from "./cold-start";
 import { cliBin, distBench, repoRoot } from "./paths";
@@ -207,6 +208,7 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
           f.state,
           "--workers",
           String(w),
+          ...benchPolicyArgs(dirname(f.db)),
         ]),
       );
     const gets = getTexts(256, 0x477);

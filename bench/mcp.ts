@@ -6,9 +6,10 @@
  * calls; the ratio is taken per round (ours / SDK-only, time for the calls), median over rounds.
  * Every answer is checked: a call that is not ok fails the run.
  */
+import { benchPolicyArgs } from "./approval";
 import { spawn, type ChildProcess } from "node:child_process";
 import { rmSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -78,7 +79,17 @@ async function connect(side: Side, transport: Transport, db: string, state: stri
     actorId: IDS.actorId,
     sessionId: IDS.saveSession,
   };
-  const ours = [cliBin, "mcp", "--session", IDS.saveSession, "--db", db, "--state", state];
+  const ours = [
+    cliBin,
+    "mcp",
+    "--session",
+    IDS.saveSession,
+    "--db",
+    db,
+    "--state",
+    state,
+    ...benchPolicyArgs(dirname(db)),
+  ];
   const sdk = [join(distBench, "sdk-mcp-server.js"), transport, db, JSON.stringify(identity)];
   const client = new Client({ name: "mnote-bench", version: "0.0.0" });
   if (transport === "stdio") {

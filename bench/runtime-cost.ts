@@ -14,6 +14,7 @@
  * - the real `mnote-tools mcp` server (runtime/transports/mcp-server.ts, on the SDK's low-level
  *   Server) over the same transport, against (b).
  */
+import { benchApproval } from "./approval";
 import { readFileSync } from "node:fs";
 import { runWorker } from "./child";
 import { consume, measure, measureSliced, type MicroSamples, type MicroTask, type SlicedSamples } from "./micro";
@@ -52,7 +53,11 @@ async function setup() {
   const { memoryGrantStore, memoryIdempotencyStore } = await import("./memory-stores");
 
   // 1. one real answer per command from the reference kernel
-  const real = createRuntime({ kernel: { kind: "embedded", path: ":memory:" }, statePath: ":memory:" });
+  const real = createRuntime({
+    kernel: { kind: "embedded", path: ":memory:" },
+    statePath: ":memory:",
+    approval: benchApproval(),
+  });
   seedKernel(real.embeddedKernel!, JSON.parse(readFileSync(demoSeedPath, "utf8")));
   const expiresAt = new Date(Date.now() + 24 * 3600_000).toISOString();
   const grant = {
@@ -79,6 +84,7 @@ async function setup() {
     grants: real.grants,
     idempotency: memoryIdempotencyStore(),
     kernelTimeoutMs: null,
+    approval: benchApproval(),
   });
   const names = toolList.map((t) => t.name).filter((n) => ARGS[n]);
   if (names.length !== 6) throw new Error(`the bench knows ${names.length} of the contract's tools`);
@@ -106,7 +112,13 @@ async function setup() {
   };
   const grants = memoryGrantStore();
   await grants.put(grant);
-  const dispatcher = createDispatcher({ kernel, grants, idempotency: memoryIdempotencyStore(), kernelTimeoutMs: null });
+  const dispatcher = createDispatcher({
+    kernel,
+    grants,
+    idempotency: memoryIdempotencyStore(),
+    kernelTimeoutMs: null,
+    approval: benchApproval(),
+  });
 
   // request texts with a hole for a fresh idempotency key (a write is never a replay)
   const templates = names.map((name) => {

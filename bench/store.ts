@@ -5,6 +5,7 @@
  * one process. Fresh writes (a new key per call: claim, kernel, complete) and replays (a key
  * already done: answered from the store).
  */
+import { benchApproval } from "./approval";
 import { readFileSync } from "node:fs";
 import { runWorker } from "./child";
 import { consume, measureSliced, type MicroTask, type SlicedSamples } from "./micro";
@@ -33,7 +34,12 @@ async function runtimeWith(store: (typeof STORES)[number]) {
     await redis.ping();
     idempotency = redis;
   }
-  const runtime = createRuntime({ kernel: { kind: "embedded", path: ":memory:" }, statePath: ":memory:", idempotency });
+  const runtime = createRuntime({
+    kernel: { kind: "embedded", path: ":memory:" },
+    statePath: ":memory:",
+    idempotency,
+    approval: benchApproval(),
+  });
   seedKernel(runtime.embeddedKernel!, benchSeed(JSON.parse(readFileSync(demoSeedPath, "utf8"))));
   await runtime.grants.put({
     sessionId: IDS.saveSession,

@@ -1,0 +1,28 @@
+/**
+ * Approval in the bench: the rows measure the write path itself, against peers (the SDK-only MCP
+ * server, a bare node:http server, the JSON floor) that ask nobody, so every runtime here runs
+ * under a host policy that allows every tool, said explicitly (the contract's own levels make a
+ * replace and a rename ask: docs/APPROVAL.md). What approval itself costs (a dry run for the
+ * preview, a token signed and checked) is not a row.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { toolList } from "../generated/registry";
+import { approvalPolicyFrom, type ApprovalPolicyIndex } from "../runtime/approval/policy";
+
+/** The policy file's JSON: every tool of this contract allowed. */
+export function allowAllPolicyJson(): { tools: Record<string, "allow"> } {
+  return { tools: Object.fromEntries(toolList.map((t) => [t.name, "allow" as const])) };
+}
+
+/** The runtime's approval options for a bench runtime or dispatcher. */
+export function benchApproval(): { policy: ApprovalPolicyIndex } {
+  return { policy: approvalPolicyFrom(allowAllPolicyJson()) };
+}
+
+/** Writes the policy file into dir; the two arguments that name it to `serve` or `mcp`. */
+export function benchPolicyArgs(dir: string): string[] {
+  const path = join(dir, "approval-allow-all.json");
+  writeFileSync(path, JSON.stringify(allowAllPolicyJson()));
+  return ["--approval-policy", path];
+}
