@@ -8,7 +8,8 @@
  */
 import { generateText, stepCountIs, type ModelMessage } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
-import { Agent, Runner, Usage, type Model, type ModelRequest, type ModelResponse } from "@openai/agents";
+import { Agent, Runner } from "@openai/agents";
+import { ScriptedModel } from "./agents-model";
 import { approvalFor } from "../../generated/frameworks/connection";
 import { mnoteTools as aiSdkTools } from "../../generated/ai-sdk";
 import { mnoteTools as agentsTools } from "../../generated/openai-agents";
@@ -142,30 +143,6 @@ describe("Vercel AI SDK: a replace waits for the person's answer", () => {
     await t.close();
   });
 });
-
-/** A model that calls one tool, then answers. */
-class ScriptedModel implements Model {
-  calls = 0;
-  constructor(private readonly call: { name: string; arguments: string; callId: string }) {}
-  async getResponse(_request: ModelRequest): Promise<ModelResponse> {
-    const output: ModelResponse["output"] =
-      this.calls++ === 0
-        ? [{ type: "function_call", status: "completed", ...this.call }]
-        : [
-            {
-              type: "message",
-              role: "assistant",
-              status: "completed",
-              content: [{ type: "output_text", text: "done" }],
-            },
-          ];
-    return { usage: new Usage(), output };
-  }
-  // eslint-disable-next-line require-yield
-  async *getStreamedResponse(): AsyncIterable<never> {
-    throw new Error("the scripted model does not stream");
-  }
-}
 
 describe("OpenAI Agents: a replace is an interruption until the person decides", () => {
   const runner = new Runner({ tracingDisabled: true });

@@ -7,37 +7,13 @@
  * mode makes it: the driver sends the arguments that way, and the raise step turns the nulls back.
  */
 import { approvalFor } from "../../generated/frameworks/connection";
-import { Agent, Runner, Usage, type Model, type ModelRequest, type ModelResponse } from "@openai/agents";
+import { Agent, Runner } from "@openai/agents";
+import { ScriptedModel } from "./agents-model";
 import { mnoteTools } from "../../generated/openai-agents";
 import { providerTools } from "../../generated/providers";
 import { toolByProviderName } from "../../generated/registry";
 import { fillNulls } from "../support/model-calls";
 import { frameworkScenario, type MakeDriver } from "./scenario";
-
-/** A model that calls one tool, then answers; it keeps every request it was sent. */
-class ScriptedModel implements Model {
-  readonly requests: ModelRequest[] = [];
-  constructor(private readonly call: { name: string; arguments: string; callId: string }) {}
-  async getResponse(request: ModelRequest): Promise<ModelResponse> {
-    this.requests.push(request);
-    const output: ModelResponse["output"] =
-      this.requests.length === 1
-        ? [{ type: "function_call", status: "completed", ...this.call }]
-        : [
-            {
-              type: "message",
-              role: "assistant",
-              status: "completed",
-              content: [{ type: "output_text", text: "done" }],
-            },
-          ];
-    return { usage: new Usage(), output };
-  }
-  // eslint-disable-next-line require-yield
-  async *getStreamedResponse(): AsyncIterable<never> {
-    throw new Error("the scripted model does not stream");
-  }
-}
 
 /** The function call result the model read in its second request, parsed. */
 function readBack(model: ScriptedModel, callId: string): unknown {
