@@ -7,22 +7,16 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { toolList } from "../generated/registry";
-import { approvalPolicyFrom, type ApprovalPolicyIndex } from "../runtime/approval/policy";
-
-/** The policy file's JSON: every tool of this contract allowed. */
-export function allowAllPolicyJson(): { tools: Record<string, "allow"> } {
-  return { tools: Object.fromEntries(toolList.map((t) => [t.name, "allow" as const])) };
-}
+import { allowEveryTool, approvalPolicyFrom, type ApprovalPolicyIndex } from "../runtime/approval/policy";
 
 /** The runtime's approval options for a bench runtime or dispatcher. */
 export function benchApproval(): { policy: ApprovalPolicyIndex } {
-  return { policy: approvalPolicyFrom(allowAllPolicyJson()) };
+  return { policy: approvalPolicyFrom(allowEveryTool()) };
 }
 
 /** Writes the policy file into dir; the two arguments that name it to `serve` or `mcp`. */
 export function benchPolicyArgs(dir: string): string[] {
   const path = join(dir, "approval-allow-all.json");
-  writeFileSync(path, JSON.stringify(allowAllPolicyJson()));
+  writeFileSync(path, JSON.stringify(allowEveryTool()));
   return ["--approval-policy", path];
 }

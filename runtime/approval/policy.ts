@@ -5,7 +5,7 @@
  * dry run), then indexed in Maps, so no tool or session name can reach an object's prototype.
  */
 import type * as T from "../../generated/types";
-import { toolByName as generatedToolByName, type ToolDescriptor } from "../../generated/registry";
+import { toolByName as generatedToolByName, toolList, type ToolDescriptor } from "../../generated/registry";
 import { validateApprovalPolicy } from "../../generated/validators";
 
 export interface ApprovalPolicyIndex {
@@ -17,6 +17,15 @@ export interface ApprovalPolicyIndex {
 
 /** No policy: the contract's levels as they are. */
 export const EMPTY_POLICY: ApprovalPolicyIndex = { tools: new Map(), sessions: new Map() };
+
+/**
+ * The policy file of a host that asks nobody, said explicitly: every tool of the contract allowed.
+ * The bench (its peers ask nobody) and the test suites about other rules run under it; the
+ * contract's own levels stay the default everywhere else.
+ */
+export function allowEveryTool(): { tools: Record<string, "allow"> } {
+  return { tools: Object.fromEntries(toolList.map((t) => [t.name, "allow" as const])) };
+}
 
 /** A policy that cannot be used, with the place and what is wrong. */
 export class ApprovalPolicyError extends Error {

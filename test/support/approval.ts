@@ -6,13 +6,10 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { toolList } from "../../generated/registry";
-import { approvalPolicyFrom, type ApprovalPolicyIndex } from "../../runtime/approval/policy";
+import { allowEveryTool, approvalPolicyFrom, type ApprovalPolicyIndex } from "../../runtime/approval/policy";
 
-/** The policy file's JSON: every tool of this contract allowed. */
-export function allowAllPolicyJson(): { tools: Record<string, "allow"> } {
-  return { tools: Object.fromEntries(toolList.map((t) => [t.name, "allow" as const])) };
-}
+/** The policy file's JSON: every tool of this contract allowed (runtime/approval/policy.ts). */
+export const allowAllPolicyJson = allowEveryTool;
 
 /** The same, indexed for a dispatcher. */
 export function allowAllPolicy(): ApprovalPolicyIndex {
