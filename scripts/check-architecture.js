@@ -19,7 +19,7 @@ const PARTS = {
   generated: [],
   contract: [],
   codegen: ["common"],
-  diff: ["common"],
+  diff: ["common", "codegen"],
   kernel: ["common", "generated"],
   runtime: ["common", "generated", "kernel"],
   cli: ["common", "generated", "codegen", "diff", "kernel", "runtime"],
