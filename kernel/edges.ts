@@ -1,15 +1,15 @@
 /** Reference edges from an artifact to its page, shared by the artifact commands (not a command itself). */
 import { randomId } from "../common/ids";
-import type { ReferenceKernel } from "./reference-kernel";
+import type { KernelPort } from "./port";
 
-export function edgeOf(kernel: ReferenceKernel, fromId: string, toId: string): { id: string } | undefined {
+export function edgeOf(kernel: KernelPort, fromId: string, toId: string): { id: string } | undefined {
   return kernel.sql("SELECT id FROM edges WHERE from_id = ? AND to_id = ? AND kind = 'reference'").get(fromId, toId) as
     { id: string } | undefined;
 }
 
 /** Creates the reference edge, or confirms the one that is there: never a duplicate. */
 export function ensureEdge(
-  kernel: ReferenceKernel,
+  kernel: KernelPort,
   fromId: string,
   toId: string,
   commandId: string,

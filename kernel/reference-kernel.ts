@@ -21,7 +21,10 @@ import { isStoreUnavailable, openDatabase, purgeIfFree, statementCache, type Db 
 import { KERNEL_SCHEMA } from "./schema";
 import type { StoredBlock } from "./blocks";
 import { generatedFacts, kernelFacts, KernelStartupError, type ContractFacts, type KernelFacts } from "./facts";
-import { commandHandlers, type CommandHandler, type CommandReply } from "./commands";
+import { commandHandlers } from "./commands";
+import type { Access, CommandHandler, CommandReply, KernelPort, PageRow, Plan, WritePayload } from "./port";
+
+export type { Access, PageRow, Plan, WritePayload } from "./port";
 
 export interface ReferenceKernelOptions {
   /** SQLite file, or ":memory:" (the default). */
@@ -33,35 +36,10 @@ export interface ReferenceKernelOptions {
   handlers?: Readonly<Record<string, CommandHandler>>;
 }
 
-/** A page as the access check loads it. */
-export interface PageRow {
-  id: string;
-  workspace_id: string;
-  title: string;
-  revision: number;
-  options_json: string;
-}
-
-/** What a write payload carries, whatever its command. */
-export interface WritePayload {
-  context: T.KernelContext;
-  args: { baseRevision?: number };
-  dryRun: boolean;
-  write?: T.KernelWrite;
-}
-
-/** A write handler's plan: the diff a dry run reports, and the change a real call applies. */
-export interface Plan<R> {
-  diff: T.DiffOp[];
-  apply(commandId: string): R;
-}
-
-export type Access = T.AccessCheckResult["result"];
-
 /** How many expired idempotency records one write removes at most: bounded work per write. */
 const PURGE_BATCH = 64;
 
-export class ReferenceKernel {
+export class ReferenceKernel implements KernelPort {
   readonly db: Db;
   readonly facts: KernelFacts;
   readonly sql: (text: string) => import("better-sqlite3").Statement;

@@ -7,8 +7,8 @@
  */
 import { SpanKind, SpanStatusCode, trace, type Attributes } from "@opentelemetry/api";
 import type { KernelReply } from "../generated/types";
-import { ATTR, TRACER_NAME, tracerVersion } from "../runtime/telemetry/attributes";
-import { continueTrace, type TraceCarrier } from "../runtime/telemetry/propagation";
+import { ATTR, TRACER_NAME, tracerVersion } from "../common/telemetry/attributes";
+import { continueTrace, type TraceCarrier } from "../common/telemetry/propagation";
 
 /** Runs one kernel command in its span, continued from `carrier`, and records the reply on it. */
 export function withCommandSpan(

@@ -12,7 +12,7 @@ import { SqliteIdempotencyStore } from "./state/sqlite-idempotency-store";
 import type { IdempotencyStore } from "./state/idempotency-store";
 import { openDatabase, type Db } from "../common/sqlite";
 import { tracedTransport } from "./telemetry/kernel-client";
-import { currentTraceFields } from "./telemetry/propagation";
+import { currentTraceFields } from "../common/telemetry/propagation";
 import { stateSecret } from "./approval/secret";
 
 export type KernelChoice =

@@ -10,7 +10,7 @@
  */
 import { runtimeFrom, type RuntimeCliOptions } from "../runtime-options";
 import { startTelemetry } from "../../runtime/telemetry/sdk";
-import { continueTrace, traceCarrierFromEnv } from "../../runtime/telemetry/propagation";
+import { continueTrace, traceCarrierFromEnv } from "../../common/telemetry/propagation";
 import type { Dispatcher } from "../../runtime/dispatch/dispatcher";
 
 export async function runCall(opts: RuntimeCliOptions): Promise<void> {

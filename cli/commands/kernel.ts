@@ -102,7 +102,7 @@ export async function runKernelExec(opts: { db: string }): Promise<void> {
     return;
   }
   const { withCommandSpan } = await import("../../kernel/telemetry");
-  const { traceCarrierFromEnv } = await import("../../runtime/telemetry/propagation");
+  const { traceCarrierFromEnv } = await import("../../common/telemetry/propagation");
   // stdout carries the reply: console spans go to stderr; the span continues the caller's TRACEPARENT
   const telemetry = await startTelemetry({ serviceName: KERNEL_SERVICE, consoleStream: process.stderr, oneShot: true });
   const kernel = new ReferenceKernel({ path: opts.db });

@@ -1,8 +1,7 @@
 /** access.check: the design note's check points (signed in, member, capabilities on the page). */
 import type * as T from "../../generated/types";
-import type { ReferenceKernel } from "../reference-kernel";
-import type { CommandReply } from ".";
+import type { CommandReply, KernelPort } from "../port";
 
-export function accessCheck(kernel: ReferenceKernel, payload: T.AccessCheckPayload): CommandReply {
+export function accessCheck(kernel: KernelPort, payload: T.AccessCheckPayload): CommandReply {
   return { commandId: null, replayed: false, result: kernel.accessWithPage(payload.context).access };
 }

@@ -1,12 +1,11 @@
 /** artifact.aiNote.create: a new, separate AI note on every call, with its reference edge. */
 import type * as T from "../../generated/types";
 import { randomId } from "../../common/ids";
-import type { ReferenceKernel } from "../reference-kernel";
 import { ensureEdge } from "../edges";
-import type { CommandReply } from ".";
+import type { CommandReply, KernelPort } from "../port";
 
 export function artifactAiNoteCreate(
-  kernel: ReferenceKernel,
+  kernel: KernelPort,
   payload: T.ArtifactAiNoteCreatePayload,
   command: string,
 ): CommandReply {

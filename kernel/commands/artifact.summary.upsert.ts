@@ -1,12 +1,11 @@
 /** artifact.summary.upsert: the page's one summary, created or updated in place, with its reference edge. */
 import type * as T from "../../generated/types";
 import { randomId } from "../../common/ids";
-import type { ReferenceKernel } from "../reference-kernel";
 import { edgeOf, ensureEdge } from "../edges";
-import type { CommandReply } from ".";
+import type { CommandReply, KernelPort } from "../port";
 
 export function artifactSummaryUpsert(
-  kernel: ReferenceKernel,
+  kernel: KernelPort,
   payload: T.ArtifactSummaryUpsertPayload,
   command: string,
 ): CommandReply {

@@ -8,8 +8,7 @@
  * "Not applied" only means not applied yet: the runtime treats it as "cannot tell".
  */
 import type * as T from "../../generated/types";
-import type { ReferenceKernel } from "../reference-kernel";
-import type { CommandReply } from ".";
+import type { CommandReply, KernelPort } from "../port";
 
 const NOT_APPLIED: T.CommandStatusResult["result"] = {
   applied: false,
@@ -20,7 +19,7 @@ const NOT_APPLIED: T.CommandStatusResult["result"] = {
 };
 
 /** Answers command.status from the idempotency table and the command log. */
-export function commandStatus(kernel: ReferenceKernel, payload: T.CommandStatusPayload): CommandReply {
+export function commandStatus(kernel: KernelPort, payload: T.CommandStatusPayload): CommandReply {
   const now = kernel.now();
   const record = kernel
     .sql("SELECT command_id, fingerprint, expires_at FROM idempotency WHERE scope = ?")

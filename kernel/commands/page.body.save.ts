@@ -6,11 +6,10 @@
 import type * as T from "../../generated/types";
 import { KernelRefusal } from "../../generated/kernel/transport";
 import { ERR } from "../../generated/registry";
-import type { ReferenceKernel } from "../reference-kernel";
 import { leavesBodyAsIs, planBody } from "../blocks";
-import type { CommandReply } from ".";
+import type { CommandReply, KernelPort } from "../port";
 
-export function pageBodySave(kernel: ReferenceKernel, payload: T.PageBodySavePayload, command: string): CommandReply {
+export function pageBodySave(kernel: KernelPort, payload: T.PageBodySavePayload, command: string): CommandReply {
   return kernel.write(command, payload, (page) => {
     const current = kernel.blocksOf(page.id);
     const { content } = payload.args;

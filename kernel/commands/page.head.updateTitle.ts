@@ -1,10 +1,9 @@
 /** page.head.updateTitle: rename the page; the same title again changes nothing and keeps the revision. */
 import type * as T from "../../generated/types";
-import type { ReferenceKernel } from "../reference-kernel";
-import type { CommandReply } from ".";
+import type { CommandReply, KernelPort } from "../port";
 
 export function pageHeadUpdateTitle(
-  kernel: ReferenceKernel,
+  kernel: KernelPort,
   payload: T.PageHeadUpdateTitlePayload,
   command: string,
 ): CommandReply {

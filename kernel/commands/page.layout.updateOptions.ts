@@ -6,11 +6,10 @@
 import type * as T from "../../generated/types";
 import { KernelRefusal } from "../../generated/kernel/transport";
 import { ERR } from "../../generated/registry";
-import type { ReferenceKernel } from "../reference-kernel";
-import type { CommandReply } from ".";
+import type { CommandReply, KernelPort } from "../port";
 
 export function pageLayoutUpdateOptions(
-  kernel: ReferenceKernel,
+  kernel: KernelPort,
   payload: T.PageLayoutUpdateOptionsPayload,
   command: string,
 ): CommandReply {

@@ -1,11 +1,10 @@
 /** page.snapshot.read: the page as the actor may see it, with what args ask to include. */
 import type * as T from "../../generated/types";
-import type { ReferenceKernel } from "../reference-kernel";
 import { bodySummary } from "../blocks";
-import type { CommandReply } from ".";
+import type { CommandReply, KernelPort } from "../port";
 
 export function pageSnapshotRead(
-  kernel: ReferenceKernel,
+  kernel: KernelPort,
   payload: T.PageSnapshotReadPayload,
   command: string,
 ): CommandReply {

@@ -3,9 +3,9 @@
  * call, active while the transport sends it, so the transport's `traceContext` hook puts this
  * span's W3C context on the request and the kernel's own span becomes its child.
  */
-import { activeOtel } from "./otel";
+import { activeOtel } from "../../common/telemetry/otel";
 import { KernelTransportError, type KernelTransport } from "../../generated/kernel/transport";
-import { ATTR, TRACER_NAME, tracerVersion } from "./attributes";
+import { ATTR, TRACER_NAME, tracerVersion } from "../../common/telemetry/attributes";
 
 /**
  * The same transport, with one CLIENT span per command, named by the command the generated client

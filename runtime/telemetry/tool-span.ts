@@ -7,10 +7,10 @@
  * `gen_ai.tool.call.result` are deliberately not recorded).
  */
 import type { Attributes, Span } from "@opentelemetry/api";
-import { activeOtel } from "./otel";
+import { activeOtel } from "../../common/telemetry/otel";
 import type { ToolResponse } from "../../generated/types";
 import type { ToolDescriptor } from "../../generated/registry";
-import { ATTR, EXECUTE_TOOL, TRACER_NAME, tracerVersion } from "./attributes";
+import { ATTR, EXECUTE_TOOL, TRACER_NAME, tracerVersion } from "../../common/telemetry/attributes";
 
 /** What the dispatcher tells the span while the call runs. */
 export interface ToolSpan {

@@ -24,7 +24,7 @@ import type { FrameworkToolCall } from "../../generated/frameworks/connection";
 import { refusalResponse } from "../dispatch/dispatcher";
 import type { GrantStore } from "../state/grant-store";
 import { isGrantLive } from "../../common/grant-liveness";
-import { continueTrace, type TraceCarrier, type TraceFields } from "../telemetry/propagation";
+import { continueTrace, type TraceCarrier, type TraceFields } from "../../common/telemetry/propagation";
 import { requestFromModelCall } from "./model-call";
 import { displayToolCallId, toolCallKey } from "./host-ids";
 

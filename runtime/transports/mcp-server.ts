@@ -54,7 +54,7 @@ import { guardRawToolCalls } from "./mcp-guard";
 import { APPROVAL_META_KEY, APPROVAL_META_POINTER, challengeOf, elicitApproval } from "./mcp-approval";
 import { ToolFailure } from "../dispatch/tool-failure";
 import { isGrantLive } from "../../common/grant-liveness";
-import { continueTrace, traceCarrierFromMeta } from "../telemetry/propagation";
+import { continueTrace, traceCarrierFromMeta } from "../../common/telemetry/propagation";
 import { DEFAULT_PROVIDER, providerTools, TOOLSET_DESCRIPTION, type ProviderName } from "../../generated/providers";
 
 export interface McpServerOptions {

@@ -33,7 +33,7 @@ import {
 } from "../../common/http/server";
 import type { Logger } from "../../common/http/logger";
 import { isGrantLive } from "../../common/grant-liveness";
-import { continueTrace } from "../telemetry/propagation";
+import { continueTrace } from "../../common/telemetry/propagation";
 import { DEFAULT_PROVIDER, PROVIDERS, toolsForProvider } from "../../generated/providers";
 import { MODEL_CALL_PATH } from "../../generated/frameworks/connection";
 import { DEFAULT_LIMITS, readRequest } from "../dispatch/limits";

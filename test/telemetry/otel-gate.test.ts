@@ -17,7 +17,7 @@ const dist = (p: string) => JSON.stringify(join(repoRoot, "dist", p));
 describe("the OpenTelemetry gate", () => {
   it("the installed API registers under the symbol the gate reads, and the gate then hands the API out", () => {
     const r = run(`
-      const { activeOtel } = require(${dist("runtime/telemetry/otel.js")});
+      const { activeOtel } = require(${dist("common/telemetry/otel.js")});
       const before = activeOtel() === undefined;
       const api = require("@opentelemetry/api");
       const unregistered = activeOtel() === undefined; // loading the API registers nothing

@@ -37,4 +37,4 @@ export const EXECUTE_TOOL = "execute_tool";
 export const TRACER_NAME = "mnote-tools";
 
 /** The scope's version: this package's (common/version.ts). */
-export { packageVersion as tracerVersion } from "../../common/version";
+export { packageVersion as tracerVersion } from "../version";

@@ -1,0 +1,146 @@
+#!/usr/bin/env node
+// The import-direction check (`npm run lint` runs it after eslint; docs/ARCHITECTURE.md explains
+// the parts). Two rules over every relative import, require() and import() of the hand-written
+// TypeScript and JavaScript (tests, fixtures and generated/ aside):
+//   1. a part imports only the parts its row in PARTS allows (no arrow back up);
+//   2. no import circle, type-only imports included (a circle of types is still a circle a reader
+//      has to hold in mind at once).
+// Imports are read with TypeScript's own pre-processor (ts.preProcessFile), not a regular
+// expression, so a string or comment that looks like an import is not one. Exit 1 with one line
+// per problem; exit 0 and one summary line when the house holds.
+"use strict";
+const { readdirSync, readFileSync, statSync, existsSync } = require("node:fs");
+const { join, relative, dirname, resolve, sep } = require("node:path");
+const ts = require("typescript");
+
+/** Each part and the parts it may import (itself always). Order: bottom floor first. */
+const PARTS = {
+  common: [],
+  generated: [],
+  contract: [],
+  codegen: ["common"],
+  diff: ["common", "codegen"],
+  kernel: ["common", "generated"],
+  runtime: ["common", "generated", "kernel"],
+  cli: ["common", "generated", "codegen", "diff", "kernel", "runtime"],
+  bench: ["common", "generated", "codegen", "diff", "kernel", "runtime", "cli"],
+  scripts: ["common", "generated", "codegen", "diff", "kernel", "runtime", "cli"],
+};
+/** Files at the top level that may import anything but tests (the package's entry points). */
+const ROOT_FILES_MAY_IMPORT = Object.keys(PARTS);
+const SKIP_DIRS = new Set([
+  "node_modules",
+  "dist",
+  "test",
+  "generated",
+  ".git",
+  "coverage",
+  "test-results",
+  "examples",
+]);
+const EXTENSIONS = [".ts", ".js", ".mjs", ".cjs"];
+
+function sourceFiles(root, dir = root) {
+  const out = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name.startsWith(".")) continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (!SKIP_DIRS.has(entry.name) && !(dir === root && entry.name === "contract"))
+        out.push(...sourceFiles(root, path));
+    } else if (EXTENSIONS.some((e) => entry.name.endsWith(e)) && !entry.name.endsWith(".d.ts")) out.push(path);
+  }
+  return out;
+}
+
+/** The file a relative specifier names, or undefined when it leaves the tree or names no source file. */
+function resolveSpecifier(from, specifier) {
+  const base = resolve(dirname(from), specifier);
+  const candidates = [base, ...EXTENSIONS.map((e) => base + e), ...EXTENSIONS.map((e) => join(base, "index" + e))];
+  if (base.endsWith(".js")) candidates.push(base.slice(0, -3) + ".ts");
+  return candidates.find((c) => existsSync(c) && statSync(c).isFile());
+}
+
+/** The part a file belongs to: its top folder, or "" for a file at the top. */
+function partOf(root, file) {
+  const rel = relative(root, file).split(sep);
+  return rel.length === 1 ? "" : rel[0];
+}
+
+function importsOf(file) {
+  const info = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
+  return info.importedFiles.map((i) => i.fileName).filter((name) => name.startsWith("."));
+}
+
+/** Strongly connected components of more than one file (Tarjan), each sorted, sorted by first file. */
+function circles(graph) {
+  let index = 0;
+  const stack = [];
+  const meta = new Map();
+  const found = [];
+  const visit = (v) => {
+    meta.set(v, { index, low: index, onStack: true });
+    index++;
+    stack.push(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!meta.has(w)) {
+        visit(w);
+        meta.get(v).low = Math.min(meta.get(v).low, meta.get(w).low);
+      } else if (meta.get(w).onStack) meta.get(v).low = Math.min(meta.get(v).low, meta.get(w).index);
+    }
+    if (meta.get(v).low === meta.get(v).index) {
+      const component = [];
+      let w;
+      do {
+        w = stack.pop();
+        meta.get(w).onStack = false;
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1) found.push(component.sort());
+    }
+  };
+  for (const v of [...graph.keys()].sort()) if (!meta.has(v)) visit(v);
+  return found.sort((a, b) => (a[0] < b[0] ? -1 : 1));
+}
+
+/** Every problem of the tree at `root`, as one line each (empty: the house holds). */
+function checkArchitecture(root) {
+  root = resolve(root);
+  const problems = [];
+  const graph = new Map();
+  for (const file of sourceFiles(root)) {
+    const from = partOf(root, file);
+    const edges = new Set();
+    for (const specifier of importsOf(file)) {
+      const target = resolveSpecifier(file, specifier);
+      const rel = relative(root, file).split(sep).join("/");
+      if (!target || relative(root, target).startsWith("..")) continue;
+      const to = partOf(root, target);
+      if (to === "test") {
+        problems.push(`${rel}: imports ${specifier}, a test file (only tests may import tests)`);
+        continue;
+      }
+      const allowed = from === "" ? ROOT_FILES_MAY_IMPORT : PARTS[from];
+      if (allowed && to !== from && to !== "" && !allowed.includes(to))
+        problems.push(`${rel}: ${from}/ may not import ${to}/ (${specifier}); see docs/ARCHITECTURE.md`);
+      if (to !== "generated") edges.add(target);
+    }
+    graph.set(file, edges);
+  }
+  for (const component of circles(graph))
+    problems.push(
+      `import circle of ${component.length} files: ${component.map((f) => relative(root, f).split(sep).join("/")).join(" -> ")}`,
+    );
+  return { problems, files: graph.size };
+}
+
+module.exports = { checkArchitecture, PARTS };
+
+if (require.main === module) {
+  const root = process.argv[2] ?? join(__dirname, "..");
+  const { problems, files } = checkArchitecture(root);
+  for (const p of problems) console.error(`architecture: ${p}`);
+  if (problems.length > 0) process.exit(1);
+  console.log(`architecture: ${files} files, imports run one way, no circle`);
+}
