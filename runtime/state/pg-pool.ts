@@ -89,6 +89,8 @@ export function openPgPool(options: PgPoolOptions): pg.Pool {
   });
   // an idle connection that dies (a server restart) is dropped by the pool; the next query reconnects
   pool.on("error", () => undefined);
+  // and one in use: its failure reaches the caller as the query's rejection, not as an uncaught event
+  pool.on("connect", (client) => client.on("error", () => undefined));
   return pool;
 }
 
