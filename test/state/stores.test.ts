@@ -47,7 +47,7 @@ const BACKENDS: Backend[] = [
         async open() {
           const db = openDatabase(file);
           const idempotency = new SqliteIdempotencyStore(db);
-          return { idempotency, grants: new SqliteGrantStore(db), close: async () => db.close() };
+          return { idempotency, grants: new SqliteGrantStore(db), close: async () => void db.close() };
         },
         tearDown: async () => undefined,
       };

@@ -91,9 +91,11 @@ function run(bin, tool, args, user) {
 
 /**
  * Starts a private server; resolves to { url, port, stop(mode), start(), restart() }. stop("immediate")
- * is a crash (no shutdown checkpoint: recovery replays the WAL on the next start).
+ * is a crash (no shutdown checkpoint: recovery replays the WAL on the next start). Tests run with
+ * fsync off (a crash of the server process loses nothing committed; only the machine's would);
+ * { durable: true } keeps Postgres's default, for the bench.
  */
-async function startPostgres() {
+async function startPostgres(options = {}) {
   const bin = findPostgresBin();
   if (!bin) throw new Error(postgresMissing());
   const user = serverUser();
@@ -119,7 +121,7 @@ async function startPostgres() {
           "-t",
           "60",
           "-o",
-          `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
+          `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${options.durable ? "" : " -c fsync=off"} -c max_connections=200`,
           "start",
         ]);
         running = started = true;
