@@ -5,10 +5,10 @@
  *
  * Each promise is one statement or one short transaction, so instances agree without talking:
  * - claim: one INSERT ... ON CONFLICT RETURNING takes a free key, or one whose lease or lifetime has
- *   run out (DO UPDATE ... WHERE expired; a live record is left alone, as DO NOTHING would); when
- *   nothing is returned the live record is read FOR UPDATE in the same transaction. Two claimers
- *   of one key: one inserts, the other waits for its commit and then sees the row (in_progress,
- *   conflict or replay), never a second "claimed".
+ *   run out (DO UPDATE ... WHERE expired; a live record is left alone, as DO NOTHING would): one
+ *   statement, one round trip, committed on its own. When nothing is returned the live record is
+ *   read and answered from (in_progress, conflict or replay). Two claimers of one key: one inserts,
+ *   the other's insert waits for that commit and then takes nothing, never a second "claimed".
  * - complete / release / renew: UPDATE or DELETE ... WHERE token = $token: only the holder's
  *   token changes a record, so a claim taken over after a lost lease cannot be overwritten by the
  *   process that lost it.
@@ -54,26 +54,25 @@ export class PgIdempotencyStore implements IdempotencyStore {
 
   async claim(scope: string, fingerprint: string, leaseMs: number): Promise<Claim> {
     const token = randomBytes(12).toString("hex");
-    return transaction(this.pool, async (client) => {
-      // a key released or taken between two statements is looked at again; three rounds is plenty
-      for (let round = 0; round < 3; round++) {
-        const answer = await this.claimRound(client, scope, fingerprint, token, leaseMs);
-        if (answer) return answer;
-      }
-      return { kind: "in_progress" };
-    });
+    // each statement is atomic on its own: the common case (a free key) is one round trip
+    // a key that turns over between the two statements is looked at again; three rounds is plenty
+    for (let round = 0; round < 3; round++) {
+      const answer = await this.claimRound(scope, fingerprint, token, leaseMs);
+      if (answer) return answer;
+    }
+    return { kind: "in_progress" };
   }
 
   /** One try: take the key if free or expired, else say what holds it; undefined when it moved meanwhile. */
   private async claimRound(
-    client: pg.PoolClient,
     scope: string,
     fingerprint: string,
     token: string,
     leaseMs: number,
   ): Promise<Claim | undefined> {
-    // a concurrent claimer's uncommitted insert makes this wait for its commit, then do nothing
-    const taken = await client.query(
+    // a concurrent claimer's uncommitted insert makes this wait for its commit, then leave it alone
+    const taken = await query(
+      this.pool,
       `INSERT INTO mnote_idempotency_records AS r (scope, fingerprint, state, token, lease_until, expires_at, outcome)
          VALUES ($1, $2, 'pending', $3, now() + ${ms("$4")}, now() + ${ms("$4")}, NULL)
          ON CONFLICT (scope) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'pending',
@@ -83,10 +82,11 @@ export class PgIdempotencyStore implements IdempotencyStore {
       [scope, fingerprint, token, leaseMs],
     );
     if (taken.rowCount === 1) return { kind: "claimed", token };
-    // held by a live record: whose, under a row lock so it cannot turn over while we read it
+    // held by a live record: whose
     const row = (
-      await client.query<RecordRow>(
-        `SELECT fingerprint, state, outcome FROM mnote_idempotency_records AS r WHERE scope = $1 AND NOT (${EXPIRED}) FOR UPDATE`,
+      await query<RecordRow>(
+        this.pool,
+        `SELECT fingerprint, state, outcome FROM mnote_idempotency_records AS r WHERE scope = $1 AND NOT (${EXPIRED})`,
         [scope],
       )
     ).rows[0];
