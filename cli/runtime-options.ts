@@ -205,7 +205,8 @@ export async function pgState(url: string, migrate = true) {
   try {
     return await openPgState({ url, migrate });
   } catch (e) {
-    throw environmentError(`--state ${withoutPassword(url)}: PostgreSQL does not answer (${(e as Error).message})`);
+    // unreachable, or refusing us (a wrong password, no such database): the operator's to fix
+    throw environmentError(`--state ${withoutPassword(url)}: cannot use PostgreSQL (${(e as Error).message})`);
   }
 }
 

@@ -71,10 +71,19 @@ async function cluster(options: { lease?: number; contract?: boolean } = {}): Pr
   const kernel = await start(["kernel", "serve", "--db", p.db, "--port", "0", "--token", "ktok"]);
   const env = options.contract ? { MNOTE_APPROVAL_POLICY: undefined, MNOTE_APPROVAL_SECRET: undefined } : {};
   const servers = await Promise.all(
-    [0, 1, 2].map(() =>
+    [0, 1, 2].map((i) =>
       start(
         [
-          ...["serve", "--kernel-url", kernel.url, "--kernel-token", "ktok", "--state", state],
+          // a URL of its own (as on another machine), naming the same database
+          ...[
+            "serve",
+            "--kernel-url",
+            kernel.url,
+            "--kernel-token",
+            "ktok",
+            "--state",
+            `${state}?application_name=instance-${i}`,
+          ],
           ...["--port", "0", "--token", "tok", "--lease", String(options.lease ?? 30_000)],
         ],
         { env },

@@ -5,6 +5,7 @@
  */
 import { readdirSync } from "node:fs";
 import { stateLocation } from "../../cli/state-url";
+import { hermesEnvironmentLines } from "../../cli/commands/hermes";
 import { runCli } from "../support/paths";
 import { tempDir } from "../support/tmp";
 
@@ -64,8 +65,14 @@ describe("--state", () => {
     const cwd = tempDir("mnote-state-url-");
     const run = runCli(["session", "show", "s1", "--state", "postgres://mnote:sekret@127.0.0.1:9/mnote"], { cwd });
     expect(run.status).toBe(3);
-    expect(run.stderr).toMatch(/PostgreSQL does not answer/);
+    expect(run.stderr).toMatch(/cannot use PostgreSQL/);
     expect(run.stderr).not.toMatch(/sekret/);
     expect(readdirSync(cwd)).toEqual([]);
+  });
+
+  it("hermes install passes a postgres:// state on as it is (a file path is made absolute)", () => {
+    const url = "postgres://mnote@db.internal:5432/mnote";
+    expect(hermesEnvironmentLines({ state: url }, "/somewhere").cli).toContain(`MNOTE_TOOLS_STATE=${url}`);
+    expect(() => hermesEnvironmentLines({ state: "redis://h:6379/0" }, "/somewhere")).toThrow(/not supported/);
   });
 });
