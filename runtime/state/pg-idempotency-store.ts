@@ -11,9 +11,12 @@
  *   the other's insert waits for that commit and then takes nothing, never a second "claimed".
  * - complete / release / renew: UPDATE or DELETE ... WHERE token = $token: only the holder's
  *   token changes a record, so a claim taken over after a lost lease cannot be overwritten by the
- *   process that lost it.
- * - consumeApproval: the nonce's row is made if absent (INSERT ON CONFLICT DO NOTHING), then used
+ *   process that lost it. Claim and completion agree through that token, not through one database
+ *   transaction held open across the kernel's write: that would pin a connection for the whole
+ *   write and, on a crash, roll the claim back while the kernel's write stood.
+ * - consumeApproval, in one transaction: the nonce's row is made if absent (or expired), then used
  *   with UPDATE ... WHERE used_at IS NULL RETURNING: exactly one owner ever gets "fresh".
+ * - rememberUncertain, in one transaction: the slot is written and the session trimmed to its cap.
  * - Every time is the database's (now() + an interval in ms), so leases and lifetimes do not depend
  *   on the runtimes' clocks agreeing. Expired rows are ignored by every read and deleted by
  *   purgeExpired (run on open and periodically by pg-state.ts).
