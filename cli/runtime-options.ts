@@ -131,7 +131,13 @@ export async function runtimeFrom(
   const location = stateLocation(opts.state);
   const pg = location.kind === "postgres" ? await pgState(location.url) : undefined;
   // the tokens' key: the host's, else the one kept in Postgres (shared by every instance on it)
-  if (pg && !approval.secret) approval.secret = await pg.approvalSecret();
+  if (pg && !approval.secret)
+    approval.secret = await pg.approvalSecret().catch((e: Error) => {
+      throw environmentError(`--state ${withoutPassword(opts.state)}: cannot use PostgreSQL (${e.message})`);
+    });
+  // a store that --store or --grants replaces gives its share of the pool back (else it would never end)
+  if (pg && opts.store) await pg.idempotency.close();
+  if (pg && opts.grants) await pg.grants.close();
   return createRuntime({
     approval,
     idempotency: opts.store ? await redisIdempotencyStore(opts.store) : pg?.idempotency,
@@ -187,8 +193,9 @@ export async function approvalFrom(opts: RuntimeCliOptions) {
     } catch (e) {
       throw environmentError((e as Error).message);
     }
-  } else if (opts.store) {
+  } else if (opts.store && stateLocation(opts.state).kind === "file") {
     process.stderr.write(
+      // (with a postgres:// state the key is kept in Postgres, shared by every instance)
       "mnote-tools: warning: --store is shared but MNOTE_APPROVAL_SECRET is not set: each state file keeps its own approval key, so an approval token is honoured only by instances on the same state file\n",
     );
   }
