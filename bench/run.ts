@@ -29,6 +29,7 @@ const SECTIONS: Record<string, () => Promise<{ section(ctx: SectionContext): Pro
   kernel: () => import("./kernel"),
   codegen: () => import("./codegen"),
   store: () => import("./store"),
+  stateStores: () => import("./state-stores"),
   hostile: () => import("./hostile"),
   diff: () => import("./diff"),
 };
@@ -37,6 +38,7 @@ const ALIASES: Record<string, string> = {
   coldstart: "coldStart",
   cold: "coldStart",
   "runtime-cost": "runtimeCost",
+  "state-stores": "stateStores",
 };
 
 interface Results {
@@ -74,7 +76,7 @@ function parseArgs(argv: readonly string[]): { quick: boolean; smoke: boolean; o
       }
     } else if (a === "--help" || a === "-h") {
       console.log(
-        "usage: npm run bench [-- --quick | --smoke] [-- --only validators,dispatch,runtimeCost,mcp,coldStart,http,kernel,codegen,store,hostile,diff] [-- --profile]",
+        "usage: npm run bench [-- --quick | --smoke] [-- --only validators,dispatch,runtimeCost,mcp,coldStart,http,kernel,codegen,store,stateStores,hostile,diff] [-- --profile]",
       );
       process.exit(0);
     } else throw new UsageError(`unknown option ${a}`);

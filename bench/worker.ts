@@ -14,6 +14,8 @@ async function run(section: string, contender: string, options: unknown): Promis
       return (await import("./runtime-cost")).worker(contender, options as never);
     case "store":
       return (await import("./store")).worker(contender, options as never);
+    case "stateStores":
+      return (await import("./state-stores")).worker(contender, options as never);
     default:
       throw new Error(`no worker for section ${section}`);
   }

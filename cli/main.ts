@@ -8,6 +8,7 @@ import { Command } from "commander";
 import { reportExit } from "./exit";
 import { addRuntimeOptions, DEFAULT_DB, DEFAULT_STATE } from "./runtime-options";
 import { addHttpOptions } from "./http-options";
+import { parseState } from "./state-url";
 import { nonEmpty, option, parseBytes, parsePort, parseRedisUrl, parseSeconds, parseWorkers } from "./options";
 
 /** This package's version (package.json sits two folders above dist/cli/). */
@@ -189,7 +190,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .command("session")
     .description("session grants: the trusted binding of a session to an actor, page and scopes");
   const stateOption = () =>
-    option("--state <path>", "the runtime's state file", nonEmpty, {
+    option("--state <path|url>", "the runtime's state: a SQLite file or postgres://user@host:5432/db", parseState, {
       default: DEFAULT_STATE,
       env: "MNOTE_TOOLS_STATE",
     });
@@ -228,6 +229,14 @@ export async function main(argv: readonly string[]): Promise<number> {
     .addOption(stateOption())
     .addOption(grantsOption())
     .action(async (id, opts) => (await import("./commands/session")).runSessionRevoke(id, opts));
+
+  program
+    .command("state")
+    .description("the runtime's state")
+    .command("migrate")
+    .description("bring a postgres:// state's schema up to date (serve, mcp and call also do it on start-up)")
+    .addOption(stateOption())
+    .action(async (opts) => (await import("./commands/state")).runStateMigrate(opts));
 
   const hermes = program.command("hermes").description("the generated Hermes plugin");
   hermes

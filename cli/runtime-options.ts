@@ -5,6 +5,7 @@ import type { CallRecord } from "../runtime/dispatch/dispatcher";
 import type { Logger } from "../common/http/logger";
 import { nonEmpty, option, parseHttpUrl, parseMs, parseRedisUrl } from "./options";
 import { environmentError, usageError } from "./exit";
+import { parseState, stateLocation } from "./state-url";
 
 export interface RuntimeCliOptions {
   db: string;
@@ -34,10 +35,15 @@ export function addRuntimeOptions(command: Command): Command {
       }),
     )
     .addOption(
-      option("--state <path>", "the runtime's state: session grants and idempotency records", nonEmpty, {
-        default: DEFAULT_STATE,
-        env: "MNOTE_TOOLS_STATE",
-      }),
+      option(
+        "--state <path|url>",
+        "the runtime's state (session grants, idempotency records, approval nonces): a SQLite file, or postgres://user@host:5432/db shared by several instances",
+        parseState,
+        {
+          default: DEFAULT_STATE,
+          env: "MNOTE_TOOLS_STATE",
+        },
+      ),
     )
     .addOption(
       option(
@@ -122,13 +128,24 @@ export async function runtimeFrom(
   const { createRuntime } = await import("../runtime/runtime");
   const choice = kernelChoice(opts);
   const approval = await approvalFrom(opts);
+  const location = stateLocation(opts.state);
+  const pg = location.kind === "postgres" ? await pgState(location.url) : undefined;
+  // the tokens' key: the host's, else the one kept in Postgres (shared by every instance on it)
+  if (pg && !approval.secret)
+    approval.secret = await pg.approvalSecret().catch((e: Error) => {
+      throw environmentError(`--state ${withoutPassword(opts.state)}: cannot use PostgreSQL (${e.message})`);
+    });
+  // a store that --store or --grants replaces gives its share of the pool back (else it would never end)
+  if (pg && opts.store) await pg.idempotency.close();
+  if (pg && opts.grants) await pg.grants.close();
   return createRuntime({
     approval,
-    idempotency: opts.store ? await redisIdempotencyStore(opts.store) : undefined,
-    grants: opts.grants ? await redisGrantStore(opts.grants) : undefined,
+    idempotency: opts.store ? await redisIdempotencyStore(opts.store) : pg?.idempotency,
+    grants: opts.grants ? await redisGrantStore(opts.grants) : pg?.grants,
     onStoreError: extra.onStoreError,
     kernel: choice,
-    statePath: opts.state,
+    // with Postgres, the local SQLite state holds nothing shared: it lives in memory
+    statePath: location.kind === "file" ? location.path : ":memory:",
     idempotencyTtlMs: opts.idempotencyTtl,
     leaseMs: opts.lease,
     // a remote kernel's transport times out first; this is the dispatcher's last resort
@@ -176,12 +193,28 @@ export async function approvalFrom(opts: RuntimeCliOptions) {
     } catch (e) {
       throw environmentError((e as Error).message);
     }
-  } else if (opts.store) {
+  } else if (opts.store && stateLocation(opts.state).kind === "file") {
     process.stderr.write(
+      // (with a postgres:// state the key is kept in Postgres, shared by every instance)
       "mnote-tools: warning: --store is shared but MNOTE_APPROVAL_SECRET is not set: each state file keeps its own approval key, so an approval token is honoured only by instances on the same state file\n",
     );
   }
   return { policy, secret, ttlMs: opts.approvalTtl };
+}
+
+/**
+ * The state on Postgres, its schema migrated (under the advisory lock). A Postgres that cannot be
+ * reached at start stops the command (exit 3): without it no grant can be read, so no call could
+ * succeed; once running, an outage answers mnote_tool_store_unavailable (retryable) until it is back.
+ */
+export async function pgState(url: string, migrate = true) {
+  const { openPgState } = await import("../runtime/state/pg-state");
+  try {
+    return await openPgState({ url, migrate });
+  } catch (e) {
+    // unreachable, or refusing us (a wrong password, no such database): the operator's to fix
+    throw environmentError(`--state ${withoutPassword(url)}: cannot use PostgreSQL (${(e as Error).message})`);
+  }
 }
 
 /** Idempotency records in Redis, shared by every instance pointed at the same URL. */

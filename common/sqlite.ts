@@ -85,6 +85,9 @@ export function statementCache(db: Db): (sql: string) => Database.Statement {
  */
 const STORE_UNAVAILABLE = /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|BUSY|LOCKED)(_|$)/;
 
+/** The same answer from another store (runtime/state/pg-pool.ts StoreUnavailableError: Postgres down). */
+const OTHER_STORE_UNAVAILABLE = "MNOTE_STORE_UNAVAILABLE";
+
 /**
  * Whether an error is one of those (an answer of "retry later", not a bug). Read by its code, not
  * by `instanceof`: better-sqlite3's native binding keeps the error class of the realm that first
@@ -92,7 +95,7 @@ const STORE_UNAVAILABLE = /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|BUSY|LOCKED)(_|
  */
 export function isStoreUnavailable(e: unknown): boolean {
   const code = typeof e === "object" && e !== null ? (e as { code?: unknown }).code : undefined;
-  return typeof code === "string" && STORE_UNAVAILABLE.test(code);
+  return typeof code === "string" && (STORE_UNAVAILABLE.test(code) || code === OTHER_STORE_UNAVAILABLE);
 }
 
 /**

@@ -7,6 +7,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { CliExit } from "../exit";
 import { DEFAULT_DB, DEFAULT_STATE } from "../runtime-options";
+import { stateLocation } from "../state-url";
 
 export function pluginSourceDir(): string {
   // dist/cli/commands -> the package root
@@ -37,7 +38,9 @@ export function hermesEnvironmentLines(
   const url = opts.url ?? "http://127.0.0.1:8787";
   const token = opts.token ?? process.env.MNOTE_TOOLS_TOKEN;
   const bin = resolve(__dirname, "..", "..", "..", "bin", "mnote-tools.js");
-  const state = resolve(cwd, opts.state ?? process.env.MNOTE_TOOLS_STATE ?? DEFAULT_STATE);
+  const given = opts.state ?? process.env.MNOTE_TOOLS_STATE ?? DEFAULT_STATE;
+  // a postgres:// URL is passed as it is; a file path is made absolute
+  const state = stateLocation(given).kind === "postgres" ? given : resolve(cwd, given);
   const db = resolve(cwd, opts.db ?? process.env.MNOTE_TOOLS_DB ?? DEFAULT_DB);
   return {
     http: [

@@ -22,12 +22,19 @@ async function stores(statePath: string, redis?: string) {
   if (redis) {
     const { redisGrantStore } = await import("../runtime-options");
     const grants = await redisGrantStore(redis);
-    return { grants, close: () => void grants.close() };
+    return { grants, close: async () => void grants.close() };
+  }
+  const { stateLocation } = await import("../state-url");
+  const location = stateLocation(statePath);
+  if (location.kind === "postgres") {
+    const { pgState } = await import("../runtime-options");
+    const state = await pgState(location.url);
+    return { grants: state.grants, close: () => state.close() };
   }
   const { openDatabase } = await import("../../common/sqlite");
   const { SqliteGrantStore } = await import("../../runtime/state/grant-store");
-  const db = openDatabase(statePath);
-  return { grants: new SqliteGrantStore(db), close: () => db.close() };
+  const db = openDatabase(location.path);
+  return { grants: new SqliteGrantStore(db), close: async () => db.close() };
 }
 
 export async function runSessionGrant(opts: GrantOptions): Promise<void> {
@@ -58,7 +65,7 @@ export async function runSessionGrant(opts: GrantOptions): Promise<void> {
     await grants.put(grant);
     console.log(JSON.stringify(grant));
   } finally {
-    close();
+    await close();
   }
 }
 
@@ -72,7 +79,7 @@ export async function runSessionShow(sessionId: string, opts: { state: string; g
     }
     console.log(JSON.stringify(grant));
   } finally {
-    close();
+    await close();
   }
 }
 
@@ -85,6 +92,6 @@ export async function runSessionRevoke(sessionId: string, opts: { state: string;
     }
     console.log(`revoked ${sessionId}`);
   } finally {
-    close();
+    await close();
   }
 }

@@ -232,7 +232,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   /** The trusted binding: a live grant for the session that agrees with the request. */
   async function resolveGrant(request: T.ToolRequest): Promise<T.SessionGrant> {
-    const grant = await options.grants.get(request.sessionId).catch(() => refuse(ERR.unavailable));
+    // a store that says "retry later" (SQLite busy, Postgres down) is that; any other failure, unavailable
+    const grant = await options.grants
+      .get(request.sessionId)
+      .catch((e: unknown) => refuse(isStoreUnavailable(e) ? ERR.storeUnavailable : ERR.unavailable));
     if (!grant) refuse(ERR.notAuthenticated, "session_unknown");
     if (!isGrantLive(grant, now())) refuse(ERR.notAuthenticated, "session_expired");
     const agrees =

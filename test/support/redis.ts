@@ -19,6 +19,7 @@ export const REDIS_DB = {
   grantStore: 12,
   uncertainAndRenew: 13,
   approval: 14,
+  storeSuite: 11,
 } as const;
 
 export function redisUrl(db: number): string {
