@@ -14,7 +14,9 @@
  * The store also remembers the keys of uncertain writes (keyOrigin "tool_call"; see the
  * dispatcher and contract/README.md "Reconciling a lost answer"): per session, slot (a sha256 of
  * the session, identity, tool and request fingerprint) -> the idempotency key of a write whose
- * answer was uncertain, for a bounded time and at most `cap` slots per session.
+ * answer was uncertain, for a bounded time and at most `cap` slots per session. A keyOrigin
+ * "tool_call" write's slot is remembered before the write runs and forgotten only once its answer
+ * was delivered to a caller (or it failed definitely): "uncertain" means "no caller has the outcome".
  *
  * And it uses approval tokens up (docs/APPROVAL.md): a token's nonce is consumed once, atomically,
  * by the write it approves (the owner: that write's idempotency scope), and kept until the token
@@ -52,8 +54,15 @@ export interface IdempotencyStore {
   uncertainKey(sessionId: string, slot: string): Promise<string | undefined>;
   /** Remembers slot -> key for ttlMs; past `cap` slots in the session the oldest are dropped. */
   rememberUncertain(sessionId: string, slot: string, key: string, ttlMs: number, cap: number): Promise<void>;
-  /** Forgets a slot (its write's outcome is known now). */
-  forgetUncertain(sessionId: string, slot: string): Promise<void>;
+  /**
+   * Forgets a slot: its write's outcome reached a caller (the delivery rule, docs/RELIABILITY.md),
+   * or it failed definitely. With `key`, only while the slot still holds that key: a late delivery
+   * of an earlier write must not forget the slot of a newer write made since (compare-and-delete,
+   * atomic). Implementations must keep slots across a restart of the process (the host's retry after
+   * a runtime restart relies on it); how well a store keeps them across its own restart is its row
+   * in docs/RELIABILITY.md.
+   */
+  forgetUncertain(sessionId: string, slot: string, key?: string): Promise<void>;
   /**
    * Atomically uses up an approval nonce for owner, kept ttlMs (at least the token's remaining life): "fresh" the
    * first time, "same" when owner already used it (a retry of that write), "used" for anyone else.

@@ -79,6 +79,13 @@ if ttl < tonumber(ARGV[4]) then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
 return 1
 `;
 
+const FORGET = `
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if not current then return 0 end
+if ARGV[2] ~= '' and cjson.decode(current).k ~= ARGV[2] then return 0 end
+return redis.call('HDEL', KEYS[1], ARGV[1])
+`;
+
 const CONSUME = `
 if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 'fresh' end
 if redis.call('GET', KEYS[1]) == ARGV[1] then return 'same' end
@@ -86,6 +93,7 @@ return 'used'
 `;
 
 interface ScriptedRedis extends Redis {
+  mnoteForget(key: string, slot: string, idempotencyKey: string): Promise<number>;
   mnoteConsume(key: string, owner: string, ttlMs: number): Promise<string>;
   mnoteRenew(key: string, token: string, leaseMs: number): Promise<number>;
   mnoteRemember(
@@ -123,6 +131,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     this.redis.defineCommand("mnoteRenew", { numberOfKeys: 1, lua: RENEW });
     this.redis.defineCommand("mnoteRemember", { numberOfKeys: 1, lua: REMEMBER });
     this.redis.defineCommand("mnoteConsume", { numberOfKeys: 1, lua: CONSUME });
+    this.redis.defineCommand("mnoteForget", { numberOfKeys: 1, lua: FORGET });
   }
 
   key(scope: string): string {
@@ -171,8 +180,9 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     await this.redis.mnoteRemember(this.uncertainHash(sessionId), slot, key, Date.now(), ttlMs, cap);
   }
 
-  async forgetUncertain(sessionId: string, slot: string): Promise<void> {
-    await this.redis.hdel(this.uncertainHash(sessionId), slot);
+  async forgetUncertain(sessionId: string, slot: string, key?: string): Promise<void> {
+    // one script: the slot goes only while it holds `key` (an empty key: whatever it holds)
+    await this.redis.mnoteForget(this.uncertainHash(sessionId), slot, key ?? "");
   }
 
   async consumeApproval(nonce: string, owner: string, ttlMs: number): Promise<ApprovalUse> {

@@ -161,8 +161,14 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     ).run(sessionId, sessionId, slot, cap);
   }
 
-  async forgetUncertain(sessionId: string, slot: string): Promise<void> {
-    this.sql("DELETE FROM uncertain_writes WHERE session_id = ? AND slot = ?").run(sessionId, slot);
+  async forgetUncertain(sessionId: string, slot: string, key?: string): Promise<void> {
+    if (key === undefined) this.sql("DELETE FROM uncertain_writes WHERE session_id = ? AND slot = ?").run(sessionId, slot);
+    else
+      this.sql("DELETE FROM uncertain_writes WHERE session_id = ? AND slot = ? AND idempotency_key = ?").run(
+        sessionId,
+        slot,
+        key,
+      );
   }
 
   async consumeApproval(nonce: string, owner: string, ttlMs: number): Promise<ApprovalUse> {
