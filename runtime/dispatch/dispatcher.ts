@@ -411,7 +411,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   ): Promise<Outcome | undefined> {
     const fingerprint = requestFingerprint(request.documentId, request.args);
     const slot = request.keyOrigin === "tool_call" ? slotOf(tool, request, fingerprint) : undefined;
-    const remembered = slot ? await options.idempotency.uncertainKey(slot.sessionId, slot.slot).catch(storeError) : undefined;
+    const remembered = slot
+      ? await options.idempotency.uncertainKey(slot.sessionId, slot.slot).catch(storeError)
+      : undefined;
     const key = remembered ?? request.idempotencyKey!;
     const scope = idempotencyScope({
       workspaceId: request.workspaceId,
@@ -420,7 +422,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       idempotencyKey: key,
     });
     const status = await withTimeout(
-      options.kernel.commandStatus({ context, commandId: commandIdFor(command, scope), idempotencyScope: scope, fingerprint }),
+      options.kernel.commandStatus({
+        context,
+        commandId: commandIdFor(command, scope),
+        idempotencyScope: scope,
+        fingerprint,
+      }),
     ).catch(() => undefined);
     const s = status?.result;
     if (!s?.applied || s.commandId === null || s.result === null) return undefined;
@@ -433,7 +440,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     };
   }
 
-  function slotOf(tool: ToolDescriptor, request: T.ToolRequest, fingerprint: string): { sessionId: string; slot: string } {
+  function slotOf(
+    tool: ToolDescriptor,
+    request: T.ToolRequest,
+    fingerprint: string,
+  ): { sessionId: string; slot: string } {
     const slot = uncertainSlot({
       sessionId: request.sessionId,
       workspaceId: request.workspaceId,

@@ -162,7 +162,8 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   }
 
   async forgetUncertain(sessionId: string, slot: string, key?: string): Promise<void> {
-    if (key === undefined) this.sql("DELETE FROM uncertain_writes WHERE session_id = ? AND slot = ?").run(sessionId, slot);
+    if (key === undefined)
+      this.sql("DELETE FROM uncertain_writes WHERE session_id = ? AND slot = ?").run(sessionId, slot);
     else
       this.sql("DELETE FROM uncertain_writes WHERE session_id = ? AND slot = ? AND idempotency_key = ?").run(
         sessionId,

@@ -121,7 +121,9 @@ export function createToolServer(options: ToolServerOptions): Server {
           requireBearer(req, [options.token], "the tool token is missing or wrong", refusedToken);
           const body = await toolBody(req);
           // a W3C traceparent header is continued: the tool call's span becomes the caller's child
-          const { response, delivery } = await continueTrace(req.headers, () => runtime.dispatcher.dispatchTracked(body));
+          const { response, delivery } = await continueTrace(req.headers, () =>
+            runtime.dispatcher.dispatchTracked(body),
+          );
           // the delivery rule: a write stays uncertain until this answer reached the client
           onDelivered(() => void delivery.delivered());
           sendJson(res, 200, response);
