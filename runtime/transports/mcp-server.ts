@@ -127,10 +127,17 @@ export function createMcpServer(options: McpServerOptions): Server {
   /** Deliveries waiting for their JSON-RPC response to be sent, by request id. */
   const undelivered = new Map<string | number, Delivery>();
   /** The dispatch, with the delivery parked until the response for `requestId` is sent. */
-  async function dispatchFor(requestId: string | number, envelope: unknown): Promise<ToolResponse> {
+  async function dispatchFor(
+    requestId: string | number,
+    signal: AbortSignal,
+    envelope: unknown,
+  ): Promise<ToolResponse> {
     const answer = await options.dispatch(envelope);
     if (!("delivery" in answer)) return answer;
+    // a request the client cancelled gets no response (the SDK sends none): nothing will be delivered
+    if (signal.aborted) return answer.response;
     undelivered.set(requestId, answer.delivery);
+    signal.addEventListener("abort", () => undelivered.delete(requestId), { once: true });
     return answer.response;
   }
 
@@ -164,14 +171,16 @@ export function createMcpServer(options: McpServerOptions): Server {
     const envelope = approval ? { ...built.request, approval } : built.request;
     // _meta.traceparent (and tracestate), when the client sends one, is continued
     return continueTrace(traceCarrierFromMeta(request.params._meta), async () => {
-      const response = await dispatchFor(extra.requestId, envelope);
+      const response = await dispatchFor(extra.requestId, extra.signal, envelope);
       const challenge = challengeOf(response);
       if (!challenge) return asResult(response);
       // approval_required: ask the person through the client, where it can (mcp-approval.ts)
       const answer = await elicitApproval(server, tool, challenge);
       if (answer === "unsupported") return asResult(response);
       if (answer === "accept")
-        return asResult(await dispatchFor(extra.requestId, { ...envelope, approval: { token: challenge.token } }));
+        return asResult(
+          await dispatchFor(extra.requestId, extra.signal, { ...envelope, approval: { token: challenge.token } }),
+        );
       const declined = new ToolFailure(ERR.approvalDenied, {
         reason: "declined",
         decision: { decision: "denied", level: "ask" },
