@@ -70,7 +70,7 @@ import { effectiveLevel } from "../approval/level";
 import { EMPTY_POLICY, type ApprovalPolicyIndex } from "../approval/policy";
 import { checkApproval, newNonce, signApproval, type ApprovalClaims } from "../approval/token";
 import { previewOf } from "../approval/preview";
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 
 /** The part of a kernel client the dispatcher uses. */
 export type KernelPort = Pick<KernelClient, "accessCheck" | "commandStatus" | "call">;
@@ -473,7 +473,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const reply = await kernelCall(command, { context, args: request.args, dryRun: true });
       const preview = previewOf(reply.result as Record<string, unknown>);
       const expiresAt = now() + approvalTtlMs;
-      const token = signApproval(approvalSecret, {
+      const token = signApproval(await approvalKey(), {
         sessionId: request.sessionId,
         toolName: tool.name,
         fingerprint,
@@ -486,7 +486,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         decision: { decision: "required", level },
       });
     }
-    const check = checkApproval(approvalSecret, request.approval.token, {
+    const check = checkApproval(await approvalKey(), request.approval.token, {
       sessionId: request.sessionId,
       toolName: tool.name,
       fingerprint,
@@ -498,6 +498,23 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       throw new ToolFailure(ERR.approvalInvalid, { reason: check.problem, decision: { decision: "invalid", level } });
     }
     return { claims: check.claims, approvedBy: request.approval.approvedBy ?? request.actorId };
+  }
+
+  /**
+   * The key approval tokens are signed with: the host's secret bound to the identity of the store
+   * that uses their nonces up (IdempotencyStore.storeId). Instances that share the secret but not
+   * the nonce store cannot honour each other's tokens (one yes is never two writes, silently), and
+   * a store that forgot everything (a Redis restarted without persistence) has a new identity, so
+   * the tokens whose nonces it forgot are invalid too. Read at every approval, never cached.
+   */
+  async function approvalKey(): Promise<Buffer> {
+    const store = options.idempotency;
+    if (!store.storeId) return approvalSecret;
+    const id = await store.storeId().catch((e: unknown) => {
+      options.onStoreError?.(e);
+      return refuse(ERR.storeUnavailable);
+    });
+    return createHmac("sha256", approvalSecret).update(`mnote-approval-store\u0000${id}`).digest();
   }
 
   /** The design note's check points, answered by the kernel: signed in, member, the capability and what it requires. */

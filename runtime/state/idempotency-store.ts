@@ -68,5 +68,14 @@ export interface IdempotencyStore {
    * first time, "same" when owner already used it (a retry of that write), "used" for anyone else.
    */
   consumeApproval(nonce: string, owner: string, ttlMs: number): Promise<ApprovalUse>;
+  /**
+   * A random id of this store's data, created atomically on first use and kept with the approval
+   * nonces, so it lives and dies with them: a store emptied (Redis restarted without persistence, a
+   * new state file) answers a new id. The dispatcher binds the approval key to it, so a token is
+   * honoured only by instances using up their nonces in the same store (docs/RELIABILITY.md).
+   * Every persistent store implements it (SQLite, Redis, Postgres); only a throwaway in-memory store
+   * (a benchmark's) may leave it out, and then tokens are bound to the secret alone.
+   */
+  storeId?(): Promise<string>;
   close(): Promise<void>;
 }

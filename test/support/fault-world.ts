@@ -61,7 +61,7 @@ export async function faultWorld(options: WorldOptions = {}): Promise<World> {
   let kernel = await start(["kernel", "serve", "--db", p.db, "--port", "0", "--token", KERNEL_TOKEN]);
   const faults = new Map<string, { fault: KernelFault; onCommitted?: () => void }>();
   const kernelProxy = await faultingProxy(() => kernel.url, faults);
-  const redis = options.redis ? await persistentRedis() : undefined;
+  const redis = options.redis ? await privateRedis(true) : undefined;
   const runtimeArgs = (port: string) => [
     ...(options.runtime === "mcp" ? ["mcp", "--http", "--session", SESSION] : ["serve"]),
     ...["--state", p.state, "--port", port, "--token", TOOL_TOKEN],
@@ -194,33 +194,21 @@ async function hostProxy(
   return { port, server, faultNext: (kind) => (next = kind) };
 }
 
-/** A private redis-server that persists every write (AOF, fsync always), restartable on its port. */
-async function persistentRedis(): Promise<{ url: string; restart(): Promise<void>; stop(): Promise<void> }> {
+/**
+ * A private redis-server, restartable on its port: with `persist`, every write is kept (AOF, fsync
+ * always); without, nothing is (no AOF, no RDB snapshots: a restart forgets everything).
+ */
+export async function privateRedis(
+  persist: boolean,
+): Promise<{ url: string; restart(): Promise<void>; stop(): Promise<void> }> {
   const binary = redisServerPath()!;
   const dir = tempDir("mnote-redis-");
   const port = await freePort();
   let child: ChildProcess;
+  const keep = persist ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"];
   const launch = async () => {
-    child = spawn(
-      binary,
-      [
-        "--port",
-        String(port),
-        "--bind",
-        "127.0.0.1",
-        "--dir",
-        dir,
-        "--appendonly",
-        "yes",
-        "--appendfsync",
-        "always",
-        "--save",
-        "",
-      ],
-      {
-        stdio: "ignore",
-      },
-    );
+    const args = ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, ...keep, "--save", ""];
+    child = spawn(binary, args, { stdio: "ignore" });
     for (let i = 0; i < 100 && !(await answersPing(port)); i++) await new Promise((r) => setTimeout(r, 100));
   };
   const stop = async () => {
