@@ -223,6 +223,13 @@ export async function redisIdempotencyStore(url: string) {
   const store = new RedisIdempotencyStore({ url });
   // a Redis that is down at start is not fatal: writes then rely on the kernel's record
   await store.ping().catch(() => undefined);
+  // A Redis that forgets on restart (neither AOF nor RDB) loses the uncertain writes a model's retry
+  // needs, and the used approval nonces: said loudly here (docs/RELIABILITY.md, "What each store
+  // keeps"); the approval key is bound to the store's identity, so a forgotten nonce's token is dead.
+  if ((await store.persistence()) === "forgets")
+    process.stderr.write(
+      'mnote-tools: warning: --store Redis keeps nothing across a restart (appendonly no, save ""): after a restart a model\'s retry of a write whose answer was lost may write it again, and approval tokens issued before it stop working; turn on AOF (appendonly yes) or RDB snapshots\n',
+    );
   return store;
 }
 

@@ -28,13 +28,29 @@ export async function runCall(opts: RuntimeCliOptions): Promise<void> {
   const runtime = await runtimeFrom(opts);
   const stop = releaseOnSignal(runtime.dispatcher);
   try {
-    const response = await continueTrace(traceCarrierFromEnv(), () => runtime.dispatcher.dispatch(input));
-    process.stdout.write(JSON.stringify(response) + "\n");
+    const { response, delivery } = await continueTrace(traceCarrierFromEnv(), () =>
+      runtime.dispatcher.dispatchTracked(input),
+    );
+    // the delivery rule (docs/RELIABILITY.md): the answer is delivered once stdout took it without
+    // error; a caller that killed this process or closed the pipe first leaves the write uncertain
+    if (await written(process.stdout, JSON.stringify(response) + "\n")) await delivery.delivered();
   } finally {
     stop();
     await runtime.close();
     await telemetry?.shutdown();
   }
+}
+
+/** Writes text; true once the stream took it without error (an EPIPE: the reader is gone). */
+function written(stream: NodeJS.WritableStream, text: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const failed = () => resolve(false);
+    stream.once("error", failed);
+    stream.write(text, (error) => {
+      stream.removeListener("error", failed);
+      resolve(!error);
+    });
+  });
 }
 
 /** The conventional exit status of a process ended by a signal: 128 + its number. */

@@ -35,7 +35,8 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     onCall: await toolCallLogger(log),
     onStoreError: storeErrorLogger(log),
   });
-  const dispatch = (r: unknown) => runtime.dispatcher.dispatch(r);
+  // tracked: an answer counts as delivered only once the transport sent it (docs/RELIABILITY.md)
+  const dispatch = (r: unknown) => runtime.dispatcher.dispatchTracked(r);
   const stop = async () => {
     await runtime.close();
     await telemetry?.shutdown();

@@ -19,7 +19,7 @@ export async function runServe(opts: ServeOptions): Promise<void> {
   const { createToolServer } = await import("../../runtime/transports/tool-server");
   const { createLogger, showGeneratedToken, storeErrorLogger } = await import("../../common/http/logger");
   const { serveUntilSignal } = await import("../../common/http/server");
-  const { announceToPrimary, isClusterWorker, leaveCluster, runClusterPrimary } =
+  const { announceToPrimary, clusterPort, isClusterWorker, leaveCluster, runClusterPrimary } =
     await import("../../common/http/cluster");
   const log = createLogger({ service: "serve", level: opts.logLevel });
   const workers = opts.workers;
@@ -37,7 +37,7 @@ export async function runServe(opts: ServeOptions): Promise<void> {
     ] as const)
       if (path === ":memory:") throw usageError(`--workers ${workers} needs a database file for ${flag}, not :memory:`);
     // the workers re-run this command; a generated token reaches them through the environment
-    await runClusterPrimary({ workers, log, env: { MNOTE_TOOLS_TOKEN: token } });
+    await runClusterPrimary({ workers, log, host: opts.host, port: opts.port, env: { MNOTE_TOOLS_TOKEN: token } });
     return;
   }
   const telemetry = await startTelemetry({ serviceName: "mnote-tools" }); // only when OTEL_* asks (docs/OBSERVABILITY.md)
@@ -60,7 +60,8 @@ export async function runServe(opts: ServeOptions): Promise<void> {
   try {
     await serveUntilSignal(server, {
       host: opts.host,
-      port: opts.port,
+      // a replacement worker listens where the server said it listens (common/http/cluster.ts)
+      port: clusterPort(opts.port),
       log,
       // the port is taken first, then the kernel asked once (exit 3 if it cannot be used)
       beforeAnnounce: () => checkKernelAtStartup(runtime, opts, log),

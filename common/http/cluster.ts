@@ -1,15 +1,23 @@
 /**
- * `--workers N`: one server in N processes (node:cluster) sharing one listening socket. The primary
- * accepts connections and hands them to the workers in turn (the cluster module's round-robin);
- * every worker runs the whole server on its own event loop and opens the same state (SQLite files in
+ * `--workers N`: one server in N processes (node:cluster) sharing one listening socket. The
+ * workers accept connections themselves (SCHED_NONE): with the cluster module's round-robin the
+ * primary accepts and hands each connection to a worker, and one handed to a worker that is dying
+ * hangs until the client's timeout while the primary keeps its socket in CLOSE-WAIT; a worker that
+ * is going away simply stops accepting instead, and the kernel gives the connection to another.
+ * Every worker runs the whole server on its own event loop and opens the same state (SQLite files in
  * WAL mode, whose transactions already keep several processes apart, or Redis), so the guarantees
  * that hold for several `serve` processes on one state hold for the workers (docs/RELIABILITY.md).
  *
  * The primary prints the one `{"listening": url, "pid", "workers"}` line once every worker listens
  * (what scripts wait for), replaces a worker that dies (with a limit, so a worker that cannot start
- * does not loop), and on SIGTERM/SIGINT stops the workers gracefully and waits for them.
+ * does not loop), and on SIGTERM/SIGINT stops the workers gracefully and waits for them. Every
+ * worker, a replacement too, listens on the one port the primary chose (MNOTE_CLUSTER_PORT), never
+ * on a new one: with `--port 0` and every worker down at once, a new random port would leave the
+ * advertised URL refusing for good. When workers die too often the primary stops them and fails with
+ * WorkersFailingError: exit 3 and one line (cli/exit.ts), not a bug's exit 70 and a stack.
  */
 import cluster, { type Worker } from "node:cluster";
+import { createServer } from "node:net";
 import type { Logger } from "./logger";
 
 /**
@@ -22,6 +30,23 @@ export class ClusterStartError extends Error {
     super(message);
     this.name = "ClusterStartError";
   }
+}
+
+/** Workers died too often to go on replacing them (an environment problem: exit 3, one line). */
+export class WorkersFailingError extends ClusterStartError {
+  constructor(message: string) {
+    super(message);
+    this.name = "WorkersFailingError";
+  }
+}
+
+/** Where a replacement worker is told the port the server advertised. */
+const PORT_ENV = "MNOTE_CLUSTER_PORT";
+
+/** The port to listen on: in a worker, the one the primary picked for every worker; else the one asked for. */
+export function clusterPort(requested: number): number {
+  const given = cluster.isWorker ? Number(process.env[PORT_ENV]) : NaN;
+  return Number.isInteger(given) && given > 0 ? given : requested;
 }
 
 /** The message a worker sends the primary once its server listens. */
@@ -53,6 +78,9 @@ export interface ClusterOptions {
   log: Logger;
   /** Environment every worker gets on top of this process's (e.g. a generated token). */
   env?: Record<string, string>;
+  /** The address and port the workers listen on (port 0: one the primary picks for them all). */
+  host?: string;
+  port?: number;
   /** Longest wait for every worker to listen (default 30 s). */
   startTimeoutMs?: number;
   /** Longest wait for the workers to stop after SIGTERM, before they are killed (default 15 s). */
@@ -73,8 +101,17 @@ export async function runClusterPrimary(options: ClusterOptions): Promise<void> 
   const live = new Set<Worker>();
   let stopping = false;
   const deaths: number[] = [];
+  // before the first fork: the workers accept, the primary holds no connection (see the top)
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
+  // Every worker asks for one concrete port: workers asking for the same port share one listening
+  // handle in the primary, which closes when its last worker is gone. Asked for port 0, each
+  // generation of workers would get a new random port once the old ones all died; so the primary
+  // picks the port first (the OS's choice for port 0) and every worker, first or replacement, asks
+  // for exactly that one. (Between the pick and the first worker's bind, another process could take
+  // it: then the start fails with the port-in-use line, exit 3.)
+  const port = options.port === 0 ? await freePortOn(options.host) : options.port;
   const fork = () => {
-    const worker = cluster.fork(options.env ?? {});
+    const worker = cluster.fork({ ...options.env, ...(port !== undefined ? { [PORT_ENV]: String(port) } : {}) });
     live.add(worker);
     return worker;
   };
@@ -124,10 +161,20 @@ export async function runClusterPrimary(options: ClusterOptions): Promise<void> 
       while (deaths.length > 0 && deaths[0]! < now - RESTART_WINDOW_MS) deaths.shift();
       log.warn({ event: "worker_exited", workerPid: worker.process.pid, code, signal }, "worker_exited");
       if (deaths.length > MAX_RESTARTS) {
-        gaveUp?.(new Error(`${deaths.length} workers died within ${RESTART_WINDOW_MS / 1000} s: stopping`));
+        gaveUp?.(
+          new WorkersFailingError(
+            `serve: ${deaths.length} workers died within ${RESTART_WINDOW_MS / 1000} s: stopping (see the worker_exited lines)`,
+          ),
+        );
         return;
       }
-      supervise(fork());
+      const replacement = fork();
+      replacement.on("message", (m: unknown) => {
+        // the advertised port is the only one: a replacement elsewhere would be a URL nobody knows
+        if (isListeningMessage(m) && m.mnoteListening !== url)
+          log.error({ event: "listening_moved", advertised: url, url: m.mnoteListening }, "listening_moved");
+      });
+      supervise(replacement);
     });
   for (const w of live) supervise(w);
 
@@ -161,5 +208,17 @@ export async function runClusterPrimary(options: ClusterOptions): Promise<void> 
     };
     process.once("SIGTERM", () => stop("SIGTERM"));
     process.once("SIGINT", () => stop("SIGINT"));
+  });
+}
+
+/** A port free on host right now, as the OS picks one for port 0. */
+function freePortOn(host: string | undefined): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, host, () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
   });
 }

@@ -384,6 +384,28 @@ export function sendJson(
   res.end(text);
 }
 
+/**
+ * Watches one response from the start of its request, for the delivery rule (docs/RELIABILITY.md):
+ * the returned function registers what to run once the answer reached the client, which is when
+ * the response emits 'finish' (every byte handed to the connection) with no 'close' before it and
+ * no error. A client that hung up first (its timeout, a dropped connection) closes the response
+ * before it finishes, and the callback never runs. Call it at the start of the handler: a hang-up
+ * during a long write happens before the answer exists.
+ */
+export function watchDelivery(res: ServerResponse): (onDelivered: () => void) => void {
+  let lost = false;
+  res.once("close", () => {
+    if (!res.writableFinished) lost = true;
+  });
+  res.once("error", () => (lost = true));
+  return (onDelivered) => {
+    if (lost || res.destroyed) return;
+    res.once("finish", () => {
+      if (!lost && !res.destroyed) onDelivered();
+    });
+  };
+}
+
 /** Stops accepting, lets requests in flight finish (up to graceMs), then resolves. */
 export function closeGracefully(server: Server, graceMs: number): Promise<void> {
   return new Promise((resolve) => {

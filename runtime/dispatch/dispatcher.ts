@@ -16,8 +16,19 @@
  * Uncertain writes are remembered here, not by the host (keyOrigin "tool_call": the host derived
  * the key from a model's tool call, and a model's retry is a new tool call with a new key): before
  * a write, the key remembered for its slot (session, identity, tool, request fingerprint) is used
- * instead of the request's; after it, a retryable answer (the write may have happened) remembers
- * slot -> key for uncertainTtlMs (6 h) and a definite one forgets it.
+ * instead of the request's.
+ *
+ * The delivery rule (docs/RELIABILITY.md): a write stays uncertain until a caller has RECEIVED its
+ * outcome. That the kernel committed it is not enough: a caller that hung up (its timeout, a killed
+ * host, a dropped connection) never saw it, and its retry (a new tool call, a new key) must replay
+ * it, not write again. So the slot -> key is remembered in the state store before the write runs
+ * (a process killed mid-write leaves it there too), kept on every retryable answer, forgotten at
+ * once on a definite failure (nothing was written), and after a success released only when the
+ * transport confirms the answer reached its caller: dispatchTracked() returns the response with a
+ * Delivery whose delivered() the transport calls then (an HTTP response's 'finish' with no 'close'
+ * before it, a stdout write's callback without error). dispatch() is the in-process form: returning
+ * the value is the delivery. A success never confirmed stays remembered for uncertainTtlMs (6 h):
+ * within that time the same call made again replays; that is the price of never writing twice.
  */
 import type * as T from "../../generated/types";
 import type { KernelClient, KernelCommandMap } from "../../generated/kernel/client";
@@ -59,7 +70,7 @@ import { effectiveLevel } from "../approval/level";
 import { EMPTY_POLICY, type ApprovalPolicyIndex } from "../approval/policy";
 import { checkApproval, newNonce, signApproval, type ApprovalClaims } from "../approval/token";
 import { previewOf } from "../approval/preview";
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 
 /** The part of a kernel client the dispatcher uses. */
 export type KernelPort = Pick<KernelClient, "accessCheck" | "commandStatus" | "call">;
@@ -127,9 +138,33 @@ export interface CallRecord {
   approval?: T.ApprovalAudit;
 }
 
+/** The transport's side of the delivery rule (see the top of this file and docs/RELIABILITY.md). */
+export interface Delivery {
+  /**
+   * Call once the caller has received the response (and only then): a write's uncertain slot is
+   * released, so the same call made again on purpose is a new write. Never call it for an answer
+   * that may not have arrived. Idempotent; never rejects; a no-op for anything but a write's success.
+   */
+  delivered(): Promise<void>;
+}
+
+/** A response and its delivery handle. */
+export interface Dispatched {
+  response: T.ToolResponse;
+  delivery: Delivery;
+}
+
 export interface Dispatcher {
-  /** Raw request text (or a parsed value) in, response envelope out. Never throws. */
+  /**
+   * Raw request text (or a parsed value) in, response envelope out, for a caller in this process:
+   * the answer is counted as delivered when it is returned. Never throws.
+   */
   dispatch(input: unknown): Promise<T.ToolResponse>;
+  /**
+   * The same for a transport (HTTP, stdio, a child process's stdout): the caller counts as having
+   * the answer only when the transport calls delivery.delivered(). Never throws.
+   */
+  dispatchTracked(input: unknown): Promise<Dispatched>;
   /**
    * Gives up every idempotency claim held right now (a process about to exit on a signal): a retry
    * then reaches the kernel at once, whose own record makes it replay or apply once.
@@ -152,7 +187,19 @@ interface Outcome {
   commandId: string | null;
   replayed: boolean;
   approval?: T.ApprovalAudit;
+  /** A keyOrigin "tool_call" write's slot, released when its answer is delivered. */
+  undelivered?: UncertainSlot;
 }
+
+/** Where an uncertain write is remembered: its session's slot, holding key. */
+interface UncertainSlot {
+  sessionId: string;
+  slot: string;
+  key: string;
+}
+
+/** A delivery with nothing to release (a read, a failure, an in-process answer already counted). */
+const NOTHING_TO_DELIVER: Delivery = { delivered: () => Promise.resolve() };
 
 /** A verified approval on its way to the write it approves. */
 interface Approved {
@@ -184,12 +231,51 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const approvalPolicy = options.approval?.policy ?? EMPTY_POLICY;
   const approvalTtlMs = options.approval?.ttlMs ?? DEFAULT_APPROVAL_TTL_MS;
 
+  /** Slots being released right now: a write of the same slot waits for it (a caller's next call may come quickly). */
+  const releasing = new Map<string, Promise<void>>();
+
   /** Every call is one `execute_tool` span (runtime/telemetry); a no-op when tracing is off. */
-  function dispatch(input: unknown): Promise<T.ToolResponse> {
-    return withToolSpan((span) => dispatchCall(input, span));
+  async function dispatchTracked(input: unknown): Promise<Dispatched> {
+    let delivery = NOTHING_TO_DELIVER;
+    const response = await withToolSpan(async (span) => {
+      const dispatched = await dispatchCall(input, span);
+      delivery = dispatched.delivery;
+      return dispatched.response;
+    });
+    return { response, delivery };
   }
 
-  async function dispatchCall(input: unknown, span: ToolSpan): Promise<T.ToolResponse> {
+  async function dispatch(input: unknown): Promise<T.ToolResponse> {
+    const { response, delivery } = await dispatchTracked(input);
+    await delivery.delivered();
+    return response;
+  }
+
+  /** The delivery of a response: releases the slot of a write that succeeded, once. */
+  function deliveryOf(response: T.ToolResponse, undelivered: UncertainSlot | undefined): Delivery {
+    if (!response.ok || !undelivered) return NOTHING_TO_DELIVER;
+    let done: Promise<void> | undefined;
+    return {
+      delivered: () => {
+        done ??= releaseSlot(undelivered);
+        return done;
+      },
+    };
+  }
+
+  function releaseSlot(u: UncertainSlot): Promise<void> {
+    const id = `${u.sessionId}\u0000${u.slot}`;
+    const job = options.idempotency
+      .forgetUncertain(u.sessionId, u.slot, u.key)
+      .catch(storeError)
+      .finally(() => {
+        if (releasing.get(id) === job) releasing.delete(id);
+      });
+    releasing.set(id, job);
+    return job;
+  }
+
+  async function dispatchCall(input: unknown, span: ToolSpan): Promise<Dispatched> {
     const started = now();
     let echo: Echo = {
       toolName: null,
@@ -203,6 +289,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     let locale: MessageLocale = options.defaultLocale ?? "zh-CN";
     let response: T.ToolResponse;
     let cause: string | undefined;
+    let undelivered: UncertainSlot | undefined;
     try {
       const request = readRequest(input, limits);
       if (isPlainObject(request) && (request.locale === "en" || request.locale === "zh-CN")) locale = request.locale;
@@ -220,6 +307,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const grant = await resolveGrant(request);
       locale = request.locale ?? grant.locale ?? locale;
       const outcome = await run(tool, request, locale);
+      undelivered = outcome.undelivered;
       response = success(echo, outcome);
     } catch (e) {
       response = failure(echo, e, tool, locale);
@@ -227,7 +315,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     response = checked(response, tool, echo, locale);
     options.onCall?.(record(echo, response, now() - started, cause));
-    return response;
+    return { response, delivery: deliveryOf(response, undelivered) };
   }
 
   /** The trusted binding: a live grant for the session that agrees with the request. */
@@ -289,8 +377,85 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const reply = await kernelCall(command, { context, args });
       return { result: reply.result as Record<string, unknown>, effect: "read", commandId: null, replayed: false };
     }
-    if (level === "ask") return write(tool, request, context, command, await approve(tool, request, context, command));
+    if (level === "ask") return approvedOrReplayed(tool, request, context, command);
     return write(tool, request, context, command);
+  }
+
+  /**
+   * An ask-level write: approve, then write. A token that expired may belong to a write that
+   * committed and whose answer was lost: the kernel is asked first, and that write's retry replays
+   * its committed result instead of approval_expired (which is not retryable, so the model would
+   * stop there and never learn that the write happened).
+   */
+  async function approvedOrReplayed(
+    tool: ToolDescriptor,
+    request: T.ToolRequest,
+    context: T.KernelContext,
+    command: KernelCommandName,
+  ): Promise<Outcome> {
+    let approved: Approved;
+    try {
+      approved = await approve(tool, request, context, command);
+    } catch (e) {
+      if (!(e instanceof ToolFailure && e.code === ERR.approvalExpired)) throw e;
+      const replay = await committedReplay(tool, request, context, command);
+      if (!replay) throw e;
+      return replay;
+    }
+    return write(tool, request, context, command, approved);
+  }
+
+  /** The committed result of this exact write (its key, or its slot's), from the kernel's record; undefined when none or unknown. */
+  async function committedReplay(
+    tool: ToolDescriptor,
+    request: T.ToolRequest,
+    context: T.KernelContext,
+    command: KernelCommandName,
+  ): Promise<Outcome | undefined> {
+    const fingerprint = requestFingerprint(request.documentId, request.args);
+    const slot = request.keyOrigin === "tool_call" ? slotOf(tool, request, fingerprint) : undefined;
+    const remembered = slot
+      ? await options.idempotency.uncertainKey(slot.sessionId, slot.slot).catch(storeError)
+      : undefined;
+    const key = remembered ?? request.idempotencyKey!;
+    const scope = idempotencyScope({
+      workspaceId: request.workspaceId,
+      actorId: request.actorId,
+      toolName: tool.name,
+      idempotencyKey: key,
+    });
+    const status = await withTimeout(
+      options.kernel.commandStatus({
+        context,
+        commandId: commandIdFor(command, scope),
+        idempotencyScope: scope,
+        fingerprint,
+      }),
+    ).catch(() => undefined);
+    const s = status?.result;
+    if (!s?.applied || s.commandId === null || s.result === null) return undefined;
+    return {
+      result: s.result,
+      effect: "write",
+      commandId: s.commandId,
+      replayed: true,
+      ...(slot ? { undelivered: { ...slot, key } } : {}),
+    };
+  }
+
+  function slotOf(
+    tool: ToolDescriptor,
+    request: T.ToolRequest,
+    fingerprint: string,
+  ): { sessionId: string; slot: string } {
+    const slot = uncertainSlot({
+      sessionId: request.sessionId,
+      workspaceId: request.workspaceId,
+      actorId: request.actorId,
+      toolName: tool.name,
+      fingerprint,
+    });
+    return { sessionId: request.sessionId, slot };
   }
 
   /**
@@ -311,7 +476,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const reply = await kernelCall(command, { context, args: request.args, dryRun: true });
       const preview = previewOf(reply.result as Record<string, unknown>);
       const expiresAt = now() + approvalTtlMs;
-      const token = signApproval(approvalSecret, {
+      const token = signApproval(await approvalKey(), {
         sessionId: request.sessionId,
         toolName: tool.name,
         fingerprint,
@@ -324,7 +489,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         decision: { decision: "required", level },
       });
     }
-    const check = checkApproval(approvalSecret, request.approval.token, {
+    const check = checkApproval(await approvalKey(), request.approval.token, {
       sessionId: request.sessionId,
       toolName: tool.name,
       fingerprint,
@@ -336,6 +501,23 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       throw new ToolFailure(ERR.approvalInvalid, { reason: check.problem, decision: { decision: "invalid", level } });
     }
     return { claims: check.claims, approvedBy: request.approval.approvedBy ?? request.actorId };
+  }
+
+  /**
+   * The key approval tokens are signed with: the host's secret bound to the identity of the store
+   * that uses their nonces up (IdempotencyStore.storeId). Instances that share the secret but not
+   * the nonce store cannot honour each other's tokens (one yes is never two writes, silently), and
+   * a store that forgot everything (a Redis restarted without persistence) has a new identity, so
+   * the tokens whose nonces it forgot are invalid too. Read at every approval, never cached.
+   */
+  async function approvalKey(): Promise<Buffer> {
+    const store = options.idempotency;
+    if (!store.storeId) return approvalSecret;
+    const id = await store.storeId().catch((e: unknown) => {
+      options.onStoreError?.(e);
+      return refuse(ERR.storeUnavailable);
+    });
+    return createHmac("sha256", approvalSecret).update(`mnote-approval-store\u0000${id}`).digest();
   }
 
   /** The design note's check points, answered by the kernel: signed in, member, the capability and what it requires. */
@@ -351,9 +533,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   /**
    * A keyed write. With keyOrigin "tool_call" the key of an earlier uncertain write of the same slot
-   * wins over the request's, and the answer updates the slot: remembered when it is uncertain
-   * (retryable), forgotten when it is definite. An answer about something else than this key (the
-   * kernel refusing access before it looked at its records) leaves the slot as it is.
+   * wins over the request's, and the slot holds this write's key from before it runs until its
+   * answer is delivered (the delivery rule, top of file): a retryable answer keeps it, a definite
+   * failure forgets it (nothing was written), a success leaves it to the Delivery. An answer about
+   * something else than this key (the kernel refusing access before it looked at its records)
+   * leaves the slot as it was.
    */
   async function write(
     tool: ToolDescriptor,
@@ -365,27 +549,20 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const fingerprint = requestFingerprint(request.documentId, request.args);
     if (request.keyOrigin !== "tool_call")
       return keyedWrite(tool, request, context, command, request.idempotencyKey!, fingerprint, approved);
-    const session = request.sessionId;
-    const slot = uncertainSlot({
-      sessionId: session,
-      workspaceId: request.workspaceId,
-      actorId: request.actorId,
-      toolName: tool.name,
-      fingerprint,
-    });
+    const { sessionId, slot } = slotOf(tool, request, fingerprint);
     const store = options.idempotency;
-    const remembered = await store.uncertainKey(session, slot).catch(storeError);
+    await releasing.get(`${sessionId}\u0000${slot}`);
+    const remembered = await store.uncertainKey(sessionId, slot).catch(storeError);
     const key = remembered ?? request.idempotencyKey!;
+    await store.rememberUncertain(sessionId, slot, key, uncertainTtlMs, uncertainPerSession).catch(storeError);
     try {
       const outcome = await keyedWrite(tool, request, context, command, key, fingerprint, approved);
-      await store.forgetUncertain(session, slot).catch(storeError);
-      return outcome;
+      return { ...outcome, undelivered: { sessionId, slot, key } };
     } catch (e) {
       const code = toFailure(e).code;
-      if (errorCatalog[code].retryable)
-        await store.rememberUncertain(session, slot, key, uncertainTtlMs, uncertainPerSession).catch(storeError);
-      else if (code !== ERR.permissionDenied && code !== ERR.notAuthenticated)
-        await store.forgetUncertain(session, slot).catch(storeError);
+      const aboutAccess = code === ERR.permissionDenied || code === ERR.notAuthenticated;
+      if (!errorCatalog[code].retryable && (!aboutAccess || remembered === undefined))
+        await store.forgetUncertain(sessionId, slot, key).catch(storeError);
       throw e;
     }
   }
@@ -620,7 +797,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     await Promise.all(claims.map((c) => options.idempotency.release(c.scope, c.token).catch(storeError)));
   }
 
-  return { dispatch, releaseClaims };
+  return { dispatch, dispatchTracked, releaseClaims };
 }
 
 /** Fields echoed back: only values that are valid as what they claim to be, never arbitrary input. */

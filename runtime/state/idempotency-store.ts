@@ -14,7 +14,9 @@
  * The store also remembers the keys of uncertain writes (keyOrigin "tool_call"; see the
  * dispatcher and contract/README.md "Reconciling a lost answer"): per session, slot (a sha256 of
  * the session, identity, tool and request fingerprint) -> the idempotency key of a write whose
- * answer was uncertain, for a bounded time and at most `cap` slots per session.
+ * answer was uncertain, for a bounded time and at most `cap` slots per session. A keyOrigin
+ * "tool_call" write's slot is remembered before the write runs and forgotten only once its answer
+ * was delivered to a caller (or it failed definitely): "uncertain" means "no caller has the outcome".
  *
  * And it uses approval tokens up (docs/APPROVAL.md): a token's nonce is consumed once, atomically,
  * by the write it approves (the owner: that write's idempotency scope), and kept until the token
@@ -52,12 +54,28 @@ export interface IdempotencyStore {
   uncertainKey(sessionId: string, slot: string): Promise<string | undefined>;
   /** Remembers slot -> key for ttlMs; past `cap` slots in the session the oldest are dropped. */
   rememberUncertain(sessionId: string, slot: string, key: string, ttlMs: number, cap: number): Promise<void>;
-  /** Forgets a slot (its write's outcome is known now). */
-  forgetUncertain(sessionId: string, slot: string): Promise<void>;
+  /**
+   * Forgets a slot: its write's outcome reached a caller (the delivery rule, docs/RELIABILITY.md),
+   * or it failed definitely. With `key`, only while the slot still holds that key: a late delivery
+   * of an earlier write must not forget the slot of a newer write made since (compare-and-delete,
+   * atomic). Implementations must keep slots across a restart of the process (the host's retry after
+   * a runtime restart relies on it); how well a store keeps them across its own restart is its row
+   * in docs/RELIABILITY.md.
+   */
+  forgetUncertain(sessionId: string, slot: string, key?: string): Promise<void>;
   /**
    * Atomically uses up an approval nonce for owner, kept ttlMs (at least the token's remaining life): "fresh" the
    * first time, "same" when owner already used it (a retry of that write), "used" for anyone else.
    */
   consumeApproval(nonce: string, owner: string, ttlMs: number): Promise<ApprovalUse>;
+  /**
+   * A random id of this store's data, created atomically on first use and kept with the approval
+   * nonces, so it lives and dies with them: a store emptied (Redis restarted without persistence, a
+   * new state file) answers a new id. The dispatcher binds the approval key to it, so a token is
+   * honoured only by instances using up their nonces in the same store (docs/RELIABILITY.md).
+   * Every persistent store implements it (SQLite, Redis, Postgres); only a throwaway in-memory store
+   * (a benchmark's) may leave it out, and then tokens are bound to the secret alone.
+   */
+  storeId?(): Promise<string>;
   close(): Promise<void>;
 }

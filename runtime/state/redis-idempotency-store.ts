@@ -13,7 +13,10 @@
  * the cap, the oldest (one script: at most cap + 1 fields to look at).
  *
  * Approval nonces: `<prefix>:approval:<nonce>` = the owner (the approved write's idempotency scope),
- * set NX and expiring with the token, so instances sharing the Redis honour a token once.
+ * set NX and expiring with the token, so instances sharing the Redis honour a token once. The
+ * store's identity, `<prefix>:store-id` (set NX, no expiry), binds the approval key to this data: a
+ * Redis that lost its data (restarted without persistence) answers a new id, and the tokens whose
+ * nonces it forgot no longer verify.
  *
  * Redis is a fast path, not the guard: the kernel refuses to apply a command twice on its own.
  * The connection fails fast (redis-connection.ts) so an unreachable Redis surfaces as an error the
@@ -79,6 +82,18 @@ if ttl < tonumber(ARGV[4]) then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
 return 1
 `;
 
+const FORGET = `
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if not current then return 0 end
+if ARGV[2] ~= '' and cjson.decode(current).k ~= ARGV[2] then return 0 end
+return redis.call('HDEL', KEYS[1], ARGV[1])
+`;
+
+const STORE_ID = `
+if redis.call('SET', KEYS[1], ARGV[1], 'NX') then return ARGV[1] end
+return redis.call('GET', KEYS[1])
+`;
+
 const CONSUME = `
 if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 'fresh' end
 if redis.call('GET', KEYS[1]) == ARGV[1] then return 'same' end
@@ -86,6 +101,8 @@ return 'used'
 `;
 
 interface ScriptedRedis extends Redis {
+  mnoteStoreId(key: string, fresh: string): Promise<string>;
+  mnoteForget(key: string, slot: string, idempotencyKey: string): Promise<number>;
   mnoteConsume(key: string, owner: string, ttlMs: number): Promise<string>;
   mnoteRenew(key: string, token: string, leaseMs: number): Promise<number>;
   mnoteRemember(
@@ -123,6 +140,8 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     this.redis.defineCommand("mnoteRenew", { numberOfKeys: 1, lua: RENEW });
     this.redis.defineCommand("mnoteRemember", { numberOfKeys: 1, lua: REMEMBER });
     this.redis.defineCommand("mnoteConsume", { numberOfKeys: 1, lua: CONSUME });
+    this.redis.defineCommand("mnoteForget", { numberOfKeys: 1, lua: FORGET });
+    this.redis.defineCommand("mnoteStoreId", { numberOfKeys: 1, lua: STORE_ID });
   }
 
   key(scope: string): string {
@@ -171,8 +190,9 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     await this.redis.mnoteRemember(this.uncertainHash(sessionId), slot, key, Date.now(), ttlMs, cap);
   }
 
-  async forgetUncertain(sessionId: string, slot: string): Promise<void> {
-    await this.redis.hdel(this.uncertainHash(sessionId), slot);
+  async forgetUncertain(sessionId: string, slot: string, key?: string): Promise<void> {
+    // one script: the slot goes only while it holds `key` (an empty key: whatever it holds)
+    await this.redis.mnoteForget(this.uncertainHash(sessionId), slot, key ?? "");
   }
 
   async consumeApproval(nonce: string, owner: string, ttlMs: number): Promise<ApprovalUse> {
@@ -184,6 +204,25 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     );
     if (answer === "fresh" || answer === "same" || answer === "used") return answer;
     throw new Error(`unexpected approval answer from Redis: ${String(answer)}`);
+  }
+
+  async storeId(): Promise<string> {
+    // no expiry: it lives as long as this Redis keeps its data (a restart without persistence: a new id)
+    return this.redis.mnoteStoreId(`${this.prefix}:store-id`, randomBytes(16).toString("hex"));
+  }
+
+  /**
+   * Whether this Redis keeps its data across a restart: "forgets" with neither AOF (appendonly) nor
+   * RDB snapshots (save ""), "unknown" when CONFIG is not allowed (a managed Redis), else "keeps".
+   */
+  async persistence(): Promise<"keeps" | "forgets" | "unknown"> {
+    try {
+      const aof = (await this.redis.config("GET", "appendonly")) as string[];
+      const save = (await this.redis.config("GET", "save")) as string[];
+      return aof[1] === "yes" || (save[1] ?? "").trim() !== "" ? "keeps" : "forgets";
+    } catch {
+      return "unknown";
+    }
   }
 
   /** Resolves once connected, or rejects with the reason (for start-up checks and tests). */

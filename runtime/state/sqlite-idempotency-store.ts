@@ -2,8 +2,9 @@
  * The embedded idempotency store: a table in the runtime's SQLite state file, shared by every
  * process using it. Expired records are deleted when the store opens and, a bounded batch at a
  * time, on every claim. A second table holds the keys of uncertain writes (uncertain_writes: one
- * row per session and slot, a few hundred bytes), purged the same way, and a third the approval
- * nonces used up (approval_nonces: kept until their token expires).
+ * row per session and slot, a few hundred bytes), purged the same way, a third the approval
+ * nonces used up (approval_nonces: kept until their token expires), and a fourth the store's
+ * identity (store_identity: one row, the approval key is bound to it).
  */
 import { randomBytes } from "node:crypto";
 import { purgeIfFree, statementCache, type Db } from "../../common/sqlite";
@@ -60,7 +61,11 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
       owner TEXT NOT NULL,
       expires_at INTEGER NOT NULL
     );
-    CREATE INDEX IF NOT EXISTS approval_nonces_expiry ON approval_nonces(expires_at)`);
+    CREATE INDEX IF NOT EXISTS approval_nonces_expiry ON approval_nonces(expires_at);
+    CREATE TABLE IF NOT EXISTS store_identity (
+      singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+      id TEXT NOT NULL
+    )`);
     this.sql = statementCache(db);
     purgeIfFree(db, () => {
       this.sql("DELETE FROM idempotency_records WHERE expires_at <= ?").run(this.now());
@@ -161,8 +166,15 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     ).run(sessionId, sessionId, slot, cap);
   }
 
-  async forgetUncertain(sessionId: string, slot: string): Promise<void> {
-    this.sql("DELETE FROM uncertain_writes WHERE session_id = ? AND slot = ?").run(sessionId, slot);
+  async forgetUncertain(sessionId: string, slot: string, key?: string): Promise<void> {
+    if (key === undefined)
+      this.sql("DELETE FROM uncertain_writes WHERE session_id = ? AND slot = ?").run(sessionId, slot);
+    else
+      this.sql("DELETE FROM uncertain_writes WHERE session_id = ? AND slot = ? AND idempotency_key = ?").run(
+        sessionId,
+        slot,
+        key,
+      );
   }
 
   async consumeApproval(nonce: string, owner: string, ttlMs: number): Promise<ApprovalUse> {
@@ -182,6 +194,12 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     if (inserted.changes === 1) return "fresh";
     const row = this.sql("SELECT owner FROM approval_nonces WHERE nonce = ?").get(nonce) as { owner: string };
     return row.owner === owner ? "same" : "used";
+  }
+
+  async storeId(): Promise<string> {
+    // the first insert wins, in this process or any other on the same file
+    this.sql("INSERT OR IGNORE INTO store_identity (singleton, id) VALUES (1, ?)").run(randomBytes(16).toString("hex"));
+    return (this.sql("SELECT id FROM store_identity WHERE singleton = 1").get() as { id: string }).id;
   }
 
   async close(): Promise<void> {

@@ -15,13 +15,18 @@
  *   - the caller's W3C trace context (traceparent / tracestate) is continued by the call's span.
  *
  * Every answer is an envelope, never an exception for bad input: the frameworks hand it to the model.
+ *
+ * Delivery (docs/RELIABILITY.md): in process, returning the answer is its delivery
+ * (callModelTool); over HTTP the server confirms it only once the response reached the client
+ * (callModelToolTracked, then delivery.delivered()), so a write whose client hung up stays
+ * uncertain and the framework's retry replays it.
  */
 import { randomUUID } from "node:crypto";
 import type { ErrorCode, SessionGrant, ToolResponse } from "../../generated/types";
 import { ERR, toolByName, toolByProviderName, type ToolDescriptor } from "../../generated/registry";
 import { validateApprovalGrant, validateIdentifier } from "../../generated/validators";
 import type { FrameworkToolCall } from "../../generated/frameworks/connection";
-import { refusalResponse } from "../dispatch/dispatcher";
+import { refusalResponse, type Dispatched } from "../dispatch/dispatcher";
 import type { GrantStore } from "../state/grant-store";
 import { isGrantLive } from "../../common/grant-liveness";
 import { continueTrace, type TraceCarrier, type TraceFields } from "../../common/telemetry/propagation";
@@ -29,7 +34,8 @@ import { requestFromModelCall } from "./model-call";
 import { displayToolCallId, toolCallKey } from "./host-ids";
 
 export interface FrameworkCallerOptions {
-  dispatch(request: unknown): Promise<ToolResponse>;
+  /** The dispatcher's dispatchTracked: the response and its delivery handle. */
+  dispatch(request: unknown): Promise<Dispatched>;
   grants: GrantStore;
   /** The clock grant liveness is judged by (the runtime's). */
   now: () => number;
@@ -39,6 +45,13 @@ export interface FrameworkCallerOptions {
 export interface FrameworkCaller {
   /** The call is checked here (it may come from an HTTP body): a malformed one is refused as invalid_input. */
   callModelTool(call: unknown, trace?: TraceCarrier | TraceFields): Promise<ToolResponse>;
+  /** The same for a transport: it calls delivery.delivered() once its caller has the answer. */
+  callModelToolTracked(call: unknown, trace?: TraceCarrier | TraceFields): Promise<Dispatched>;
+}
+
+/** An answer made before dispatch (a refusal): nothing to deliver. */
+function untracked(response: ToolResponse): Dispatched {
+  return { response, delivery: { delivered: () => Promise.resolve() } };
 }
 
 /** A refusal of the call itself (before any tool ran), pointing at the member of the call that is wrong. */
@@ -77,36 +90,44 @@ export function createFrameworkCaller(options: FrameworkCallerOptions): Framewor
     };
   }
 
+  async function callModelToolTracked(given: unknown, trace?: TraceCarrier | TraceFields): Promise<Dispatched> {
+    const call = checkedCall(given);
+    if (typeof call === "string") return untracked(refused(ERR.invalidInput, call));
+    // the model calls a tool by its provider name; the canonical name is accepted too
+    const tool = toolByProviderName(call.toolName) ?? toolByName(call.toolName);
+    if (!tool) return untracked(refused(ERR.unknownTool, "/toolName"));
+    const grant = await liveGrant(tool, call.sessionId);
+    if ("ok" in grant) return untracked(grant);
+    const built = requestFromModelCall(tool, call.arguments === undefined ? {} : call.arguments, grant, {
+      runId: call.runId ?? defaultRunId,
+      toolCallId: displayToolCallId(call.toolCallId),
+      idempotencyKey: toolCallKey(call.sessionId, call.toolCallId),
+      keyOrigin: "tool_call",
+    });
+    if (!built.ok) return untracked(built.response);
+    const request = call.approval === undefined ? built.request : { ...built.request, approval: call.approval };
+    return continueTrace(trace as TraceCarrier | undefined, () => options.dispatch(request));
+  }
+
   return {
+    callModelToolTracked,
     async callModelTool(given, trace) {
-      const call = checkedCall(given);
-      if (typeof call === "string") return refused(ERR.invalidInput, call);
-      // the model calls a tool by its provider name; the canonical name is accepted too
-      const tool = toolByProviderName(call.toolName) ?? toolByName(call.toolName);
-      if (!tool) return refused(ERR.unknownTool, "/toolName");
-      const grant = await liveGrant(tool, call.sessionId);
-      if ("ok" in grant) return grant;
-      const built = requestFromModelCall(tool, call.arguments === undefined ? {} : call.arguments, grant, {
-        runId: call.runId ?? defaultRunId,
-        toolCallId: displayToolCallId(call.toolCallId),
-        idempotencyKey: toolCallKey(call.sessionId, call.toolCallId),
-        keyOrigin: "tool_call",
-      });
-      if (!built.ok) return built.response;
-      const request = call.approval === undefined ? built.request : { ...built.request, approval: call.approval };
-      return continueTrace(trace as TraceCarrier | undefined, () => options.dispatch(request));
+      // in process: the caller has the answer once it is returned
+      const { response, delivery } = await callModelToolTracked(given, trace);
+      await delivery.delivered();
+      return response;
     },
   };
 }
 
 /** The in-process caller of a runtime (what `{ dispatcher }` in the targets' options takes). */
 export function frameworkCaller(runtime: {
-  dispatcher: { dispatch(request: unknown): Promise<ToolResponse> };
+  dispatcher: { dispatchTracked(request: unknown): Promise<Dispatched> };
   grants: GrantStore;
   now: () => number;
 }): FrameworkCaller {
   return createFrameworkCaller({
-    dispatch: (request) => runtime.dispatcher.dispatch(request),
+    dispatch: (request) => runtime.dispatcher.dispatchTracked(request),
     grants: runtime.grants,
     now: runtime.now,
   });

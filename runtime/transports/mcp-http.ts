@@ -13,6 +13,7 @@
 import type { Server } from "node:http";
 import { ERR } from "../../generated/registry";
 import type { ToolResponse } from "../../generated/types";
+import type { Dispatched } from "../dispatch/dispatcher";
 import type { GrantStore } from "../state/grant-store";
 import {
   createHttpService,
@@ -20,6 +21,7 @@ import {
   HttpError,
   readBody,
   requireBearer,
+  watchDelivery,
   type Timeouts,
 } from "../../common/http/server";
 import type { Logger } from "../../common/http/logger";
@@ -28,7 +30,8 @@ import { jsonRpcTooLarge } from "./json-rpc-limits";
 import type { ProviderName } from "../../generated/providers";
 
 export interface McpHttpOptions {
-  dispatch(request: unknown): Promise<ToolResponse>;
+  /** The dispatcher's dispatchTracked (or dispatch: then an answer counts as delivered when returned). */
+  dispatch(request: unknown): Promise<Dispatched | ToolResponse>;
   grants: GrantStore;
   /** The session a request acts under unless it names another with X-Mnote-Session. */
   sessionId: string;
@@ -71,6 +74,8 @@ export function createMcpHttpServer(options: McpHttpOptions): Server {
         method: "POST",
         path: "/mcp",
         handle: async ({ req, res }) => {
+          // the delivery rule: a tool's answer is delivered when this response finished, not before
+          const onDelivered = watchDelivery(res);
           requireBearer(req, [options.token]);
           const text = decodeUtf8(await readBody(req, maxBytes));
           if (text === undefined)
@@ -101,6 +106,7 @@ export function createMcpHttpServer(options: McpHttpOptions): Server {
           const header = req.headers["x-mnote-session"];
           const server = createMcpServer({
             dispatch: (request) => options.dispatch(request),
+            confirmDelivery: onDelivered,
             grants: options.grants,
             sessionId: typeof header === "string" && header ? header : options.sessionId,
             now: options.now,

@@ -30,6 +30,11 @@
  * unknown tools are protocol errors; its example answers code -32602).
  *
  * A W3C trace context in _meta (`traceparent`, `tracestate`) is continued by the call's span.
+ *
+ * Delivery (docs/RELIABILITY.md): a write's answer counts as delivered only once the JSON-RPC
+ * response carrying it left through the transport: over stdio when send() resolved (the write's
+ * callback came back without error); over HTTP when the HTTP response finished before the client
+ * hung up (options.confirmDelivery, from mcp-http.ts). One call site: deliverOnSend below.
  */
 import { randomUUID } from "node:crypto";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -46,7 +51,7 @@ import { ERR, modelView, toolByName, type ToolDescriptor } from "../../generated
 import { validateApprovalGrant, validateIdempotencyKey } from "../../generated/validators";
 import type { SessionGrant, ToolResponse } from "../../generated/types";
 import type { RaiseRefusal } from "../../generated/raise";
-import { failureResponse, refusalResponse } from "../dispatch/dispatcher";
+import { failureResponse, refusalResponse, type Delivery, type Dispatched } from "../dispatch/dispatcher";
 import type { GrantStore } from "../state/grant-store";
 import { raiseRefusalFailure } from "./request-builder";
 import { requestFromModelCall } from "./model-call";
@@ -58,7 +63,17 @@ import { continueTrace, traceCarrierFromMeta } from "../../common/telemetry/prop
 import { DEFAULT_PROVIDER, providerTools, TOOLSET_DESCRIPTION, type ProviderName } from "../../generated/providers";
 
 export interface McpServerOptions {
-  dispatch(request: unknown): Promise<ToolResponse>;
+  /**
+   * The dispatcher's dispatchTracked (a response and its delivery handle); a plain response is
+   * taken as already delivered (the in-process dispatch()).
+   */
+  dispatch(request: unknown): Promise<Dispatched | ToolResponse>;
+  /**
+   * When a response that left through the transport's send() reached the client: by default at
+   * once (stdio's send resolves on the write's callback); MCP over HTTP passes the HTTP response's
+   * clean finish (watchDelivery).
+   */
+  confirmDelivery?: (delivered: () => void) => void;
   grants: GrantStore;
   sessionId: string;
   /** The clock grant liveness is judged by (default Date.now), the runtime's own. */
@@ -109,7 +124,24 @@ export function createMcpServer(options: McpServerOptions): Server {
     return asResult(failureResponse(raiseRefusalFailure(tool.name, refusal), echo, tool, grant.locale ?? "zh-CN"));
   }
 
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  /** Deliveries waiting for their JSON-RPC response to be sent, by request id. */
+  const undelivered = new Map<string | number, Delivery>();
+  /** The dispatch, with the delivery parked until the response for `requestId` is sent. */
+  async function dispatchFor(
+    requestId: string | number,
+    signal: AbortSignal,
+    envelope: unknown,
+  ): Promise<ToolResponse> {
+    const answer = await options.dispatch(envelope);
+    if (!("delivery" in answer)) return answer;
+    // a request the client cancelled gets no response (the SDK sends none): nothing will be delivered
+    if (signal.aborted) return answer.response;
+    undelivered.set(requestId, answer.delivery);
+    signal.addEventListener("abort", () => undelivered.delete(requestId), { once: true });
+    return answer.response;
+  }
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const definition = byName.get(request.params.name);
     if (!definition)
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(request.params.name).slice(0, 200)}`);
@@ -139,14 +171,16 @@ export function createMcpServer(options: McpServerOptions): Server {
     const envelope = approval ? { ...built.request, approval } : built.request;
     // _meta.traceparent (and tracestate), when the client sends one, is continued
     return continueTrace(traceCarrierFromMeta(request.params._meta), async () => {
-      const response = await options.dispatch(envelope);
+      const response = await dispatchFor(extra.requestId, extra.signal, envelope);
       const challenge = challengeOf(response);
       if (!challenge) return asResult(response);
       // approval_required: ask the person through the client, where it can (mcp-approval.ts)
       const answer = await elicitApproval(server, tool, challenge);
       if (answer === "unsupported") return asResult(response);
       if (answer === "accept")
-        return asResult(await options.dispatch({ ...envelope, approval: { token: challenge.token } }));
+        return asResult(
+          await dispatchFor(extra.requestId, extra.signal, { ...envelope, approval: { token: challenge.token } }),
+        );
       const declined = new ToolFailure(ERR.approvalDenied, {
         reason: "declined",
         decision: { decision: "denied", level: "ask" },
@@ -159,14 +193,35 @@ export function createMcpServer(options: McpServerOptions): Server {
   const connect = server.connect.bind(server);
   server.connect = (transport: Transport) =>
     connect(
-      guardRawToolCalls(
-        transport,
-        (name) => (byName.has(name) ? toolByName(byName.get(name)!.canonicalName) : undefined),
-        refuseRawCall,
+      deliverOnSend(
+        guardRawToolCalls(
+          transport,
+          (name) => (byName.has(name) ? toolByName(byName.get(name)!.canonicalName) : undefined),
+          refuseRawCall,
+        ),
+        undelivered,
+        options.confirmDelivery ?? ((delivered) => delivered()),
       ),
     );
 
   return server;
+}
+
+/** The transport, with each parked delivery confirmed once the response to its request was sent. */
+function deliverOnSend(
+  transport: Transport,
+  undelivered: Map<string | number, Delivery>,
+  confirm: (delivered: () => void) => void,
+): Transport {
+  const send = transport.send.bind(transport);
+  transport.send = async (message, sendOptions) => {
+    const id = "id" in message && ("result" in message || "error" in message) ? message.id : undefined;
+    const delivery = id === undefined || id === null ? undefined : undelivered.get(id);
+    if (delivery) undelivered.delete(id!);
+    await send(message, sendOptions); // a failed send: never delivered, the write stays uncertain
+    if (delivery) confirm(() => void delivery.delivered());
+  };
+  return transport;
 }
 
 /** The model's view of the envelope, as structured content (it validates against the tool's outputSchema) and as text. */

@@ -107,10 +107,10 @@ export class LimitedStdioServerTransport implements Transport {
     this.onclose?.();
   }
 
+  /** Resolves once stdout took the message (its write callback), rejects when the write failed (the delivery rule). */
   send(message: JSONRPCMessage): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.stdout.write(JSON.stringify(message) + "\n")) resolve();
-      else this.stdout.once("drain", resolve);
+    return new Promise((resolve, reject) => {
+      this.stdout.write(JSON.stringify(message) + "\n", (error) => (error ? reject(error) : resolve()));
     });
   }
 }

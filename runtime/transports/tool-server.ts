@@ -15,6 +15,8 @@
  * body over the limit (413) and a body that is not application/json (415), which still carry a
  * failure envelope. Host/Origin checks, body limits, timeouts and the http_error log line are the
  * shared HTTP layer's (common/http/server.ts); tool_call lines come from the dispatcher's onCall.
+ * A tool answer counts as delivered (releasing a write's uncertain slot) only when the response
+ * finished without the client having hung up first (watchDelivery; docs/RELIABILITY.md).
  */
 import type { Server } from "node:http";
 import { contract, ERR, toolList } from "../../generated/registry";
@@ -29,6 +31,7 @@ import {
   readJson,
   requireBearer,
   sendJson,
+  watchDelivery,
   type Timeouts,
 } from "../../common/http/server";
 import type { Logger } from "../../common/http/logger";
@@ -114,16 +117,23 @@ export function createToolServer(options: ToolServerOptions): Server {
         method: "POST",
         path: "/v1/tools/call",
         handle: async ({ req, res }) => {
+          const onDelivered = watchDelivery(res);
           requireBearer(req, [options.token], "the tool token is missing or wrong", refusedToken);
           const body = await toolBody(req);
           // a W3C traceparent header is continued: the tool call's span becomes the caller's child
-          sendJson(res, 200, await continueTrace(req.headers, () => runtime.dispatcher.dispatch(body)));
+          const { response, delivery } = await continueTrace(req.headers, () =>
+            runtime.dispatcher.dispatchTracked(body),
+          );
+          // the delivery rule: a write stays uncertain until this answer reached the client
+          onDelivered(() => void delivery.delivered());
+          sendJson(res, 200, response);
         },
       },
       {
         method: "POST",
         path: MODEL_CALL_PATH,
         handle: async ({ req, res }) => {
+          const onDelivered = watchDelivery(res);
           requireBearer(req, [options.token], "the tool token is missing or wrong", refusedToken);
           const body = await toolBody(req);
           let call: unknown;
@@ -134,7 +144,9 @@ export function createToolServer(options: ToolServerOptions): Server {
             if (!(e instanceof ToolFailure)) throw e;
             return sendJson(res, 200, failureResponse(e, undefined, undefined, "zh-CN"));
           }
-          sendJson(res, 200, await frameworks.callModelTool(call, req.headers));
+          const { response, delivery } = await frameworks.callModelToolTracked(call, req.headers);
+          onDelivered(() => void delivery.delivered()); // as /v1/tools/call
+          sendJson(res, 200, response);
         },
       },
       {

@@ -137,9 +137,10 @@ describe("retries that cannot write twice (through the plugin, a kernel whose an
       expect(first!.response.error).toMatchObject({ code: "mnote_tool_outcome_unknown", retryable: true });
       expect(first!.response.error.message).toMatch(/相同参数重试同一调用.*不会重复写入/);
       expect(retry!.request.toolCallId).toBe("call_note_b");
-      // a new call, a new key; the runtime remembered the uncertain write's key for this slot
+      // a new call; the plugin kept the first key, its answer being retryable (outcome_unknown), and
+      // the runtime remembers the uncertain write's key for this slot too (issue 27)
       expect(retry!.request).toMatchObject({ keyOrigin: "tool_call" });
-      expect(retry!.request.idempotencyKey).not.toBe(first!.request.idempotencyKey);
+      expect(retry!.request.idempotencyKey).toBe(first!.request.idempotencyKey);
       expect(retry!.response).toMatchObject({ ok: true, audit: { effect: "write", replayed: true } });
       expect(again!.request.idempotencyKey).not.toBe(first!.request.idempotencyKey);
       expect(again!.response).toMatchObject({ ok: true, audit: { replayed: false } });

@@ -23,10 +23,12 @@ request again (same key) a few times within a bounded time. A model's retry is a
 with a new key; the request says so (keyOrigin "tool_call"), and the runtime, which remembers
 writes whose answer was uncertain in its state store (6 hours, at most 64 per session), gives the
 retry the first key, so it replays, even after Hermes restarted. The one thing the runtime cannot
-know is that its answer never arrived: for a write whose every attempt got no answer at all, this
-process keeps (session, tool, args) -> key (hashed, at most 64, for 6 hours) for the model's retry.
-After a definite answer nothing is kept: the same call made on purpose after a success is a new
-write (a second AI note stays a second note).
+know is whether its answer arrived: for a write whose outcome is still open (no answer at all, or
+a retryable one such as in_progress, outcome_unknown, unavailable or a timeout), this process
+keeps (session, tool, args) -> key (hashed, at most 64, for 6 hours) for the model's retry, and
+the runtime keeps the write uncertain until an answer was delivered (docs/RELIABILITY.md). After a
+definite answer nothing is kept: the same call made on purpose after a success is a new write (a
+second AI note stays a second note).
 
 Approval (docs/APPROVAL.md): a call the runtime answers approval_required (page.save replace,
 update_title, or whatever the contract and host policy say) is put to the person through Hermes'
@@ -74,7 +76,7 @@ _TRACEPARENT = re.compile(r"^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9
 _BINDING_CACHE_SECONDS = 60.0
 _MAX_PENDING_IDS = 64
 _PENDING_ID_SECONDS = 600.0
-# Writes that got no answer at all (the runtime was unreachable), kept for a model's retry: as long
+# Writes whose outcome is open (no answer, or a retryable one), kept for a model's retry: as long
 # as the runtime keeps its uncertain writes, well inside its idempotency window (24 h).
 _UNANSWERED_SECONDS = 6 * 3600.0
 _MAX_UNANSWERED = 64
@@ -220,9 +222,19 @@ def _unanswered_key(session_id, provider_name, args):
     return entry[1] if entry and entry[0] > now - _UNANSWERED_SECONDS else None
 
 
+def _retryable(response):
+    """True when the answer leaves the write's outcome open (in_progress, outcome_unknown,
+    unavailable, a timeout, anything the runtime marks retryable): its key must be kept."""
+    if response.get("ok"):
+        return False
+    error = response.get("error") or {}
+    return error.get("retryable") is True or error.get("code") in _RETRY_CODES
+
+
 def _remember_unanswered(session_id, provider_name, args, key, unanswered):
-    """Keeps a write's key while no attempt got an answer; forgets it once the runtime answered
-    (from then on the runtime remembers what it must)."""
+    """Keeps a write's key while its outcome is open: no attempt got an answer, or the last one
+    was retryable (in_progress: the first attempt may still commit). Forgets it only on a definite
+    answer (a success the model now reads, or a failure that wrote nothing)."""
     slot = _slot(session_id, provider_name, args)
     with _lock:
         if unanswered:
@@ -464,7 +476,7 @@ def _handle(tool, args, kwargs):
         else:
             return _declined(tool, request)
     if keyed and not dry_run:
-        _remember_unanswered(session_id, tool["providerName"], args, request["idempotencyKey"], not answered)
+        _remember_unanswered(session_id, tool["providerName"], args, request["idempotencyKey"], not answered or _retryable(response))
     return response
 
 
