@@ -161,8 +161,34 @@ export class PgIdempotencyStore implements IdempotencyStore {
     });
   }
 
-  async forgetUncertain(sessionId: string, slot: string): Promise<void> {
-    await query(this.pool, "DELETE FROM mnote_uncertain_writes WHERE session_id = $1 AND slot = $2", [sessionId, slot]);
+  async forgetUncertain(sessionId: string, slot: string, key?: string): Promise<void> {
+    // with a key: compare-and-delete in one statement, so a late delivery of an earlier write
+    // cannot forget the slot a newer write has taken since
+    if (key === undefined)
+      await query(this.pool, "DELETE FROM mnote_uncertain_writes WHERE session_id = $1 AND slot = $2", [
+        sessionId,
+        slot,
+      ]);
+    else
+      await query(
+        this.pool,
+        "DELETE FROM mnote_uncertain_writes WHERE session_id = $1 AND slot = $2 AND idempotency_key = $3",
+        [sessionId, slot, key],
+      );
+  }
+
+  async storeId(): Promise<string> {
+    // the first insert wins, whichever instance makes it; the row never expires (it lives and
+    // dies with the database, like the nonces the approval key is bound to)
+    await query(this.pool, "INSERT INTO mnote_store_identity (singleton, id) VALUES (1, $1) ON CONFLICT DO NOTHING", [
+      randomBytes(16).toString("hex"),
+    ]);
+    const result = await query<{ id: string }>(
+      this.pool,
+      "SELECT id FROM mnote_store_identity WHERE singleton = 1",
+      [],
+    );
+    return result.rows[0]!.id;
   }
 
   async consumeApproval(nonce: string, owner: string, ttlMs: number): Promise<ApprovalUse> {

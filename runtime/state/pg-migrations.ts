@@ -70,6 +70,15 @@ export const MIGRATIONS: readonly Migration[] = [
         secret bytea NOT NULL
       );`,
   },
+  {
+    version: 2,
+    name: "store identity: the id the approval key is bound to (docs/RELIABILITY.md)",
+    sql: `
+      CREATE TABLE mnote_store_identity (
+        singleton integer PRIMARY KEY CHECK (singleton = 1),
+        id text NOT NULL
+      );`,
+  },
 ];
 
 /** The advisory lock's key: a constant of ours ("mnote" in ASCII), the same in every instance. */

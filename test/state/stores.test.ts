@@ -230,6 +230,35 @@ const CASES: Case[] = [
     },
   ],
   [
+    "uncertain writes: forgetting with a key deletes the slot only while it still holds that key",
+    async ({ idempotency: s }) => {
+      const session = fresh("sess");
+      await s.rememberUncertain(session, "slot-1", "key-old", 60_000, 8);
+      await s.rememberUncertain(session, "slot-1", "key-new", 60_000, 8);
+      // a late delivery of the older write must not release the newer write's slot
+      await s.forgetUncertain(session, "slot-1", "key-old");
+      expect(await s.uncertainKey(session, "slot-1")).toBe("key-new");
+      await s.forgetUncertain(session, "slot-1", "key-new");
+      expect(await s.uncertainKey(session, "slot-1")).toBeUndefined();
+    },
+  ],
+  [
+    "uncertain writes and the store id survive a restart of the process; the id is one for every opener",
+    async ({ idempotency: s }, reopen) => {
+      const session = fresh("sess");
+      await s.rememberUncertain(session, "slot-1", "key-1", 60_000, 8);
+      const id = await s.storeId!();
+      expect(id).toMatch(/^[0-9a-f]{32}$/);
+      const again = await reopen();
+      try {
+        expect(await again.idempotency.uncertainKey(session, "slot-1")).toBe("key-1");
+        expect(await again.idempotency.storeId!()).toBe(id);
+      } finally {
+        await again.close();
+      }
+    },
+  ],
+  [
     "uncertain writes: past the cap, a session keeps its newest slots",
     async ({ idempotency: s }) => {
       const session = fresh("sess");
