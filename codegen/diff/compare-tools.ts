@@ -48,7 +48,11 @@ export function compareTools(base: DiffSide, head: DiffSide): Change[] {
   for (const old of removed) {
     const renamed = renames.get(old);
     if (!renamed) {
-      out.push(change("tool-removed", old.name, "", { file: old.file, filePointer: "" }, `tool ${old.name} removed`));
+      // the base's file (the head has none): at the tool's name there
+      const place = { file: old.file, filePointer: `${FACTS}/name` };
+      out.push(
+        change("tool-removed", old.name, "", place, `tool ${old.name} removed (it was in the base's ${old.file})`),
+      );
       continue;
     }
     out.push(

@@ -37,6 +37,8 @@ export interface Change {
   /** 1-based line and column of filePointer in the head's file (the base's when the file is gone). */
   line?: number;
   column?: number;
+  /** Set when file, line and column are the base's: the head has no such file (a removed tool or command). */
+  inBase?: true;
   /** Set when an entry of the ignore file matched: the change is reported but does not count. */
   ignored?: { reason: string; expires: string };
   /** With a baseline report: true when the baseline does not have this fingerprint. */
