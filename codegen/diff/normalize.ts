@@ -641,7 +641,8 @@ function containsImplied(s: Schema): Schema {
 function uniqueContains(s: Schema): Schema {
   if (s.uniqueItems !== true || s.maxContains !== 1 || !isPlainObject(s.contains)) return s;
   const c = s.contains;
-  const one = only(c, "const") || (only(c, "enum") && Array.isArray(c.enum) && (c.enum as unknown[]).length === 1);
+  const values: unknown[] = Array.isArray(c.enum) ? c.enum : [];
+  const one = only(c, "const") || (only(c, "enum") && values.length === 1);
   return one ? derive(s, ["maxContains"]) : s;
 }
 

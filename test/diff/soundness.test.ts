@@ -206,17 +206,25 @@ describe("soundness on random schemas (seeded)", () => {
   it("the pattern comparison agrees with every string it is tried on", () => {
     const strings = [...STRINGS, "", "aa", "abab", "aab", "123", "b\n", "\nab", "cc", "é", "a1", "abcde"];
     const wrong: string[] = [];
-    for (const p of PATTERNS)
-      for (const q of PATTERNS) {
-        const r = comparePatterns(p, q);
-        for (const s of strings) {
-          const inP = new RegExp(p, "u").test(s);
-          const inQ = new RegExp(q, "u").test(s);
-          if ((r === "equal" || r === "subset") && inQ && !inP) wrong.push(`${p} ${r} ${q}: "${s}"`);
-          if ((r === "equal" || r === "superset") && inP && !inQ) wrong.push(`${p} ${r} ${q}: "${s}"`);
+    // with and without a length window: inside one, only strings of a length in it count
+    const windows = [undefined, { min: 0, max: 2 }, { min: 1, max: 3 }, { min: 2, max: Infinity }];
+    let decided = 0;
+    for (const p of [...PATTERNS, "^\\p{L}+$", "^[^\\P{Ll}]{1,3}$"])
+      for (const q of [...PATTERNS, "^\\p{L}*$"])
+        for (const w of windows) {
+          const r = comparePatterns(p, q, w);
+          if (r !== "unknown") decided++;
+          for (const s of strings) {
+            const length = [...s].length;
+            if (w && (length < w.min || length > w.max)) continue;
+            const inP = new RegExp(p, "u").test(s);
+            const inQ = new RegExp(q, "u").test(s);
+            if ((r === "equal" || r === "subset") && inQ && !inP) wrong.push(`${p} ${r} ${q}: "${s}"`);
+            if ((r === "equal" || r === "superset") && inP && !inQ) wrong.push(`${p} ${r} ${q}: "${s}"`);
+          }
         }
-      }
     expect(wrong).toEqual([]);
+    expect(decided).toBeGreaterThan(300);
   });
 
   it("a request edit the diff does not call breaking refuses no value the base accepted", () => {
