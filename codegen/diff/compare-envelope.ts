@@ -40,6 +40,8 @@ export function compareEnvelope(base: DiffSide, head: DiffSide): Change[] {
     // The same file (and everything it reaches) on both sides: nothing to compare.
     if (unchangedFile(base, head, file)) continue;
     const pointer = `/$defs/${def}`;
+    // A definition the base does not have is new (its exports say so), not a narrowing of "anything".
+    if (base.inliner.at(file, pointer) === undefined) continue;
     const findings = compareSchemas(
       base.inliner.at(file, pointer),
       head.inliner.at(file, pointer),

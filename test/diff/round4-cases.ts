@@ -10,7 +10,7 @@
 import type { Level, RuleId } from "../../codegen/diff/rules";
 import type { Verdict } from "./semantic-cases";
 import type { ProbeRow } from "./table-verdicts";
-import { set, type Edit } from "./harness";
+import { dropFile, set, type Edit } from "./harness";
 
 export const CLASSES = [
   "approval-cells",
@@ -363,6 +363,13 @@ export const ROUND4_EDITS: Round4EditRow[] = [
     name: "more tools per policy",
     after: [set(POLICY, "/$defs/ApprovalToolRules/maxProperties", 128)],
     expect: [["request-constraint-loosened", "safe"]],
+  },
+  {
+    cls: "approval-policy",
+    name: "a policy file schema the base does not have is new, not narrowed",
+    before: [dropFile(POLICY)],
+    after: [],
+    expect: [["export-added", "safe"]],
   },
   {
     cls: "approval-policy",
