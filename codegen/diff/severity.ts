@@ -7,10 +7,10 @@
  * every category is judged and the severity follows the level.
  */
 import { CATEGORIES, RULES, isRuleId, type Category, type Level, type RuleId } from "./rules";
-import type { Change } from "./types";
+import type { Change, Severity } from "./types";
 import { DiffConfigError, readConfigFile } from "./config-files";
 
-export type Severity = "error" | "warn" | "info" | "off";
+export type { Severity } from "./types";
 
 /** The severity file (contract-releases/diff-rules.json), as validated against codegen/diff-rules.schema.json. */
 export interface SeverityFile {
