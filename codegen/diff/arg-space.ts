@@ -6,6 +6,7 @@
  * value of its type, which can only add cells, never hide one.
  */
 import { isPlainObject } from "../support/schema-walk";
+import { accepts } from "./accepts";
 
 export type JsonType = "string" | "integer" | "number" | "boolean" | "null" | "object" | "array";
 const ALL_TYPES: readonly JsonType[] = ["string", "integer", "number", "boolean", "null", "object", "array"];
@@ -15,6 +16,11 @@ export interface FieldDomain {
   values: { finite: readonly unknown[] } | { types: readonly JsonType[] };
   /** Whether a call may leave the field out (then it counts as its default). */
   absent: boolean;
+  /**
+   * The field's schemas (one per side): a value one of them surely refuses (below a minimum,
+   * against a pattern) is no value of the field. A value the evaluator cannot decide counts as held.
+   */
+  schemas?: readonly unknown[];
 }
 
 /** What a condition's value (a JSON scalar) is, as a JSON Schema type. */
@@ -55,11 +61,17 @@ export function fieldDomain(args: unknown, field: string): FieldDomain {
   return {
     values: finite ? { finite: finite.filter((v) => admits(types, v)) } : { types },
     absent: !required,
+    schemas: [schema],
   };
 }
 
 /** What a field may hold on both sides: only a call valid before and after has a level to compare. */
 export function intersect(a: FieldDomain, b: FieldDomain): FieldDomain {
+  const schemas = [...(a.schemas ?? []), ...(b.schemas ?? [])];
+  return { ...intersectValues(a, b), schemas };
+}
+
+function intersectValues(a: FieldDomain, b: FieldDomain): FieldDomain {
   const absent = a.absent && b.absent;
   const av = a.values;
   const bv = b.values;
@@ -83,8 +95,12 @@ function sample(t: JsonType): unknown {
 /** Whether the domain admits this value. */
 export function holds(domain: FieldDomain, value: unknown): boolean {
   const v = domain.values;
-  return "finite" in v ? v.finite.some((w) => sameScalar(w, value)) : admits(v.types, value);
+  const listed = "finite" in v ? v.finite.some((w) => sameScalar(w, value)) : admits(v.types, value);
+  return listed && (domain.schemas ?? []).every((s) => accepts(s, value, () => undefined) !== false);
 }
+
+/** How many unnamed candidates "any other value" tries before it gives up (a pattern may refuse them). */
+const OTHER_TRIES = 64;
 
 /**
  * A value of the domain that none of `named` equals, or undefined when every value is named: the
@@ -92,14 +108,17 @@ export function holds(domain: FieldDomain, value: unknown): boolean {
  */
 export function otherValue(domain: FieldDomain, named: readonly unknown[]): unknown {
   const v = domain.values;
-  const unnamed = (x: unknown) => !named.some((n) => sameScalar(n, x));
+  const unnamed = (x: unknown) => !named.some((n) => sameScalar(n, x)) && holds(domain, x);
   if ("finite" in v) return v.finite.find(unnamed);
   for (const t of v.types) {
     if (t === "string" || t === "integer" || t === "number") {
-      for (let i = 0; ; i++) {
-        const x = t === "string" ? (i === 0 ? "" : `x${i}`) : t === "number" ? i + 0.5 : i;
+      for (let i = 0; i < OTHER_TRIES; i++) {
+        const text = i === 0 ? "" : i % 2 === 1 ? "x".repeat((i + 1) / 2) : `x${i}`;
+        const x = t === "string" ? text : t === "number" ? i + 0.5 : i;
         if (unnamed(x)) return x;
       }
+      // none of the tries passes the field's schema: assume some other value exists (a cell more, never one less)
+      return t === "string" ? `x${OTHER_TRIES}` : OTHER_TRIES;
     }
     const x = sample(t);
     if (t === "boolean") {

@@ -347,6 +347,12 @@ export const ROUND4_EDITS: Round4EditRow[] = [
   },
   {
     cls: "approval-enum",
+    name: "a condition on a revision below the schema's minimum added",
+    after: [approval([{ mode: "replace" }, "ask"], [{ baseRevision: -1 }, "deny"])],
+    expect: [],
+  },
+  {
+    cls: "approval-enum",
     name: "a condition on the other value of the enum added",
     after: [approval([{ mode: "replace" }, "ask"], [{ mode: "append" }, "deny"])],
     expect: [["tool-approval-tightened", "breaking"]],
