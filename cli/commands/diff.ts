@@ -113,7 +113,11 @@ export async function runDiff(opts: DiffOptions): Promise<void> {
         `${ignorePath}: entry ${e.rule} ${e.tool} ${e.pointer} expired on ${e.expires} (${e.reason}): renew it with a reason, or fix the change`,
       );
     if (ignored.expired.length > 0) throw new CliExit(EXIT.findings);
-    if (!report.verdict.ok) throw new CliExit(EXIT.findings);
+    if (!report.verdict.ok) {
+      // the changelog carries no verdict: the reason for the exit code goes to stderr
+      if (opts.changelog) console.error(`FAIL: ${report.verdict.message}`);
+      throw new CliExit(EXIT.findings);
+    }
   } catch (e) {
     if (e instanceof DiffConfigError) {
       console.error(e.message);

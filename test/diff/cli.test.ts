@@ -289,6 +289,9 @@ describe("mnote-tools diff", () => {
       expect(fails.stdout).not.toMatch(/^OK/m);
       expect(fails.stdout).toContain("FAIL: 1 warning(s), and --fail-on warning fails on warnings");
       expect(fails.stderr).toBe("");
+      const changelog = await run({ contract: described, base: base(), failOn: "warning", changelog: true });
+      expect(changelog.code).toBe(1);
+      expect(changelog.stderr.trim()).toMatch(/^FAIL: 1 warning\(s\), and --fail-on warning fails on warnings/);
       const json = await run({ contract: described, base: base(), failOn: "warning", format: "json" });
       expect(json.code).toBe(1);
       expect(JSON.parse(json.stdout).verdict).toMatchObject({ ok: false });
