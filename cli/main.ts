@@ -62,13 +62,16 @@ export async function main(argv: readonly string[]): Promise<number> {
     )
     .option(
       "--ignore <file>",
-      "accepted changes with a reason and an expiry date (default: <releases>/diff-ignore.json)",
+      "accepted changes with a reason and an expiry date (default: <releases>/diff-ignore.json; a named file must exist)",
     )
     .option(
       "--rules <file>",
-      "severity per rule and the categories judged (default: <releases>/diff-rules.json; schema: mnote-tools/diff-rules.schema.json)",
+      "severity per rule and the categories judged (default: <releases>/diff-rules.json; a named file must exist; schema: mnote-tools/diff-rules.schema.json)",
     )
-    .option("--category <list>", "judge only these categories, comma-separated: wire, source, model, kernel")
+    .option(
+      "--category <list>",
+      'judge only these categories, comma-separated: wire, source, model, kernel (wire breaks are judged anyway, until the severity file says except: ["wire"])',
+    )
     .option("--baseline <file>", "a JSON report of an earlier run: changes it does not have are marked new")
     .option("--changelog [file]", "print (or write to file) a changelog section for the release instead of the report")
     .option("--contract <dir>", "the contract folder", "contract")

@@ -1,13 +1,13 @@
 import { writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { readContractDir, type SourceFile } from "../../codegen/phases/load";
-import { diffContracts, summarize } from "../../codegen/diff";
+import { diffContracts, failOnWarnings, summarize } from "../../codegen/diff";
 import { DiffInputError, buildSide, newestRelease, readBase } from "../../codegen/diff/load-base";
 import { FORMATS, formatChangelog, formatJunit, formatReport, type Format } from "../../codegen/diff/report";
 import { applyIgnores, readIgnoreFile } from "../../codegen/diff/ignore";
 import { locateChanges } from "../../codegen/diff/locate";
 import { DiffConfigError, readConfigFile } from "../../codegen/diff/config-files";
-import { parseCategories, readSeverityFile, resolveSeverities } from "../../codegen/diff/severity";
+import { keptAsWireBreak, parseCategories, readSeverityFile, resolveSeverities } from "../../codegen/diff/severity";
 import { compareWithBaseline, type Baseline } from "../../codegen/diff/fingerprint";
 import type { Category } from "../../codegen/diff/rules";
 import { CliExit, EXIT } from "../exit";
@@ -62,11 +62,12 @@ export async function runDiff(opts: DiffOptions): Promise<void> {
   try {
     // Configuration first, validated before anything acts on it.
     const ignorePath = opts.ignore ?? join(opts.releases, "diff-ignore.json");
+    // A file named on the command line must exist (a typo would drop the policy); the defaults may be missing.
     const severities = resolveSeverities(
-      readSeverityFile(opts.rules ?? join(opts.releases, "diff-rules.json")),
+      readSeverityFile(opts.rules ?? join(opts.releases, "diff-rules.json"), opts.rules !== undefined),
       categories,
     );
-    const entries = readIgnoreFile(ignorePath);
+    const entries = readIgnoreFile(ignorePath, opts.ignore !== undefined);
     const baseline = opts.baseline === undefined ? undefined : readBaseline(opts.baseline);
 
     const baseSpec = opts.base ?? defaultBase(opts.releases);
@@ -88,6 +89,7 @@ export async function runDiff(opts: DiffOptions): Promise<void> {
       changes = compared.changes;
       report = { ...summarize(raw, changes), baseline: compared.summary };
     }
+    if (failOn === "warning") report = failOnWarnings(report);
     const labels = { base: baseSources.label, head: headLabel };
     if (opts.changelog) {
       const text = formatChangelog(report);
@@ -99,6 +101,11 @@ export async function runDiff(opts: DiffOptions): Promise<void> {
           ? formatJunit(report, labels, failOn)
           : formatReport(opts.format as Format, report, labels),
       );
+    const keptWire = changes.filter((c) => !c.ignored && keptAsWireBreak(c, severities)).length;
+    if (keptWire > 0)
+      console.error(
+        `${keptWire} wire break(s) judged although the categories judged (${severities.categories.join(", ") || "none"}) leave wire out: a wire break breaks deployed callers; to stop judging wire, say except: ["wire"] in the severity file`,
+      );
     for (const e of ignored.unused)
       console.error(`${ignorePath}: entry ${e.rule} ${e.tool} ${e.pointer} matches no change (stale: remove it)`);
     for (const e of ignored.expired)
@@ -106,9 +113,9 @@ export async function runDiff(opts: DiffOptions): Promise<void> {
         `${ignorePath}: entry ${e.rule} ${e.tool} ${e.pointer} expired on ${e.expires} (${e.reason}): renew it with a reason, or fix the change`,
       );
     if (ignored.expired.length > 0) throw new CliExit(EXIT.findings);
-    if (!report.verdict.ok) throw new CliExit(EXIT.findings);
-    if (failOn === "warning" && report.severities.warn > 0) {
-      console.error(`--fail-on warning: ${report.severities.warn} warning(s)`);
+    if (!report.verdict.ok) {
+      // the changelog carries no verdict: the reason for the exit code goes to stderr
+      if (opts.changelog) console.error(`FAIL: ${report.verdict.message}`);
       throw new CliExit(EXIT.findings);
     }
   } catch (e) {

@@ -1,6 +1,7 @@
 /**
  * The envelope every tool shares. ToolRequest and SessionGrant are written by callers (the plugin,
- * the app) and read by the runtime; the response definitions are written by the runtime.
+ * the app) and read by the runtime; the response definitions are written by the runtime. The host's
+ * approval policy file is written by an operator and read by the host, like a request.
  */
 import type { Change, Direction } from "./types";
 import { compareSchemas } from "./compare-schemas";
@@ -15,6 +16,9 @@ export const ENVELOPE_DEFINITIONS: ReadonlyArray<{
 }> = [
   { file: "envelope/request.schema.json", def: "ToolRequest", direction: "request", surface: "wire" },
   { file: "envelope/session-grant.schema.json", def: "SessionGrant", direction: "request", surface: "wire" },
+  // The host's approval policy file: written by operators, read by every host (serve, mcp, call).
+  // A narrowing refuses policy files that loaded before, so it is judged like a request.
+  { file: "envelope/approval-policy.schema.json", def: "ApprovalPolicy", direction: "request", surface: "wire" },
   { file: "envelope/response.schema.json", def: "ToolSuccess", direction: "response", surface: "wire" },
   { file: "envelope/response.schema.json", def: "ToolFailure", direction: "response", surface: "wire" },
   { file: "envelope/response.schema.json", def: "Audit", direction: "response", surface: "wire" },
@@ -36,6 +40,8 @@ export function compareEnvelope(base: DiffSide, head: DiffSide): Change[] {
     // The same file (and everything it reaches) on both sides: nothing to compare.
     if (unchangedFile(base, head, file)) continue;
     const pointer = `/$defs/${def}`;
+    // A definition the base does not have is new (its exports say so), not a narrowing of "anything".
+    if (base.inliner.at(file, pointer) === undefined) continue;
     const findings = compareSchemas(
       base.inliner.at(file, pointer),
       head.inliner.at(file, pointer),

@@ -38,8 +38,8 @@ export function compareKernel(base: DiffSide, head: DiffSide): Change[] {
           "kernel-command-removed",
           kernelSubject(old.name),
           "",
-          { file: old.file, filePointer: "" },
-          `kernel command ${old.name} removed`,
+          { file: old.file, filePointer: joinPointer(FACTS, "name") },
+          `kernel command ${old.name} removed (it was in the base's ${old.file})`,
         ),
       );
       continue;

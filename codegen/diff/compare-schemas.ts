@@ -206,7 +206,7 @@ class SchemaComparer {
     if (isMarker(b) || isMarker(a)) this.compareMarkers(b, a, pointer, depth, ctx);
     else this.compareNodes(b, a, pointer, depth, ctx);
     if (this.findings.length > start && !this.negated && this.worthProving(b, a, pointer, start))
-      this.dropDisproven(start, b, a);
+      this.dropDisproven(start, b, a, pointer);
   }
 
   /**
@@ -338,7 +338,7 @@ class SchemaComparer {
    * widening of a response when every value the head may send was accepted before (subset.ts).
    * When the two schemas accept the same values, the findings of the other side go too.
    */
-  private dropDisproven(start: number, before: Schema, after: Schema): void {
+  private dropDisproven(start: number, before: Schema, after: Schema, pointer: string): void {
     const hurting = DISPROVABLE[this.direction];
     const harmless = HARMLESS[this.direction];
     const mine = this.findings.slice(start);
@@ -353,7 +353,11 @@ class SchemaComparer {
     if (!holds) return;
     const reverse = narrowerIsAfter ? proveSubset(before, after, older) : proveSubset(after, before, newer);
     if (!anyHurting && !reverse) return;
-    const drop = (f: SchemaFinding) => judged(f, hurting) || (reverse && judged(f, harmless));
+    // Two alternatives paired across a union (a leaf with the recursive node that covers it) may
+    // differ by a field although the unions accept the same values: that field is no news either.
+    const paired = (f: SchemaFinding) =>
+      f.kind === "property-added" && [`${pointer}/anyOf/`, `${pointer}/oneOf/`].some((p) => f.pointer.startsWith(p));
+    const drop = (f: SchemaFinding) => judged(f, hurting) || (reverse && (judged(f, harmless) || paired(f)));
     this.findings.splice(start, mine.length, ...mine.filter((f) => !drop(f)));
   }
 

@@ -11,7 +11,8 @@ import { compareSchemas } from "./compare-schemas";
 import { change, fromFinding } from "./change";
 import { expanders, unchangedFile, type DiffSide } from "./side";
 import { sameJson, show } from "./json";
-import { compareApproval } from "./approval";
+import { compareApproval, describeCells } from "./approval";
+import { fieldDomain, intersect } from "./arg-space";
 
 const FACTS = "/x-mnote-tool";
 
@@ -47,7 +48,11 @@ export function compareTools(base: DiffSide, head: DiffSide): Change[] {
   for (const old of removed) {
     const renamed = renames.get(old);
     if (!renamed) {
-      out.push(change("tool-removed", old.name, "", { file: old.file, filePointer: "" }, `tool ${old.name} removed`));
+      // the base's file (the head has none): at the tool's name there
+      const place = { file: old.file, filePointer: `${FACTS}/name` };
+      out.push(
+        change("tool-removed", old.name, "", place, `tool ${old.name} removed (it was in the base's ${old.file})`),
+      );
       continue;
     }
     out.push(
@@ -120,18 +125,23 @@ function compareTool(b: ToolModel, a: ToolModel, base: DiffSide, head: DiffSide,
       ),
     );
   }
-  // approval is judged by direction, situation by situation (approval.ts): one rule each way
-  const shift = compareApproval(b.approval, a.approval, { before: b.argDefaults, after: a.argDefaults });
-  for (const [happened, rule] of [
-    [shift.tightened, "tool-approval-tightened"],
-    [shift.loosened, "tool-approval-loosened"],
-  ] as const) {
-    if (!happened) continue;
-    const pointer = joinPointer(FACTS, "approval");
-    out.push(
-      change(rule, subject, pointer, at(pointer), `approval ${shift.details.join("; ")}`, b.approval, a.approval),
-    );
-  }
+  // approval is judged as a function from calls to levels, cell by cell (approval.ts): one rule each way
+  const argsOf = (side: DiffSide, tool: ToolModel) => side.inliner.at(tool.file, "/$defs/Args");
+  const [argsBefore, argsAfter] = [argsOf(base, b), argsOf(head, a)];
+  const shift = compareApproval(
+    { before: b.approval, after: a.approval },
+    { before: b.argDefaults, after: a.argDefaults },
+    (field) => intersect(fieldDomain(argsBefore, field), fieldDomain(argsAfter, field)),
+  );
+  const pointer = joinPointer(FACTS, "approval");
+  const approvalChange = (rule: RuleId, text: string) =>
+    out.push(change(rule, subject, pointer, at(pointer), `approval ${text}`, b.approval, a.approval));
+  if (shift.tooLarge)
+    approvalChange("tool-approval-tightened", `${shift.tooLarge}: too many to judge, not proven unchanged`);
+  if (shift.tightenedCount > 0)
+    approvalChange("tool-approval-tightened", describeCells(shift.tightened, shift.tightenedCount).join("; "));
+  if (shift.loosenedCount > 0)
+    approvalChange("tool-approval-loosened", describeCells(shift.loosened, shift.loosenedCount).join("; "));
   for (const code of [...new Set([...Object.keys(b.messages), ...Object.keys(a.messages)])].sort()) {
     if (sameJson(b.messages[code], a.messages[code])) continue;
     const pointer = joinPointer(FACTS, "messages", code);

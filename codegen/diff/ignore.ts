@@ -23,8 +23,8 @@ export interface IgnoreEntry {
  * a real calendar date, nothing else) before using it; a missing file is no entries. A bad file
  * is a DiffConfigError naming the file, the entry and the problem.
  */
-export function readIgnoreFile(path: string): IgnoreEntry[] {
-  const json = readConfigFile(path, "ignore") as { ignore: IgnoreEntry[] } | undefined;
+export function readIgnoreFile(path: string, required = false): IgnoreEntry[] {
+  const json = readConfigFile(path, "ignore", required) as { ignore: IgnoreEntry[] } | undefined;
   return json?.ignore ?? [];
 }
 

@@ -78,6 +78,22 @@ export function summarize(
 }
 
 /**
+ * The verdict with --fail-on warning: warnings fail the run too, so a run the errors alone would
+ * pass says FAIL with the count, one message that matches the exit code.
+ */
+export function failOnWarnings(report: DiffReport): DiffReport {
+  if (!report.verdict.ok || report.severities.warn === 0) return report;
+  return {
+    ...report,
+    verdict: {
+      ok: false,
+      requiredVersion: null,
+      message: `${report.severities.warn} warning(s), and --fail-on warning fails on warnings (${report.verdict.message})`,
+    },
+  };
+}
+
+/**
  * One pointer, one level: when one place got findings of different levels (a type swapped for
  * another is narrowed and widened at once), the worst stays and carries the others' messages.
  */

@@ -91,6 +91,7 @@ export function setKeyOrigin(node: Record<string, unknown>, key: string, origin:
 export class Inliner {
   private readonly refs: RefIndex;
   private readonly pathById = new Map<string, string>();
+  private readonly expanded = new Map<string, Record<string, unknown>>();
   private readonly idByPath = new Map<string, string>();
 
   /** opaque: definitions kept as markers, as "<path>#/$defs/<Name>". */
@@ -116,11 +117,18 @@ export class Inliner {
 
   /** The definition behind a marker, inlined (its own markers stay markers). */
   expand(marker: Record<string, unknown>): Record<string, unknown> {
+    // One body per marker: a proof that unfolds a recursion meets the same nodes again, and knows
+    // them by identity (subset.ts assumes a pair it is already proving), so it can close.
+    const key = canonical(marker);
+    const known = this.expanded.get(key);
+    if (known) return known;
     const ref = marker.$ref as string;
     const target = this.refs.resolve(ref, this.baseUri);
     const body = this.node(target.schema, target.fileId, this.fragment(target.ref), [target.ref]);
     const siblings = omitKeys(marker, ["$ref"]);
-    return this.merge(body, siblings);
+    const out = this.merge(body, siblings);
+    this.expanded.set(key, out);
+    return out;
   }
 
   private node(schema: unknown, fileId: string, pointer: string, stack: readonly string[]): unknown {

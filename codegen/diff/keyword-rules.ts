@@ -6,7 +6,7 @@
  */
 import { isRuleId, type RuleId } from "./rules";
 import type { Direction } from "./types";
-import { comparePatterns } from "./regex";
+import { comparePatterns, type LengthWindow } from "./regex";
 import { ANNOTATIONS, allowsKind, assertsFormat, typeSet, type Schema } from "./schema-facts";
 import { VENDOR_KEYWORDS, type VendorKeyword } from "../vendor-keywords";
 import { canonical } from "./json";
@@ -170,7 +170,7 @@ export function judgeKeyword(key: string, before: unknown, after: unknown, ctx: 
     const tighter = LOWER_BOUNDS.has(key) ? after > before : after < before;
     return { kind: tighter ? "constraint-tightened" : "constraint-loosened" };
   }
-  if (key === "pattern") return judgePattern(before, after);
+  if (key === "pattern") return judgePattern(before, after, ctx);
   if (key === "format") return judgeFormat(before, after, ctx);
   if (key === "multipleOf") return { kind: multipleOfKind(before, after) };
   if (key === "uniqueItems") {
@@ -191,12 +191,25 @@ export function judgeKeyword(key: string, before: unknown, after: unknown, ctx: 
   return { kind: "unproven" };
 }
 
-/** Patterns by the strings they accept (regex.ts): an equivalent spelling is no change. */
-function judgePattern(before: unknown, after: unknown): Judgement | null {
+/**
+ * The string lengths both nodes allow: a string outside one side's window is refused (or newly
+ * allowed) by that side's length bound, which is judged as its own keyword, so the pattern is
+ * judged only on the strings inside both.
+ */
+function lengthWindow(ctx: KeywordContext): LengthWindow {
+  const num = (v: unknown, fallback: number) => (typeof v === "number" && Number.isFinite(v) ? v : fallback);
+  return {
+    min: Math.max(num(ctx.before.minLength, 0), num(ctx.after.minLength, 0)),
+    max: Math.min(num(ctx.before.maxLength, Infinity), num(ctx.after.maxLength, Infinity)),
+  };
+}
+
+/** Patterns by the strings they accept (regex.ts), inside the length bounds beside them: an equivalent spelling is no change. */
+function judgePattern(before: unknown, after: unknown, ctx: KeywordContext): Judgement | null {
   if (before === undefined) return { kind: "constraint-tightened" };
   if (after === undefined) return { kind: "constraint-loosened" };
   if (typeof before !== "string" || typeof after !== "string") return { kind: "unproven" };
-  switch (comparePatterns(before, after)) {
+  switch (comparePatterns(before, after, lengthWindow(ctx))) {
     case "equal":
       return null;
     case "subset":

@@ -1,5 +1,6 @@
 /**
- * Line and column for each change, in the head's file (the base's when the file is gone), as
+ * Line and column for each change, in the head's file (the base's when the file is gone, marked
+ * inBase so every report says so), as
  * `validate` reports contract errors. A pointer the file does not hold (a keyword normalize
  * made up, a removed node) falls back to its nearest ancestor that exists.
  */
@@ -30,8 +31,10 @@ export function locateChanges(
     return cache.get(key)!;
   };
   return changes.map((c) => {
-    const positions = positionsOf(head, "head", c.file) ?? positionsOf(base, "base", c.file);
+    const inHead = positionsOf(head, "head", c.file);
+    const positions = inHead ?? positionsOf(base, "base", c.file);
     if (!positions) return c;
+    if (!inHead && !head.some((f) => f.path === c.file)) c = { ...c, inBase: true };
     const tokens = splitPointer(c.filePointer);
     for (let n = tokens.length; n >= 0; n--) {
       const at = positions.get(joinPointer("", ...tokens.slice(0, n)));

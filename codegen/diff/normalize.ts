@@ -60,9 +60,17 @@ export const NORMALIZER_RULES: ReadonlyArray<readonly [name: string, rule: Rule]
   ["keywords of types the node does not allow go", dropVacuousKeywords],
   ["uniqueItems with at most one item goes", uniqueItemsRedundant],
   ["what a closed object or its required fields imply goes", objectImplied],
+  [
+    "if {required: [k]} then {required: […]} and dependentSchemas of only required are dependentRequired",
+    toDependentRequired,
+  ],
   ["dependentRequired on a required property is required", dependentRequiredImplied],
+  ["not {minLength: n} is maxLength n - 1 on a string (and the like for items, properties)", negatedBound],
+  ["contains that every item passes is a bound on the item count", containsImplied],
+  ["maxContains 1 of one value under uniqueItems goes", uniqueContains],
   ["if {not: X} is if X with the branches swapped", negatedCondition],
   ["a branch the node already requires goes", conditionalImplied],
+  ["disjoint conditions on a required property are in one order", canonicalConditions],
 ];
 
 const memo = new WeakMap<Schema, Schema>();
@@ -544,6 +552,100 @@ function dependentRequiredImplied(s: Schema): Schema {
     : derive(s, [], { ...set, dependentRequired: kept });
 }
 
+/** A subschema that holds only these keywords (and annotations). */
+function only(v: unknown, ...keys: string[]): v is Schema {
+  return (
+    isPlainObject(v) && Object.keys(v).every((k) => keys.includes(k) || isAnnotation(k)) && keys.every((k) => k in v)
+  );
+}
+
+/**
+ * `if: {required: [k]}, then: {required: [n…]}` is `dependentRequired: {k: [n…]}` (an else stays
+ * with its if), and
+ * so is `dependentSchemas: {k: {required: [n…]}}`: on a non-object all three pass, on an object
+ * each says "when k is there, so are n…".
+ */
+function toDependentRequired(s: Schema): Schema {
+  const deps: Record<string, string[]> = {};
+  const add = (k: string, names: string[]) => (deps[k] = [...new Set([...(deps[k] ?? []), ...names])].sort());
+  if (isPlainObject(s.dependentRequired))
+    for (const [k, names] of Object.entries(s.dependentRequired)) add(k, strings(names));
+  const drop: string[] = [];
+  const sameBranches = "else" in s && canonical(s.then) === canonical(s.else); // no condition at all: conditionalImplied
+  if (!sameBranches && only(s.if, "required") && strings(s.if.required).length === 1 && only(s.then, "required")) {
+    add(strings(s.if.required)[0]!, strings(s.then.required));
+    // an else stays, under the same if: (if k then T else E) is (k ⇒ T) and (if k then {} else E)
+    drop.push(...("else" in s ? ["then"] : ["if", "then"]));
+  }
+  const set: Schema = {};
+  if (isPlainObject(s.dependentSchemas)) {
+    const rest: Record<string, unknown> = {};
+    for (const [k, sub] of Object.entries(s.dependentSchemas)) {
+      if (only(sub, "required")) add(k, strings(sub.required));
+      else rest[k] = sub;
+    }
+    if (Object.keys(rest).length !== Object.keys(s.dependentSchemas).length) {
+      drop.push("dependentSchemas");
+      if (Object.keys(rest).length > 0) set.dependentSchemas = rest;
+    }
+  }
+  if (drop.length === 0) return s;
+  return derive(s, drop, { ...set, dependentRequired: deps });
+}
+
+/** Per negated lower bound: the upper bound it is, and the type it applies to (and the other way round). */
+const NEGATED_BOUNDS: Readonly<Record<string, readonly [bound: string, type: string, step: number]>> = {
+  minLength: ["maxLength", "string", -1],
+  maxLength: ["minLength", "string", 1],
+  minItems: ["maxItems", "array", -1],
+  maxItems: ["minItems", "array", 1],
+  minProperties: ["maxProperties", "object", -1],
+  maxProperties: ["minProperties", "object", 1],
+};
+
+/**
+ * `not: {minLength: n}`: every non-string passes minLength, so the negation is a string shorter
+ * than n: type string and maxLength n - 1. The same for the other count bounds.
+ */
+function negatedBound(s: Schema): Schema {
+  const not = s.not;
+  if (!isPlainObject(not)) return s;
+  const keys = Object.keys(not).filter((k) => !isAnnotation(k));
+  if (keys.length !== 1 || !(keys[0]! in NEGATED_BOUNDS)) return s;
+  const n = not[keys[0]!];
+  const [bound, type, step] = NEGATED_BOUNDS[keys[0]!]!;
+  if (typeof n !== "number" || !Number.isInteger(n) || n + step < 0) return s;
+  const types = typeSet(s.type);
+  if (types && !types.includes(type)) return s;
+  const own = s[bound];
+  const value = typeof own !== "number" ? n + step : step < 0 ? Math.min(own, n + step) : Math.max(own, n + step);
+  return derive(s, ["not"], { type, [bound]: value });
+}
+
+/**
+ * contains C where every item passes C (items ⊆ C, no prefixItems): the array holds between
+ * minContains (default 1) and maxContains matching items exactly when it holds that many items.
+ */
+function containsImplied(s: Schema): Schema {
+  if (!("contains" in s) || !("items" in s) || "prefixItems" in s || "unevaluatedItems" in s) return s;
+  if (!proveSubset(s.items, s.contains, SAME_SIDE)) return s;
+  const least = typeof s.minContains === "number" ? s.minContains : 1;
+  const set: Schema = {};
+  if (least > 0) set.minItems = Math.max(typeof s.minItems === "number" ? s.minItems : 0, least);
+  if (typeof s.maxContains === "number")
+    set.maxItems = Math.min(typeof s.maxItems === "number" ? s.maxItems : Infinity, s.maxContains);
+  return derive(s, ["contains", "minContains", "maxContains"], set);
+}
+
+/** Unique items hold one value at most once: maxContains 1 of a single value adds nothing. */
+function uniqueContains(s: Schema): Schema {
+  if (s.uniqueItems !== true || s.maxContains !== 1 || !isPlainObject(s.contains)) return s;
+  const c = s.contains;
+  const values: unknown[] = Array.isArray(c.enum) ? c.enum : [];
+  const one = only(c, "const") || (only(c, "enum") && values.length === 1);
+  return one ? derive(s, ["maxContains"]) : s;
+}
+
 // ---- conditionals
 
 /** if {not: X} then A else B is if X then B else A. */
@@ -570,4 +672,89 @@ function conditionalImplied(s: Schema): Schema {
   }
   const remaining = ["then", "else"].filter((k) => k in s && !drop.includes(k));
   return derive(s, remaining.length === 0 ? ["if", ...drop] : drop);
+}
+
+/** The values a condition on property k admits: `{properties: {k: {enum | const}}}` (with `required: [k]` or not). */
+function conditionValues(cond: unknown, k: string): unknown[] | null {
+  if (!isPlainObject(cond)) return null;
+  const keys = Object.keys(cond).filter((key) => !isAnnotation(key));
+  if (!keys.includes("properties") || keys.some((key) => key !== "properties" && key !== "required")) return null;
+  if ("required" in cond && !(strings(cond.required).length === 1 && strings(cond.required)[0] === k)) return null;
+  const props = cond.properties;
+  if (!isPlainObject(props) || Object.keys(props).length !== 1 || !(k in props)) return null;
+  const p = props[k];
+  if (only(p, "const")) return [p.const];
+  return only(p, "enum") && Array.isArray(p.enum) ? p.enum : null;
+}
+
+/**
+ * On a node whose property k is required with a finite set D of values, a condition on k's value
+ * (kind = x) splits the objects into disjoint parts, so:
+ * - `if k ∈ S then A else B` is `if k ∈ D∖S then B else A`: the smaller value list is the if;
+ * - a chain `if k ∈ S1 then A else if k ∈ S2 then B …` with disjoint lists may be in any order:
+ *   sorted by value list.
+ * Each list becomes its values within D, sorted (the same objects pass).
+ */
+function canonicalConditions(s: Schema): Schema {
+  if (!("if" in s) || !isPlainObject(s.properties)) return s;
+  const ifProps = isPlainObject(s.if) && isPlainObject(s.if.properties) ? Object.keys(s.if.properties) : [];
+  const k = ifProps.length === 1 ? ifProps[0]! : undefined;
+  if (k === undefined || !strings(s.required).includes(k)) return s;
+  const domain = conditionValues({ properties: { [k]: s.properties[k] } }, k);
+  if (!domain) return s;
+  const within = (values: unknown[]) =>
+    domain
+      .filter((d) => values.some((v) => canonical(v) === canonical(d)))
+      .sort((x, y) => (canonical(x) < canonical(y) ? -1 : 1));
+  // the chain: (values, branch) per condition, then the last else
+  const chain: Array<[unknown[], unknown]> = [];
+  let node: unknown = s;
+  let last: unknown;
+  let hasLast = false;
+  for (;;) {
+    const values = conditionValues((node as Schema).if, k);
+    if (!values || !("then" in (node as Schema))) return s;
+    chain.push([within(values), (node as Schema).then]);
+    const next = (node as Schema).else;
+    if (!("else" in (node as Schema))) break;
+    if (only(next, "if", "then") || only(next, "if", "then", "else")) {
+      if (conditionValues(next.if, k)) {
+        node = next;
+        continue;
+      }
+    }
+    last = next;
+    hasLast = true;
+    break;
+  }
+  const key = (values: unknown[]) => canonical(values);
+  let list = chain;
+  if (chain.length === 1 && hasLast) {
+    // the complement: the smaller list (then the first in order) is the condition
+    const rest = domain.filter((d) => !chain[0]![0].some((v) => canonical(v) === canonical(d)));
+    const [values] = chain[0]!;
+    const swap = rest.length < values.length || (rest.length === values.length && key(within(rest)) < key(values));
+    if (swap) {
+      list = [[within(rest), last]];
+      last = chain[0]![1];
+    }
+  } else if (chain.length > 1) {
+    const seen = new Set<string>();
+    for (const [values] of chain)
+      for (const v of values) {
+        if (seen.has(canonical(v))) return s; // overlapping conditions: their order matters
+        seen.add(canonical(v));
+      }
+    list = [...chain].sort((x, y) => (key(x[0]) < key(y[0]) ? -1 : key(x[0]) > key(y[0]) ? 1 : 0));
+  }
+  let out: Schema | undefined;
+  for (let i = list.length - 1; i >= 0; i--) {
+    const [values, then] = list[i]!;
+    const conditional: Schema = { if: { properties: { [k]: { enum: values } } }, then };
+    if (out) conditional.else = out;
+    else if (hasLast) conditional.else = last;
+    out = conditional;
+  }
+  const rebuilt = derive(s, ["if", "then", "else"], out);
+  return canonical(rebuilt) === canonical(s) ? s : rebuilt;
 }

@@ -5,7 +5,8 @@
  * (literals, escapes, `.`, classes and their shorthands, groups, alternation, every quantifier, `^`
  * and `$`), each pattern becomes an automaton over Unicode code points and the two are compared
  * exactly (a product of the two subset-construction DFAs, searched for a string one accepts and
- * the other refuses). Anything outside that subset (lookarounds, backreferences, `\b`, `\p{…}`),
+ * the other refuses). Unicode properties (`\p{L}`, `\P{Script=Greek}`) are the code points this
+ * engine's RegExp gives them. Anything outside that subset (lookarounds, backreferences, `\b`),
  * a syntax error, or an automaton beyond the size limits is "unknown": the caller then takes the
  * safe side.
  */
@@ -236,7 +237,14 @@ class Parser {
       return single(parseInt(m[0], 16));
     }
     if (c === "u") return single(this.unicodeEscape());
-    // \b, \B, backreferences, \k<…>, \p{…} and anything u-mode refuses.
+    if ((c === "p" || c === "P") && this.peek() === "{") {
+      const end = this.src.indexOf("}", this.i);
+      if (end < 0) throw new Unsupported("an unclosed \\p{");
+      const set = propertyRanges(this.src.slice(this.i + 1, end));
+      this.i = end + 1;
+      return c === "p" ? set : complement(set);
+    }
+    // \b, \B, backreferences, \k<…> and anything u-mode refuses.
     throw new Unsupported(`the escape \\${c}`);
   }
 
@@ -260,6 +268,67 @@ class Parser {
     }
     return unit;
   }
+}
+
+const SURROGATES = [0xd800, 0xdfff] as const;
+/** Every code point but the surrogates, in order, as one string (built once, when a \p{…} is first met). */
+let everyCodePoint: string | undefined;
+const propertyMemo = new Map<string, Ranges>();
+
+/** UTF-16 offset in everyCodePoint -> the code point there. */
+function codePointAt(index: number): number {
+  if (index < SURROGATES[0]) return index;
+  const bmpRest = 0x10000 - (SURROGATES[1] + 1);
+  if (index < SURROGATES[0] + bmpRest) return index + (SURROGATES[1] - SURROGATES[0] + 1);
+  return 0x10000 + (index - SURROGATES[0] - bmpRest) / 2;
+}
+
+/**
+ * The code points of a Unicode property (`L`, `Letter`, `Script=Greek`, …), as this engine's
+ * RegExp knows them: each run of matches over every code point is one range. A name the engine
+ * refuses is unsupported. Lone surrogates are tried one by one.
+ */
+function propertyRanges(name: string): Ranges {
+  const known = propertyMemo.get(name);
+  if (known) return known;
+  let re: RegExp;
+  try {
+    re = new RegExp(`\\p{${name}}+`, "gu");
+  } catch {
+    throw new Unsupported(`the property \\p{${name}}`);
+  }
+  if (everyCodePoint === undefined) {
+    // UTF-16 units written directly: a fraction of the time String.fromCodePoint takes
+    const gap = SURROGATES[1] - SURROGATES[0] + 1;
+    const units = new Uint16Array(0x10000 - gap + 2 * (MAX_CODE_POINT + 1 - 0x10000));
+    let at = 0;
+    for (let cp = 0; cp < 0x10000; cp++) if (cp < SURROGATES[0] || cp > SURROGATES[1]) units[at++] = cp;
+    for (let cp = 0x10000; cp <= MAX_CODE_POINT; cp++) {
+      units[at++] = 0xd800 + ((cp - 0x10000) >> 10);
+      units[at++] = 0xdc00 + ((cp - 0x10000) & 0x3ff);
+    }
+    everyCodePoint = new TextDecoder("utf-16le").decode(units);
+  }
+  const ranges: Array<[number, number]> = [];
+  for (const m of everyCodePoint.matchAll(re)) {
+    const first = codePointAt(m.index);
+    const last = codePointAt(m.index + m[0].length) - 1;
+    ranges.push([first, last]);
+  }
+  const one = new RegExp(`^\\p{${name}}$`, "u");
+  for (let cp = SURROGATES[0]; cp <= SURROGATES[1]; cp++) if (one.test(String.fromCharCode(cp))) ranges.push([cp, cp]);
+  // a run that spans the surrogate gap ends before it and starts again after it
+  const split = ranges.flatMap(([a, b]): Array<[number, number]> =>
+    a < SURROGATES[0] && b > SURROGATES[1]
+      ? [
+          [a, SURROGATES[0] - 1],
+          [SURROGATES[1] + 1, b],
+        ]
+      : [[a, b]],
+  );
+  const set = normalizeRanges(split);
+  propertyMemo.set(name, set);
+  return set;
 }
 
 function single(cp: number): Ranges {
@@ -455,26 +524,40 @@ class Dfa {
   }
 }
 
+/** String lengths (in code points) both sides allow beside the pattern: minLength and maxLength. */
+export interface LengthWindow {
+  min: number;
+  max: number;
+}
+
 /**
  * Breadth-first over the product of the two DFAs: whether some string passes `a` and fails `b`
- * (lost), and whether some string passes `b` and fails `a` (gained).
+ * (lost), and whether some string passes `b` and fails `a` (gained); with a window, only strings of
+ * a length inside it count (the length walks with the pair, capped where it stops mattering).
  */
-function differences(a: Dfa, b: Dfa, classCount: number): { lost: boolean; gained: boolean } {
-  const seen = new Set<string>([`${a.start},${b.start}`]);
-  const queue: Array<[number, number]> = [[a.start, b.start]];
+function differences(a: Dfa, b: Dfa, classCount: number, window?: LengthWindow): { lost: boolean; gained: boolean } {
+  const min = window?.min ?? 0;
+  const max = window?.max ?? Infinity;
+  const cap = max === Infinity ? min : max;
+  const seen = new Set<string>([`${a.start},${b.start},0`]);
+  const queue: Array<[number, number, number]> = [[a.start, b.start, 0]];
   let lost = false;
   let gained = false;
   for (let head = 0; head < queue.length && !(lost && gained); head++) {
-    const [x, y] = queue[head]!;
-    if (a.accepts(x) && !b.accepts(y)) lost = true;
-    if (b.accepts(y) && !a.accepts(x)) gained = true;
+    const [x, y, len] = queue[head]!;
+    if (len >= min) {
+      if (a.accepts(x) && !b.accepts(y)) lost = true;
+      if (b.accepts(y) && !a.accepts(x)) gained = true;
+    }
+    if (len >= max) continue;
+    const next = Math.min(len + 1, cap);
     for (let c = 0; c < classCount; c++) {
-      const pair: [number, number] = [a.step(x, c), b.step(y, c)];
-      const key = `${pair[0]},${pair[1]}`;
+      const triple: [number, number, number] = [a.step(x, c), b.step(y, c), next];
+      const key = triple.join(",");
       if (seen.has(key)) continue;
       if (seen.size >= MAX_PRODUCT_STATES) throw new Unsupported("the automata are too large to compare");
       seen.add(key);
-      queue.push(pair);
+      queue.push(triple);
     }
   }
   return { lost, gained };
@@ -482,24 +565,37 @@ function differences(a: Dfa, b: Dfa, classCount: number): { lost: boolean; gaine
 
 const memo = new Map<string, PatternRelation>();
 
-/** How the strings `before` accepts relate to those `after` accepts ("subset": after accepts fewer). */
-export function comparePatterns(before: string, after: string): PatternRelation {
+/**
+ * How the strings `before` accepts relate to those `after` accepts ("subset": after accepts fewer),
+ * among the strings of a length inside `window` when one is given (a pattern equal to another only
+ * under the maxLength beside it is equal there).
+ */
+export function comparePatterns(before: string, after: string, window?: LengthWindow): PatternRelation {
   if (before === after) return "equal";
-  const key = `${before}\0${after}`;
+  const whole = memoized(before, after, undefined);
+  if (!window || (window.min === 0 && window.max === Infinity) || whole === "equal" || whole === "unknown")
+    return whole;
+  const within = memoized(before, after, window);
+  // beyond the size limits with the window: the relation without it still holds for the strings inside
+  return within === "unknown" ? whole : within;
+}
+
+function memoized(before: string, after: string, window: LengthWindow | undefined): PatternRelation {
+  const key = `${before}\0${after}\0${window ? `${window.min},${window.max}` : ""}`;
   let relation = memo.get(key);
   if (relation === undefined) {
-    relation = relate(before, after);
+    relation = relate(before, after, window);
     memo.set(key, relation);
   }
   return relation;
 }
 
-function relate(before: string, after: string): PatternRelation {
+function relate(before: string, after: string, window: LengthWindow | undefined): PatternRelation {
   try {
     const nfas = [buildNfa(new Parser(before).parse()), buildNfa(new Parser(after).parse())] as const;
     const classes = alphabet(nfas);
     const [b, a] = nfas.map((n) => new Dfa(n, classes));
-    const { lost, gained } = differences(b!, a!, classes.length);
+    const { lost, gained } = differences(b!, a!, classes.length, window);
     if (!lost && !gained) return "equal";
     if (lost && gained) return "different";
     return lost ? "subset" : "superset";

@@ -7,19 +7,15 @@ import type { Level } from "./rules";
 import type { Change, DiffReport } from "./types";
 import { DEFAULT_LEVEL_SEVERITY } from "./severity";
 import { formatSarif } from "./sarif";
+import { baseNote, where, type ReportLabels } from "./report-place";
 
-export interface ReportLabels {
-  base: string;
-  /** The head contract folder as given (relative to the working directory): file paths are joined to it. */
-  head: string;
-}
+export type { ReportLabels } from "./report-place";
 
 export const FORMATS = ["human", "json", "markdown", "github", "junit", "sarif"] as const;
 export type Format = (typeof FORMATS)[number];
 
 const LEVELS: readonly Level[] = ["breaking", "warning", "safe"];
 
-const where = (c: Change) => `${c.file}${c.line ? `:${c.line}:${c.column}` : ""}#${c.filePointer}`;
 /** "[new] " with a baseline, and the severity when the severity file moved it from its level's default. */
 const marks = (c: Change) =>
   `${c.new ? "[new] " : ""}${c.severity !== DEFAULT_LEVEL_SEVERITY[c.level] ? `[severity ${c.severity}] ` : ""}`;
@@ -147,13 +143,15 @@ export function formatGithub(report: DiffReport, labels: ReportLabels): string {
   };
   const lines: string[] = [];
   for (const c of report.changes.filter((c) => !c.ignored)) {
+    // a file only the base has is no file of the checkout: the annotation names it in its text
     const props = [
-      `file=${prop(`${labels.head}/${c.file}`)}`,
-      ...(c.line ? [`line=${c.line}`, `col=${c.column}`] : []),
+      ...(c.inBase
+        ? []
+        : [`file=${prop(`${labels.head}/${c.file}`)}`, ...(c.line ? [`line=${c.line}`, `col=${c.column}`] : [])]),
       `title=${prop(`${c.rule} (${c.level})`)}`,
     ];
     lines.push(
-      `::${command[c.severity]} ${props.join(",")}::${esc(`${c.subject} ${c.pointer || "(root)"}: ${c.message}${times(c)}`)}`,
+      `::${command[c.severity]} ${props.join(",")}::${esc(`${c.subject} ${c.pointer || "(root)"}: ${c.message}${times(c)}${baseNote(c)}`)}`,
     );
   }
   lines.push(`${report.verdict.ok ? "OK" : "FAIL"}: ${report.verdict.message}`);

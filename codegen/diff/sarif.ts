@@ -9,7 +9,7 @@
 import { RULES } from "./rules";
 import { DEFAULT_LEVEL_SEVERITY, type Severity } from "./severity";
 import type { Change, DiffReport } from "./types";
-import type { ReportLabels } from "./report";
+import { baseNote, type ReportLabels } from "./report-place";
 
 const SARIF_LEVEL: Record<Severity, "error" | "warning" | "note" | "none"> = {
   error: "error",
@@ -64,7 +64,7 @@ function result(c: Change, labels: ReportLabels): Record<string, unknown> {
     ruleId: c.rule,
     ruleIndex: RULE_INDEX.get(c.rule),
     level: SARIF_LEVEL[c.severity],
-    message: { text: `${c.subject} ${c.pointer || "(root)"}: ${c.message}` },
+    message: { text: `${c.subject} ${c.pointer || "(root)"}: ${c.message}${baseNote(c)}` },
     locations: [
       {
         physicalLocation: {

@@ -7,10 +7,10 @@
  * every category is judged and the severity follows the level.
  */
 import { CATEGORIES, RULES, isRuleId, type Category, type Level, type RuleId } from "./rules";
-import type { Change } from "./types";
+import type { Change, Severity } from "./types";
 import { DiffConfigError, readConfigFile } from "./config-files";
 
-export type Severity = "error" | "warn" | "info" | "off";
+export type { Severity } from "./types";
 
 /** The severity file (contract-releases/diff-rules.json), as validated against codegen/diff-rules.schema.json. */
 export interface SeverityFile {
@@ -30,6 +30,22 @@ export interface SeverityConfig {
   categoriesExcepted: Category[];
   rulesExcepted: ReadonlySet<RuleId>;
   severity: Readonly<Record<RuleId, Severity>>;
+  /**
+   * Wire breaks are judged even when `use` (or --category) leaves wire out: a wire break breaks
+   * every deployed caller, so only `except: ["wire"]` (or the rule) stops judging it, in words.
+   */
+  wireBreaksKept: boolean;
+}
+
+/** A wire break judged only because wire breaks are always judged (SeverityConfig.wireBreaksKept). */
+export function keptAsWireBreak(c: Pick<Change, "rule" | "level" | "categories">, config: SeverityConfig): boolean {
+  return (
+    config.wireBreaksKept &&
+    c.level === "breaking" &&
+    c.categories.includes("wire") &&
+    !config.rulesUsed.has(c.rule) &&
+    !c.categories.some((cat) => config.categories.includes(cat))
+  );
 }
 
 export const DEFAULT_LEVEL_SEVERITY: Readonly<Record<Level, Severity>> = {
@@ -52,12 +68,13 @@ export function resolveSeverities(file: SeverityFile = {}, categoriesFlag?: read
     RuleId,
     Severity
   >;
-  return { categories, rulesUsed, categoriesExcepted, rulesExcepted, severity };
+  const wireBreaksKept = !categories.includes("wire") && !categoriesExcepted.includes("wire");
+  return { categories, rulesUsed, categoriesExcepted, rulesExcepted, severity, wireBreaksKept };
 }
 
-/** Reads and validates the severity file; a missing file is the defaults. */
-export function readSeverityFile(path: string): SeverityFile {
-  return (readConfigFile(path, "rules") as SeverityFile | undefined) ?? {};
+/** Reads and validates the severity file; a missing file is the defaults, unless it was named (required). */
+export function readSeverityFile(path: string, required = false): SeverityFile {
+  return (readConfigFile(path, "rules", required) as SeverityFile | undefined) ?? {};
 }
 
 /** "--category wire,source": categories from a flag, each one checked. */
@@ -74,15 +91,18 @@ export function parseCategories(text: string): Category[] {
 
 /**
  * Each change with its severity. Left out: changes that concern no category judged (unless their
- * rule is named in use), that concern an excepted category or have an excepted rule, and those of
- * severity off.
+ * rule is named in use, or they break the wire), that concern an excepted category or have an
+ * excepted rule, and those of severity off.
  */
 export function applySeverities(changes: readonly Change[], config: SeverityConfig): Change[] {
   const out: Change[] = [];
   for (const c of changes) {
     if (config.rulesExcepted.has(c.rule) || c.categories.some((cat) => config.categoriesExcepted.includes(cat)))
       continue;
-    const selected = config.rulesUsed.has(c.rule) || c.categories.some((cat) => config.categories.includes(cat));
+    const selected =
+      config.rulesUsed.has(c.rule) ||
+      c.categories.some((cat) => config.categories.includes(cat)) ||
+      keptAsWireBreak(c, config);
     if (!selected) continue;
     const severity = config.severity[c.rule];
     if (severity === "off") continue;

@@ -1,6 +1,12 @@
 /** What a diff produces: plain data, the same for the human and the JSON report. */
 import type { Category, Level, RuleId } from "./rules";
-import type { Severity } from "./severity";
+
+/**
+ * What a run does with a change (severity.ts): error fails the run without a new major version,
+ * warn only with --fail-on warning, info is reported, off is not. Here, beside Change, so that
+ * severity.ts and this file do not import each other.
+ */
+export type Severity = "error" | "warn" | "info" | "off";
 
 /** A request is written by callers and read by the runtime; a response the other way round. */
 export type Direction = "request" | "response";
@@ -37,6 +43,8 @@ export interface Change {
   /** 1-based line and column of filePointer in the head's file (the base's when the file is gone). */
   line?: number;
   column?: number;
+  /** Set when file, line and column are the base's: the head has no such file (a removed tool or command). */
+  inBase?: true;
   /** Set when an entry of the ignore file matched: the change is reported but does not count. */
   ignored?: { reason: string; expires: string };
   /** With a baseline report: true when the baseline does not have this fingerprint. */

@@ -6,7 +6,7 @@ import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runDiff, type DiffOptions } from "../../cli/commands/diff";
 import { CliExit } from "../../cli/exit";
-import { contractWith } from "../support/fixtures";
+import { contractWith, contractWithSeventhTool } from "../support/fixtures";
 import { contractDir, repoRoot } from "../support/paths";
 import { tempDir } from "../support/tmp";
 
@@ -285,7 +285,16 @@ describe("mnote-tools diff", () => {
       expect(passes.stdout).toContain("warning (1)");
       const fails = await run({ contract: described, base: base(), failOn: "warning" });
       expect(fails.code).toBe(1);
-      expect(fails.stderr).toContain("--fail-on warning: 1 warning(s)");
+      // one verdict, the one the exit code gives: no "OK" before a failing exit
+      expect(fails.stdout).not.toMatch(/^OK/m);
+      expect(fails.stdout).toContain("FAIL: 1 warning(s), and --fail-on warning fails on warnings");
+      expect(fails.stderr).toBe("");
+      const changelog = await run({ contract: described, base: base(), failOn: "warning", changelog: true });
+      expect(changelog.code).toBe(1);
+      expect(changelog.stderr.trim()).toMatch(/^FAIL: 1 warning\(s\), and --fail-on warning fails on warnings/);
+      const json = await run({ contract: described, base: base(), failOn: "warning", format: "json" });
+      expect(json.code).toBe(1);
+      expect(JSON.parse(json.stdout).verdict).toMatchObject({ ok: false });
       const bad = await run({ contract: contractDir, base: base(), failOn: "safe" });
       expect(bad.code).toBe(2);
     });
@@ -308,6 +317,56 @@ describe("mnote-tools diff", () => {
       const file = join(tempDir("mnote-changelog-"), "CHANGELOG-section.md");
       await run({ contract: withVersion(narrowed(), "2.0.0"), base: base(), changelog: file });
       expect(readFileSync(file, "utf8")).toBe(r.stdout);
+    });
+  });
+
+  describe("CI flags that cannot fail silently (issue 34)", () => {
+    const base = () => join(repoRoot, "contract-releases", "1.0.0");
+
+    it("an explicitly named --rules or --ignore file that does not exist is a configuration error (exit 3), like --baseline", async () => {
+      const missing = join(tempDir("mnote-missing-"), "no-such-file.json");
+      for (const flag of ["rules", "ignore", "baseline"] as const) {
+        const r = await run({ contract: contractDir, base: base(), [flag]: missing });
+        expect({ flag, code: r.code, stdout: r.stdout }).toEqual({ flag, code: 3, stdout: "" });
+        expect(r.stderr.trim()).toBe(`${missing}: not found`);
+      }
+      // the defaults in the releases folder may be missing: they are the defaults
+      const empty = tempDir("mnote-releases-");
+      cpSync(base(), join(empty, "1.0.0"), { recursive: true });
+      expect((await run({ contract: contractDir, base: base(), releases: empty })).code).toBe(0);
+    });
+
+    it("--category that leaves wire out still fails on a wire break, and says why", async () => {
+      const r = await run({ contract: narrowed(), base: base(), category: "source" });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain("request-enum-narrowed  mnote.page.save");
+      expect(r.stderr).toContain('except: ["wire"]');
+    });
+
+    it("a removed tool and a removed kernel command point at the base's file and line, and say it is the base's", async () => {
+      const seventh = withVersion(contractWithSeventhTool(), "1.0.0");
+      const head = withVersion(
+        contractWith("contract.json", readFileSync(join(contractDir, "contract.json"), "utf8")),
+        "1.0.0",
+      );
+      const r = await run({ contract: head, base: seventh, format: "json" });
+      expect(r.code).toBe(1);
+      const changes = JSON.parse(r.stdout).changes as Array<Record<string, unknown>>;
+      const toolText = readFileSync(join(seventh, "tools/page.get_outline.tool.json"), "utf8");
+      const commandText = readFileSync(join(seventh, "kernel/page.outline.read.command.json"), "utf8");
+      const lineOf = (text: string, needle: string) => text.slice(0, text.indexOf(needle)).split("\n").length;
+      expect(changes.find((c) => c.rule === "tool-removed")).toMatchObject({
+        file: "tools/page.get_outline.tool.json",
+        inBase: true,
+        line: lineOf(toolText, '"name": "mnote.page.get_outline"'),
+      });
+      expect(changes.find((c) => c.rule === "kernel-command-removed")).toMatchObject({
+        file: "kernel/page.outline.read.command.json",
+        inBase: true,
+        line: lineOf(commandText, '"name": "page.outline.read"'),
+      });
+      const human = await run({ contract: head, base: seventh });
+      expect(human.stdout).toMatch(/\[base: tools\/page\.get_outline\.tool\.json:\d+:\d+#\/x-mnote-tool\/name\]/);
     });
   });
 });

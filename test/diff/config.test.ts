@@ -116,7 +116,8 @@ describe("severities and categories change the exit code", () => {
     expect(r.stdout).toContain("OK: no errors (1 breaking change(s) below severity error, 0 warning, 0 safe)");
     const strict = await run({ contract: narrowed(), rules: file, failOn: "warning" });
     expect(strict.code).toBe(1);
-    expect(strict.stderr).toContain("--fail-on warning: 1 warning(s)");
+    expect(strict.stdout).toContain("FAIL: 1 warning(s), and --fail-on warning fails on warnings");
+    expect(strict.stdout).not.toMatch(/^OK/m);
   });
 
   it("a rule set to off is not reported at all", async () => {
@@ -145,10 +146,25 @@ describe("severities and categories change the exit code", () => {
     expect(report.changes[0]).toMatchObject({ rule: "request-enum-narrowed", level: "breaking", severity: "info" });
   });
 
-  it("--category judges only those categories: a wire change is not a model change", async () => {
+  it("--category judges only those categories: a wire change is not a model change, but a wire break is judged until except names wire", async () => {
     const model = await run({ contract: narrowed(), category: "model", format: "json" });
-    expect(model.code).toBe(0);
-    expect(JSON.parse(model.stdout)).toMatchObject({ categories: ["model"], changes: [] });
+    expect(model.code).toBe(1);
+    expect(JSON.parse(model.stdout)).toMatchObject({
+      categories: ["model"],
+      changes: [{ rule: "request-enum-narrowed", level: "breaking" }],
+    });
+    expect(model.stderr).toContain("1 wire break(s) judged although the categories judged (model) leave wire out");
+    const unjudged = await run({
+      contract: narrowed(),
+      category: "model",
+      rules: rules({ except: ["wire"] }),
+      format: "json",
+    });
+    expect(unjudged.code).toBe(0);
+    expect(JSON.parse(unjudged.stdout)).toMatchObject({ categories: ["model"], changes: [] });
+    // a change that is no wire break stays out of categories that leave it out
+    const warned = await run({ contract: described(), category: "kernel", format: "json" });
+    expect(JSON.parse(warned.stdout).changes).toEqual([]);
     const wire = await run({ contract: narrowed(), category: "wire,kernel" });
     expect(wire.code).toBe(1);
     const described_ = await run({ contract: described(), category: "model", failOn: "warning" });
@@ -156,7 +172,9 @@ describe("severities and categories change the exit code", () => {
   });
 
   it("use and except in the file select categories and rules; except wins", async () => {
-    expect((await run({ contract: narrowed(), rules: rules({ use: ["model"] }) })).code).toBe(0);
+    // a wire break is judged whatever use says, until except names wire (or the rule)
+    expect((await run({ contract: narrowed(), rules: rules({ use: ["model"] }) })).code).toBe(1);
+    expect((await run({ contract: narrowed(), rules: rules({ use: ["model"], except: ["wire"] }) })).code).toBe(0);
     expect((await run({ contract: narrowed(), rules: rules({ use: ["model", "request-enum-narrowed"] }) })).code).toBe(
       1,
     );

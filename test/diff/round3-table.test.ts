@@ -5,47 +5,9 @@
  * for every class of the issue.
  */
 import { diffContracts } from "../../codegen/diff";
-import { compareSchemas } from "../../codegen/diff/compare-schemas";
-import { ruleLevel, type Level } from "../../codegen/diff/rules";
-import { set, modelWith, type Edit } from "./harness";
-import { CLASSES, ROUND3_EDITS, ROUND3_ROWS, type Round3Row } from "./round3-cases";
-import type { Verdict } from "./semantic-cases";
-
-const REQUEST_TOOL = "mnote.page.update_title";
-const RESPONSE_TOOL = "mnote.page.get";
-const ORDER: Verdict[] = ["none", "safe", "warning", "breaking"];
-
-function worst(levels: Level[]): Verdict {
-  return levels.reduce<Verdict>((w, l) => (ORDER.indexOf(l) > ORDER.indexOf(w) ? l : w), "none");
-}
-
-function side(schema: unknown, defs: Record<string, unknown> = {}): Edit[] {
-  return [
-    ...Object.entries(defs).map(([name, def]) => set("model/common.schema.json", `/$defs/${name}`, def)),
-    set("tools/page.update_title.tool.json", "/$defs/Args/properties/probe", schema),
-    set("tools/page.get.tool.json", "/$defs/Result/properties/probe", schema),
-  ];
-}
-
-function verdicts(row: Round3Row): { request: Verdict; response: Verdict; others: string[] } {
-  if (row.direct) {
-    const expand = { before: (m: Record<string, unknown>) => m, after: (m: Record<string, unknown>) => m };
-    const direct = (direction: "request" | "response") =>
-      worst(compareSchemas(row.before, row.after, direction, expand).map((f) => ruleLevel(f.rule)));
-    return { request: direct("request"), response: direct("response"), others: [] };
-  }
-  const report = diffContracts(
-    modelWith(side(row.before, row.defs?.before)),
-    modelWith(side(row.after, row.defs?.after)),
-  );
-  const levels = (tool: string) =>
-    report.changes.filter((c) => (c.occurrences ?? [c]).some((o) => o.subject === tool)).map((c) => c.level);
-  return {
-    request: worst(levels(REQUEST_TOOL)),
-    response: worst(levels(RESPONSE_TOOL)),
-    others: report.changes.filter((c) => ![REQUEST_TOOL, RESPONSE_TOOL].includes(c.subject)).map((c) => c.rule),
-  };
-}
+import { modelWith } from "./harness";
+import { CLASSES, ROUND3_EDITS, ROUND3_ROWS } from "./round3-cases";
+import { verdicts } from "./table-verdicts";
 
 describe("the round-3 table", () => {
   const all = [...ROUND3_ROWS, ...ROUND3_EDITS];
