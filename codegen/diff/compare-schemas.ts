@@ -365,6 +365,7 @@ class SchemaComparer {
   private sides(fromBase: boolean): ProofSides {
     const e = this.expand;
     return {
+      normalize,
       sameSide: false,
       expandSub: fromBase ? (m) => e.before(m) : (m) => e.after(m),
       expandSup: fromBase ? (m) => e.after(m) : (m) => e.before(m),

@@ -40,7 +40,7 @@ import {
   type Schema,
 } from "./schema-facts";
 import { accepts } from "./accepts";
-import { proveSubset, SAME_SIDE } from "./subset";
+import { proveSubset, type ProofSides } from "./subset";
 
 type Rule = (s: Schema) => Schema;
 
@@ -76,6 +76,9 @@ export const NORMALIZER_RULES: ReadonlyArray<readonly [name: string, rule: Rule]
 const memo = new WeakMap<Schema, Schema>();
 
 /** The canonical spelling of one node (not of its subschemas: the comparer normalizes as it descends). */
+/** For rewrites inside one side (the normalizer): markers are compared by name. */
+export const SAME_SIDE: ProofSides = { normalize: (schema) => normalize(schema), sameSide: true };
+
 export function normalize(input: Schema): Schema {
   const known = memo.get(input);
   if (known) return known;

@@ -15,7 +15,6 @@
 import { isPlainObject } from "../support/schema-walk";
 import { accepts } from "./accepts";
 import { canonical } from "./json";
-import { normalize } from "./normalize";
 import { patternIncludes } from "./regex";
 import {
   TYPE_KEYWORDS,
@@ -33,6 +32,12 @@ import {
 } from "./schema-facts";
 
 export interface ProofSides {
+  /**
+   * The normaliser each side is put through before it is compared. Passed in, not imported: the
+   * normaliser itself proves subsets (a redundant alternative, a contains every item passes), so
+   * importing it here would make the two files one circle. normalize.ts passes its own.
+   */
+  normalize: (schema: Schema) => Schema;
   /** Both schemas come from one contract: a marker names the same definition on both. */
   sameSide: boolean;
   /** Turn a marker of sub's side (sup's side) into its definition; absent: markers are compared by name only. */
@@ -41,9 +46,6 @@ export interface ProofSides {
   /** Whether a marker's definition is compared on its own elsewhere (a catalog): equal names are equal. */
   isOpaque?: (ref: string) => boolean;
 }
-
-/** For rewrites inside one side (the normalizer): markers are compared by name. */
-export const SAME_SIDE: ProofSides = { sameSide: true };
 
 const MAX_DEPTH = 48;
 const ALL_TYPES = ["null", "boolean", "object", "array", "string", "number"];
@@ -91,8 +93,8 @@ class Prover {
     if (isEverything(supIn) || isNothing(subIn)) return true;
     if (depth > MAX_DEPTH) return false;
     if (isMarker(subIn) || isMarker(supIn)) return this.proveMarkers(subIn, supIn, depth);
-    const sub = normalize(asSchema(subIn));
-    const sup = normalize(asSchema(supIn));
+    const sub = this.sides.normalize(asSchema(subIn));
+    const sup = this.sides.normalize(asSchema(supIn));
     if ((sub === sup || canonical(sub) === canonical(sup)) && (this.sides.sameSide || !hasMarker(sub))) return true;
     // A keyword without a rule here (a vendor extension may even widen, like OpenAPI's nullable):
     // nothing is proven about a node that has one, on either side.
@@ -200,7 +202,7 @@ class Prover {
   /** No value passes both: different JSON types, or a value list the other refuses. */
   private disjoint(sub: Schema, excludedIn: unknown): boolean {
     if (isNothing(excludedIn)) return true;
-    const excluded = normalize(asSchema(excludedIn));
+    const excluded = this.sides.normalize(asSchema(excludedIn));
     const subTypes = typesOf(sub);
     const exTypes = typesOf(excluded);
     if (!subTypes.some((t) => exTypes.includes(t) || (t === "number" && exTypes.includes("integer")))) return true;
