@@ -36,6 +36,10 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     onStoreError: storeErrorLogger(log),
   });
   const dispatch = (r: unknown) => runtime.dispatcher.dispatch(r);
+  // the approval rounds' requestState: keyed from the runtime's approval secret, so every process on
+  // the same state file (or MNOTE_APPROVAL_SECRET) reads the others' (runtime/transports/mcp-request-state.ts)
+  const { mcpRequestStates } = await import("../../runtime/transports/mcp-request-state");
+  const states = mcpRequestStates(runtime.approvalSecret);
   const stop = async () => {
     await runtime.close();
     await telemetry?.shutdown();
@@ -46,7 +50,14 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     try {
       // the kernel is asked once before the MCP channel opens (exit 3 if it cannot be used)
       await checkKernelAtStartup(runtime, opts, log);
-      await serveMcpStdio({ dispatch, grants: runtime.grants, sessionId: opts.session, now: runtime.now, provider });
+      await serveMcpStdio({
+        dispatch,
+        grants: runtime.grants,
+        sessionId: opts.session,
+        now: runtime.now,
+        provider,
+        states,
+      });
     } finally {
       await stop();
     }
@@ -66,6 +77,7 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     sessionId: opts.session,
     now: runtime.now,
     provider,
+    states,
     token,
     maxBytes: opts.maxBytes,
     log,

@@ -1,14 +1,20 @@
 /**
- * `mnote-tools mcp --http`: the MCP server over Streamable HTTP, stateless (a fresh MCP server and
- * transport per request), at POST /mcp, behind a bearer token.
+ * `mnote-tools mcp --http`: the MCP server over Streamable HTTP, stateless, at POST /mcp, behind a
+ * bearer token. The v2 SDK's createMcpHandler serves the 2026-07-28 revision per request (it checks
+ * the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers against the body: -32020 on a
+ * mismatch) and 2025-era clients through its stateless legacy path; the factory builds a fresh
+ * server (mcp-server.ts) for each request, with no session map.
  *
  * The body is read by the shared HTTP layer (common/http/server.ts), not by the SDK: it is held
  * to a byte limit and decoded as strict UTF-8, so invalid bytes are refused (JSON-RPC parse error,
  * HTTP 400, nothing dispatched) instead of being replaced by U+FFFD and committed. The parsed body
  * is then handed to the SDK's transport. Before JSON.parse, the text is pre-scanned for depth and
  * size (json-rpc-limits.ts): a shape whose parse alone would be the cost is a 413. Host and Origin are checked by the layer with the same
- * rule as the SDK's hostHeaderValidation middleware (port-agnostic hostname, 403); the SDK 1.x
- * transport's own allowedHosts/allowedOrigins options are deprecated in favour of such middleware.
+ * rule as the SDK's hostHeaderValidation middleware (port-agnostic hostname, 403), in front of the
+ * handler, as the SDK asks (the handler itself validates neither, nor any token).
+ *
+ * The one place an answer is handed to the caller is sendResponse (below): delivery tracking hooks
+ * there.
  */
 import type { Server } from "node:http";
 import { ERR } from "../../generated/registry";
@@ -23,8 +29,12 @@ import {
   type Timeouts,
 } from "../../common/http/server";
 import type { Logger } from "../../common/http/logger";
-import { createMcpServer } from "./mcp-server";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createMcpHandler, type AuthInfo } from "@modelcontextprotocol/server";
+import { createMcpServer, mcpToolOf, type McpCaller } from "./mcp-server";
 import { jsonRpcTooLarge } from "./json-rpc-limits";
+import { rawRefusal } from "./mcp-guard";
+import type { McpRequestStates } from "./mcp-request-state";
 import type { ProviderName } from "../../generated/providers";
 
 export interface McpHttpOptions {
@@ -36,6 +46,8 @@ export interface McpHttpOptions {
   now?: () => number;
   /** Which provider variant of the tool schemas tools/list shows (default: portable). */
   provider?: ProviderName;
+  /** The signed requestState of approval rounds (mcp-request-state.ts; default: a per-process key). */
+  states?: McpRequestStates;
   token: string;
   maxBytes?: number;
   log: Logger;
@@ -57,9 +69,73 @@ function codeFor(status: number): number {
   return -32000;
 }
 
+/** The caller of one request, handed to the factory through the SDK's pass-through authInfo. */
+const CALLER = "mnote/caller";
+
+/** The parsed body of a POST, held to the limits (strict UTF-8, pre-scan, JSON). */
+async function readJsonRpc(req: IncomingMessage, maxBytes: number): Promise<{ text: string; body: unknown }> {
+  const text = decodeUtf8(await readBody(req, maxBytes));
+  if (text === undefined)
+    throw new HttpError(
+      400,
+      "the body is not valid UTF-8",
+      jsonRpcError(-32700, "Parse error: the body is not valid UTF-8", { code: ERR.invalidInput }),
+    );
+  // refused before JSON.parse when parsing itself would be the cost (runtime/dispatch/prescan.ts)
+  const tooLarge = jsonRpcTooLarge(text);
+  if (tooLarge)
+    throw new HttpError(413, tooLarge, jsonRpcError(-32600, `Request too large: ${tooLarge}`, { code: ERR.payloadTooLarge }));
+  try {
+    return { text, body: JSON.parse(text) };
+  } catch {
+    throw new HttpError(
+      400,
+      "the body is not JSON",
+      jsonRpcError(-32700, "Parse error: the body is not JSON", { code: ERR.invalidInput }),
+    );
+  }
+}
+
+/** The node request as a web Request for the SDK's handler (the body already read and checked). */
+function webRequest(req: IncomingMessage, text: string): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers))
+    if (value !== undefined) for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+  return new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/mcp"}`, {
+    method: "POST",
+    headers,
+    body: text,
+  });
+}
+
+/** Hands the SDK's answer to the caller: the one place a response leaves this transport. */
+async function sendResponse(res: ServerResponse, response: Response): Promise<void> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => (headers[name] = value));
+  res.writeHead(response.status, headers);
+  if (!response.body) return void res.end();
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
+  res.end();
+}
+
 /** The MCP Streamable HTTP server (not yet listening). */
 export function createMcpHttpServer(options: McpHttpOptions): Server {
   const maxBytes = options.maxBytes ?? 1024 * 1024;
+  const handler = createMcpHandler(
+    ({ authInfo }) =>
+      createMcpServer(
+        {
+          dispatch: (request) => options.dispatch(request),
+          grants: options.grants,
+          sessionId: options.sessionId,
+          states: options.states,
+          now: options.now,
+          provider: options.provider,
+        },
+        authInfo?.extra?.[CALLER] as McpCaller,
+      ),
+    { maxRequestBodySize: maxBytes, onerror: (e) => options.log.debug({ err: e.message }, "mcp request refused") },
+  );
   return createHttpService({
     log: options.log,
     allowedHosts: options.allowedHosts,
@@ -72,50 +148,19 @@ export function createMcpHttpServer(options: McpHttpOptions): Server {
         path: "/mcp",
         handle: async ({ req, res }) => {
           requireBearer(req, [options.token]);
-          const text = decodeUtf8(await readBody(req, maxBytes));
-          if (text === undefined)
-            throw new HttpError(
-              400,
-              "the body is not valid UTF-8",
-              jsonRpcError(-32700, "Parse error: the body is not valid UTF-8", { code: ERR.invalidInput }),
-            );
-          // refused before JSON.parse when parsing itself would be the cost (runtime/dispatch/prescan.ts)
-          const tooLarge = jsonRpcTooLarge(text);
-          if (tooLarge)
-            throw new HttpError(
-              413,
-              tooLarge,
-              jsonRpcError(-32600, `Request too large: ${tooLarge}`, { code: ERR.payloadTooLarge }),
-            );
-          let body: unknown;
-          try {
-            body = JSON.parse(text);
-          } catch {
-            throw new HttpError(
-              400,
-              "the body is not JSON",
-              jsonRpcError(-32700, "Parse error: the body is not JSON", { code: ERR.invalidInput }),
-            );
-          }
-          const { StreamableHTTPServerTransport } = await import("@modelcontextprotocol/sdk/server/streamableHttp.js");
+          const { text, body } = await readJsonRpc(req, maxBytes);
           const header = req.headers["x-mnote-session"];
-          const server = createMcpServer({
-            dispatch: (request) => options.dispatch(request),
-            grants: options.grants,
+          const caller: McpCaller = {
             sessionId: typeof header === "string" && header ? header : options.sessionId,
-            now: options.now,
-            provider: options.provider,
-          });
-          const transport = new StreamableHTTPServerTransport({
-            sessionIdGenerator: undefined,
-            enableJsonResponse: true,
-          });
-          res.on("close", () => {
-            void transport.close();
-            void server.close();
-          });
-          await server.connect(transport);
-          await transport.handleRequest(req, res, body);
+            refusals: new Map(),
+          };
+          // what the SDK's parse would hide is noted first (mcp-guard.ts)
+          const refused = rawRefusal(body, mcpToolOf);
+          if (refused) caller.refusals.set(refused.id, refused);
+          // the token is checked above and never handed on (nor logged): authInfo carries the caller only
+          const authInfo: AuthInfo = { token: "", clientId: "mnote-static-token", scopes: [], extra: { [CALLER]: caller } };
+          const response = await handler.fetch(webRequest(req, text), { authInfo, parsedBody: body });
+          await sendResponse(res, response);
         },
       },
       // stateless: no SSE stream to open (GET) and no session to end (DELETE)
