@@ -14,7 +14,12 @@
  * gate (-32021, or an isError tool result naming the capability) and nothing is written. The token
  * itself never reaches a client or a model on any transport.
  */
-import { inputRequired, inputResponse, type InputRequiredResult, type ServerContext } from "@modelcontextprotocol/server";
+import {
+  inputRequired,
+  inputResponse,
+  type InputRequiredResult,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
 import { ERR, type ToolDescriptor } from "../../generated/registry";
 import type { ApprovalChallenge, ToolResponse } from "../../generated/types";
 import { previewSummary } from "../approval/preview";

@@ -2,8 +2,10 @@
  * `mnote-tools mcp --http`: the MCP server over Streamable HTTP, stateless, at POST /mcp, behind a
  * bearer token. The v2 SDK's createMcpHandler serves the 2026-07-28 revision per request (it checks
  * the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers against the body: -32020 on a
- * mismatch) and 2025-era clients through its stateless legacy path; the factory builds a fresh
- * server (mcp-server.ts) for each request, with no session map.
+ * mismatch); a 2025-era request (isLegacyRequest, the SDK's own classification) is served the
+ * established stateless way, a fresh server and transport per request with JSON responses, as
+ * the SDK's migration guide shows for routing legacy traffic beside a strict modern handler. Both
+ * build the server with one factory (mcp-server.ts); there is no session map.
  *
  * The body is read by the shared HTTP layer (common/http/server.ts), not by the SDK: it is held
  * to a byte limit and decoded as strict UTF-8, so invalid bytes are refused (JSON-RPC parse error,
@@ -30,7 +32,12 @@ import {
 } from "../../common/http/server";
 import type { Logger } from "../../common/http/logger";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createMcpHandler, type AuthInfo } from "@modelcontextprotocol/server";
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+  type AuthInfo,
+} from "@modelcontextprotocol/server";
 import { createMcpServer, mcpToolOf, type McpCaller } from "./mcp-server";
 import { jsonRpcTooLarge } from "./json-rpc-limits";
 import { rawRefusal } from "./mcp-guard";
@@ -84,7 +91,11 @@ async function readJsonRpc(req: IncomingMessage, maxBytes: number): Promise<{ te
   // refused before JSON.parse when parsing itself would be the cost (runtime/dispatch/prescan.ts)
   const tooLarge = jsonRpcTooLarge(text);
   if (tooLarge)
-    throw new HttpError(413, tooLarge, jsonRpcError(-32600, `Request too large: ${tooLarge}`, { code: ERR.payloadTooLarge }));
+    throw new HttpError(
+      413,
+      tooLarge,
+      jsonRpcError(-32600, `Request too large: ${tooLarge}`, { code: ERR.payloadTooLarge }),
+    );
   try {
     return { text, body: JSON.parse(text) };
   } catch {
@@ -121,21 +132,37 @@ async function sendResponse(res: ServerResponse, response: Response): Promise<vo
 /** The MCP Streamable HTTP server (not yet listening). */
 export function createMcpHttpServer(options: McpHttpOptions): Server {
   const maxBytes = options.maxBytes ?? 1024 * 1024;
-  const handler = createMcpHandler(
-    ({ authInfo }) =>
-      createMcpServer(
-        {
-          dispatch: (request) => options.dispatch(request),
-          grants: options.grants,
-          sessionId: options.sessionId,
-          states: options.states,
-          now: options.now,
-          provider: options.provider,
-        },
-        authInfo?.extra?.[CALLER] as McpCaller,
-      ),
-    { maxRequestBodySize: maxBytes, onerror: (e) => options.log.debug({ err: e.message }, "mcp request refused") },
-  );
+  const build = (caller: McpCaller) =>
+    createMcpServer(
+      {
+        dispatch: (request) => options.dispatch(request),
+        grants: options.grants,
+        sessionId: options.sessionId,
+        states: options.states,
+        now: options.now,
+        provider: options.provider,
+      },
+      caller,
+    );
+  const modern = createMcpHandler(({ authInfo }) => build(authInfo?.extra?.[CALLER] as McpCaller), {
+    legacy: "reject",
+    maxRequestBodySize: maxBytes,
+    onerror: (e) => options.log.debug({ err: e.message }, "mcp request refused"),
+  });
+  /** A 2025-era request: a fresh server and transport, JSON answers, nothing kept (stateless). */
+  async function legacy(request: Request, body: unknown, authInfo: AuthInfo, res: ServerResponse): Promise<void> {
+    const server = build(authInfo.extra![CALLER] as McpCaller);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    try {
+      await server.connect(transport);
+      await sendResponse(res, await transport.handleRequest(request, { parsedBody: body, authInfo }));
+    } finally {
+      await server.close();
+    }
+  }
   return createHttpService({
     log: options.log,
     allowedHosts: options.allowedHosts,
@@ -158,9 +185,15 @@ export function createMcpHttpServer(options: McpHttpOptions): Server {
           const refused = rawRefusal(body, mcpToolOf);
           if (refused) caller.refusals.set(refused.id, refused);
           // the token is checked above and never handed on (nor logged): authInfo carries the caller only
-          const authInfo: AuthInfo = { token: "", clientId: "mnote-static-token", scopes: [], extra: { [CALLER]: caller } };
-          const response = await handler.fetch(webRequest(req, text), { authInfo, parsedBody: body });
-          await sendResponse(res, response);
+          const authInfo: AuthInfo = {
+            token: "",
+            clientId: "mnote-static-token",
+            scopes: [],
+            extra: { [CALLER]: caller },
+          };
+          const request = webRequest(req, text);
+          if (await isLegacyRequest(request, body)) return legacy(request, body, authInfo, res);
+          await sendResponse(res, await modern.fetch(request, { authInfo, parsedBody: body }));
         },
       },
       // stateless: no SSE stream to open (GET) and no session to end (DELETE)

@@ -280,7 +280,9 @@ describe("mnote-tools mcp", () => {
     await client.close();
 
     const reader = modernClient();
-    await reader.connect(new StreamableHTTPClientTransport(new URL(server.url), auth({ "X-Mnote-Session": "s_reader" })));
+    await reader.connect(
+      new StreamableHTTPClientTransport(new URL(server.url), auth({ "X-Mnote-Session": "s_reader" })),
+    );
     await reader.listTools();
     expect(
       ((await reader.callTool({ name: "mnote_page_update_title", arguments: { title: "x" } })).structuredContent as any)
