@@ -40,7 +40,7 @@ import {
 import { mcpCacheHint, mcpServerInfo, mcpTools } from "../../generated/mcp/tools";
 import { ERR, modelView, toolByName, type ToolDescriptor } from "../../generated/registry";
 import { validateIdempotencyKey } from "../../generated/validators";
-import type { SessionGrant, ToolResponse } from "../../generated/types";
+import type { SessionGrant, ToolRequest, ToolResponse } from "../../generated/types";
 import type { RaiseRefusal } from "../../generated/raise";
 import { failureResponse, refusalResponse } from "../dispatch/dispatcher";
 import type { GrantStore } from "../state/grant-store";
@@ -120,7 +120,7 @@ export function createMcpServer(
       capabilities: { tools: {} },
       instructions: TOOLSET_DESCRIPTION,
       cacheHints: { "tools/list": mcpCacheHint, "server/discover": mcpCacheHint },
-      requestState: { verify: states.codec.verify },
+      requestState: { verify: (value, ctx) => states.codec.verify(value, ctx) },
     },
   );
   const now = options.now ?? Date.now;
@@ -139,8 +139,8 @@ export function createMcpServer(
     };
   }
 
-  const fail = (failure: ToolFailure, grant: SessionGrant, tool: ToolDescriptor, echo: object) =>
-    asResult(failureResponse(failure, echo as never, tool, grant.locale ?? "zh-CN"));
+  const fail = (failure: ToolFailure, grant: SessionGrant, tool: ToolDescriptor, echo: ToolRequest) =>
+    asResult(failureResponse(failure, echo, tool, grant.locale ?? "zh-CN"));
 
   /** A raw call the raise step refuses (mcp-guard.ts): the invalid_input the handler would answer. */
   function refuseRawCall(tool: ToolDescriptor, grant: SessionGrant, refusal: RaiseRefusal): CallToolResult {
