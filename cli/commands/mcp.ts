@@ -14,6 +14,9 @@ export interface McpOptions extends RuntimeCliOptions, HttpCliOptions {
   token?: string;
   maxBytes: number;
   provider?: string;
+  oauthIssuer?: string;
+  oauthJwks?: string;
+  oauthResource?: string;
 }
 
 export async function runMcp(opts: McpOptions): Promise<void> {
@@ -71,7 +74,14 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     token = randomBytes(18).toString("base64url");
     showGeneratedToken("mcp", "--token or MNOTE_TOOLS_TOKEN", token);
   }
+  let oauth;
+  if (opts.oauthIssuer) {
+    const { mcpOAuth } = await import("../../runtime/transports/mcp-oauth");
+    const resource = new URL(opts.oauthResource ?? `http://${opts.host}:${opts.port}/mcp`);
+    oauth = mcpOAuth({ issuer: opts.oauthIssuer, jwksUrl: opts.oauthJwks, resource });
+  }
   const server = createMcpHttpServer({
+    oauth,
     dispatch,
     grants: runtime.grants,
     sessionId: opts.session,

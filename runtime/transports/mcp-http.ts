@@ -25,6 +25,7 @@ import type { GrantStore } from "../state/grant-store";
 import {
   createHttpService,
   decodeUtf8,
+  hasBearer,
   HttpError,
   readBody,
   requireBearer,
@@ -42,6 +43,7 @@ import { createMcpServer, mcpToolOf, type McpCaller } from "./mcp-server";
 import { jsonRpcTooLarge } from "./json-rpc-limits";
 import { rawRefusal } from "./mcp-guard";
 import type { McpRequestStates } from "./mcp-request-state";
+import type { McpOAuth } from "./mcp-oauth";
 import type { ProviderName } from "../../generated/providers";
 
 export interface McpHttpOptions {
@@ -53,6 +55,8 @@ export interface McpHttpOptions {
   now?: () => number;
   /** Which provider variant of the tool schemas tools/list shows (default: portable). */
   provider?: ProviderName;
+  /** OAuth (mcp-oauth.ts): bearer JWTs from an issuer, beside the static token. */
+  oauth?: McpOAuth;
   /** The signed requestState of approval rounds (mcp-request-state.ts; default: a per-process key). */
   states?: McpRequestStates;
   token: string;
@@ -174,12 +178,24 @@ export function createMcpHttpServer(options: McpHttpOptions): Server {
         method: "POST",
         path: "/mcp",
         handle: async ({ req, res }) => {
-          requireBearer(req, [options.token]);
+          // the static token (local use), else an OAuth bearer token when OAuth is configured
+          const local = hasBearer(req, options.token);
+          if (!local && !options.oauth) requireBearer(req, [options.token]);
           const { text, body } = await readJsonRpc(req, maxBytes);
+          let subject: string | undefined;
+          if (!local && options.oauth) {
+            const auth = await options.oauth.gate(webRequest(req, text));
+            if (auth instanceof Response) return sendResponse(res, auth);
+            const refused = options.oauth.scopeRefusal(body, auth);
+            if (refused) return sendResponse(res, refused);
+            subject = typeof auth.extra?.subject === "string" ? auth.extra.subject : auth.clientId;
+          }
           const header = req.headers["x-mnote-session"];
           const caller: McpCaller = {
-            sessionId: typeof header === "string" && header ? header : options.sessionId,
+            // X-Mnote-Session is the static token's (its holder vouches); an OAuth caller acts under --session
+            sessionId: local && typeof header === "string" && header ? header : options.sessionId,
             refusals: new Map(),
+            ...(subject !== undefined ? { subject } : {}),
           };
           // what the SDK's parse would hide is noted first (mcp-guard.ts)
           const refused = rawRefusal(body, mcpToolOf);
@@ -196,6 +212,19 @@ export function createMcpHttpServer(options: McpHttpOptions): Server {
           await sendResponse(res, await modern.fetch(request, { authInfo, parsedBody: body }));
         },
       },
+      // RFC 9728: where clients find the authorization server (named in every 401 challenge)
+      ...(options.oauth
+        ? [
+            {
+              method: "GET",
+              path: options.oauth.metadataPath,
+              handle: ({ res }: { res: ServerResponse }) => {
+                res.writeHead(200, { "content-type": "application/json", "cache-control": "max-age=300" });
+                res.end(JSON.stringify(options.oauth!.metadata));
+              },
+            },
+          ]
+        : []),
       // stateless: no SSE stream to open (GET) and no session to end (DELETE)
       ...["GET", "DELETE"].map((method) => ({
         method,
