@@ -42,7 +42,8 @@ export async function runMcp(opts: McpOptions): Promise<void> {
   // the approval rounds' requestState: keyed from the runtime's approval secret, so every process on
   // the same state file (or MNOTE_APPROVAL_SECRET) reads the others' (runtime/transports/mcp-request-state.ts)
   const { mcpRequestStates } = await import("../../runtime/transports/mcp-request-state");
-  const states = mcpRequestStates(runtime.approvalSecret);
+  // a round's requestState lives as long as the approval it carries (--approval-ttl), with a minute's margin
+  const states = mcpRequestStates(runtime.approvalSecret, Math.ceil(opts.approvalTtl / 1000) + 60);
   const stop = async () => {
     await runtime.close();
     await telemetry?.shutdown();
