@@ -1,8 +1,8 @@
 /**
- * Section "mcp": `mnote-tools mcp` end to end against an SDK-only server (bench/sdk-mcp-server.ts:
- * the SDK's McpServer with zod schemas serving the same six tools over the same reference kernel),
- * over stdio and over Streamable HTTP, both driven by the SDK's own Client, the same calls in the
- * same order. Every round runs both servers back to back (in random order) for the same number of
+ * Section "mcp": `mnote-tools mcp` end to end against an SDK-only server (bench/sdk-mcp-v2-server.ts:
+ * the v2 SDK's McpServer with zod schemas serving the same six tools over the same reference
+ * kernel, through serveStdio and createMcpHandler as ours), over stdio and over Streamable HTTP,
+ * both driven by the v2 SDK's own Client speaking 2026-07-28, the same calls in the same order. Every round runs both servers back to back (in random order) for the same number of
  * calls; the ratio is taken per round (ours / SDK-only, time for the calls), median over rounds.
  * Every answer is checked: a call that is not ok fails the run.
  */
@@ -10,9 +10,8 @@ import { benchPolicyArgs } from "./approval";
 import { spawn, type ChildProcess } from "node:child_process";
 import { rmSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { cliFixture } from "./cold-start";
 import { cliBin, distBench, repoRoot } from "./paths";
 import { processCpuMs } from "./proc";
@@ -23,7 +22,7 @@ import { goal, type FigureTree, type Goal, type SectionContext, type SectionResu
 const TOKEN = "bench-token";
 const TRANSPORTS = ["stdio", "http"] as const;
 type Transport = (typeof TRANSPORTS)[number];
-const SIDES = ["mnote-tools mcp", "SDK-only McpServer"] as const;
+const SIDES = ["mnote-tools mcp", "SDK-only v2 McpServer"] as const;
 type Side = (typeof SIDES)[number];
 
 /** The six tools' model arguments: a valid call of each (page.save replaces, so the page stays small). */
@@ -90,8 +89,12 @@ async function connect(side: Side, transport: Transport, db: string, state: stri
     state,
     ...benchPolicyArgs(dirname(db)),
   ];
-  const sdk = [join(distBench, "sdk-mcp-server.js"), transport, db, JSON.stringify(identity)];
-  const client = new Client({ name: "mnote-bench", version: "0.0.0" });
+  const sdk = [join(distBench, "sdk-mcp-v2-server.js"), transport, db, JSON.stringify(identity)];
+  // the 2026-07-28 revision, pinned: no initialize, every request carries its version
+  const client = new Client(
+    { name: "mnote-bench", version: "0.0.0" },
+    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+  );
   if (transport === "stdio") {
     const t = new StdioClientTransport({
       command: process.execPath,
@@ -206,7 +209,7 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
     }
     figures[transport] = tree;
     const ours = runs.get(`${transport}/mnote-tools mcp`) ?? [];
-    const sdk = runs.get(`${transport}/SDK-only McpServer`) ?? [];
+    const sdk = runs.get(`${transport}/SDK-only v2 McpServer`) ?? [];
     const wall = pairedRatio(
       ours.map((x) => x.ms),
       sdk.map((x) => x.ms),
@@ -221,7 +224,7 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
     goals.push(
       goal(
         `mcp.${transport}`,
-        `MCP over ${transport}: mnote-tools mcp / SDK-only McpServer, time per call`,
+        `MCP 2026-07-28 over ${transport}: mnote-tools mcp / SDK-only v2 McpServer, time per call`,
         wall,
         "<=",
         1,
@@ -231,8 +234,8 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
   return {
     title: "MCP: mnote-tools mcp end to end against an SDK-only server",
     notes: [
-      "µs per tools/call, end to end (lower is better): the SDK's Client in the bench's process calls the six tools in turn (page.get, page.save replacing two blocks, update_title, update_options, create_summary, create_ai_note), one call at a time, and checks every answer (not isError, structuredContent.ok true).",
-      "mnote-tools mcp: node bin/mnote-tools.js mcp --session <grant> (stdio), and with --http --port 0 --token (Streamable HTTP, stateless); the embedded reference kernel and the state file of a seeded fixture. SDK-only McpServer: bench/sdk-mcp-server.ts, the SDK's McpServer with zod input schemas for the same tools (contract 2.0.0's rules), each handler asking the same reference kernel (the same database file) for access and running the tool's kernel command; over HTTP a server and transport per request behind a bearer token, as ours. It does none of the product's promises (no session grant, no replayable idempotency key, no envelope, no response check, no log line, no span).",
+      "µs per tools/call, end to end (lower is better): the v2 SDK's Client (2026-07-28, pinned) in the bench's process calls the six tools in turn (page.get, page.save replacing two blocks, update_title, update_options, create_summary, create_ai_note), one call at a time, and checks every answer (not isError, structuredContent.ok true).",
+      "mnote-tools mcp: node bin/mnote-tools.js mcp --session <grant> (stdio), and with --http --port 0 --token (Streamable HTTP, stateless); the embedded reference kernel and the state file of a seeded fixture. SDK-only v2 McpServer: bench/sdk-mcp-v2-server.ts, the v2 SDK's McpServer with zod input schemas for the same tools (contract 2.0.0's rules), each handler asking the same reference kernel (the same database file) for access and running the tool's kernel command; serveStdio on stdio, createMcpHandler over HTTP (a server per request) behind a bearer token and the SDK's Host/Origin guards, as ours. It does none of the product's promises (no session grant, no replayable idempotency key, no envelope, no response check, no log line, no span).",
       `Interleaved: per transport, both servers run side by side; ${rounds} rounds, each running ${calls} calls on both servers back to back in random order, after ${warmup} unmeasured calls each. The ratio is ours / SDK-only per round (time for the calls), median over rounds. server CPU: the server process's user + system time over the round (from /proc, 10 ms ticks).`,
     ],
     figures,

@@ -40,6 +40,8 @@ export interface Runtime {
   kernel: KernelPort;
   /** The one clock every time comparison of this runtime uses (grant liveness, idempotency expiry). */
   now: () => number;
+  /** The key approval tokens are signed with (the MCP server derives its requestState key from it). */
+  approvalSecret: Buffer;
   close(): Promise<void>;
 }
 
@@ -93,6 +95,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     embeddedKernel,
     kernel,
     now,
+    approvalSecret: approval.secret,
     async close() {
       await idempotency.close();
       if (options.grants) await options.grants.close?.();

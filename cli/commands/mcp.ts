@@ -14,6 +14,9 @@ export interface McpOptions extends RuntimeCliOptions, HttpCliOptions {
   token?: string;
   maxBytes: number;
   provider?: string;
+  oauthIssuer?: string;
+  oauthJwks?: string;
+  oauthResource?: string;
 }
 
 export async function runMcp(opts: McpOptions): Promise<void> {
@@ -37,6 +40,11 @@ export async function runMcp(opts: McpOptions): Promise<void> {
   });
   // tracked: an answer counts as delivered only once the transport sent it (docs/RELIABILITY.md)
   const dispatch = (r: unknown) => runtime.dispatcher.dispatchTracked(r);
+  // the approval rounds' requestState: keyed from the runtime's approval secret, so every process on
+  // the same state file (or MNOTE_APPROVAL_SECRET) reads the others' (runtime/transports/mcp-request-state.ts)
+  const { mcpRequestStates } = await import("../../runtime/transports/mcp-request-state");
+  // a round's requestState lives as long as the approval it carries (--approval-ttl), with a minute's margin
+  const states = mcpRequestStates(runtime.approvalSecret, Math.ceil(opts.approvalTtl / 1000) + 60);
   const stop = async () => {
     await runtime.close();
     await telemetry?.shutdown();
@@ -47,7 +55,14 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     try {
       // the kernel is asked once before the MCP channel opens (exit 3 if it cannot be used)
       await checkKernelAtStartup(runtime, opts, log);
-      await serveMcpStdio({ dispatch, grants: runtime.grants, sessionId: opts.session, now: runtime.now, provider });
+      await serveMcpStdio({
+        dispatch,
+        grants: runtime.grants,
+        sessionId: opts.session,
+        now: runtime.now,
+        provider,
+        states,
+      });
     } finally {
       await stop();
     }
@@ -61,12 +76,20 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     token = randomBytes(18).toString("base64url");
     showGeneratedToken("mcp", "--token or MNOTE_TOOLS_TOKEN", token);
   }
+  let oauth;
+  if (opts.oauthIssuer) {
+    const { mcpOAuth } = await import("../../runtime/transports/mcp-oauth");
+    const resource = new URL(opts.oauthResource ?? `http://${opts.host}:${opts.port}/mcp`);
+    oauth = mcpOAuth({ issuer: opts.oauthIssuer, jwksUrl: opts.oauthJwks, resource });
+  }
   const server = createMcpHttpServer({
+    oauth,
     dispatch,
     grants: runtime.grants,
     sessionId: opts.session,
     now: runtime.now,
     provider,
+    states,
     token,
     maxBytes: opts.maxBytes,
     log,

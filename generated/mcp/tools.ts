@@ -69,8 +69,18 @@ export const mcpAnnotations: Readonly<Record<RegisteredToolName, McpToolAnnotati
   }
 };
 
-/** Every tool under its provider-safe name; the schemas are the registry's (the response envelope is the output). */
-export const mcpTools: readonly McpToolDefinition[] = Object.values(tools).map((tool) => ({
+/**
+ * The cache hint of tools/list and server/discover (2026-07-28 ttlMs/cacheScope): the list depends
+ * on the contract and the server's --provider only, never on the caller, so a shared cache may keep
+ * it; five minutes bounds how long a client keeps a list a server restart may have changed.
+ */
+export const mcpCacheHint = { ttlMs: 300_000, cacheScope: "public" } as const;
+
+/** Every tool under its provider-safe name, sorted by it; the schemas are the registry's (the response envelope is the output). */
+export const mcpTools: readonly McpToolDefinition[] = Object.values(tools)
+  .slice()
+  .sort((a, b) => (a.providerName < b.providerName ? -1 : a.providerName > b.providerName ? 1 : 0))
+  .map((tool) => ({
   name: tool.providerName,
   title: tool.title,
   description: tool.description,

@@ -1,49 +1,94 @@
 /**
- * Approval over MCP (docs/APPROVAL.md). A call whose answer is approval_required is put to the
- * person through the client's elicitation when the client declared that capability: a one-screen
- * summary of the preview and one yes/no field. Yes resends the same request with the token (the
- * write then goes through the dispatcher's checks like any approved call); no, cancel, or an
- * elicitation that fails answers approval_denied (declined), and nothing is written. A client
- * without elicitation gets the approval_required result itself (isError, structured: the preview
- * and the token), and sends the call again with the token in _meta["mnote/approval"]: the token
- * travels beside the model's arguments, never in them, so a model cannot approve its own write.
+ * Approval over MCP (docs/APPROVAL.md, docs/MCP.md) as the 2026-07-28 revision asks for input: a
+ * call whose answer is approval_required is answered `input_required`, holding one form for the
+ * person: the message is the person-readable preview (previewSummary), the schema a single yes/no.
+ * The requestState (mcp-request-state.ts) binds principal, tool, argument fingerprint, previewed
+ * revision and expiry, and carries the approval token sealed. The client retries with the answer:
+ * an explicit yes sends the call to the dispatcher with the token (its nonce is used up there, so
+ * a replayed requestState writes nothing); decline, cancel or no answer is approval_denied
+ * (declined), and nothing is written.
+ *
+ * The same handler serves 2025-11-25 clients through the SDK's legacy shim (a real
+ * elicitation/create request on stdio). A client that cannot show a form (no elicitation
+ * capability, or stateless 2025 HTTP with no return channel) is refused by the SDK's capability
+ * gate (-32021, or an isError tool result naming the capability) and nothing is written. The token
+ * itself never reaches a client or a model on any transport.
  */
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  inputRequired,
+  inputResponse,
+  type InputRequiredResult,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
 import { ERR, type ToolDescriptor } from "../../generated/registry";
 import type { ApprovalChallenge, ToolResponse } from "../../generated/types";
 import { previewSummary } from "../approval/preview";
+import { ToolFailure } from "../dispatch/tool-failure";
+import { argumentsFingerprint, type ApprovalState, type McpRequestStates } from "./mcp-request-state";
 
-/** Where an MCP client puts an approval it obtained itself ({token, approvedBy?}), and its pointer within params. */
-export const APPROVAL_META_KEY = "mnote/approval";
-export const APPROVAL_META_POINTER = "/_meta/mnote~1approval";
+/** The key of the one input request of an approval round. */
+export const APPROVAL_INPUT = "approve";
+
+const YES_NO = {
+  type: "object" as const,
+  properties: { approve: { type: "boolean" as const, title: "Approve", description: "Yes: make this change." } },
+  required: [APPROVAL_INPUT],
+};
 
 /** The challenge of an approval_required answer, if it is one. */
 export function challengeOf(response: ToolResponse): ApprovalChallenge | undefined {
   return !response.ok && response.error.code === ERR.approvalRequired ? response.error.approval : undefined;
 }
 
-/**
- * Asks the person through the client's elicitation: "accept" only on an explicit yes;
- * "unsupported" when the client has no elicitation (the caller then returns the challenge as it is).
- */
-export async function elicitApproval(
-  server: Server,
+/** The input_required result that puts the preview to the person (the token sealed in the state). */
+export async function askApproval(
+  states: McpRequestStates,
   tool: ToolDescriptor,
   challenge: ApprovalChallenge,
-): Promise<"accept" | "decline" | "unsupported"> {
-  if (!server.getClientCapabilities()?.elicitation) return "unsupported";
-  try {
-    const answer = await server.elicitInput({
-      message: `${previewSummary(tool.title, challenge.preview)}\n\nApprove this change?`,
-      requestedSchema: {
-        type: "object",
-        properties: { approve: { type: "boolean", title: "Approve", description: "Yes: make this change." } },
-        required: ["approve"],
-      },
-    });
-    return answer.action === "accept" && answer.content?.approve === true ? "accept" : "decline";
-  } catch {
-    // a client that cannot show it, or that failed to: nobody said yes
-    return "decline";
-  }
+  call: { principal: string; args: unknown },
+): Promise<InputRequiredResult> {
+  const state: ApprovalState = {
+    v: 1,
+    p: call.principal,
+    t: tool.providerName,
+    f: argumentsFingerprint(call.args),
+    r: challenge.preview.revision ?? null,
+    e: Date.parse(challenge.expiresAt),
+    k: states.seal(challenge.token),
+  };
+  return inputRequired({
+    inputRequests: {
+      [APPROVAL_INPUT]: inputRequired.elicit({
+        message: `${previewSummary(tool.title, challenge.preview)}\n\nApprove this change?`,
+        requestedSchema: YES_NO,
+      }),
+    },
+    requestState: await states.codec.mint(state),
+  });
+}
+
+/**
+ * What the retry of an approval round carries: the token to write with (an explicit yes, for this
+ * principal, tool and arguments, not expired), or the failure to answer instead.
+ */
+export function approvalAnswer(
+  states: McpRequestStates,
+  tool: ToolDescriptor,
+  state: ApprovalState,
+  ctx: ServerContext,
+  call: { principal: string; args: unknown; now: number },
+): { token: string } | ToolFailure {
+  const invalid = (reason: string) =>
+    new ToolFailure(ERR.approvalInvalid, { reason, decision: { decision: "invalid", level: "ask" } });
+  if (state.p !== call.principal) return invalid("other_session");
+  if (state.t !== tool.providerName) return invalid("other_tool");
+  if (state.f !== argumentsFingerprint(call.args)) return invalid("other_args");
+  if (call.now >= state.e)
+    return new ToolFailure(ERR.approvalExpired, { decision: { decision: "invalid", level: "ask" } });
+  const answer = inputResponse(ctx.mcpReq.inputResponses, APPROVAL_INPUT);
+  const yes = answer.kind === "elicit" && answer.action === "accept" && answer.content?.[APPROVAL_INPUT] === true;
+  if (!yes)
+    return new ToolFailure(ERR.approvalDenied, { reason: "declined", decision: { decision: "denied", level: "ask" } });
+  const token = states.unseal(state.k);
+  return token === undefined ? invalid("altered") : { token };
 }

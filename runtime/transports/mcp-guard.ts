@@ -4,29 +4,34 @@
  * a model's `{"__proto__": {"dryRun": true}, ...}` would reach the handler as a plain write. The
  * model asked for something the handler cannot see; such a call must be refused, not guessed at.
  *
- * This transport wrapper sees every JSON-RPC message as the transport read it (JSON.parse keeps
- * "__proto__" as an ordinary member, and the SDK's JSON-RPC parse keeps params.arguments as it
- * is), before the SDK's request parse. A tools/call of a known tool whose raw arguments the raise
- * step refuses (raiseRefusal: an undeclared __proto__ / constructor / prototype member at any
- * depth, a non-boolean dryRun) is answered here with the tool result the handler would give
- * (invalid_input naming the place), and never reaches the handler. Everything else passes
- * through unchanged. It wraps every transport the server connects (stdio, Streamable HTTP).
+ * The raw message is seen here as the transport read it (JSON.parse keeps "__proto__" as an
+ * ordinary member), before the SDK's request parse. A tools/call of a known tool whose raw
+ * arguments the raise step refuses (raiseRefusal: an undeclared __proto__ / constructor /
+ * prototype member at any depth, a non-boolean dryRun) is noted by its request id; the tools/call
+ * handler then answers the tool result the raise step would give (invalid_input naming the place),
+ * through the SDK, so the answer has the shape of the request's protocol revision. On stdio the
+ * transport is wrapped (guardRawToolCalls); over HTTP the parsed body is checked (rawRefusal).
  */
-import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { CallToolResult, JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage, MessageExtraInfo, Transport, TransportSendOptions } from "@modelcontextprotocol/server";
 import type { RaiseRefusal } from "../../generated/raise";
 import { raiseRefusal } from "../../generated/raise";
 import type { ToolDescriptor } from "../../generated/registry";
 import { isPlainObject } from "../../common/values";
 
-/** The tool result for a raw call the raise step refuses (built by the server, which knows the grant). */
-export type RefuseRawCall = (tool: ToolDescriptor, refusal: RaiseRefusal) => Promise<CallToolResult>;
+export interface RawRefusal {
+  tool: ToolDescriptor;
+  refusal: RaiseRefusal;
+}
 
-/** The tool a raw tools/call names and the raise step's refusal of its raw arguments, if any. */
-function refusedCall(
-  message: JSONRPCMessage,
+/** Refused raw calls by JSON-RPC request id, taken (once) by the tools/call handler. */
+export type RawRefusals = Map<string | number, RawRefusal>;
+
+/** The request id of a raw tools/call the raise step refuses, with the tool and the refusal. */
+export function rawRefusal(
+  message: unknown,
   toolOf: (name: string) => ToolDescriptor | undefined,
-): { id: string | number; tool: ToolDescriptor; refusal: RaiseRefusal } | undefined {
+): ({ id: string | number } & RawRefusal) | undefined {
+  if (!isPlainObject(message)) return undefined;
   const m = message as { method?: unknown; id?: unknown; params?: unknown };
   if (m.method !== "tools/call" || (typeof m.id !== "string" && typeof m.id !== "number")) return undefined;
   if (!isPlainObject(m.params) || typeof m.params.name !== "string") return undefined;
@@ -37,11 +42,11 @@ function refusedCall(
   return refusal ? { id: m.id, tool, refusal } : undefined;
 }
 
-/** The transport, with tools/call messages the raise step refuses answered before the SDK parses them. */
+/** The transport, with every raw tools/call the raise step refuses noted in `refusals` before the SDK parses it. */
 export function guardRawToolCalls(
   inner: Transport,
   toolOf: (name: string) => ToolDescriptor | undefined,
-  refuse: RefuseRawCall,
+  refusals: RawRefusals,
 ): Transport {
   const guarded: Transport = {
     start: () => inner.start(),
@@ -55,14 +60,9 @@ export function guardRawToolCalls(
   inner.onclose = () => guarded.onclose?.();
   inner.onerror = (error: Error) => guarded.onerror?.(error);
   inner.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => {
-    const refused = refusedCall(message, toolOf);
-    if (!refused) {
-      guarded.onmessage?.(message, extra);
-      return;
-    }
-    void refuse(refused.tool, refused.refusal)
-      .then((result) => inner.send({ jsonrpc: "2.0", id: refused.id, result }, { relatedRequestId: refused.id }))
-      .catch((error: unknown) => guarded.onerror?.(error instanceof Error ? error : new Error(String(error))));
+    const refused = rawRefusal(message, toolOf);
+    if (refused) refusals.set(refused.id, { tool: refused.tool, refusal: refused.refusal });
+    guarded.onmessage?.(message, extra);
   };
   return guarded;
 }

@@ -7,8 +7,7 @@
  * (runtime/dispatch/prescan.ts). A refused line is answered with a JSON-RPC error whose id is null
  * (the id was never read), as MCP over HTTP answers a body it cannot read.
  */
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { parseJSONRPCMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/server";
 import { ERR } from "../../generated/registry";
 import { JSON_RPC_LIMITS, jsonRpcTooLarge } from "./json-rpc-limits";
 
@@ -24,6 +23,8 @@ export class LimitedStdioServerTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /** Told once the transport closed (the serving entry owns onclose). */
+  onclosed?: () => void;
   private parts: Buffer[] = [];
   private size = 0;
   /** Past the byte limit: the rest of the line is dropped until its newline. */
@@ -84,12 +85,14 @@ export class LimitedStdioServerTransport implements Transport {
       void this.send(unreadable(-32700, "Parse error: the message is not JSON", ERR.invalidInput));
       return;
     }
-    const message = JSONRPCMessageSchema.safeParse(value);
-    if (!message.success) {
-      this.onerror?.(new Error(`not a JSON-RPC message: ${message.error.message}`));
+    let message: JSONRPCMessage;
+    try {
+      message = parseJSONRPCMessage(value);
+    } catch (e) {
+      this.onerror?.(new Error(`not a JSON-RPC message: ${e instanceof Error ? e.message : String(e)}`));
       return;
     }
-    this.onmessage?.(message.data);
+    this.onmessage?.(message);
   }
 
   async start(): Promise<void> {
@@ -105,10 +108,13 @@ export class LimitedStdioServerTransport implements Transport {
     if (this.stdin.listenerCount("data") === 0) this.stdin.pause();
     this.parts = [];
     this.onclose?.();
+    this.onclosed?.();
   }
 
-  /** Resolves once stdout took the message (its write callback), rejects when the write failed (the delivery rule). */
+  /** The one place an answer is handed to the client on stdio (delivery is confirmed when the write is flushed). */
   send(message: JSONRPCMessage): Promise<void> {
+    // resolves once stdout took the line (its write callback), rejects when the write failed: the
+    // delivery rule confirms a write's answer only after this (mcp-server.ts, deliverOnSend)
     return new Promise((resolve, reject) => {
       this.stdout.write(JSON.stringify(message) + "\n", (error) => (error ? reject(error) : resolve()));
     });

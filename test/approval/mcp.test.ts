@@ -1,50 +1,118 @@
 /**
- * Approval over MCP, in process with the SDK's Client on an in-memory transport and the contract's
- * levels: a client with elicitation is asked (one screen: what would change) and the write happens
- * only on an explicit yes, exactly once; no, cancel and a failing client write nothing; a client
- * without elicitation gets the preview and token as the tool result and approves with
- * _meta["mnote/approval"]; deny holds; the tools' annotations stay derived from the contract.
+ * Approval over MCP as the 2026-07-28 revision asks for input (runtime/transports/mcp-approval.ts):
+ * a call at level ask is answered input_required, one form whose message is the preview and whose
+ * schema is yes/no; the client's retry with yes writes exactly once; decline, cancel, no and a
+ * replayed or altered requestState write nothing; a client that cannot show a form gets a clear
+ * error and nothing is written; the approval token is in nothing a client or model receives.
+ *
+ * Driven by the SDK's own clients: the v2 client over Streamable HTTP (our HTTP server, in
+ * process, so the kernel's tables are read directly), raw 2026-07-28 requests for what a client
+ * would not send on its own (a replayed or altered requestState), and both clients over stdio
+ * (`mnote-tools mcp` started by the client; the v1 client goes through the SDK's legacy shim).
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
-import { createMcpServer } from "../../runtime/transports/mcp-server";
+import type { AddressInfo } from "node:net";
+import type { Server as HttpServer } from "node:http";
+import Database from "better-sqlite3";
+import { Client, ProtocolError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport as V1Stdio } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport as V1Http } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { createMcpHttpServer } from "../../runtime/transports/mcp-http";
 import { approvalPolicyFrom, EMPTY_POLICY } from "../../runtime/approval/policy";
+import { createLogger } from "../../common/http/logger";
 import { testRuntime, type TestRuntime } from "../support/runtime";
+import { seededProject } from "../support/project";
+import { cliPath } from "../support/paths";
 import { tools } from "../../generated/registry";
 
 const REPLACE = { content: [{ type: "paragraph", text: "Rewritten." }], mode: "replace" };
+const MODERN = "2026-07-28";
+const TOKEN = "mcp-approval-token";
+/** How every approval token starts: base64url of '{"v":1,"s":"' (runtime/approval/token.ts). */
+const TOKEN_PREFIX = Buffer.from('{"v":1,"s":"').toString("base64url");
 
-async function connected(options: {
-  elicit?: (message: string) => ElicitResult | Promise<ElicitResult>;
-  policy?: unknown;
-}): Promise<{ t: TestRuntime; client: Client; asked: string[] }> {
+type Answer = {
+  action: "accept" | "decline" | "cancel";
+  content?: Record<string, string | number | boolean | string[]>;
+};
+
+async function httpServed(policy?: unknown): Promise<{ t: TestRuntime; url: string; close(): Promise<void> }> {
   const t = await testRuntime({
-    approval: { policy: options.policy === undefined ? EMPTY_POLICY : approvalPolicyFrom(options.policy) },
+    approval: { policy: policy === undefined ? EMPTY_POLICY : approvalPolicyFrom(policy) },
   });
   const as = await t.session({ actorId: "user_1" });
-  const server = createMcpServer({
+  const server: HttpServer = createMcpHttpServer({
     dispatch: (r) => t.runtime.dispatcher.dispatch(r),
     grants: t.runtime.grants,
     sessionId: as.sessionId,
+    token: TOKEN,
+    log: createLogger({ service: "test", level: "silent" }),
   });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  return {
+    t,
+    url,
+    close: async () => {
+      await new Promise((resolve) => server.close(resolve));
+      await t.close();
+    },
+  };
+}
+
+/** The v2 client (2026-07-28), answering every form with `answer` and recording what it was shown. */
+async function modernClient(url: string, answer?: (message: string) => Answer) {
+  const asked: string[] = [];
   const client = new Client(
     { name: "approval-test", version: "1.0.0" },
-    { capabilities: options.elicit ? { elicitation: { form: {} } } : {} },
+    {
+      versionNegotiation: { mode: { pin: MODERN } },
+      capabilities: answer ? { elicitation: { form: {} } } : {},
+    },
   );
-  const asked: string[] = [];
-  if (options.elicit) {
-    const elicit = options.elicit;
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+  if (answer)
+    client.setRequestHandler("elicitation/create", async (request) => {
       const message = (request.params as { message: string }).message;
       asked.push(message);
-      return elicit(message);
+      return answer(message);
     });
-  }
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  await client.connect(clientSide);
-  return { t, client, asked };
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }),
+  );
+  return { client, asked };
+}
+
+/** One raw 2026-07-28 tools/call over HTTP (the envelope and standard headers a v2 client sends). */
+async function rawCall(url: string, params: Record<string, unknown>, capabilities: object = { elicitation: {} }) {
+  const body = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: {
+      ...params,
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientInfo": { name: "raw", version: "0" },
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+      },
+    },
+  };
+  const res = await fetch(url, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": MODERN,
+      "mcp-method": "tools/call",
+      "mcp-name": String(params.name),
+    },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, text, json: JSON.parse(text) as any };
 }
 
 function body(t: TestRuntime): string[] {
@@ -55,10 +123,11 @@ function body(t: TestRuntime): string[] {
   ).map((r) => r.text);
 }
 
-describe("approval over MCP", () => {
-  it("with elicitation: the person sees what would change; yes writes exactly once", async () => {
-    const { t, client, asked } = await connected({ elicit: () => ({ action: "accept", content: { approve: true } }) });
-    const before = body(t).length;
+describe("approval over MCP (2026-07-28, input_required), over Streamable HTTP", () => {
+  it("the person sees what would change as a yes/no form; yes writes exactly once", async () => {
+    const s = await httpServed();
+    const { client, asked } = await modernClient(s.url, () => ({ action: "accept", content: { approve: true } }));
+    const before = body(s.t).length;
     const r = (await client.callTool({ name: "mnote_page_save", arguments: REPLACE })).structuredContent as any;
     expect(asked).toHaveLength(1);
     expect(asked[0]).toContain(`replace the whole body: ${before} blocks removed, 1 block written`);
@@ -68,25 +137,21 @@ describe("approval over MCP", () => {
       "mnote_page_save",
       { decision: "approved", level: "ask", approvedBy: "user_1" },
     ]);
-    expect(body(t)).toEqual(["Rewritten."]);
-    expect(t.count("command_log")).toBe(1);
+    expect(body(s.t)).toEqual(["Rewritten."]);
+    expect(s.t.count("command_log")).toBe(1);
     await client.close();
-    await t.close();
+    await s.close();
   });
 
   it.each([
-    ["declines", () => ({ action: "decline" }) as ElicitResult],
-    ["cancels", () => ({ action: "cancel" }) as ElicitResult],
-    ["accepts with no", () => ({ action: "accept", content: { approve: false } }) as ElicitResult],
-    [
-      "fails",
-      () => {
-        throw new Error("the client's window closed");
-      },
-    ],
-  ])("with elicitation: a person who %s gets approval_denied (declined), nothing written", async (_name, elicit) => {
-    const { t, client, asked } = await connected({ elicit });
-    const before = t.kernelStateHash();
+    ["declines", { action: "decline" }],
+    ["cancels", { action: "cancel" }],
+    ["accepts with no", { action: "accept", content: { approve: false } }],
+    ["accepts with a string for yes", { action: "accept", content: { approve: "true" } }],
+  ] as Array<[string, Answer]>)("a person who %s: approval_denied (declined), nothing written", async (_n, answer) => {
+    const s = await httpServed();
+    const { client, asked } = await modernClient(s.url, () => answer);
+    const before = s.t.kernelStateHash();
     const result = await client.callTool({ name: "mnote_page_save", arguments: REPLACE });
     const r = result.structuredContent as any;
     expect(asked).toHaveLength(1);
@@ -96,57 +161,102 @@ describe("approval over MCP", () => {
       "declined",
       { decision: "denied", level: "ask" },
     ]);
-    expect(t.kernelStateHash()).toBe(before);
+    expect(s.t.kernelStateHash()).toBe(before);
+    expect(s.t.count("command_log")).toBe(0);
     await client.close();
-    await t.close();
+    await s.close();
   });
 
-  it("without elicitation: the preview and token are the result; the client approves with _meta", async () => {
-    const { t, client } = await connected({});
-    const before = t.kernelStateHash();
-    const first = await client.callTool({ name: "mnote_page_save", arguments: REPLACE });
-    const r = first.structuredContent as any;
-    expect([first.isError, r.error.code]).toEqual([true, "mnote_tool_approval_required"]);
-    expect(r.error.approval.preview.ops[0].op).toBe("replace");
-    expect(t.kernelStateHash()).toBe(before);
-    // the model cannot carry the token: it is not one of the tool's arguments
-    const smuggled = (
-      await client.callTool({
-        name: "mnote_page_save",
-        arguments: { ...REPLACE, approval: { token: r.error.approval.token } },
-      })
-    ).structuredContent as any;
-    expect(smuggled.error.code).toBe("mnote_tool_invalid_input");
-    expect(t.kernelStateHash()).toBe(before);
-    // the client can
-    const token = r.error.approval.token;
-    const done = (
-      await client.callTool({
-        name: "mnote_page_save",
-        arguments: REPLACE,
-        _meta: { "mnote/approval": { token, approvedBy: "lin" } },
-      })
-    ).structuredContent as any;
-    expect([done.ok, done.audit.approval.approvedBy]).toEqual([true, "lin"]);
-    expect(t.count("command_log")).toBe(1);
-    const bad = (
-      await client.callTool({ name: "mnote_page_save", arguments: REPLACE, _meta: { "mnote/approval": { token: 42 } } })
-    ).structuredContent as any;
-    expect([bad.error.code, bad.error.pointer]).toEqual(["mnote_tool_invalid_input", "/_meta/mnote~1approval"]);
-    await client.close();
-    await t.close();
-  });
-
-  it("deny holds over MCP: nobody is asked, nothing written; annotations stay the contract's", async () => {
-    const { t, client, asked } = await connected({
-      elicit: () => ({ action: "accept", content: { approve: true } }),
-      policy: { tools: { "mnote.page.save": "deny" } },
+  it("the round carries no token; a replayed requestState, other arguments or an altered one write nothing", async () => {
+    const s = await httpServed();
+    const before = s.t.kernelStateHash();
+    const first = await rawCall(s.url, { name: "mnote_page_save", arguments: REPLACE });
+    expect(first.status).toBe(200);
+    const round = first.json.result;
+    expect(round.resultType).toBe("input_required");
+    expect(round.inputRequests.approve).toMatchObject({
+      method: "elicitation/create",
+      params: { requestedSchema: { properties: { approve: { type: "boolean" } }, required: ["approve"] } },
     });
-    const before = t.kernelStateHash();
+    // the token is nowhere in what the client (and so any model) receives
+    expect(first.text).not.toContain(TOKEN_PREFIX);
+    expect(first.text).not.toContain('"token"');
+    expect(s.t.kernelStateHash()).toBe(before);
+
+    const yes = { approve: { action: "accept", content: { approve: true } } };
+    const retry = (extra: Record<string, unknown>, args: object = REPLACE) =>
+      rawCall(s.url, { name: "mnote_page_save", arguments: args, ...extra });
+    // other arguments under the same approval: refused, nothing written
+    const other = await retry(
+      { inputResponses: yes, requestState: round.requestState },
+      { ...REPLACE, content: [{ type: "paragraph", text: "Something else." }] },
+    );
+    expect(other.json.result.structuredContent.error).toMatchObject({
+      code: "mnote_tool_approval_invalid",
+      reason: "other_args",
+    });
+    expect(s.t.kernelStateHash()).toBe(before);
+    // an altered requestState is refused by the SDK's verify hook before the handler runs
+    const altered = await retry({ inputResponses: yes, requestState: round.requestState.slice(0, -2) + "AA" });
+    expect(altered.json.error.code).toBe(-32602);
+    expect(s.t.kernelStateHash()).toBe(before);
+    // yes writes once
+    const done = await retry({ inputResponses: yes, requestState: round.requestState });
+    expect(done.json.result.structuredContent).toMatchObject({ ok: true, audit: { effect: "write" } });
+    expect(done.text).not.toContain(TOKEN_PREFIX);
+    expect(s.t.count("command_log")).toBe(1);
+    const written = s.t.kernelStateHash();
+    // the same requestState again: the token's nonce is used, nothing more is written
+    const replayed = await retry({ inputResponses: yes, requestState: round.requestState });
+    expect(replayed.json.result.structuredContent.error).toMatchObject({
+      code: "mnote_tool_approval_invalid",
+      reason: "replayed",
+    });
+    expect([s.t.count("command_log"), s.t.kernelStateHash()]).toEqual([1, written]);
+    await s.close();
+  });
+
+  it("a client without elicitation is told so (-32021), and nothing is written", async () => {
+    const s = await httpServed();
+    const before = s.t.kernelStateHash();
+    const { client } = await modernClient(s.url);
+    const error = await client.callTool({ name: "mnote_page_save", arguments: REPLACE }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as ProtocolError).code).toBe(-32021);
+    expect(String((error as ProtocolError).message)).toMatch(/elicitation/i);
+    expect(s.t.kernelStateHash()).toBe(before);
+    await client.close();
+    await s.close();
+  });
+
+  it("a 2025-11-25 client over stateless HTTP cannot be asked: a clear error result, nothing written", async () => {
+    const s = await httpServed();
+    const before = s.t.kernelStateHash();
+    const client = new V1Client({ name: "v1", version: "1" }, { capabilities: { elicitation: { form: {} } } });
+    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: { approve: true } }));
+    await client.connect(
+      new V1Http(new URL(s.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }),
+    );
+    const result = await client.callTool({ name: "mnote_page_save", arguments: REPLACE });
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result)).toMatch(/elicitation/i);
+    expect(JSON.stringify(result)).not.toContain(TOKEN_PREFIX);
+    expect(s.t.kernelStateHash()).toBe(before);
+    await client.close();
+    await s.close();
+  });
+
+  it("deny holds: nobody is asked, nothing written; annotations stay the contract's", async () => {
+    const s = await httpServed({ tools: { "mnote.page.save": "deny" } });
+    const { client, asked } = await modernClient(s.url, () => ({ action: "accept", content: { approve: true } }));
+    const before = s.t.kernelStateHash();
     const r = (await client.callTool({ name: "mnote_page_save", arguments: { ...REPLACE, mode: "append" } }))
       .structuredContent as any;
     expect([r.error.code, r.error.reason, asked]).toEqual(["mnote_tool_approval_denied", "policy", []]);
-    expect(t.kernelStateHash()).toBe(before);
+    expect(s.t.kernelStateHash()).toBe(before);
     const listed = (await client.listTools()).tools.find((x) => x.name === "mnote_page_save")!;
     expect(listed.annotations).toMatchObject({
       destructiveHint: tools["mnote.page.save"].semantics.destructive,
@@ -154,6 +264,89 @@ describe("approval over MCP", () => {
       readOnlyHint: false,
     });
     await client.close();
-    await t.close();
+    await s.close();
+  });
+});
+
+describe("approval over MCP, over stdio (`mnote-tools mcp` with the contract's levels)", () => {
+  const logged = (db: string) => {
+    const d = new Database(db, { readonly: true });
+    try {
+      return (d.prepare("SELECT COUNT(*) AS n FROM command_log").get() as { n: number }).n;
+    } finally {
+      d.close();
+    }
+  };
+  const args = (p: { db: string; state: string }) => [
+    cliPath,
+    "mcp",
+    "--session",
+    "s_1",
+    "--db",
+    p.db,
+    "--state",
+    p.state,
+  ];
+
+  it.each([
+    ["yes", { action: "accept", content: { approve: true } }, 1],
+    ["no", { action: "decline" }, 0],
+  ] as Array<[string, Answer, number]>)("the v2 client (2026-07-28) answering %s", async (_n, answer, writes) => {
+    const p = seededProject([{ session: "s_1", actor: "user_1" }]);
+    const asked: string[] = [];
+    const client = new Client(
+      { name: "approval-test", version: "1.0.0" },
+      { versionNegotiation: { mode: { pin: MODERN } }, capabilities: { elicitation: { form: {} } } },
+    );
+    client.setRequestHandler("elicitation/create", async (request) => {
+      asked.push((request.params as { message: string }).message);
+      return answer;
+    });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: args(p), stderr: "pipe" }));
+    try {
+      const result = await client.callTool({ name: "mnote_page_save", arguments: REPLACE });
+      expect([asked.length, result.isError, logged(p.db)]).toEqual([1, writes === 0, writes]);
+      expect(JSON.stringify(result)).not.toContain(TOKEN_PREFIX);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a 2025-11-25 client with elicitation is asked through the SDK's legacy shim; yes writes once", async () => {
+    const p = seededProject([{ session: "s_1", actor: "user_1" }]);
+    const client = new V1Client({ name: "v1", version: "1" }, { capabilities: { elicitation: { form: {} } } });
+    const asked: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push((request.params as { message: string }).message);
+      return { action: "accept", content: { approve: true } };
+    });
+    await client.connect(new V1Stdio({ command: process.execPath, args: args(p), stderr: "pipe" }));
+    try {
+      const result = await client.callTool({ name: "mnote_page_save", arguments: REPLACE });
+      expect([asked.length, result.isError, (result.structuredContent as any).ok, logged(p.db)]).toEqual([
+        1,
+        false,
+        true,
+        1,
+      ]);
+      expect(asked[0]).toContain("replace the whole body");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a 2025-11-25 client without elicitation: a clear error result, nothing written", async () => {
+    const p = seededProject([{ session: "s_1", actor: "user_1" }]);
+    const client = new V1Client({ name: "v1", version: "1" });
+    await client.connect(new V1Stdio({ command: process.execPath, args: args(p), stderr: "pipe" }));
+    try {
+      const result = await client.callTool({ name: "mnote_page_save", arguments: REPLACE });
+      expect(result.isError).toBe(true);
+      expect(JSON.stringify(result)).toMatch(/elicitation/i);
+      expect(JSON.stringify(result)).not.toContain(TOKEN_PREFIX);
+      expect(logged(p.db)).toBe(0);
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -7,21 +7,22 @@
  *   2. a non-boolean dryRun was a write ("true" read as false);
  *  12. results named tools by their dotted canonical names.
  */
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { createMcpServer } from "../../runtime/transports/mcp-server";
+import { InMemoryTransport, type JSONRPCMessage } from "@modelcontextprotocol/server";
+import { createMcpServer, mcpToolOf, type McpCaller } from "../../runtime/transports/mcp-server";
+import { guardRawToolCalls } from "../../runtime/transports/mcp-guard";
 import { testRuntime } from "../support/runtime";
 
 async function rawServer() {
   const t = await testRuntime();
   const as = await t.session({ actorId: "user_1" });
-  const server = createMcpServer({
-    dispatch: (r) => t.runtime.dispatcher.dispatch(r),
-    grants: t.runtime.grants,
-    sessionId: as.sessionId,
-  });
+  const caller: McpCaller = { sessionId: as.sessionId, refusals: new Map() };
+  const server = createMcpServer(
+    { dispatch: (r) => t.runtime.dispatcher.dispatch(r), grants: t.runtime.grants, sessionId: as.sessionId },
+    caller,
+  );
   const [client, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
+  // guarded as serveStdio's transport is (mcp-server.ts)
+  await server.connect(guardRawToolCalls(serverSide, mcpToolOf, caller.refusals));
   const answers = new Map<number, (m: any) => void>();
   client.onmessage = (m: any) => answers.get(m.id)?.(m);
   await client.start();

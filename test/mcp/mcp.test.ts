@@ -1,11 +1,15 @@
 /**
- * `mnote-tools mcp` with the MCP SDK's own Client: over stdio (the client starts the server) and
- * over Streamable HTTP. List the tools, call each, check results and errors; the client itself
- * validates structuredContent against each tool's outputSchema.
+ * `mnote-tools mcp` with the MCP SDK's own clients: the v2 client speaking 2026-07-28 (pinned: no
+ * initialize, every request carries its version and capabilities) and the v1 client speaking
+ * 2025-11-25 (the SDK's legacy path), over stdio (the client starts the server) and over
+ * Streamable HTTP. List the tools, call each, check results and errors; the clients themselves
+ * validate structuredContent against each tool's outputSchema.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport as V1Stdio } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport as V1Http } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client, ProtocolError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { cliPath } from "../support/paths";
 import { seededProject } from "../support/project";
 import { start } from "../support/processes";
@@ -13,7 +17,7 @@ import { toolList, toolByName, toolByProviderName, validateModelResponse } from 
 import { sampleArgs } from "../support/requests";
 import Database from "better-sqlite3";
 import Ajv2020 from "ajv/dist/2020";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import addFormats from "ajv-formats";
 
 /** What a user can see of the kernel: pages, blocks, artifacts and edges (not the audit log). */
 function visibleState(db: string): string {
@@ -58,13 +62,23 @@ const fresh = (name: string) => {
 /** Dotted tool names in a text: none may reach anything the model reads. */
 const dotted = (text: string) => toolList.filter((t) => text.includes(t.name)).map((t) => t.name);
 
-async function exercise(client: Client) {
+/** Either SDK's client: the calls the tests make have the same shape in both. */
+type AnyClient = Pick<Client, "listTools" | "callTool" | "close">;
+
+const MODERN = "2026-07-28";
+/** The v2 client pinned to 2026-07-28: connect() fails against a server that cannot speak it. */
+const modernClient = () =>
+  new Client({ name: "mnote-test", version: "1.0.0" }, { versionNegotiation: { mode: { pin: MODERN } } });
+const legacyClient = () => new V1Client({ name: "mnote-test", version: "1.0.0" });
+
+const ajv = () => addFormats(new Ajv2020({ strict: false }));
+
+async function exercise(client: AnyClient) {
   const { tools } = await client.listTools();
   expect(dotted(JSON.stringify(tools))).toEqual([]);
-  const outputValidators = new Map(
-    tools.map((t) => [t.name, new Ajv2020({ strict: false }).compile(t.outputSchema as object)]),
-  );
-  expect(tools.map((t) => t.name).sort()).toEqual(toolList.map((t) => t.providerName).sort());
+  const outputValidators = new Map(tools.map((t) => [t.name, ajv().compile(t.outputSchema as object)]));
+  // deterministic: sorted by name, every time
+  expect(tools.map((t) => t.name)).toEqual(toolList.map((t) => t.providerName).sort());
   for (const t of tools) {
     const descriptor = toolByProviderName(t.name)!;
     // the portable variant by default (docs/PROVIDERS.md)
@@ -127,29 +141,39 @@ async function exercise(client: Client) {
 }
 
 describe("mnote-tools mcp", () => {
-  it("over stdio, with the SDK's Client", async () => {
+  const stdioArgs = (p: { db: string; state: string }, ...more: string[]) => [
+    cliPath,
+    "mcp",
+    "--approval-policy",
+    allowAllPolicyFile(),
+    "--session",
+    "s_owner",
+    "--db",
+    p.db,
+    "--state",
+    p.state,
+    ...more,
+  ];
+
+  it("over stdio, with the v2 SDK's Client speaking 2026-07-28", async () => {
     const p = seededProject(grants);
-    const client = new Client({ name: "mnote-test", version: "1.0.0" });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [
-          cliPath,
-          "mcp",
-          "--approval-policy",
-          allowAllPolicyFile(),
-          "--session",
-          "s_owner",
-          "--db",
-          p.db,
-          "--state",
-          p.state,
-        ],
-        stderr: "pipe",
-      }),
-    );
+    const client = modernClient();
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: stdioArgs(p), stderr: "pipe" }));
     try {
+      expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
       await exercise(client);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("over stdio, a 2025-11-25 client (the v1 SDK's Client) is still served", async () => {
+    const p = seededProject(grants);
+    const client = legacyClient();
+    await client.connect(new V1Stdio({ command: process.execPath, args: stdioArgs(p), stderr: "pipe" }));
+    try {
+      expect(client.getServerVersion()?.name).toBe("mnote-page-ai-tools");
+      await exercise(client as unknown as AnyClient);
     } finally {
       await client.close();
     }
@@ -157,24 +181,11 @@ describe("mnote-tools mcp", () => {
 
   it("accepts what models send (null for every optional field, every option filled), and lists the variant asked for", async () => {
     const p = seededProject(grants);
-    const client = new Client({ name: "mnote-test", version: "1.0.0" });
+    const client = modernClient();
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [
-          cliPath,
-          "mcp",
-          "--approval-policy",
-          allowAllPolicyFile(),
-          "--session",
-          "s_owner",
-          "--db",
-          p.db,
-          "--state",
-          p.state,
-          "--provider",
-          "openai-strict",
-        ],
+        args: stdioArgs(p, "--provider", "openai-strict"),
         stderr: "pipe",
       }),
     );
@@ -219,25 +230,10 @@ describe("mnote-tools mcp", () => {
 
   it("over stdio, a reader's session is refused writes with the note's message", async () => {
     const p = seededProject(grants);
-    const client = new Client({ name: "mnote-test", version: "1.0.0" });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [
-          cliPath,
-          "mcp",
-          "--approval-policy",
-          allowAllPolicyFile(),
-          "--session",
-          "s_reader",
-          "--db",
-          p.db,
-          "--state",
-          p.state,
-        ],
-        stderr: "pipe",
-      }),
-    );
+    const client = modernClient();
+    const args = stdioArgs(p);
+    args[args.indexOf("s_owner")] = "s_reader";
+    await client.connect(new StdioClientTransport({ command: process.execPath, args, stderr: "pipe" }));
     try {
       await client.listTools();
       const r = await client.callTool({ name: "mnote_page_save", arguments: { content: [] } });
@@ -252,15 +248,17 @@ describe("mnote-tools mcp", () => {
     }
   });
 
-  it("over Streamable HTTP, with a token, and a session chosen per request", async () => {
+  async function httpServer() {
     const p = seededProject(grants);
-    const server = await start([
+    return start([
       "mcp",
       "--http",
       "--port",
       "0",
       "--token",
       "mcp-token",
+      "--approval-policy",
+      allowAllPolicyFile(),
       "--session",
       "s_owner",
       "--db",
@@ -268,20 +266,22 @@ describe("mnote-tools mcp", () => {
       "--state",
       p.state,
     ]);
-    const client = new Client({ name: "mnote-test", version: "1.0.0" });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(server.url), {
-        requestInit: { headers: { Authorization: "Bearer mcp-token" } },
-      }),
-    );
+  }
+  const auth = (more: Record<string, string> = {}) => ({
+    requestInit: { headers: { Authorization: "Bearer mcp-token", ...more } },
+  });
+
+  it("over Streamable HTTP (2026-07-28, stateless), with a token, and a session chosen per request", async () => {
+    const server = await httpServer();
+    const client = modernClient();
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), auth()));
+    expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
     await exercise(client);
     await client.close();
 
-    const reader = new Client({ name: "mnote-test", version: "1.0.0" });
+    const reader = modernClient();
     await reader.connect(
-      new StreamableHTTPClientTransport(new URL(server.url), {
-        requestInit: { headers: { Authorization: "Bearer mcp-token", "X-Mnote-Session": "s_reader" } },
-      }),
+      new StreamableHTTPClientTransport(new URL(server.url), auth({ "X-Mnote-Session": "s_reader" })),
     );
     await reader.listTools();
     expect(
@@ -290,32 +290,29 @@ describe("mnote-tools mcp", () => {
     ).toBe("page_write");
     await reader.close();
 
-    const noToken = new Client({ name: "mnote-test", version: "1.0.0" });
+    const noToken = modernClient();
     await expect(noToken.connect(new StreamableHTTPClientTransport(new URL(server.url)))).rejects.toThrow();
+    expect(await server.stop()).toBe(0);
+  });
+
+  it("over Streamable HTTP, a 2025-11-25 client (the v1 SDK's Client) is still served, statelessly", async () => {
+    const server = await httpServer();
+    const client = legacyClient();
+    const transport = new V1Http(new URL(server.url), auth());
+    await client.connect(transport);
+    // no session map: the server hands out no Mcp-Session-Id
+    expect(transport.sessionId).toBeUndefined();
+    await exercise(client as unknown as AnyClient);
+    await client.close();
+    const noToken = legacyClient();
+    await expect(noToken.connect(new V1Http(new URL(server.url)))).rejects.toThrow();
     expect(await server.stop()).toBe(0);
   });
 
   describe("annotations, keys and unknown tools", () => {
     async function stdioClient(p: { db: string; state: string }) {
-      const client = new Client({ name: "mnote-test", version: "1.0.0" });
-      await client.connect(
-        new StdioClientTransport({
-          command: process.execPath,
-          args: [
-            cliPath,
-            "mcp",
-            "--approval-policy",
-            allowAllPolicyFile(),
-            "--session",
-            "s_owner",
-            "--db",
-            p.db,
-            "--state",
-            p.state,
-          ],
-          stderr: "pipe",
-        }),
-      );
+      const client = modernClient();
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: stdioArgs(p), stderr: "pipe" }));
       return client;
     }
 
@@ -384,9 +381,9 @@ describe("mnote-tools mcp", () => {
           () => undefined,
           (e: unknown) => e,
         );
-        expect(error).toBeInstanceOf(McpError);
-        expect((error as McpError).code).toBe(-32602);
-        expect((error as McpError).message).toContain("mnote_page_delete");
+        expect(error).toBeInstanceOf(ProtocolError);
+        expect((error as ProtocolError).code).toBe(-32602);
+        expect((error as ProtocolError).message).toContain("mnote_page_delete");
         // the server keeps serving
         expect((await client.callTool({ name: "mnote_page_get", arguments: {} })).isError).toBe(false);
       } finally {
