@@ -33,7 +33,7 @@ export type { MnoteToolResult, MnoteToolsOptions } from "../frameworks/connectio
 export type MnoteAiSdkToolName =${literalUnion(model.tools.map((t) => t.providerName))};
 
 /** One tool: the model's arguments in (checked by the runtime), the model's view of the envelope out. */
-export type MnoteAiSdkTool = Tool<Record<string, unknown>, MnoteToolResult>;
+export type MnoteAiSdkTool = Tool<Record<string, unknown>, MnoteToolResult, Record<string, unknown>>;
 
 export interface MnoteAiSdkOptions extends MnoteToolsOptions {
   /** The schema variant the model is shown (default portable; openai-strict for OpenAI's strict mode, gemini for Google). */
@@ -47,15 +47,19 @@ export interface MnoteAiSdkOptions extends MnoteToolsOptions {
 export function mnoteTools(options: MnoteAiSdkOptions): Record<MnoteAiSdkToolName, MnoteAiSdkTool> {
   const run = frameworkToolRunner(options);
   const decide = approvalDecider(options);
-  const entries = frameworkToolDefinitions(options.provider ?? DEFAULT_PROVIDER).map((definition) => {
-    const aiTool: MnoteAiSdkTool = tool<Record<string, unknown>, MnoteToolResult>({
+  const provider = options.provider ?? DEFAULT_PROVIDER;
+  const strict = provider === "openai-strict";
+  const entries = frameworkToolDefinitions(provider).map((definition) => {
+    const aiTool: MnoteAiSdkTool = tool<Record<string, unknown>, MnoteToolResult, Record<string, unknown>>({
       description: definition.description,
+      // the openai-strict variant's schemas are strict-shaped: tell the provider to hold the model to them
+      ...(strict ? { strict: true } : {}),
       inputSchema: jsonSchema<Record<string, unknown>>(definition.parameters as JSONSchema7),
       // one approval decision for every framework (frameworks/connection.ts): ask -> the SDK stops
       // with a tool-approval-request and runs execute only once the person approved it, so
       // execute may send the runtime's approval token back for exactly those calls
-      needsApproval: (input) => decide(definition.canonicalName, input) === "ask",
-      execute: (input, { toolCallId }) =>
+      needsApproval: (input: Record<string, unknown>) => decide(definition.canonicalName, input) === "ask",
+      execute: (input: Record<string, unknown>, { toolCallId }: { toolCallId: string }) =>
         run(definition, input, toolCallId, decide(definition.canonicalName, input) === "ask"),
     });
     return [definition.name, aiTool] as const;

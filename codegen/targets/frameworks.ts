@@ -9,7 +9,8 @@
  *   - the session binding (the session whose grant the runtime holds);
  *   - the model-facing tool definitions of a provider variant, and the model view of an answer;
  *   - the W3C trace context of the caller's active span, sent on with every call;
- *   - the approval seam (approvalFor), one function every target's approval hook asks.
+ *   - the approval seam (approvalFor), one function every target's approval hook asks, over the one
+ *     decision (frameworks/decision.ts) the runtime makes too (runtime/approval/level.ts).
  *
  * The file is the same for every contract except the union of the model-facing tool names.
  */
@@ -29,15 +30,16 @@ export const frameworksTarget: Target = {
   emit(model) {
     const content = `${banner(model, "ts")}
 import { randomUUID } from "node:crypto";
-import type { ApprovalGrant, ApprovalLevel, ApprovalPolicy, ApprovalRule, ToolResponse } from "../types";
-import { modelView, toolByName, type ApprovalFact, type ModelToolResponse, type RegisteredToolName } from "../registry";
+import type { ApprovalGrant, ApprovalLevel, ApprovalPolicy, ToolResponse } from "../types";
+import { modelView, toolByName, type RegisteredToolName } from "../registry";
+import { decideApproval } from "./decision";
 import { validateApprovalPolicy, validateToolResponse } from "../validators";
 import { providerTools, type ProviderName, type ProviderToolDefinition } from "../providers";
 
 /** Every tool under the name the model calls it by. */
 export type MnoteToolName =${literalUnion(model.tools.map((t) => t.providerName))};
 
-/** One tool call made through an agent framework, as the runtime takes it (in process, or as the body of POST ${"/v1/tools/model-call"}). */
+/** One tool call made through an agent framework, as the runtime takes it (in process, or as the body of POST /v1/tools/model-call). */
 export interface FrameworkToolCall {
   /** The session whose grant (workspace, page, actor, scope) the call acts under; the runtime holds the grant. */
   sessionId: string;
@@ -104,8 +106,14 @@ export interface MnoteToolsOptions {
   approvedBy?: string;
 }
 
-/** What the model reads back: the response envelope with toolName the name the model called. */
-export type MnoteToolResult = ModelToolResponse;
+/** The model's view of one response shape: toolName is the name the model called (null stays null). */
+type ModelViewOf<R> = R extends unknown ? Omit<R, "toolName"> & { toolName: string | null } : never;
+
+/**
+ * What the model reads back: the response envelope with toolName the name the model called. A
+ * union over success and failure, so \`read.ok ? read.result : read.error.message\` narrows.
+ */
+export type MnoteToolResult = ModelViewOf<ToolResponse>;
 
 /** A call whose answer never came (the runtime unreachable, or silent past the timeout on every attempt). */
 export class MnoteConnectionError extends Error {
@@ -130,20 +138,6 @@ export interface ApprovalScope {
 
 const own = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 
-/** The level one rule gives these args: the first condition whose fields all equal the args' (an absent field counts as its default), else the default. */
-function ruleLevel(rule: ApprovalRule | ApprovalFact, args: unknown, defaults: { readonly [field: string]: unknown }): ApprovalLevel {
-  if (typeof rule === "string") return rule;
-  // the model's arguments are unchecked here: only own members are read, and a non-object matches no condition
-  const given = args !== null && typeof args === "object" && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
-  for (const condition of rule.when ?? []) {
-    const matches = Object.keys(condition.args).every(
-      (field) => (own(given, field) ? given[field] : own(defaults, field) ? defaults[field] : undefined) === condition.args[field],
-    );
-    if (matches) return condition.approval;
-  }
-  return rule.default;
-}
-
 /**
  * The approval level of one call, as the runtime decides it (runtime/approval/level.ts, docs/APPROVAL.md):
  * the contract's fact for the tool (the generated registry), overridden by the policy's workspace
@@ -155,14 +149,13 @@ function ruleLevel(rule: ApprovalRule | ApprovalFact, args: unknown, defaults: {
 export function approvalFor(toolName: RegisteredToolName, args: unknown, scope: ApprovalScope = {}): ApprovalLevel {
   const entry = toolByName(toolName);
   if (!entry) return "deny";
-  const layers: ApprovalLevel[] = [ruleLevel(entry.approval, args, entry.argDefaults)];
   const tools = scope.policy?.tools;
-  if (tools && own(tools, toolName) && tools[toolName] !== undefined) layers.push(ruleLevel(tools[toolName]!, args, entry.argDefaults));
   const sessions = scope.policy?.sessions;
   const session = scope.sessionId !== undefined && sessions && own(sessions, scope.sessionId) ? sessions[scope.sessionId] : undefined;
-  if (session && own(session.tools, toolName) && session.tools[toolName] !== undefined)
-    layers.push(ruleLevel(session.tools[toolName]!, args, entry.argDefaults));
-  return layers.includes("deny") ? "deny" : layers[layers.length - 1]!;
+  return decideApproval(entry, {
+    workspace: tools && own(tools, toolName) ? tools[toolName] : undefined,
+    session: session && own(session.tools, toolName) ? session.tools[toolName] : undefined,
+  }, args);
 }
 
 /** The approval decision of a target's mnoteTools: approvalFor with the options' session and (checked) policy bound once. */
@@ -286,10 +279,85 @@ export function frameworkToolRunner(options: MnoteToolsOptions): FrameworkToolRu
       if (options.approvedBy !== undefined) approval.approvedBy = options.approvedBy;
       response = await dispatcher.callModelTool({ ...call, approval }, trace);
     }
-    return modelView(response);
+    return modelView(response) as MnoteToolResult;
   };
 }
 `;
-    return [{ path: `${FRAMEWORKS_DIR}/connection.ts`, content }];
+    const decision = `${banner(model, "ts")}
+import type { ApprovalLevel, ApprovalRule } from "../types";
+import type { ApprovalFact } from "../registry";
+
+/** A rule, as the contract writes it (the registry's fact) or as a host policy does. */
+export type AnyApprovalRule = ApprovalRule | ApprovalFact;
+
+/** What the decision reads of a tool: the contract's fact and its arguments' schema defaults. */
+export interface ApprovalSubject {
+  readonly approval: AnyApprovalRule;
+  readonly argDefaults: { readonly [field: string]: unknown };
+}
+
+/** The host policy's rules for one call: the workspace's, then the session's (either may be absent). */
+export interface ApprovalLayers {
+  readonly workspace?: AnyApprovalRule;
+  readonly session?: AnyApprovalRule;
+}
+
+const own = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+
+/**
+ * The value a call gives a top-level field. Absent, undefined and null are "not given" (a strict
+ * model sends null for a field it leaves out; the runtime's raise step drops it), so the schema
+ * default stands in, or undefined when there is none.
+ */
+function givenValue(args: Readonly<Record<string, unknown>>, defaults: ApprovalSubject["argDefaults"], field: string): unknown {
+  const value = own(args, field) ? args[field] : undefined;
+  if (value !== undefined && value !== null) return value;
+  return own(defaults, field) ? defaults[field] : undefined;
+}
+
+/**
+ * Whether one condition holds: every field it names equals the call's value. A condition value of
+ * null means "the call did not give this field" (absent or null), whatever the schema default.
+ */
+export function conditionHolds(
+  condition: { readonly [field: string]: unknown },
+  args: Readonly<Record<string, unknown>>,
+  defaults: ApprovalSubject["argDefaults"],
+): boolean {
+  return Object.keys(condition).every((field) => {
+    const expected = condition[field];
+    if (expected === null) return !own(args, field) || args[field] === null || args[field] === undefined;
+    return givenValue(args, defaults, field) === expected;
+  });
+}
+
+/** The level one rule gives: the first condition that holds, else the rule's default. */
+export function ruleLevel(rule: AnyApprovalRule, args: unknown, defaults: ApprovalSubject["argDefaults"]): ApprovalLevel {
+  if (typeof rule === "string") return rule;
+  // the model's arguments may be unchecked here: only own members are read, and a non-object
+  // (which the runtime refuses as invalid_input) gives every field as not given
+  const given = args !== null && typeof args === "object" && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+  for (const condition of rule.when ?? []) {
+    if (conditionHolds(condition.args, given, defaults)) return condition.approval;
+  }
+  return rule.default;
+}
+
+/**
+ * The approval level of one call (docs/APPROVAL.md): the contract's fact, overridden by the
+ * policy's workspace rule, then by its session rule; deny from any of them wins. The one decision
+ * the runtime (runtime/approval/level.ts) and every framework target (approvalFor) make.
+ */
+export function decideApproval(subject: ApprovalSubject, layers: ApprovalLayers, args: unknown): ApprovalLevel {
+  const levels: ApprovalLevel[] = [ruleLevel(subject.approval, args, subject.argDefaults)];
+  if (layers.workspace !== undefined) levels.push(ruleLevel(layers.workspace, args, subject.argDefaults));
+  if (layers.session !== undefined) levels.push(ruleLevel(layers.session, args, subject.argDefaults));
+  return levels.includes("deny") ? "deny" : levels[levels.length - 1]!;
+}
+`;
+    return [
+      { path: `${FRAMEWORKS_DIR}/connection.ts`, content },
+      { path: `${FRAMEWORKS_DIR}/decision.ts`, content: decision },
+    ];
   },
 };

@@ -22,13 +22,10 @@ export const langchainTarget: Target = {
     const content = `${banner(model, "ts")}
 import { tool, type DynamicStructuredTool } from "@langchain/core/tools";
 import { DEFAULT_PROVIDER, type ProviderName, type ProviderToolDefinition } from "../providers";
-import { toolByName, type ApprovalFact } from "../registry";
-import type { ApprovalRule } from "../types";
 import {
   frameworkToolDefinitions,
   frameworkToolRunner,
   approvalDecider,
-  checkedApprovalPolicy,
   type MnoteToolResult,
   type MnoteToolsOptions,
 } from "../frameworks/connection";
@@ -51,31 +48,27 @@ export interface MnoteLangChainOptions extends MnoteToolsOptions {
   humanInTheLoop?: boolean;
 }
 
-/** Whether a rule can give ask for some args. */
-function mayAsk(rule: ApprovalRule | ApprovalFact | undefined): boolean {
-  if (rule === undefined) return false;
-  if (typeof rule === "string") return rule === "ask";
-  return rule.default === "ask" || (rule.when ?? []).some((c) => c.approval === "ask");
+/** What humanInTheLoopMiddleware's interruptOn takes for one tool (langchain 1.5's InterruptOnConfig, the parts set here). */
+export interface MnoteInterruptOnConfig {
+  /** Approve or reject only: an edit would change the arguments after the person saw the preview. */
+  allowedDecisions: ("approve" | "reject")[];
+  /** Per call: interrupt only when the approval decision for these arguments is ask. */
+  when: (request: { toolCall: { args: Record<string, unknown> } }) => boolean;
 }
 
 /**
- * The interruptOn of humanInTheLoopMiddleware for these tools (LangChain decides per tool, not per
- * call): every tool that the contract or the options' approval policy may hold at ask for some
- * args, by its model-facing name. It may ask about more than the runtime would (page.save appends
- * when only a replace asks), never less.
+ * The interruptOn of humanInTheLoopMiddleware for these tools: every tool, by its model-facing
+ * name, with a \`when\` predicate that asks the one approval decision (approvalFor, the runtime's
+ * own) about each call, so a page.save that appends is not asked about while a replace is.
  */
-export function approvalInterruptOn(options: MnoteLangChainOptions): Record<string, boolean> {
-  const policy = checkedApprovalPolicy(options.approvalPolicy);
-  const sessions = policy?.sessions;
-  const session =
-    sessions && Object.prototype.hasOwnProperty.call(sessions, options.session.sessionId)
-      ? sessions[options.session.sessionId]
-      : undefined;
-  const out: Record<string, boolean> = Object.create(null) as Record<string, boolean>;
+export function approvalInterruptOn(options: MnoteLangChainOptions): Record<string, MnoteInterruptOnConfig> {
+  const decide = approvalDecider(options);
+  const out: Record<string, MnoteInterruptOnConfig> = Object.create(null) as Record<string, MnoteInterruptOnConfig>;
   for (const definition of frameworkToolDefinitions(options.provider ?? DEFAULT_PROVIDER)) {
-    const name = definition.canonicalName;
-    const rules = [toolByName(name)?.approval, policy?.tools?.[name], session?.tools[name]];
-    out[definition.name] = rules.some(mayAsk);
+    out[definition.name] = {
+      allowedDecisions: ["approve", "reject"],
+      when: (request) => decide(definition.canonicalName, request.toolCall.args) === "ask",
+    };
   }
   return out;
 }
@@ -122,9 +115,19 @@ export function mnoteTools(options: MnoteLangChainOptions): DynamicStructuredToo
   );
 }
 
-/** The model view a tool's result text holds (for programs that read results). */
-export function parseToolResult(text: string): MnoteToolResult {
-  return JSON.parse(text) as MnoteToolResult;
+/**
+ * The model view a tool's result text holds (for programs that read results), or undefined for a
+ * text that is no result: the person's message when they rejected the call in the middleware.
+ */
+export function parseToolResult(text: string): MnoteToolResult | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const isResult = value !== null && typeof value === "object" && typeof (value as { ok?: unknown }).ok === "boolean";
+  return isResult ? (value as MnoteToolResult) : undefined;
 }
 `;
     return [{ path: "langchain/index.ts", content }];

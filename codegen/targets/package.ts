@@ -30,9 +30,9 @@ export type PackageOptions = {
  * one that does not never loads it). The ranges are the majors the targets are written against.
  */
 export const FRAMEWORK_SUBPATHS: readonly { target: string; peers: Readonly<Record<string, string>> }[] = [
-  { target: "ai-sdk", peers: { ai: "^6.0.0" } },
-  { target: "langchain", peers: { "@langchain/core": "^1.0.0" } },
-  { target: "openai-agents", peers: { "@openai/agents": ">=0.14.0 <1.0.0" } },
+  { target: "ai-sdk", peers: { ai: "^7.0.0" } },
+  { target: "langchain", peers: { "@langchain/core": "^1.4.0" } },
+  { target: "openai-agents", peers: { "@openai/agents": ">=0.20.0 <1.0.0" } },
 ];
 
 /** The folder (inside the output folder) the package's compiled CommonJS goes to. */
@@ -86,7 +86,7 @@ export const packageTarget: Target<PackageOptions> = {
       description: `Types, validators, tool registry${has("kernel-client") ? " and kernel client" : ""} of the ${model.name} contract (generated; no runtime dependencies).`,
       license,
       type: "commonjs",
-      engines: { node: ">=20" },
+      engines: { node: ">=22" },
       sideEffects: false,
       main: `${cjs}/index.js`,
       types: `${cjs}/index.d.ts`,
@@ -162,8 +162,8 @@ The tools for agent frameworks are subpaths, each needing its framework (an opti
 ${frameworks
   .map(
     (f) =>
-      `\`${name}/${f.target}\` (${Object.keys(f.peers)
-        .map((p) => `\`${p}\``)
+      `\`${name}/${f.target}\` (${Object.entries(f.peers)
+        .map(([p, range]) => `\`${p}\` ${range}`)
         .join(", ")})`,
   )
   .join(", ")}.

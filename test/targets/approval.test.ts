@@ -170,13 +170,26 @@ describe("OpenAI Agents: a replace is an interruption until the person decides",
 });
 
 describe("LangChain: no hook of its own, so only a middleware-approved call is sent with the token", () => {
-  it("interruptOn names the tools that may ask (page.save, update_title), not the others", () => {
+  it("interruptOn asks per call, only when the decision is ask, and offers approve/reject only", () => {
     const fake = { dispatcher: { callModelTool: () => Promise.reject(new Error("not called")) } };
     const on = approvalInterruptOn({ connection: fake, session: { sessionId: "s" } });
-    expect(on[name("mnote.page.save")]).toBe(true);
-    expect(on[name("mnote.page.update_title")]).toBe(true);
-    expect(on[name("mnote.page.get")]).toBe(false);
-    expect(on[name("mnote.artifact.create_ai_note")]).toBe(false);
+    const asks = (canonical: string, args: Record<string, unknown>) =>
+      on[name(canonical)]!.when({ toolCall: { args } });
+    expect(asks("mnote.page.save", { mode: "replace", content: [] })).toBe(true);
+    // an append is not asked about (langchain 1.5's per-call when), nor a strict model's null mode
+    expect(asks("mnote.page.save", { mode: "append", content: [] })).toBe(false);
+    expect(asks("mnote.page.save", { mode: null, content: [] })).toBe(false);
+    expect(asks("mnote.page.update_title", { title: "x" })).toBe(true);
+    expect(asks("mnote.page.get", {})).toBe(false);
+    expect(asks("mnote.artifact.create_ai_note", {})).toBe(false);
+    // an edit would change the arguments after the preview: not offered
+    for (const config of Object.values(on)) expect(config.allowedDecisions).toEqual(["approve", "reject"]);
+  });
+
+  it("parseToolResult reads a rejection's text (the person's message) as no result, never a SyntaxError", () => {
+    expect(parseToolResult("User rejected the tool call for `mnote_page_save` with id call_1")).toBeUndefined();
+    expect(parseToolResult('"just a string"')).toBeUndefined();
+    expect(parseToolResult('{"ok": true, "result": {}}')).toMatchObject({ ok: true });
   });
 
   it("without humanInTheLoop the model reads approval_required and nothing is written; with it, written once", async () => {
