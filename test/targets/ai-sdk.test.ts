@@ -4,7 +4,7 @@
  * the model's next call reads the result. What the model read is what the test checks.
  */
 import { approvalFor, type MnoteToolResult } from "../../generated/frameworks/connection";
-import { mnoteTools } from "../../generated/ai-sdk";
+import { mnoteToolApproval, mnoteTools } from "../../generated/ai-sdk";
 import { aiSdkDriver } from "./ai-sdk-driver";
 import { frameworkScenario } from "./scenario";
 
@@ -26,9 +26,15 @@ describe("Vercel AI SDK: what the model is shown", () => {
         expect(await t.inputSchema.jsonSchema).toEqual(definition.parameters);
         // the openai-strict variant turns the provider's strict mode on; the others leave it unset
         expect(t.strict).toBe(provider === "openai-strict" ? true : undefined);
-        expect(await t.needsApproval({}, { toolCallId: "c", messages: [] })).toBe(
-          approvalFor(definition.canonicalName, {}) === "ask",
-        );
+        // approval is the app's toolApproval (mnoteToolApproval), not the tool's: a tool the one
+        // decision does not hold at ask is not asked about, and the runtime is not called
+        // (test/targets/preview-before-yes.test.ts runs the ask path)
+        expect(t.needsApproval).toBeUndefined();
+        const approval = (
+          mnoteToolApproval({ connection: fake, session: { sessionId: "sess_x" }, provider }) as Record<string, any>
+        )[definition.name];
+        if (approvalFor(definition.canonicalName, {}) !== "ask")
+          expect(await approval({}, { toolCallId: "c", messages: [] })).toBe("not-applicable");
       }
     }
   });
