@@ -54,7 +54,8 @@ export function mnoteTools(options: MnoteAgentsOptions): MnoteAgentsTool[] {
         // model reused for other arguments is never approved by the id alone)
         if (
           callId !== undefined &&
-          context?.isToolApproved({ toolName: definition.name, callId }) === true &&
+          typeof context?.isToolApproved === "function" &&
+          context.isToolApproved({ toolName: definition.name, callId }) === true &&
           calls.previewsOfCallId(definition, callId) === 1
         )
           calls.answer(definition, input, callId, true);
