@@ -144,7 +144,7 @@ export * from "../${PACKAGE_BUILD_DIR}/index.js";
 # ${name}
 
 The ${model.name} contract ${model.version} as code, for plugin authors: TypeScript types, precompiled
-validators (type guards), the tool registry${has("kernel-client") ? " and a typed kernel client" : ""}. No runtime dependencies; Node 20 or newer.
+validators (type guards), the tool registry${has("kernel-client") ? " and a typed kernel client" : ""}. No runtime dependencies; Node 22 or newer.
 The package's version is the contract's version.
 
 \`\`\`sh
