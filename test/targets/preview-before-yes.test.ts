@@ -8,7 +8,7 @@
  * write twice; a dry run writes nothing; calling the tool outside the approval step writes nothing.
  * Every case asserts the kernel's state.
  */
-import { generateText, stepCountIs, type ModelMessage } from "ai";
+import { generateText, simulateReadableStream, stepCountIs, streamText, type ModelMessage } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { Agent, RunState, Runner, Usage, type Model, type ModelResponse } from "@openai/agents";
 import { createAgent, humanInTheLoopMiddleware } from "langchain";
@@ -170,6 +170,57 @@ describe("Vercel AI SDK 7: toolApproval's reason is the runtime's preview", () =
     });
     expect(direct).toMatchObject({ ok: false, error: { code: "mnote_tool_approval_required" } });
     expect(t.kernelStateHash()).toBe(stateBefore);
+    await t.close();
+  });
+});
+
+describe("Vercel AI SDK 7: the same through streamText", () => {
+  it("the preview is the streamed approval request's reason; nothing written before the yes; the yes writes once", async () => {
+    const { t, options, stateBefore } = await setup();
+    let step = 0;
+    const finish = (unified: "tool-calls" | "stop") => ({
+      type: "finish" as const,
+      finishReason: { unified, raw: undefined },
+      usage,
+    });
+    const callChunks = [
+      { type: "tool-call" as const, toolCallId: "call_st_1", toolName: SAVE, input: JSON.stringify(replace()) },
+      finish("tool-calls"),
+    ];
+    const textChunks = [
+      { type: "text-start" as const, id: "t1" },
+      { type: "text-delta" as const, id: "t1", delta: "done" },
+      { type: "text-end" as const, id: "t1" },
+      finish("stop"),
+    ];
+    type Chunk = (typeof callChunks)[number] | (typeof textChunks)[number];
+    const model = new MockLanguageModelV3({
+      doStream: async () => ({
+        stream: simulateReadableStream<Chunk>({ chunks: step++ === 0 ? callChunks : textChunks }),
+      }),
+    });
+    const settings = {
+      model,
+      tools: aiSdkTools(options),
+      toolApproval: mnoteToolApproval(options),
+      stopWhen: stepCountIs(3),
+    };
+    const prompt: ModelMessage[] = [{ role: "user", content: "Rewrite the page." }];
+    const first = streamText({ ...settings, messages: prompt });
+    let reason: string | undefined;
+    let approvalId = "";
+    for await (const part of first.fullStream)
+      if (part.type === "tool-approval-request")
+        ({ reason, approvalId } = { reason: part.reason, approvalId: part.approvalId });
+    expect(reason).toMatch(/replace the whole body: 3 blocks removed, 1 block written/);
+    expect(t.kernelStateHash()).toBe(stateBefore);
+    const messages: ModelMessage[] = [
+      ...prompt,
+      ...(await first.response).messages,
+      { role: "tool", content: [{ type: "tool-approval-response", approvalId, approved: true }] },
+    ];
+    await streamText({ ...settings, messages }).consumeStream();
+    expectReplacedOnce(t);
     await t.close();
   });
 });
