@@ -9,7 +9,10 @@
  *   - the session binding (the session whose grant the runtime holds);
  *   - the model-facing tool definitions of a provider variant, and the model view of an answer;
  *   - the W3C trace context of the caller's active span, sent on with every call;
- *   - the approval seam (approvalFor), one function every target's approval hook asks.
+ *   - the approval seam (approvalFor), one function every target's approval hook asks, over the one
+ *     decision (frameworks/decision.ts) the runtime makes too (runtime/approval/level.ts);
+ *   - the approval step (frameworks/approval-step.ts): the runtime's preview made when the framework
+ *     asks whether a call needs a person, before they decide, and the token only a yes releases.
  *
  * The file is the same for every contract except the union of the model-facing tool names.
  */
@@ -28,16 +31,16 @@ export const frameworksTarget: Target = {
   name: "frameworks",
   emit(model) {
     const content = `${banner(model, "ts")}
-import { randomUUID } from "node:crypto";
-import type { ApprovalGrant, ApprovalLevel, ApprovalPolicy, ApprovalRule, ToolResponse } from "../types";
-import { modelView, toolByName, type ApprovalFact, type ModelToolResponse, type RegisteredToolName } from "../registry";
+import type { ApprovalGrant, ApprovalLevel, ApprovalPolicy, ToolResponse } from "../types";
+import { toolByName, type RegisteredToolName } from "../registry";
+import { decideApproval } from "./decision";
 import { validateApprovalPolicy, validateToolResponse } from "../validators";
 import { providerTools, type ProviderName, type ProviderToolDefinition } from "../providers";
 
 /** Every tool under the name the model calls it by. */
 export type MnoteToolName =${literalUnion(model.tools.map((t) => t.providerName))};
 
-/** One tool call made through an agent framework, as the runtime takes it (in process, or as the body of POST ${"/v1/tools/model-call"}). */
+/** One tool call made through an agent framework, as the runtime takes it (in process, or as the body of POST /v1/tools/model-call). */
 export interface FrameworkToolCall {
   /** The session whose grant (workspace, page, actor, scope) the call acts under; the runtime holds the grant. */
   sessionId: string;
@@ -104,8 +107,14 @@ export interface MnoteToolsOptions {
   approvedBy?: string;
 }
 
-/** What the model reads back: the response envelope with toolName the name the model called. */
-export type MnoteToolResult = ModelToolResponse;
+/** The model's view of one response shape: toolName is the name the model called (null stays null). */
+type ModelViewOf<R> = R extends unknown ? Omit<R, "toolName"> & { toolName: string | null } : never;
+
+/**
+ * What the model reads back: the response envelope with toolName the name the model called. A
+ * union over success and failure, so \`read.ok ? read.result : read.error.message\` narrows.
+ */
+export type MnoteToolResult = ModelViewOf<ToolResponse>;
 
 /** A call whose answer never came (the runtime unreachable, or silent past the timeout on every attempt). */
 export class MnoteConnectionError extends Error {
@@ -130,20 +139,6 @@ export interface ApprovalScope {
 
 const own = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 
-/** The level one rule gives these args: the first condition whose fields all equal the args' (an absent field counts as its default), else the default. */
-function ruleLevel(rule: ApprovalRule | ApprovalFact, args: unknown, defaults: { readonly [field: string]: unknown }): ApprovalLevel {
-  if (typeof rule === "string") return rule;
-  // the model's arguments are unchecked here: only own members are read, and a non-object matches no condition
-  const given = args !== null && typeof args === "object" && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
-  for (const condition of rule.when ?? []) {
-    const matches = Object.keys(condition.args).every(
-      (field) => (own(given, field) ? given[field] : own(defaults, field) ? defaults[field] : undefined) === condition.args[field],
-    );
-    if (matches) return condition.approval;
-  }
-  return rule.default;
-}
-
 /**
  * The approval level of one call, as the runtime decides it (runtime/approval/level.ts, docs/APPROVAL.md):
  * the contract's fact for the tool (the generated registry), overridden by the policy's workspace
@@ -155,14 +150,13 @@ function ruleLevel(rule: ApprovalRule | ApprovalFact, args: unknown, defaults: {
 export function approvalFor(toolName: RegisteredToolName, args: unknown, scope: ApprovalScope = {}): ApprovalLevel {
   const entry = toolByName(toolName);
   if (!entry) return "deny";
-  const layers: ApprovalLevel[] = [ruleLevel(entry.approval, args, entry.argDefaults)];
   const tools = scope.policy?.tools;
-  if (tools && own(tools, toolName) && tools[toolName] !== undefined) layers.push(ruleLevel(tools[toolName]!, args, entry.argDefaults));
   const sessions = scope.policy?.sessions;
   const session = scope.sessionId !== undefined && sessions && own(sessions, scope.sessionId) ? sessions[scope.sessionId] : undefined;
-  if (session && own(session.tools, toolName) && session.tools[toolName] !== undefined)
-    layers.push(ruleLevel(session.tools[toolName]!, args, entry.argDefaults));
-  return layers.includes("deny") ? "deny" : layers[layers.length - 1]!;
+  return decideApproval(entry, {
+    workspace: tools && own(tools, toolName) ? tools[toolName] : undefined,
+    session: session && own(session.tools, toolName) ? session.tools[toolName] : undefined,
+  }, args);
 }
 
 /** The approval decision of a target's mnoteTools: approvalFor with the options' session and (checked) policy bound once. */
@@ -247,49 +241,269 @@ function httpDispatcher(connection: HttpConnection): FrameworkDispatcher {
     },
   };
 }
+`;
+    const decision = `${banner(model, "ts")}
+import type { ApprovalLevel, ApprovalRule } from "../types";
+import type { ApprovalFact } from "../registry";
+
+/** A rule, as the contract writes it (the registry's fact) or as a host policy does. */
+export type AnyApprovalRule = ApprovalRule | ApprovalFact;
+
+/** What the decision reads of a tool: the contract's fact and its arguments' schema defaults. */
+export interface ApprovalSubject {
+  readonly approval: AnyApprovalRule;
+  readonly argDefaults: { readonly [field: string]: unknown };
+}
+
+/** The host policy's rules for one call: the workspace's, then the session's (either may be absent). */
+export interface ApprovalLayers {
+  readonly workspace?: AnyApprovalRule;
+  readonly session?: AnyApprovalRule;
+}
+
+const own = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 
 /**
- * Calls one tool for a framework: the answer as the model reads it (failures included: they are
- * results, not exceptions). \`personApproved\`: the framework asked a person about this very call
- * (its approval hook said ask) and the person said yes; only then is an approval_required answer
- * sent back with its token. Otherwise that answer goes to the model as it is, nothing written.
+ * The value a call gives a top-level field. Absent, undefined and null are "not given" (a strict
+ * model sends null for a field it leaves out; the runtime's raise step drops it), so the schema
+ * default stands in, or undefined when there is none.
  */
-export type FrameworkToolRunner = (
-  tool: ProviderToolDefinition,
-  modelArguments: unknown,
-  toolCallId: string | undefined,
-  personApproved?: boolean,
-) => Promise<MnoteToolResult>;
+function givenValue(args: Readonly<Record<string, unknown>>, defaults: ApprovalSubject["argDefaults"], field: string): unknown {
+  const value = own(args, field) ? args[field] : undefined;
+  if (value !== undefined && value !== null) return value;
+  return own(defaults, field) ? defaults[field] : undefined;
+}
 
-/** The runner of a target's mnoteTools: the connection, the session and the trace context bound once. */
-export function frameworkToolRunner(options: MnoteToolsOptions): FrameworkToolRunner {
+/**
+ * Whether one condition holds: every field it names equals the call's value. A condition value of
+ * null means "the call did not give this field" (absent or null), whatever the schema default.
+ */
+export function conditionHolds(
+  condition: { readonly [field: string]: unknown },
+  args: Readonly<Record<string, unknown>>,
+  defaults: ApprovalSubject["argDefaults"],
+): boolean {
+  return Object.keys(condition).every((field) => {
+    const expected = condition[field];
+    if (expected === null) return !own(args, field) || args[field] === null || args[field] === undefined;
+    return givenValue(args, defaults, field) === expected;
+  });
+}
+
+/** The level one rule gives: the first condition that holds, else the rule's default. */
+export function ruleLevel(rule: AnyApprovalRule, args: unknown, defaults: ApprovalSubject["argDefaults"]): ApprovalLevel {
+  if (typeof rule === "string") return rule;
+  // the model's arguments may be unchecked here: only own members are read, and a non-object
+  // (which the runtime refuses as invalid_input) gives every field as not given
+  const given = args !== null && typeof args === "object" && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+  for (const condition of rule.when ?? []) {
+    if (conditionHolds(condition.args, given, defaults)) return condition.approval;
+  }
+  return rule.default;
+}
+
+/**
+ * The approval level of one call (docs/APPROVAL.md): the contract's fact, overridden by the
+ * policy's workspace rule, then by its session rule; deny from any of them wins. The one decision
+ * the runtime (runtime/approval/level.ts) and every framework target (approvalFor) make.
+ */
+export function decideApproval(subject: ApprovalSubject, layers: ApprovalLayers, args: unknown): ApprovalLevel {
+  const levels: ApprovalLevel[] = [ruleLevel(subject.approval, args, subject.argDefaults)];
+  if (layers.workspace !== undefined) levels.push(ruleLevel(layers.workspace, args, subject.argDefaults));
+  if (layers.session !== undefined) levels.push(ruleLevel(layers.session, args, subject.argDefaults));
+  return levels.includes("deny") ? "deny" : levels[levels.length - 1]!;
+}
+`;
+    const approvalStep = `${banner(model, "ts")}
+import { randomUUID } from "node:crypto";
+import type { ApprovalPreview, DiffOp, ToolResponse } from "../types";
+import { modelView, toolByName } from "../registry";
+import type { ProviderToolDefinition } from "../providers";
+import {
+  activeTraceFields,
+  approvalDecider,
+  connectionDispatcher,
+  type FrameworkToolCall,
+  type MnoteToolResult,
+  type MnoteToolsOptions,
+} from "./connection";
+
+/** What a person is shown before they say yes or no: the runtime's own preview of exactly this call. */
+export interface MnotePreview {
+  /** The name the model called. */
+  toolName: string;
+  /** The framework's id of the call. */
+  toolCallId: string;
+  /** One short screen for a person: the tool's title and what would change. */
+  text: string;
+  /** The runtime's preview, as data (the tool's dry run). */
+  preview: ApprovalPreview;
+  /** After this, the yes is refused (mnote_tool_approval_expired) and the call must be previewed again. */
+  expiresAt: string;
+}
+
+/** What the approval step learned about one call, kept until the call is run (and for its replays). */
+type Entry =
+  | { kind: "asked"; preview: MnotePreview; token: string; approved: boolean; until: number }
+  | { kind: "answered"; result: MnoteToolResult; until: number };
+
+/**
+ * The calls previewed in this process, by session, tool, call id and arguments. Only the approval
+ * step writes an entry, and only a person's yes marks one approved: execute/invoke called outside
+ * the framework's approval step finds none, so it sends no token and the runtime writes nothing at
+ * ask. Bounded: expired entries go first, then the oldest.
+ */
+const ledger = new Map<string, Entry>();
+const LEDGER_LIMIT = 10_000;
+/** How long an answer found during the approval step is kept for the execute that follows (and its replays). */
+const ANSWER_KEPT_MS = 10 * 60_000;
+
+/** JSON with object keys sorted: the same arguments give the same key whatever their order. */
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return \`[\${value.map(stableJson).join(",")}]\`;
+  if (value !== null && typeof value === "object") {
+    const o = value as Record<string, unknown>;
+    return \`{\${Object.keys(o)
+      .sort()
+      .map((k) => \`\${JSON.stringify(k)}:\${stableJson(o[k])}\`)
+      .join(",")}}\`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+function remember(key: string, entry: Entry): void {
+  const now = Date.now();
+  if (ledger.size >= LEDGER_LIMIT) for (const [k, e] of ledger) if (e.until < now) ledger.delete(k);
+  while (ledger.size >= LEDGER_LIMIT) ledger.delete(ledger.keys().next().value as string);
+  ledger.set(key, entry);
+}
+
+function describeOp(op: DiffOp): string {
+  const n = (count: number | undefined, what: string) => \`\${count ?? 0} \${what}\${count === 1 ? "" : "s"}\`;
+  switch (op.op) {
+    case "replace":
+      return \`replace the whole body: \${n(op.removedBlocks, "block")} removed, \${n(op.blocks, "block")} written\`;
+    case "append":
+      return \`append \${n(op.blocks, "block")}\`;
+    case "set_title":
+      return \`rename the page to \${JSON.stringify(op.value)}\`;
+    case "set_option":
+      return \`set option \${op.field ?? ""} to \${JSON.stringify(op.value)}\`;
+    default:
+      return op.op.replace(/_/g, " ");
+  }
+}
+
+/** The person's screen for a preview: the tool's title, then one line per planned change. */
+export function previewText(tool: ProviderToolDefinition, preview: ApprovalPreview): string {
+  const title = toolByName(tool.canonicalName)?.title ?? tool.name;
+  const lines = [\`\${title}:\`, ...preview.ops.map((op) => \`- \${describeOp(op)}\`)];
+  if (preview.ops.length === 0) lines.push("- no change");
+  return lines.join("\\n");
+}
+
+/** A target's calls: the approval step (preview, the person's answer) and the run, over one connection and session. */
+export interface FrameworkCalls {
+  /**
+   * The approval step, when the framework asks whether a call needs a person: at ask, a call to
+   * the runtime without a token (it makes the dry run and answers approval_required, writing
+   * nothing) and the preview to show; undefined when nobody needs asking. Asked again for the same
+   * call, the first preview is given again: the yes stays bound to what the person saw.
+   */
+  preview(tool: ProviderToolDefinition, args: unknown, toolCallId: string): Promise<MnotePreview | undefined>;
+  /** The person's answer from the framework's approval step: yes marks the previewed call approved; no forgets it. */
+  answer(tool: ProviderToolDefinition, args: unknown, toolCallId: string, approved: boolean): void;
+  /** The preview made for a call, if the approval step made one (for an app's approval screen). */
+  previewFor(tool: ProviderToolDefinition, args: unknown, toolCallId: string): MnotePreview | undefined;
+  /** How many previews wait for this call id with other arguments too (a call id the model reused). */
+  previewsOfCallId(tool: ProviderToolDefinition, toolCallId: string): number;
+  /**
+   * execute/invoke: the answer as the model reads it (failures are results). Only a call the
+   * person approved in the approval step is sent with its token; a call the approval step
+   * answered already gets that answer (nothing sent twice).
+   */
+  run(tool: ProviderToolDefinition, args: unknown, toolCallId: string | undefined): Promise<MnoteToolResult>;
+}
+
+/** The calls of a target's mnoteTools: the connection, session, policy and trace context bound once. */
+export function frameworkCalls(options: MnoteToolsOptions): FrameworkCalls {
   const dispatcher = connectionDispatcher(options.connection);
   const traceContext = options.traceContext ?? activeTraceFields;
+  const decide = approvalDecider(options);
   const { sessionId, runId } = options.session;
-  return async (tool, modelArguments, toolCallId, personApproved = false) => {
-    const call: FrameworkToolCall = {
-      sessionId,
-      toolName: tool.name,
+  const keyOf = (tool: ProviderToolDefinition, args: unknown, toolCallId: string) =>
+    JSON.stringify([sessionId, tool.canonicalName, toolCallId, stableJson(args)]);
+  const callOf = (tool: ProviderToolDefinition, args: unknown, toolCallId: string): FrameworkToolCall => ({
+    sessionId,
+    toolName: tool.name,
+    toolCallId,
+    arguments: args,
+    ...(runId !== undefined ? { runId } : {}),
+  });
+  const send = (call: FrameworkToolCall): Promise<ToolResponse> => dispatcher.callModelTool(call, traceContext());
+  return {
+    async preview(tool, args, toolCallId) {
+      if (decide(tool.canonicalName, args) !== "ask") return undefined;
+      const key = keyOf(tool, args, toolCallId);
+      const known = ledger.get(key);
+      if (known) return known.kind === "asked" ? known.preview : undefined;
+      const response = await send(callOf(tool, args, toolCallId));
+      const challenge = !response.ok ? response.error.approval : undefined;
+      if (challenge === undefined) {
+        // the runtime did not ask (invalid input, a conflict, or its own policy allows the call):
+        // that answer is the call's, and execute gives it to the model without sending again
+        remember(key, { kind: "answered", result: modelView(response) as MnoteToolResult, until: Date.now() + ANSWER_KEPT_MS });
+        return undefined;
+      }
+      const preview: MnotePreview = {
+        toolName: tool.name,
+        toolCallId,
+        text: previewText(tool, challenge.preview),
+        preview: challenge.preview,
+        expiresAt: challenge.expiresAt,
+      };
+      remember(key, { kind: "asked", preview, token: challenge.token, approved: false, until: Date.parse(challenge.expiresAt) });
+      return preview;
+    },
+    answer(tool, args, toolCallId, approved) {
+      const key = keyOf(tool, args, toolCallId);
+      const entry = ledger.get(key);
+      if (entry?.kind !== "asked") return;
+      if (approved) entry.approved = true;
+      else ledger.delete(key); // a no: the token is dropped, nothing can be written with it
+    },
+    previewFor(tool, args, toolCallId) {
+      const entry = ledger.get(keyOf(tool, args, toolCallId));
+      return entry?.kind === "asked" ? entry.preview : undefined;
+    },
+    previewsOfCallId(tool, toolCallId) {
+      const prefix = JSON.stringify([sessionId, tool.canonicalName, toolCallId]).slice(0, -1) + ",";
+      let n = 0;
+      for (const [key, entry] of ledger) if (entry.kind === "asked" && key.startsWith(prefix)) n++;
+      return n;
+    },
+    async run(tool, args, toolCallId) {
       // a framework that gives no id (a tool invoked by hand) makes a call of its own, never a replay
-      toolCallId: toolCallId ?? \`call_\${randomUUID().replace(/-/g, "")}\`,
-      arguments: modelArguments,
-      ...(runId !== undefined ? { runId } : {}),
-    };
-    const trace = traceContext();
-    let response = await dispatcher.callModelTool(call, trace);
-    // approval_required is the one answer that carries a token (error.approval): the runtime made
-    // the preview and wrote nothing; the same call again with the token writes, once, if the page
-    // is still at the previewed revision
-    const challenge = !response.ok ? response.error.approval : undefined;
-    if (personApproved && challenge !== undefined) {
-      const approval: ApprovalGrant = { token: challenge.token };
-      if (options.approvedBy !== undefined) approval.approvedBy = options.approvedBy;
-      response = await dispatcher.callModelTool({ ...call, approval }, trace);
-    }
-    return modelView(response);
+      const id = toolCallId ?? \`call_\${randomUUID().replace(/-/g, "")}\`;
+      const entry = toolCallId !== undefined ? ledger.get(keyOf(tool, args, id)) : undefined;
+      if (entry?.kind === "answered") return entry.result;
+      const call = callOf(tool, args, id);
+      // the token of the preview the person approved: the write is bound to the revision they saw
+      // (a change since is a conflict, nothing written); kept for a replay, which the runtime
+      // answers from the call's idempotency record
+      if (entry?.kind === "asked" && entry.approved) {
+        call.approval = { token: entry.token };
+        if (options.approvedBy !== undefined) call.approval.approvedBy = options.approvedBy;
+      }
+      return modelView(await send(call)) as MnoteToolResult;
+    },
   };
 }
 `;
-    return [{ path: `${FRAMEWORKS_DIR}/connection.ts`, content }];
+    return [
+      { path: `${FRAMEWORKS_DIR}/approval-step.ts`, content: approvalStep },
+      { path: `${FRAMEWORKS_DIR}/connection.ts`, content },
+      { path: `${FRAMEWORKS_DIR}/decision.ts`, content: decision },
+    ];
   },
 };

@@ -4,6 +4,9 @@
  * strict, needsApproval, execute })`, one per contract tool under its model-facing name. With
  * strict on (the SDK's default) the parameters are the openai-strict variant (every property
  * required, optional ones nullable); the runtime's raise step turns those nulls back into "absent".
+ * needsApproval makes the runtime's preview before the person decides (frameworks/approval-step.ts);
+ * the app shows it with mnotePreview(options, interruption); execute sends the preview's token only
+ * for a call the run's own approval record says the person approved.
  *
  * The SDK does not validate a JSON-schema tool's input (it only parses the JSON): the runtime
  * validates the model's raw arguments and answers invalid_input as the tool's result.
@@ -18,16 +21,13 @@ export const openAiAgentsTarget: Target = {
   needs: ["frameworks", "providers", "registry"],
   emit(model) {
     const content = `${banner(model, "ts")}
-import { tool, type FunctionTool, type ToolInputParameters } from "@openai/agents";
-import {
-  approvalDecider,
-  frameworkToolDefinitions,
-  frameworkToolRunner,
-  type MnoteToolResult,
-  type MnoteToolsOptions,
-} from "../frameworks/connection";
+import { tool, type FunctionTool, type RunContext, type RunToolApprovalItem, type ToolInputParameters } from "@openai/agents";
+import { frameworkToolDefinitions, type MnoteToolResult, type MnoteToolsOptions } from "../frameworks/connection";
+import { frameworkCalls, type MnotePreview } from "../frameworks/approval-step";
+import type { ProviderToolDefinition } from "../providers";
 
 export type { MnoteToolResult, MnoteToolsOptions } from "../frameworks/connection";
+export type { MnotePreview } from "../frameworks/approval-step";
 
 /** The tools' model-facing names (each tool's name). */
 export type MnoteAgentsToolName =${literalUnion(model.tools.map((t) => t.providerName))};
@@ -43,28 +43,67 @@ export interface MnoteAgentsOptions extends MnoteToolsOptions {
 type StrictOptions = Extract<Parameters<typeof tool>[0], { strict?: true }>;
 type NonStrictOptions = Extract<Parameters<typeof tool>[0], { strict: false }>;
 
-/** The mnote tools for an Agent: \`new Agent({ tools: mnoteTools({ connection, session }) })\`. */
+const definitionsOf = (options: MnoteAgentsOptions) =>
+  frameworkToolDefinitions((options.strict ?? true) ? "openai-strict" : "portable");
+
+/**
+ * The mnote tools for an Agent: \`new Agent({ tools: mnoteTools(options) })\`. A call at ask stops
+ * the run with an interruption; needsApproval has made the runtime's preview first (nothing
+ * written): show it with mnotePreview(options, interruption), then state.approve or state.reject.
+ */
 export function mnoteTools(options: MnoteAgentsOptions): MnoteAgentsTool[] {
   const strict = options.strict ?? true;
-  const run = frameworkToolRunner(options);
-  const decide = approvalDecider(options);
-  return frameworkToolDefinitions(strict ? "openai-strict" : "portable").map((definition) => {
+  const calls = frameworkCalls(options);
+  return definitionsOf(options).map((definition) => {
     const common = {
       name: definition.name,
       description: definition.description,
-      // one approval decision for every framework (frameworks/connection.ts): ask -> the run stops
-      // with an interruption and runs execute only once state.approve() was given, so execute may
-      // send the runtime's approval token back for exactly those calls
-      needsApproval: async (_context: unknown, input: unknown) => decide(definition.canonicalName, input) === "ask",
+      // the SDK asks this before the person decides: at ask, the runtime's dry run and token
+      needsApproval: async (_context: RunContext, input: unknown, callId?: string) =>
+        callId !== undefined && (await calls.preview(definition, input, callId)) !== undefined,
       // the SDK parsed the JSON only; the runtime checks the arguments (invalid_input is a result)
-      execute: (input: unknown, _context: unknown, details?: { toolCall?: { callId?: string } }) =>
-        run(definition, input, details?.toolCall?.callId, decide(definition.canonicalName, input) === "ask"),
+      execute: (input: unknown, context?: RunContext, details?: { toolCall?: { callId?: string } }) => {
+        const callId = details?.toolCall?.callId;
+        // the proof that the SDK's approval step ran and the person said yes: the run's own record
+        // of it for this call id, and exactly one previewed call under that id (a call id the
+        // model reused for other arguments is never approved by the id alone)
+        if (
+          callId !== undefined &&
+          typeof context?.isToolApproved === "function" &&
+          context.isToolApproved({ toolName: definition.name, callId }) === true &&
+          calls.previewsOfCallId(definition, callId) === 1
+        )
+          calls.answer(definition, input, callId, true);
+        return calls.run(definition, input, callId);
+      },
     };
     const made = strict
       ? tool({ ...common, strict: true, parameters: definition.parameters as StrictOptions["parameters"] })
       : tool({ ...common, strict: false, parameters: definition.parameters as NonStrictOptions["parameters"] });
     return made as unknown as MnoteAgentsTool;
   });
+}
+
+function parsedArguments(text: string | undefined): unknown {
+  try {
+    return text === undefined ? undefined : (JSON.parse(text) as unknown);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What to show the person for one of the run's interruptions (result.interruptions): the
+ * runtime's preview of exactly that call, made by needsApproval before the run stopped; undefined
+ * for an interruption that is not an mnote call of these options. Works on a RunState resumed in
+ * this process (the preview's token stays here, never in the state the app stores).
+ */
+export function mnotePreview(options: MnoteAgentsOptions, interruption: RunToolApprovalItem): MnotePreview | undefined {
+  const raw = interruption.rawItem as { type?: string; callId?: string };
+  if (raw.type !== "function_call" || typeof raw.callId !== "string") return undefined;
+  const definition: ProviderToolDefinition | undefined = definitionsOf(options).find((d) => d.name === interruption.name);
+  if (!definition) return undefined;
+  return frameworkCalls(options).previewFor(definition, parsedArguments(interruption.arguments), raw.callId);
 }
 `;
     return [{ path: "openai-agents/index.ts", content }];

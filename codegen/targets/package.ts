@@ -25,14 +25,33 @@ export type PackageOptions = {
 };
 
 /**
+ * @langchain/core ships CommonJS and ESM declarations, two type trees: the CommonJS build's
+ * declarations resolve the CommonJS one, which an ESM program's own imports never see, so its
+ * DynamicStructuredTool would not be the tools' (issue 29). What names the framework's types is
+ * declared again in the ESM entry's declarations, where it resolves under "import" (a local export
+ * shadows the re-exported one).
+ */
+const LANGCHAIN_ESM_TYPES = `// What names @langchain/core's types, declared again where they resolve under "import": an ESM
+// program and these tools then share the framework's one ESM type tree.
+import type { DynamicStructuredTool } from "@langchain/core/tools";
+import type { MnoteLangChainOptions } from "../dist/cjs/langchain/index.js";
+export declare function mnoteTools(options: MnoteLangChainOptions): DynamicStructuredTool[];
+`;
+
+/**
  * The agent-framework targets: each is a subpath of the package (`<name>/ai-sdk`, ...) whose
  * framework is an optional peer dependency (a program that imports the subpath has it installed;
  * one that does not never loads it). The ranges are the majors the targets are written against.
  */
-export const FRAMEWORK_SUBPATHS: readonly { target: string; peers: Readonly<Record<string, string>> }[] = [
-  { target: "ai-sdk", peers: { ai: "^6.0.0" } },
-  { target: "langchain", peers: { "@langchain/core": "^1.0.0" } },
-  { target: "openai-agents", peers: { "@openai/agents": ">=0.14.0 <1.0.0" } },
+export const FRAMEWORK_SUBPATHS: readonly {
+  target: string;
+  peers: Readonly<Record<string, string>>;
+  /** Declarations the subpath's ESM types add over the CommonJS build's (see LANGCHAIN_ESM_TYPES). */
+  esmTypes?: string;
+}[] = [
+  { target: "ai-sdk", peers: { ai: "^7.0.0" } },
+  { target: "langchain", peers: { "@langchain/core": "^1.4.0" }, esmTypes: LANGCHAIN_ESM_TYPES },
+  { target: "openai-agents", peers: { "@openai/agents": ">=0.20.0 <1.0.0" } },
 ];
 
 /** The folder (inside the output folder) the package's compiled CommonJS goes to. */
@@ -86,7 +105,7 @@ export const packageTarget: Target<PackageOptions> = {
       description: `Types, validators, tool registry${has("kernel-client") ? " and kernel client" : ""} of the ${model.name} contract (generated; no runtime dependencies).`,
       license,
       type: "commonjs",
-      engines: { node: ">=20" },
+      engines: { node: ">=22" },
       sideEffects: false,
       main: `${cjs}/index.js`,
       types: `${cjs}/index.d.ts`,
@@ -144,7 +163,7 @@ export * from "../${PACKAGE_BUILD_DIR}/index.js";
 # ${name}
 
 The ${model.name} contract ${model.version} as code, for plugin authors: TypeScript types, precompiled
-validators (type guards), the tool registry${has("kernel-client") ? " and a typed kernel client" : ""}. No runtime dependencies; Node 20 or newer.
+validators (type guards), the tool registry${has("kernel-client") ? " and a typed kernel client" : ""}. No runtime dependencies; Node 22 or newer.
 The package's version is the contract's version.
 
 \`\`\`sh
@@ -162,8 +181,8 @@ The tools for agent frameworks are subpaths, each needing its framework (an opti
 ${frameworks
   .map(
     (f) =>
-      `\`${name}/${f.target}\` (${Object.keys(f.peers)
-        .map((p) => `\`${p}\``)
+      `\`${name}/${f.target}\` (${Object.entries(f.peers)
+        .map(([p, range]) => `\`${p}\` ${range}`)
         .join(", ")})`,
   )
   .join(", ")}.
@@ -182,7 +201,7 @@ export * from "../${PACKAGE_BUILD_DIR}/${f.target}/index.js";
 `;
         return [
           { path: `esm/${f.target}.mjs`, content: entry },
-          { path: `esm/${f.target}.d.mts`, content: entry },
+          { path: `esm/${f.target}.d.mts`, content: entry + (f.esmTypes ?? "") },
         ];
       }),
       { path: "README.md", content: readme },

@@ -65,6 +65,14 @@ export interface Timeouts {
   requestTimeoutMs: number;
   /** Longest time to receive the headers (default: 10 s, at most requestTimeoutMs). */
   headersTimeoutMs: number;
+  /**
+   * How long an idle keep-alive connection stays open (default 65 s). Node's 5 s closes it under a
+   * client that paused longer but still holds it in its pool (undici keeps one 4 s by default, up
+   * to 10 min when the server says so; agents pause for a person's approval): its next call then
+   * fails with a socket error (UND_ERR_SOCKET). Beyond the clients' pools, the server is never the
+   * side that closes first.
+   */
+  keepAliveTimeoutMs: number;
 }
 
 export interface HttpServiceOptions {
@@ -79,7 +87,11 @@ export interface HttpServiceOptions {
   timeouts?: Partial<Timeouts>;
 }
 
-export const DEFAULT_TIMEOUTS: Timeouts = { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000 };
+export const DEFAULT_TIMEOUTS: Timeouts = {
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 65_000,
+};
 
 /** A Node HTTP server with the layer's checks around the given routes. */
 export function createHttpService(options: HttpServiceOptions): Server {
@@ -164,6 +176,7 @@ export function createHttpService(options: HttpServiceOptions): Server {
     {
       requestTimeout,
       headersTimeout,
+      keepAliveTimeout: options.timeouts?.keepAliveTimeoutMs ?? DEFAULT_TIMEOUTS.keepAliveTimeoutMs,
       connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(requestTimeout / 4))),
     },
     (req, res) => {

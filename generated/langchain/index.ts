@@ -2,18 +2,16 @@
 
 import { tool, type DynamicStructuredTool } from "@langchain/core/tools";
 import { DEFAULT_PROVIDER, type ProviderName, type ProviderToolDefinition } from "../providers";
-import { toolByName, type ApprovalFact } from "../registry";
-import type { ApprovalRule } from "../types";
 import {
   frameworkToolDefinitions,
-  frameworkToolRunner,
   approvalDecider,
-  checkedApprovalPolicy,
   type MnoteToolResult,
   type MnoteToolsOptions,
 } from "../frameworks/connection";
+import { frameworkCalls } from "../frameworks/approval-step";
 
 export type { MnoteToolResult, MnoteToolsOptions } from "../frameworks/connection";
+export type { MnotePreview } from "../frameworks/approval-step";
 export { approvalFor } from "../frameworks/connection";
 
 /** The tools' model-facing names (each tool's name). */
@@ -30,38 +28,51 @@ export interface MnoteLangChainOptions extends MnoteToolsOptions {
   provider?: ProviderName;
   /**
    * The agent puts these tools behind LangChain's humanInTheLoopMiddleware, with `interruptOn:
-   * approvalInterruptOn(options)`: a call the middleware let through was approved by a person, so
-   * an approval_required answer is sent back with its token. Without it (default) that answer goes
-   * to the model as it is and nothing is written: a LangChain tool has no approval hook of its own.
+   * approvalInterruptOn(options)`: a call that reaches the tool after the middleware showed the
+   * person its preview (its description) was approved there, so it is sent with that preview's
+   * token. A call no preview was made for is sent without one, and at ask the runtime writes
+   * nothing. Without it (default) no call is sent with a token: a LangChain tool has no approval
+   * hook of its own.
    */
   humanInTheLoop?: boolean;
 }
 
-/** Whether a rule can give ask for some args. */
-function mayAsk(rule: ApprovalRule | ApprovalFact | undefined): boolean {
-  if (rule === undefined) return false;
-  if (typeof rule === "string") return rule === "ask";
-  return rule.default === "ask" || (rule.when ?? []).some((c) => c.approval === "ask");
+/** What humanInTheLoopMiddleware's interruptOn takes for one tool (langchain 1.5's InterruptOnConfig, the parts set here). */
+export interface MnoteInterruptOnConfig {
+  /** Approve or reject only: an edit would change the arguments after the person saw the preview. */
+  allowedDecisions: ("approve" | "reject")[];
+  /**
+   * Per call: interrupt only when the runtime asks (the one approval decision says ask, and the
+   * runtime answered approval_required with a preview); an append or a dry run is not asked about.
+   */
+  when: (request: { toolCall: { id?: string; args: Record<string, unknown> } }) => Promise<boolean>;
+  /** What the person reads: the runtime's preview of exactly this call, made before they decide. */
+  description: (toolCall: { id?: string; args: Record<string, unknown> }) => Promise<string>;
 }
 
 /**
- * The interruptOn of humanInTheLoopMiddleware for these tools (LangChain decides per tool, not per
- * call): every tool that the contract or the options' approval policy may hold at ask for some
- * args, by its model-facing name. It may ask about more than the runtime would (page.save appends
- * when only a replace asks), never less.
+ * The interruptOn of humanInTheLoopMiddleware for these tools: every tool, by its model-facing
+ * name, with a `when` predicate that asks the one approval decision (approvalFor, the runtime's
+ * own) about each call, so a page.save that appends is not asked about while a replace is.
  */
-export function approvalInterruptOn(options: MnoteLangChainOptions): Record<string, boolean> {
-  const policy = checkedApprovalPolicy(options.approvalPolicy);
-  const sessions = policy?.sessions;
-  const session =
-    sessions && Object.prototype.hasOwnProperty.call(sessions, options.session.sessionId)
-      ? sessions[options.session.sessionId]
-      : undefined;
-  const out: Record<string, boolean> = Object.create(null) as Record<string, boolean>;
+export function approvalInterruptOn(options: MnoteLangChainOptions): Record<string, MnoteInterruptOnConfig> {
+  const decide = approvalDecider(options);
+  const calls = frameworkCalls(options);
+  const out: Record<string, MnoteInterruptOnConfig> = Object.create(null) as Record<string, MnoteInterruptOnConfig>;
   for (const definition of frameworkToolDefinitions(options.provider ?? DEFAULT_PROVIDER)) {
-    const name = definition.canonicalName;
-    const rules = [toolByName(name)?.approval, policy?.tools?.[name], session?.tools[name]];
-    out[definition.name] = rules.some(mayAsk);
+    out[definition.name] = {
+      allowedDecisions: ["approve", "reject"],
+      when: async ({ toolCall }) =>
+        decide(definition.canonicalName, toolCall.args) === "ask" &&
+        toolCall.id !== undefined &&
+        (await calls.preview(definition, toolCall.args, toolCall.id)) !== undefined,
+      // the middleware asks again when the graph resumes: the first preview is given again, so
+      // the yes stays bound to the revision the person saw
+      description: async (toolCall) => {
+        const preview = toolCall.id ? await calls.preview(definition, toolCall.args, toolCall.id) : undefined;
+        return preview?.text ?? `${definition.name}: no preview (the runtime did not ask); approve sends nothing new`;
+      },
+    };
   }
   return out;
 }
@@ -87,28 +98,35 @@ function standardJsonSchema(definition: ProviderToolDefinition): ToolFields["sch
 
 /** The mnote tools for createAgent / ToolNode / bindTools: `tools: mnoteTools({ connection, session })`. */
 export function mnoteTools(options: MnoteLangChainOptions): DynamicStructuredTool[] {
-  const run = frameworkToolRunner(options);
-  const decide = approvalDecider(options);
+  const calls = frameworkCalls(options);
   const approvedByMiddleware = options.humanInTheLoop === true;
   return frameworkToolDefinitions(options.provider ?? DEFAULT_PROVIDER).map(
     (definition) =>
       tool(
-        async (input: unknown, config: { toolCall?: { id?: string } }): Promise<string> =>
+        async (input: unknown, config: { toolCall?: { id?: string } }): Promise<string> => {
+          const id = config?.toolCall?.id;
+          // behind the middleware, a call reaches the tool only when the person approved the
+          // preview its description showed (a rejection never runs the tool)
+          if (approvedByMiddleware && id !== undefined) calls.answer(definition, input, id, true);
           // LangChain's ToolMessage carries text: the model view as JSON, failures included
-          JSON.stringify(
-            await run(
-              definition,
-              input,
-              config?.toolCall?.id,
-              approvedByMiddleware && decide(definition.canonicalName, input) === "ask",
-            ),
-          ),
+          return JSON.stringify(await calls.run(definition, input, id));
+        },
         { name: definition.name, description: definition.description, schema: standardJsonSchema(definition) },
       ) as unknown as DynamicStructuredTool,
   );
 }
 
-/** The model view a tool's result text holds (for programs that read results). */
-export function parseToolResult(text: string): MnoteToolResult {
-  return JSON.parse(text) as MnoteToolResult;
+/**
+ * The model view a tool's result text holds (for programs that read results), or undefined for a
+ * text that is no result: the person's message when they rejected the call in the middleware.
+ */
+export function parseToolResult(text: string): MnoteToolResult | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const isResult = value !== null && typeof value === "object" && typeof (value as { ok?: unknown }).ok === "boolean";
+  return isResult ? (value as MnoteToolResult) : undefined;
 }

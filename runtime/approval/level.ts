@@ -2,33 +2,15 @@
  * The effective approval level of one call: the contract's fact for the tool (x-mnote-tool
  * approval, in the generated registry), overridden by the host policy's workspace rule, overridden
  * by its session rule; and deny from any of the three wins over everything (docs/APPROVAL.md).
+ * The decision itself is generated once (generated/frameworks/decision.ts) and made the same way by
+ * every framework target, so what a framework asks a person about and what the runtime holds agree.
  */
 import type * as T from "../../generated/types";
-import type { ApprovalFact, ToolDescriptor } from "../../generated/registry";
+import type { ToolDescriptor } from "../../generated/registry";
+import { decideApproval, ruleLevel, type AnyApprovalRule } from "../../generated/frameworks/decision";
 import type { ApprovalPolicyIndex } from "./policy";
 
-/** A rule, either as the contract writes it or as the policy does. */
-export type AnyApprovalRule = T.ApprovalRule | ApprovalFact;
-
-/**
- * The level a rule gives for these args: the first condition whose fields all equal the args'
- * (a field the call leaves out counts as its schema default), else the rule's default.
- */
-export function ruleLevel(
-  rule: AnyApprovalRule,
-  args: Readonly<Record<string, unknown>>,
-  defaults: Readonly<Record<string, unknown>>,
-): T.ApprovalLevel {
-  if (typeof rule === "string") return rule;
-  for (const condition of rule.when ?? []) {
-    const matches = Object.keys(condition.args).every((field) => {
-      const value = Object.prototype.hasOwnProperty.call(args, field) ? args[field] : defaults[field];
-      return value === condition.args[field];
-    });
-    if (matches) return condition.approval;
-  }
-  return rule.default;
-}
+export { ruleLevel, type AnyApprovalRule };
 
 /** The level of a call by this session with these args. */
 export function effectiveLevel(
@@ -37,11 +19,9 @@ export function effectiveLevel(
   args: Readonly<Record<string, unknown>>,
   policy: ApprovalPolicyIndex,
 ): T.ApprovalLevel {
-  const layers: T.ApprovalLevel[] = [ruleLevel(tool.approval, args, tool.argDefaults)];
-  const workspace = policy.tools.get(tool.name);
-  if (workspace !== undefined) layers.push(ruleLevel(workspace, args, tool.argDefaults));
-  const session = policy.sessions.get(sessionId)?.get(tool.name);
-  if (session !== undefined) layers.push(ruleLevel(session, args, tool.argDefaults));
-  // deny anywhere is deny; otherwise the most specific layer that speaks
-  return layers.includes("deny") ? "deny" : layers[layers.length - 1]!;
+  return decideApproval(
+    tool,
+    { workspace: policy.tools.get(tool.name), session: policy.sessions.get(sessionId)?.get(tool.name) },
+    args,
+  );
 }

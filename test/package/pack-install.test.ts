@@ -244,9 +244,11 @@ describe("the two packages, packed and installed offline into empty projects", (
       ].join("\n");
       writeFileSync(join(dir, "frameworks.mts"), consumer);
       writeFileSync(join(dir, "frameworks.cts"), consumer);
+      // ai 7 is ESM only: a CommonJS program reads its types under nodenext (TypeScript 5.8+,
+      // require of ESM as Node 22 does it); node16 refuses that import
       const compiled = compileConsumer(
         dir,
-        { module: "node16", moduleResolution: "node16" },
+        { module: "nodenext", moduleResolution: "nodenext" },
         ["frameworks.mts", "frameworks.cts"],
         "out",
       );

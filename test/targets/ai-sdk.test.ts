@@ -3,8 +3,8 @@
  * its test model (MockLanguageModelV3, from ai/test): the model calls a tool, the SDK runs it, and
  * the model's next call reads the result. What the model read is what the test checks.
  */
-import { approvalFor } from "../../generated/frameworks/connection";
-import { mnoteTools } from "../../generated/ai-sdk";
+import { approvalFor, type MnoteToolResult } from "../../generated/frameworks/connection";
+import { mnoteToolApproval, mnoteTools } from "../../generated/ai-sdk";
 import { aiSdkDriver } from "./ai-sdk-driver";
 import { frameworkScenario } from "./scenario";
 
@@ -24,10 +24,26 @@ describe("Vercel AI SDK: what the model is shown", () => {
         const t = (tools as Record<string, any>)[definition.name];
         expect(t.description).toBe(definition.description);
         expect(await t.inputSchema.jsonSchema).toEqual(definition.parameters);
-        expect(await t.needsApproval({}, { toolCallId: "c", messages: [] })).toBe(
-          approvalFor(definition.canonicalName, {}) === "ask",
-        );
+        // the openai-strict variant turns the provider's strict mode on; the others leave it unset
+        expect(t.strict).toBe(provider === "openai-strict" ? true : undefined);
+        // approval is the app's toolApproval (mnoteToolApproval), not the tool's: a tool the one
+        // decision does not hold at ask is not asked about, and the runtime is not called
+        // (test/targets/preview-before-yes.test.ts runs the ask path)
+        expect(t.needsApproval).toBeUndefined();
+        const approval = (
+          mnoteToolApproval({ connection: fake, session: { sessionId: "sess_x" }, provider }) as Record<string, any>
+        )[definition.name];
+        if (approvalFor(definition.canonicalName, {}) !== "ask")
+          expect(await approval({}, { toolCallId: "c", messages: [] })).toBe("not-applicable");
       }
     }
   });
 });
+
+/**
+ * The docs' reading pattern under strict TypeScript (checked by npm run typecheck, which includes
+ * this file): the result is a union over success and failure, so `ok` narrows it.
+ */
+export function docsPattern(read: MnoteToolResult): unknown {
+  return read.ok ? read.result : read.error.message;
+}

@@ -11,7 +11,7 @@ import { MockLanguageModelV3 } from "ai/test";
 import { Agent, Runner } from "@openai/agents";
 import { ScriptedModel } from "./agents-model";
 import { approvalFor } from "../../generated/frameworks/connection";
-import { mnoteTools as aiSdkTools } from "../../generated/ai-sdk";
+import { mnoteTools as aiSdkTools, mnoteToolApproval } from "../../generated/ai-sdk";
 import { mnoteTools as agentsTools } from "../../generated/openai-agents";
 import { approvalInterruptOn, mnoteTools as langchainTools, parseToolResult } from "../../generated/langchain";
 import { toolByName } from "../../generated/registry";
@@ -117,7 +117,8 @@ describe("Vercel AI SDK: a replace waits for the person's answer", () => {
             },
     });
     const prompt: ModelMessage[] = [{ role: "user", content: "Rewrite the page." }];
-    const first = await generateText({ model, tools, messages: prompt, stopWhen: stepCountIs(3) });
+    const toolApproval = mnoteToolApproval(options);
+    const first = await generateText({ model, tools, toolApproval, messages: prompt, stopWhen: stepCountIs(3) });
     const request = first.content.find((p) => p.type === "tool-approval-request");
     expect(request).toBeDefined();
     // asked, not run: nothing written while the person decides
@@ -127,7 +128,7 @@ describe("Vercel AI SDK: a replace waits for the person's answer", () => {
       ...first.response.messages,
       { role: "tool", content: [{ type: "tool-approval-response", approvalId: request!.approvalId, approved }] },
     ];
-    await generateText({ model, tools, messages, stopWhen: stepCountIs(3) });
+    await generateText({ model, tools, toolApproval, messages, stopWhen: stepCountIs(3) });
     return { t, before, stateBefore, revision };
   }
 
@@ -170,16 +171,43 @@ describe("OpenAI Agents: a replace is an interruption until the person decides",
 });
 
 describe("LangChain: no hook of its own, so only a middleware-approved call is sent with the token", () => {
-  it("interruptOn names the tools that may ask (page.save, update_title), not the others", () => {
-    const fake = { dispatcher: { callModelTool: () => Promise.reject(new Error("not called")) } };
-    const on = approvalInterruptOn({ connection: fake, session: { sessionId: "s" } });
-    expect(on[name("mnote.page.save")]).toBe(true);
-    expect(on[name("mnote.page.update_title")]).toBe(true);
-    expect(on[name("mnote.page.get")]).toBe(false);
-    expect(on[name("mnote.artifact.create_ai_note")]).toBe(false);
+  it("interruptOn asks per call, only when the runtime asks (a replace, not an append), and offers approve/reject only", async () => {
+    const { t, options, replace } = await setup();
+    const stateBefore = t.kernelStateHash();
+    const on = approvalInterruptOn(options);
+    let n = 0;
+    const asks = (canonical: string, args: Record<string, unknown>) =>
+      on[name(canonical)]!.when({ toolCall: { id: `call_when_${++n}`, args } });
+    expect(await asks("mnote.page.save", replace())).toBe(true);
+    // an append is not asked about (langchain 1.5's per-call when), nor a strict model's null mode
+    expect(await asks("mnote.page.get", {})).toBe(false);
+    expect(await asks("mnote.page.update_title", { title: "x" })).toBe(true);
+    expect(await asks("mnote.page.save", { ...replace(), dryRun: true })).toBe(false);
+    expect(t.kernelStateHash()).toBe(stateBefore);
+    // the decision alone: no runtime call for what it does not hold at ask
+    const none = approvalInterruptOn({
+      connection: { dispatcher: { callModelTool: () => Promise.reject(new Error("not called")) } },
+      session: { sessionId: "s" },
+    });
+    expect(
+      await none[name("mnote.page.save")]!.when({ toolCall: { id: "c1", args: { mode: "append", content: [] } } }),
+    ).toBe(false);
+    expect(
+      await none[name("mnote.page.save")]!.when({ toolCall: { id: "c2", args: { mode: null, content: [] } } }),
+    ).toBe(false);
+    expect(await none[name("mnote.artifact.create_ai_note")]!.when({ toolCall: { id: "c3", args: {} } })).toBe(false);
+    // an edit would change the arguments after the preview: not offered
+    for (const config of Object.values(on)) expect(config.allowedDecisions).toEqual(["approve", "reject"]);
+    await t.close();
   });
 
-  it("without humanInTheLoop the model reads approval_required and nothing is written; with it, written once", async () => {
+  it("parseToolResult reads a rejection's text (the person's message) as no result, never a SyntaxError", () => {
+    expect(parseToolResult("User rejected the tool call for `mnote_page_save` with id call_1")).toBeUndefined();
+    expect(parseToolResult('"just a string"')).toBeUndefined();
+    expect(parseToolResult('{"ok": true, "result": {}}')).toMatchObject({ ok: true });
+  });
+
+  it("invoked outside the middleware the model reads approval_required and nothing is written, humanInTheLoop or not", async () => {
     const { t, options, revision, replace } = await setup();
     const before = revision();
     const stateBefore = t.kernelStateHash();
@@ -201,8 +229,11 @@ describe("LangChain: no hook of its own, so only a middleware-approved call is s
           .then((m: { content: unknown }) => m.content),
       ),
     );
-    expect(done).toMatchObject({ ok: true, audit: { approval: { decision: "approved" } } });
-    expectWrittenOnce(t, before, revision());
+    // humanInTheLoop is no longer taken on trust (issue 28 item 4): no preview was shown for this
+    // call, so no token is sent and nothing is written
+    expect(done).toMatchObject({ ok: false, error: { code: "mnote_tool_approval_required" } });
+    expect(t.kernelStateHash()).toBe(stateBefore);
+    expect(revision()).toBe(before);
     await t.close();
   });
 });

@@ -60,7 +60,7 @@ describe("the framework route of serve", () => {
       session: { sessionId: as.sessionId },
       traceContext: () => ({ traceparent: traceparent(TRACE, PARENT) }),
     });
-    await given.mnote_page_get.execute!({}, { toolCallId: "call_traced_1", messages: [] });
+    await given.mnote_page_get.execute!({}, { toolCallId: "call_traced_1", messages: [], context: {} });
     const [span] = tracing.byName("execute_tool mnote.page.get");
     expect(span!.spanContext().traceId).toBe(TRACE);
     expect(span!.parentSpanContext?.spanId).toBe(PARENT);
@@ -68,7 +68,7 @@ describe("the framework route of serve", () => {
     tracing.exporter.reset();
     const active = mnoteTools({ connection: { url: server.url, token: TOKEN }, session: { sessionId: as.sessionId } });
     const step = await trace.getTracer("test").startActiveSpan("agent step", async (span) => {
-      await active.mnote_page_get.execute!({}, { toolCallId: "call_traced_2", messages: [] });
+      await active.mnote_page_get.execute!({}, { toolCallId: "call_traced_2", messages: [], context: {} });
       span.end();
       return span;
     });
@@ -90,14 +90,18 @@ describe("the framework route of serve", () => {
       session: { sessionId: as.sessionId },
     });
     expect(
-      await wrongToken.mnote_artifact_create_ai_note.execute!(note, { toolCallId: "call_a", messages: [] }),
+      await wrongToken.mnote_artifact_create_ai_note.execute!(note, {
+        toolCallId: "call_a",
+        messages: [],
+        context: {},
+      }),
     ).toMatchObject({ ok: false, error: { code: "mnote_tool_not_authenticated" } });
     const noSession = mnoteTools({
       connection: { url: server.url, token: TOKEN },
       session: { sessionId: "sess_nobody" },
     });
     expect(
-      await noSession.mnote_artifact_create_ai_note.execute!(note, { toolCallId: "call_b", messages: [] }),
+      await noSession.mnote_artifact_create_ai_note.execute!(note, { toolCallId: "call_b", messages: [], context: {} }),
     ).toMatchObject({
       ok: false,
       toolName: "mnote_artifact_create_ai_note",
@@ -190,7 +194,7 @@ describe("the framework route of serve", () => {
     const tools = mnoteTools({ connection: { url: proxyUrl, token: TOKEN }, session: { sessionId: as.sessionId } });
     const answer = await tools.mnote_artifact_create_ai_note.execute!(
       { content: "Lost once", title: null },
-      { toolCallId: "call_lost_1", messages: [] },
+      { toolCallId: "call_lost_1", messages: [], context: {} },
     );
     expect(forwarded).toBe(2);
     expect(answer).toMatchObject({ ok: true, audit: { replayed: true } });
