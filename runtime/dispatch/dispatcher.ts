@@ -307,12 +307,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (!request.approval) {
       const reply = await kernelCall(command, { context, args: request.args, dryRun: true });
       const preview = previewOf(reply.result as Record<string, unknown>);
+      // no revision to bind (the contract's baseRevision is optional): a token could write unbound
+      if (preview.revision === undefined || tool.revisionField === null) refuse(ERR.kernelMisconfigured, "no_revision");
       const expiresAt = now() + approvalTtlMs;
       const token = signApproval(approvalSecret, {
         sessionId: request.sessionId,
         toolName: tool.name,
         fingerprint,
-        revision: preview.revision ?? null,
+        revision: preview.revision,
         expiresAt,
         nonce: newNonce(),
       });
@@ -332,6 +334,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         throw new ToolFailure(ERR.approvalExpired, { decision: { decision: "expired", level } });
       throw new ToolFailure(ERR.approvalInvalid, { reason: check.problem, decision: { decision: "invalid", level } });
     }
+    // a token bound to no revision (made before this check existed) would write unbound
+    if (check.claims.revision === null || tool.revisionField === null) refuse(ERR.kernelMisconfigured, "no_revision");
     return { claims: check.claims, approvedBy: request.approval.approvedBy ?? request.actorId };
   }
 
