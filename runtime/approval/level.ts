@@ -12,7 +12,8 @@ export type AnyApprovalRule = T.ApprovalRule | ApprovalFact;
 
 /**
  * The level a rule gives for these args: the first condition whose fields all equal the args'
- * (a field the call leaves out counts as its schema default), else the rule's default.
+ * (a field the call leaves out counts as its schema default; a condition value null matches a
+ * field with no value, left out or null), else the rule's default.
  */
 export function ruleLevel(
   rule: AnyApprovalRule,
@@ -23,6 +24,8 @@ export function ruleLevel(
   for (const condition of rule.when ?? []) {
     const matches = Object.keys(condition.args).every((field) => {
       const value = Object.prototype.hasOwnProperty.call(args, field) ? args[field] : defaults[field];
+      // null: the call carries no value (left out without a default, or null, read as absent)
+      if (condition.args[field] === null) return value === undefined || value === null;
       return value === condition.args[field];
     });
     if (matches) return condition.approval;
