@@ -232,6 +232,7 @@ export class ReferenceKernel {
         dryRun: true,
         commandName: command,
         baseRevision: page.revision,
+        pageTitle: page.title,
         diff: planned.diff,
       };
       return { commandId: null, replayed: false, result: dry };

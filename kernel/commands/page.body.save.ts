@@ -8,6 +8,7 @@ import { KernelRefusal } from "../../generated/kernel/transport";
 import { ERR } from "../../generated/registry";
 import type { ReferenceKernel } from "../reference-kernel";
 import { leavesBodyAsIs, planBody } from "../blocks";
+import { excerpts } from "../excerpts";
 import type { CommandReply } from ".";
 
 export function pageBodySave(kernel: ReferenceKernel, payload: T.PageBodySavePayload, command: string): CommandReply {
@@ -22,8 +23,16 @@ export function pageBodySave(kernel: ReferenceKernel, payload: T.PageBodySavePay
     if (next.length > kernel.facts.pageBlocks) throw new KernelRefusal(ERR.payloadTooLarge, "page_blocks");
     const diff: T.DiffOp[] =
       mode === "replace"
-        ? [{ op: "replace", blocks: content.length, removedBlocks: current.length }]
-        : [{ op: "append", blocks: content.length }];
+        ? [
+            {
+              op: "replace",
+              blocks: content.length,
+              removedBlocks: current.length,
+              excerpts: excerpts(content),
+              removedExcerpts: excerpts(current),
+            },
+          ]
+        : [{ op: "append", blocks: content.length, excerpts: excerpts(content) }];
     return {
       diff,
       apply: () => {

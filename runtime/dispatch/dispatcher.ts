@@ -59,6 +59,7 @@ import { effectiveLevel } from "../approval/level";
 import { EMPTY_POLICY, type ApprovalPolicyIndex } from "../approval/policy";
 import { checkApproval, newNonce, signApproval, type ApprovalClaims } from "../approval/token";
 import { previewOf } from "../approval/preview";
+import { previewText } from "../approval/preview-text";
 import { randomBytes } from "node:crypto";
 
 /** The part of a kernel client the dispatcher uses. */
@@ -125,6 +126,8 @@ export interface CallRecord {
   cause?: string;
   /** The approval decision, when the call's level was ask or deny. */
   approval?: T.ApprovalAudit;
+  /** Why an approval decision refused the call (the error's reason: policy, declined, timed_out, ...). */
+  reason?: string;
 }
 
 export interface Dispatcher {
@@ -286,7 +289,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const reply = await kernelCall(command, { context, args });
       return { result: reply.result as Record<string, unknown>, effect: "read", commandId: null, replayed: false };
     }
-    if (level === "ask") return write(tool, request, context, command, await approve(tool, request, context, command));
+    if (level === "ask") {
+      const approval = await approve(tool, request, context, command, locale);
+      return "outcome" in approval ? approval.outcome : write(tool, request, context, command, approval);
+    }
     return write(tool, request, context, command);
   }
 
@@ -294,19 +300,33 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
    * A write whose level is ask. Without a token: the tool's own dry run becomes the preview, and
    * the answer is approval_required with a token bound to this session, tool, args and the
    * previewed revision. With one: the token checked (signature, binding, expiry); it is used up
-   * by the write itself (keyedWrite), which carries the previewed revision to the kernel.
+   * by the write itself (keyedWrite), which carries the previewed revision to the kernel. A call
+   * whose dry run plans no change asks nobody: it is answered with that dry run (decision unchanged).
    */
   async function approve(
     tool: ToolDescriptor,
     request: T.ToolRequest,
     context: T.KernelContext,
     command: KernelCommandName,
-  ): Promise<Approved> {
+    locale: MessageLocale,
+  ): Promise<Approved | { outcome: Outcome }> {
     const fingerprint = requestFingerprint(request.documentId, request.args);
     const level = "ask" as const;
     if (!request.approval) {
       const reply = await kernelCall(command, { context, args: request.args, dryRun: true });
-      const preview = previewOf(reply.result as Record<string, unknown>);
+      const result = reply.result as Record<string, unknown>;
+      const preview = previewOf(result);
+      // nothing would change: nothing to approve, and nothing to write
+      if (preview.ops.length === 0)
+        return {
+          outcome: {
+            result,
+            effect: "dry_run",
+            commandId: null,
+            replayed: false,
+            approval: { decision: "unchanged", level },
+          },
+        };
       // no revision to bind (the contract's baseRevision is optional): a token could write unbound
       if (preview.revision === undefined || tool.revisionField === null) refuse(ERR.kernelMisconfigured, "no_revision");
       const expiresAt = now() + approvalTtlMs;
@@ -319,7 +339,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         nonce: newNonce(),
       });
       throw new ToolFailure(ERR.approvalRequired, {
-        approval: { preview, token, expiresAt: new Date(expiresAt).toISOString() },
+        approval: {
+          preview,
+          summary: previewText(preview, locale),
+          token,
+          expiresAt: new Date(expiresAt).toISOString(),
+        },
         decision: { decision: "required", level },
       });
     }
@@ -333,6 +358,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       if (check.problem === "expired")
         throw new ToolFailure(ERR.approvalExpired, { decision: { decision: "expired", level } });
       throw new ToolFailure(ERR.approvalInvalid, { reason: check.problem, decision: { decision: "invalid", level } });
+    }
+    const { answer } = request.approval;
+    if (answer !== undefined) {
+      // the person did not say yes (or could not be asked): recorded, the token used up, nothing written
+      const ttl = Math.max(0, check.claims.expiresAt - now()) + NONCE_MARGIN_MS;
+      await options.idempotency.consumeApproval(check.claims.nonce, "not_approved", ttl).catch(storeError);
+      throw new ToolFailure(ERR.approvalDenied, { reason: answer, decision: { decision: "denied", level } });
     }
     // a token bound to no revision (made before this check existed) would write unbound
     if (check.claims.revision === null || tool.revisionField === null) refuse(ERR.kernelMisconfigured, "no_revision");
@@ -759,6 +791,7 @@ function record(echo: Echo, response: T.ToolResponse, ms: number, cause?: string
     ms,
     ...(cause !== undefined ? { cause } : {}),
     ...(response.audit.approval ? { approval: response.audit.approval } : {}),
+    ...(!response.ok && response.audit.approval && response.error.reason ? { reason: response.error.reason } : {}),
   };
 }
 
