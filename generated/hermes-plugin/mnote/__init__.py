@@ -30,10 +30,14 @@ write (a second AI note stays a second note).
 
 Approval (docs/APPROVAL.md): a call the runtime answers approval_required (page.save replace,
 update_title, or whatever the contract and host policy say) is put to the person through Hermes'
-own request_elicitation_consent (tools/approval.py; imported defensively, None when absent), with a
-one-screen summary of the runtime's preview. Only "accept" resends the same request with the
-token; decline, cancel, a headless session (Hermes fails closed there) or no consent function
-answer the model approval_denied ("declined by the user"), and nothing is written. The question is
+own request_elicitation_consent (tools/approval_prompt.py in newer Hermes, tools/approval.py in
+v0.18; imported defensively, None when absent), showing the runtime's summary of the preview (the
+page, what is removed and added, in the session's locale). Only "accept" resends the same request
+with the token. Anything else (declined, cancelled or timed out, a headless session where Hermes
+fails closed, no consent function) is sent to the runtime as the same call with the token and that
+answer, so the runtime logs the decision and uses the token up; the model reads approval_denied
+with the reason, and nothing is written. Hermes reports "session" and "always" to a plugin as a
+plain accept, so each change is asked about on its own (see docs/APPROVAL.md). The question is
 asked from a worker thread carrying the handler's context (contextvars: the session key): Hermes
 blocks the asking thread until the person answers (_await_gateway_decision, or input() on the
 CLI), and a handler running on an event loop must not block the loop that delivers that answer.
@@ -45,6 +49,7 @@ provider name (the runtime's logs and the kernel's audit keep the canonical name
 import contextvars
 import hashlib
 import importlib
+import inspect
 import json
 import logging
 import os
@@ -458,11 +463,11 @@ def _handle(tool, args, kwargs):
     challenge = _approval_challenge(response)
     if challenge is not None:
         # the runtime wants a person's yes for this exact call: ask through Hermes, resend only on accept
-        if _ask_person(tool, challenge) == "accept":
-            request = dict(request, approval={"token": challenge["token"]})
-            response, answered = _send_with_retries(transport, tool, request)
-        else:
-            return _declined(tool, request)
+        answer = _ask_person(tool, challenge)
+        if answer != "accept":
+            return _not_approved(transport, tool, request, challenge, answer)
+        request = dict(request, approval={"token": challenge["token"]})
+        response, answered = _send_with_retries(transport, tool, request)
     if keyed and not dry_run:
         _remember_unanswered(session_id, tool["providerName"], args, request["idempotencyKey"], not answered)
     return response
@@ -480,8 +485,10 @@ def _approval_challenge(response):
 
 
 def _consent_function():
-    """Hermes' request_elicitation_consent: tools/approval.py in v0.18, elsewhere in other versions; None without it."""
-    for module_name in ("tools.approval", "hermes_agent.tools.approval", "agent.approval"):
+    """Hermes' request_elicitation_consent, newest place first: tools/approval_prompt.py (where newer
+    Hermes keeps it; tools/approval.py keeps a compat alias there), then tools/approval.py (v0.18),
+    then other layouts; None without it."""
+    for module_name in ("tools.approval_prompt", "tools.approval", "hermes_agent.tools.approval", "agent.approval"):
         try:
             module = importlib.import_module(module_name)
         except Exception:
@@ -492,25 +499,20 @@ def _consent_function():
     return None
 
 
-def _approval_summary(tool, preview):
-    """One screen: what the call would change, from the runtime's preview (counts and the call's own values, no page content)."""
-    revision = preview.get("revision")
-    lines = ["mnote: " + tool["title"] + ("" if revision is None else " (page revision %d)" % revision)]
-    for op in preview.get("ops") or []:
-        kind = op.get("op")
-        if kind == "replace":
-            lines.append("- replace the whole body: %d blocks removed, %d written" % (op.get("removedBlocks", 0), op.get("blocks", 0)))
-        elif kind == "append":
-            lines.append("- append %d blocks" % op.get("blocks", 0))
-        elif kind == "set_title":
-            lines.append("- rename the page to " + json.dumps(op.get("value"), ensure_ascii=False))
-        elif kind == "set_option":
-            lines.append("- set option %s to %s" % (op.get("field"), json.dumps(op.get("value"), ensure_ascii=False)))
-        else:
-            lines.append("- " + str(kind).replace("_", " "))
-    if not preview.get("ops"):
-        lines.append("- no change")
-    return "\n".join(lines)
+def _accepts_keyword(function, name):
+    """Whether function takes the keyword (newer Hermes' consent takes title=; v0.18's does not)."""
+    try:
+        parameters = inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in parameters or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+
+
+def _approval_text(tool, challenge):
+    """What the person reads: the runtime's summary (in the session's locale, meaning in its first 200
+    characters), never the model's words; a runtime too old to send one gets the tool's title."""
+    summary = challenge.get("summary")
+    return summary if isinstance(summary, str) and summary.strip() else "mnote: " + tool["title"]
 
 
 def _approval_timeout():
@@ -520,30 +522,50 @@ def _approval_timeout():
         return 300.0
 
 
+# Hermes' consent answers, as the runtime records them (ApprovalGrant.answer); "accept" is the only yes.
+_CONSENT_ANSWERS = {"accept": "accept", "decline": _APPROVAL["answers"]["declined"], "cancel": _APPROVAL["answers"]["timed_out"]}
+
+
 def _ask_person(tool, challenge):
-    """ "accept" only when the person said yes; everything else (no function, headless, timeout, error) declines."""
+    """ "accept" only when the person said yes; otherwise why not: declined, timed_out (nobody
+    answered in time: Hermes' "cancel", or our own bound) or no_one_to_ask (no consent function,
+    or asking failed)."""
     consent = _consent_function()
     if consent is None:
-        return "decline"
-    message = _approval_summary(tool, challenge.get("preview") or {})
-    answer = {"choice": "decline"}
+        return _APPROVAL["answers"]["no_one_to_ask"]
+    message = _approval_text(tool, challenge)
+    keywords = {"surface": "mnote-approval"}
+    if _accepts_keyword(consent, "title"):
+        keywords["title"] = "mnote"  # newer Hermes: our header instead of its "dangerous command" one
+    answer = {"choice": None}
     context = contextvars.copy_context()
 
     def ask():
         try:
-            answer["choice"] = context.run(consent, message, "mnote wants to change the page: approve?", surface="mnote-approval")
+            answer["choice"] = context.run(consent, message, "mnote", **keywords)
         except Exception:
-            answer["choice"] = "decline"
+            answer["choice"] = "error"
 
     worker = threading.Thread(target=ask, name="mnote-approval", daemon=True)
     worker.start()
     worker.join(_approval_timeout())
-    return "accept" if not worker.is_alive() and answer["choice"] == "accept" else "decline"
+    if worker.is_alive():
+        return _APPROVAL["answers"]["timed_out"]
+    return _CONSENT_ANSWERS.get(answer["choice"], _APPROVAL["answers"]["no_one_to_ask"])
 
 
-def _declined(tool, request):
-    """The answer when the person did not approve: approval_denied, declined by the user; nothing was sent to write."""
-    failure = _failure(tool, _APPROVAL["denied"], request, reason="declined")
+def _not_approved(transport, tool, request, challenge, answer):
+    """The person did not say yes: the runtime is told (the same call, the token and the answer), so
+    the decision is in its audit and log and the token is used up; nothing is written. When the
+    runtime cannot be reached the model still reads approval_denied, built here."""
+    told = dict(request, approval={"token": challenge["token"], "answer": answer})
+    try:
+        response, _answered = _send_with_retries(transport, tool, told)
+    except Exception:
+        response = None
+    if isinstance(response, dict) and (response.get("error") or {}).get("code") == _APPROVAL["denied"]:
+        return response
+    failure = _failure(tool, _APPROVAL["denied"], request, reason=answer)
     failure["audit"]["approval"] = {"decision": "denied", "level": "ask"}
     return failure
 
