@@ -499,6 +499,31 @@ def _consent_function():
     return None
 
 
+def _prompt_function():
+    """Hermes' prompt_dangerous_approval (tools/approval_prompt.py in newer Hermes, tools/approval.py in
+    v0.18): the prompt that shows the interactive CLI's own approval panel when given its callback."""
+    for module_name in ("tools.approval_prompt", "tools.approval"):
+        module = sys.modules.get(module_name)
+        prompt = getattr(module, "prompt_dangerous_approval", None) if module is not None else None
+        if callable(prompt):
+            return prompt
+    return None
+
+
+def _cli_approval_callback():
+    """The approval callback the interactive CLI registered on this thread (tools.terminal_tool keeps it
+    per thread), or None: a gateway session has none. Read from the handler's own thread, since the
+    question is asked from a worker thread that would not see it. Only an already loaded module is
+    read: importing Hermes' terminal tool here would start its machinery."""
+    module = sys.modules.get("tools.terminal_tool")
+    getter = getattr(module, "_get_approval_callback", None) if module is not None else None
+    try:
+        callback = getter() if callable(getter) else None
+    except Exception:
+        callback = None
+    return callback if callable(callback) else None
+
+
 def _accepts_keyword(function, name):
     """Whether function takes the keyword (newer Hermes' consent takes title=; v0.18's does not)."""
     try:
@@ -524,25 +549,47 @@ def _approval_timeout():
 
 # Hermes' consent answers, as the runtime records them (ApprovalGrant.answer); "accept" is the only yes.
 _CONSENT_ANSWERS = {"accept": "accept", "decline": _APPROVAL["answers"]["declined"], "cancel": _APPROVAL["answers"]["timed_out"]}
+# The CLI prompt's answers: once (and session or always, where Hermes still offers them) approve this
+# one change; "cancelled" means the prompt never reached a person.
+_PROMPT_ANSWERS = {
+    "once": "accept",
+    "session": "accept",
+    "always": "accept",
+    "deny": _APPROVAL["answers"]["declined"],
+    "timeout": _APPROVAL["answers"]["timed_out"],
+    "cancelled": _APPROVAL["answers"]["no_one_to_ask"],
+}
 
 
 def _ask_person(tool, challenge):
     """ "accept" only when the person said yes; otherwise why not: declined, timed_out (nobody
     answered in time: Hermes' "cancel", or our own bound) or no_one_to_ask (no consent function,
     or asking failed)."""
-    consent = _consent_function()
-    if consent is None:
-        return _APPROVAL["answers"]["no_one_to_ask"]
     message = _approval_text(tool, challenge)
-    keywords = {"surface": "mnote-approval"}
-    if _accepts_keyword(consent, "title"):
-        keywords["title"] = "mnote"  # newer Hermes: our header instead of its "dangerous command" one
+    callback, prompt = _cli_approval_callback(), _prompt_function()
+    if callback is not None and prompt is not None:
+        # The interactive CLI: its prompt_toolkit app owns the terminal, where Hermes' consent would
+        # fail closed; its own approval panel (the callback it registered) asks the person. Only
+        # once/deny are offered where Hermes lets us say so: a yes approves this one previewed change.
+        ask_with, arguments, keywords = prompt, (message, "mnote"), {"allow_permanent": False, "approval_callback": callback}
+        for name, value in (("allow_session", False), ("title", "mnote")):
+            if _accepts_keyword(prompt, name):
+                keywords[name] = value
+        choices = _PROMPT_ANSWERS
+    else:
+        consent = _consent_function()
+        if consent is None:
+            return _APPROVAL["answers"]["no_one_to_ask"]
+        ask_with, arguments, keywords = consent, (message, "mnote"), {"surface": "mnote-approval"}
+        if _accepts_keyword(consent, "title"):
+            keywords["title"] = "mnote"  # newer Hermes: our header instead of its "dangerous command" one
+        choices = _CONSENT_ANSWERS
     answer = {"choice": None}
     context = contextvars.copy_context()
 
     def ask():
         try:
-            answer["choice"] = context.run(consent, message, "mnote", **keywords)
+            answer["choice"] = context.run(ask_with, *arguments, **keywords)
         except Exception:
             answer["choice"] = "error"
 
@@ -551,7 +598,7 @@ def _ask_person(tool, challenge):
     worker.join(_approval_timeout())
     if worker.is_alive():
         return _APPROVAL["answers"]["timed_out"]
-    return _CONSENT_ANSWERS.get(answer["choice"], _APPROVAL["answers"]["no_one_to_ask"])
+    return choices.get(str(answer["choice"]), _APPROVAL["answers"]["no_one_to_ask"])
 
 
 def _not_approved(transport, tool, request, challenge, answer):
