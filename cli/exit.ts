@@ -64,6 +64,7 @@ const TYPED_ERRORS: ReadonlyArray<{ name: string; code: ExitCode; prefix?: strin
   { name: "KernelStartupError", code: EXIT.environment }, // kernel/facts.ts: a kernel built for another contract
   { name: "KernelMisconfigured", code: EXIT.environment }, // generated/kernel/transport.ts
   { name: "DatabaseOpenError", code: EXIT.environment }, // common/sqlite.ts
+  { name: "StateFileExposedError", code: EXIT.environment }, // runtime/approval/state-file.ts
   { name: "ClusterStartError", code: EXIT.environment }, // common/http/cluster.ts: serve --workers
 ];
 

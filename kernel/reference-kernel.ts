@@ -210,6 +210,7 @@ export class ReferenceKernel implements KernelPort {
         dryRun: true,
         commandName: command,
         baseRevision: page.revision,
+        pageTitle: page.title,
         diff: planned.diff,
       };
       return { commandId: null, replayed: false, result: dry };

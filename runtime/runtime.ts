@@ -14,6 +14,7 @@ import { openDatabase, type Db } from "../common/sqlite";
 import { tracedTransport } from "./telemetry/kernel-client";
 import { currentTraceFields } from "../common/telemetry/propagation";
 import { stateSecret } from "./approval/secret";
+import { privateStateFile } from "./approval/state-file";
 
 export type KernelChoice =
   | { kind: "embedded"; path: string }
@@ -47,6 +48,8 @@ export interface Runtime {
 
 export function createRuntime(options: RuntimeOptions): Runtime {
   const now = options.now ?? Date.now;
+  // the state file may keep the approval key: created 0600, refused when others can read it
+  privateStateFile(options.statePath, options.approval?.secret === undefined);
   const state = openDatabase(options.statePath);
   const grants = options.grants ?? new SqliteGrantStore(state, now);
   const idempotency = options.idempotency ?? new SqliteIdempotencyStore(state, now);

@@ -33,6 +33,8 @@ async function stores(statePath: string, redis?: string) {
   }
   const { openDatabase } = await import("../../common/sqlite");
   const { SqliteGrantStore } = await import("../../runtime/state/grant-store");
+  const { createPrivateFile } = await import("../../runtime/approval/state-file");
+  createPrivateFile(location.path); // 0600: the runtime keeps its approval key in the same file
   const db = openDatabase(location.path);
   return { grants: new SqliteGrantStore(db), close: async () => db.close() };
 }

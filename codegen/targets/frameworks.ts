@@ -34,7 +34,7 @@ export const frameworksTarget: Target = {
 import type { ApprovalGrant, ApprovalLevel, ApprovalPolicy, ToolResponse } from "../types";
 import { toolByName, type RegisteredToolName } from "../registry";
 import { decideApproval } from "./decision";
-import { validateApprovalPolicy, validateToolResponse } from "../validators";
+import { validateApprovalGrant, validateApprovalPolicy, validateToolResponse } from "../validators";
 import { providerTools, type ProviderName, type ProviderToolDefinition } from "../providers";
 
 /** Every tool under the name the model calls it by. */
@@ -161,8 +161,22 @@ export function approvalFor(toolName: RegisteredToolName, args: unknown, scope: 
 
 /** The approval decision of a target's mnoteTools: approvalFor with the options' session and (checked) policy bound once. */
 export function approvalDecider(options: MnoteToolsOptions): (toolName: RegisteredToolName, args: unknown) => ApprovalLevel {
+  checkedApprovedBy(options.approvedBy);
   const scope: ApprovalScope = { sessionId: options.session.sessionId, policy: checkedApprovalPolicy(options.approvalPolicy) };
   return (toolName, args) => approvalFor(toolName, args, scope);
+}
+
+/**
+ * The options' approvedBy, checked when the tools are made (by the contract's ApprovalGrant validator,
+ * with a stand-in token of the right shape), not after a person said yes: an e-mail address there
+ * would otherwise fail the approved write.
+ */
+export function checkedApprovedBy(approvedBy: unknown): void {
+  if (approvedBy === undefined) return;
+  if (!validateApprovalGrant({ token: "0000000000000000.0", approvedBy })) {
+    const first = validateApprovalGrant.errors?.[0];
+    throw new TypeError(\`approvedBy is not an identifier (letters, digits and . _ : -, at most 128): \${first?.message ?? "invalid"}\`);
+  }
 }
 
 /** The options' approval policy, checked by the contract's validator before anything reads it. */

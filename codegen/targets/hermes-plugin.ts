@@ -39,9 +39,19 @@ export const hermesPluginTarget: Target = {
       modelEnvelopeFields: modelEnvelopeFields.filter((f) => f in ((t.parameters.properties as object) ?? {})),
     }));
     // the two codes the plugin's consent step acts on (docs/APPROVAL.md), checked against the catalog
-    const approvalCodes = { required: "mnote_tool_approval_required", denied: "mnote_tool_approval_denied" };
-    for (const code of Object.values(approvalCodes)) {
+    const approvalCodes = {
+      required: "mnote_tool_approval_required",
+      denied: "mnote_tool_approval_denied",
+      // the answers a host sends when the person did not say yes (ApprovalGrant.answer): approval_denied reasons
+      answers: { declined: "declined", timed_out: "timed_out", no_one_to_ask: "no_one_to_ask" },
+    };
+    for (const code of [approvalCodes.required, approvalCodes.denied]) {
       if (!model.errors.some((e) => e.code === code)) throw new Error(`the error catalog has no ${code}`);
+    }
+    const deniedReasons = model.errors.find((e) => e.code === approvalCodes.denied)?.reasons ?? {};
+    for (const answer of Object.values(approvalCodes.answers)) {
+      if (!Object.prototype.hasOwnProperty.call(deniedReasons, answer))
+        throw new Error(`the error catalog has no reason ${answer} for ${approvalCodes.denied}`);
     }
     const spec = {
       generated: bannerText(model),

@@ -7,6 +7,7 @@ import type * as T from "../../generated/types";
 import { KernelRefusal } from "../../generated/kernel/transport";
 import { ERR } from "../../generated/registry";
 import { leavesBodyAsIs, planBody } from "../blocks";
+import { excerpts } from "../excerpts";
 import type { CommandReply, KernelPort } from "../port";
 
 export function pageBodySave(kernel: KernelPort, payload: T.PageBodySavePayload, command: string): CommandReply {
@@ -21,8 +22,16 @@ export function pageBodySave(kernel: KernelPort, payload: T.PageBodySavePayload,
     if (next.length > kernel.facts.pageBlocks) throw new KernelRefusal(ERR.payloadTooLarge, "page_blocks");
     const diff: T.DiffOp[] =
       mode === "replace"
-        ? [{ op: "replace", blocks: content.length, removedBlocks: current.length }]
-        : [{ op: "append", blocks: content.length }];
+        ? [
+            {
+              op: "replace",
+              blocks: content.length,
+              removedBlocks: current.length,
+              excerpts: excerpts(content),
+              removedExcerpts: excerpts(current),
+            },
+          ]
+        : [{ op: "append", blocks: content.length, excerpts: excerpts(content) }];
     return {
       diff,
       apply: () => {

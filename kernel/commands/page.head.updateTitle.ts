@@ -11,7 +11,7 @@ export function pageHeadUpdateTitle(
     const { title } = payload.args;
     if (title === page.title) return { diff: [], apply: () => ({ commandName: command, revision: page.revision }) };
     return {
-      diff: [{ op: "set_title", value: title }],
+      diff: [{ op: "set_title", value: title, previous: page.title }],
       apply: () => {
         kernel.sql("UPDATE pages SET title = ? WHERE id = ?").run(title, page.id);
         return { commandName: command, revision: kernel.bumpRevision(page) };

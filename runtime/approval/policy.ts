@@ -1,12 +1,14 @@
 /**
  * The host's approval policy file (contract/envelope/approval-policy.schema.json): validated by
  * the generated validator before anything reads it, then checked against the contract (every tool
- * it names exists, every condition names a field of that tool's args, ask only for tools with a
- * dry run), then indexed in Maps, so no tool or session name can reach an object's prototype.
+ * it names exists, every condition names a field of that tool's args with a value that field can
+ * hold (runtime/approval/condition-values.ts), ask only for tools with a dry run), then indexed in
+ * Maps, so no tool or session name can reach an object's prototype.
  */
 import type * as T from "../../generated/types";
 import { toolByName as generatedToolByName, toolList, type ToolDescriptor } from "../../generated/registry";
 import { validateApprovalPolicy } from "../../generated/validators";
+import { conditionValueProblem } from "./condition-values";
 
 export interface ApprovalPolicyIndex {
   /** Workspace rules by tool name. */
@@ -64,7 +66,7 @@ export function approvalPolicyFrom(
   return { tools: rules(value.tools, "/tools"), sessions };
 }
 
-/** A rule fits its tool: conditions name its top-level args fields; ask needs the tool's dry run. */
+/** A rule fits its tool: conditions name its top-level args fields, with values they can hold; ask needs the tool's dry run. */
 function checkRule(tool: ToolDescriptor, rule: T.ApprovalRule, at: string): void {
   const fields = Object.keys((tool.parameters.properties as Record<string, unknown> | undefined) ?? {});
   const levels: T.ApprovalLevel[] = typeof rule === "string" ? [rule] : [rule.default];
@@ -74,6 +76,8 @@ function checkRule(tool: ToolDescriptor, rule: T.ApprovalRule, at: string): void
       for (const field of Object.keys(condition.args)) {
         if (!fields.includes(field) || field === "dryRun")
           throw new ApprovalPolicyError(`at ${at}/when/${i}/args/${field}: ${tool.name} has no args field ${field}`);
+        const problem = conditionValueProblem(tool, field, condition.args[field]);
+        if (problem) throw new ApprovalPolicyError(`at ${at}/when/${i}/args/${field}: ${problem}`);
       }
     });
   }

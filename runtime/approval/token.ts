@@ -13,7 +13,7 @@ export interface ApprovalClaims {
   sessionId: string;
   toolName: string;
   fingerprint: string;
-  /** The revision the preview saw (null when the dry run reports none). */
+  /** The revision the preview saw (null only in a token made before a revision was required: refused). */
   revision: number | null;
   /** Milliseconds since the epoch. */
   expiresAt: number;

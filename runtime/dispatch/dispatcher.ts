@@ -70,6 +70,7 @@ import { effectiveLevel } from "../approval/level";
 import { EMPTY_POLICY, type ApprovalPolicyIndex } from "../approval/policy";
 import { checkApproval, newNonce, signApproval, type ApprovalClaims } from "../approval/token";
 import { previewOf } from "../approval/preview";
+import { previewText } from "../approval/preview-text";
 import { createHmac, randomBytes } from "node:crypto";
 
 /** The part of a kernel client the dispatcher uses. */
@@ -136,6 +137,8 @@ export interface CallRecord {
   cause?: string;
   /** The approval decision, when the call's level was ask or deny. */
   approval?: T.ApprovalAudit;
+  /** Why an approval decision refused the call (the error's reason: policy, declined, timed_out, ...). */
+  reason?: string;
 }
 
 /** The transport's side of the delivery rule (see the top of this file and docs/RELIABILITY.md). */
@@ -377,7 +380,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const reply = await kernelCall(command, { context, args });
       return { result: reply.result as Record<string, unknown>, effect: "read", commandId: null, replayed: false };
     }
-    if (level === "ask") return approvedOrReplayed(tool, request, context, command);
+    if (level === "ask") return approvedOrReplayed(tool, request, context, command, locale);
     return write(tool, request, context, command);
   }
 
@@ -392,17 +395,19 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     request: T.ToolRequest,
     context: T.KernelContext,
     command: KernelCommandName,
+    locale: MessageLocale,
   ): Promise<Outcome> {
-    let approved: Approved;
+    let approval: Approved | { outcome: Outcome };
     try {
-      approved = await approve(tool, request, context, command);
+      approval = await approve(tool, request, context, command, locale);
     } catch (e) {
       if (!(e instanceof ToolFailure && e.code === ERR.approvalExpired)) throw e;
       const replay = await committedReplay(tool, request, context, command);
       if (!replay) throw e;
       return replay;
     }
-    return write(tool, request, context, command, approved);
+    // an outcome without a write: nothing would change (answered as the dry run shows)
+    return "outcome" in approval ? approval.outcome : write(tool, request, context, command, approval);
   }
 
   /** The committed result of this exact write (its key, or its slot's), from the kernel's record; undefined when none or unknown. */
@@ -462,30 +467,51 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
    * A write whose level is ask. Without a token: the tool's own dry run becomes the preview, and
    * the answer is approval_required with a token bound to this session, tool, args and the
    * previewed revision. With one: the token checked (signature, binding, expiry); it is used up
-   * by the write itself (keyedWrite), which carries the previewed revision to the kernel.
+   * by the write itself (keyedWrite), which carries the previewed revision to the kernel. A call
+   * whose dry run plans no change asks nobody: it is answered with that dry run (decision unchanged).
    */
   async function approve(
     tool: ToolDescriptor,
     request: T.ToolRequest,
     context: T.KernelContext,
     command: KernelCommandName,
-  ): Promise<Approved> {
+    locale: MessageLocale,
+  ): Promise<Approved | { outcome: Outcome }> {
     const fingerprint = requestFingerprint(request.documentId, request.args);
     const level = "ask" as const;
     if (!request.approval) {
       const reply = await kernelCall(command, { context, args: request.args, dryRun: true });
-      const preview = previewOf(reply.result as Record<string, unknown>);
+      const result = reply.result as Record<string, unknown>;
+      const preview = previewOf(result);
+      // nothing would change: nothing to approve, and nothing to write
+      if (preview.ops.length === 0)
+        return {
+          outcome: {
+            result,
+            effect: "dry_run",
+            commandId: null,
+            replayed: false,
+            approval: { decision: "unchanged", level },
+          },
+        };
+      // no revision to bind (the contract's baseRevision is optional): a token could write unbound
+      if (preview.revision === undefined || tool.revisionField === null) refuse(ERR.kernelMisconfigured, "no_revision");
       const expiresAt = now() + approvalTtlMs;
       const token = signApproval(await approvalKey(), {
         sessionId: request.sessionId,
         toolName: tool.name,
         fingerprint,
-        revision: preview.revision ?? null,
+        revision: preview.revision,
         expiresAt,
         nonce: newNonce(),
       });
       throw new ToolFailure(ERR.approvalRequired, {
-        approval: { preview, token, expiresAt: new Date(expiresAt).toISOString() },
+        approval: {
+          preview,
+          summary: previewText(preview, locale),
+          token,
+          expiresAt: new Date(expiresAt).toISOString(),
+        },
         decision: { decision: "required", level },
       });
     }
@@ -500,6 +526,15 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         throw new ToolFailure(ERR.approvalExpired, { decision: { decision: "expired", level } });
       throw new ToolFailure(ERR.approvalInvalid, { reason: check.problem, decision: { decision: "invalid", level } });
     }
+    const { answer } = request.approval;
+    if (answer !== undefined) {
+      // the person did not say yes (or could not be asked): recorded, the token used up, nothing written
+      const ttl = Math.max(0, check.claims.expiresAt - now()) + NONCE_MARGIN_MS;
+      await options.idempotency.consumeApproval(check.claims.nonce, "not_approved", ttl).catch(storeError);
+      throw new ToolFailure(ERR.approvalDenied, { reason: answer, decision: { decision: "denied", level } });
+    }
+    // a token bound to no revision (made before this check existed) would write unbound
+    if (check.claims.revision === null || tool.revisionField === null) refuse(ERR.kernelMisconfigured, "no_revision");
     return { claims: check.claims, approvedBy: request.approval.approvedBy ?? request.actorId };
   }
 
@@ -935,6 +970,7 @@ function record(echo: Echo, response: T.ToolResponse, ms: number, cause?: string
     ms,
     ...(cause !== undefined ? { cause } : {}),
     ...(response.audit.approval ? { approval: response.audit.approval } : {}),
+    ...(!response.ok && response.audit.approval && response.error.reason ? { reason: response.error.reason } : {}),
   };
 }
 

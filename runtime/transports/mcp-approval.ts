@@ -1,12 +1,13 @@
 /**
  * Approval over MCP (docs/APPROVAL.md, docs/MCP.md) as the 2026-07-28 revision asks for input: a
  * call whose answer is approval_required is answered `input_required`, holding one form for the
- * person: the message is the person-readable preview (previewSummary), the schema a single yes/no.
+ * person: the message is the person-readable preview (the challenge's summary), the schema a single yes/no.
  * The requestState (mcp-request-state.ts) binds principal, tool, argument fingerprint, previewed
  * revision and expiry, and carries the approval token sealed. The client retries with the answer:
  * an explicit yes sends the call to the dispatcher with the token (its nonce is used up there, so
- * a replayed requestState writes nothing); decline, cancel or no answer is approval_denied
- * (declined), and nothing is written.
+ * a replayed requestState writes nothing); decline, cancel or no answer sends it with the token and
+ * answer "declined", so the decision reaches the runtime's audit and log, the token is used up and
+ * the answer is approval_denied (declined): nothing is written.
  *
  * The same handler serves 2025-11-25 clients through the SDK's legacy shim (a real
  * elicitation/create request on stdio). A client that cannot show a form (no elicitation
@@ -22,7 +23,6 @@ import {
 } from "@modelcontextprotocol/server";
 import { ERR, type ToolDescriptor } from "../../generated/registry";
 import type { ApprovalChallenge, ToolResponse } from "../../generated/types";
-import { previewSummary } from "../approval/preview";
 import { ToolFailure } from "../dispatch/tool-failure";
 import { argumentsFingerprint, type ApprovalState, type McpRequestStates } from "./mcp-request-state";
 
@@ -59,7 +59,8 @@ export async function askApproval(
   return inputRequired({
     inputRequests: {
       [APPROVAL_INPUT]: inputRequired.elicit({
-        message: `${previewSummary(tool.title, challenge.preview)}\n\nApprove this change?`,
+        // the preview written for a person, in the session's locale (runtime/approval/preview-text.ts)
+        message: challenge.summary,
         requestedSchema: YES_NO,
       }),
     },
@@ -77,7 +78,7 @@ export function approvalAnswer(
   state: ApprovalState,
   ctx: ServerContext,
   call: { principal: string; args: unknown; now: number },
-): { token: string } | ToolFailure {
+): { token: string; answer?: "declined" } | ToolFailure {
   const invalid = (reason: string) =>
     new ToolFailure(ERR.approvalInvalid, { reason, decision: { decision: "invalid", level: "ask" } });
   if (state.p !== call.principal) return invalid("other_session");
@@ -87,8 +88,7 @@ export function approvalAnswer(
     return new ToolFailure(ERR.approvalExpired, { decision: { decision: "invalid", level: "ask" } });
   const answer = inputResponse(ctx.mcpReq.inputResponses, APPROVAL_INPUT);
   const yes = answer.kind === "elicit" && answer.action === "accept" && answer.content?.[APPROVAL_INPUT] === true;
-  if (!yes)
-    return new ToolFailure(ERR.approvalDenied, { reason: "declined", decision: { decision: "denied", level: "ask" } });
   const token = states.unseal(state.k);
-  return token === undefined ? invalid("altered") : { token };
+  if (token === undefined) return invalid("altered");
+  return yes ? { token } : { token, answer: "declined" };
 }

@@ -217,7 +217,8 @@ export function createMcpServer(
         // the retry of an approval round (mcp-approval.ts): a yes writes, once; anything else writes nothing
         const answer = approvalAnswer(states, tool, state, ctx, { principal, args, now: now() });
         if (answer instanceof ToolFailure) return fail(answer, grant, tool, envelope);
-        return asResult(await dispatchFor(ctx.mcpReq.id, { ...envelope, approval: { token: answer.token } }));
+        // a yes writes; anything else reaches the runtime as declined (logged, token used up, nothing written)
+        return asResult(await dispatchFor(ctx.mcpReq.id, { ...envelope, approval: answer }));
       }
       const response = await dispatchFor(ctx.mcpReq.id, envelope);
       const challenge = challengeOf(response);

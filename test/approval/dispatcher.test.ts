@@ -66,8 +66,17 @@ describe("approval: the contract's levels", () => {
     const challenge = r.error.approval!;
     expect(challenge.preview).toEqual({
       commandName: "page.body.save",
-      ops: [{ op: "replace", blocks: 1, removedBlocks: blocksBefore }],
+      ops: [
+        {
+          op: "replace",
+          blocks: 1,
+          removedBlocks: blocksBefore,
+          excerpts: ["A new body."],
+          removedExcerpts: ["章节一", "第一段：确定范围与里程碑。", "整理需求清单"],
+        },
+      ],
       revision: 0,
+      pageTitle: "项目计划",
       blockCounts: { before: blocksBefore, after: 1 },
     });
     expect(Date.parse(challenge.expiresAt) - t.runtime.now()).toBe(10 * 60 * 1000);
@@ -179,9 +188,11 @@ describe("approval: the contract's levels", () => {
     const r = await ask(t, owner, "mnote.page.update_title", { title: "Project plan", baseRevision: 1 });
     expect(r.error.approval!.preview).toEqual({
       commandName: "page.head.updateTitle",
-      ops: [{ op: "set_title", value: "Project plan" }],
+      ops: [{ op: "set_title", value: "Project plan", previous: "项目计划" }],
       revision: 1,
+      pageTitle: "项目计划",
     });
+    expect(r.error.approval!.summary).toBe("重命名页面：「项目计划」 → 「Project plan」。");
     // a dry run is not a write: it needs no approval
     const dry = ok(await t.call("mnote.page.save", owner, { ...REPLACE, baseRevision: 1 }, { dryRun: true }));
     expect(dry.audit.effect).toBe("dry_run");

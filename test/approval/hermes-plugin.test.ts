@@ -1,8 +1,8 @@
 /**
  * Approval in the generated Hermes plugin outside Hermes (the project's loader, test/hermes/
  * harness.py): there is no tools/approval.py to ask a person with, which is exactly a host with
- * no consent function. An approval_required answer is then "declined by the user" and nothing is
- * written; a call the policy allows goes through; a call the policy denies is denied. The path
+ * no consent function. An approval_required answer is then "nobody could be asked", told to the
+ * runtime (logged, the token used up) and nothing is written; a call the policy allows goes through; a call the policy denies is denied. The path
  * where a person answers runs in the real Hermes (test/hermes/real-hermes.test.ts).
  */
 import { spawnSync } from "node:child_process";
@@ -31,7 +31,7 @@ function runHarness(steps: unknown[], url: string) {
 }
 
 describe("approval in the Hermes plugin without a consent function", () => {
-  it("approval_required becomes declined by the user, nothing written; allow goes through; deny is denied", async () => {
+  it("approval_required with nobody to ask: told to the runtime and logged, nothing written; allow goes through; deny is denied", async () => {
     const p = seededProject([{ session: "s_owner", actor: "user_1" }]);
     const policy = join(p.dir, "policy.json");
     writeFileSync(policy, JSON.stringify({ tools: { "mnote.artifact.create_ai_note": "deny" } }));
@@ -60,12 +60,15 @@ describe("approval in the Hermes plugin without a consent function", () => {
         ],
         server.url,
       );
+      // nobody could be asked; the runtime is told (the preview request, then the same call with the
+      // token and the answer), so its audit and log hold the decision
       expect([replace!.response.error.code, replace!.response.error.reason, replace!.sent]).toEqual([
         "mnote_tool_approval_denied",
-        "declined",
-        1,
+        "no_one_to_ask",
+        2,
       ]);
-      expect(replace!.response.error.message).toMatch(/拒绝|declined/);
+      expect(replace!.response.audit.approval).toEqual({ decision: "denied", level: "ask" });
+      expect(replace!.response.error.message).toMatch(/无法询问用户|Nobody could be asked/);
       expect([note!.response.error.code, note!.response.error.reason]).toEqual([
         "mnote_tool_approval_denied",
         "policy",
@@ -88,5 +91,16 @@ describe("approval in the Hermes plugin without a consent function", () => {
     } finally {
       await server.stop();
     }
+    // every decision in the runtime's log, with tool, session and reason
+    const decisions = server.stderr
+      .filter((l) => l.includes('"tool_call"'))
+      .map((l) => JSON.parse(l))
+      .filter((r) => r.approval)
+      .map((r) => [r.toolName, r.sessionId, r.approval.decision, r.reason ?? null]);
+    expect(decisions).toEqual([
+      ["mnote.page.save", "s_owner", "required", null],
+      ["mnote.page.save", "s_owner", "denied", "no_one_to_ask"],
+      ["mnote.artifact.create_ai_note", "s_owner", "denied", "policy"],
+    ]);
   });
 });

@@ -130,8 +130,8 @@ describe("approval over MCP (2026-07-28, input_required), over Streamable HTTP",
     const before = body(s.t).length;
     const r = (await client.callTool({ name: "mnote_page_save", arguments: REPLACE })).structuredContent as any;
     expect(asked).toHaveLength(1);
-    expect(asked[0]).toContain(`replace the whole body: ${before} blocks removed, 1 block written`);
-    expect(asked[0]).toContain("page revision 0");
+    expect(asked[0]).toContain(`删除 ${before} 段，写入 1 段`); // the challenge's summary, in the session's locale
+    expect(asked[0]).toContain("「项目计划」"); // the page by its title, not its revision
     expect([r.ok, r.toolName, r.audit.approval]).toEqual([
       true,
       "mnote_page_save",

@@ -13,7 +13,9 @@ it("npm run demo drives all six tools through the Hermes plugin and exits 0", ()
   expect(run.stdout).toContain("DEMO OK: 14 steps through the Hermes plugin, every one as expected.");
   expect(run.stdout).not.toContain("!! unexpected");
   // the approval round: the person sees what would change, says no to a replace, yes to a rename
-  expect(run.stdout).toMatch(/replace the whole body: \d+ blocks removed, 1 written\n  the person answers: decline/);
+  expect(run.stdout).toMatch(
+    /替换「项目计划」的全部内容：删除 \d+ 段，写入 1 段。\n(.*\n)*  the person answers: decline/,
+  );
   expect(run.stdout).toContain("the person answers: accept");
   expect(run.status).toBe(0);
 });

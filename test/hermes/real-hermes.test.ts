@@ -158,15 +158,19 @@ suite(`approval through the real Hermes Agent (${present ? hermesSrc : "skipped:
         consent: ["d"],
       });
       const no = declined.calls[0];
-      expect(no.shown).toMatch(
-        /mnote: Write the page body \(page revision 0\)\s+- replace the whole body: \d+ blocks removed, 1 written/,
+      // what the person reads: the page by its title, what goes and what comes, in the session's locale
+      expect(no.shown).toContain(
+        "替换「项目计划」的全部内容：删除 3 段，写入 1 段。\n删除：“章节一”、“第一段：确定范围与里程碑。”、“整理需求清单”\n新增：“Declined body.”",
       );
       expect(JSON.parse(no.output)).toMatchObject({
         ok: false,
         toolName: "mnote_page_save",
         error: { code: "mnote_tool_approval_denied", reason: "declined" },
+        audit: { approval: { decision: "denied", level: "ask" } },
       });
-      expect(no.requests).toHaveLength(1); // the preview request only: nothing was sent to write
+      // the preview request, then the decline told to the runtime (token and answer): nothing written
+      expect(no.requests.map((r: any) => r.approval?.answer ?? null)).toEqual([null, "declined"]);
+      expect(JSON.stringify(JSON.parse(no.output))).not.toContain("项目计划"); // the person's text never reaches the model
       expect(hashDatabaseFile(p.db)).toBe(before);
 
       const accepted = await runReal({
@@ -177,7 +181,7 @@ suite(`approval through the real Hermes Agent (${present ? hermesSrc : "skipped:
         consent: ["o"],
       });
       const yes = accepted.calls[0];
-      expect(yes.shown).toContain("replace the whole body");
+      expect(yes.shown).toContain("新增：“Accepted body.”");
       expect(yes.requests.map((r: any) => r.approval?.token === undefined)).toEqual([true, false]);
       expect(JSON.parse(yes.output)).toMatchObject({
         ok: true,

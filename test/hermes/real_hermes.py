@@ -13,6 +13,12 @@ envelope the plugin sent. Jest makes the assertions (test/hermes/real-hermes.tes
 With "consent", each call runs with sys.stdin holding that answer, as a person at Hermes' CLI
 would type it into its approval prompt (tools/approval.py prompt_dangerous_approval, reached through
 request_elicitation_consent), and what Hermes showed on stdout is reported as the call's "shown".
+With "cli_callback" (answers, e.g. ["once"]), the calling thread registers an approval callback the
+way Hermes' interactive CLI does (tools.terminal_tool.set_approval_callback, per thread; a stand-in
+with Hermes' own shape where the module is not in the source), which answers as scripted and
+records what it was shown; each call's "panel" lists those. With "prompt_toolkit_active", the calls
+run while a prompt_toolkit Application is current, as inside the interactive `hermes` CLI.
+
 The extract in shared/ holds the 24 modules that load and dispatch plugins, not three that
 tools/approval.py imports on that path (gateway.session_context, agent.redact, agent.i18n): where
 they cannot be imported, STAND_INS below supply the behaviour Hermes documents for a CLI session
@@ -69,6 +75,28 @@ def _stand_ins():
         sys.modules["agent.i18n"] = i18n
 
 
+def _terminal_tool():
+    """tools.terminal_tool (its per-thread approval callback), or a stand-in of the same shape where
+    the source does not hold it (the v0.18 extract)."""
+    import importlib
+    import threading
+    import types
+
+    try:
+        return importlib.import_module("tools.terminal_tool")
+    except Exception:
+        module = types.ModuleType("tools.terminal_tool")
+        module._callback_tls = threading.local()
+        module._get_approval_callback = lambda: getattr(module._callback_tls, "approval", None)
+
+        def set_approval_callback(cb):
+            module._callback_tls.approval = cb
+
+        module.set_approval_callback = set_approval_callback
+        sys.modules["tools.terminal_tool"] = module
+        return module
+
+
 def main():
     hermes_src, plugin_dir, config_file = sys.argv[1], sys.argv[2], sys.argv[3]
     with open(config_file, encoding="utf-8") as f:
@@ -89,8 +117,18 @@ def main():
     if config.get("skill_raises"):
         sys.modules["agent.skill_utils"] = None  # import agent.skill_utils now raises ImportError
 
-    if "consent" in config:
+    if "consent" in config or "cli_callback" in config:
         _stand_ins()
+    panel = []
+    if "cli_callback" in config:
+        panel_answers = list(config["cli_callback"])
+        terminal = _terminal_tool()
+
+        def cli_panel(command, description, **kwargs):
+            panel.append({"command": command, "description": description, "kwargs": kwargs})
+            return panel_answers.pop(0) if panel_answers else "deny"
+
+        terminal.set_approval_callback(cli_panel)
     from hermes_cli import plugins as hermes_plugins
     hermes_plugins.discover_plugins(force=True)
     from tools.registry import registry
@@ -124,11 +162,21 @@ def main():
         if "consent" in config:
             sys.stdin = io.StringIO((answers.pop(0) if answers else "") + "\n")
             sys.stdout = shown
+        shown_panel = len(panel)
+        app_context = None
+        if config.get("prompt_toolkit_active"):
+            from prompt_toolkit.application import Application
+            from prompt_toolkit.application.current import set_app
+
+            app_context = set_app(Application())
+            app_context.__enter__()
         try:
             output = model_tools.handle_function_call(name, dict(args) if isinstance(args, dict) else args, task_id="task_1", tool_call_id=call_id, session_id=config["session_id"])
         finally:
             sys.stdin, sys.stdout = stdin, stdout
-        calls.append({"tool": name, "tool_call_id": call_id, "output": output, "request": sent[-1] if len(sent) > before else None, "requests": sent[before:], "shown": shown.getvalue()})
+            if app_context is not None:
+                app_context.__exit__(None, None, None)
+        calls.append({"tool": name, "tool_call_id": call_id, "output": output, "request": sent[-1] if len(sent) > before else None, "requests": sent[before:], "shown": shown.getvalue(), "panel": panel[shown_panel:]})
 
     names = sorted(n for n in registry.get_all_tool_names() if n.startswith("mnote_")) if hasattr(registry, "get_all_tool_names") else sorted(n for n in getattr(registry, "_tools", {}) if n.startswith("mnote_"))
     print(json.dumps({"tools": names, "plugins": loaded, "calls": calls}, default=str))

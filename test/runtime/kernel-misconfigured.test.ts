@@ -161,6 +161,7 @@ describe("the dispatcher's answer", () => {
       "adapter_failed",
       "adapter_not_executable",
       "adapter_not_found",
+      "no_revision",
       "token_refused",
     ]);
     for (const reason of Object.values(entry.reasons)) expect(Object.keys(reason).sort()).toEqual(["en", "zh-CN"]);

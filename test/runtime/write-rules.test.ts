@@ -49,10 +49,18 @@ describe("dryRun", () => {
     const as = await t.session({ actorId: "user_1" });
     const content = [{ type: "paragraph", text: "new" }];
     expect(ok(await t.call("mnote.page.save", as, { content }, { dryRun: true })).result.diff).toEqual([
-      { op: "append", blocks: 1 },
+      { op: "append", blocks: 1, excerpts: ["new"] },
     ]);
     expect(ok(await t.call("mnote.page.save", as, { content, mode: "replace" }, { dryRun: true })).result.diff).toEqual(
-      [{ op: "replace", blocks: 1, removedBlocks: 3 }],
+      [
+        {
+          op: "replace",
+          blocks: 1,
+          removedBlocks: 3,
+          excerpts: ["new"],
+          removedExcerpts: ["章节一", "第一段：确定范围与里程碑。", "整理需求清单"],
+        },
+      ],
     );
     await t.close();
   });

@@ -1,0 +1,52 @@
+/**
+ * Whether a policy condition's value can ever match a call (issue 28 item 2): a condition that
+ * cannot is a configuration error, never a rule that silently never applies (a typo "Replace", a
+ * string "0" for an integer, would otherwise let a workspace allow stand in for the contract's ask).
+ *
+ * What a condition value means (docs/APPROVAL.md, and runtime/approval/level.ts matches it so):
+ * - a value: the call's value of that field (or the field's schema default when the call leaves it
+ *   out) equals it. It must be a value the tool's own argument schema accepts for that field.
+ * - null: the call carries no value for the field (left out, or null, which the contract reads as
+ *   absent). Only a field that can be absent qualifies: not required, and without a schema
+ *   default (a defaulted field always has a value).
+ *
+ * The tool's parameters are self-contained JSON Schema (the generated registry); each field's schema
+ * is compiled once, at policy load, by one Ajv (draft 2020-12, formats on, like the generator).
+ */
+import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
+import addFormats from "ajv-formats";
+import type { ToolDescriptor } from "../../generated/registry";
+
+let ajv: Ajv2020 | undefined;
+const compiled = new Map<string, ValidateFunction>();
+
+function fieldValidator(tool: ToolDescriptor, field: string, schema: object): ValidateFunction {
+  const key = `${tool.name}\u0000${field}`;
+  let validate = compiled.get(key);
+  if (!validate) {
+    ajv ??= addFormats(new Ajv2020({ strict: false, allErrors: false, validateSchema: false }));
+    validate = ajv.compile(schema);
+    compiled.set(key, validate);
+  }
+  return validate;
+}
+
+/** Why this condition value can never match a call of the tool, or undefined when it can. */
+export function conditionValueProblem(tool: ToolDescriptor, field: string, value: unknown): string | undefined {
+  const properties = (tool.parameters.properties ?? {}) as Record<string, object>;
+  const required = (tool.parameters.required ?? []) as readonly string[];
+  if (value === null) {
+    if (required.includes(field)) return `${field} is required, so a call always has a value and null never matches`;
+    if (Object.prototype.hasOwnProperty.call(tool.argDefaults, field))
+      return `${field} defaults to ${JSON.stringify(tool.argDefaults[field])} when left out, so null never matches (name that value)`;
+    return undefined;
+  }
+  const validate = fieldValidator(tool, field, properties[field]!);
+  if (validate(value)) return undefined;
+  const issue = validate.errors?.[0];
+  const why =
+    issue?.keyword === "enum"
+      ? `not one of ${(issue.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`
+      : (issue?.message ?? "does not match its schema");
+  return `${JSON.stringify(value)} is never a valid ${field} (${why}), so the condition never matches`;
+}
