@@ -41,6 +41,14 @@ export function newNonce(): string {
   return randomBytes(16).toString("hex");
 }
 
+/**
+ * The key tokens are signed with: the secret bound to the store that uses their nonces up (its
+ * storeId, docs/RELIABILITY.md), so a token is honoured only where its nonce can be used up once.
+ */
+export function storeBoundKey(secret: Buffer, storeId: string): Buffer {
+  return createHmac("sha256", secret).update(`mnote-approval-store\u0000${storeId}`).digest();
+}
+
 /** The token for these claims. */
 export function signApproval(secret: Buffer, claims: ApprovalClaims): string {
   const payload = Buffer.from(

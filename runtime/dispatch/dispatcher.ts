@@ -68,10 +68,10 @@ import { withToolSpan, type ToolSpan } from "../telemetry/tool-span";
 import { capabilityNeeds } from "./capability-needs";
 import { effectiveLevel } from "../approval/level";
 import { EMPTY_POLICY, type ApprovalPolicyIndex } from "../approval/policy";
-import { checkApproval, newNonce, signApproval, type ApprovalClaims } from "../approval/token";
+import { checkApproval, newNonce, signApproval, storeBoundKey, type ApprovalClaims } from "../approval/token";
 import { previewOf } from "../approval/preview";
 import { previewText } from "../approval/preview-text";
-import { createHmac, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 
 /** The part of a kernel client the dispatcher uses. */
 export type KernelPort = Pick<KernelClient, "accessCheck" | "commandStatus" | "call">;
@@ -552,7 +552,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       options.onStoreError?.(e);
       return refuse(ERR.storeUnavailable);
     });
-    return createHmac("sha256", approvalSecret).update(`mnote-approval-store\u0000${id}`).digest();
+    return storeBoundKey(approvalSecret, id);
   }
 
   /** The design note's check points, answered by the kernel: signed in, member, the capability and what it requires. */

@@ -1,8 +1,9 @@
 /**
  * Issue 28 item 6: an MCP client that declared only URL-mode elicitation cannot show the yes/no
  * form, so nobody can be asked there. Before, the server answered "declined" as if a person had
- * said no; now the client gets the approval_required result (preview, summary, token) like a
- * client without elicitation, is never sent a form, and the kernel is untouched.
+ * said no; now it is told that the form capability is missing (the SDK's capability gate, as for a
+ * client without elicitation: docs/MCP.md), is never sent a form, never sees the token, and the
+ * kernel is untouched. A client that can show the form and declines gets approval_denied.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
@@ -14,7 +15,7 @@ import { testRuntime } from "../support/runtime";
 const REPLACE = { content: [{ type: "paragraph", text: "Rewritten." }], mode: "replace" };
 
 it.each([
-  ["only URL mode", { url: {} }, "mnote_tool_approval_required", 0],
+  ["only URL mode", { url: {} }, undefined, 0],
   ["form mode", { form: {} }, "mnote_tool_approval_denied", 1],
   ["no mode named (form, as before URL mode existed)", {}, "mnote_tool_approval_denied", 1],
 ])("a client whose elicitation declares %s", async (_what, elicitation, code, forms) => {
@@ -36,9 +37,16 @@ it.each([
   await client.connect(clientSide);
   try {
     const before = t.kernelStateHash();
-    const r = (await client.callTool({ name: "mnote_page_save", arguments: REPLACE })).structuredContent as any;
-    expect([r.error.code, asked]).toEqual([code, forms]);
-    if (forms === 0) expect(r.error.approval.summary).toContain("「项目计划」");
+    const result = await client.callTool({ name: "mnote_page_save", arguments: REPLACE });
+    expect(asked).toBe(forms);
+    expect(result.isError).toBe(true);
+    if (code === undefined) {
+      // nobody could be asked: a clear error about the capability, never "declined", never the token
+      const text = JSON.stringify(result);
+      expect(text).toMatch(/elicitation/i);
+      expect(text).not.toContain("declined");
+      expect(text).not.toContain("token");
+    } else expect((result.structuredContent as any).error.code).toBe(code);
     expect(t.kernelStateHash()).toBe(before);
   } finally {
     await client.close();

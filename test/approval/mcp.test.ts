@@ -329,7 +329,7 @@ describe("approval over MCP, over stdio (`mnote-tools mcp` with the contract's l
         true,
         1,
       ]);
-      expect(asked[0]).toContain("replace the whole body");
+      expect(asked[0]).toContain("替换「项目计划」的全部内容"); // the person's preview, in the session's locale
     } finally {
       await client.close();
     }

@@ -17,7 +17,7 @@ import { openDatabase } from "../../common/sqlite";
 import { SqliteGrantStore } from "../../runtime/state/grant-store";
 import { SqliteIdempotencyStore } from "../../runtime/state/sqlite-idempotency-store";
 import { requestFingerprint } from "../../runtime/dispatch/keys";
-import { newNonce, signApproval } from "../../runtime/approval/token";
+import { newNonce, signApproval, storeBoundKey } from "../../runtime/approval/token";
 import { EMPTY_POLICY } from "../../runtime/approval/policy";
 import { demoSeed, failed, hashTables, ok } from "../support/runtime";
 import { makeRequest } from "../support/requests";
@@ -49,10 +49,11 @@ async function setup(stripRevision: boolean) {
     expiresAt: new Date(Date.now() + 3600e3).toISOString(),
   });
   const secret = randomBytes(32);
+  const idempotency = new SqliteIdempotencyStore(state);
   const dispatcher = createDispatcher({
     kernel: createKernelClient(transport),
     grants,
-    idempotency: new SqliteIdempotencyStore(state),
+    idempotency,
     approval: { secret, policy: EMPTY_POLICY },
   });
   const body = () =>
@@ -61,7 +62,9 @@ async function setup(stripRevision: boolean) {
         text: string;
       }>
     ).map((r) => r.text);
-  return { kernel, dispatcher, secret, body, close: () => (kernel.close(), state.close()) };
+  // what the dispatcher signs with: the secret bound to this store (a forger who holds the secret)
+  const key = storeBoundKey(secret, await idempotency.storeId());
+  return { kernel, dispatcher, secret: key, body, close: () => (kernel.close(), state.close()) };
 }
 
 describe("approval: no revision to bind, no token", () => {

@@ -129,11 +129,18 @@ describe("an approved write that committed, retried after its token expired", ()
     });
     expect(t.count("command_log")).toBe(commands);
 
-    const fresh = failed(await t.dispatcher.dispatch(title("tc-5")));
+    // another title: the same one again would change nothing, and a no-change call asks nobody
+    const another = makeRequest(
+      "mnote.page.update_title",
+      { title: "Another title" },
+      { idempotencyKey: "tc-5", keyOrigin: "tool_call" },
+      LOSSY_SESSION,
+    );
+    const fresh = failed(await t.dispatcher.dispatch(another));
     clock += DEFAULT_APPROVAL_TTL_MS + 60_000;
     const expired = makeRequest(
       "mnote.page.update_title",
-      { title: "Approved title" },
+      { title: "Another title" },
       { idempotencyKey: "tc-6", keyOrigin: "caller", approval: { token: fresh.error.approval!.token } },
       LOSSY_SESSION,
     );

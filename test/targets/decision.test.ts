@@ -44,19 +44,34 @@ const POOLS: Readonly<Record<string, readonly unknown[]>> = {
   includeBlocks: [true, false, null],
 };
 const OTHER = [null, "x", 0, true] as const;
-const value = (field: string) => fc.constantFrom(...(POOLS[field] ?? OTHER));
-const valueFor = (fields: readonly string[]) =>
-  fc.constantFrom(...fields).chain((f) => value(f).map((v) => [f, v] as const));
+/**
+ * Values a policy condition may hold: only values its field can take (and null, "no value"). The
+ * runtime refuses to load a policy whose condition can never match (issue 28 item 2), so a pool of
+ * near misses there would mostly test that refusal, not the decision.
+ */
+const CONDITION_POOLS: Readonly<Record<string, readonly unknown[]>> = {
+  mode: ["append", "replace"], // has a default: null ("no value") can never hold
+  baseRevision: [0, 1, 7, null],
+  title: ["A title", "Another"], // required
+  includeBody: [true, false],
+  includeOptions: [true, false],
+  includeBlocks: [true, false],
+};
+const value = (field: string, pools = POOLS) => fc.constantFrom(...(pools[field] ?? POOLS[field] ?? OTHER));
+const valueFor = (fields: readonly string[], pools = POOLS) =>
+  fc.constantFrom(...fields).chain((f) => value(f, pools).map((v) => [f, v] as const));
 const level = fc.constantFrom<ApprovalLevel>("allow", "ask", "deny");
 
 const fieldsOf = (tool: ToolDescriptor) =>
   Object.keys((tool.parameters.properties as Record<string, unknown> | undefined) ?? {}).filter((f) => f !== "dryRun");
 
 function rule(tool: ToolDescriptor): fc.Arbitrary<ApprovalRule> {
-  const fields = fieldsOf(tool);
+  const fields = fieldsOf(tool).filter((f) => f in CONDITION_POOLS);
   const condition = fc.record({
     args: fields.length
-      ? fc.array(valueFor(fields), { minLength: 1, maxLength: 2 }).map((pairs) => Object.fromEntries(pairs))
+      ? fc
+          .array(valueFor(fields, CONDITION_POOLS), { minLength: 1, maxLength: 2 })
+          .map((pairs) => Object.fromEntries(pairs))
       : fc.constant({}),
     approval: level,
   });
