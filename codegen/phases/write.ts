@@ -27,6 +27,7 @@ import {
   lstatSync,
   mkdirSync,
   readdirSync,
+  readFileSync,
   realpathSync,
   renameSync,
   rmdirSync,
@@ -75,10 +76,16 @@ export function writeOutput(outDir: string, files: readonly GeneratedFile[], lab
     ...new Set([...previouslyListed, ...survey.owned, ...newPaths]),
   ]);
 
+  // a file that already holds its new text is left alone: no write, no new mtime for a watcher
+  const owned = new Set(survey.owned);
+  const changed = newFiles.filter((f) => !(owned.has(f.path) && holds(join(dir, f.path), f.content)));
+  if (changed.length + stale.length + survey.unreadableNames.length === 0 && survey.listText === finalList.content)
+    return;
+
   // step 1: stage; the output folder is not touched
   const work = makeWorkFolders(dir);
   try {
-    for (const file of [...newFiles, finalList]) put(join(work.staging, "files", file.path), file.content);
+    for (const file of [...changed, finalList]) put(join(work.staging, "files", file.path), file.content);
     put(join(work.staging, "widened"), widened.content);
   } catch (e) {
     work.remove();
@@ -93,7 +100,7 @@ export function writeOutput(outDir: string, files: readonly GeneratedFile[], lab
     const blocking = stale.filter((s) => [...newPaths].some((n) => s.startsWith(n + "/") || n.startsWith(s + "/")));
     for (const path of blocking) retire(dir, work, path, done);
     for (const path of blocking) removeEmptyParents(join(dir, path), dir);
-    for (const file of newFiles) place(dir, work, file.path, done);
+    for (const file of changed) place(dir, work, file.path, done);
     for (const path of stale) if (!blocking.includes(path)) retire(dir, work, path, done);
     for (const raw of survey.unreadableNames) retire(dir, work, raw, done);
     for (const path of stale) removeEmptyParents(join(dir, path), dir);
@@ -142,6 +149,15 @@ function keepCopy(from: string, to: string): void {
     linkSync(from, to);
   } catch {
     copyFileSync(from, to);
+  }
+}
+
+/** Whether a file holds exactly `content` (compared only when the sizes agree). */
+function holds(path: string, content: string): boolean {
+  try {
+    return lstatSync(path).size === Buffer.byteLength(content) && readFileSync(path, "utf8") === content;
+  } catch {
+    return false;
   }
 }
 

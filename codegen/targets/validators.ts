@@ -11,7 +11,8 @@ import { isVendorKeyword } from "../vendor-keywords";
 import type { GeneratedFile, Target } from "./target";
 import { banner } from "../support/banner";
 import { createContractAjv } from "../support/contract-ajv";
-import { standaloneModule } from "../support/standalone";
+import { standaloneModule, type StandaloneExport } from "../support/standalone";
+import { memo } from "../support/memo";
 import { assetsDir } from "../support/templates";
 import { prepareForAjv } from "../support/ajv-compat";
 
@@ -87,20 +88,29 @@ export function validatorName(typeName: string): string {
 export const validatorsTarget: Target = {
   name: "validators",
   emit(model) {
-    const ajv = createContractAjv({ source: true });
-    for (const schema of validatorSchemas(model)) {
-      const ready = prepareForAjv(schema, schema.$id as string);
-      for (const resource of ready.resources) ajv.addSchema(resource);
-      ajv.addSchema(ready.root as object);
-    }
-    const code = standaloneModule(
-      ajv,
-      model.schemas.map((s) => ({ name: validatorName(s.typeName), ref: typeId(s.typeName), type: s.typeName })),
-      { typesModule: "../types", header: banner(model, "ts") },
-    );
-    return [{ path: "validators/index.ts", content: code }, ...runtimeFiles(model)];
+    const schemas = validatorSchemas(model);
+    const entries = model.schemas.map((s) => ({
+      name: validatorName(s.typeName),
+      ref: typeId(s.typeName),
+      type: s.typeName,
+    }));
+    // the code depends on the schemas (descriptions already dropped) and the exports only, so an
+    // edit to a description reuses it in watch mode; the banner (the contract's hash) goes on after
+    const code = memo("validators", { schemas, entries }, () => validatorsModule(schemas, entries));
+    return [{ path: "validators/index.ts", content: `${banner(model, "ts")}\n${code}` }, ...runtimeFiles(model)];
   },
 };
+
+/** The standalone module of the schemas, without its banner. */
+function validatorsModule(schemas: readonly JsonSchema[], entries: readonly StandaloneExport[]): string {
+  const ajv = createContractAjv({ source: true });
+  for (const schema of schemas) {
+    const ready = prepareForAjv(schema, schema.$id as string);
+    for (const resource of ready.resources) ajv.addSchema(resource);
+    ajv.addSchema(ready.root as object);
+  }
+  return standaloneModule(ajv, entries, { typesModule: "../types" });
+}
 
 export function runtimeFiles(model: ContractModel): GeneratedFile[] {
   const dir = assetsDir("validator-runtime");
