@@ -11,7 +11,7 @@
  *   2. the list of owned files is widened to old + new (so a crash from here on leaves every file
  *      generate put there on its list), then each new file is renamed over the old one: a rename
  *      replaces a file in one step, so the path always holds the old or the new text. The old
- *      text is kept (a hard link in a retired folder) to undo with;
+ *      text is kept in memory to undo with;
  *   3. only then are stale files moved to the retired folder, and the final list renamed over the
  *      widened one. (A stale file or folder standing where a new one goes is moved first: there
  *      is no other way to put the new one there.)
@@ -21,9 +21,7 @@
  * and deletes the staging and retired folders that run made (marked as such: work-folders.ts).
  */
 import {
-  copyFileSync,
   existsSync,
-  linkSync,
   lstatSync,
   mkdirSync,
   readdirSync,
@@ -47,8 +45,8 @@ export { BUILD_OUTPUTS } from "../support/output-path";
 /** What steps 2 and 3 did, in order, so that undo can take it back. */
 interface Done {
   made: string[];
-  /** New files renamed into place; `kept` says whether an old text was linked to retired first. */
-  placed: Array<{ path: string; kept: boolean }>;
+  /** New files renamed into place, with the text each replaced (none: there was no file). */
+  placed: Array<{ path: string; old?: Buffer }>;
   /** Stale files moved to retired (a Buffer: a name on disk that is not UTF-8). */
   moved: Array<string | Buffer>;
 }
@@ -84,9 +82,12 @@ export function writeOutput(outDir: string, files: readonly GeneratedFile[], lab
 
   // step 1: stage; the output folder is not touched
   const work = makeWorkFolders(dir);
+  // flat (one file a number): a folder tree here would be made and removed again on every write
+  const staged = (i: number) => join(work.staging, String(i));
   try {
-    for (const file of [...changed, finalList]) put(join(work.staging, "files", file.path), file.content);
-    put(join(work.staging, "widened"), widened.content);
+    changed.forEach((file, i) => writeFileSync(staged(i), file.content));
+    writeFileSync(join(work.staging, "list"), finalList.content);
+    writeFileSync(join(work.staging, "widened"), widened.content);
   } catch (e) {
     work.remove();
     throw e;
@@ -100,11 +101,11 @@ export function writeOutput(outDir: string, files: readonly GeneratedFile[], lab
     const blocking = stale.filter((s) => [...newPaths].some((n) => s.startsWith(n + "/") || n.startsWith(s + "/")));
     for (const path of blocking) retire(dir, work, path, done);
     for (const path of blocking) removeEmptyParents(join(dir, path), dir);
-    for (const file of changed) place(dir, work, file.path, done);
+    changed.forEach((file, i) => place(dir, staged(i), file.path, done));
     for (const path of stale) if (!blocking.includes(path)) retire(dir, work, path, done);
     for (const raw of survey.unreadableNames) retire(dir, work, raw, done);
     for (const path of stale) removeEmptyParents(join(dir, path), dir);
-    renameSync(join(work.staging, "files", OWNED_LIST), join(dir, OWNED_LIST));
+    renameSync(join(work.staging, "list"), join(dir, OWNED_LIST));
   } catch (e) {
     const restored = undo(dir, work, survey.listText, done);
     work.remove(!restored);
@@ -117,14 +118,13 @@ export function writeOutput(outDir: string, files: readonly GeneratedFile[], lab
   work.remove();
 }
 
-/** Renames a staged file over its place, its old text (if any) linked into retired first. */
-function place(dir: string, work: WorkFolders, path: string, done: Done): void {
+/** Renames a staged file over its place, keeping the old text (if any) in memory to undo with. */
+function place(dir: string, staged: string, path: string, done: Done): void {
   const target = join(dir, path);
   makeDirs(dirname(target), dir, done.made);
-  const kept = isFile(target);
-  if (kept) keepCopy(target, join(work.retired, path));
-  renameSync(join(work.staging, "files", path), target);
-  done.placed.push({ path, kept });
+  const old = isFile(target) ? readFileSync(target) : undefined;
+  renameSync(staged, target);
+  done.placed.push({ path, old });
 }
 
 /** Moves an owned file to retired (a Buffer path: relative, raw bytes of a name that is not UTF-8). */
@@ -142,16 +142,6 @@ function at(dir: string, path: string | Buffer): string | Buffer {
   return typeof path === "string" ? join(dir, path) : Buffer.concat([Buffer.from(dir + "/"), path]);
 }
 
-/** A second name for the old text (a hard link; a copy where the file system has none). */
-function keepCopy(from: string, to: string): void {
-  mkdirSync(dirname(to), { recursive: true });
-  try {
-    linkSync(from, to);
-  } catch {
-    copyFileSync(from, to);
-  }
-}
-
 /** Whether a file holds exactly `content` (compared only when the sizes agree). */
 function holds(path: string, content: string): boolean {
   try {
@@ -159,12 +149,6 @@ function holds(path: string, content: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** Writes a file, making its folders. */
-function put(path: string, content: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, content);
 }
 
 function isFile(path: string | Buffer): boolean {
@@ -214,10 +198,11 @@ function undo(dir: string, work: WorkFolders, oldList: string | undefined, done:
     }
   };
   // new files first: a stale folder may come back where a new file stood
-  for (const { path, kept } of [...done.placed].reverse())
+  for (const { path, old } of [...done.placed].reverse())
     attempt(() => {
-      if (kept) renameSync(join(work.retired, path), join(dir, path));
-      else unlinkSync(join(dir, path));
+      if (old === undefined) return unlinkSync(join(dir, path));
+      writeFileSync(join(work.staging, "restored"), old);
+      renameSync(join(work.staging, "restored"), join(dir, path));
     });
   for (const path of [...done.moved].reverse())
     attempt(() => {
@@ -228,7 +213,7 @@ function undo(dir: string, work: WorkFolders, oldList: string | undefined, done:
   attempt(() => {
     if (oldList === undefined) rmSync(join(dir, OWNED_LIST), { force: true });
     else {
-      put(join(work.staging, "restored"), oldList);
+      writeFileSync(join(work.staging, "restored"), oldList);
       renameSync(join(work.staging, "restored"), join(dir, OWNED_LIST));
     }
   });
