@@ -145,7 +145,8 @@ function at(dir: string, path: string | Buffer): string | Buffer {
 /** Whether a file holds exactly `content` (compared only when the sizes agree). */
 function holds(path: string, content: string): boolean {
   try {
-    return lstatSync(path).size === Buffer.byteLength(content) && readFileSync(path, "utf8") === content;
+    // bytes, not text: a file that is not UTF-8 could read as the same text
+    return lstatSync(path).size === Buffer.byteLength(content) && readFileSync(path).equals(Buffer.from(content));
   } catch {
     return false;
   }
