@@ -17,12 +17,17 @@ import { dirname, join } from "node:path";
 import autocannon from "autocannon";
 import { cliFixture, type Fixture } from "./cold-start";
 import { cliBin, distBench, repoRoot } from "./paths";
+import { processTreeCpuMs } from "./proc";
 import { getTexts, saveTemplates } from "./requests";
 import { figure, pairedRatio, shuffle } from "./stats";
 import { goal, type FigureTree, type Goal, type SectionContext, type SectionResult } from "./types";
 
 const TOKEN = "bench-token";
-type Scenario = "get" | "get (bare node:http)" | "save (fresh key)" | "save (replay)";
+const BARE = "get (bare node:http)";
+const VALIDATED = "get (node:http + generated validator)";
+type Peer = typeof BARE | typeof VALIDATED;
+type Scenario = "get" | Peer | "save (fresh key)" | "save (replay)";
+const PEERS: readonly Peer[] = [BARE, VALIDATED];
 
 /** One measured thing: a scenario at a connection count on a server with some workers. */
 interface Cell {
@@ -94,8 +99,8 @@ async function call(server: Server, body: string): Promise<Envelope> {
 /** What a right answer of each scenario looks like (the whole body is parsed and checked). */
 const VERIFY: Record<Scenario, (e: Envelope) => boolean> = {
   get: (e) => e.ok === true && e.toolName === "mnote.page.get" && typeof e.result?.revision === "number",
-  "get (bare node:http)": (e) =>
-    e.ok === true && e.toolName === "mnote.page.get" && typeof e.result?.revision === "number",
+  [BARE]: (e) => e.ok === true && e.toolName === "mnote.page.get" && typeof e.result?.revision === "number",
+  [VALIDATED]: (e) => e.ok === true && e.toolName === "mnote.page.get" && typeof e.result?.revision === "number",
   "save (fresh key)": (e) =>
     e.ok === true && e.toolName === "mnote.page.save" && e.audit?.effect === "write" && e.audit.replayed === false,
   "save (replay)": (e) => e.ok === true && e.toolName === "mnote.page.save" && e.audit?.replayed === true,
@@ -109,11 +114,14 @@ interface Run {
   errors: number;
   p50: number;
   p99: number;
+  /** The server's CPU ms (every process of it) per answered request, warm-up included in the CPU. */
+  cpuPerRequest: number;
   /** A few wrong bodies, for the failure message. */
   examples: string[];
 }
 
 async function load(
+  serverPid: number,
   url: string,
   connections: number,
   seconds: number,
@@ -145,9 +153,12 @@ async function load(
       return good;
     },
   };
+  const cpuBefore = processTreeCpuMs(serverPid);
   const result = await autocannon(options as autocannon.Options);
+  const cpuMs = processTreeCpuMs(serverPid) - cpuBefore;
   const ok = result["2xx"] - result.mismatches;
   return {
+    cpuPerRequest: cpuMs / Math.max(1, ok),
     rps: ok / result.duration,
     ok,
     wrong,
@@ -166,7 +177,8 @@ const procs = (w: number) => `${w} worker${w === 1 ? "" : "s"}`;
 export async function section(ctx: SectionContext): Promise<SectionResult> {
   const started = Date.now();
   const smoke = ctx.smoke === true;
-  const rounds = smoke ? 1 : ctx.quick ? 3 : 5;
+  // 4 rounds (5 before round 3): the default run must end within 15 minutes at a load of 10
+  const rounds = smoke ? 1 : ctx.quick ? 3 : 4;
   const seconds = smoke ? 0.3 : ctx.quick ? 1 : 2;
   const warmupSeconds = smoke ? 0.1 : 0.5;
   const WORKERS = [1, 2];
@@ -190,7 +202,8 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
 
   const f: Fixture = await cliFixture("http");
   const servers = new Map<number, Server>();
-  const peers = new Map<number, Server>();
+  /** By `${scenario}@${workers}`. */
+  const peers = new Map<string, Server>();
   try {
     for (const w of WORKERS)
       servers.set(
@@ -239,6 +252,17 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
       return r.result!.revision!;
     };
 
+    const settledRevision = async () => {
+      let last = await revisionOfSavePage();
+      for (let i = 0; i < 50; i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        const now = await revisionOfSavePage();
+        if (now === last) return now;
+        last = now;
+      }
+      return last;
+    };
+
     // every kind of request answers as expected on every server before any load
     for (const server of servers.values()) {
       for (const [scenario, body] of [
@@ -257,12 +281,23 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
     }
     // the peer answers with serve's own page.get envelope, so both replies have the same size
     const envelope = JSON.stringify(await call(one, pageGet));
-    for (const w of WORKERS)
-      peers.set(w, await startProcess([join(distBench, "bare-server.js"), TOKEN, envelope, String(w)]));
+    for (const w of WORKERS) {
+      const args = [join(distBench, "bare-server.js"), TOKEN, envelope, String(w)];
+      peers.set(`${BARE}@${w}`, await startProcess(args));
+      peers.set(`${VALIDATED}@${w}`, await startProcess([...args, "validated"]));
+    }
+    // the validated peer refuses what the validator refuses (it is not a bare echo)
+    const refused = await fetch(`${peers.get(`${VALIDATED}@1`)!.url}/v1/tools/call`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ ...(JSON.parse(pageGet) as object), args: { includeBlocks: "yes" } }),
+    });
+    if (refused.status !== 400) throw new Error(`the validated peer answered ${refused.status} to invalid args`);
 
     const bodies: Record<Scenario, () => string> = {
       get: () => gets[gi++ % gets.length]!,
-      "get (bare node:http)": () => gets[gi++ % gets.length]!,
+      [BARE]: () => gets[gi++ % gets.length]!,
+      [VALIDATED]: () => gets[gi++ % gets.length]!,
       "save (fresh key)": freshSave,
       "save (replay)": () => replayBody,
     };
@@ -270,10 +305,15 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
     const failures: string[] = [];
     const checks: Record<string, { revisionDelta: number; ok: number }[]> = {};
     const measure = async (cell: Cell) => {
-      const server = cell.scenario === "get (bare node:http)" ? peers.get(cell.workers)! : servers.get(cell.workers)!;
+      const server = (PEERS as readonly string[]).includes(cell.scenario)
+        ? peers.get(`${cell.scenario}@${cell.workers}`)!
+        : servers.get(cell.workers)!;
       const writes = cell.scenario.startsWith("save");
-      const before = writes ? await revisionOfSavePage() : 0;
+      // a previous write cell's last requests (abandoned by autocannon at its end, still being
+      // served) may land after it: wait for the page to settle, so they are not counted here
+      const before = writes ? await settledRevision() : 0;
       const m = await load(
+        server.child.pid!,
         server.url,
         cell.connections,
         seconds,
@@ -306,7 +346,7 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
         else {
           const cells = shuffle<Cell>([
             { scenario: "get", ...item },
-            { scenario: "get (bare node:http)", ...item },
+            ...PEERS.map((scenario) => ({ scenario, ...item })),
           ]);
           for (const c of cells) await measure(c);
         }
@@ -317,7 +357,7 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
     const figures: FigureTree = {};
     const cellsByScenario = new Map<Scenario, Cell[]>();
     for (const p of pairs)
-      for (const scenario of ["get", "get (bare node:http)"] as const)
+      for (const scenario of ["get", ...PEERS] as const)
         cellsByScenario.set(scenario, [...(cellsByScenario.get(scenario) ?? []), { scenario, ...p }]);
     for (const c of singles) cellsByScenario.set(c.scenario, [...(cellsByScenario.get(c.scenario) ?? []), c]);
     for (const [scenario, cells] of cellsByScenario) {
@@ -337,16 +377,46 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
             m.map((x) => x.p99),
             "ms",
           ),
+          "server CPU per request": figure(
+            m.map((x) => x.cpuPerRequest * 1000),
+            "µs CPU",
+          ),
         };
       }
       figures[scenario] = tree;
     }
     const rpsOf = (c: Cell) => (runs.get(key(c)) ?? []).map((x) => x.rps);
+    const cpuOf = (c: Cell) => (runs.get(key(c)) ?? []).map((x) => x.cpuPerRequest);
     const ratios: FigureTree = {};
     const goals: Goal[] = [];
     for (const p of pairs) {
-      const ratio = pairedRatio(rpsOf({ scenario: "get", ...p }), rpsOf({ scenario: "get (bare node:http)", ...p }));
-      ratios[`get, ${conns(p.connections)}, ${procs(p.workers)}`] = { "serve / bare node:http (req/s)": ratio };
+      const ratio = pairedRatio(rpsOf({ scenario: "get", ...p }), rpsOf({ scenario: BARE, ...p }));
+      const validated = pairedRatio(rpsOf({ scenario: "get", ...p }), rpsOf({ scenario: VALIDATED, ...p }));
+      // CPU: the peer's CPU per request / serve's, so that 1 is as lean as the peer and higher is better, as req/s
+      const cpuRatio = (peer: Peer) => pairedRatio(cpuOf({ scenario: peer, ...p }), cpuOf({ scenario: "get", ...p }));
+      ratios[`get, ${conns(p.connections)}, ${procs(p.workers)}`] = {
+        "serve / bare node:http (req/s, wall)": ratio,
+        "bare node:http / serve (CPU per request)": cpuRatio(BARE),
+        "serve / node:http + generated validator (req/s, wall)": validated,
+        "node:http + generated validator / serve (CPU per request)": cpuRatio(VALIDATED),
+      };
+      if (p.connections === 8 && !smoke)
+        goals.push(
+          goal(
+            `http.validated8${p.workers > 1 ? `w${p.workers}` : ""}`,
+            `HTTP page.get at 8 connections, ${procs(p.workers)} each: serve / node:http + generated validator, requests/s`,
+            validated,
+            ">=",
+            0.9,
+          ),
+          goal(
+            `http.validatedCpu8${p.workers > 1 ? `w${p.workers}` : ""}`,
+            `HTTP page.get at 8 connections, ${procs(p.workers)} each: node:http + generated validator / serve, CPU per request`,
+            cpuRatio(VALIDATED),
+            ">=",
+            0.9,
+          ),
+        );
       goals.push(
         goal(
           `http.bare${p.connections}${p.workers > 1 ? `w${p.workers}` : ""}`,
@@ -377,6 +447,8 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
         `Interleaved: ${rounds} rounds; every round runs every cell once, cells in shuffled order, and the two sides of a comparison back to back in random order. requestsPerSecond: checked answers / measured seconds, one value per round (median, p10, p90 over rounds). Ratios: per round, median over rounds.`,
         "Bodies are checked: every response is parsed and must be the expected envelope (page.get: ok, the tool name, a revision; fresh save: ok, effect write, not replayed; replay: ok, replayed). serve answers HTTP 200 for a failure envelope, so a status code proves nothing. A cell with a wrong body, a non-2xx status or an error fails the run. Writes are also counted in the kernel: a fresh-key cell must raise the page's revision at least once per answer, a replay cell not at all.",
         "get: page.get of doc_1 (3 blocks). save (fresh key): page.save with a new idempotency key on every request (mode replace, 1 to 4 blocks). save (replay): the same request and key every time, written once beforehand, answered from the idempotency record.",
+        "get (node:http + generated validator): the real peer of a page.get through serve minus the kernel (bench/bare-server.ts validated): the bare peer plus a Host check, the tool looked up in the generated registry and its generated request validator run on the parsed body (400 when it fails; checked before the load). Goal: serve at least 0.9 of it, in requests/s (wall) and in CPU per request.",
+        "server CPU per request: the server's CPU time (its process and its workers, /proc/<pid>/stat, 10 ms ticks) over the run, warm-up included, divided by the answers of the measured seconds (the same warm-up share on both sides of a ratio). CPU ratios are peer / serve, so that, like requests/s, 1 is parity and higher is better: under load, requests/s (wall) favours whichever side the scheduler gives more time; CPU per request does not.",
         "get (bare node:http): the peer, bench/bare-server.ts, with as many processes as serve has workers (node:cluster, as serve): checks the bearer token, reads and JSON.parses the body and answers JSON.stringify of serve's own page.get envelope (the same size), nothing else. Goal: serve's requests/s at least 0.7 times the peer's.",
         "The servers write one JSON log line per call to stderr (sent to /dev/null here); the kernel and state are SQLite files in WAL mode, shared by the workers.",
       ],

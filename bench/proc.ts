@@ -1,6 +1,6 @@
 /** Timing whole processes: spawn to stdout closed and exit, with optional stdin. */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { distBench, repoRoot } from "./paths";
@@ -101,4 +101,41 @@ export function processCpuMs(pid: number): number {
   } catch {
     return Number.NaN;
   }
+}
+
+/**
+ * CPU time (user + system, ms) a process and every process below it (a cluster's workers) have
+ * used so far, from /proc/<pid>/stat of each (10 ms ticks); NaN where /proc is missing. A server
+ * with workers does its work in the workers, whose time the primary's own figure leaves out.
+ */
+export function processTreeCpuMs(root: number): number {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc").filter((e) => /^\d+$/.test(e));
+  } catch {
+    return Number.NaN;
+  }
+  const parentOf = new Map<number, number>();
+  const cpuOf = new Map<number, number>();
+  for (const e of entries) {
+    try {
+      const stat = readFileSync(`/proc/${e}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      parentOf.set(Number(e), Number(fields[1]));
+      cpuOf.set(Number(e), (Number(fields[11]) + Number(fields[12])) * 10);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  if (!cpuOf.has(root)) return Number.NaN;
+  let total = 0;
+  for (const [pid, cpu] of cpuOf) {
+    for (let at: number | undefined = pid; at !== undefined && at > 0; at = parentOf.get(at)) {
+      if (at === root) {
+        total += cpu;
+        break;
+      }
+    }
+  }
+  return total;
 }

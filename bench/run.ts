@@ -28,6 +28,7 @@ const SECTIONS: Record<string, () => Promise<{ section(ctx: SectionContext): Pro
   http: () => import("./http"),
   kernel: () => import("./kernel"),
   codegen: () => import("./codegen"),
+  watch: () => import("./watch"),
   store: () => import("./store"),
   stateStores: () => import("./state-stores"),
   hostile: () => import("./hostile"),
@@ -76,7 +77,7 @@ function parseArgs(argv: readonly string[]): { quick: boolean; smoke: boolean; o
       }
     } else if (a === "--help" || a === "-h") {
       console.log(
-        "usage: npm run bench [-- --quick | --smoke] [-- --only validators,dispatch,runtimeCost,mcp,coldStart,http,kernel,codegen,store,stateStores,hostile,diff] [-- --profile]",
+        "usage: npm run bench [-- --quick | --smoke] [-- --only validators,dispatch,runtimeCost,mcp,coldStart,http,kernel,codegen,watch,store,stateStores,hostile,diff] [-- --profile]",
       );
       process.exit(0);
     } else throw new UsageError(`unknown option ${a}`);

@@ -18,7 +18,7 @@ export interface FolderWatch {
  * Calls onChange (debounced by debounceMs) after any file or folder under dir is added, changed or
  * removed, including dir itself.
  */
-export async function watchFolder(dir: string, onChange: () => void, debounceMs = 100): Promise<FolderWatch> {
+export async function watchFolder(dir: string, onChange: () => void, debounceMs = 30): Promise<FolderWatch> {
   const { watch } = await import("chokidar");
   const root = resolve(dir);
   const inside = (path: string) => path === root || path.startsWith(root + sep);
@@ -29,8 +29,10 @@ export async function watchFolder(dir: string, onChange: () => void, debounceMs 
     // the parent's other entries are not followed: depth counts from each watched path, so the
     // filter keeps only dir and what is under it
     ignored: (path: string) => !inside(path) && path !== dirname(root),
-    // a rename-save lands as unlink + add: wait until the file stops changing before reporting
-    awaitWriteFinish: { stabilityThreshold: 50, pollInterval: 20 },
+    // a rename-save lands as unlink + add: wait until the file stops changing before reporting.
+    // Short: it is most of the delay between a save and generated/ (docs/BENCHMARKS.md, round 3);
+    // a file caught half written fails to parse, and its next write is a change of its own
+    awaitWriteFinish: { stabilityThreshold: 30, pollInterval: 10 },
   });
   watcher.on("all", (_event, path) => {
     if (!inside(resolve(path))) return;

@@ -7,6 +7,7 @@ import { ContractError } from "../../codegen/contract-error";
 import { ConfigError, planFromCli, type GenerationPlan } from "../../codegen/config";
 import { CliExit, EXIT } from "../exit";
 import { watchFolder } from "../watch";
+import { rememberResults } from "../../codegen/support/memo";
 
 interface GenerateOptions {
   config?: string;
@@ -32,6 +33,8 @@ export async function runGenerate(opts: GenerateOptions): Promise<void> {
   } catch (e) {
     throw new CliExit(problemExitCode(e));
   }
+  // watch mode keeps the costly steps' results in memory between runs (codegen/support/memo.ts)
+  rememberResults(opts.watch === true);
   const code = await once(opts, plan);
   if (!opts.watch) {
     if (code !== 0) throw new CliExit(code);

@@ -49,6 +49,7 @@ export function checkOutput(outDir: string, files: readonly GeneratedFile[], lab
     }
   }
   for (const path of onDisk.keys()) if (!expected.has(path)) report.extra.push(path);
+  for (const raw of survey.unreadableNames) report.extra.push(raw.toString("utf8"));
   report.extra.sort();
   report.changedContractFiles = changedContractFiles(
     onDisk.get(MANIFEST_PATH),

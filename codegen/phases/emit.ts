@@ -14,6 +14,7 @@ import { ConfigError } from "../config-error";
 import { outputPathProblem } from "../support/output-path";
 import { banner } from "../support/banner";
 import { ownedListFile } from "./ownership";
+import { contentKey, memo, remembering } from "../support/memo";
 import { typesTarget } from "../targets/types";
 import { validatorsTarget } from "../targets/validators";
 import { registryTarget } from "../targets/registry";
@@ -77,12 +78,17 @@ export interface OutputFolder {
  */
 export async function emitPlan(model: ContractModel, plan: readonly PlannedTarget[]): Promise<OutputFolder[]> {
   const names = plan.map((p) => p.target.name);
+  const modelKey = remembering() ? contentKey(model) : "";
   const folders = new Map<string, { files: GeneratedFile[]; owner: Map<string, string> }>();
   for (const { target, out, options } of plan) {
     let folder = folders.get(out);
     if (!folder) folders.set(out, (folder = { files: [], owner: new Map() }));
     const where = out === "" ? "" : ` in output folder ${out}`;
-    for (const file of checkedFiles(target.name, await target.emit(model, { options, targets: names }))) {
+    // watch mode: a built-in target whose inputs (the model, its options, the run's targets) did
+    // not change is not run again (support/memo.ts); outside targets always run
+    const run = () => target.emit(model, { options, targets: names });
+    const emitted = TARGETS.includes(target) ? memo(`target ${target.name}`, { modelKey, options, names }, run) : run();
+    for (const file of checkedFiles(target.name, await emitted)) {
       const previous = folder.owner.get(file.path);
       if (previous)
         throw new ConfigError(

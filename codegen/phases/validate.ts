@@ -12,6 +12,8 @@ import type { ContractModel, FileKind, ToolModel } from "../model";
 import { FORBIDDEN_KEYWORDS, isVendorKeyword } from "../vendor-keywords";
 import { SUPPORTED_FORMATS } from "../support/formats";
 import { JSON_SCHEMA_2020, metaSetKey, precompiled, precompiledMetaSet } from "../support/precompiled";
+import { memo } from "../support/memo";
+import { validationKey } from "../support/validation-key";
 import { ajvErrorPointer, describeAjvError } from "../support/ajv-errors";
 import { walkSchema } from "../support/schema-walk";
 import { getAtPointer, joinPointer, splitPointer } from "../../common/json-pointer";
@@ -569,10 +571,17 @@ export function validateModel(model: ContractModel, parsed: ParsedContract, exam
     if (problems.length > 0) throw new ContractError(problems);
     return;
   }
-  const ajv = contractAjv();
-  // validateFiles already checked every contract file against the 2020-12 meta-schema (and the
-  // composed files are built from them): checking again would compile that meta-schema a second time.
-  for (const f of [...model.schemaFiles, ...model.composedFiles]) ajv.addSchema(f.json, undefined, undefined, false);
+  const files = [...model.schemaFiles, ...model.composedFiles];
+  const makeAjv = () => {
+    const ajv = contractAjv();
+    // validateFiles already checked every contract file against the 2020-12 meta-schema (and the
+    // composed files are built from them): checking again would compile that meta-schema a second time.
+    for (const f of files) ajv.addSchema(f.json, undefined, undefined, false);
+    return ajv;
+  };
+  // watch mode keeps the compiled validators while what the schemas accept is unchanged (memo.ts)
+  const keys = files.map((f) => validationKey(f.json));
+  const ajv = keys.includes(undefined) ? makeAjv() : memo("examples", keys, makeAjv);
   for (const example of model.examples) {
     const target = typeNames.has(example.of) ? model.schemas.find((s) => s.typeName === example.of) : undefined;
     if (!target) {

@@ -3,26 +3,29 @@
  *
  * An output folder may hold what generate did not write only in the places it keeps (dist/ and
  * node_modules/ at the top, Python caches); anything else foreign stops the run before a byte is
- * written (phases/ownership.ts). So a folder is no longer swapped whole: its owned files are
- * replaced one by one, in three steps, so that a failure (a full disk, a permission, a file in the
- * way) leaves the folder as it was:
- *   1. every new file is written to a staging folder beside the output folder; a failure here
- *      touches nothing in the output folder;
- *   2. the list of owned files is widened to old + new (so a crash after this point leaves every
- *      file generate put there on its list, never one it would later refuse as foreign); then each
- *      owned file that is replaced or stale is moved to a retired folder, and each new file is
- *      renamed into place (renames on one file system, no copying);
- *   3. the final list replaces the widened one, and the retired folder is deleted.
- * Any error in step 2 or 3 is undone in reverse: new files removed, retired files moved back, the
- * old list restored, folders the write made removed again. A process killed in step 2 (no chance
- * to undo) leaves a mix of old and new files that the list covers; the next run replaces them all
- * and deletes the staging and retired folders it left.
+ * written (phases/ownership.ts). Its owned files are replaced one by one, so that a reader (a
+ * watcher, a dev server, a test) never finds one missing or half written, and a failure (a full
+ * disk, a permission, a file in the way) leaves the folder as it was:
+ *   1. every new file is written to a staging folder beside the output folder (same file system,
+ *      so each later move is a rename); a failure here touches nothing in the output folder;
+ *   2. the list of owned files is widened to old + new (so a crash from here on leaves every file
+ *      generate put there on its list), then each new file is renamed over the old one: a rename
+ *      replaces a file in one step, so the path always holds the old or the new text. The old
+ *      text is kept in memory to undo with;
+ *   3. only then are stale files moved to the retired folder, and the final list renamed over the
+ *      widened one. (A stale file or folder standing where a new one goes is moved first: there
+ *      is no other way to put the new one there.)
+ * Any error in step 2 or 3 is undone in reverse: old texts renamed back, new files removed, stale
+ * files moved back, the old list restored, folders the write made removed again. A process killed
+ * half way leaves a mix of old and new files that the list covers; the next run replaces them all
+ * and deletes the staging and retired folders that run made (marked as such: work-folders.ts).
  */
 import {
   existsSync,
   lstatSync,
   mkdirSync,
   readdirSync,
+  readFileSync,
   realpathSync,
   renameSync,
   rmdirSync,
@@ -30,13 +33,23 @@ import {
   unlinkSync,
   writeFileSync,
 } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { dirname, join } from "node:path";
 import type { GeneratedFile } from "../targets/target";
 import { OWNED_LIST } from "../support/output-path";
 import { compareStrings } from "../../common/sort";
 import { ownedListFile, parseOwnedList, surveyFolder } from "./ownership";
+import { makeWorkFolders, removeLeftovers, type WorkFolders } from "./work-folders";
 
 export { BUILD_OUTPUTS } from "../support/output-path";
+
+/** What steps 2 and 3 did, in order, so that undo can take it back. */
+interface Done {
+  made: string[];
+  /** New files renamed into place, with the text each replaced (none: there was no file). */
+  placed: Array<{ path: string; old?: Buffer }>;
+  /** Stale files moved to retired (a Buffer: a name on disk that is not UTF-8). */
+  moved: Array<string | Buffer>;
+}
 
 /**
  * Makes outDir hold `files` (its own list among them): owned files replaced, owned files no
@@ -48,15 +61,11 @@ export function writeOutput(outDir: string, files: readonly GeneratedFile[], lab
   // a symlinked output folder (checked to stay inside the project) is written where it leads, so
   // that staging is on the same file system as the folder and every move is a rename
   const dir = existsSync(outDir) ? realpathSync(outDir) : outDir;
-  const parent = dirname(dir);
-  mkdirSync(parent, { recursive: true });
+  mkdirSync(dirname(dir), { recursive: true });
   removeLeftovers(dir);
-  const stamp = `${process.pid}-${Date.now()}`;
-  const staging = join(parent, `.${basename(dir)}.staging-${stamp}`);
-  const retired = join(parent, `.${basename(dir)}.retired-${stamp}`);
 
   const list = files.find((f) => f.path === OWNED_LIST);
-  const newFiles = files.filter((f) => f.path !== OWNED_LIST);
+  const newFiles = [...files.filter((f) => f.path !== OWNED_LIST)].sort((a, b) => compareStrings(a.path, b.path));
   const newPaths = new Set(newFiles.map((f) => f.path));
   const stale = survey.owned.filter((p) => !newPaths.has(p));
   const finalList = list ?? ownedListFile("#", [...newPaths]);
@@ -65,57 +74,95 @@ export function writeOutput(outDir: string, files: readonly GeneratedFile[], lab
     ...new Set([...previouslyListed, ...survey.owned, ...newPaths]),
   ]);
 
+  // a file that already holds its new text is left alone: no write, no new mtime for a watcher
+  const owned = new Set(survey.owned);
+  const changed = newFiles.filter((f) => !(owned.has(f.path) && holds(join(dir, f.path), f.content)));
+  if (changed.length + stale.length + survey.unreadableNames.length === 0 && survey.listText === finalList.content)
+    return;
+
   // step 1: stage; the output folder is not touched
+  const work = makeWorkFolders(dir);
+  // flat (one file a number): a folder tree here would be made and removed again on every write
+  const staged = (i: number) => join(work.staging, String(i));
   try {
-    for (const file of [...newFiles, finalList]) put(join(staging, "files", file.path), file.content);
-    put(join(staging, "widened"), widened.content);
+    changed.forEach((file, i) => writeFileSync(staged(i), file.content));
+    writeFileSync(join(work.staging, "list"), finalList.content);
+    writeFileSync(join(work.staging, "widened"), widened.content);
   } catch (e) {
-    rmSync(staging, { recursive: true, force: true });
+    work.remove();
     throw e;
   }
 
-  // step 2 and 3, with what was done recorded to undo it
-  const made: string[] = [];
-  const moved: string[] = [];
-  const placed: string[] = [];
+  const done: Done = { made: [], placed: [], moved: [] };
   try {
-    makeDirs(dir, dir, made);
-    renameSync(join(staging, "widened"), join(dir, OWNED_LIST));
-    for (const path of [...newPaths, ...stale].sort(compareStrings)) {
-      if (!isFile(join(dir, path))) continue;
-      makeDirs(dirname(join(retired, path)), retired, []);
-      renameSync(join(dir, path), join(retired, path));
-      moved.push(path);
-    }
-    // a file may now stand where a folder of stale files stood, or the reverse
+    makeDirs(dir, dir, done.made);
+    renameSync(join(work.staging, "widened"), join(dir, OWNED_LIST));
+    // a stale file where a new folder goes (or a stale folder's files where a new file goes)
+    const blocking = stale.filter((s) => [...newPaths].some((n) => s.startsWith(n + "/") || n.startsWith(s + "/")));
+    for (const path of blocking) retire(dir, work, path, done);
+    for (const path of blocking) removeEmptyParents(join(dir, path), dir);
+    changed.forEach((file, i) => place(dir, staged(i), file.path, done));
+    for (const path of stale) if (!blocking.includes(path)) retire(dir, work, path, done);
+    for (const raw of survey.unreadableNames) retire(dir, work, raw, done);
     for (const path of stale) removeEmptyParents(join(dir, path), dir);
-    for (const file of newFiles) {
-      makeDirs(dirname(join(dir, file.path)), dir, made);
-      renameSync(join(staging, "files", file.path), join(dir, file.path));
-      placed.push(file.path);
-    }
-    renameSync(join(staging, "files", OWNED_LIST), join(dir, OWNED_LIST));
+    renameSync(join(work.staging, "list"), join(dir, OWNED_LIST));
   } catch (e) {
-    const restored = undo(dir, retired, staging, survey.listText, { made, moved, placed });
-    rmSync(staging, { recursive: true, force: true });
-    if (restored) rmSync(retired, { recursive: true, force: true });
-    else if (e instanceof Error)
-      e.message += ` (putting ${label} back failed half way: its previous files are in ${retired} until the next run)`;
+    const restored = undo(dir, work, survey.listText, done);
+    work.remove(!restored);
+    if (!restored) {
+      if (e instanceof Error)
+        e.message += ` (putting ${label} back failed half way: its previous files are in ${work.retired} until the next run)`;
+    }
     throw e;
   }
-  rmSync(retired, { recursive: true, force: true });
-  rmSync(staging, { recursive: true, force: true });
+  work.remove();
 }
 
-/** Writes a file, making its folders. */
-function put(path: string, content: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, content);
+/** Renames a staged file over its place, keeping the old text (if any) in memory to undo with. */
+function place(dir: string, staged: string, path: string, done: Done): void {
+  const target = join(dir, path);
+  makeDirs(dirname(target), dir, done.made);
+  const old = isFile(target) ? readFileSync(target) : undefined;
+  renameSync(staged, target);
+  done.placed.push({ path, old });
 }
 
-function isFile(path: string): boolean {
+/** Moves an owned file to retired (a Buffer path: relative, raw bytes of a name that is not UTF-8). */
+function retire(dir: string, work: WorkFolders, path: string | Buffer, done: Done): void {
+  const from = at(dir, path);
+  if (!isFile(from)) return;
+  const to = at(work.retired, path);
+  makeDirs(dirname(to.toString()), work.retired, []);
+  renameSync(from, to);
+  done.moved.push(path);
+}
+
+/** dir/path, as a string or, for a raw name, as bytes (fs takes both). */
+function at(dir: string, path: string | Buffer): string | Buffer {
+  return typeof path === "string" ? join(dir, path) : Buffer.concat([Buffer.from(dir + "/"), path]);
+}
+
+/** Whether a file holds exactly `content` (compared only when the sizes agree). */
+function holds(path: string, content: string): boolean {
+  try {
+    // bytes, not text: a file that is not UTF-8 could read as the same text
+    return lstatSync(path).size === Buffer.byteLength(content) && readFileSync(path).equals(Buffer.from(content));
+  } catch {
+    return false;
+  }
+}
+
+function isFile(path: string | Buffer): boolean {
   try {
     return lstatSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
   } catch {
     return false;
   }
@@ -132,23 +179,17 @@ function makeDirs(dir: string, root: string, made: string[]): void {
 /** Removes the folders above `file` that are empty now, up to (not including) `root`. */
 function removeEmptyParents(file: string, root: string): void {
   for (let dir = dirname(file); dir !== root && dir.startsWith(root); dir = dirname(dir)) {
-    if (!existsSync(dir) || readdirSync(dir).length > 0) return;
+    if (!isDirectory(dir) || readdirSync(dir).length > 0) return;
     rmdirSync(dir);
   }
 }
 
 /**
- * Puts the folder back as it was: new files out, retired files back, the old list back, folders
- * the write made removed. Returns false when some step failed, so the retired folder (which then
- * still holds old files) is kept for the user to recover from, and not deleted.
+ * Puts the folder back as it was: old texts renamed back over new ones, new files out, stale files
+ * back, the old list back, folders the write made removed. Returns false when some step failed,
+ * so the retired folder (which then still holds old files) is kept for the user to recover from.
  */
-function undo(
-  dir: string,
-  retired: string,
-  staging: string,
-  oldList: string | undefined,
-  done: { made: string[]; moved: string[]; placed: string[] },
-): boolean {
+function undo(dir: string, work: WorkFolders, oldList: string | undefined, done: Done): boolean {
   let clean = true;
   const attempt = (step: () => void) => {
     try {
@@ -157,17 +198,24 @@ function undo(
       clean = false;
     }
   };
-  for (const path of [...done.placed].reverse()) attempt(() => unlinkSync(join(dir, path)));
+  // new files first: a stale folder may come back where a new file stood
+  for (const { path, old } of [...done.placed].reverse())
+    attempt(() => {
+      if (old === undefined) return unlinkSync(join(dir, path));
+      writeFileSync(join(work.staging, "restored"), old);
+      renameSync(join(work.staging, "restored"), join(dir, path));
+    });
   for (const path of [...done.moved].reverse())
     attempt(() => {
-      makeDirs(dirname(join(dir, path)), dir, []);
-      renameSync(join(retired, path), join(dir, path));
+      const to = at(dir, path);
+      makeDirs(dirname(to.toString()), dir, []);
+      renameSync(at(work.retired, path), to);
     });
   attempt(() => {
     if (oldList === undefined) rmSync(join(dir, OWNED_LIST), { force: true });
     else {
-      put(join(staging, "restored"), oldList);
-      renameSync(join(staging, "restored"), join(dir, OWNED_LIST));
+      writeFileSync(join(work.staging, "restored"), oldList);
+      renameSync(join(work.staging, "restored"), join(dir, OWNED_LIST));
     }
   });
   for (const made of [...done.made].reverse())
@@ -175,15 +223,4 @@ function undo(
       if (existsSync(made) && readdirSync(made).length === 0) rmdirSync(made);
     });
   return clean;
-}
-
-/** Staging or retired folders of a run that was killed half way. */
-function removeLeftovers(outDir: string): void {
-  const parent = dirname(outDir);
-  const prefix = `.${basename(outDir)}.`;
-  for (const entry of readdirSync(parent)) {
-    if (entry.startsWith(prefix) && /\.(staging|retired)-\d+-\d+$/.test(entry)) {
-      rmSync(join(parent, entry), { recursive: true, force: true });
-    }
-  }
 }

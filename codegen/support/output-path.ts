@@ -27,6 +27,8 @@ export function outputPathProblem(path: unknown): string | undefined {
   if (path === "") return "a path must not be empty";
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
   if (/[\u0000-\u001f\u007f]/.test(path)) return "a path must not hold a control character (NUL, newline, ...)";
+  // a lone surrogate has no UTF-8 form: the name on disk would not be the name on the list
+  if (/\p{Cs}/u.test(path)) return "a path must be well-formed Unicode (no lone surrogate)";
   if (path.includes("\\")) return "a path uses forward slashes, never a backslash";
   if (path.startsWith("/")) return "a path must be relative, not absolute";
   if (/^[A-Za-z]:/.test(path)) return "a path must not start with a drive letter";

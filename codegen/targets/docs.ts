@@ -1,20 +1,23 @@
 /** generated/docs: a Markdown reference of the tools, errors and kernel commands, from handlebars templates. */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import Handlebars from "handlebars";
 import type { ContractModel, JsonSchema, ToolModel } from "../model";
 import type { Target } from "./target";
 import { banner } from "../support/banner";
-import { templatesDir } from "../support/templates";
+import { template as loadTemplate, type TemplateSet } from "../support/templates";
+
+/** Not strict: the docs print optional fields that some tools leave out. */
+const DOCS: TemplateSet = {
+  folder: "docs",
+  strict: false,
+  helpers: {
+    cell: (value: unknown) => markdownCell(value),
+    json: (value: unknown) => JSON.stringify(value, null, 2),
+  },
+};
 
 export const docsTarget: Target = {
   name: "docs",
   emit(model) {
-    const hb = Handlebars.create();
-    hb.registerHelper("cell", (value: unknown) => markdownCell(value));
-    hb.registerHelper("json", (value: unknown) => JSON.stringify(value, null, 2));
-    const template = (name: string) =>
-      hb.compile(readFileSync(join(templatesDir("docs"), name), "utf8"), { noEscape: true, strict: false });
+    const template = (name: string) => loadTemplate(DOCS, name);
     const head = banner(model, "md").trimEnd();
     const files = [
       {

@@ -5,22 +5,20 @@
  * the tools themselves travel as data in tools.json. The guide (SKILL.md) names the tool of each
  * guideRole the contract assigns; no tool name is written here.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import Handlebars from "handlebars";
 import type { Target } from "./target";
 import { banner, bannerText } from "../support/banner";
-import { templatesDir } from "../support/templates";
+import { template as loadTemplate, type TemplateSet } from "../support/templates";
 import { lowerTools } from "../providers/lower";
 
 export const HERMES_PLUGIN_DIR = "hermes-plugin/mnote";
 
+/** Strict: a field the Python or the guide names must exist. */
+export const HERMES_TEMPLATES: TemplateSet = { folder: "hermes", strict: true };
+
 export const hermesPluginTarget: Target = {
   name: "hermes-plugin",
   emit(model) {
-    const hb = Handlebars.create();
-    const template = (name: string) =>
-      hb.compile(readFileSync(join(templatesDir("hermes"), name), "utf8"), { noEscape: true, strict: true });
+    const template = (name: string) => loadTemplate(HERMES_TEMPLATES, name);
     const modelEnvelopeFields = model.requestFields
       .filter((f) => f.filledBy === "model" && f.name !== "args")
       .map((f) => f.name);

@@ -15,15 +15,12 @@
  * plugin, which cannot run ajv, makes before sending. The raised objects are built with
  * defineProperty, so no member name can set their prototype.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import Handlebars from "handlebars";
 import type { Target } from "./target";
 import { banner, bannerText } from "../support/banner";
 import { tsLiteral } from "../support/ts-literal";
-import { templatesDir } from "../support/templates";
+import { template } from "../support/templates";
 import { PROTOTYPE_NAMES, raiseFacts } from "../providers/raise-facts";
-import { HERMES_PLUGIN_DIR } from "./hermes-plugin";
+import { HERMES_PLUGIN_DIR, HERMES_TEMPLATES } from "./hermes-plugin";
 
 export const raiseTarget: Target = {
   name: "raise",
@@ -155,9 +152,9 @@ export function raiseCall(toolName: string, modelArguments: unknown): unknown {
   return shape ? raiseValue(modelArguments, shape) : modelArguments;
 }
 `;
-    const python = Handlebars.create().compile(
-      readFileSync(join(templatesDir("hermes"), "raise_args.py.hbs"), "utf8"),
-      { noEscape: true, strict: true },
+    const python = template(
+      HERMES_TEMPLATES,
+      "raise_args.py.hbs",
     )({
       banner: banner(model, "py").trimEnd(),
     });

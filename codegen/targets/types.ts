@@ -11,6 +11,7 @@ import { mapSchema } from "../support/schema-walk";
 import { absoluteRef } from "../support/refs";
 import { isVendorKeyword } from "../vendor-keywords";
 import { lowerForTypes } from "../support/lower-for-types";
+import { memo } from "../support/memo";
 
 const ROOT = "MnoteContractTypesRoot";
 
@@ -20,30 +21,32 @@ const TYPEABLE_REF_SIBLINGS = ["minProperties", "required", "not", "if", "then",
 export const typesTarget: Target = {
   name: "types",
   async emit(model) {
+    // the declarations depend on the bundle only (watch mode reuses them while it is unchanged);
+    // the banner (the contract's hash) goes on after
     const bundle = typeBundle(model);
-    // Loaded here, not at the top: it imports prettier, whose dynamic import breaks inside Jest,
-    // and nothing but this target needs it.
-    const { compile } = await import("json-schema-to-typescript");
-    const raw = await compile(bundle, ROOT, {
-      bannerComment: "",
-      format: false,
-      unreachableDefinitions: true,
-      additionalProperties: false,
-      unknownAny: true,
-      ignoreMinAndMaxItems: true,
-      strictIndexSignatures: true,
-      declareExternallyReferenced: true,
-      $refOptions: { resolve: { external: false } },
-    });
-    const body = stripRoot(raw);
-    return [
-      {
-        path: "types.ts",
-        content: banner(model, "ts") + "/* eslint-disable */\n\n" + indentTypeScript(body).trim() + "\n",
-      },
-    ];
+    const body = await memo("types", bundle, () => declarations(bundle));
+    return [{ path: "types.ts", content: banner(model, "ts") + "/* eslint-disable */\n\n" + body }];
   },
 };
+
+/** The bundle as TypeScript declarations, laid out (indentTypeScript). */
+async function declarations(bundle: JsonSchema): Promise<string> {
+  // Loaded here, not at the top: it imports prettier, whose dynamic import breaks inside Jest,
+  // and nothing but this target needs it.
+  const { compile } = await import("json-schema-to-typescript");
+  const raw = await compile(bundle, ROOT, {
+    bannerComment: "",
+    format: false,
+    unreachableDefinitions: true,
+    additionalProperties: false,
+    unknownAny: true,
+    ignoreMinAndMaxItems: true,
+    strictIndexSignatures: true,
+    declareExternallyReferenced: true,
+    $refOptions: { resolve: { external: false } },
+  });
+  return indentTypeScript(stripRoot(raw)).trim() + "\n";
+}
 
 export function typeBundle(model: ContractModel): JsonSchema {
   const nameByRef = new Map(model.schemas.map((s) => [s.ref, s.typeName]));

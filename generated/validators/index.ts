@@ -7220,78 +7220,7 @@ return errors === 0;
 validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 const impl24 = validate65;
-const schema92 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateSummaryResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.artifact.create_summary"},"result":{"$ref":"urn:mnote:type:ArtifactCreateSummaryResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.artifact.create_summary"}}}]}]};
-const schema93 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateSummaryResult","anyOf":[{"$ref":"urn:mnote:type:ArtifactWriteResult"},{"$ref":"urn:mnote:type:DryRunResult"}]};
-
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ArtifactCreateSummaryResult" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate67.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-let valid0 = false;
-const _errs1 = errors;
-if(!(validate31(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs1 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-var props0 = true;
-}
-const _errs2 = errors;
-if(!(validate33(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs2 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = true;
-}
-}
-if(!valid0){
-const err0 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-validate67.errors = vErrors;
-return false;
-}
-else {
-errors = _errs0;
-if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
-}
-else {
-vErrors = null;
-}
-}
-}
-if(errors === 0){
-}
-validate67.errors = vErrors;
-evaluated0.props = props0;
-return errors === 0;
-}
-validate67.evaluated = {"dynamicProps":true,"dynamicItems":false};
+const schema92 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateSummaryResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.artifact.create_summary"},"result":{"$ref":"urn:mnote:type:ArtifactCreateAiNoteResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.artifact.create_summary"}}}]}]};
 
 function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ArtifactCreateSummaryResponse" */;
@@ -7358,12 +7287,12 @@ if(valid2){
 if(data.result !== undefined && func0.call(data, "result")){
 let data1 = data.result;
 const _errs6 = errors;
-if(!(validate67(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
+if(!(validate30(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate67.evaluated.props;
+var props0 = validate30.evaluated.props;
 }
 var valid2 = _errs6 === errors;
 }
@@ -7508,16 +7437,15 @@ return errors === 0;
 }
 validate65.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const impl25 = validate67;
+const impl25 = validate30;
 
-const impl26 = validate72;
-const schema94 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactId","$ref":"urn:mnote:type:Identifier"};
+const impl26 = validate4;
 
-function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ArtifactId" */;
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ActorId" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate72.evaluated;
+const evaluated0 = validate4.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7529,17 +7457,17 @@ const _errs1 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if((data.length > 128 && func10(data) > 128)){
-validate72.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
-validate72.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data)){
-validate72.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -7548,7 +7476,7 @@ else {
 }
 }
 else {
-validate72.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs0){
@@ -7557,19 +7485,19 @@ if(errors === _errs0){
 var valid0 = _errs0 === errors;
 if(valid0){
 }
-validate72.errors = vErrors;
+validate4.errors = vErrors;
 return errors === 0;
 }
-validate72.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate4.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl27 = validate73;
-const schema96 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactSummaryUpsertPayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:ArtifactCreateSummaryArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
+const impl27 = validate69;
+const schema93 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactSummaryUpsertPayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:ArtifactCreateSummaryArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
 
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ArtifactSummaryUpsertPayload" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate73.evaluated;
+const evaluated0 = validate69.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7581,14 +7509,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.context === undefined) || (!(func0.call(data, "context")))) && (missing0 = "context")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate73.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate69.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((key0 === "context") || (key0 === "args")) || (key0 === "dryRun")) || (key0 === "write"))){
-validate73.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate69.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7628,7 +7556,7 @@ if(data.dryRun !== undefined && func0.call(data, "dryRun")){
 let data2 = data.dryRun;
 const _errs4 = errors;
 if(typeof data2 !== "boolean"){
-validate73.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate69.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs5 = errors;
@@ -7663,25 +7591,24 @@ if(valid0){
 }
 }
 else {
-validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate69.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate73.errors = vErrors;
+validate69.errors = vErrors;
 return errors === 0;
 }
-validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl28 = validate77;
-const schema97 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactSummaryUpsertResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:ArtifactCreateSummaryResult"}}};
+const impl28 = validate29;
 
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ArtifactSummaryUpsertResult" */;
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ArtifactAiNoteCreateResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate77.evaluated;
+const evaluated0 = validate29.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7693,14 +7620,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.replayed === undefined) || (!(func0.call(data, "replayed")))) && (missing0 = "replayed"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
-validate77.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate29.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "commandId") || (key0 === "replayed")) || (key0 === "result"))){
-validate77.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate29.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7800,7 +7727,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate77.errors = vErrors;
+validate29.errors = vErrors;
 return false;
 }
 else {
@@ -7826,7 +7753,7 @@ if(data.replayed !== undefined && func0.call(data, "replayed")){
 let data1 = data.replayed;
 const _errs9 = errors;
 if(typeof data1 !== "boolean"){
-validate77.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate29.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs10 = errors;
@@ -7841,12 +7768,12 @@ if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
 let data2 = data.result;
 const _errs11 = errors;
-if(!(validate67(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
+if(!(validate30(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate67.evaluated.props;
+var props0 = validate30.evaluated.props;
 }
 var valid0 = _errs11 === errors;
 }
@@ -7861,21 +7788,234 @@ if(valid0){
 }
 }
 else {
-validate77.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate29.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
+validate29.errors = vErrors;
+return errors === 0;
+}
+validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const impl29 = validate73;
+
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ArtifactType" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate73.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs0 = errors;
+const vSchema0 = schema50.enum;
+if(!((data === "summary") || (data === "ai_note"))){
+validate73.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema50.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === 0){
+}
+validate73.errors = vErrors;
+return errors === 0;
+}
+validate73.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl30 = validate31;
+
+const impl31 = validate47;
+
+const impl32 = validate74;
+
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:AuditEffect" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate74.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs0 = errors;
+const vSchema0 = schema77.enum;
+if(!((((data === "read") || (data === "write")) || (data === "dry_run")) || (data === "none"))){
+validate74.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema77.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === 0){
+}
+validate74.errors = vErrors;
+return errors === 0;
+}
+validate74.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl33 = validate75;
+const schema96 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:BlockId","type":"string","minLength":1,"maxLength":64,"pattern":"^[A-Za-z0-9_-]+$"};
+const pattern44 = new RegExp("^[A-Za-z0-9_-]+$", "u");
+
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:BlockId" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate75.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(typeof data === "string"){
+if((data.length > 64 && func10(data) > 64)){
+validate75.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
+validate75.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern44.test(data)){
+validate75.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
+return false;
+}
+else {
+}
+}
+}
+}
+else {
+validate75.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate75.errors = vErrors;
+return errors === 0;
+}
+validate75.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl34 = validate76;
+const schema97 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:BlockText","type":"string","maxLength":20000};
+
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:BlockText" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate76.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(typeof data === "string"){
+if((data.length > 20000 && func10(data) > 20000)){
+validate76.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"}];
+return false;
+}
+else {
+}
+}
+else {
+validate76.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate76.errors = vErrors;
+return errors === 0;
+}
+validate76.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl35 = validate77;
+const schema98 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:BlockType","type":"string","enum":["paragraph","heading","bulleted_list_item","numbered_list_item","to_do","quote","code","divider"]};
+
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:BlockType" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate77.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate77.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs0 = errors;
+const vSchema0 = schema98.enum;
+if(!((((((((data === "paragraph") || (data === "heading")) || (data === "bulleted_list_item")) || (data === "numbered_list_item")) || (data === "to_do")) || (data === "quote")) || (data === "code")) || (data === "divider"))){
+validate77.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema98.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === 0){
+}
 validate77.errors = vErrors;
 return errors === 0;
 }
-validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate77.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl29 = validate79;
+const impl36 = validate78;
+
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:CapabilityScope" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate78.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const vSchema0 = schema10.enum;
+if(!(((data === "page.read") || (data === "page.write")) || (data === "artifact.write"))){
+validate78.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema10.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === 0){
+}
+validate78.errors = vErrors;
+return errors === 0;
+}
+validate78.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl37 = validate79;
 
 function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ArtifactType" */;
+/*# sourceURL="urn:mnote:type:CommandId" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate79.evaluated;
@@ -7885,33 +8025,44 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(typeof data !== "string"){
-validate79.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+const _errs0 = errors;
+if(errors === 0){
+if(typeof data === "string"){
+if((data.length > 128 && func10(data) > 128)){
+validate79.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
-const _errs0 = errors;
-const vSchema0 = schema50.enum;
-if(!((data === "summary") || (data === "ai_note"))){
-validate79.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema50.enum},message:"must be equal to one of the allowed values"}];
+else {
+if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
+validate79.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern17.test(data)){
+validate79.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""}];
 return false;
 }
 else {
 }
+}
+}
+}
+else {
+validate79.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 if(errors === 0){
+}
 }
 validate79.errors = vErrors;
 return errors === 0;
 }
 validate79.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl30 = validate31;
-
-const impl31 = validate47;
-
-const impl32 = validate80;
+const impl38 = validate80;
 
 function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:AuditEffect" */;
+/*# sourceURL="urn:mnote:type:CommandName" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate80.evaluated;
@@ -7921,31 +8072,39 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(typeof data !== "string"){
-validate80.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+const _errs0 = errors;
+if(errors === 0){
+if(typeof data === "string"){
+if((data.length > 64 && func10(data) > 64)){
+validate80.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
-const _errs0 = errors;
-const vSchema0 = schema77.enum;
-if(!((((data === "read") || (data === "write")) || (data === "dry_run")) || (data === "none"))){
-validate80.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema77.enum},message:"must be equal to one of the allowed values"}];
+else {
+if(!pattern9.test(data)){
+validate80.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
 return false;
 }
 else {
 }
+}
+}
+else {
+validate80.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 if(errors === 0){
+}
 }
 validate80.errors = vErrors;
 return errors === 0;
 }
 validate80.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl33 = validate81;
-const schema101 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:BlockId","type":"string","minLength":1,"maxLength":64,"pattern":"^[A-Za-z0-9_-]+$"};
-const pattern46 = new RegExp("^[A-Za-z0-9_-]+$", "u");
+const impl39 = validate81;
+const schema102 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:CommandStatusPayload","type":"object","required":["context","commandId","idempotencyScope","fingerprint"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"commandId":{"$ref":"urn:mnote:type:CommandId"},"idempotencyScope":{"type":"string","pattern":"^[0-9a-f]{64}$"},"fingerprint":{"type":"string","pattern":"^[0-9a-f]{64}$"}}};
 
 function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:BlockId" */;
+/*# sourceURL="urn:mnote:type:CommandStatusPayload" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate81.evaluated;
@@ -7957,249 +8116,17 @@ evaluated0.items = undefined;
 }
 const _errs0 = errors;
 if(errors === 0){
-if(typeof data === "string"){
-if((data.length > 64 && func10(data) > 64)){
-validate81.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
-}
-else {
-if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
-validate81.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern46.test(data)){
-validate81.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
-return false;
-}
-else {
-}
-}
-}
-}
-else {
-validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate81.errors = vErrors;
-return errors === 0;
-}
-validate81.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl34 = validate82;
-const schema102 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:BlockText","type":"string","maxLength":20000};
-
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:BlockText" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate82.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(typeof data === "string"){
-if((data.length > 20000 && func10(data) > 20000)){
-validate82.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"}];
-return false;
-}
-else {
-}
-}
-else {
-validate82.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate82.errors = vErrors;
-return errors === 0;
-}
-validate82.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl35 = validate83;
-const schema103 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:BlockType","type":"string","enum":["paragraph","heading","bulleted_list_item","numbered_list_item","to_do","quote","code","divider"]};
-
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:BlockType" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate83.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data !== "string"){
-validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs0 = errors;
-const vSchema0 = schema103.enum;
-if(!((((((((data === "paragraph") || (data === "heading")) || (data === "bulleted_list_item")) || (data === "numbered_list_item")) || (data === "to_do")) || (data === "quote")) || (data === "code")) || (data === "divider"))){
-validate83.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema103.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === 0){
-}
-validate83.errors = vErrors;
-return errors === 0;
-}
-validate83.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl36 = validate84;
-
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:CapabilityScope" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate84.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const vSchema0 = schema10.enum;
-if(!(((data === "page.read") || (data === "page.write")) || (data === "artifact.write"))){
-validate84.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema10.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === 0){
-}
-validate84.errors = vErrors;
-return errors === 0;
-}
-validate84.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl37 = validate85;
-
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:CommandId" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate85.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(typeof data === "string"){
-if((data.length > 128 && func10(data) > 128)){
-validate85.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
-return false;
-}
-else {
-if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
-validate85.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern17.test(data)){
-validate85.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""}];
-return false;
-}
-else {
-}
-}
-}
-}
-else {
-validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate85.errors = vErrors;
-return errors === 0;
-}
-validate85.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl38 = validate86;
-
-function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:CommandName" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate86.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(typeof data === "string"){
-if((data.length > 64 && func10(data) > 64)){
-validate86.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
-}
-else {
-if(!pattern9.test(data)){
-validate86.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
-return false;
-}
-else {
-}
-}
-}
-else {
-validate86.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate86.errors = vErrors;
-return errors === 0;
-}
-validate86.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl39 = validate87;
-const schema107 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:CommandStatusPayload","type":"object","required":["context","commandId","idempotencyScope","fingerprint"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"commandId":{"$ref":"urn:mnote:type:CommandId"},"idempotencyScope":{"type":"string","pattern":"^[0-9a-f]{64}$"},"fingerprint":{"type":"string","pattern":"^[0-9a-f]{64}$"}}};
-
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:CommandStatusPayload" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate87.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.context === undefined) || (!(func0.call(data, "context")))) && (missing0 = "context")) || (((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId"))) || (((data.idempotencyScope === undefined) || (!(func0.call(data, "idempotencyScope")))) && (missing0 = "idempotencyScope"))) || (((data.fingerprint === undefined) || (!(func0.call(data, "fingerprint")))) && (missing0 = "fingerprint"))){
-validate87.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate81.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((key0 === "context") || (key0 === "commandId")) || (key0 === "idempotencyScope")) || (key0 === "fingerprint"))){
-validate87.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate81.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8228,17 +8155,17 @@ const _errs5 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if((data1.length > 128 && func10(data1) > 128)){
-validate87.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate81.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data1.length < 1 || (data1.length < 2 * 1 && func10(data1) < 1))){
-validate87.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate81.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern17.test(data1)){
-validate87.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""}];
+validate81.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""}];
 return false;
 }
 else {
@@ -8247,7 +8174,7 @@ else {
 }
 }
 else {
-validate87.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate81.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs4){
@@ -8269,14 +8196,14 @@ const _errs7 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(!pattern19.test(data2)){
-validate87.errors = [{instancePath:instancePath+"/idempotencyScope",schemaPath:"#/properties/idempotencyScope/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""}];
+validate81.errors = [{instancePath:instancePath+"/idempotencyScope",schemaPath:"#/properties/idempotencyScope/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""}];
 return false;
 }
 else {
 }
 }
 else {
-validate87.errors = [{instancePath:instancePath+"/idempotencyScope",schemaPath:"#/properties/idempotencyScope/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate81.errors = [{instancePath:instancePath+"/idempotencyScope",schemaPath:"#/properties/idempotencyScope/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs6){
@@ -8295,14 +8222,14 @@ const _errs9 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(!pattern19.test(data3)){
-validate87.errors = [{instancePath:instancePath+"/fingerprint",schemaPath:"#/properties/fingerprint/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""}];
+validate81.errors = [{instancePath:instancePath+"/fingerprint",schemaPath:"#/properties/fingerprint/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""}];
 return false;
 }
 else {
 }
 }
 else {
-validate87.errors = [{instancePath:instancePath+"/fingerprint",schemaPath:"#/properties/fingerprint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate81.errors = [{instancePath:instancePath+"/fingerprint",schemaPath:"#/properties/fingerprint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs8){
@@ -8322,25 +8249,25 @@ if(valid0){
 }
 }
 else {
-validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate87.errors = vErrors;
+validate81.errors = vErrors;
 return errors === 0;
 }
-validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl40 = validate89;
-const schema109 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:CommandStatusResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"type":"null"},"replayed":{"const":false},"result":{"type":"object","required":["applied","commandId","commandName","toolCallId","result"],"additionalProperties":false,"properties":{"applied":{"type":"boolean"},"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"commandName":{"anyOf":[{"$ref":"urn:mnote:type:CommandName"},{"type":"null"}]},"toolCallId":{"anyOf":[{"$ref":"urn:mnote:type:Identifier"},{"type":"null"}]},"result":{"anyOf":[{"type":"object","additionalProperties":true},{"type":"null"}]}}}}};
+const impl40 = validate83;
+const schema104 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:CommandStatusResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"type":"null"},"replayed":{"const":false},"result":{"type":"object","required":["applied","commandId","commandName","toolCallId","result"],"additionalProperties":false,"properties":{"applied":{"type":"boolean"},"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"commandName":{"anyOf":[{"$ref":"urn:mnote:type:CommandName"},{"type":"null"}]},"toolCallId":{"anyOf":[{"$ref":"urn:mnote:type:Identifier"},{"type":"null"}]},"result":{"anyOf":[{"type":"object","additionalProperties":true},{"type":"null"}]}}}}};
 
-function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:CommandStatusResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate89.evaluated;
+const evaluated0 = validate83.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8352,14 +8279,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.replayed === undefined) || (!(func0.call(data, "replayed")))) && (missing0 = "replayed"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
-validate89.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate83.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "commandId") || (key0 === "replayed")) || (key0 === "result"))){
-validate89.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate83.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8369,7 +8296,7 @@ if(data.commandId !== undefined && func0.call(data, "commandId")){
 let data0 = data.commandId;
 const _errs2 = errors;
 if(data0 !== null){
-validate89.errors = [{instancePath:instancePath+"/commandId",schemaPath:"#/properties/commandId/type",keyword:"type",params:{type: "null"},message:"must be null"}];
+validate83.errors = [{instancePath:instancePath+"/commandId",schemaPath:"#/properties/commandId/type",keyword:"type",params:{type: "null"},message:"must be null"}];
 return false;
 }
 const _errs3 = errors;
@@ -8385,7 +8312,7 @@ if(data.replayed !== undefined && func0.call(data, "replayed")){
 let data1 = data.replayed;
 const _errs4 = errors;
 if(false !== data1){
-validate89.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"}];
+validate83.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -8406,14 +8333,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((((((data2.applied === undefined) || (!(func0.call(data2, "applied")))) && (missing1 = "applied")) || (((data2.commandId === undefined) || (!(func0.call(data2, "commandId")))) && (missing1 = "commandId"))) || (((data2.commandName === undefined) || (!(func0.call(data2, "commandName")))) && (missing1 = "commandName"))) || (((data2.toolCallId === undefined) || (!(func0.call(data2, "toolCallId")))) && (missing1 = "toolCallId"))) || (((data2.result === undefined) || (!(func0.call(data2, "result")))) && (missing1 = "result"))){
-validate89.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate83.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 of Object.keys(data2)){
 if(!(((((key1 === "applied") || (key1 === "commandId")) || (key1 === "commandName")) || (key1 === "toolCallId")) || (key1 === "result"))){
-validate89.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate83.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8423,7 +8350,7 @@ if(data2.applied !== undefined && func0.call(data2, "applied")){
 let data3 = data2.applied;
 const _errs8 = errors;
 if(typeof data3 !== "boolean"){
-validate89.errors = [{instancePath:instancePath+"/result/applied",schemaPath:"#/properties/result/properties/applied/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate83.errors = [{instancePath:instancePath+"/result/applied",schemaPath:"#/properties/result/properties/applied/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs9 = errors;
@@ -8529,7 +8456,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate89.errors = vErrors;
+validate83.errors = vErrors;
 return false;
 }
 else {
@@ -8633,7 +8560,7 @@ else {
 vErrors.push(err10);
 }
 errors++;
-validate89.errors = vErrors;
+validate83.errors = vErrors;
 return false;
 }
 else {
@@ -8749,7 +8676,7 @@ else {
 vErrors.push(err16);
 }
 errors++;
-validate89.errors = vErrors;
+validate83.errors = vErrors;
 return false;
 }
 else {
@@ -8827,7 +8754,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate89.errors = vErrors;
+validate83.errors = vErrors;
 return false;
 }
 else {
@@ -8858,13 +8785,2104 @@ if(valid1){
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate83.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs5){
 }
 }
 var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+}
+}
+}
+}
+}
+}
+else {
+validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate83.errors = vErrors;
+return errors === 0;
+}
+validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const impl41 = validate84;
+const schema108 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ContentBlock","type":"object","required":["id","type","text"],"additionalProperties":false,"properties":{"id":{"$ref":"urn:mnote:type:BlockId"},"type":{"$ref":"urn:mnote:type:BlockType"},"text":{"$ref":"urn:mnote:type:BlockText"},"level":{"type":"integer","minimum":1,"maximum":3},"checked":{"type":"boolean"},"language":{"type":"string","maxLength":32}},"if":{"required":["type"],"properties":{"type":{"const":"heading"}}},"then":{"properties":{"checked":{"not":{}},"language":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"to_do"}}},"then":{"properties":{"level":{"not":{}},"language":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"code"}}},"then":{"properties":{"level":{"not":{}},"checked":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"divider"}}},"then":{"properties":{"text":{"maxLength":0},"level":{"not":{}},"checked":{"not":{}},"language":{"not":{}}}},"else":{"properties":{"level":{"not":{}},"checked":{"not":{}},"language":{"not":{}}}}}}}};
+
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ContentBlock" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate84.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+const _errs1 = errors;
+let valid0 = true;
+const _errs2 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing0 = "type")){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+if(data.type !== undefined && func0.call(data, "type")){
+let data0 = data.type;
+const _errs3 = errors;
+if("heading" !== data0){
+const err1 = {};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+else {
+}
+if(errors === _errs3){
+}
+var valid1 = _errs3 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+}
+}
+}
+if(errors === _errs2){
+}
+var _valid0 = _errs2 === errors;
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+let ifClause0;
+if(_valid0){
+const _errs4 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.checked !== undefined && func0.call(data, "checked")){
+let data1 = data.checked;
+const _errs5 = errors;
+const _errs6 = errors;
+validate84.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs5){
+}
+var valid2 = _errs5 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.language !== undefined && func0.call(data, "language")){
+let data2 = data.language;
+const _errs7 = errors;
+const _errs8 = errors;
+validate84.errors = [{instancePath:instancePath+"/language",schemaPath:"#/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs7){
+}
+var valid2 = _errs7 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+}
+}
+}
+if(errors === _errs4){
+}
+var _valid0 = _errs4 === errors;
+valid0 = _valid0;
+if(valid0){
+var props0 = {};
+props0.checked = true;
+props0.language = true;
+props0.type = true;
+}
+ifClause0 = "then";
+}
+else {
+const _errs9 = errors;
+const _errs10 = errors;
+let valid3 = true;
+const _errs11 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing1 = "type")){
+const err2 = {};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+else {
+if(data.type !== undefined && func0.call(data, "type")){
+let data3 = data.type;
+const _errs12 = errors;
+if("to_do" !== data3){
+const err3 = {};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+else {
+}
+if(errors === _errs12){
+}
+var valid4 = _errs12 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+}
+}
+}
+if(errors === _errs11){
+}
+var _valid1 = _errs11 === errors;
+errors = _errs10;
+if(vErrors !== null){
+if(_errs10){
+vErrors.length = _errs10;
+}
+else {
+vErrors = null;
+}
+}
+let ifClause1;
+if(_valid1){
+const _errs13 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.level !== undefined && func0.call(data, "level")){
+let data4 = data.level;
+const _errs14 = errors;
+const _errs15 = errors;
+validate84.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs14){
+}
+var valid5 = _errs14 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data.language !== undefined && func0.call(data, "language")){
+let data5 = data.language;
+const _errs16 = errors;
+const _errs17 = errors;
+validate84.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs16){
+}
+var valid5 = _errs16 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+}
+}
+}
+if(errors === _errs13){
+}
+var _valid1 = _errs13 === errors;
+valid3 = _valid1;
+if(valid3){
+var props1 = {};
+props1.level = true;
+props1.language = true;
+props1.type = true;
+}
+ifClause1 = "then";
+}
+else {
+const _errs18 = errors;
+const _errs19 = errors;
+let valid6 = true;
+const _errs20 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing2;
+if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing2 = "type")){
+const err4 = {};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+else {
+if(data.type !== undefined && func0.call(data, "type")){
+let data6 = data.type;
+const _errs21 = errors;
+if("code" !== data6){
+const err5 = {};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+else {
+}
+if(errors === _errs21){
+}
+var valid7 = _errs21 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+}
+}
+}
+if(errors === _errs20){
+}
+var _valid2 = _errs20 === errors;
+errors = _errs19;
+if(vErrors !== null){
+if(_errs19){
+vErrors.length = _errs19;
+}
+else {
+vErrors = null;
+}
+}
+let ifClause2;
+if(_valid2){
+const _errs22 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.level !== undefined && func0.call(data, "level")){
+let data7 = data.level;
+const _errs23 = errors;
+const _errs24 = errors;
+validate84.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs23){
+}
+var valid8 = _errs23 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data.checked !== undefined && func0.call(data, "checked")){
+let data8 = data.checked;
+const _errs25 = errors;
+const _errs26 = errors;
+validate84.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs25){
+}
+var valid8 = _errs25 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+}
+}
+}
+if(errors === _errs22){
+}
+var _valid2 = _errs22 === errors;
+valid6 = _valid2;
+if(valid6){
+var props2 = {};
+props2.level = true;
+props2.checked = true;
+props2.type = true;
+}
+ifClause2 = "then";
+}
+else {
+const _errs27 = errors;
+const _errs28 = errors;
+let valid9 = true;
+const _errs29 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing3;
+if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing3 = "type")){
+const err6 = {};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+else {
+if(data.type !== undefined && func0.call(data, "type")){
+let data9 = data.type;
+const _errs30 = errors;
+if("divider" !== data9){
+const err7 = {};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+else {
+}
+if(errors === _errs30){
+}
+var valid10 = _errs30 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+}
+}
+}
+if(errors === _errs29){
+}
+var _valid3 = _errs29 === errors;
+errors = _errs28;
+if(vErrors !== null){
+if(_errs28){
+vErrors.length = _errs28;
+}
+else {
+vErrors = null;
+}
+}
+let ifClause3;
+if(_valid3){
+const _errs31 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.text !== undefined && func0.call(data, "text")){
+let data10 = data.text;
+const _errs32 = errors;
+if(typeof data10 === "string"){
+if((data10.length > 0 && func10(data10) > 0)){
+validate84.errors = [{instancePath:instancePath+"/text",schemaPath:"#/else/else/else/then/properties/text/maxLength",keyword:"maxLength",params:{limit: 0},message:"must NOT have more than 0 characters"}];
+return false;
+}
+else {
+}
+}
+if(errors === _errs32){
+}
+var valid11 = _errs32 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data.level !== undefined && func0.call(data, "level")){
+let data11 = data.level;
+const _errs33 = errors;
+const _errs34 = errors;
+validate84.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs33){
+}
+var valid11 = _errs33 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data.checked !== undefined && func0.call(data, "checked")){
+let data12 = data.checked;
+const _errs35 = errors;
+const _errs36 = errors;
+validate84.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/else/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs35){
+}
+var valid11 = _errs35 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data.language !== undefined && func0.call(data, "language")){
+let data13 = data.language;
+const _errs37 = errors;
+const _errs38 = errors;
+validate84.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/else/else/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs37){
+}
+var valid11 = _errs37 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+}
+}
+}
+}
+}
+if(errors === _errs31){
+}
+var _valid3 = _errs31 === errors;
+valid9 = _valid3;
+if(valid9){
+var props3 = {};
+props3.text = true;
+props3.level = true;
+props3.checked = true;
+props3.language = true;
+props3.type = true;
+}
+ifClause3 = "then";
+}
+else {
+const _errs39 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.level !== undefined && func0.call(data, "level")){
+let data14 = data.level;
+const _errs40 = errors;
+const _errs41 = errors;
+validate84.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/else/else/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs40){
+}
+var valid12 = _errs40 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data.checked !== undefined && func0.call(data, "checked")){
+let data15 = data.checked;
+const _errs42 = errors;
+const _errs43 = errors;
+validate84.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/else/else/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs42){
+}
+var valid12 = _errs42 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data.language !== undefined && func0.call(data, "language")){
+let data16 = data.language;
+const _errs44 = errors;
+const _errs45 = errors;
+validate84.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/else/else/else/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs44){
+}
+var valid12 = _errs44 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+}
+}
+}
+}
+if(errors === _errs39){
+}
+var _valid3 = _errs39 === errors;
+valid9 = _valid3;
+if(valid9){
+if(props3 !== true){
+props3 = props3 || {};
+props3.level = true;
+props3.checked = true;
+props3.language = true;
+}
+}
+ifClause3 = "else";
+}
+if(!valid9){
+const err8 = {instancePath,schemaPath:"#/else/else/else/if",keyword:"if",params:{failingKeyword: ifClause3},message:"must match \""+ifClause3+"\" schema"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+validate84.errors = vErrors;
+return false;
+}
+else {
+}
+if(errors === _errs27){
+}
+var _valid2 = _errs27 === errors;
+valid6 = _valid2;
+if(valid6){
+if(props2 !== true && props3 !== undefined){
+if(props3 === true){
+props2 = true;
+}
+else {
+props2 = props2 || {};
+Object.assign(props2, props3);
+}
+}
+}
+ifClause2 = "else";
+}
+if(!valid6){
+const err9 = {instancePath,schemaPath:"#/else/else/if",keyword:"if",params:{failingKeyword: ifClause2},message:"must match \""+ifClause2+"\" schema"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+validate84.errors = vErrors;
+return false;
+}
+else {
+}
+if(errors === _errs18){
+}
+var _valid1 = _errs18 === errors;
+valid3 = _valid1;
+if(valid3){
+if(props1 !== true && props2 !== undefined){
+if(props2 === true){
+props1 = true;
+}
+else {
+props1 = props1 || {};
+Object.assign(props1, props2);
+}
+}
+}
+ifClause1 = "else";
+}
+if(!valid3){
+const err10 = {instancePath,schemaPath:"#/else/if",keyword:"if",params:{failingKeyword: ifClause1},message:"must match \""+ifClause1+"\" schema"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+validate84.errors = vErrors;
+return false;
+}
+else {
+}
+if(errors === _errs9){
+}
+var _valid0 = _errs9 === errors;
+valid0 = _valid0;
+if(valid0){
+if(props0 !== true && props1 !== undefined){
+if(props1 === true){
+props0 = true;
+}
+else {
+props0 = props0 || {};
+Object.assign(props0, props1);
+}
+}
+}
+ifClause0 = "else";
+}
+if(!valid0){
+const err11 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+validate84.errors = vErrors;
+return false;
+}
+else {
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing4;
+if(((((data.id === undefined) || (!(func0.call(data, "id")))) && (missing4 = "id")) || (((data.type === undefined) || (!(func0.call(data, "type")))) && (missing4 = "type"))) || (((data.text === undefined) || (!(func0.call(data, "text")))) && (missing4 = "text"))){
+validate84.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+return false;
+}
+else {
+const _errs46 = errors;
+for(const key0 of Object.keys(data)){
+if(!((((((key0 === "id") || (key0 === "type")) || (key0 === "text")) || (key0 === "level")) || (key0 === "checked")) || (key0 === "language"))){
+validate84.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs46 === errors){
+if(data.id !== undefined && func0.call(data, "id")){
+let data17 = data.id;
+const _errs47 = errors;
+const _errs48 = errors;
+const _errs49 = errors;
+if(errors === _errs48){
+if(typeof data17 === "string"){
+if((data17.length > 64 && func10(data17) > 64)){
+validate84.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+if((data17.length < 1 || (data17.length < 2 * 1 && func10(data17) < 1))){
+validate84.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern44.test(data17)){
+validate84.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
+return false;
+}
+else {
+}
+}
+}
+}
+else {
+validate84.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs48){
+}
+}
+var valid14 = _errs48 === errors;
+if(valid14){
+}
+var valid13 = _errs47 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data.type !== undefined && func0.call(data, "type")){
+let data18 = data.type;
+const _errs50 = errors;
+const _errs51 = errors;
+if(typeof data18 !== "string"){
+validate84.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs52 = errors;
+const vSchema0 = schema98.enum;
+if(!((((((((data18 === "paragraph") || (data18 === "heading")) || (data18 === "bulleted_list_item")) || (data18 === "numbered_list_item")) || (data18 === "to_do")) || (data18 === "quote")) || (data18 === "code")) || (data18 === "divider"))){
+validate84.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/enum",keyword:"enum",params:{allowedValues: schema98.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === _errs51){
+}
+var valid15 = _errs51 === errors;
+if(valid15){
+}
+var valid13 = _errs50 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data.text !== undefined && func0.call(data, "text")){
+let data19 = data.text;
+const _errs53 = errors;
+const _errs54 = errors;
+const _errs55 = errors;
+if(errors === _errs54){
+if(typeof data19 === "string"){
+if((data19.length > 20000 && func10(data19) > 20000)){
+validate84.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"}];
+return false;
+}
+else {
+}
+}
+else {
+validate84.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs54){
+}
+}
+var valid16 = _errs54 === errors;
+if(valid16){
+}
+var valid13 = _errs53 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data.level !== undefined && func0.call(data, "level")){
+let data20 = data.level;
+const _errs56 = errors;
+if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
+validate84.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs57 = errors;
+if(errors === _errs56){
+if((typeof data20 == "number") && (isFinite(data20))){
+if(data20 > 3 || isNaN(data20)){
+validate84.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3},message:"must be <= 3"}];
+return false;
+}
+else {
+if(data20 < 1 || isNaN(data20)){
+validate84.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs56){
+}
+}
+var valid13 = _errs56 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data.checked !== undefined && func0.call(data, "checked")){
+let data21 = data.checked;
+const _errs58 = errors;
+if(typeof data21 !== "boolean"){
+validate84.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/properties/checked/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+const _errs59 = errors;
+if(errors === _errs58){
+}
+var valid13 = _errs58 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data.language !== undefined && func0.call(data, "language")){
+let data22 = data.language;
+const _errs60 = errors;
+const _errs61 = errors;
+if(errors === _errs60){
+if(typeof data22 === "string"){
+if((data22.length > 32 && func10(data22) > 32)){
+validate84.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+return false;
+}
+else {
+}
+}
+else {
+validate84.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs60){
+}
+}
+var valid13 = _errs60 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate84.errors = vErrors;
+return errors === 0;
+}
+validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const impl42 = validate85;
+const schema112 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ContentBlockInput","type":"object","required":["type","text"],"additionalProperties":false,"properties":{"id":{"$ref":"urn:mnote:type:BlockId"},"type":{"$ref":"urn:mnote:type:BlockType"},"text":{"$ref":"urn:mnote:type:BlockText"},"level":{"type":"integer","minimum":1,"maximum":3},"checked":{"type":"boolean"},"language":{"type":"string","maxLength":32}},"if":{"required":["type"],"properties":{"type":{"const":"heading"}}},"then":{"properties":{"checked":{"not":{}},"language":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"to_do"}}},"then":{"properties":{"level":{"not":{}},"language":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"code"}}},"then":{"properties":{"level":{"not":{}},"checked":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"divider"}}},"then":{"properties":{"text":{"maxLength":0},"level":{"not":{}},"checked":{"not":{}},"language":{"not":{}}}},"else":{"properties":{"level":{"not":{}},"checked":{"not":{}},"language":{"not":{}}}}}}}};
+
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ContentBlockInput" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate85.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+const _errs1 = errors;
+let valid0 = true;
+const _errs2 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing0 = "type")){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+if(data.type !== undefined && func0.call(data, "type")){
+let data0 = data.type;
+const _errs3 = errors;
+if("heading" !== data0){
+const err1 = {};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+else {
+}
+if(errors === _errs3){
+}
+var valid1 = _errs3 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+}
+}
+}
+if(errors === _errs2){
+}
+var _valid0 = _errs2 === errors;
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+let ifClause0;
+if(_valid0){
+const _errs4 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.checked !== undefined && func0.call(data, "checked")){
+let data1 = data.checked;
+const _errs5 = errors;
+const _errs6 = errors;
+validate85.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs5){
+}
+var valid2 = _errs5 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.language !== undefined && func0.call(data, "language")){
+let data2 = data.language;
+const _errs7 = errors;
+const _errs8 = errors;
+validate85.errors = [{instancePath:instancePath+"/language",schemaPath:"#/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs7){
+}
+var valid2 = _errs7 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+}
+}
+}
+if(errors === _errs4){
+}
+var _valid0 = _errs4 === errors;
+valid0 = _valid0;
+if(valid0){
+var props0 = {};
+props0.checked = true;
+props0.language = true;
+props0.type = true;
+}
+ifClause0 = "then";
+}
+else {
+const _errs9 = errors;
+const _errs10 = errors;
+let valid3 = true;
+const _errs11 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing1 = "type")){
+const err2 = {};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+else {
+if(data.type !== undefined && func0.call(data, "type")){
+let data3 = data.type;
+const _errs12 = errors;
+if("to_do" !== data3){
+const err3 = {};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+else {
+}
+if(errors === _errs12){
+}
+var valid4 = _errs12 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+}
+}
+}
+if(errors === _errs11){
+}
+var _valid1 = _errs11 === errors;
+errors = _errs10;
+if(vErrors !== null){
+if(_errs10){
+vErrors.length = _errs10;
+}
+else {
+vErrors = null;
+}
+}
+let ifClause1;
+if(_valid1){
+const _errs13 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.level !== undefined && func0.call(data, "level")){
+let data4 = data.level;
+const _errs14 = errors;
+const _errs15 = errors;
+validate85.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs14){
+}
+var valid5 = _errs14 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data.language !== undefined && func0.call(data, "language")){
+let data5 = data.language;
+const _errs16 = errors;
+const _errs17 = errors;
+validate85.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs16){
+}
+var valid5 = _errs16 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+}
+}
+}
+if(errors === _errs13){
+}
+var _valid1 = _errs13 === errors;
+valid3 = _valid1;
+if(valid3){
+var props1 = {};
+props1.level = true;
+props1.language = true;
+props1.type = true;
+}
+ifClause1 = "then";
+}
+else {
+const _errs18 = errors;
+const _errs19 = errors;
+let valid6 = true;
+const _errs20 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing2;
+if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing2 = "type")){
+const err4 = {};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+else {
+if(data.type !== undefined && func0.call(data, "type")){
+let data6 = data.type;
+const _errs21 = errors;
+if("code" !== data6){
+const err5 = {};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+else {
+}
+if(errors === _errs21){
+}
+var valid7 = _errs21 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+}
+}
+}
+if(errors === _errs20){
+}
+var _valid2 = _errs20 === errors;
+errors = _errs19;
+if(vErrors !== null){
+if(_errs19){
+vErrors.length = _errs19;
+}
+else {
+vErrors = null;
+}
+}
+let ifClause2;
+if(_valid2){
+const _errs22 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.level !== undefined && func0.call(data, "level")){
+let data7 = data.level;
+const _errs23 = errors;
+const _errs24 = errors;
+validate85.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs23){
+}
+var valid8 = _errs23 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data.checked !== undefined && func0.call(data, "checked")){
+let data8 = data.checked;
+const _errs25 = errors;
+const _errs26 = errors;
+validate85.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs25){
+}
+var valid8 = _errs25 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+}
+}
+}
+if(errors === _errs22){
+}
+var _valid2 = _errs22 === errors;
+valid6 = _valid2;
+if(valid6){
+var props2 = {};
+props2.level = true;
+props2.checked = true;
+props2.type = true;
+}
+ifClause2 = "then";
+}
+else {
+const _errs27 = errors;
+const _errs28 = errors;
+let valid9 = true;
+const _errs29 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing3;
+if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing3 = "type")){
+const err6 = {};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+else {
+if(data.type !== undefined && func0.call(data, "type")){
+let data9 = data.type;
+const _errs30 = errors;
+if("divider" !== data9){
+const err7 = {};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+else {
+}
+if(errors === _errs30){
+}
+var valid10 = _errs30 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+}
+}
+}
+if(errors === _errs29){
+}
+var _valid3 = _errs29 === errors;
+errors = _errs28;
+if(vErrors !== null){
+if(_errs28){
+vErrors.length = _errs28;
+}
+else {
+vErrors = null;
+}
+}
+let ifClause3;
+if(_valid3){
+const _errs31 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.text !== undefined && func0.call(data, "text")){
+let data10 = data.text;
+const _errs32 = errors;
+if(typeof data10 === "string"){
+if((data10.length > 0 && func10(data10) > 0)){
+validate85.errors = [{instancePath:instancePath+"/text",schemaPath:"#/else/else/else/then/properties/text/maxLength",keyword:"maxLength",params:{limit: 0},message:"must NOT have more than 0 characters"}];
+return false;
+}
+else {
+}
+}
+if(errors === _errs32){
+}
+var valid11 = _errs32 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data.level !== undefined && func0.call(data, "level")){
+let data11 = data.level;
+const _errs33 = errors;
+const _errs34 = errors;
+validate85.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs33){
+}
+var valid11 = _errs33 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data.checked !== undefined && func0.call(data, "checked")){
+let data12 = data.checked;
+const _errs35 = errors;
+const _errs36 = errors;
+validate85.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/else/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs35){
+}
+var valid11 = _errs35 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data.language !== undefined && func0.call(data, "language")){
+let data13 = data.language;
+const _errs37 = errors;
+const _errs38 = errors;
+validate85.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/else/else/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs37){
+}
+var valid11 = _errs37 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+}
+}
+}
+}
+}
+if(errors === _errs31){
+}
+var _valid3 = _errs31 === errors;
+valid9 = _valid3;
+if(valid9){
+var props3 = {};
+props3.text = true;
+props3.level = true;
+props3.checked = true;
+props3.language = true;
+props3.type = true;
+}
+ifClause3 = "then";
+}
+else {
+const _errs39 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.level !== undefined && func0.call(data, "level")){
+let data14 = data.level;
+const _errs40 = errors;
+const _errs41 = errors;
+validate85.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/else/else/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs40){
+}
+var valid12 = _errs40 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data.checked !== undefined && func0.call(data, "checked")){
+let data15 = data.checked;
+const _errs42 = errors;
+const _errs43 = errors;
+validate85.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/else/else/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs42){
+}
+var valid12 = _errs42 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data.language !== undefined && func0.call(data, "language")){
+let data16 = data.language;
+const _errs44 = errors;
+const _errs45 = errors;
+validate85.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/else/else/else/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+if(false){
+}
+if(errors === _errs44){
+}
+var valid12 = _errs44 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+}
+}
+}
+}
+if(errors === _errs39){
+}
+var _valid3 = _errs39 === errors;
+valid9 = _valid3;
+if(valid9){
+if(props3 !== true){
+props3 = props3 || {};
+props3.level = true;
+props3.checked = true;
+props3.language = true;
+}
+}
+ifClause3 = "else";
+}
+if(!valid9){
+const err8 = {instancePath,schemaPath:"#/else/else/else/if",keyword:"if",params:{failingKeyword: ifClause3},message:"must match \""+ifClause3+"\" schema"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+validate85.errors = vErrors;
+return false;
+}
+else {
+}
+if(errors === _errs27){
+}
+var _valid2 = _errs27 === errors;
+valid6 = _valid2;
+if(valid6){
+if(props2 !== true && props3 !== undefined){
+if(props3 === true){
+props2 = true;
+}
+else {
+props2 = props2 || {};
+Object.assign(props2, props3);
+}
+}
+}
+ifClause2 = "else";
+}
+if(!valid6){
+const err9 = {instancePath,schemaPath:"#/else/else/if",keyword:"if",params:{failingKeyword: ifClause2},message:"must match \""+ifClause2+"\" schema"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+validate85.errors = vErrors;
+return false;
+}
+else {
+}
+if(errors === _errs18){
+}
+var _valid1 = _errs18 === errors;
+valid3 = _valid1;
+if(valid3){
+if(props1 !== true && props2 !== undefined){
+if(props2 === true){
+props1 = true;
+}
+else {
+props1 = props1 || {};
+Object.assign(props1, props2);
+}
+}
+}
+ifClause1 = "else";
+}
+if(!valid3){
+const err10 = {instancePath,schemaPath:"#/else/if",keyword:"if",params:{failingKeyword: ifClause1},message:"must match \""+ifClause1+"\" schema"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+validate85.errors = vErrors;
+return false;
+}
+else {
+}
+if(errors === _errs9){
+}
+var _valid0 = _errs9 === errors;
+valid0 = _valid0;
+if(valid0){
+if(props0 !== true && props1 !== undefined){
+if(props1 === true){
+props0 = true;
+}
+else {
+props0 = props0 || {};
+Object.assign(props0, props1);
+}
+}
+}
+ifClause0 = "else";
+}
+if(!valid0){
+const err11 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+validate85.errors = vErrors;
+return false;
+}
+else {
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing4;
+if((((data.type === undefined) || (!(func0.call(data, "type")))) && (missing4 = "type")) || (((data.text === undefined) || (!(func0.call(data, "text")))) && (missing4 = "text"))){
+validate85.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+return false;
+}
+else {
+const _errs46 = errors;
+for(const key0 of Object.keys(data)){
+if(!((((((key0 === "id") || (key0 === "type")) || (key0 === "text")) || (key0 === "level")) || (key0 === "checked")) || (key0 === "language"))){
+validate85.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs46 === errors){
+if(data.id !== undefined && func0.call(data, "id")){
+let data17 = data.id;
+const _errs47 = errors;
+const _errs48 = errors;
+const _errs49 = errors;
+if(errors === _errs48){
+if(typeof data17 === "string"){
+if((data17.length > 64 && func10(data17) > 64)){
+validate85.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+if((data17.length < 1 || (data17.length < 2 * 1 && func10(data17) < 1))){
+validate85.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern44.test(data17)){
+validate85.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
+return false;
+}
+else {
+}
+}
+}
+}
+else {
+validate85.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs48){
+}
+}
+var valid14 = _errs48 === errors;
+if(valid14){
+}
+var valid13 = _errs47 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data.type !== undefined && func0.call(data, "type")){
+let data18 = data.type;
+const _errs50 = errors;
+const _errs51 = errors;
+if(typeof data18 !== "string"){
+validate85.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs52 = errors;
+const vSchema0 = schema98.enum;
+if(!((((((((data18 === "paragraph") || (data18 === "heading")) || (data18 === "bulleted_list_item")) || (data18 === "numbered_list_item")) || (data18 === "to_do")) || (data18 === "quote")) || (data18 === "code")) || (data18 === "divider"))){
+validate85.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/enum",keyword:"enum",params:{allowedValues: schema98.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === _errs51){
+}
+var valid15 = _errs51 === errors;
+if(valid15){
+}
+var valid13 = _errs50 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data.text !== undefined && func0.call(data, "text")){
+let data19 = data.text;
+const _errs53 = errors;
+const _errs54 = errors;
+const _errs55 = errors;
+if(errors === _errs54){
+if(typeof data19 === "string"){
+if((data19.length > 20000 && func10(data19) > 20000)){
+validate85.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"}];
+return false;
+}
+else {
+}
+}
+else {
+validate85.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs54){
+}
+}
+var valid16 = _errs54 === errors;
+if(valid16){
+}
+var valid13 = _errs53 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data.level !== undefined && func0.call(data, "level")){
+let data20 = data.level;
+const _errs56 = errors;
+if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
+validate85.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs57 = errors;
+if(errors === _errs56){
+if((typeof data20 == "number") && (isFinite(data20))){
+if(data20 > 3 || isNaN(data20)){
+validate85.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3},message:"must be <= 3"}];
+return false;
+}
+else {
+if(data20 < 1 || isNaN(data20)){
+validate85.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === _errs56){
+}
+}
+var valid13 = _errs56 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data.checked !== undefined && func0.call(data, "checked")){
+let data21 = data.checked;
+const _errs58 = errors;
+if(typeof data21 !== "boolean"){
+validate85.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/properties/checked/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+const _errs59 = errors;
+if(errors === _errs58){
+}
+var valid13 = _errs58 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data.language !== undefined && func0.call(data, "language")){
+let data22 = data.language;
+const _errs60 = errors;
+const _errs61 = errors;
+if(errors === _errs60){
+if(typeof data22 === "string"){
+if((data22.length > 32 && func10(data22) > 32)){
+validate85.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+return false;
+}
+else {
+}
+}
+else {
+validate85.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs60){
+}
+}
+var valid13 = _errs60 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate85.errors = vErrors;
+return errors === 0;
+}
+validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const impl43 = validate8;
+
+const impl44 = validate4;
+
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ActorId" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate4.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+const _errs1 = errors;
+if(errors === _errs0){
+if(typeof data === "string"){
+if((data.length > 128 && func10(data) > 128)){
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern0.test(data)){
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+else {
+}
+}
+}
+}
+else {
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs0){
+}
+}
+var valid0 = _errs0 === errors;
+if(valid0){
+}
+validate4.errors = vErrors;
+return errors === 0;
+}
+validate4.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl45 = validate33;
+
+const impl46 = validate35;
+
+const impl47 = validate4;
+
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ActorId" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate4.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+const _errs1 = errors;
+if(errors === _errs0){
+if(typeof data === "string"){
+if((data.length > 128 && func10(data) > 128)){
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern0.test(data)){
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+else {
+}
+}
+}
+}
+else {
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs0){
+}
+}
+var valid0 = _errs0 === errors;
+if(valid0){
+}
+validate4.errors = vErrors;
+return errors === 0;
+}
+validate4.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl48 = validate86;
+
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ErrorCode" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate86.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const vSchema0 = schema56.enum;
+if(!((((((((((((((((((((data === "mnote_tool_invalid_input") || (data === "mnote_tool_payload_too_large")) || (data === "mnote_tool_unknown_tool")) || (data === "mnote_tool_not_authenticated")) || (data === "mnote_tool_permission_denied")) || (data === "mnote_tool_conflict")) || (data === "mnote_tool_approval_required")) || (data === "mnote_tool_approval_denied")) || (data === "mnote_tool_approval_expired")) || (data === "mnote_tool_approval_invalid")) || (data === "mnote_tool_idempotency_conflict")) || (data === "mnote_tool_in_progress")) || (data === "mnote_tool_unsupported_option")) || (data === "mnote_tool_kernel_unavailable")) || (data === "mnote_tool_kernel_misconfigured")) || (data === "mnote_tool_outcome_unknown")) || (data === "mnote_tool_store_unavailable")) || (data === "mnote_tool_unavailable")) || (data === "mnote_tool_not_configured")) || (data === "mnote_tool_internal"))){
+validate86.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema56.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === 0){
+}
+validate86.errors = vErrors;
+return errors === 0;
+}
+validate86.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl49 = validate55;
+
+const impl50 = validate87;
+
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:IdempotencyKey" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate87.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(typeof data === "string"){
+if((data.length > 256 && func10(data) > 256)){
+validate87.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+return false;
+}
+else {
+if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
+validate87.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern18.test(data)){
+validate87.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""}];
+return false;
+}
+else {
+}
+}
+}
+}
+else {
+validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate87.errors = vErrors;
+return errors === 0;
+}
+validate87.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl51 = validate88;
+
+function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:Identifier" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate88.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(typeof data === "string"){
+if((data.length > 128 && func10(data) > 128)){
+validate88.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
+validate88.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern0.test(data)){
+validate88.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+return false;
+}
+else {
+}
+}
+}
+}
+else {
+validate88.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate88.errors = vErrors;
+return errors === 0;
+}
+validate88.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl52 = validate1;
+
+const impl53 = validate89;
+const schema119 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelError","type":"object","required":["code"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:mnote:type:ErrorCode"},"reason":{"type":"string","maxLength":64},"field":{"type":"string","maxLength":64}}};
+
+function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:KernelError" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate89.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.code === undefined) || (!(func0.call(data, "code")))) && (missing0 = "code")){
+validate89.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 of Object.keys(data)){
+if(!(((key0 === "code") || (key0 === "reason")) || (key0 === "field"))){
+validate89.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.code !== undefined && func0.call(data, "code")){
+let data0 = data.code;
+const _errs2 = errors;
+const _errs3 = errors;
+const vSchema0 = schema56.enum;
+if(!((((((((((((((((((((data0 === "mnote_tool_invalid_input") || (data0 === "mnote_tool_payload_too_large")) || (data0 === "mnote_tool_unknown_tool")) || (data0 === "mnote_tool_not_authenticated")) || (data0 === "mnote_tool_permission_denied")) || (data0 === "mnote_tool_conflict")) || (data0 === "mnote_tool_approval_required")) || (data0 === "mnote_tool_approval_denied")) || (data0 === "mnote_tool_approval_expired")) || (data0 === "mnote_tool_approval_invalid")) || (data0 === "mnote_tool_idempotency_conflict")) || (data0 === "mnote_tool_in_progress")) || (data0 === "mnote_tool_unsupported_option")) || (data0 === "mnote_tool_kernel_unavailable")) || (data0 === "mnote_tool_kernel_misconfigured")) || (data0 === "mnote_tool_outcome_unknown")) || (data0 === "mnote_tool_store_unavailable")) || (data0 === "mnote_tool_unavailable")) || (data0 === "mnote_tool_not_configured")) || (data0 === "mnote_tool_internal"))){
+validate89.errors = [{instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/enum",keyword:"enum",params:{allowedValues: schema56.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === _errs3){
+}
+var valid1 = _errs3 === errors;
+if(valid1){
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reason !== undefined && func0.call(data, "reason")){
+let data1 = data.reason;
+const _errs4 = errors;
+const _errs5 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if((data1.length > 64 && func10(data1) > 64)){
+validate89.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+}
+}
+else {
+validate89.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs4){
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.field !== undefined && func0.call(data, "field")){
+let data2 = data.field;
+const _errs6 = errors;
+const _errs7 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if((data2.length > 64 && func10(data2) > 64)){
+validate89.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+}
+}
+else {
+validate89.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === _errs6){
+}
+}
+var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
@@ -8888,2107 +10906,14 @@ return errors === 0;
 }
 validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl41 = validate90;
-const schema113 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ContentBlock","type":"object","required":["id","type","text"],"additionalProperties":false,"properties":{"id":{"$ref":"urn:mnote:type:BlockId"},"type":{"$ref":"urn:mnote:type:BlockType"},"text":{"$ref":"urn:mnote:type:BlockText"},"level":{"type":"integer","minimum":1,"maximum":3},"checked":{"type":"boolean"},"language":{"type":"string","maxLength":32}},"if":{"required":["type"],"properties":{"type":{"const":"heading"}}},"then":{"properties":{"checked":{"not":{}},"language":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"to_do"}}},"then":{"properties":{"level":{"not":{}},"language":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"code"}}},"then":{"properties":{"level":{"not":{}},"checked":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"divider"}}},"then":{"properties":{"text":{"maxLength":0},"level":{"not":{}},"checked":{"not":{}},"language":{"not":{}}}},"else":{"properties":{"level":{"not":{}},"checked":{"not":{}},"language":{"not":{}}}}}}}};
+const impl54 = validate90;
+const schema121 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelReply","anyOf":[{"type":"object","required":["ok","result"],"additionalProperties":false,"properties":{"ok":{"const":true},"result":{"type":"object","additionalProperties":true}}},{"type":"object","required":["ok","error"],"additionalProperties":false,"properties":{"ok":{"const":false},"error":{"$ref":"urn:mnote:type:KernelError"}}}]};
 
 function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ContentBlock" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate90.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-const _errs1 = errors;
-let valid0 = true;
-const _errs2 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing0 = "type")){
-const err0 = {};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-else {
-if(data.type !== undefined && func0.call(data, "type")){
-let data0 = data.type;
-const _errs3 = errors;
-if("heading" !== data0){
-const err1 = {};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-else {
-}
-if(errors === _errs3){
-}
-var valid1 = _errs3 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-}
-}
-}
-if(errors === _errs2){
-}
-var _valid0 = _errs2 === errors;
-errors = _errs1;
-if(vErrors !== null){
-if(_errs1){
-vErrors.length = _errs1;
-}
-else {
-vErrors = null;
-}
-}
-let ifClause0;
-if(_valid0){
-const _errs4 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.checked !== undefined && func0.call(data, "checked")){
-let data1 = data.checked;
-const _errs5 = errors;
-const _errs6 = errors;
-validate90.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs5){
-}
-var valid2 = _errs5 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data.language !== undefined && func0.call(data, "language")){
-let data2 = data.language;
-const _errs7 = errors;
-const _errs8 = errors;
-validate90.errors = [{instancePath:instancePath+"/language",schemaPath:"#/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs7){
-}
-var valid2 = _errs7 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-}
-}
-}
-if(errors === _errs4){
-}
-var _valid0 = _errs4 === errors;
-valid0 = _valid0;
-if(valid0){
-var props0 = {};
-props0.checked = true;
-props0.language = true;
-props0.type = true;
-}
-ifClause0 = "then";
-}
-else {
-const _errs9 = errors;
-const _errs10 = errors;
-let valid3 = true;
-const _errs11 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing1;
-if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing1 = "type")){
-const err2 = {};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-else {
-if(data.type !== undefined && func0.call(data, "type")){
-let data3 = data.type;
-const _errs12 = errors;
-if("to_do" !== data3){
-const err3 = {};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-else {
-}
-if(errors === _errs12){
-}
-var valid4 = _errs12 === errors;
-}
-else {
-var valid4 = true;
-}
-if(valid4){
-}
-}
-}
-if(errors === _errs11){
-}
-var _valid1 = _errs11 === errors;
-errors = _errs10;
-if(vErrors !== null){
-if(_errs10){
-vErrors.length = _errs10;
-}
-else {
-vErrors = null;
-}
-}
-let ifClause1;
-if(_valid1){
-const _errs13 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.level !== undefined && func0.call(data, "level")){
-let data4 = data.level;
-const _errs14 = errors;
-const _errs15 = errors;
-validate90.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs14){
-}
-var valid5 = _errs14 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-if(data.language !== undefined && func0.call(data, "language")){
-let data5 = data.language;
-const _errs16 = errors;
-const _errs17 = errors;
-validate90.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs16){
-}
-var valid5 = _errs16 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-}
-}
-}
-if(errors === _errs13){
-}
-var _valid1 = _errs13 === errors;
-valid3 = _valid1;
-if(valid3){
-var props1 = {};
-props1.level = true;
-props1.language = true;
-props1.type = true;
-}
-ifClause1 = "then";
-}
-else {
-const _errs18 = errors;
-const _errs19 = errors;
-let valid6 = true;
-const _errs20 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing2;
-if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing2 = "type")){
-const err4 = {};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-else {
-if(data.type !== undefined && func0.call(data, "type")){
-let data6 = data.type;
-const _errs21 = errors;
-if("code" !== data6){
-const err5 = {};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-else {
-}
-if(errors === _errs21){
-}
-var valid7 = _errs21 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-}
-}
-}
-if(errors === _errs20){
-}
-var _valid2 = _errs20 === errors;
-errors = _errs19;
-if(vErrors !== null){
-if(_errs19){
-vErrors.length = _errs19;
-}
-else {
-vErrors = null;
-}
-}
-let ifClause2;
-if(_valid2){
-const _errs22 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.level !== undefined && func0.call(data, "level")){
-let data7 = data.level;
-const _errs23 = errors;
-const _errs24 = errors;
-validate90.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs23){
-}
-var valid8 = _errs23 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data.checked !== undefined && func0.call(data, "checked")){
-let data8 = data.checked;
-const _errs25 = errors;
-const _errs26 = errors;
-validate90.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs25){
-}
-var valid8 = _errs25 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-}
-}
-}
-if(errors === _errs22){
-}
-var _valid2 = _errs22 === errors;
-valid6 = _valid2;
-if(valid6){
-var props2 = {};
-props2.level = true;
-props2.checked = true;
-props2.type = true;
-}
-ifClause2 = "then";
-}
-else {
-const _errs27 = errors;
-const _errs28 = errors;
-let valid9 = true;
-const _errs29 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing3;
-if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing3 = "type")){
-const err6 = {};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-else {
-if(data.type !== undefined && func0.call(data, "type")){
-let data9 = data.type;
-const _errs30 = errors;
-if("divider" !== data9){
-const err7 = {};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-else {
-}
-if(errors === _errs30){
-}
-var valid10 = _errs30 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-}
-}
-}
-if(errors === _errs29){
-}
-var _valid3 = _errs29 === errors;
-errors = _errs28;
-if(vErrors !== null){
-if(_errs28){
-vErrors.length = _errs28;
-}
-else {
-vErrors = null;
-}
-}
-let ifClause3;
-if(_valid3){
-const _errs31 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.text !== undefined && func0.call(data, "text")){
-let data10 = data.text;
-const _errs32 = errors;
-if(typeof data10 === "string"){
-if((data10.length > 0 && func10(data10) > 0)){
-validate90.errors = [{instancePath:instancePath+"/text",schemaPath:"#/else/else/else/then/properties/text/maxLength",keyword:"maxLength",params:{limit: 0},message:"must NOT have more than 0 characters"}];
-return false;
-}
-else {
-}
-}
-if(errors === _errs32){
-}
-var valid11 = _errs32 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data.level !== undefined && func0.call(data, "level")){
-let data11 = data.level;
-const _errs33 = errors;
-const _errs34 = errors;
-validate90.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs33){
-}
-var valid11 = _errs33 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data.checked !== undefined && func0.call(data, "checked")){
-let data12 = data.checked;
-const _errs35 = errors;
-const _errs36 = errors;
-validate90.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/else/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs35){
-}
-var valid11 = _errs35 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data.language !== undefined && func0.call(data, "language")){
-let data13 = data.language;
-const _errs37 = errors;
-const _errs38 = errors;
-validate90.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/else/else/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs37){
-}
-var valid11 = _errs37 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-}
-}
-}
-}
-}
-if(errors === _errs31){
-}
-var _valid3 = _errs31 === errors;
-valid9 = _valid3;
-if(valid9){
-var props3 = {};
-props3.text = true;
-props3.level = true;
-props3.checked = true;
-props3.language = true;
-props3.type = true;
-}
-ifClause3 = "then";
-}
-else {
-const _errs39 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.level !== undefined && func0.call(data, "level")){
-let data14 = data.level;
-const _errs40 = errors;
-const _errs41 = errors;
-validate90.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/else/else/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs40){
-}
-var valid12 = _errs40 === errors;
-}
-else {
-var valid12 = true;
-}
-if(valid12){
-if(data.checked !== undefined && func0.call(data, "checked")){
-let data15 = data.checked;
-const _errs42 = errors;
-const _errs43 = errors;
-validate90.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/else/else/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs42){
-}
-var valid12 = _errs42 === errors;
-}
-else {
-var valid12 = true;
-}
-if(valid12){
-if(data.language !== undefined && func0.call(data, "language")){
-let data16 = data.language;
-const _errs44 = errors;
-const _errs45 = errors;
-validate90.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/else/else/else/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs44){
-}
-var valid12 = _errs44 === errors;
-}
-else {
-var valid12 = true;
-}
-if(valid12){
-}
-}
-}
-}
-if(errors === _errs39){
-}
-var _valid3 = _errs39 === errors;
-valid9 = _valid3;
-if(valid9){
-if(props3 !== true){
-props3 = props3 || {};
-props3.level = true;
-props3.checked = true;
-props3.language = true;
-}
-}
-ifClause3 = "else";
-}
-if(!valid9){
-const err8 = {instancePath,schemaPath:"#/else/else/else/if",keyword:"if",params:{failingKeyword: ifClause3},message:"must match \""+ifClause3+"\" schema"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-validate90.errors = vErrors;
-return false;
-}
-else {
-}
-if(errors === _errs27){
-}
-var _valid2 = _errs27 === errors;
-valid6 = _valid2;
-if(valid6){
-if(props2 !== true && props3 !== undefined){
-if(props3 === true){
-props2 = true;
-}
-else {
-props2 = props2 || {};
-Object.assign(props2, props3);
-}
-}
-}
-ifClause2 = "else";
-}
-if(!valid6){
-const err9 = {instancePath,schemaPath:"#/else/else/if",keyword:"if",params:{failingKeyword: ifClause2},message:"must match \""+ifClause2+"\" schema"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-validate90.errors = vErrors;
-return false;
-}
-else {
-}
-if(errors === _errs18){
-}
-var _valid1 = _errs18 === errors;
-valid3 = _valid1;
-if(valid3){
-if(props1 !== true && props2 !== undefined){
-if(props2 === true){
-props1 = true;
-}
-else {
-props1 = props1 || {};
-Object.assign(props1, props2);
-}
-}
-}
-ifClause1 = "else";
-}
-if(!valid3){
-const err10 = {instancePath,schemaPath:"#/else/if",keyword:"if",params:{failingKeyword: ifClause1},message:"must match \""+ifClause1+"\" schema"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-validate90.errors = vErrors;
-return false;
-}
-else {
-}
-if(errors === _errs9){
-}
-var _valid0 = _errs9 === errors;
-valid0 = _valid0;
-if(valid0){
-if(props0 !== true && props1 !== undefined){
-if(props1 === true){
-props0 = true;
-}
-else {
-props0 = props0 || {};
-Object.assign(props0, props1);
-}
-}
-}
-ifClause0 = "else";
-}
-if(!valid0){
-const err11 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-validate90.errors = vErrors;
-return false;
-}
-else {
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing4;
-if(((((data.id === undefined) || (!(func0.call(data, "id")))) && (missing4 = "id")) || (((data.type === undefined) || (!(func0.call(data, "type")))) && (missing4 = "type"))) || (((data.text === undefined) || (!(func0.call(data, "text")))) && (missing4 = "text"))){
-validate90.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
-return false;
-}
-else {
-const _errs46 = errors;
-for(const key0 of Object.keys(data)){
-if(!((((((key0 === "id") || (key0 === "type")) || (key0 === "text")) || (key0 === "level")) || (key0 === "checked")) || (key0 === "language"))){
-validate90.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs46 === errors){
-if(data.id !== undefined && func0.call(data, "id")){
-let data17 = data.id;
-const _errs47 = errors;
-const _errs48 = errors;
-const _errs49 = errors;
-if(errors === _errs48){
-if(typeof data17 === "string"){
-if((data17.length > 64 && func10(data17) > 64)){
-validate90.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
-}
-else {
-if((data17.length < 1 || (data17.length < 2 * 1 && func10(data17) < 1))){
-validate90.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern46.test(data17)){
-validate90.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
-return false;
-}
-else {
-}
-}
-}
-}
-else {
-validate90.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs48){
-}
-}
-var valid14 = _errs48 === errors;
-if(valid14){
-}
-var valid13 = _errs47 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data.type !== undefined && func0.call(data, "type")){
-let data18 = data.type;
-const _errs50 = errors;
-const _errs51 = errors;
-if(typeof data18 !== "string"){
-validate90.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs52 = errors;
-const vSchema0 = schema103.enum;
-if(!((((((((data18 === "paragraph") || (data18 === "heading")) || (data18 === "bulleted_list_item")) || (data18 === "numbered_list_item")) || (data18 === "to_do")) || (data18 === "quote")) || (data18 === "code")) || (data18 === "divider"))){
-validate90.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/enum",keyword:"enum",params:{allowedValues: schema103.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === _errs51){
-}
-var valid15 = _errs51 === errors;
-if(valid15){
-}
-var valid13 = _errs50 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data.text !== undefined && func0.call(data, "text")){
-let data19 = data.text;
-const _errs53 = errors;
-const _errs54 = errors;
-const _errs55 = errors;
-if(errors === _errs54){
-if(typeof data19 === "string"){
-if((data19.length > 20000 && func10(data19) > 20000)){
-validate90.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"}];
-return false;
-}
-else {
-}
-}
-else {
-validate90.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs54){
-}
-}
-var valid16 = _errs54 === errors;
-if(valid16){
-}
-var valid13 = _errs53 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data.level !== undefined && func0.call(data, "level")){
-let data20 = data.level;
-const _errs56 = errors;
-if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
-validate90.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-const _errs57 = errors;
-if(errors === _errs56){
-if((typeof data20 == "number") && (isFinite(data20))){
-if(data20 > 3 || isNaN(data20)){
-validate90.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3},message:"must be <= 3"}];
-return false;
-}
-else {
-if(data20 < 1 || isNaN(data20)){
-validate90.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-else {
-}
-}
-}
-if(errors === _errs56){
-}
-}
-var valid13 = _errs56 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data.checked !== undefined && func0.call(data, "checked")){
-let data21 = data.checked;
-const _errs58 = errors;
-if(typeof data21 !== "boolean"){
-validate90.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/properties/checked/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs59 = errors;
-if(errors === _errs58){
-}
-var valid13 = _errs58 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data.language !== undefined && func0.call(data, "language")){
-let data22 = data.language;
-const _errs60 = errors;
-const _errs61 = errors;
-if(errors === _errs60){
-if(typeof data22 === "string"){
-if((data22.length > 32 && func10(data22) > 32)){
-validate90.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
-return false;
-}
-else {
-}
-}
-else {
-validate90.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs60){
-}
-}
-var valid13 = _errs60 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate90.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate90.errors = vErrors;
-return errors === 0;
-}
-validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-const impl42 = validate91;
-const schema117 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ContentBlockInput","type":"object","required":["type","text"],"additionalProperties":false,"properties":{"id":{"$ref":"urn:mnote:type:BlockId"},"type":{"$ref":"urn:mnote:type:BlockType"},"text":{"$ref":"urn:mnote:type:BlockText"},"level":{"type":"integer","minimum":1,"maximum":3},"checked":{"type":"boolean"},"language":{"type":"string","maxLength":32}},"if":{"required":["type"],"properties":{"type":{"const":"heading"}}},"then":{"properties":{"checked":{"not":{}},"language":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"to_do"}}},"then":{"properties":{"level":{"not":{}},"language":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"code"}}},"then":{"properties":{"level":{"not":{}},"checked":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"divider"}}},"then":{"properties":{"text":{"maxLength":0},"level":{"not":{}},"checked":{"not":{}},"language":{"not":{}}}},"else":{"properties":{"level":{"not":{}},"checked":{"not":{}},"language":{"not":{}}}}}}}};
-
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ContentBlockInput" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate91.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-const _errs1 = errors;
-let valid0 = true;
-const _errs2 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing0 = "type")){
-const err0 = {};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-else {
-if(data.type !== undefined && func0.call(data, "type")){
-let data0 = data.type;
-const _errs3 = errors;
-if("heading" !== data0){
-const err1 = {};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-else {
-}
-if(errors === _errs3){
-}
-var valid1 = _errs3 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-}
-}
-}
-if(errors === _errs2){
-}
-var _valid0 = _errs2 === errors;
-errors = _errs1;
-if(vErrors !== null){
-if(_errs1){
-vErrors.length = _errs1;
-}
-else {
-vErrors = null;
-}
-}
-let ifClause0;
-if(_valid0){
-const _errs4 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.checked !== undefined && func0.call(data, "checked")){
-let data1 = data.checked;
-const _errs5 = errors;
-const _errs6 = errors;
-validate91.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs5){
-}
-var valid2 = _errs5 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data.language !== undefined && func0.call(data, "language")){
-let data2 = data.language;
-const _errs7 = errors;
-const _errs8 = errors;
-validate91.errors = [{instancePath:instancePath+"/language",schemaPath:"#/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs7){
-}
-var valid2 = _errs7 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-}
-}
-}
-if(errors === _errs4){
-}
-var _valid0 = _errs4 === errors;
-valid0 = _valid0;
-if(valid0){
-var props0 = {};
-props0.checked = true;
-props0.language = true;
-props0.type = true;
-}
-ifClause0 = "then";
-}
-else {
-const _errs9 = errors;
-const _errs10 = errors;
-let valid3 = true;
-const _errs11 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing1;
-if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing1 = "type")){
-const err2 = {};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-else {
-if(data.type !== undefined && func0.call(data, "type")){
-let data3 = data.type;
-const _errs12 = errors;
-if("to_do" !== data3){
-const err3 = {};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-else {
-}
-if(errors === _errs12){
-}
-var valid4 = _errs12 === errors;
-}
-else {
-var valid4 = true;
-}
-if(valid4){
-}
-}
-}
-if(errors === _errs11){
-}
-var _valid1 = _errs11 === errors;
-errors = _errs10;
-if(vErrors !== null){
-if(_errs10){
-vErrors.length = _errs10;
-}
-else {
-vErrors = null;
-}
-}
-let ifClause1;
-if(_valid1){
-const _errs13 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.level !== undefined && func0.call(data, "level")){
-let data4 = data.level;
-const _errs14 = errors;
-const _errs15 = errors;
-validate91.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs14){
-}
-var valid5 = _errs14 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-if(data.language !== undefined && func0.call(data, "language")){
-let data5 = data.language;
-const _errs16 = errors;
-const _errs17 = errors;
-validate91.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs16){
-}
-var valid5 = _errs16 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-}
-}
-}
-if(errors === _errs13){
-}
-var _valid1 = _errs13 === errors;
-valid3 = _valid1;
-if(valid3){
-var props1 = {};
-props1.level = true;
-props1.language = true;
-props1.type = true;
-}
-ifClause1 = "then";
-}
-else {
-const _errs18 = errors;
-const _errs19 = errors;
-let valid6 = true;
-const _errs20 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing2;
-if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing2 = "type")){
-const err4 = {};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-else {
-if(data.type !== undefined && func0.call(data, "type")){
-let data6 = data.type;
-const _errs21 = errors;
-if("code" !== data6){
-const err5 = {};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-else {
-}
-if(errors === _errs21){
-}
-var valid7 = _errs21 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-}
-}
-}
-if(errors === _errs20){
-}
-var _valid2 = _errs20 === errors;
-errors = _errs19;
-if(vErrors !== null){
-if(_errs19){
-vErrors.length = _errs19;
-}
-else {
-vErrors = null;
-}
-}
-let ifClause2;
-if(_valid2){
-const _errs22 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.level !== undefined && func0.call(data, "level")){
-let data7 = data.level;
-const _errs23 = errors;
-const _errs24 = errors;
-validate91.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs23){
-}
-var valid8 = _errs23 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data.checked !== undefined && func0.call(data, "checked")){
-let data8 = data.checked;
-const _errs25 = errors;
-const _errs26 = errors;
-validate91.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs25){
-}
-var valid8 = _errs25 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-}
-}
-}
-if(errors === _errs22){
-}
-var _valid2 = _errs22 === errors;
-valid6 = _valid2;
-if(valid6){
-var props2 = {};
-props2.level = true;
-props2.checked = true;
-props2.type = true;
-}
-ifClause2 = "then";
-}
-else {
-const _errs27 = errors;
-const _errs28 = errors;
-let valid9 = true;
-const _errs29 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing3;
-if(((data.type === undefined) || (!(func0.call(data, "type")))) && (missing3 = "type")){
-const err6 = {};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-else {
-if(data.type !== undefined && func0.call(data, "type")){
-let data9 = data.type;
-const _errs30 = errors;
-if("divider" !== data9){
-const err7 = {};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-else {
-}
-if(errors === _errs30){
-}
-var valid10 = _errs30 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-}
-}
-}
-if(errors === _errs29){
-}
-var _valid3 = _errs29 === errors;
-errors = _errs28;
-if(vErrors !== null){
-if(_errs28){
-vErrors.length = _errs28;
-}
-else {
-vErrors = null;
-}
-}
-let ifClause3;
-if(_valid3){
-const _errs31 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.text !== undefined && func0.call(data, "text")){
-let data10 = data.text;
-const _errs32 = errors;
-if(typeof data10 === "string"){
-if((data10.length > 0 && func10(data10) > 0)){
-validate91.errors = [{instancePath:instancePath+"/text",schemaPath:"#/else/else/else/then/properties/text/maxLength",keyword:"maxLength",params:{limit: 0},message:"must NOT have more than 0 characters"}];
-return false;
-}
-else {
-}
-}
-if(errors === _errs32){
-}
-var valid11 = _errs32 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data.level !== undefined && func0.call(data, "level")){
-let data11 = data.level;
-const _errs33 = errors;
-const _errs34 = errors;
-validate91.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs33){
-}
-var valid11 = _errs33 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data.checked !== undefined && func0.call(data, "checked")){
-let data12 = data.checked;
-const _errs35 = errors;
-const _errs36 = errors;
-validate91.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/else/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs35){
-}
-var valid11 = _errs35 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data.language !== undefined && func0.call(data, "language")){
-let data13 = data.language;
-const _errs37 = errors;
-const _errs38 = errors;
-validate91.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/else/else/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs37){
-}
-var valid11 = _errs37 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-}
-}
-}
-}
-}
-if(errors === _errs31){
-}
-var _valid3 = _errs31 === errors;
-valid9 = _valid3;
-if(valid9){
-var props3 = {};
-props3.text = true;
-props3.level = true;
-props3.checked = true;
-props3.language = true;
-props3.type = true;
-}
-ifClause3 = "then";
-}
-else {
-const _errs39 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.level !== undefined && func0.call(data, "level")){
-let data14 = data.level;
-const _errs40 = errors;
-const _errs41 = errors;
-validate91.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/else/else/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs40){
-}
-var valid12 = _errs40 === errors;
-}
-else {
-var valid12 = true;
-}
-if(valid12){
-if(data.checked !== undefined && func0.call(data, "checked")){
-let data15 = data.checked;
-const _errs42 = errors;
-const _errs43 = errors;
-validate91.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/else/else/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs42){
-}
-var valid12 = _errs42 === errors;
-}
-else {
-var valid12 = true;
-}
-if(valid12){
-if(data.language !== undefined && func0.call(data, "language")){
-let data16 = data.language;
-const _errs44 = errors;
-const _errs45 = errors;
-validate91.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/else/else/else/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
-return false;
-if(false){
-}
-if(errors === _errs44){
-}
-var valid12 = _errs44 === errors;
-}
-else {
-var valid12 = true;
-}
-if(valid12){
-}
-}
-}
-}
-if(errors === _errs39){
-}
-var _valid3 = _errs39 === errors;
-valid9 = _valid3;
-if(valid9){
-if(props3 !== true){
-props3 = props3 || {};
-props3.level = true;
-props3.checked = true;
-props3.language = true;
-}
-}
-ifClause3 = "else";
-}
-if(!valid9){
-const err8 = {instancePath,schemaPath:"#/else/else/else/if",keyword:"if",params:{failingKeyword: ifClause3},message:"must match \""+ifClause3+"\" schema"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-validate91.errors = vErrors;
-return false;
-}
-else {
-}
-if(errors === _errs27){
-}
-var _valid2 = _errs27 === errors;
-valid6 = _valid2;
-if(valid6){
-if(props2 !== true && props3 !== undefined){
-if(props3 === true){
-props2 = true;
-}
-else {
-props2 = props2 || {};
-Object.assign(props2, props3);
-}
-}
-}
-ifClause2 = "else";
-}
-if(!valid6){
-const err9 = {instancePath,schemaPath:"#/else/else/if",keyword:"if",params:{failingKeyword: ifClause2},message:"must match \""+ifClause2+"\" schema"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-validate91.errors = vErrors;
-return false;
-}
-else {
-}
-if(errors === _errs18){
-}
-var _valid1 = _errs18 === errors;
-valid3 = _valid1;
-if(valid3){
-if(props1 !== true && props2 !== undefined){
-if(props2 === true){
-props1 = true;
-}
-else {
-props1 = props1 || {};
-Object.assign(props1, props2);
-}
-}
-}
-ifClause1 = "else";
-}
-if(!valid3){
-const err10 = {instancePath,schemaPath:"#/else/if",keyword:"if",params:{failingKeyword: ifClause1},message:"must match \""+ifClause1+"\" schema"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-validate91.errors = vErrors;
-return false;
-}
-else {
-}
-if(errors === _errs9){
-}
-var _valid0 = _errs9 === errors;
-valid0 = _valid0;
-if(valid0){
-if(props0 !== true && props1 !== undefined){
-if(props1 === true){
-props0 = true;
-}
-else {
-props0 = props0 || {};
-Object.assign(props0, props1);
-}
-}
-}
-ifClause0 = "else";
-}
-if(!valid0){
-const err11 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-validate91.errors = vErrors;
-return false;
-}
-else {
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing4;
-if((((data.type === undefined) || (!(func0.call(data, "type")))) && (missing4 = "type")) || (((data.text === undefined) || (!(func0.call(data, "text")))) && (missing4 = "text"))){
-validate91.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
-return false;
-}
-else {
-const _errs46 = errors;
-for(const key0 of Object.keys(data)){
-if(!((((((key0 === "id") || (key0 === "type")) || (key0 === "text")) || (key0 === "level")) || (key0 === "checked")) || (key0 === "language"))){
-validate91.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs46 === errors){
-if(data.id !== undefined && func0.call(data, "id")){
-let data17 = data.id;
-const _errs47 = errors;
-const _errs48 = errors;
-const _errs49 = errors;
-if(errors === _errs48){
-if(typeof data17 === "string"){
-if((data17.length > 64 && func10(data17) > 64)){
-validate91.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
-}
-else {
-if((data17.length < 1 || (data17.length < 2 * 1 && func10(data17) < 1))){
-validate91.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern46.test(data17)){
-validate91.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
-return false;
-}
-else {
-}
-}
-}
-}
-else {
-validate91.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs48){
-}
-}
-var valid14 = _errs48 === errors;
-if(valid14){
-}
-var valid13 = _errs47 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data.type !== undefined && func0.call(data, "type")){
-let data18 = data.type;
-const _errs50 = errors;
-const _errs51 = errors;
-if(typeof data18 !== "string"){
-validate91.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs52 = errors;
-const vSchema0 = schema103.enum;
-if(!((((((((data18 === "paragraph") || (data18 === "heading")) || (data18 === "bulleted_list_item")) || (data18 === "numbered_list_item")) || (data18 === "to_do")) || (data18 === "quote")) || (data18 === "code")) || (data18 === "divider"))){
-validate91.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/enum",keyword:"enum",params:{allowedValues: schema103.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === _errs51){
-}
-var valid15 = _errs51 === errors;
-if(valid15){
-}
-var valid13 = _errs50 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data.text !== undefined && func0.call(data, "text")){
-let data19 = data.text;
-const _errs53 = errors;
-const _errs54 = errors;
-const _errs55 = errors;
-if(errors === _errs54){
-if(typeof data19 === "string"){
-if((data19.length > 20000 && func10(data19) > 20000)){
-validate91.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"}];
-return false;
-}
-else {
-}
-}
-else {
-validate91.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs54){
-}
-}
-var valid16 = _errs54 === errors;
-if(valid16){
-}
-var valid13 = _errs53 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data.level !== undefined && func0.call(data, "level")){
-let data20 = data.level;
-const _errs56 = errors;
-if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
-validate91.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-const _errs57 = errors;
-if(errors === _errs56){
-if((typeof data20 == "number") && (isFinite(data20))){
-if(data20 > 3 || isNaN(data20)){
-validate91.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3},message:"must be <= 3"}];
-return false;
-}
-else {
-if(data20 < 1 || isNaN(data20)){
-validate91.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-else {
-}
-}
-}
-if(errors === _errs56){
-}
-}
-var valid13 = _errs56 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data.checked !== undefined && func0.call(data, "checked")){
-let data21 = data.checked;
-const _errs58 = errors;
-if(typeof data21 !== "boolean"){
-validate91.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/properties/checked/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-const _errs59 = errors;
-if(errors === _errs58){
-}
-var valid13 = _errs58 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data.language !== undefined && func0.call(data, "language")){
-let data22 = data.language;
-const _errs60 = errors;
-const _errs61 = errors;
-if(errors === _errs60){
-if(typeof data22 === "string"){
-if((data22.length > 32 && func10(data22) > 32)){
-validate91.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
-return false;
-}
-else {
-}
-}
-else {
-validate91.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs60){
-}
-}
-var valid13 = _errs60 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate91.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate91.errors = vErrors;
-return errors === 0;
-}
-validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-const impl43 = validate8;
-
-const impl44 = validate92;
-const schema121 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:DocumentId","$ref":"urn:mnote:type:Identifier"};
-
-function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:DocumentId" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate92.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-const _errs1 = errors;
-if(errors === _errs0){
-if(typeof data === "string"){
-if((data.length > 128 && func10(data) > 128)){
-validate92.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
-return false;
-}
-else {
-if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
-validate92.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern0.test(data)){
-validate92.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
-return false;
-}
-else {
-}
-}
-}
-}
-else {
-validate92.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs0){
-}
-}
-var valid0 = _errs0 === errors;
-if(valid0){
-}
-validate92.errors = vErrors;
-return errors === 0;
-}
-validate92.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl45 = validate33;
-
-const impl46 = validate35;
-
-const impl47 = validate93;
-const schema123 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:EdgeId","$ref":"urn:mnote:type:Identifier"};
-
-function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:EdgeId" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate93.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-const _errs1 = errors;
-if(errors === _errs0){
-if(typeof data === "string"){
-if((data.length > 128 && func10(data) > 128)){
-validate93.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
-return false;
-}
-else {
-if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
-validate93.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern0.test(data)){
-validate93.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
-return false;
-}
-else {
-}
-}
-}
-}
-else {
-validate93.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs0){
-}
-}
-var valid0 = _errs0 === errors;
-if(valid0){
-}
-validate93.errors = vErrors;
-return errors === 0;
-}
-validate93.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl48 = validate94;
-
-function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ErrorCode" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate94.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const vSchema0 = schema56.enum;
-if(!((((((((((((((((((((data === "mnote_tool_invalid_input") || (data === "mnote_tool_payload_too_large")) || (data === "mnote_tool_unknown_tool")) || (data === "mnote_tool_not_authenticated")) || (data === "mnote_tool_permission_denied")) || (data === "mnote_tool_conflict")) || (data === "mnote_tool_approval_required")) || (data === "mnote_tool_approval_denied")) || (data === "mnote_tool_approval_expired")) || (data === "mnote_tool_approval_invalid")) || (data === "mnote_tool_idempotency_conflict")) || (data === "mnote_tool_in_progress")) || (data === "mnote_tool_unsupported_option")) || (data === "mnote_tool_kernel_unavailable")) || (data === "mnote_tool_kernel_misconfigured")) || (data === "mnote_tool_outcome_unknown")) || (data === "mnote_tool_store_unavailable")) || (data === "mnote_tool_unavailable")) || (data === "mnote_tool_not_configured")) || (data === "mnote_tool_internal"))){
-validate94.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema56.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === 0){
-}
-validate94.errors = vErrors;
-return errors === 0;
-}
-validate94.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl49 = validate55;
-
-const impl50 = validate95;
-
-function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:IdempotencyKey" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate95.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(typeof data === "string"){
-if((data.length > 256 && func10(data) > 256)){
-validate95.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
-return false;
-}
-else {
-if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
-validate95.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern18.test(data)){
-validate95.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""}];
-return false;
-}
-else {
-}
-}
-}
-}
-else {
-validate95.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate95.errors = vErrors;
-return errors === 0;
-}
-validate95.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl51 = validate96;
-
-function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:Identifier" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate96.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(typeof data === "string"){
-if((data.length > 128 && func10(data) > 128)){
-validate96.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
-return false;
-}
-else {
-if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
-validate96.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern0.test(data)){
-validate96.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
-return false;
-}
-else {
-}
-}
-}
-}
-else {
-validate96.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate96.errors = vErrors;
-return errors === 0;
-}
-validate96.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl52 = validate1;
-
-const impl53 = validate97;
-const schema128 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelError","type":"object","required":["code"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:mnote:type:ErrorCode"},"reason":{"type":"string","maxLength":64},"field":{"type":"string","maxLength":64}}};
-
-function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:KernelError" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate97.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.code === undefined) || (!(func0.call(data, "code")))) && (missing0 = "code")){
-validate97.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 of Object.keys(data)){
-if(!(((key0 === "code") || (key0 === "reason")) || (key0 === "field"))){
-validate97.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.code !== undefined && func0.call(data, "code")){
-let data0 = data.code;
-const _errs2 = errors;
-const _errs3 = errors;
-const vSchema0 = schema56.enum;
-if(!((((((((((((((((((((data0 === "mnote_tool_invalid_input") || (data0 === "mnote_tool_payload_too_large")) || (data0 === "mnote_tool_unknown_tool")) || (data0 === "mnote_tool_not_authenticated")) || (data0 === "mnote_tool_permission_denied")) || (data0 === "mnote_tool_conflict")) || (data0 === "mnote_tool_approval_required")) || (data0 === "mnote_tool_approval_denied")) || (data0 === "mnote_tool_approval_expired")) || (data0 === "mnote_tool_approval_invalid")) || (data0 === "mnote_tool_idempotency_conflict")) || (data0 === "mnote_tool_in_progress")) || (data0 === "mnote_tool_unsupported_option")) || (data0 === "mnote_tool_kernel_unavailable")) || (data0 === "mnote_tool_kernel_misconfigured")) || (data0 === "mnote_tool_outcome_unknown")) || (data0 === "mnote_tool_store_unavailable")) || (data0 === "mnote_tool_unavailable")) || (data0 === "mnote_tool_not_configured")) || (data0 === "mnote_tool_internal"))){
-validate97.errors = [{instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/enum",keyword:"enum",params:{allowedValues: schema56.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === _errs3){
-}
-var valid1 = _errs3 === errors;
-if(valid1){
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.reason !== undefined && func0.call(data, "reason")){
-let data1 = data.reason;
-const _errs4 = errors;
-const _errs5 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if((data1.length > 64 && func10(data1) > 64)){
-validate97.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
-}
-else {
-}
-}
-else {
-validate97.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs4){
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.field !== undefined && func0.call(data, "field")){
-let data2 = data.field;
-const _errs6 = errors;
-const _errs7 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if((data2.length > 64 && func10(data2) > 64)){
-validate97.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
-}
-else {
-}
-}
-else {
-validate97.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === _errs6){
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-}
-}
-}
-}
-}
-}
-else {
-validate97.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate97.errors = vErrors;
-return errors === 0;
-}
-validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-const impl54 = validate98;
-const schema130 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelReply","anyOf":[{"type":"object","required":["ok","result"],"additionalProperties":false,"properties":{"ok":{"const":true},"result":{"type":"object","additionalProperties":true}}},{"type":"object","required":["ok","error"],"additionalProperties":false,"properties":{"ok":{"const":false},"error":{"$ref":"urn:mnote:type:KernelError"}}}]};
-
-function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:KernelReply" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate98.evaluated;
+const evaluated0 = validate90.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11158,8 +11083,8 @@ if(valid2){
 if(data.error !== undefined && func0.call(data, "error")){
 let data3 = data.error;
 const _errs12 = errors;
-if(!(validate97(data3, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
+if(!(validate89(data3, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
 errors = vErrors.length;
 }
 else {
@@ -11204,7 +11129,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate98.errors = vErrors;
+validate90.errors = vErrors;
 return false;
 }
 else {
@@ -11220,20 +11145,20 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate98.errors = vErrors;
+validate90.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate98.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate90.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const impl55 = validate100;
-const schema131 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelRequest","type":"object","required":["command","payload"],"additionalProperties":false,"properties":{"command":{"$ref":"urn:mnote:type:CommandName"},"payload":{"type":"object","additionalProperties":true}}};
+const impl55 = validate92;
+const schema122 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelRequest","type":"object","required":["command","payload"],"additionalProperties":false,"properties":{"command":{"$ref":"urn:mnote:type:CommandName"},"payload":{"type":"object","additionalProperties":true}}};
 
-function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:KernelRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate100.evaluated;
+const evaluated0 = validate92.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11245,14 +11170,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.command === undefined) || (!(func0.call(data, "command")))) && (missing0 = "command")) || (((data.payload === undefined) || (!(func0.call(data, "payload")))) && (missing0 = "payload"))){
-validate100.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate92.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((key0 === "command") || (key0 === "payload"))){
-validate100.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate92.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11266,12 +11191,12 @@ const _errs4 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if((data0.length > 64 && func10(data0) > 64)){
-validate100.errors = [{instancePath:instancePath+"/command",schemaPath:"urn:mnote:type:CommandName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate92.errors = [{instancePath:instancePath+"/command",schemaPath:"urn:mnote:type:CommandName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 if(!pattern9.test(data0)){
-validate100.errors = [{instancePath:instancePath+"/command",schemaPath:"urn:mnote:type:CommandName/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
+validate92.errors = [{instancePath:instancePath+"/command",schemaPath:"urn:mnote:type:CommandName/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
 return false;
 }
 else {
@@ -11279,7 +11204,7 @@ else {
 }
 }
 else {
-validate100.errors = [{instancePath:instancePath+"/command",schemaPath:"urn:mnote:type:CommandName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate92.errors = [{instancePath:instancePath+"/command",schemaPath:"urn:mnote:type:CommandName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs3){
@@ -11303,7 +11228,7 @@ if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 const _errs7 = errors;
 }
 else {
-validate100.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate92.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs5){
@@ -11321,26 +11246,26 @@ if(valid0){
 }
 }
 else {
-validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate92.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate100.errors = vErrors;
+validate92.errors = vErrors;
 return errors === 0;
 }
-validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 const impl56 = validate27;
 
-const impl57 = validate101;
+const impl57 = validate93;
 
-function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:Locale" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate101.evaluated;
+const evaluated0 = validate93.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11348,33 +11273,33 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate101.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate93.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
 const vSchema0 = schema70.enum;
 if(!((data === "zh-CN") || (data === "en"))){
-validate101.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema70.enum},message:"must be equal to one of the allowed values"}];
+validate93.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema70.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate101.errors = vErrors;
+validate93.errors = vErrors;
 return errors === 0;
 }
-validate101.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate93.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl58 = validate102;
-const schema134 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageBodySavePayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageSaveArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
-const schema135 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveArgs","type":"object","required":["content"],"additionalProperties":false,"properties":{"content":{"type":"array","maxItems":500,"items":{"$ref":"urn:mnote:type:ContentBlockInput"}},"mode":{"type":"string","enum":["replace","append"]},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
+const impl58 = validate94;
+const schema125 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageBodySavePayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageSaveArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
+const schema126 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveArgs","type":"object","required":["content"],"additionalProperties":false,"properties":{"content":{"type":"array","maxItems":500,"items":{"$ref":"urn:mnote:type:ContentBlockInput"}},"mode":{"type":"string","enum":["replace","append"]},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
 
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageSaveArgs" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate104.evaluated;
+const evaluated0 = validate96.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11386,14 +11311,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.content === undefined) || (!(func0.call(data, "content")))) && (missing0 = "content")){
-validate104.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate96.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "content") || (key0 === "mode")) || (key0 === "baseRevision"))){
-validate104.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate96.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11406,7 +11331,7 @@ const _errs3 = errors;
 if(errors === _errs2){
 if(Array.isArray(data0)){
 if(data0.length > 500){
-validate104.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/maxItems",keyword:"maxItems",params:{limit: 500},message:"must NOT have more than 500 items"}];
+validate96.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/maxItems",keyword:"maxItems",params:{limit: 500},message:"must NOT have more than 500 items"}];
 return false;
 }
 else {
@@ -11415,8 +11340,8 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs4 = errors;
-if(!(validate91(data1, {instancePath:instancePath+"/content/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
+if(!(validate85(data1, {instancePath:instancePath+"/content/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
 errors = vErrors.length;
 }
 else {
@@ -11431,7 +11356,7 @@ if(valid1){
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate96.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs2){
@@ -11447,13 +11372,13 @@ if(data.mode !== undefined && func0.call(data, "mode")){
 let data2 = data.mode;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate104.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate96.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
-const vSchema0 = schema135.properties.mode.enum;
+const vSchema0 = schema126.properties.mode.enum;
 if(!((data2 === "replace") || (data2 === "append"))){
-validate104.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema135.properties.mode.enum},message:"must be equal to one of the allowed values"}];
+validate96.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema126.properties.mode.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -11471,19 +11396,19 @@ let data3 = data.baseRevision;
 const _errs7 = errors;
 const _errs8 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate104.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate96.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs9 = errors;
 if(errors === _errs8){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 9007199254740991 || isNaN(data3)){
-validate104.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate96.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data3 < 0 || isNaN(data3)){
-validate104.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate96.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -11509,22 +11434,22 @@ if(valid0){
 }
 }
 else {
-validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate96.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate104.errors = vErrors;
+validate96.errors = vErrors;
 return errors === 0;
 }
-validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageBodySavePayload" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate102.evaluated;
+const evaluated0 = validate94.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11536,14 +11461,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.context === undefined) || (!(func0.call(data, "context")))) && (missing0 = "context")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate102.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate94.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((key0 === "context") || (key0 === "args")) || (key0 === "dryRun")) || (key0 === "write"))){
-validate102.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate94.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11567,8 +11492,8 @@ if(valid0){
 if(data.args !== undefined && func0.call(data, "args")){
 let data1 = data.args;
 const _errs3 = errors;
-if(!(validate104(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
+if(!(validate96(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate96.errors : vErrors.concat(validate96.errors);
 errors = vErrors.length;
 }
 else {
@@ -11583,7 +11508,7 @@ if(data.dryRun !== undefined && func0.call(data, "dryRun")){
 let data2 = data.dryRun;
 const _errs4 = errors;
 if(typeof data2 !== "boolean"){
-validate102.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate94.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs5 = errors;
@@ -11618,27 +11543,27 @@ if(valid0){
 }
 }
 else {
-validate102.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate102.errors = vErrors;
+validate94.errors = vErrors;
 return errors === 0;
 }
-validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl59 = validate108;
-const schema137 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageBodySaveResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:PageSaveResult"}}};
-const schema139 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveResult","anyOf":[{"$ref":"urn:mnote:type:PageWriteResult"},{"$ref":"urn:mnote:type:DryRunResult"}]};
-const schema140 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageWriteResult","type":"object","required":["commandName","revision"],"additionalProperties":false,"properties":{"commandName":{"$ref":"urn:mnote:type:CommandName"},"revision":{"$ref":"urn:mnote:type:Revision"}}};
+const impl59 = validate100;
+const schema128 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageBodySaveResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:PageSaveResult"}}};
+const schema130 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveResult","anyOf":[{"$ref":"urn:mnote:type:PageWriteResult"},{"$ref":"urn:mnote:type:DryRunResult"}]};
+const schema131 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageWriteResult","type":"object","required":["commandName","revision"],"additionalProperties":false,"properties":{"commandName":{"$ref":"urn:mnote:type:CommandName"},"revision":{"$ref":"urn:mnote:type:Revision"}}};
 
-function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageWriteResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate110.evaluated;
+const evaluated0 = validate102.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11650,14 +11575,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.commandName === undefined) || (!(func0.call(data, "commandName")))) && (missing0 = "commandName")) || (((data.revision === undefined) || (!(func0.call(data, "revision")))) && (missing0 = "revision"))){
-validate110.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate102.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((key0 === "commandName") || (key0 === "revision"))){
-validate110.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate102.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11671,12 +11596,12 @@ const _errs4 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if((data0.length > 64 && func10(data0) > 64)){
-validate110.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate102.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 if(!pattern9.test(data0)){
-validate110.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
+validate102.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
 return false;
 }
 else {
@@ -11684,7 +11609,7 @@ else {
 }
 }
 else {
-validate110.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate102.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs3){
@@ -11704,19 +11629,19 @@ let data1 = data.revision;
 const _errs5 = errors;
 const _errs6 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate110.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate102.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs7 = errors;
 if(errors === _errs6){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate110.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate102.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 0 || isNaN(data1)){
-validate110.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate102.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -11741,22 +11666,22 @@ if(valid0){
 }
 }
 else {
-validate110.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate102.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate110.errors = vErrors;
+validate102.errors = vErrors;
 return errors === 0;
 }
-validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageSaveResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate109.evaluated;
+const evaluated0 = validate101.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11766,8 +11691,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate110(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+if(!(validate102(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
 errors = vErrors.length;
 }
 else {
@@ -11800,7 +11725,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate109.errors = vErrors;
+validate101.errors = vErrors;
 return false;
 }
 else {
@@ -11816,17 +11741,17 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate109.errors = vErrors;
+validate101.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate109.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate101.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageBodySaveResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate108.evaluated;
+const evaluated0 = validate100.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11838,14 +11763,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.replayed === undefined) || (!(func0.call(data, "replayed")))) && (missing0 = "replayed"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
-validate108.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate100.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "commandId") || (key0 === "replayed")) || (key0 === "result"))){
-validate108.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate100.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11945,7 +11870,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate108.errors = vErrors;
+validate100.errors = vErrors;
 return false;
 }
 else {
@@ -11971,7 +11896,7 @@ if(data.replayed !== undefined && func0.call(data, "replayed")){
 let data1 = data.replayed;
 const _errs9 = errors;
 if(typeof data1 !== "boolean"){
-validate108.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate100.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs10 = errors;
@@ -11986,12 +11911,12 @@ if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
 let data2 = data.result;
 const _errs11 = errors;
-if(!(validate109(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate109.errors : vErrors.concat(validate109.errors);
+if(!(validate101(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate109.evaluated.props;
+var props0 = validate101.evaluated.props;
 }
 var valid0 = _errs11 === errors;
 }
@@ -12006,25 +11931,25 @@ if(valid0){
 }
 }
 else {
-validate108.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate108.errors = vErrors;
+validate100.errors = vErrors;
 return errors === 0;
 }
-validate108.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl60 = validate114;
-const schema143 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetArgs","type":"object","additionalProperties":false,"properties":{"includeBody":{"type":"boolean"},"includeOptions":{"type":"boolean"},"includeBlocks":{"type":"boolean"}}};
+const impl60 = validate106;
+const schema134 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetArgs","type":"object","additionalProperties":false,"properties":{"includeBody":{"type":"boolean"},"includeOptions":{"type":"boolean"},"includeBlocks":{"type":"boolean"}}};
 
-function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageGetArgs" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate114.evaluated;
+const evaluated0 = validate106.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12037,7 +11962,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "includeBody") || (key0 === "includeOptions")) || (key0 === "includeBlocks"))){
-validate114.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate106.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12047,7 +11972,7 @@ if(data.includeBody !== undefined && func0.call(data, "includeBody")){
 let data0 = data.includeBody;
 const _errs2 = errors;
 if(typeof data0 !== "boolean"){
-validate114.errors = [{instancePath:instancePath+"/includeBody",schemaPath:"#/properties/includeBody/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate106.errors = [{instancePath:instancePath+"/includeBody",schemaPath:"#/properties/includeBody/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs3 = errors;
@@ -12063,7 +11988,7 @@ if(data.includeOptions !== undefined && func0.call(data, "includeOptions")){
 let data1 = data.includeOptions;
 const _errs4 = errors;
 if(typeof data1 !== "boolean"){
-validate114.errors = [{instancePath:instancePath+"/includeOptions",schemaPath:"#/properties/includeOptions/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate106.errors = [{instancePath:instancePath+"/includeOptions",schemaPath:"#/properties/includeOptions/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs5 = errors;
@@ -12079,7 +12004,7 @@ if(data.includeBlocks !== undefined && func0.call(data, "includeBlocks")){
 let data2 = data.includeBlocks;
 const _errs6 = errors;
 if(typeof data2 !== "boolean"){
-validate114.errors = [{instancePath:instancePath+"/includeBlocks",schemaPath:"#/properties/includeBlocks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate106.errors = [{instancePath:instancePath+"/includeBlocks",schemaPath:"#/properties/includeBlocks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs7 = errors;
@@ -12097,25 +12022,25 @@ if(valid0){
 }
 }
 else {
-validate114.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate106.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate114.errors = vErrors;
+validate106.errors = vErrors;
 return errors === 0;
 }
-validate114.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl61 = validate115;
-const schema144 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetModelArguments","type":"object","properties":{"includeBody":{"type":["boolean","null"]},"includeOptions":{"type":["boolean","null"]},"includeBlocks":{"type":["boolean","null"]}},"additionalProperties":false};
+const impl61 = validate107;
+const schema135 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetModelArguments","type":"object","properties":{"includeBody":{"type":["boolean","null"]},"includeOptions":{"type":["boolean","null"]},"includeBlocks":{"type":["boolean","null"]}},"additionalProperties":false};
 
-function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageGetModelArguments" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate115.evaluated;
+const evaluated0 = validate107.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12128,7 +12053,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "includeBody") || (key0 === "includeOptions")) || (key0 === "includeBlocks"))){
-validate115.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate107.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12138,7 +12063,7 @@ if(data.includeBody !== undefined && func0.call(data, "includeBody")){
 let data0 = data.includeBody;
 const _errs2 = errors;
 if((typeof data0 !== "boolean") && (data0 !== null)){
-validate115.errors = [{instancePath:instancePath+"/includeBody",schemaPath:"#/properties/includeBody/type",keyword:"type",params:{type: schema144.properties.includeBody.type},message:"must be boolean,null"}];
+validate107.errors = [{instancePath:instancePath+"/includeBody",schemaPath:"#/properties/includeBody/type",keyword:"type",params:{type: schema135.properties.includeBody.type},message:"must be boolean,null"}];
 return false;
 }
 const _errs3 = errors;
@@ -12154,7 +12079,7 @@ if(data.includeOptions !== undefined && func0.call(data, "includeOptions")){
 let data1 = data.includeOptions;
 const _errs4 = errors;
 if((typeof data1 !== "boolean") && (data1 !== null)){
-validate115.errors = [{instancePath:instancePath+"/includeOptions",schemaPath:"#/properties/includeOptions/type",keyword:"type",params:{type: schema144.properties.includeOptions.type},message:"must be boolean,null"}];
+validate107.errors = [{instancePath:instancePath+"/includeOptions",schemaPath:"#/properties/includeOptions/type",keyword:"type",params:{type: schema135.properties.includeOptions.type},message:"must be boolean,null"}];
 return false;
 }
 const _errs5 = errors;
@@ -12170,7 +12095,7 @@ if(data.includeBlocks !== undefined && func0.call(data, "includeBlocks")){
 let data2 = data.includeBlocks;
 const _errs6 = errors;
 if((typeof data2 !== "boolean") && (data2 !== null)){
-validate115.errors = [{instancePath:instancePath+"/includeBlocks",schemaPath:"#/properties/includeBlocks/type",keyword:"type",params:{type: schema144.properties.includeBlocks.type},message:"must be boolean,null"}];
+validate107.errors = [{instancePath:instancePath+"/includeBlocks",schemaPath:"#/properties/includeBlocks/type",keyword:"type",params:{type: schema135.properties.includeBlocks.type},message:"must be boolean,null"}];
 return false;
 }
 const _errs7 = errors;
@@ -12188,25 +12113,25 @@ if(valid0){
 }
 }
 else {
-validate115.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate107.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate115.errors = vErrors;
+validate107.errors = vErrors;
 return errors === 0;
 }
-validate115.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl62 = validate116;
-const schema145 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args"],"properties":{"toolName":{"const":"mnote.page.get"},"args":{"$ref":"urn:mnote:type:PageGetArgs"}}}]};
+const impl62 = validate108;
+const schema136 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args"],"properties":{"toolName":{"const":"mnote.page.get"},"args":{"$ref":"urn:mnote:type:PageGetArgs"}}}]};
 
-function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageGetRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate116.evaluated;
+const evaluated0 = validate108.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12228,7 +12153,7 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))){
-validate116.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate108.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -12236,7 +12161,7 @@ if(data.toolName !== undefined && func0.call(data, "toolName")){
 let data0 = data.toolName;
 const _errs3 = errors;
 if("mnote.page.get" !== data0){
-validate116.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.get"},message:"must be equal to constant"}];
+validate108.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.get"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -12252,8 +12177,8 @@ if(valid1){
 if(data.args !== undefined && func0.call(data, "args")){
 let data1 = data.args;
 const _errs4 = errors;
-if(!(validate114(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
+if(!(validate106(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate106.errors : vErrors.concat(validate106.errors);
 errors = vErrors.length;
 }
 else {
@@ -12269,7 +12194,7 @@ if(valid1){
 }
 }
 else {
-validate116.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate108.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs1){
@@ -12281,21 +12206,21 @@ if(valid0){
 }
 if(errors === 0){
 }
-validate116.errors = vErrors;
+validate108.errors = vErrors;
 return errors === 0;
 }
-validate116.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate108.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl63 = validate119;
-const schema146 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.get"},"result":{"$ref":"urn:mnote:type:PageGetResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.get"}}}]}]};
-const schema147 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetResult","type":"object","required":["documentId","workspaceId","title","revision"],"additionalProperties":false,"properties":{"documentId":{"$ref":"urn:mnote:type:Identifier"},"workspaceId":{"$ref":"urn:mnote:type:Identifier"},"title":{"type":"string","maxLength":500},"revision":{"$ref":"urn:mnote:type:Revision"},"bodySummary":{"type":"string","maxLength":203},"pageOptions":{"$ref":"urn:mnote:type:PageOptions"},"blocks":{"type":"array","maxItems":2000,"items":{"$ref":"urn:mnote:type:ContentBlock"}}}};
-const schema151 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageOptions","type":"object","additionalProperties":false,"properties":{"wideLayout":{"type":"boolean"},"smallText":{"type":"boolean"},"showToc":{"type":"boolean"},"protectEditing":{"type":"boolean"}}};
+const impl63 = validate111;
+const schema137 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.get"},"result":{"$ref":"urn:mnote:type:PageGetResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.get"}}}]}]};
+const schema138 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetResult","type":"object","required":["documentId","workspaceId","title","revision"],"additionalProperties":false,"properties":{"documentId":{"$ref":"urn:mnote:type:Identifier"},"workspaceId":{"$ref":"urn:mnote:type:Identifier"},"title":{"type":"string","maxLength":500},"revision":{"$ref":"urn:mnote:type:Revision"},"bodySummary":{"type":"string","maxLength":203},"pageOptions":{"$ref":"urn:mnote:type:PageOptions"},"blocks":{"type":"array","maxItems":2000,"items":{"$ref":"urn:mnote:type:ContentBlock"}}}};
+const schema142 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageOptions","type":"object","additionalProperties":false,"properties":{"wideLayout":{"type":"boolean"},"smallText":{"type":"boolean"},"showToc":{"type":"boolean"},"protectEditing":{"type":"boolean"}}};
 
-function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageOptions" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate122.evaluated;
+const evaluated0 = validate114.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12308,7 +12233,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((key0 === "wideLayout") || (key0 === "smallText")) || (key0 === "showToc")) || (key0 === "protectEditing"))){
-validate122.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate114.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12318,7 +12243,7 @@ if(data.wideLayout !== undefined && func0.call(data, "wideLayout")){
 let data0 = data.wideLayout;
 const _errs2 = errors;
 if(typeof data0 !== "boolean"){
-validate122.errors = [{instancePath:instancePath+"/wideLayout",schemaPath:"#/properties/wideLayout/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate114.errors = [{instancePath:instancePath+"/wideLayout",schemaPath:"#/properties/wideLayout/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs3 = errors;
@@ -12334,7 +12259,7 @@ if(data.smallText !== undefined && func0.call(data, "smallText")){
 let data1 = data.smallText;
 const _errs4 = errors;
 if(typeof data1 !== "boolean"){
-validate122.errors = [{instancePath:instancePath+"/smallText",schemaPath:"#/properties/smallText/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate114.errors = [{instancePath:instancePath+"/smallText",schemaPath:"#/properties/smallText/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs5 = errors;
@@ -12350,7 +12275,7 @@ if(data.showToc !== undefined && func0.call(data, "showToc")){
 let data2 = data.showToc;
 const _errs6 = errors;
 if(typeof data2 !== "boolean"){
-validate122.errors = [{instancePath:instancePath+"/showToc",schemaPath:"#/properties/showToc/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate114.errors = [{instancePath:instancePath+"/showToc",schemaPath:"#/properties/showToc/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs7 = errors;
@@ -12366,7 +12291,7 @@ if(data.protectEditing !== undefined && func0.call(data, "protectEditing")){
 let data3 = data.protectEditing;
 const _errs8 = errors;
 if(typeof data3 !== "boolean"){
-validate122.errors = [{instancePath:instancePath+"/protectEditing",schemaPath:"#/properties/protectEditing/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate114.errors = [{instancePath:instancePath+"/protectEditing",schemaPath:"#/properties/protectEditing/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs9 = errors;
@@ -12385,22 +12310,22 @@ if(valid0){
 }
 }
 else {
-validate122.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate114.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate122.errors = vErrors;
+validate114.errors = vErrors;
 return errors === 0;
 }
-validate122.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate114.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageGetResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate121.evaluated;
+const evaluated0 = validate113.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12412,14 +12337,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.documentId === undefined) || (!(func0.call(data, "documentId")))) && (missing0 = "documentId")) || (((data.workspaceId === undefined) || (!(func0.call(data, "workspaceId")))) && (missing0 = "workspaceId"))) || (((data.title === undefined) || (!(func0.call(data, "title")))) && (missing0 = "title"))) || (((data.revision === undefined) || (!(func0.call(data, "revision")))) && (missing0 = "revision"))){
-validate121.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate113.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((((((key0 === "documentId") || (key0 === "workspaceId")) || (key0 === "title")) || (key0 === "revision")) || (key0 === "bodySummary")) || (key0 === "pageOptions")) || (key0 === "blocks"))){
-validate121.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate113.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12433,17 +12358,17 @@ const _errs4 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if((data0.length > 128 && func10(data0) > 128)){
-validate121.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate113.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data0.length < 1 || (data0.length < 2 * 1 && func10(data0) < 1))){
-validate121.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate113.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data0)){
-validate121.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate113.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -12452,7 +12377,7 @@ else {
 }
 }
 else {
-validate121.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate113.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs3){
@@ -12475,17 +12400,17 @@ const _errs7 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if((data1.length > 128 && func10(data1) > 128)){
-validate121.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate113.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data1.length < 1 || (data1.length < 2 * 1 && func10(data1) < 1))){
-validate121.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate113.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data1)){
-validate121.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate113.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -12494,7 +12419,7 @@ else {
 }
 }
 else {
-validate121.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate113.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs6){
@@ -12516,14 +12441,14 @@ const _errs9 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
 if((data2.length > 500 && func10(data2) > 500)){
-validate121.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
+validate113.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
 return false;
 }
 else {
 }
 }
 else {
-validate121.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate113.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs8){
@@ -12540,19 +12465,19 @@ let data3 = data.revision;
 const _errs10 = errors;
 const _errs11 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate121.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate113.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs12 = errors;
 if(errors === _errs11){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 9007199254740991 || isNaN(data3)){
-validate121.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate113.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data3 < 0 || isNaN(data3)){
-validate121.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate113.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -12578,14 +12503,14 @@ const _errs14 = errors;
 if(errors === _errs13){
 if(typeof data4 === "string"){
 if((data4.length > 203 && func10(data4) > 203)){
-validate121.errors = [{instancePath:instancePath+"/bodySummary",schemaPath:"#/properties/bodySummary/maxLength",keyword:"maxLength",params:{limit: 203},message:"must NOT have more than 203 characters"}];
+validate113.errors = [{instancePath:instancePath+"/bodySummary",schemaPath:"#/properties/bodySummary/maxLength",keyword:"maxLength",params:{limit: 203},message:"must NOT have more than 203 characters"}];
 return false;
 }
 else {
 }
 }
 else {
-validate121.errors = [{instancePath:instancePath+"/bodySummary",schemaPath:"#/properties/bodySummary/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate113.errors = [{instancePath:instancePath+"/bodySummary",schemaPath:"#/properties/bodySummary/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs13){
@@ -12600,8 +12525,8 @@ if(valid0){
 if(data.pageOptions !== undefined && func0.call(data, "pageOptions")){
 let data5 = data.pageOptions;
 const _errs15 = errors;
-if(!(validate122(data5, {instancePath:instancePath+"/pageOptions",parentData:data,parentDataProperty:"pageOptions",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate122.errors : vErrors.concat(validate122.errors);
+if(!(validate114(data5, {instancePath:instancePath+"/pageOptions",parentData:data,parentDataProperty:"pageOptions",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
 errors = vErrors.length;
 }
 else {
@@ -12619,7 +12544,7 @@ const _errs17 = errors;
 if(errors === _errs16){
 if(Array.isArray(data6)){
 if(data6.length > 2000){
-validate121.errors = [{instancePath:instancePath+"/blocks",schemaPath:"#/properties/blocks/maxItems",keyword:"maxItems",params:{limit: 2000},message:"must NOT have more than 2000 items"}];
+validate113.errors = [{instancePath:instancePath+"/blocks",schemaPath:"#/properties/blocks/maxItems",keyword:"maxItems",params:{limit: 2000},message:"must NOT have more than 2000 items"}];
 return false;
 }
 else {
@@ -12628,8 +12553,8 @@ const len0 = data6.length;
 for(let i0=0; i0<len0; i0++){
 let data7 = data6[i0];
 const _errs18 = errors;
-if(!(validate90(data7, {instancePath:instancePath+"/blocks/" + i0,parentData:data6,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
+if(!(validate84(data7, {instancePath:instancePath+"/blocks/" + i0,parentData:data6,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 else {
@@ -12644,7 +12569,7 @@ if(valid4){
 }
 }
 else {
-validate121.errors = [{instancePath:instancePath+"/blocks",schemaPath:"#/properties/blocks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate113.errors = [{instancePath:instancePath+"/blocks",schemaPath:"#/properties/blocks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs16){
@@ -12667,22 +12592,22 @@ if(valid0){
 }
 }
 else {
-validate121.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate113.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate121.errors = vErrors;
+validate113.errors = vErrors;
 return errors === 0;
 }
-validate121.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate113.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageGetResponse" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate119.evaluated;
+const evaluated0 = validate111.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12743,8 +12668,8 @@ if(valid2){
 if(data.result !== undefined && func0.call(data, "result")){
 let data1 = data.result;
 const _errs6 = errors;
-if(!(validate121(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
+if(!(validate113(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
 errors = vErrors.length;
 }
 else {
@@ -12870,7 +12795,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate119.errors = vErrors;
+validate111.errors = vErrors;
 return false;
 }
 else {
@@ -12886,24 +12811,24 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate119.errors = vErrors;
+validate111.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate119.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate111.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const impl64 = validate121;
+const impl64 = validate113;
 
-const impl65 = validate127;
-const schema152 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageHeadUpdateTitlePayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageUpdateTitleArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
-const schema153 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleArgs","type":"object","required":["title"],"additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":500,"pattern":"^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0][^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$"},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
-const pattern66 = new RegExp("^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0][^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$", "u");
+const impl65 = validate119;
+const schema143 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageHeadUpdateTitlePayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageUpdateTitleArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
+const schema144 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleArgs","type":"object","required":["title"],"additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":500,"pattern":"^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0][^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$"},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
+const pattern62 = new RegExp("^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0][^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$", "u");
 
-function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateTitleArgs" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate129.evaluated;
+const evaluated0 = validate121.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12915,14 +12840,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.title === undefined) || (!(func0.call(data, "title")))) && (missing0 = "title")){
-validate129.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate121.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((key0 === "title") || (key0 === "baseRevision"))){
-validate129.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate121.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12935,17 +12860,17 @@ const _errs3 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if((data0.length > 500 && func10(data0) > 500)){
-validate129.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
+validate121.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
 return false;
 }
 else {
 if((data0.length < 1 || (data0.length < 2 * 1 && func10(data0) < 1))){
-validate129.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate121.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern66.test(data0)){
-validate129.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0][^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0][^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$"+"\""}];
+if(!pattern62.test(data0)){
+validate121.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0][^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0][^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$"+"\""}];
 return false;
 }
 else {
@@ -12954,7 +12879,7 @@ else {
 }
 }
 else {
-validate129.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate121.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs2){
@@ -12971,19 +12896,19 @@ let data1 = data.baseRevision;
 const _errs4 = errors;
 const _errs5 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate129.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate121.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs6 = errors;
 if(errors === _errs5){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate129.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate121.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 0 || isNaN(data1)){
-validate129.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate121.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -13008,22 +12933,22 @@ if(valid0){
 }
 }
 else {
-validate129.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate121.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate129.errors = vErrors;
+validate121.errors = vErrors;
 return errors === 0;
 }
-validate129.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate121.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageHeadUpdateTitlePayload" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate127.evaluated;
+const evaluated0 = validate119.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13035,14 +12960,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.context === undefined) || (!(func0.call(data, "context")))) && (missing0 = "context")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate127.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate119.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((key0 === "context") || (key0 === "args")) || (key0 === "dryRun")) || (key0 === "write"))){
-validate127.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate119.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13066,8 +12991,8 @@ if(valid0){
 if(data.args !== undefined && func0.call(data, "args")){
 let data1 = data.args;
 const _errs3 = errors;
-if(!(validate129(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+if(!(validate121(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
 errors = vErrors.length;
 }
 else {
@@ -13082,7 +13007,7 @@ if(data.dryRun !== undefined && func0.call(data, "dryRun")){
 let data2 = data.dryRun;
 const _errs4 = errors;
 if(typeof data2 !== "boolean"){
-validate127.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate119.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs5 = errors;
@@ -13117,96 +13042,24 @@ if(valid0){
 }
 }
 else {
-validate127.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate119.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate127.errors = vErrors;
+validate119.errors = vErrors;
 return errors === 0;
 }
-validate127.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate119.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl66 = validate132;
-const schema155 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageHeadUpdateTitleResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:PageUpdateTitleResult"}}};
-const schema157 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleResult","anyOf":[{"$ref":"urn:mnote:type:PageWriteResult"},{"$ref":"urn:mnote:type:DryRunResult"}]};
+const impl66 = validate100;
 
-function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:PageUpdateTitleResult" */;
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:PageBodySaveResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate133.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-let valid0 = false;
-const _errs1 = errors;
-if(!(validate110(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs1 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-var props0 = true;
-}
-const _errs2 = errors;
-if(!(validate33(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs2 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = true;
-}
-}
-if(!valid0){
-const err0 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-validate133.errors = vErrors;
-return false;
-}
-else {
-errors = _errs0;
-if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
-}
-else {
-vErrors = null;
-}
-}
-}
-if(errors === 0){
-}
-validate133.errors = vErrors;
-evaluated0.props = props0;
-return errors === 0;
-}
-validate133.evaluated = {"dynamicProps":true,"dynamicItems":false};
-
-function validate132(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:PageHeadUpdateTitleResult" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate132.evaluated;
+const evaluated0 = validate100.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13218,14 +13071,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.replayed === undefined) || (!(func0.call(data, "replayed")))) && (missing0 = "replayed"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
-validate132.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate100.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "commandId") || (key0 === "replayed")) || (key0 === "result"))){
-validate132.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate100.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13325,7 +13178,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate132.errors = vErrors;
+validate100.errors = vErrors;
 return false;
 }
 else {
@@ -13351,7 +13204,7 @@ if(data.replayed !== undefined && func0.call(data, "replayed")){
 let data1 = data.replayed;
 const _errs9 = errors;
 if(typeof data1 !== "boolean"){
-validate132.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate100.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs10 = errors;
@@ -13366,12 +13219,12 @@ if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
 let data2 = data.result;
 const _errs11 = errors;
-if(!(validate133(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+if(!(validate101(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate133.evaluated.props;
+var props0 = validate101.evaluated.props;
 }
 var valid0 = _errs11 === errors;
 }
@@ -13386,26 +13239,26 @@ if(valid0){
 }
 }
 else {
-validate132.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate132.errors = vErrors;
+validate100.errors = vErrors;
 return errors === 0;
 }
-validate132.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl67 = validate137;
-const schema158 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageLayoutUpdateOptionsPayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageUpdateOptionsArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
-const schema159 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsArgs","type":"object","required":["options"],"additionalProperties":false,"properties":{"options":{"$ref":"urn:mnote:type:PageOptions","minProperties":1},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
+const impl67 = validate124;
+const schema146 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageLayoutUpdateOptionsPayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageUpdateOptionsArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
+const schema147 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsArgs","type":"object","required":["options"],"additionalProperties":false,"properties":{"options":{"$ref":"urn:mnote:type:PageOptions","minProperties":1},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
 
-function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateOptionsArgs" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate139.evaluated;
+const evaluated0 = validate126.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13417,14 +13270,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.options === undefined) || (!(func0.call(data, "options")))) && (missing0 = "options")){
-validate139.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate126.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((key0 === "options") || (key0 === "baseRevision"))){
-validate139.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate126.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13433,8 +13286,8 @@ if(_errs1 === errors){
 if(data.options !== undefined && func0.call(data, "options")){
 let data0 = data.options;
 const _errs2 = errors;
-if(!(validate122(data0, {instancePath:instancePath+"/options",parentData:data,parentDataProperty:"options",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate122.errors : vErrors.concat(validate122.errors);
+if(!(validate114(data0, {instancePath:instancePath+"/options",parentData:data,parentDataProperty:"options",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
 errors = vErrors.length;
 }
 else {
@@ -13442,7 +13295,7 @@ else {
 if(errors === _errs2){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(Object.keys(data0).length < 1){
-validate139.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
+validate126.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
 return false;
 }
 else {
@@ -13462,19 +13315,19 @@ let data1 = data.baseRevision;
 const _errs3 = errors;
 const _errs4 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate139.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate126.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs5 = errors;
 if(errors === _errs4){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate139.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate126.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 0 || isNaN(data1)){
-validate139.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate126.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -13499,22 +13352,22 @@ if(valid0){
 }
 }
 else {
-validate139.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate126.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate139.errors = vErrors;
+validate126.errors = vErrors;
 return errors === 0;
 }
-validate139.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate126.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageLayoutUpdateOptionsPayload" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate137.evaluated;
+const evaluated0 = validate124.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13526,14 +13379,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.context === undefined) || (!(func0.call(data, "context")))) && (missing0 = "context")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate137.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate124.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((key0 === "context") || (key0 === "args")) || (key0 === "dryRun")) || (key0 === "write"))){
-validate137.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate124.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13557,8 +13410,8 @@ if(valid0){
 if(data.args !== undefined && func0.call(data, "args")){
 let data1 = data.args;
 const _errs3 = errors;
-if(!(validate139(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate139.errors : vErrors.concat(validate139.errors);
+if(!(validate126(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate126.errors : vErrors.concat(validate126.errors);
 errors = vErrors.length;
 }
 else {
@@ -13573,7 +13426,7 @@ if(data.dryRun !== undefined && func0.call(data, "dryRun")){
 let data2 = data.dryRun;
 const _errs4 = errors;
 if(typeof data2 !== "boolean"){
-validate137.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate124.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs5 = errors;
@@ -13608,96 +13461,24 @@ if(valid0){
 }
 }
 else {
-validate137.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate124.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate137.errors = vErrors;
+validate124.errors = vErrors;
 return errors === 0;
 }
-validate137.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate124.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl68 = validate143;
-const schema161 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageLayoutUpdateOptionsResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:PageUpdateOptionsResult"}}};
-const schema163 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsResult","anyOf":[{"$ref":"urn:mnote:type:PageWriteResult"},{"$ref":"urn:mnote:type:DryRunResult"}]};
+const impl68 = validate100;
 
-function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:PageUpdateOptionsResult" */;
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:PageBodySaveResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate144.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-let valid0 = false;
-const _errs1 = errors;
-if(!(validate110(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs1 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-var props0 = true;
-}
-const _errs2 = errors;
-if(!(validate33(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs2 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = true;
-}
-}
-if(!valid0){
-const err0 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-validate144.errors = vErrors;
-return false;
-}
-else {
-errors = _errs0;
-if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
-}
-else {
-vErrors = null;
-}
-}
-}
-if(errors === 0){
-}
-validate144.errors = vErrors;
-evaluated0.props = props0;
-return errors === 0;
-}
-validate144.evaluated = {"dynamicProps":true,"dynamicItems":false};
-
-function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:PageLayoutUpdateOptionsResult" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate143.evaluated;
+const evaluated0 = validate100.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13709,14 +13490,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.replayed === undefined) || (!(func0.call(data, "replayed")))) && (missing0 = "replayed"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
-validate143.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate100.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "commandId") || (key0 === "replayed")) || (key0 === "result"))){
-validate143.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate100.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13816,7 +13597,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate143.errors = vErrors;
+validate100.errors = vErrors;
 return false;
 }
 else {
@@ -13842,7 +13623,7 @@ if(data.replayed !== undefined && func0.call(data, "replayed")){
 let data1 = data.replayed;
 const _errs9 = errors;
 if(typeof data1 !== "boolean"){
-validate143.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate100.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs10 = errors;
@@ -13857,12 +13638,12 @@ if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
 let data2 = data.result;
 const _errs11 = errors;
-if(!(validate144(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate144.errors : vErrors.concat(validate144.errors);
+if(!(validate101(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate144.evaluated.props;
+var props0 = validate101.evaluated.props;
 }
 var valid0 = _errs11 === errors;
 }
@@ -13877,29 +13658,29 @@ if(valid0){
 }
 }
 else {
-validate143.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate143.errors = vErrors;
+validate100.errors = vErrors;
 return errors === 0;
 }
-validate143.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl69 = validate122;
+const impl69 = validate114;
 
-const impl70 = validate104;
+const impl70 = validate96;
 
-const impl71 = validate148;
-const schema164 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveModelArguments","type":"object","properties":{"content":{"type":"array","items":{"type":"object","required":["type","text"],"additionalProperties":false,"properties":{"id":{"type":["string","null"]},"type":{"type":"string","enum":["paragraph","heading","bulleted_list_item","numbered_list_item","to_do","quote","code","divider"]},"text":{"type":"string"},"level":{"type":["integer","null"]},"checked":{"type":["boolean","null"]},"language":{"type":["string","null"]}}}},"mode":{"type":["string","null"],"enum":["replace","append",null]},"baseRevision":{"type":["integer","null"]},"dryRun":{"type":["boolean","null"]}},"additionalProperties":false,"required":["content"]};
+const impl71 = validate130;
+const schema149 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveModelArguments","type":"object","properties":{"content":{"type":"array","items":{"type":"object","required":["type","text"],"additionalProperties":false,"properties":{"id":{"type":["string","null"]},"type":{"type":"string","enum":["paragraph","heading","bulleted_list_item","numbered_list_item","to_do","quote","code","divider"]},"text":{"type":"string"},"level":{"type":["integer","null"]},"checked":{"type":["boolean","null"]},"language":{"type":["string","null"]}}}},"mode":{"type":["string","null"],"enum":["replace","append",null]},"baseRevision":{"type":["integer","null"]},"dryRun":{"type":["boolean","null"]}},"additionalProperties":false,"required":["content"]};
 
-function validate148(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageSaveModelArguments" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate148.evaluated;
+const evaluated0 = validate130.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13911,14 +13692,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.content === undefined) || (!(func0.call(data, "content")))) && (missing0 = "content")){
-validate148.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate130.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((key0 === "content") || (key0 === "mode")) || (key0 === "baseRevision")) || (key0 === "dryRun"))){
-validate148.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate130.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13940,14 +13721,14 @@ if(errors === _errs4){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if((((data1.type === undefined) || (!(func0.call(data1, "type")))) && (missing1 = "type")) || (((data1.text === undefined) || (!(func0.call(data1, "text")))) && (missing1 = "text"))){
-validate148.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/properties/content/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate130.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/properties/content/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs6 = errors;
 for(const key1 of Object.keys(data1)){
 if(!((((((key1 === "id") || (key1 === "type")) || (key1 === "text")) || (key1 === "level")) || (key1 === "checked")) || (key1 === "language"))){
-validate148.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/properties/content/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate130.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/properties/content/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13957,7 +13738,7 @@ if(data1.id !== undefined && func0.call(data1, "id")){
 let data2 = data1.id;
 const _errs7 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate148.errors = [{instancePath:instancePath+"/content/" + i0+"/id",schemaPath:"#/properties/content/items/properties/id/type",keyword:"type",params:{type: schema164.properties.content.items.properties.id.type},message:"must be string,null"}];
+validate130.errors = [{instancePath:instancePath+"/content/" + i0+"/id",schemaPath:"#/properties/content/items/properties/id/type",keyword:"type",params:{type: schema149.properties.content.items.properties.id.type},message:"must be string,null"}];
 return false;
 }
 const _errs8 = errors;
@@ -13973,13 +13754,13 @@ if(data1.type !== undefined && func0.call(data1, "type")){
 let data3 = data1.type;
 const _errs9 = errors;
 if(typeof data3 !== "string"){
-validate148.errors = [{instancePath:instancePath+"/content/" + i0+"/type",schemaPath:"#/properties/content/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate130.errors = [{instancePath:instancePath+"/content/" + i0+"/type",schemaPath:"#/properties/content/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs10 = errors;
-const vSchema0 = schema164.properties.content.items.properties.type.enum;
+const vSchema0 = schema149.properties.content.items.properties.type.enum;
 if(!((((((((data3 === "paragraph") || (data3 === "heading")) || (data3 === "bulleted_list_item")) || (data3 === "numbered_list_item")) || (data3 === "to_do")) || (data3 === "quote")) || (data3 === "code")) || (data3 === "divider"))){
-validate148.errors = [{instancePath:instancePath+"/content/" + i0+"/type",schemaPath:"#/properties/content/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema164.properties.content.items.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate130.errors = [{instancePath:instancePath+"/content/" + i0+"/type",schemaPath:"#/properties/content/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema149.properties.content.items.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -13996,7 +13777,7 @@ if(data1.text !== undefined && func0.call(data1, "text")){
 let data4 = data1.text;
 const _errs11 = errors;
 if(typeof data4 !== "string"){
-validate148.errors = [{instancePath:instancePath+"/content/" + i0+"/text",schemaPath:"#/properties/content/items/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate130.errors = [{instancePath:instancePath+"/content/" + i0+"/text",schemaPath:"#/properties/content/items/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs12 = errors;
@@ -14012,7 +13793,7 @@ if(data1.level !== undefined && func0.call(data1, "level")){
 let data5 = data1.level;
 const _errs13 = errors;
 if((!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))) && (data5 !== null)){
-validate148.errors = [{instancePath:instancePath+"/content/" + i0+"/level",schemaPath:"#/properties/content/items/properties/level/type",keyword:"type",params:{type: schema164.properties.content.items.properties.level.type},message:"must be integer,null"}];
+validate130.errors = [{instancePath:instancePath+"/content/" + i0+"/level",schemaPath:"#/properties/content/items/properties/level/type",keyword:"type",params:{type: schema149.properties.content.items.properties.level.type},message:"must be integer,null"}];
 return false;
 }
 const _errs14 = errors;
@@ -14028,7 +13809,7 @@ if(data1.checked !== undefined && func0.call(data1, "checked")){
 let data6 = data1.checked;
 const _errs15 = errors;
 if((typeof data6 !== "boolean") && (data6 !== null)){
-validate148.errors = [{instancePath:instancePath+"/content/" + i0+"/checked",schemaPath:"#/properties/content/items/properties/checked/type",keyword:"type",params:{type: schema164.properties.content.items.properties.checked.type},message:"must be boolean,null"}];
+validate130.errors = [{instancePath:instancePath+"/content/" + i0+"/checked",schemaPath:"#/properties/content/items/properties/checked/type",keyword:"type",params:{type: schema149.properties.content.items.properties.checked.type},message:"must be boolean,null"}];
 return false;
 }
 const _errs16 = errors;
@@ -14044,7 +13825,7 @@ if(data1.language !== undefined && func0.call(data1, "language")){
 let data7 = data1.language;
 const _errs17 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate148.errors = [{instancePath:instancePath+"/content/" + i0+"/language",schemaPath:"#/properties/content/items/properties/language/type",keyword:"type",params:{type: schema164.properties.content.items.properties.language.type},message:"must be string,null"}];
+validate130.errors = [{instancePath:instancePath+"/content/" + i0+"/language",schemaPath:"#/properties/content/items/properties/language/type",keyword:"type",params:{type: schema149.properties.content.items.properties.language.type},message:"must be string,null"}];
 return false;
 }
 const _errs18 = errors;
@@ -14066,7 +13847,7 @@ if(valid2){
 }
 }
 else {
-validate148.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/properties/content/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate130.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/properties/content/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs4){
@@ -14081,7 +13862,7 @@ if(valid1){
 }
 }
 else {
-validate148.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate130.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs2){
@@ -14097,13 +13878,13 @@ if(data.mode !== undefined && func0.call(data, "mode")){
 let data8 = data.mode;
 const _errs19 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate148.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: schema164.properties.mode.type},message:"must be string,null"}];
+validate130.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: schema149.properties.mode.type},message:"must be string,null"}];
 return false;
 }
 const _errs20 = errors;
-const vSchema1 = schema164.properties.mode.enum;
+const vSchema1 = schema149.properties.mode.enum;
 if(!(((data8 === "replace") || (data8 === "append")) || (data8 === null))){
-validate148.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema164.properties.mode.enum},message:"must be equal to one of the allowed values"}];
+validate130.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema149.properties.mode.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -14120,7 +13901,7 @@ if(data.baseRevision !== undefined && func0.call(data, "baseRevision")){
 let data9 = data.baseRevision;
 const _errs21 = errors;
 if((!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))) && (data9 !== null)){
-validate148.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"#/properties/baseRevision/type",keyword:"type",params:{type: schema164.properties.baseRevision.type},message:"must be integer,null"}];
+validate130.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"#/properties/baseRevision/type",keyword:"type",params:{type: schema149.properties.baseRevision.type},message:"must be integer,null"}];
 return false;
 }
 const _errs22 = errors;
@@ -14136,7 +13917,7 @@ if(data.dryRun !== undefined && func0.call(data, "dryRun")){
 let data10 = data.dryRun;
 const _errs23 = errors;
 if((typeof data10 !== "boolean") && (data10 !== null)){
-validate148.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: schema164.properties.dryRun.type},message:"must be boolean,null"}];
+validate130.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: schema149.properties.dryRun.type},message:"must be boolean,null"}];
 return false;
 }
 const _errs24 = errors;
@@ -14156,25 +13937,25 @@ if(valid0){
 }
 }
 else {
-validate148.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate130.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate148.errors = vErrors;
+validate130.errors = vErrors;
 return errors === 0;
 }
-validate148.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate130.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl72 = validate149;
-const schema165 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.page.save"},"args":{"$ref":"urn:mnote:type:PageSaveArgs"}}}]};
+const impl72 = validate131;
+const schema150 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.page.save"},"args":{"$ref":"urn:mnote:type:PageSaveArgs"}}}]};
 
-function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageSaveRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate149.evaluated;
+const evaluated0 = validate131.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14196,7 +13977,7 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.idempotencyKey === undefined) || (!(func0.call(data, "idempotencyKey")))) && (missing0 = "idempotencyKey"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate149.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate131.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14204,7 +13985,7 @@ if(data.toolName !== undefined && func0.call(data, "toolName")){
 let data0 = data.toolName;
 const _errs3 = errors;
 if("mnote.page.save" !== data0){
-validate149.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.save"},message:"must be equal to constant"}];
+validate131.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.save"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -14220,8 +14001,8 @@ if(valid1){
 if(data.args !== undefined && func0.call(data, "args")){
 let data1 = data.args;
 const _errs4 = errors;
-if(!(validate104(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
+if(!(validate96(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate96.errors : vErrors.concat(validate96.errors);
 errors = vErrors.length;
 }
 else {
@@ -14237,7 +14018,7 @@ if(valid1){
 }
 }
 else {
-validate149.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate131.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs1){
@@ -14249,19 +14030,19 @@ if(valid0){
 }
 if(errors === 0){
 }
-validate149.errors = vErrors;
+validate131.errors = vErrors;
 return errors === 0;
 }
-validate149.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate131.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl73 = validate152;
-const schema166 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.save"},"result":{"$ref":"urn:mnote:type:PageSaveResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.save"}}}]}]};
+const impl73 = validate134;
+const schema151 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.save"},"result":{"$ref":"urn:mnote:type:PageSaveResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.save"}}}]}]};
 
-function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageSaveResponse" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate152.evaluated;
+const evaluated0 = validate134.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14322,12 +14103,12 @@ if(valid2){
 if(data.result !== undefined && func0.call(data, "result")){
 let data1 = data.result;
 const _errs6 = errors;
-if(!(validate109(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate109.errors : vErrors.concat(validate109.errors);
+if(!(validate101(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate109.evaluated.props;
+var props0 = validate101.evaluated.props;
 }
 var valid2 = _errs6 === errors;
 }
@@ -14450,7 +14231,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate152.errors = vErrors;
+validate134.errors = vErrors;
 return false;
 }
 else {
@@ -14466,22 +14247,22 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate152.errors = vErrors;
+validate134.errors = vErrors;
 evaluated0.props = props1;
 return errors === 0;
 }
-validate152.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate134.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const impl74 = validate109;
+const impl74 = validate101;
 
-const impl75 = validate156;
-const schema167 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSnapshotReadPayload","type":"object","required":["context","args"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageGetArgs"}}};
+const impl75 = validate138;
+const schema152 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSnapshotReadPayload","type":"object","required":["context","args"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageGetArgs"}}};
 
-function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageSnapshotReadPayload" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate156.evaluated;
+const evaluated0 = validate138.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14493,14 +14274,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.context === undefined) || (!(func0.call(data, "context")))) && (missing0 = "context")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))){
-validate156.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate138.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((key0 === "context") || (key0 === "args"))){
-validate156.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate138.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14524,8 +14305,8 @@ if(valid0){
 if(data.args !== undefined && func0.call(data, "args")){
 let data1 = data.args;
 const _errs3 = errors;
-if(!(validate114(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
+if(!(validate106(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate106.errors : vErrors.concat(validate106.errors);
 errors = vErrors.length;
 }
 else {
@@ -14542,25 +14323,25 @@ if(valid0){
 }
 }
 else {
-validate156.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate138.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate156.errors = vErrors;
+validate138.errors = vErrors;
 return errors === 0;
 }
-validate156.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate138.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl76 = validate159;
-const schema168 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSnapshotReadResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:PageGetResult"}}};
+const impl76 = validate141;
+const schema153 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSnapshotReadResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:PageGetResult"}}};
 
-function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageSnapshotReadResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate159.evaluated;
+const evaluated0 = validate141.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14572,14 +14353,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.replayed === undefined) || (!(func0.call(data, "replayed")))) && (missing0 = "replayed"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
-validate159.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate141.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "commandId") || (key0 === "replayed")) || (key0 === "result"))){
-validate159.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate141.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14679,7 +14460,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate159.errors = vErrors;
+validate141.errors = vErrors;
 return false;
 }
 else {
@@ -14705,7 +14486,7 @@ if(data.replayed !== undefined && func0.call(data, "replayed")){
 let data1 = data.replayed;
 const _errs9 = errors;
 if(typeof data1 !== "boolean"){
-validate159.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate141.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs10 = errors;
@@ -14720,8 +14501,8 @@ if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
 let data2 = data.result;
 const _errs11 = errors;
-if(!(validate121(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
+if(!(validate113(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
 errors = vErrors.length;
 }
 else {
@@ -14739,27 +14520,27 @@ if(valid0){
 }
 }
 else {
-validate159.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate141.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate159.errors = vErrors;
+validate141.errors = vErrors;
 return errors === 0;
 }
-validate159.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate141.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl77 = validate139;
+const impl77 = validate126;
 
-const impl78 = validate161;
-const schema170 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsModelArguments","type":"object","properties":{"options":{"type":"object","additionalProperties":false,"properties":{"wideLayout":{"type":["boolean","null"]},"smallText":{"type":["boolean","null"]},"showToc":{"type":["boolean","null"]},"protectEditing":{"type":["boolean","null"]}}},"baseRevision":{"type":["integer","null"]},"dryRun":{"type":["boolean","null"]}},"additionalProperties":false,"required":["options"]};
+const impl78 = validate143;
+const schema155 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsModelArguments","type":"object","properties":{"options":{"type":"object","additionalProperties":false,"properties":{"wideLayout":{"type":["boolean","null"]},"smallText":{"type":["boolean","null"]},"showToc":{"type":["boolean","null"]},"protectEditing":{"type":["boolean","null"]}}},"baseRevision":{"type":["integer","null"]},"dryRun":{"type":["boolean","null"]}},"additionalProperties":false,"required":["options"]};
 
-function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateOptionsModelArguments" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate161.evaluated;
+const evaluated0 = validate143.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14771,14 +14552,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.options === undefined) || (!(func0.call(data, "options")))) && (missing0 = "options")){
-validate161.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate143.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "options") || (key0 === "baseRevision")) || (key0 === "dryRun"))){
-validate161.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate143.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14793,7 +14574,7 @@ if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 const _errs4 = errors;
 for(const key1 of Object.keys(data0)){
 if(!((((key1 === "wideLayout") || (key1 === "smallText")) || (key1 === "showToc")) || (key1 === "protectEditing"))){
-validate161.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate143.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14803,7 +14584,7 @@ if(data0.wideLayout !== undefined && func0.call(data0, "wideLayout")){
 let data1 = data0.wideLayout;
 const _errs5 = errors;
 if((typeof data1 !== "boolean") && (data1 !== null)){
-validate161.errors = [{instancePath:instancePath+"/options/wideLayout",schemaPath:"#/properties/options/properties/wideLayout/type",keyword:"type",params:{type: schema170.properties.options.properties.wideLayout.type},message:"must be boolean,null"}];
+validate143.errors = [{instancePath:instancePath+"/options/wideLayout",schemaPath:"#/properties/options/properties/wideLayout/type",keyword:"type",params:{type: schema155.properties.options.properties.wideLayout.type},message:"must be boolean,null"}];
 return false;
 }
 const _errs6 = errors;
@@ -14819,7 +14600,7 @@ if(data0.smallText !== undefined && func0.call(data0, "smallText")){
 let data2 = data0.smallText;
 const _errs7 = errors;
 if((typeof data2 !== "boolean") && (data2 !== null)){
-validate161.errors = [{instancePath:instancePath+"/options/smallText",schemaPath:"#/properties/options/properties/smallText/type",keyword:"type",params:{type: schema170.properties.options.properties.smallText.type},message:"must be boolean,null"}];
+validate143.errors = [{instancePath:instancePath+"/options/smallText",schemaPath:"#/properties/options/properties/smallText/type",keyword:"type",params:{type: schema155.properties.options.properties.smallText.type},message:"must be boolean,null"}];
 return false;
 }
 const _errs8 = errors;
@@ -14835,7 +14616,7 @@ if(data0.showToc !== undefined && func0.call(data0, "showToc")){
 let data3 = data0.showToc;
 const _errs9 = errors;
 if((typeof data3 !== "boolean") && (data3 !== null)){
-validate161.errors = [{instancePath:instancePath+"/options/showToc",schemaPath:"#/properties/options/properties/showToc/type",keyword:"type",params:{type: schema170.properties.options.properties.showToc.type},message:"must be boolean,null"}];
+validate143.errors = [{instancePath:instancePath+"/options/showToc",schemaPath:"#/properties/options/properties/showToc/type",keyword:"type",params:{type: schema155.properties.options.properties.showToc.type},message:"must be boolean,null"}];
 return false;
 }
 const _errs10 = errors;
@@ -14851,7 +14632,7 @@ if(data0.protectEditing !== undefined && func0.call(data0, "protectEditing")){
 let data4 = data0.protectEditing;
 const _errs11 = errors;
 if((typeof data4 !== "boolean") && (data4 !== null)){
-validate161.errors = [{instancePath:instancePath+"/options/protectEditing",schemaPath:"#/properties/options/properties/protectEditing/type",keyword:"type",params:{type: schema170.properties.options.properties.protectEditing.type},message:"must be boolean,null"}];
+validate143.errors = [{instancePath:instancePath+"/options/protectEditing",schemaPath:"#/properties/options/properties/protectEditing/type",keyword:"type",params:{type: schema155.properties.options.properties.protectEditing.type},message:"must be boolean,null"}];
 return false;
 }
 const _errs12 = errors;
@@ -14870,7 +14651,7 @@ if(valid1){
 }
 }
 else {
-validate161.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate143.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs2){
@@ -14886,7 +14667,7 @@ if(data.baseRevision !== undefined && func0.call(data, "baseRevision")){
 let data5 = data.baseRevision;
 const _errs13 = errors;
 if((!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))) && (data5 !== null)){
-validate161.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"#/properties/baseRevision/type",keyword:"type",params:{type: schema170.properties.baseRevision.type},message:"must be integer,null"}];
+validate143.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"#/properties/baseRevision/type",keyword:"type",params:{type: schema155.properties.baseRevision.type},message:"must be integer,null"}];
 return false;
 }
 const _errs14 = errors;
@@ -14902,7 +14683,7 @@ if(data.dryRun !== undefined && func0.call(data, "dryRun")){
 let data6 = data.dryRun;
 const _errs15 = errors;
 if((typeof data6 !== "boolean") && (data6 !== null)){
-validate161.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: schema170.properties.dryRun.type},message:"must be boolean,null"}];
+validate143.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: schema155.properties.dryRun.type},message:"must be boolean,null"}];
 return false;
 }
 const _errs16 = errors;
@@ -14921,25 +14702,25 @@ if(valid0){
 }
 }
 else {
-validate161.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate143.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate161.errors = vErrors;
+validate143.errors = vErrors;
 return errors === 0;
 }
-validate161.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate143.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl79 = validate162;
-const schema171 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.page.update_options"},"args":{"$ref":"urn:mnote:type:PageUpdateOptionsArgs"}}}]};
+const impl79 = validate144;
+const schema156 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.page.update_options"},"args":{"$ref":"urn:mnote:type:PageUpdateOptionsArgs"}}}]};
 
-function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateOptionsRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate162.evaluated;
+const evaluated0 = validate144.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14961,7 +14742,7 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.idempotencyKey === undefined) || (!(func0.call(data, "idempotencyKey")))) && (missing0 = "idempotencyKey"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate162.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate144.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14969,7 +14750,7 @@ if(data.toolName !== undefined && func0.call(data, "toolName")){
 let data0 = data.toolName;
 const _errs3 = errors;
 if("mnote.page.update_options" !== data0){
-validate162.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.update_options"},message:"must be equal to constant"}];
+validate144.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.update_options"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -14985,8 +14766,8 @@ if(valid1){
 if(data.args !== undefined && func0.call(data, "args")){
 let data1 = data.args;
 const _errs4 = errors;
-if(!(validate139(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate139.errors : vErrors.concat(validate139.errors);
+if(!(validate126(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate126.errors : vErrors.concat(validate126.errors);
 errors = vErrors.length;
 }
 else {
@@ -15002,7 +14783,7 @@ if(valid1){
 }
 }
 else {
-validate162.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate144.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs1){
@@ -15014,19 +14795,19 @@ if(valid0){
 }
 if(errors === 0){
 }
-validate162.errors = vErrors;
+validate144.errors = vErrors;
 return errors === 0;
 }
-validate162.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate144.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl80 = validate165;
-const schema172 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.update_options"},"result":{"$ref":"urn:mnote:type:PageUpdateOptionsResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.update_options"}}}]}]};
+const impl80 = validate147;
+const schema157 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.update_options"},"result":{"$ref":"urn:mnote:type:PageSaveResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.update_options"}}}]}]};
 
-function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateOptionsResponse" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate165.evaluated;
+const evaluated0 = validate147.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15087,12 +14868,12 @@ if(valid2){
 if(data.result !== undefined && func0.call(data, "result")){
 let data1 = data.result;
 const _errs6 = errors;
-if(!(validate144(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate144.errors : vErrors.concat(validate144.errors);
+if(!(validate101(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate144.evaluated.props;
+var props0 = validate101.evaluated.props;
 }
 var valid2 = _errs6 === errors;
 }
@@ -15215,7 +14996,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate165.errors = vErrors;
+validate147.errors = vErrors;
 return false;
 }
 else {
@@ -15231,24 +15012,24 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate165.errors = vErrors;
+validate147.errors = vErrors;
 evaluated0.props = props1;
 return errors === 0;
 }
-validate165.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate147.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const impl81 = validate144;
+const impl81 = validate101;
 
-const impl82 = validate129;
+const impl82 = validate121;
 
-const impl83 = validate169;
-const schema173 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleModelArguments","type":"object","properties":{"title":{"type":"string"},"baseRevision":{"type":["integer","null"]},"dryRun":{"type":["boolean","null"]}},"additionalProperties":false,"required":["title"]};
+const impl83 = validate151;
+const schema158 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleModelArguments","type":"object","properties":{"title":{"type":"string"},"baseRevision":{"type":["integer","null"]},"dryRun":{"type":["boolean","null"]}},"additionalProperties":false,"required":["title"]};
 
-function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateTitleModelArguments" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate169.evaluated;
+const evaluated0 = validate151.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15260,14 +15041,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.title === undefined) || (!(func0.call(data, "title")))) && (missing0 = "title")){
-validate169.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate151.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "title") || (key0 === "baseRevision")) || (key0 === "dryRun"))){
-validate169.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate151.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15277,7 +15058,7 @@ if(data.title !== undefined && func0.call(data, "title")){
 let data0 = data.title;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate169.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate151.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -15293,7 +15074,7 @@ if(data.baseRevision !== undefined && func0.call(data, "baseRevision")){
 let data1 = data.baseRevision;
 const _errs4 = errors;
 if((!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))) && (data1 !== null)){
-validate169.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"#/properties/baseRevision/type",keyword:"type",params:{type: schema173.properties.baseRevision.type},message:"must be integer,null"}];
+validate151.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"#/properties/baseRevision/type",keyword:"type",params:{type: schema158.properties.baseRevision.type},message:"must be integer,null"}];
 return false;
 }
 const _errs5 = errors;
@@ -15309,7 +15090,7 @@ if(data.dryRun !== undefined && func0.call(data, "dryRun")){
 let data2 = data.dryRun;
 const _errs6 = errors;
 if((typeof data2 !== "boolean") && (data2 !== null)){
-validate169.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: schema173.properties.dryRun.type},message:"must be boolean,null"}];
+validate151.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: schema158.properties.dryRun.type},message:"must be boolean,null"}];
 return false;
 }
 const _errs7 = errors;
@@ -15328,25 +15109,25 @@ if(valid0){
 }
 }
 else {
-validate169.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate151.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate169.errors = vErrors;
+validate151.errors = vErrors;
 return errors === 0;
 }
-validate169.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate151.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl84 = validate170;
-const schema174 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.page.update_title"},"args":{"$ref":"urn:mnote:type:PageUpdateTitleArgs"}}}]};
+const impl84 = validate152;
+const schema159 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.page.update_title"},"args":{"$ref":"urn:mnote:type:PageUpdateTitleArgs"}}}]};
 
-function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateTitleRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate170.evaluated;
+const evaluated0 = validate152.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15368,7 +15149,7 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.idempotencyKey === undefined) || (!(func0.call(data, "idempotencyKey")))) && (missing0 = "idempotencyKey"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate170.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate152.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15376,7 +15157,7 @@ if(data.toolName !== undefined && func0.call(data, "toolName")){
 let data0 = data.toolName;
 const _errs3 = errors;
 if("mnote.page.update_title" !== data0){
-validate170.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.update_title"},message:"must be equal to constant"}];
+validate152.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.update_title"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -15392,8 +15173,8 @@ if(valid1){
 if(data.args !== undefined && func0.call(data, "args")){
 let data1 = data.args;
 const _errs4 = errors;
-if(!(validate129(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+if(!(validate121(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
 errors = vErrors.length;
 }
 else {
@@ -15409,7 +15190,7 @@ if(valid1){
 }
 }
 else {
-validate170.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate152.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs1){
@@ -15421,19 +15202,19 @@ if(valid0){
 }
 if(errors === 0){
 }
-validate170.errors = vErrors;
+validate152.errors = vErrors;
 return errors === 0;
 }
-validate170.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate152.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl85 = validate173;
-const schema175 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.update_title"},"result":{"$ref":"urn:mnote:type:PageUpdateTitleResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.update_title"}}}]}]};
+const impl85 = validate155;
+const schema160 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.update_title"},"result":{"$ref":"urn:mnote:type:PageSaveResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.update_title"}}}]}]};
 
-function validate173(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateTitleResponse" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate173.evaluated;
+const evaluated0 = validate155.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15494,12 +15275,12 @@ if(valid2){
 if(data.result !== undefined && func0.call(data, "result")){
 let data1 = data.result;
 const _errs6 = errors;
-if(!(validate133(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+if(!(validate101(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate133.evaluated.props;
+var props0 = validate101.evaluated.props;
 }
 var valid2 = _errs6 === errors;
 }
@@ -15622,7 +15403,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate173.errors = vErrors;
+validate155.errors = vErrors;
 return false;
 }
 else {
@@ -15638,23 +15419,23 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate173.errors = vErrors;
+validate155.errors = vErrors;
 evaluated0.props = props1;
 return errors === 0;
 }
-validate173.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate155.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const impl86 = validate133;
+const impl86 = validate101;
 
-const impl87 = validate110;
+const impl87 = validate102;
 
-const impl88 = validate177;
+const impl88 = validate159;
 
-function validate177(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:Revision" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate177.evaluated;
+const evaluated0 = validate159.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15662,19 +15443,19 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
-validate177.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate159.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs0 = errors;
 if(errors === 0){
 if((typeof data == "number") && (isFinite(data))){
 if(data > 9007199254740991 || isNaN(data)){
-validate177.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate159.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data < 0 || isNaN(data)){
-validate177.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate159.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -15684,19 +15465,18 @@ else {
 if(errors === 0){
 }
 }
-validate177.errors = vErrors;
+validate159.errors = vErrors;
 return errors === 0;
 }
-validate177.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate159.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl89 = validate178;
-const schema177 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:RunId","$ref":"urn:mnote:type:Identifier"};
+const impl89 = validate4;
 
-function validate178(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:RunId" */;
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ActorId" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate178.evaluated;
+const evaluated0 = validate4.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15708,17 +15488,17 @@ const _errs1 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if((data.length > 128 && func10(data) > 128)){
-validate178.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
-validate178.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data)){
-validate178.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -15727,7 +15507,7 @@ else {
 }
 }
 else {
-validate178.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs0){
@@ -15736,20 +15516,20 @@ if(errors === _errs0){
 var valid0 = _errs0 === errors;
 if(valid0){
 }
-validate178.errors = vErrors;
+validate4.errors = vErrors;
 return errors === 0;
 }
-validate178.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate4.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl90 = validate179;
-const schema179 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:SessionGrant","type":"object","required":["sessionId","workspaceId","documentId","actorId","capabilityScope","expiresAt"],"additionalProperties":false,"properties":{"sessionId":{"$ref":"urn:mnote:type:Identifier"},"workspaceId":{"$ref":"urn:mnote:type:Identifier"},"documentId":{"$ref":"urn:mnote:type:Identifier"},"actorId":{"$ref":"urn:mnote:type:Identifier"},"capabilityScope":{"type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"$ref":"urn:mnote:type:CapabilityScope"}},"traceId":{"$ref":"urn:mnote:type:Identifier"},"locale":{"$ref":"urn:mnote:type:Locale"},"expiresAt":{"type":"string","format":"date-time","maxLength":64,"pattern":"^[^:]*:[0-9]{2}:[0-5][0-9]"}}};
-const pattern76 = new RegExp("^[^:]*:[0-9]{2}:[0-5][0-9]", "u");
+const impl90 = validate160;
+const schema162 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:SessionGrant","type":"object","required":["sessionId","workspaceId","documentId","actorId","capabilityScope","expiresAt"],"additionalProperties":false,"properties":{"sessionId":{"$ref":"urn:mnote:type:Identifier"},"workspaceId":{"$ref":"urn:mnote:type:Identifier"},"documentId":{"$ref":"urn:mnote:type:Identifier"},"actorId":{"$ref":"urn:mnote:type:Identifier"},"capabilityScope":{"type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"$ref":"urn:mnote:type:CapabilityScope"}},"traceId":{"$ref":"urn:mnote:type:Identifier"},"locale":{"$ref":"urn:mnote:type:Locale"},"expiresAt":{"type":"string","format":"date-time","maxLength":64,"pattern":"^[^:]*:[0-9]{2}:[0-5][0-9]"}}};
+const pattern69 = new RegExp("^[^:]*:[0-9]{2}:[0-5][0-9]", "u");
 
-function validate179(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:SessionGrant" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate179.evaluated;
+const evaluated0 = validate160.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15761,14 +15541,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.sessionId === undefined) || (!(func0.call(data, "sessionId")))) && (missing0 = "sessionId")) || (((data.workspaceId === undefined) || (!(func0.call(data, "workspaceId")))) && (missing0 = "workspaceId"))) || (((data.documentId === undefined) || (!(func0.call(data, "documentId")))) && (missing0 = "documentId"))) || (((data.actorId === undefined) || (!(func0.call(data, "actorId")))) && (missing0 = "actorId"))) || (((data.capabilityScope === undefined) || (!(func0.call(data, "capabilityScope")))) && (missing0 = "capabilityScope"))) || (((data.expiresAt === undefined) || (!(func0.call(data, "expiresAt")))) && (missing0 = "expiresAt"))){
-validate179.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate160.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((((((key0 === "sessionId") || (key0 === "workspaceId")) || (key0 === "documentId")) || (key0 === "actorId")) || (key0 === "capabilityScope")) || (key0 === "traceId")) || (key0 === "locale")) || (key0 === "expiresAt"))){
-validate179.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate160.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15782,17 +15562,17 @@ const _errs4 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if((data0.length > 128 && func10(data0) > 128)){
-validate179.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate160.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data0.length < 1 || (data0.length < 2 * 1 && func10(data0) < 1))){
-validate179.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate160.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data0)){
-validate179.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate160.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -15801,7 +15581,7 @@ else {
 }
 }
 else {
-validate179.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate160.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs3){
@@ -15824,17 +15604,17 @@ const _errs7 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if((data1.length > 128 && func10(data1) > 128)){
-validate179.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate160.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data1.length < 1 || (data1.length < 2 * 1 && func10(data1) < 1))){
-validate179.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate160.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data1)){
-validate179.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate160.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -15843,7 +15623,7 @@ else {
 }
 }
 else {
-validate179.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate160.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs6){
@@ -15866,17 +15646,17 @@ const _errs10 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
 if((data2.length > 128 && func10(data2) > 128)){
-validate179.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate160.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data2.length < 1 || (data2.length < 2 * 1 && func10(data2) < 1))){
-validate179.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate160.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data2)){
-validate179.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate160.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -15885,7 +15665,7 @@ else {
 }
 }
 else {
-validate179.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate160.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs9){
@@ -15908,17 +15688,17 @@ const _errs13 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
 if((data3.length > 128 && func10(data3) > 128)){
-validate179.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate160.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data3.length < 1 || (data3.length < 2 * 1 && func10(data3) < 1))){
-validate179.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate160.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data3)){
-validate179.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate160.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -15927,7 +15707,7 @@ else {
 }
 }
 else {
-validate179.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate160.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs12){
@@ -15949,12 +15729,12 @@ const _errs15 = errors;
 if(errors === _errs14){
 if(Array.isArray(data4)){
 if(data4.length > 8){
-validate179.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items"}];
+validate160.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items"}];
 return false;
 }
 else {
 if(data4.length < 1){
-validate179.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate160.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -15966,7 +15746,7 @@ const _errs16 = errors;
 const _errs17 = errors;
 const vSchema0 = schema10.enum;
 if(!(((data5 === "page.read") || (data5 === "page.write")) || (data5 === "artifact.write"))){
-validate179.errors = [{instancePath:instancePath+"/capabilityScope/" + i0,schemaPath:"urn:mnote:type:CapabilityScope/enum",keyword:"enum",params:{allowedValues: schema10.enum},message:"must be equal to one of the allowed values"}];
+validate160.errors = [{instancePath:instancePath+"/capabilityScope/" + i0,schemaPath:"urn:mnote:type:CapabilityScope/enum",keyword:"enum",params:{allowedValues: schema10.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -15991,7 +15771,7 @@ outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
 if(func42(data4[i1], data4[j0])){
-validate179.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
+validate160.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
 return false;
 valid7 = false;
 break outer0;
@@ -16006,7 +15786,7 @@ if(valid7){
 }
 }
 else {
-validate179.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate160.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs14){
@@ -16026,17 +15806,17 @@ const _errs20 = errors;
 if(errors === _errs19){
 if(typeof data6 === "string"){
 if((data6.length > 128 && func10(data6) > 128)){
-validate179.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate160.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data6.length < 1 || (data6.length < 2 * 1 && func10(data6) < 1))){
-validate179.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate160.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data6)){
-validate179.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate160.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -16045,7 +15825,7 @@ else {
 }
 }
 else {
-validate179.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate160.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs19){
@@ -16065,13 +15845,13 @@ let data7 = data.locale;
 const _errs21 = errors;
 const _errs22 = errors;
 if(typeof data7 !== "string"){
-validate179.errors = [{instancePath:instancePath+"/locale",schemaPath:"urn:mnote:type:Locale/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate160.errors = [{instancePath:instancePath+"/locale",schemaPath:"urn:mnote:type:Locale/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs23 = errors;
 const vSchema1 = schema70.enum;
 if(!((data7 === "zh-CN") || (data7 === "en"))){
-validate179.errors = [{instancePath:instancePath+"/locale",schemaPath:"urn:mnote:type:Locale/enum",keyword:"enum",params:{allowedValues: schema70.enum},message:"must be equal to one of the allowed values"}];
+validate160.errors = [{instancePath:instancePath+"/locale",schemaPath:"urn:mnote:type:Locale/enum",keyword:"enum",params:{allowedValues: schema70.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -16097,17 +15877,17 @@ if((typeof data8 == "number") && (isFinite(data8))){
 if(errors === _errs24){
 if(typeof data8 === "string"){
 if((data8.length > 64 && func10(data8) > 64)){
-validate179.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate160.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
-if(!pattern76.test(data8)){
-validate179.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/pattern",keyword:"pattern",params:{pattern: "^[^:]*:[0-9]{2}:[0-5][0-9]"},message:"must match pattern \""+"^[^:]*:[0-9]{2}:[0-5][0-9]"+"\""}];
+if(!pattern69.test(data8)){
+validate160.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/pattern",keyword:"pattern",params:{pattern: "^[^:]*:[0-9]{2}:[0-5][0-9]"},message:"must match pattern \""+"^[^:]*:[0-9]{2}:[0-5][0-9]"+"\""}];
 return false;
 }
 else {
 if(!(formats0.validate(data8))){
-validate179.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate160.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 else {
@@ -16116,7 +15896,7 @@ else {
 }
 }
 else {
-validate179.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate160.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs24){
@@ -16141,25 +15921,24 @@ if(valid0){
 }
 }
 else {
-validate179.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate160.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate179.errors = vErrors;
+validate160.errors = vErrors;
 return errors === 0;
 }
-validate179.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate160.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl91 = validate180;
-const schema187 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:SessionId","$ref":"urn:mnote:type:Identifier"};
+const impl91 = validate4;
 
-function validate180(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:SessionId" */;
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ActorId" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate180.evaluated;
+const evaluated0 = validate4.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16171,17 +15950,17 @@ const _errs1 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if((data.length > 128 && func10(data) > 128)){
-validate180.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
-validate180.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data)){
-validate180.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -16190,7 +15969,7 @@ else {
 }
 }
 else {
-validate180.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs0){
@@ -16199,19 +15978,18 @@ if(errors === _errs0){
 var valid0 = _errs0 === errors;
 if(valid0){
 }
-validate180.errors = vErrors;
+validate4.errors = vErrors;
 return errors === 0;
 }
-validate180.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate4.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl92 = validate181;
-const schema189 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolCallId","$ref":"urn:mnote:type:Identifier"};
+const impl92 = validate4;
 
-function validate181(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ToolCallId" */;
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ActorId" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate181.evaluated;
+const evaluated0 = validate4.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16223,17 +16001,17 @@ const _errs1 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if((data.length > 128 && func10(data) > 128)){
-validate181.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
-validate181.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data)){
-validate181.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -16242,7 +16020,7 @@ else {
 }
 }
 else {
-validate181.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs0){
@@ -16251,22 +16029,22 @@ if(errors === _errs0){
 var valid0 = _errs0 === errors;
 if(valid0){
 }
-validate181.errors = vErrors;
+validate4.errors = vErrors;
 return errors === 0;
 }
-validate181.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate4.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 const impl93 = validate54;
 
 const impl94 = validate52;
 
-const impl95 = validate182;
+const impl95 = validate161;
 
-function validate182(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ToolName" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate182.evaluated;
+const evaluated0 = validate161.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16277,12 +16055,12 @@ const _errs0 = errors;
 if(errors === 0){
 if(typeof data === "string"){
 if((data.length > 64 && func10(data) > 64)){
-validate182.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate161.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 if(!pattern14.test(data)){
-validate182.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$"},message:"must match pattern \""+"^mnote(\\.[a-z][a-z0-9_]*)+$"+"\""}];
+validate161.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$"},message:"must match pattern \""+"^mnote(\\.[a-z][a-z0-9_]*)+$"+"\""}];
 return false;
 }
 else {
@@ -16290,27 +16068,27 @@ else {
 }
 }
 else {
-validate182.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate161.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate182.errors = vErrors;
+validate161.errors = vErrors;
 return errors === 0;
 }
-validate182.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate161.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 const impl96 = validate41;
 
-const impl97 = validate183;
-const schema192 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolResponse","anyOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"$ref":"urn:mnote:type:ToolFailure"}]};
+const impl97 = validate162;
+const schema171 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolResponse","anyOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"$ref":"urn:mnote:type:ToolFailure"}]};
 
-function validate183(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ToolResponse" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate183.evaluated;
+const evaluated0 = validate162.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16354,7 +16132,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate183.errors = vErrors;
+validate162.errors = vErrors;
 return false;
 }
 else {
@@ -16370,22 +16148,21 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate183.errors = vErrors;
+validate162.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate183.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate162.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 const impl98 = validate46;
 
-const impl99 = validate186;
-const schema193 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:TraceId","$ref":"urn:mnote:type:Identifier"};
+const impl99 = validate4;
 
-function validate186(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:TraceId" */;
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ActorId" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate186.evaluated;
+const evaluated0 = validate4.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16397,17 +16174,17 @@ const _errs1 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if((data.length > 128 && func10(data) > 128)){
-validate186.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
-validate186.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data)){
-validate186.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -16416,7 +16193,7 @@ else {
 }
 }
 else {
-validate186.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs0){
@@ -16425,19 +16202,18 @@ if(errors === _errs0){
 var valid0 = _errs0 === errors;
 if(valid0){
 }
-validate186.errors = vErrors;
+validate4.errors = vErrors;
 return errors === 0;
 }
-validate186.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate4.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl100 = validate187;
-const schema195 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:WorkspaceId","$ref":"urn:mnote:type:Identifier"};
+const impl100 = validate4;
 
-function validate187(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:WorkspaceId" */;
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ActorId" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate187.evaluated;
+const evaluated0 = validate4.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16449,17 +16225,17 @@ const _errs1 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if((data.length > 128 && func10(data) > 128)){
-validate187.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
-validate187.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data)){
-validate187.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -16468,7 +16244,7 @@ else {
 }
 }
 else {
-validate187.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs0){
@@ -16477,10 +16253,10 @@ if(errors === _errs0){
 var valid0 = _errs0 === errors;
 if(valid0){
 }
-validate187.errors = vErrors;
+validate4.errors = vErrors;
 return errors === 0;
 }
-validate187.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate4.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 export const validateAccessCheckPayload = impl0 as unknown as Validator<T.AccessCheckPayload>;
 export const validateAccessCheckResult = impl1 as unknown as Validator<T.AccessCheckResult>;
