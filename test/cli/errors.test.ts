@@ -77,6 +77,39 @@ describe("usage and invalid option values: exit 2, one line naming the option", 
     ["an unknown option of hermes install", ["hermes", "install", "--nope"], /--nope/],
     ["tools --provider nobody", ["tools", "--provider", "nobody"], /unknown provider nobody/],
     ["diff --format yaml", ["diff", "--format", "yaml"], /--format must be one of/],
+    // a port in an allowed host: refused with the entry to write (the Host check ignores ports)
+    [
+      "serve --allowed-hosts localhost:8787",
+      ["serve", "--allowed-hosts", "localhost:8787"],
+      /--allowed-hosts.*"localhost:8787" has a port: write the host name alone \("localhost"\)/,
+    ],
+    [
+      "mcp --http --allowed-hosts localhost:8787",
+      ["mcp", "--session", "s", "--http", "--allowed-hosts", "127.0.0.1,localhost:8787"],
+      /--allowed-hosts.*has a port/,
+    ],
+    [
+      "kernel serve --allowed-hosts [::1]:8788",
+      ["kernel", "serve", "--token", "K", "--allowed-hosts", "[::1]:8788"],
+      /--allowed-hosts.*"\[::1\]:8788" has a port/,
+    ],
+    ["serve --allowed-hosts http://x.example", ["serve", "--allowed-hosts", "http://x.example"], /not a host name/],
+    // an origin without its scheme could never match a browser's Origin header
+    [
+      "serve --allowed-origins app.example",
+      ["serve", "--allowed-origins", "app.example"],
+      /--allowed-origins.*"app\.example" is not an origin.*"https:\/\/app\.example"/,
+    ],
+    [
+      "mcp --http --allowed-origins with a path",
+      ["mcp", "--session", "s", "--http", "--allowed-origins", "https://app.example/editor"],
+      /--allowed-origins.*not an origin/,
+    ],
+    [
+      "kernel serve --allowed-origins app.example",
+      ["kernel", "serve", "--token", "K", "--allowed-origins", "app.example"],
+      /--allowed-origins/,
+    ],
   ];
   it.each(cases)("%s", (_name, args, message) => {
     const run = cli(args);

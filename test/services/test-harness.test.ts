@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { tempDir } from "../support/tmp";
 
 const Reporter = require("../support/summary-reporter.js") as {
-  skipReasons: (rootDir: string, results: unknown) => string[];
+  skipReasons: (rootDir: string, results: unknown, onlyReasoned?: boolean) => string[];
 };
 const { defaultHermesSrc } = require("../support/hermes-setup.js") as {
   defaultHermesSrc: (env: NodeJS.ProcessEnv, repoRoot: string) => string | undefined;
@@ -42,6 +42,10 @@ describe("the skip reasons under Jest's summary", () => {
       "  test/a.test.ts: the Redis stores (skipped: redis-server not found (apt-get install redis-server)) (2 tests)",
       "  test/b.test.ts: outer › plain skip",
       "  test/b.test.ts: later",
+    ]);
+    // a run filtered with -t skips every test it did not select: only the reasoned skips are listed
+    expect(Reporter.skipReasons("/r", results, true)).toEqual([
+      "  test/a.test.ts: the Redis stores (skipped: redis-server not found (apt-get install redis-server)) (2 tests)",
     ]);
   });
 });

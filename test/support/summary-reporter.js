@@ -9,15 +9,21 @@ const { dirname, relative, resolve } = require("node:path");
 
 const SKIPPED = new Set(["pending", "skipped", "todo", "disabled"]);
 
-/** One line per skip reason and file: the first title (describe or test) that says why, else the test's name. */
-function skipReasons(rootDir, results) {
+/**
+ * One line per skip reason and file: the first title (describe or test) that says why, else the
+ * test's name. With onlyReasoned (a run filtered by -t, which skips every test it did not select),
+ * only the skips that name a reason.
+ */
+function skipReasons(rootDir, results, onlyReasoned = false) {
   const lines = [];
   for (const file of results.testResults) {
     const counts = new Map();
     for (const test of file.testResults) {
       if (!SKIPPED.has(test.status)) continue;
       const titles = [...test.ancestorTitles, test.title];
-      const reason = titles.find((t) => /\bskipped\b/i.test(t)) ?? titles.join(" › ");
+      const said = titles.find((t) => /\bskipped\b/i.test(t));
+      if (!said && onlyReasoned) continue;
+      const reason = said ?? titles.join(" › ");
       counts.set(reason, (counts.get(reason) ?? 0) + 1);
     }
     const where = relative(rootDir, file.testFilePath);
@@ -29,11 +35,12 @@ function skipReasons(rootDir, results) {
 class SummaryReporter {
   constructor(globalConfig, options) {
     this.rootDir = globalConfig.rootDir;
+    this.filtered = Boolean(globalConfig.testNamePattern);
     const output = process.env.MNOTE_TEST_SUMMARY || (options && options.output) || "test-results/summary.json";
     this.output = resolve(globalConfig.rootDir, output);
   }
   onRunComplete(_contexts, results) {
-    const reasons = skipReasons(this.rootDir, results);
+    const reasons = skipReasons(this.rootDir, results, this.filtered);
     if (reasons.length > 0) process.stderr.write(`Skipped, and why:\n${reasons.join("\n")}\n`);
     mkdirSync(dirname(this.output), { recursive: true });
     // Jest sets results.success only after the reporters have run (it is still false here), so
