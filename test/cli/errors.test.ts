@@ -159,9 +159,10 @@ describe("configuration and environment: exit 3, one line", () => {
     afterAll(() => new Promise<void>((r) => holder.close(() => r())));
 
     it.each([
-      ["serve", ["serve", "--token", "T"]],
-      ["mcp --http", ["mcp", "--session", "s", "--http", "--token", "T"]],
-      ["kernel serve", ["kernel", "serve", "--token", "K"]],
+      // an empty in-memory kernel: a kernel database file must exist (see "a mistyped --db")
+      ["serve", ["serve", "--token", "T", "--db", ":memory:"]],
+      ["mcp --http", ["mcp", "--session", "s", "--http", "--token", "T", "--db", ":memory:"]],
+      ["kernel serve", ["kernel", "serve", "--token", "K", "--db", ":memory:"]],
     ])("%s", (_name, args) => {
       const line = expectOneLine(cli([...args, "--port", String(port)]), EXIT.environment);
       expect(line).toBe(
@@ -177,6 +178,27 @@ describe("configuration and environment: exit 3, one line", () => {
       3,
     );
     expect(line).toContain(`cannot open the database ${dir}`);
+  });
+
+  it.each([
+    ["call", ["call", "--db", "kernal.db"]],
+    ["serve", ["serve", "--token", "T", "--port", "0", "--db", "kernal.db"]],
+    ["mcp --http", ["mcp", "--session", "s", "--http", "--token", "T", "--port", "0", "--db", "kernal.db"]],
+    ["kernel serve", ["kernel", "serve", "--token", "K", "--port", "0", "--db", "kernal.db"]],
+    ["kernel exec", ["kernel", "exec", "--db", "kernal.db"]],
+  ])("a mistyped --db (%s) is named, and no empty database is made in its place", (_name, args) => {
+    const run = cli(args);
+    expect(expectOneLine(run, EXIT.environment)).toBe(
+      "mnote-tools: the kernel database kernal.db does not exist (check --db; mnote-tools kernel seed <file> --db kernal.db creates one)",
+    );
+    expect(existsSync(join(run.cwd, "kernal.db"))).toBe(false);
+  });
+
+  it("kernel seed is what creates a kernel database", () => {
+    const dir = tempDir("mnote-cli-");
+    const seed = cli(["kernel", "seed", join(repoRoot, "examples", "demo-workspace.json"), "--db", "new.db"], {}, dir);
+    expect([seed.status, seed.stderr]).toEqual([0, ""]);
+    expect(existsSync(join(dir, "new.db"))).toBe(true);
   });
 
   it("a seed file that is not a seed is the input's fault: exit 2", () => {
@@ -224,7 +246,7 @@ function inTmpfs(script: string) {
   () => {
     it("serve on a read-only filesystem: exit 3, one line naming the state file", () => {
       const run = inTmpfs(
-        'mount -t tmpfs -o size=1m tmpfs "$MNT" && mount -o remount,ro "$MNT" && cd "$MNT" && $M serve --port 0 --token T',
+        'mount -t tmpfs -o size=1m tmpfs "$MNT" && mount -o remount,ro "$MNT" && cd "$MNT" && $M serve --port 0 --token T --db :memory:',
       );
       expect(expectOneLine(run, EXIT.environment)).toBe(
         "mnote-tools: cannot open the database .mnote/runtime.db: read-only file system (EROFS)",
