@@ -135,7 +135,11 @@ describe("usage and invalid option values: exit 2, one line naming the option", 
     expect(help.stdout).toContain("--port <port>");
     const version = cli(["--version"]);
     expect(version.status).toBe(EXIT.ok);
-    expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")).version);
+    // the package's version and the contract's it speaks (an operator reporting a problem names both)
+    const contract = JSON.parse(readFileSync(join(repoRoot, "contract", "contract.json"), "utf8"));
+    expect(version.stdout).toBe(
+      `${JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")).version} (contract ${contract.name} ${contract.version})\n`,
+    );
   });
 });
 
