@@ -102,9 +102,14 @@ export async function main(argv: readonly string[]): Promise<number> {
           }),
         )
         .addOption(
-          option("--token <token>", "bearer token for tool calls (when absent: generated into serve.token beside --state, mode 0600, and its path printed)", nonEmpty, {
-            env: "MNOTE_TOOLS_TOKEN",
-          }),
+          option(
+            "--token <token>",
+            "bearer token for tool calls (when absent: generated into serve.token beside --state, mode 0600, and its path printed)",
+            nonEmpty,
+            {
+              env: "MNOTE_TOOLS_TOKEN",
+            },
+          ),
         )
         .addOption(
           option("--host-token <token>", "bearer token the mnote app uses to register session grants", nonEmpty, {
