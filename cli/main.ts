@@ -11,9 +11,16 @@ import { addHttpOptions } from "./http-options";
 import { parseState } from "./state-url";
 import { nonEmpty, option, parseBytes, parsePort, parseRedisUrl, parseSeconds, parseWorkers } from "./options";
 
-/** This package's version (package.json sits two folders above dist/cli/). */
-function packageVersion(): string {
-  return (JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string }).version;
+/**
+ * This package's version and the contract version it speaks, "0.1.0 (contract mnote-page-ai-tools
+ * 2.0.0)": package.json and contract/contract.json sit two folders above dist/cli/, in the clone and
+ * in the published package alike.
+ */
+function versionText(): string {
+  const read = (...path: string[]) =>
+    JSON.parse(readFileSync(join(__dirname, "..", "..", ...path), "utf8")) as { name?: string; version: string };
+  const contract = read("contract", "contract.json");
+  return `${read("package.json").version} (contract ${contract.name} ${contract.version})`;
 }
 
 /**
@@ -24,7 +31,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const program = new Command()
     .name("mnote-tools")
     .description("The mnote page-AI tool contract: generate code from it, and run its tools.")
-    .version(packageVersion(), "-V, --version", "print the version of mnote-tools")
+    .version(versionText(), "-V, --version", "print the version of mnote-tools and of the contract it speaks")
     .exitOverride();
 
   program
@@ -99,9 +106,14 @@ export async function main(argv: readonly string[]): Promise<number> {
           }),
         )
         .addOption(
-          option("--token <token>", "bearer token for tool calls (generated and shown once when absent)", nonEmpty, {
-            env: "MNOTE_TOOLS_TOKEN",
-          }),
+          option(
+            "--token <token>",
+            "bearer token for tool calls (when absent: generated into serve.token beside --state, mode 0600, and its path printed)",
+            nonEmpty,
+            {
+              env: "MNOTE_TOOLS_TOKEN",
+            },
+          ),
         )
         .addOption(
           option("--host-token <token>", "bearer token the mnote app uses to register session grants", nonEmpty, {
@@ -137,7 +149,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         .addOption(
           option(
             "--token <token>",
-            "bearer token required over HTTP (generated and shown once when absent)",
+            "bearer token required over HTTP (when absent: generated into mcp.token beside --state, mode 0600, and its path printed)",
             nonEmpty,
             { env: "MNOTE_TOOLS_TOKEN" },
           ),

@@ -1,4 +1,5 @@
 /** The options every runtime verb shares (call, serve, mcp), and turning them into a Runtime. */
+import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import type { KernelChoice, Runtime } from "../runtime/runtime";
 import type { CallRecord } from "../runtime/dispatch/dispatcher";
@@ -107,6 +108,18 @@ export function addRuntimeOptions(command: Command): Command {
     );
 }
 
+/**
+ * The embedded kernel's database must be there already: a mistyped --db would otherwise become a
+ * new, empty database, and every call would then answer "session expired" or "not found" instead
+ * of naming the typo. `kernel seed` is the command that creates one; ":memory:" is an empty one.
+ */
+export function requireKernelDatabase(path: string): void {
+  if (path === ":memory:" || existsSync(path)) return;
+  throw environmentError(
+    `the kernel database ${path} does not exist (check --db; mnote-tools kernel seed <file> --db ${path} creates one)`,
+  );
+}
+
 /** Which kernel the options name: a remote one over HTTP or a CLI adapter, or the embedded one. */
 export function kernelChoice(opts: RuntimeCliOptions): KernelChoice {
   const timeoutMs = opts.kernelTimeout;
@@ -117,6 +130,7 @@ export function kernelChoice(opts: RuntimeCliOptions): KernelChoice {
     const [command, ...args] = opts.kernelCli.trim().split(/\s+/);
     return { kind: "cli", command: command!, args, timeoutMs };
   }
+  requireKernelDatabase(opts.db);
   return { kind: "embedded", path: opts.db };
 }
 

@@ -1,7 +1,9 @@
 /**
  * `mnote-tools call`: the CLI JSON adapter. One request envelope on stdin, one response envelope on
- * stdout. Exit 0 whenever an envelope was written, ok or not; non-zero only when no answer could
- * be given at all. Stdin is read only up to the request size limit: past it the rest is not read
+ * stdout. Exit 0 whenever an envelope was written, ok or not, except one that says the kernel is
+ * misconfigured (it refuses our token, its adapter cannot be started): that envelope is written and
+ * the exit is 3 with one line, as the README's exit table promises for an operator's mistake;
+ * otherwise non-zero only when no answer could be given at all. Stdin is read only up to the request size limit: past it the rest is not read
  * (memory stays bounded whatever is piped in) and the answer is payload_too_large.
  *
  * A `call` stopped by SIGTERM or SIGINT mid-write gives its idempotency claim up before it exits,
@@ -9,6 +11,7 @@
  * (SIGKILL) holds it only for the claim's short lease, which a heartbeat renews while it lives.
  */
 import { runtimeFrom, type RuntimeCliOptions } from "../runtime-options";
+import { environmentError } from "../exit";
 import { startTelemetry } from "../../runtime/telemetry/sdk";
 import { continueTrace, traceCarrierFromEnv } from "../../common/telemetry/propagation";
 import type { Dispatcher } from "../../runtime/dispatch/dispatcher";
@@ -34,6 +37,11 @@ export async function runCall(opts: RuntimeCliOptions): Promise<void> {
     // the delivery rule (docs/RELIABILITY.md): the answer is delivered once stdout took it without
     // error; a caller that killed this process or closed the pipe first leaves the write uncertain
     if (await written(process.stdout, JSON.stringify(response) + "\n")) await delivery.delivered();
+    const { ERR } = await import("../../generated/registry");
+    if (!response.ok && response.error.code === ERR.kernelMisconfigured)
+      throw environmentError(
+        `the kernel is misconfigured (${response.error.reason ?? "see the envelope"}): check --kernel-url/--kernel-token or --kernel-cli`,
+      );
   } finally {
     stop();
     await runtime.close();

@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { CliExit, usageError } from "../exit";
 import { httpServiceOptions, type HttpCliOptions } from "../http-options";
+import { requireKernelDatabase } from "../runtime-options";
 import { startTelemetry } from "../../runtime/telemetry/sdk";
 
 /** service.name of the reference kernel's spans (OTEL_SERVICE_NAME overrides). */
@@ -62,6 +63,7 @@ export async function runKernelServe(opts: KernelServeOptions): Promise<void> {
   }
   const { ReferenceKernel } = await import("../../kernel/reference-kernel");
   const { createKernelServer } = await import("../../kernel/http-server");
+  requireKernelDatabase(opts.db);
   const telemetry = await startTelemetry({ serviceName: KERNEL_SERVICE }); // only when OTEL_* asks
   const kernel = new ReferenceKernel({ path: opts.db });
   const server = createKernelServer({
@@ -84,6 +86,7 @@ export async function runKernelServe(opts: KernelServeOptions): Promise<void> {
 
 /** The CLI adapter (what mnote-cli is to the Rust kernel): one {command, payload} on stdin, one KernelReply on stdout. */
 export async function runKernelExec(opts: { db: string }): Promise<void> {
+  requireKernelDatabase(opts.db);
   const { ReferenceKernel } = await import("../../kernel/reference-kernel");
   const { executeCommand } = await import("../../kernel/protocol");
   const { validateKernelRequest } = await import("../../generated/validators");

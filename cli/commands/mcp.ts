@@ -2,11 +2,11 @@
  * `mnote-tools mcp`: parses the options and serves the tools over MCP, on stdio (for an MCP client
  * that starts the server) or Streamable HTTP (--http: runtime/transports/mcp-http.ts).
  */
-import { randomBytes } from "node:crypto";
 import { checkKernelAtStartup, runtimeFrom, toolCallLogger, type RuntimeCliOptions } from "../runtime-options";
 import { httpServiceOptions, type HttpCliOptions } from "../http-options";
 import { startTelemetry } from "../../runtime/telemetry/sdk";
 import { CliExit } from "../exit";
+import { generateTokenFile } from "../token-file";
 
 export interface McpOptions extends RuntimeCliOptions, HttpCliOptions {
   session: string;
@@ -26,7 +26,7 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     process.stderr.write(`unknown provider ${provider}: one of ${PROVIDERS.join(", ")}\n`);
     throw new CliExit(2);
   }
-  const { createLogger, showGeneratedToken, storeErrorLogger } = await import("../../common/http/logger");
+  const { createLogger, showGeneratedTokenFile, storeErrorLogger } = await import("../../common/http/logger");
   // stdout is the MCP channel on stdio: the logger writes to stderr
   const log = createLogger({ service: "mcp", level: opts.logLevel });
   // only when OTEL_* asks; on stdio, stdout is the MCP channel, so console spans go to stderr
@@ -73,8 +73,9 @@ export async function runMcp(opts: McpOptions): Promise<void> {
   const { serveUntilSignal } = await import("../../common/http/server");
   let token = opts.token;
   if (!token) {
-    token = randomBytes(18).toString("base64url");
-    showGeneratedToken("mcp", "--token or MNOTE_TOOLS_TOKEN", token);
+    const generated = generateTokenFile("mcp", opts.state);
+    token = generated.token;
+    showGeneratedTokenFile("mcp", "--token or MNOTE_TOOLS_TOKEN", generated.path);
   }
   let oauth;
   if (opts.oauthIssuer) {

@@ -2,11 +2,11 @@
  * `mnote-tools serve`: parses the options and runs the tool server (runtime/transports/tool-server.ts)
  * until SIGTERM; with --workers N, in N processes sharing the port (common/http/cluster.ts).
  */
-import { randomBytes } from "node:crypto";
 import { checkKernelAtStartup, runtimeFrom, toolCallLogger, type RuntimeCliOptions } from "../runtime-options";
 import { httpServiceOptions, type HttpCliOptions } from "../http-options";
 import { startTelemetry } from "../../runtime/telemetry/sdk";
 import { usageError } from "../exit";
+import { generateTokenFile } from "../token-file";
 
 export interface ServeOptions extends RuntimeCliOptions, HttpCliOptions {
   token?: string;
@@ -17,7 +17,7 @@ export interface ServeOptions extends RuntimeCliOptions, HttpCliOptions {
 
 export async function runServe(opts: ServeOptions): Promise<void> {
   const { createToolServer } = await import("../../runtime/transports/tool-server");
-  const { createLogger, showGeneratedToken, storeErrorLogger } = await import("../../common/http/logger");
+  const { createLogger, showGeneratedTokenFile, storeErrorLogger } = await import("../../common/http/logger");
   const { serveUntilSignal } = await import("../../common/http/server");
   const { announceToPrimary, clusterPort, isClusterWorker, leaveCluster, runClusterPrimary } =
     await import("../../common/http/cluster");
@@ -26,8 +26,9 @@ export async function runServe(opts: ServeOptions): Promise<void> {
   const worker = isClusterWorker();
   let token = opts.token;
   if (!token) {
-    token = randomBytes(18).toString("base64url");
-    showGeneratedToken("serve", "--token or MNOTE_TOOLS_TOKEN", token);
+    const generated = generateTokenFile("serve", opts.state);
+    token = generated.token;
+    showGeneratedTokenFile("serve", "--token or MNOTE_TOOLS_TOKEN", generated.path);
   }
   if (workers > 1 && !worker) {
     // every worker must see the same state: an in-memory database would be one per process

@@ -166,8 +166,11 @@ The ${model.name} contract ${model.version} as code, for plugin authors: TypeScr
 validators (type guards), the tool registry${has("kernel-client") ? " and a typed kernel client" : ""}. No runtime dependencies; Node 22 or newer.
 The package's version is the contract's version.
 
+Not on the npm registry yet (\`npm install ${name}\` answers 404): make the tarball in a clone of
+mnote-tools with \`npm run tarballs\`, then install the file:
+
 \`\`\`sh
-npm install ${name}
+npm install /path/to/mnote-tools/${name.replace(/^@/, "").replace("/", "-")}-${model.version}.tgz
 \`\`\`
 
 \`\`\`ts

@@ -6,7 +6,8 @@
  * Never logged: tokens (any field named token or authorization) and page content (args, result,
  * title, content, blocks, body, at the top level or one level down): pino replaces them with
  * "[redacted]", so a careless caller cannot leak them either. A token the server generated is
- * shown once on the terminal by `showGeneratedToken`, outside the log stream.
+ * written to a 0600 file (cli/token-file.ts) and only that file's path is printed, by
+ * `showGeneratedTokenFile`.
  */
 import {
   pino,
@@ -140,14 +141,14 @@ export function storeErrorLogger(log: Logger, fallback = "the kernel's idempoten
 }
 
 /**
- * Shows a token the server generated, once, on the terminal (stderr as plain text, not a log line:
- * a log pipeline that collects JSON lines never holds it).
+ * Says where the token the server generated is (a file only its owner can read), as one plain line
+ * on stderr, not a log line; the token itself is never printed.
  */
-export function showGeneratedToken(
+export function showGeneratedTokenFile(
   service: string,
   flag: string,
-  token: string,
+  path: string,
   write: (text: string) => void = (t) => void process.stderr.write(t),
 ): void {
-  write(`mnote-tools ${service}: no ${flag} given; generated bearer token (shown once, not logged): ${token}\n`);
+  write(`mnote-tools ${service}: no ${flag} given; generated a bearer token into ${path} (readable by you only)\n`);
 }

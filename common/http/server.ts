@@ -472,11 +472,9 @@ export async function serveUntilSignal(
     }
   }
   const url = urlOf(server, options.host, options.path);
-  // logged first: whoever waits for the announcement finds the log line already written
-  options.log.info({ event: "listening", url }, "listening");
-  if (options.announce) options.announce(url);
-  else process.stdout.write(JSON.stringify({ listening: url, pid: process.pid }) + "\n");
-  await new Promise<void>((resolve) => {
+  // the signal handlers are in place before the announcement: a supervisor that sends SIGTERM as
+  // soon as it reads the listening line must get the graceful stop, not Node's default (death)
+  const stopped = new Promise<void>((resolve) => {
     let stopping = false;
     const stop = async (signal: string) => {
       // SIGINT from a terminal reaches a cluster worker as well as its primary's SIGTERM: stop once
@@ -490,6 +488,11 @@ export async function serveUntilSignal(
     process.once("SIGTERM", () => void stop("SIGTERM"));
     process.once("SIGINT", () => void stop("SIGINT"));
   });
+  // logged first: whoever waits for the announcement finds the log line already written
+  options.log.info({ event: "listening", url }, "listening");
+  if (options.announce) options.announce(url);
+  else process.stdout.write(JSON.stringify({ listening: url, pid: process.pid }) + "\n");
+  await stopped;
 }
 
 /** The default Host allow-list of a server bound to `bind`: the loopback names and its own address. */

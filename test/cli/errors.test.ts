@@ -77,6 +77,39 @@ describe("usage and invalid option values: exit 2, one line naming the option", 
     ["an unknown option of hermes install", ["hermes", "install", "--nope"], /--nope/],
     ["tools --provider nobody", ["tools", "--provider", "nobody"], /unknown provider nobody/],
     ["diff --format yaml", ["diff", "--format", "yaml"], /--format must be one of/],
+    // a port in an allowed host: refused with the entry to write (the Host check ignores ports)
+    [
+      "serve --allowed-hosts localhost:8787",
+      ["serve", "--allowed-hosts", "localhost:8787"],
+      /--allowed-hosts.*"localhost:8787" has a port: write the host name alone \("localhost"\)/,
+    ],
+    [
+      "mcp --http --allowed-hosts localhost:8787",
+      ["mcp", "--session", "s", "--http", "--allowed-hosts", "127.0.0.1,localhost:8787"],
+      /--allowed-hosts.*has a port/,
+    ],
+    [
+      "kernel serve --allowed-hosts [::1]:8788",
+      ["kernel", "serve", "--token", "K", "--allowed-hosts", "[::1]:8788"],
+      /--allowed-hosts.*"\[::1\]:8788" has a port/,
+    ],
+    ["serve --allowed-hosts http://x.example", ["serve", "--allowed-hosts", "http://x.example"], /not a host name/],
+    // an origin without its scheme could never match a browser's Origin header
+    [
+      "serve --allowed-origins app.example",
+      ["serve", "--allowed-origins", "app.example"],
+      /--allowed-origins.*"app\.example" is not an origin.*"https:\/\/app\.example"/,
+    ],
+    [
+      "mcp --http --allowed-origins with a path",
+      ["mcp", "--session", "s", "--http", "--allowed-origins", "https://app.example/editor"],
+      /--allowed-origins.*not an origin/,
+    ],
+    [
+      "kernel serve --allowed-origins app.example",
+      ["kernel", "serve", "--token", "K", "--allowed-origins", "app.example"],
+      /--allowed-origins/,
+    ],
   ];
   it.each(cases)("%s", (_name, args, message) => {
     const run = cli(args);
@@ -102,7 +135,11 @@ describe("usage and invalid option values: exit 2, one line naming the option", 
     expect(help.stdout).toContain("--port <port>");
     const version = cli(["--version"]);
     expect(version.status).toBe(EXIT.ok);
-    expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")).version);
+    // the package's version and the contract's it speaks (an operator reporting a problem names both)
+    const contract = JSON.parse(readFileSync(join(repoRoot, "contract", "contract.json"), "utf8"));
+    expect(version.stdout).toBe(
+      `${JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")).version} (contract ${contract.name} ${contract.version})\n`,
+    );
   });
 });
 
@@ -126,9 +163,10 @@ describe("configuration and environment: exit 3, one line", () => {
     afterAll(() => new Promise<void>((r) => holder.close(() => r())));
 
     it.each([
-      ["serve", ["serve", "--token", "T"]],
-      ["mcp --http", ["mcp", "--session", "s", "--http", "--token", "T"]],
-      ["kernel serve", ["kernel", "serve", "--token", "K"]],
+      // an empty in-memory kernel: a kernel database file must exist (see "a mistyped --db")
+      ["serve", ["serve", "--token", "T", "--db", ":memory:"]],
+      ["mcp --http", ["mcp", "--session", "s", "--http", "--token", "T", "--db", ":memory:"]],
+      ["kernel serve", ["kernel", "serve", "--token", "K", "--db", ":memory:"]],
     ])("%s", (_name, args) => {
       const line = expectOneLine(cli([...args, "--port", String(port)]), EXIT.environment);
       expect(line).toBe(
@@ -144,6 +182,27 @@ describe("configuration and environment: exit 3, one line", () => {
       3,
     );
     expect(line).toContain(`cannot open the database ${dir}`);
+  });
+
+  it.each([
+    ["call", ["call", "--db", "kernal.db"]],
+    ["serve", ["serve", "--token", "T", "--port", "0", "--db", "kernal.db"]],
+    ["mcp --http", ["mcp", "--session", "s", "--http", "--token", "T", "--port", "0", "--db", "kernal.db"]],
+    ["kernel serve", ["kernel", "serve", "--token", "K", "--port", "0", "--db", "kernal.db"]],
+    ["kernel exec", ["kernel", "exec", "--db", "kernal.db"]],
+  ])("a mistyped --db (%s) is named, and no empty database is made in its place", (_name, args) => {
+    const run = cli(args);
+    expect(expectOneLine(run, EXIT.environment)).toBe(
+      "mnote-tools: the kernel database kernal.db does not exist (check --db; mnote-tools kernel seed <file> --db kernal.db creates one)",
+    );
+    expect(existsSync(join(run.cwd, "kernal.db"))).toBe(false);
+  });
+
+  it("kernel seed is what creates a kernel database", () => {
+    const dir = tempDir("mnote-cli-");
+    const seed = cli(["kernel", "seed", join(repoRoot, "examples", "demo-workspace.json"), "--db", "new.db"], {}, dir);
+    expect([seed.status, seed.stderr]).toEqual([0, ""]);
+    expect(existsSync(join(dir, "new.db"))).toBe(true);
   });
 
   it("a seed file that is not a seed is the input's fault: exit 2", () => {
@@ -191,7 +250,7 @@ function inTmpfs(script: string) {
   () => {
     it("serve on a read-only filesystem: exit 3, one line naming the state file", () => {
       const run = inTmpfs(
-        'mount -t tmpfs -o size=1m tmpfs "$MNT" && mount -o remount,ro "$MNT" && cd "$MNT" && $M serve --port 0 --token T',
+        'mount -t tmpfs -o size=1m tmpfs "$MNT" && mount -o remount,ro "$MNT" && cd "$MNT" && $M serve --port 0 --token T --db :memory:',
       );
       expect(expectOneLine(run, EXIT.environment)).toBe(
         "mnote-tools: cannot open the database .mnote/runtime.db: read-only file system (EROFS)",

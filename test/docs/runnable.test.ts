@@ -169,7 +169,7 @@ describe("what the docs show", () => {
     expect(first.stderr).toContain("mnote-tools: first run in this clone: building it first (npm run build");
     expect({ status: first.status, stdout: first.stdout.trim() }).toEqual({
       status: 0,
-      stdout: JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")).version,
+      stdout: `${JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")).version} (contract mnote-page-ai-tools ${contractVersion})`,
     });
     const second = spawnSync("npx", ["mnote-tools", "--version"], { cwd: clone, env: docEnv(home), encoding: "utf8" });
     expect({ status: second.status, stderr: second.stderr }).toEqual({ status: 0, stderr: "" });

@@ -17,11 +17,10 @@ const src = process.env.MNOTE_HERMES_SRC;
 // tools/schema_sanitizer.py but not agent/gemini_schema.py: each half runs when its module is there.
 const hasSanitizer = !!src && existsSync(join(src, "tools", "schema_sanitizer.py"));
 const hasGemini = !!src && existsSync(join(src, "agent", "gemini_schema.py"));
-if (!hasSanitizer)
-  console.log(
-    "real Hermes modules: skipped (set MNOTE_HERMES_SRC to a folder with tools/schema_sanitizer.py from Hermes v0.18.0)",
-  );
-else if (!hasGemini) console.log(`real Hermes Gemini adapter: skipped (${src} has no agent/gemini_schema.py)`);
+// a skipped test names why in its title; the summary reporter prints it under Jest's summary
+const noSanitizer =
+  " (skipped: tools/schema_sanitizer.py of Hermes v0.18.0 not found: shared/hermes-agent-v0.18.0 beside the checkout, or set MNOTE_HERMES_SRC)";
+const noGemini = ` (skipped: ${src ?? "MNOTE_HERMES_SRC"} has no agent/gemini_schema.py)`;
 
 const script = `
 import importlib.util, json, os, sys
@@ -52,12 +51,18 @@ function lower(part: "gemini" | "llama"): any {
 }
 
 describe("Hermes' own lowering of the portable variant (real Hermes v0.18.0 modules)", () => {
-  (hasGemini ? it : it.skip)("the Gemini adapter leaves portable meaning what our gemini variant means", () => {
-    expect(lower("gemini")).toEqual(providerTools.gemini.map((t) => t.parameters));
-  });
-  (hasSanitizer ? it : it.skip)("the llama.cpp sanitizer leaves portable as it is", () => {
-    expect(lower("llama").map((t: { function: { parameters: unknown } }) => t.function.parameters)).toEqual(
-      providerTools.portable.map((t) => t.parameters),
-    );
-  });
+  (hasGemini ? it : it.skip)(
+    `the Gemini adapter leaves portable meaning what our gemini variant means${hasGemini ? "" : noGemini}`,
+    () => {
+      expect(lower("gemini")).toEqual(providerTools.gemini.map((t) => t.parameters));
+    },
+  );
+  (hasSanitizer ? it : it.skip)(
+    `the llama.cpp sanitizer leaves portable as it is${hasSanitizer ? "" : noSanitizer}`,
+    () => {
+      expect(lower("llama").map((t: { function: { parameters: unknown } }) => t.function.parameters)).toEqual(
+        providerTools.portable.map((t) => t.parameters),
+      );
+    },
+  );
 });

@@ -27,10 +27,9 @@ if (hermesSrc !== "" && !present)
   it("MNOTE_HERMES_SRC holds the Hermes Agent modules", () => {
     throw new Error(`MNOTE_HERMES_SRC=${hermesSrc} has no hermes_cli/plugins.py and model_tools.py`);
   });
-if (!present)
-  process.stderr.write(
-    "test/hermes/real-hermes.test.ts: skipped: set MNOTE_HERMES_SRC to the extracted Hermes Agent v0.18.0 modules to run it\n",
-  );
+// the summary reporter prints this reason under Jest's summary
+const missing =
+  "skipped: the Hermes Agent v0.18.0 modules not found (shared/hermes-agent-v0.18.0 beside the checkout, or set MNOTE_HERMES_SRC)";
 
 async function runReal(config: Record<string, unknown>): Promise<any> {
   const file = join(tempDir("mnote-real-hermes-"), "config.json");
@@ -52,7 +51,7 @@ async function runReal(config: Record<string, unknown>): Promise<any> {
   return JSON.parse(Buffer.concat(out).toString("utf8"));
 }
 
-suite(`the plugin in the real Hermes Agent (${present ? hermesSrc : "skipped: MNOTE_HERMES_SRC not set"})`, () => {
+suite(`the plugin in the real Hermes Agent (${present ? hermesSrc : missing})`, () => {
   it("loads, registers six tools, and a call blocked after pre_tool_call never lends its id; with register_skill failing it still loads", async () => {
     const p = seededProject([{ session: "s_real", actor: "user_1" }]);
     const server = await start(["serve", "--db", p.db, "--state", p.state, "--port", "0", "--token", "tok"]);
@@ -140,7 +139,7 @@ suite(`the plugin in the real Hermes Agent (${present ? hermesSrc : "skipped: MN
   });
 });
 
-suite(`approval through the real Hermes Agent (${present ? hermesSrc : "skipped: MNOTE_HERMES_SRC not set"})`, () => {
+suite(`approval through the real Hermes Agent (${present ? hermesSrc : missing})`, () => {
   it("page.save replace waits for consent, shows what would change, writes only on accept, exactly once; decline writes nothing", async () => {
     const p = seededProject([{ session: "s_real", actor: "user_1" }]);
     // the contract's own levels: no allow-all policy for this server

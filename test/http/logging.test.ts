@@ -6,7 +6,7 @@
 import { Writable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { createLogger, logEvent, showGeneratedToken, storeErrorLogger } from "../../common/http/logger";
+import { createLogger, logEvent, showGeneratedTokenFile, storeErrorLogger } from "../../common/http/logger";
 import { seededProject } from "../support/project";
 import { start } from "../support/processes";
 
@@ -73,12 +73,12 @@ describe("the servers' logger", () => {
     ]);
   });
 
-  it("shows a generated token as one plain line, not a JSON log line", () => {
+  it("says where a generated token is as one plain line, not a JSON log line", () => {
     const out: string[] = [];
-    showGeneratedToken("serve", "--token", "T0K3N", (t) => out.push(t));
-    expect(out).toHaveLength(1);
-    expect(out[0]).toContain("T0K3N");
-    expect(() => JSON.parse(out[0]!)).toThrow();
+    showGeneratedTokenFile("serve", "--token", "/srv/mnote/serve.token", (t) => out.push(t));
+    expect(out).toEqual([
+      "mnote-tools serve: no --token given; generated a bearer token into /srv/mnote/serve.token (readable by you only)\n",
+    ]);
   });
 });
 

@@ -4,6 +4,7 @@
  * in-memory state refused (each worker would have its own). The races with two workers are in
  * test/reliability/multi-process.test.ts and test/scale/instances.test.ts.
  */
+import { readFileSync } from "node:fs";
 import { runCli } from "../support/paths";
 import { seededProject } from "../support/project";
 import { postJson, start } from "../support/processes";
@@ -33,9 +34,10 @@ describe("serve --workers", () => {
     const server = await start(["serve", "--db", p.db, "--state", p.state, "--port", "0", "--workers", "2"], {
       env: { MNOTE_TOOLS_TOKEN: undefined }, // no token from this environment: the primary generates one
     });
-    const shown = server.stderr.join("\n").match(/generated bearer token \(shown once, not logged\): (\S+)/);
+    const shown = server.stderr.join("\n").match(/generated a bearer token into (\S+) \(readable by you only\)/);
     expect(shown).not.toBeNull();
-    const token = shown![1]!;
+    const token = readFileSync(shown![1]!, "utf8").trim();
+    expect(server.stderr.join("\n")).not.toContain(token);
     const workers = workerPids(server.stderr);
     expect(workers.size).toBe(2);
     expect(workers.has(server.process.pid!)).toBe(false);

@@ -166,10 +166,24 @@ describe("a kernel that fails or hangs", () => {
     const { dispatcher, kernel, ids } = await withKernel(async () => undefined, {
       answer: () => ({ commandId: null, replayed: false, result: { title: 42 } }),
     });
-    const r = failed(
-      await dispatcher.dispatch(makeRequest("mnote.page.get", {}, {}, { ...ids, capabilityScope: ["page.read"] })),
-    );
+    // the runtime reports the bug on stderr for the operator: captured here, where it is expected
+    const said: string[] = [];
+    const write = jest.spyOn(process.stderr, "write").mockImplementation((text: string | Uint8Array) => {
+      said.push(String(text));
+      return true;
+    });
+    let r;
+    try {
+      r = failed(
+        await dispatcher.dispatch(makeRequest("mnote.page.get", {}, {}, { ...ids, capabilityScope: ["page.read"] })),
+      );
+    } finally {
+      write.mockRestore();
+    }
     expect(r.error.code).toBe("mnote_tool_internal");
+    expect(said).toEqual([
+      "mnote-tools: bug: a response did not match the contract at /result: must have required property 'documentId'\n",
+    ]);
     kernel.close();
   });
 });

@@ -43,6 +43,12 @@ function project() {
 }
 
 const owner = { sessionId: "s_owner", actorId: "user_1" };
+const ok = { status: 0, stderr: /^$/ };
+/** The README's exit table: a kernel that refuses the token or whose adapter cannot start is 3. */
+const misconfigured = (reason: string) => ({
+  status: 3,
+  stderr: new RegExp(`^mnote-tools: the kernel is misconfigured \\(${reason}\\)[^\\n]*\\n$`),
+});
 const reader = { sessionId: "s_reader", actorId: "user_2" };
 const fresh = (name: string) => {
   const { baseRevision: _b, ...args } = sampleArgs[name]!;
@@ -51,11 +57,13 @@ const fresh = (name: string) => {
 
 describe("mnote-tools call", () => {
   const p = project();
-  const call = (request: unknown, extra: string[] = []) => {
+  /** The envelope call answered; exit 0 and nothing on stderr, or (misconfigured) 3 and that one line. */
+  const call = (request: unknown, extra: string[] = [], exit: { status: number; stderr: string | RegExp } = ok) => {
     const run = runCli(["call", "--db", p.db, "--state", p.state, ...extra], {
       input: typeof request === "string" ? request : JSON.stringify(request),
     });
-    expect([run.status, run.stderr]).toEqual([0, ""]);
+    expect(run.status).toBe(exit.status);
+    expect(run.stderr).toMatch(exit.stderr);
     const response = JSON.parse(run.stdout);
     expect(validateToolResponse(response)).toBe(true);
     return response;
@@ -103,12 +111,11 @@ describe("mnote-tools call", () => {
       "ktok",
     ]);
     expect(response).toMatchObject({ ok: true, audit: { effect: "write" } });
-    const denied = call(makeRequest("mnote.page.get", {}, {}, owner), [
-      "--kernel-url",
-      kernel.url,
-      "--kernel-token",
-      "wrong",
-    ]);
+    const denied = call(
+      makeRequest("mnote.page.get", {}, {}, owner),
+      ["--kernel-url", kernel.url, "--kernel-token", "wrong"],
+      misconfigured("token_refused"),
+    );
     // a refused token is misconfiguration, named and final: a model must not retry it forever
     expect(denied.error).toMatchObject({
       code: "mnote_tool_kernel_misconfigured",
@@ -129,7 +136,11 @@ describe("mnote-tools call", () => {
     expect(response).toMatchObject({ ok: true, result: { documentId: "doc_1" } });
     const refused = call(makeRequest("mnote.page.update_title", { title: "x" }, {}, reader), ["--kernel-cli", adapter]);
     expect(refused.error.reason).toBe("page_write");
-    const broken = call(makeRequest("mnote.page.get", {}, {}, owner), ["--kernel-cli", "/nonexistent/mnote-cli"]);
+    const broken = call(
+      makeRequest("mnote.page.get", {}, {}, owner),
+      ["--kernel-cli", "/nonexistent/mnote-cli"],
+      misconfigured("adapter_not_found"),
+    );
     expect(broken.error).toMatchObject({
       code: "mnote_tool_kernel_misconfigured",
       reason: "adapter_not_found",

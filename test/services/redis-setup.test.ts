@@ -10,8 +10,9 @@ import { delimiter, join } from "node:path";
 import { repoRoot } from "../support/paths";
 import { tempDir } from "../support/tmp";
 
-const { findRedisServer, MISSING } = require("../support/redis-server.js") as {
+const { findRedisServer, removeStaleFolders, MISSING } = require("../support/redis-server.js") as {
   findRedisServer: (env: NodeJS.ProcessEnv) => string | null;
+  removeStaleFolders: (dir: string) => void;
   MISSING: string;
 };
 
@@ -107,4 +108,17 @@ describe("Jest's global setup for Redis", () => {
       expect(seen.after).toBe(false);
     },
   );
+
+  it("a run killed before its teardown leaves a folder the next run's setup removes; a running one's stays", () => {
+    const dir = tempDir("mnote-stale-");
+    // a pid that ran and has exited, and one that runs (this test's parent)
+    const gone = spawnSync(process.execPath, ["-e", "console.log(process.pid)"], { encoding: "utf8" });
+    const deadPid = Number(gone.stdout.trim());
+    const killed = join(dir, `mnote-test-redis-${deadPid}-abc123`);
+    const running = join(dir, `mnote-test-redis-${process.ppid}-def456`);
+    const other = join(dir, "mnote-test-redisish");
+    for (const d of [killed, running, other]) mkdirSync(d);
+    removeStaleFolders(dir);
+    expect(readdirSync(dir).sort()).toEqual([`mnote-test-redis-${process.ppid}-def456`, "mnote-test-redisish"]);
+  });
 });

@@ -1,10 +1,13 @@
 // Jest's global setup: the services some suites need, started once per run (see redis-server.js),
-// and the allow-all approval policy the suites' processes run under (see approval-setup.js).
+// the allow-all approval policy the suites' processes run under (see approval-setup.js), and
+// MNOTE_HERMES_SRC's default from the shared folder beside the clone (see hermes-setup.js).
 "use strict";
 const { globalSetup } = require("./redis-server");
 const { approvalSetup } = require("./approval-setup");
+const { hermesSetup } = require("./hermes-setup");
 
 module.exports = async (...args) => {
   approvalSetup();
+  hermesSetup();
   return globalSetup(...args);
 };

@@ -8,7 +8,7 @@
 // Plain JavaScript, so Jest runs it without a transform.
 "use strict";
 const { spawn } = require("node:child_process");
-const { accessSync, constants, mkdtempSync, rmSync } = require("node:fs");
+const { accessSync, constants, mkdtempSync, readdirSync, rmSync } = require("node:fs");
 const { createConnection, createServer } = require("node:net");
 const { tmpdir } = require("node:os");
 const { delimiter, join } = require("node:path");
@@ -29,6 +29,34 @@ function findRedisServer(env = process.env) {
     }
   }
   return null;
+}
+
+const PREFIX = "mnote-test-redis-";
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM"; // someone else's process: alive
+  }
+}
+
+/**
+ * Removes the folders of earlier runs that were killed before their teardown (SIGKILL, a CI
+ * timeout): each folder carries the pid of the Jest that made it, and only a dead one's is removed.
+ */
+function removeStaleFolders(dir = tmpdir()) {
+  let names = [];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(/^mnote-test-redis-(\d+)-/.exec(name)?.[1]);
+    if (pid && pid !== process.pid && !alive(pid)) rmSync(join(dir, name), { recursive: true, force: true });
+  }
 }
 
 /** A port nothing listens on right now (the OS picks it). */
@@ -62,7 +90,7 @@ function answersPing(port) {
 /** Starts redis-server on a free port and waits until it answers; rejects with its own words if it exits. */
 async function startRedis(binary) {
   const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), "mnote-test-redis-"));
+  const dir = mkdtempSync(join(tmpdir(), `${PREFIX}${process.pid}-`));
   const child = spawn(
     binary,
     ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
@@ -88,6 +116,7 @@ async function startRedis(binary) {
 async function globalSetup() {
   const env = process.env;
   if (env.MNOTE_TEST_REDIS_PORT || env.MNOTE_TEST_REDIS_HOST) return; // a Redis the caller runs
+  removeStaleFolders();
   const binary = findRedisServer(env);
   if (!binary) {
     env.MNOTE_TEST_REDIS_SKIP = MISSING;
@@ -100,7 +129,10 @@ async function globalSetup() {
       const started = await startRedis(binary);
       globalThis[STARTED] = started;
       // if Jest ends without its teardown (an error, Ctrl-C), the server must not outlive it
-      process.once("exit", () => started.child.kill("SIGKILL"));
+      process.once("exit", () => {
+        started.child.kill("SIGKILL");
+        rmSync(started.dir, { recursive: true, force: true });
+      });
       // the workers start after this and inherit the environment
       env.MNOTE_TEST_REDIS_HOST = "127.0.0.1";
       env.MNOTE_TEST_REDIS_PORT = String(started.port);
@@ -127,4 +159,4 @@ async function globalTeardown() {
   rmSync(dir, { recursive: true, force: true });
 }
 
-module.exports = { globalSetup, globalTeardown, findRedisServer, MISSING };
+module.exports = { globalSetup, globalTeardown, findRedisServer, removeStaleFolders, MISSING };

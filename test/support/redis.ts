@@ -50,8 +50,7 @@ export function describeRedis(name: string, body: () => void): void {
     });
     return;
   }
-  // Jest does not print the names of skipped suites: say it where a person running the tests sees it
-  process.stderr.write(`${name}: skipped: ${missing}\n`);
+  // the summary reporter prints the reason under Jest's summary (test/support/summary-reporter.js)
   describe.skip(`${name} (skipped: ${missing})`, body);
 }
 

@@ -20,5 +20,7 @@ export function scratchProject(): { root: string; contract: string; generated: s
 }
 
 afterAll(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+  // retried: on a loaded machine a child (npm, a server being stopped) may still be writing into a
+  // folder when it is removed, and rmdir then fails with ENOTEMPTY or EBUSY
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
 });
