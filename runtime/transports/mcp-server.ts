@@ -35,8 +35,8 @@ import {
   Server,
   type CallToolResult,
   type InputRequiredResult,
-  type JSONRPCMessage,
   type ServerContext,
+  type Transport,
 } from "@modelcontextprotocol/server";
 import { mcpCacheHint, mcpServerInfo, mcpTools } from "../../generated/mcp/tools";
 import { ERR, modelView, toolByName, type ToolDescriptor } from "../../generated/registry";
@@ -263,16 +263,13 @@ export async function serveMcpStdio(options: McpServerOptions): Promise<void> {
  * written (send resolves on stdout's write callback; a failed write rejects and the write stays
  * uncertain, so the client's retry replays it).
  */
-function deliverOnSend<T extends { send(message: JSONRPCMessage, ...rest: never[]): Promise<void> }>(
-  transport: T,
-  undelivered: Map<string | number, Delivery>,
-): T {
-  const send = transport.send.bind(transport) as (message: JSONRPCMessage, ...rest: never[]) => Promise<void>;
-  transport.send = async (message: JSONRPCMessage, ...rest: never[]) => {
+function deliverOnSend(transport: Transport, undelivered: Map<string | number, Delivery>): Transport {
+  const send = transport.send.bind(transport);
+  transport.send = async (message, options) => {
     const id = "id" in message && ("result" in message || "error" in message) ? message.id : undefined;
     const delivery = id === undefined || id === null ? undefined : undelivered.get(id);
     if (delivery) undelivered.delete(id!);
-    await send(message, ...rest);
+    await send(message, options);
     if (delivery) void delivery.delivered();
   };
   return transport;
