@@ -160,24 +160,7 @@ export function createMcpHttpServer(options: McpHttpOptions): Server {
     maxRequestBodySize: maxBytes,
     onerror: (e) => options.log.debug({ err: e.message }, "mcp request refused"),
   });
-  /** A 2025-era request: a fresh server and transport, JSON answers, nothing kept (stateless). */
-  async function legacy(request: Request, body: unknown, authInfo: AuthInfo, res: ServerResponse): Promise<void> {
-    const server = build(authInfo.extra![CALLER] as McpCaller);
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    try {
-      await server.connect(transport);
-      await sendResponse(
-        res,
-        await transport.handleRequest(request, { parsedBody: body, authInfo }),
-        authInfo.extra![CALLER] as McpCaller,
-      );
-    } finally {
-      await server.close();
-    }
-  }
+  const serving: Serving = { options, maxBytes, build, modern };
   return createHttpService({
     log: options.log,
     allowedHosts: options.allowedHosts,
@@ -185,45 +168,7 @@ export function createMcpHttpServer(options: McpHttpOptions): Server {
     timeouts: options.timeouts,
     errorBody: (status, message) => jsonRpcError(codeFor(status), status >= 500 ? "internal error" : message),
     routes: [
-      {
-        method: "POST",
-        path: "/mcp",
-        handle: async ({ req, res }) => {
-          // the static token (local use), else an OAuth bearer token when OAuth is configured
-          const local = hasBearer(req, options.token);
-          if (!local && !options.oauth) requireBearer(req, [options.token]);
-          const { text, body } = await readJsonRpc(req, maxBytes);
-          let subject: string | undefined;
-          if (!local && options.oauth) {
-            const auth = await options.oauth.gate(webRequest(req, text));
-            if (auth instanceof Response) return sendResponse(res, auth);
-            const refused = options.oauth.scopeRefusal(body, auth);
-            if (refused) return sendResponse(res, refused);
-            subject = typeof auth.extra?.subject === "string" ? auth.extra.subject : auth.clientId;
-          }
-          const header = req.headers["x-mnote-session"];
-          const caller: McpCaller = {
-            // X-Mnote-Session is the static token's (its holder vouches); an OAuth caller acts under --session
-            sessionId: local && typeof header === "string" && header ? header : options.sessionId,
-            refusals: new Map(),
-            undelivered: new Map(),
-            ...(subject !== undefined ? { subject } : {}),
-          };
-          // what the SDK's parse would hide is noted first (mcp-guard.ts)
-          const refused = rawRefusal(body, mcpToolOf);
-          if (refused) caller.refusals.set(refused.id, refused);
-          // the token is checked above and never handed on (nor logged): authInfo carries the caller only
-          const authInfo: AuthInfo = {
-            token: "",
-            clientId: "mnote-static-token",
-            scopes: [],
-            extra: { [CALLER]: caller },
-          };
-          const request = webRequest(req, text);
-          if (await isLegacyRequest(request, body)) return legacy(request, body, authInfo, res);
-          await sendResponse(res, await modern.fetch(request, { authInfo, parsedBody: body }), caller);
-        },
-      },
+      { method: "POST", path: "/mcp", handle: ({ req, res }) => postMcp(serving, req, res) },
       // RFC 9728: where clients find the authorization server (named in every 401 challenge)
       ...(options.oauth
         ? [
@@ -241,7 +186,7 @@ export function createMcpHttpServer(options: McpHttpOptions): Server {
       ...["GET", "DELETE"].map((method) => ({
         method,
         path: "/mcp",
-        handle: ({ req }: { req: import("node:http").IncomingMessage }) => {
+        handle: ({ req }: { req: IncomingMessage }) => {
           requireBearer(req, [options.token]);
           throw new HttpError(405, "Method not allowed: this server is stateless (POST only)", undefined, {
             allow: "POST",
@@ -250,4 +195,77 @@ export function createMcpHttpServer(options: McpHttpOptions): Server {
       })),
     ],
   });
+}
+
+/** What the routes of one MCP HTTP server share. */
+interface Serving {
+  options: McpHttpOptions;
+  maxBytes: number;
+  /** A server for one caller. */
+  build: (caller: McpCaller) => ReturnType<typeof createMcpServer>;
+  /** The 2026-07-28 handler. */
+  modern: ReturnType<typeof createMcpHandler>;
+}
+
+/** POST /mcp: the caller authenticated and named, then the request handed to the SDK of its revision. */
+async function postMcp(s: Serving, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { options } = s;
+  // the static token (local use), else an OAuth bearer token when OAuth is configured
+  const local = hasBearer(req, options.token);
+  if (!local && !options.oauth) requireBearer(req, [options.token]);
+  const { text, body } = await readJsonRpc(req, s.maxBytes);
+  let subject: string | undefined;
+  if (!local && options.oauth) {
+    const auth = await options.oauth.gate(webRequest(req, text));
+    if (auth instanceof Response) return sendResponse(res, auth);
+    const refused = options.oauth.scopeRefusal(body, auth);
+    if (refused) return sendResponse(res, refused);
+    subject = typeof auth.extra?.subject === "string" ? auth.extra.subject : auth.clientId;
+  }
+  const header = req.headers["x-mnote-session"];
+  const caller: McpCaller = {
+    // X-Mnote-Session is the static token's (its holder vouches); an OAuth caller acts under --session
+    sessionId: local && typeof header === "string" && header ? header : options.sessionId,
+    refusals: new Map(),
+    undelivered: new Map(),
+    ...(subject !== undefined ? { subject } : {}),
+  };
+  // what the SDK's parse would hide is noted first (mcp-guard.ts)
+  const refused = rawRefusal(body, mcpToolOf);
+  if (refused) caller.refusals.set(refused.id, refused);
+  // the token is checked above and never handed on (nor logged): authInfo carries the caller only
+  const authInfo: AuthInfo = {
+    token: "",
+    clientId: "mnote-static-token",
+    scopes: [],
+    extra: { [CALLER]: caller },
+  };
+  const request = webRequest(req, text);
+  if (await isLegacyRequest(request, body)) return legacy(s, request, body, authInfo, res);
+  await sendResponse(res, await s.modern.fetch(request, { authInfo, parsedBody: body }), caller);
+}
+
+/** A 2025-era request: a fresh server and transport, JSON answers, nothing kept (stateless). */
+async function legacy(
+  s: Serving,
+  request: Request,
+  body: unknown,
+  authInfo: AuthInfo,
+  res: ServerResponse,
+): Promise<void> {
+  const server = s.build(authInfo.extra![CALLER] as McpCaller);
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  try {
+    await server.connect(transport);
+    await sendResponse(
+      res,
+      await transport.handleRequest(request, { parsedBody: body, authInfo }),
+      authInfo.extra![CALLER] as McpCaller,
+    );
+  } finally {
+    await server.close();
+  }
 }

@@ -142,92 +142,108 @@ export function createMcpServer(
       requestState: { verify: (value, ctx) => states.codec.verify(value, ctx) },
     },
   );
-  const now = options.now ?? Date.now;
   const provider = options.provider ?? DEFAULT_PROVIDER;
-  const principal = `${caller.sessionId}\u0000${caller.subject ?? ""}`;
+  const unit: Unit = {
+    options,
+    caller,
+    states,
+    now: options.now ?? Date.now,
+    principal: `${caller.sessionId}\u0000${caller.subject ?? ""}`,
+  };
 
   server.setRequestHandler("tools/list", async () => ({ tools: toolsFor(provider) as never }));
-
-  /** The session's live grant, or the refusal to answer instead. */
-  async function liveGrant(tool: ToolDescriptor): Promise<SessionGrant | ToolResponse> {
-    const grant = await options.grants.get(caller.sessionId).catch(() => undefined);
-    if (grant && isGrantLive(grant, now())) return grant;
-    return {
-      ...refusalResponse(ERR.notAuthenticated, grant?.locale, grant ? "session_expired" : "session_unknown"),
-      toolName: tool.name,
-    };
-  }
-
-  const fail = (failure: ToolFailure, grant: SessionGrant, tool: ToolDescriptor, echo: ToolRequest) =>
-    asResult(failureResponse(failure, echo, tool, grant.locale ?? "zh-CN"));
-
-  /** A raw call the raise step refuses (mcp-guard.ts): the invalid_input the handler would answer. */
-  function refuseRawCall(tool: ToolDescriptor, grant: SessionGrant, refusal: RaiseRefusal): CallToolResult {
-    const echo = { toolName: tool.name, workspaceId: grant.workspaceId, documentId: grant.documentId };
-    return asResult(failureResponse(raiseRefusalFailure(tool.name, refusal), echo, tool, grant.locale ?? "zh-CN"));
-  }
-
-  /** The dispatch, its delivery parked until the response to request `id` is sent. */
-  async function dispatchFor(id: string | number, envelope: unknown): Promise<ToolResponse> {
-    const answer = await options.dispatch(envelope);
-    if (!("delivery" in answer)) return answer;
-    if (caller.undelivered) caller.undelivered.set(id, answer.delivery);
-    else void answer.delivery.delivered();
-    return answer.response;
-  }
-
-  async function callTool(
-    request: { params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> } },
-    ctx: ServerContext,
-  ): Promise<CallToolResult | InputRequiredResult> {
-    const tool = mcpToolOf(request.params.name);
-    if (!tool)
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        `Unknown tool: ${JSON.stringify(request.params.name).slice(0, 200)}`,
-      );
-    const grant = await liveGrant(tool);
-    if ("ok" in grant) return asResult(grant);
-    const raw = caller.refusals.get(ctx.mcpReq.id);
-    if (raw) {
-      caller.refusals.delete(ctx.mcpReq.id);
-      return refuseRawCall(tool, grant, raw.refusal);
-    }
-    const meta = request.params._meta;
-    const given = meta?.[IDEMPOTENCY_META_KEY];
-    if (given !== undefined && given !== null && !validateIdempotencyKey(given)) {
-      const refused = { ...refusalResponse(ERR.invalidInput, grant.locale), toolName: tool.name };
-      refused.error.pointer = IDEMPOTENCY_META_POINTER;
-      return asResult(refused);
-    }
-    const args = request.params.arguments ?? {};
-    // validate, then raise, then the envelope (model-call.ts); the dispatcher validates it in full
-    const built = requestFromModelCall(tool, args, grant, {
-      runId,
-      toolCallId: `mcp_${randomUUID().replace(/-/g, "")}`,
-      idempotencyKey: typeof given === "string" ? given : `mcp-${randomUUID()}`,
-      keyOrigin: typeof given === "string" ? "caller" : "tool_call",
-    });
-    if (!built.ok) return asResult(built.response);
-    const envelope = built.request;
-    const state = ctx.mcpReq.requestState<ApprovalState>();
-    // _meta.traceparent (and tracestate), when the client sends one, is continued
-    return continueTrace(traceCarrierFromMeta(meta), async () => {
-      if (state !== undefined && typeof state === "object") {
-        // the retry of an approval round (mcp-approval.ts): a yes writes, once; anything else writes nothing
-        const answer = approvalAnswer(states, tool, state, ctx, { principal, args, now: now() });
-        if (answer instanceof ToolFailure) return fail(answer, grant, tool, envelope);
-        // a yes writes; anything else reaches the runtime as declined (logged, token used up, nothing written)
-        return asResult(await dispatchFor(ctx.mcpReq.id, { ...envelope, approval: answer }));
-      }
-      const response = await dispatchFor(ctx.mcpReq.id, envelope);
-      const challenge = challengeOf(response);
-      if (!challenge) return asResult(response);
-      return askApproval(states, tool, challenge, { principal, args });
-    });
-  }
-  server.setRequestHandler("tools/call", (request, ctx) => callTool(request as never, ctx));
+  server.setRequestHandler("tools/call", (request, ctx) => callTool(unit, request as never, ctx));
   return server;
+}
+
+/** What the handlers of one serving unit share. */
+interface Unit {
+  options: McpServerOptions;
+  caller: McpCaller;
+  states: McpRequestStates;
+  now: () => number;
+  /** Who an approval round belongs to: the session and, over OAuth, the subject. */
+  principal: string;
+}
+
+/** The session's live grant, or the refusal to answer instead. */
+async function liveGrant(u: Unit, tool: ToolDescriptor): Promise<SessionGrant | ToolResponse> {
+  const grant = await u.options.grants.get(u.caller.sessionId).catch(() => undefined);
+  if (grant && isGrantLive(grant, u.now())) return grant;
+  return {
+    ...refusalResponse(ERR.notAuthenticated, grant?.locale, grant ? "session_expired" : "session_unknown"),
+    toolName: tool.name,
+  };
+}
+
+const fail = (failure: ToolFailure, grant: SessionGrant, tool: ToolDescriptor, echo: ToolRequest) =>
+  asResult(failureResponse(failure, echo, tool, grant.locale ?? "zh-CN"));
+
+/** A raw call the raise step refuses (mcp-guard.ts): the invalid_input the handler would answer. */
+function refuseRawCall(tool: ToolDescriptor, grant: SessionGrant, refusal: RaiseRefusal): CallToolResult {
+  const echo = { toolName: tool.name, workspaceId: grant.workspaceId, documentId: grant.documentId };
+  return asResult(failureResponse(raiseRefusalFailure(tool.name, refusal), echo, tool, grant.locale ?? "zh-CN"));
+}
+
+/** The dispatch, its delivery parked until the response to request `id` is sent. */
+async function dispatchFor(u: Unit, id: string | number, envelope: unknown): Promise<ToolResponse> {
+  const answer = await u.options.dispatch(envelope);
+  if (!("delivery" in answer)) return answer;
+  if (u.caller.undelivered) u.caller.undelivered.set(id, answer.delivery);
+  else void answer.delivery.delivered();
+  return answer.response;
+}
+
+async function callTool(
+  u: Unit,
+  request: { params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> } },
+  ctx: ServerContext,
+): Promise<CallToolResult | InputRequiredResult> {
+  const tool = mcpToolOf(request.params.name);
+  if (!tool)
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `Unknown tool: ${JSON.stringify(request.params.name).slice(0, 200)}`,
+    );
+  const grant = await liveGrant(u, tool);
+  if ("ok" in grant) return asResult(grant);
+  const raw = u.caller.refusals.get(ctx.mcpReq.id);
+  if (raw) {
+    u.caller.refusals.delete(ctx.mcpReq.id);
+    return refuseRawCall(tool, grant, raw.refusal);
+  }
+  const meta = request.params._meta;
+  const given = meta?.[IDEMPOTENCY_META_KEY];
+  if (given !== undefined && given !== null && !validateIdempotencyKey(given)) {
+    const refused = { ...refusalResponse(ERR.invalidInput, grant.locale), toolName: tool.name };
+    refused.error.pointer = IDEMPOTENCY_META_POINTER;
+    return asResult(refused);
+  }
+  const args = request.params.arguments ?? {};
+  // validate, then raise, then the envelope (model-call.ts); the dispatcher validates it in full
+  const built = requestFromModelCall(tool, args, grant, {
+    runId,
+    toolCallId: `mcp_${randomUUID().replace(/-/g, "")}`,
+    idempotencyKey: typeof given === "string" ? given : `mcp-${randomUUID()}`,
+    keyOrigin: typeof given === "string" ? "caller" : "tool_call",
+  });
+  if (!built.ok) return asResult(built.response);
+  const envelope = built.request;
+  const state = ctx.mcpReq.requestState<ApprovalState>();
+  // _meta.traceparent (and tracestate), when the client sends one, is continued
+  return continueTrace(traceCarrierFromMeta(meta), async () => {
+    if (state !== undefined && typeof state === "object") {
+      // the retry of an approval round (mcp-approval.ts): a yes writes, once; anything else writes nothing
+      const answer = approvalAnswer(u.states, tool, state, ctx, { principal: u.principal, args, now: u.now() });
+      if (answer instanceof ToolFailure) return fail(answer, grant, tool, envelope);
+      // a yes writes; anything else reaches the runtime as declined (logged, token used up, nothing written)
+      return asResult(await dispatchFor(u, ctx.mcpReq.id, { ...envelope, approval: answer }));
+    }
+    const response = await dispatchFor(u, ctx.mcpReq.id, envelope);
+    const challenge = challengeOf(response);
+    if (!challenge) return asResult(response);
+    return askApproval(u.states, tool, challenge, { principal: u.principal, args });
+  });
 }
 
 /** The model's view of the envelope, as structured content (it validates against the tool's outputSchema) and as text. */

@@ -32,6 +32,7 @@ import {
   requireBearer,
   sendJson,
   watchDelivery,
+  type RequestContext,
   type Timeouts,
 } from "../../common/http/server";
 import type { Logger } from "../../common/http/logger";
@@ -72,149 +73,153 @@ export interface ToolServerOptions {
 
 /** The tool server (not yet listening). */
 export function createToolServer(options: ToolServerOptions): Server {
-  const { runtime, log } = options;
-  const listing = {
-    contract,
-    tools: toolList.map((t) => ({
-      name: t.name,
-      providerName: t.providerName,
-      title: t.title,
-      description: t.description,
-      effect: t.effect,
-      capability: t.capability,
-      idempotency: t.idempotency,
-      dryRun: t.dryRun,
-      semantics: t.semantics,
-      parameters: t.parameters,
-    })),
+  const serving: Serving = {
+    options,
+    refusedToken: refusalResponse(ERR.notAuthenticated),
+    frameworks: frameworkCaller(options.runtime),
   };
-  const refusedToken = refusalResponse(ERR.notAuthenticated);
-  const frameworks = frameworkCaller(runtime);
-
-  /** The request body, or the envelope the tool routes answer a refused body with (413, 415). */
-  async function toolBody(req: Parameters<typeof readBody>[0]): Promise<Buffer> {
-    try {
-      return await readBody(req, options.maxBytes);
-    } catch (e) {
-      // the tool routes answer in envelopes, even when the layer refuses the body
-      if (e instanceof HttpError && e.status === 413)
-        throw new HttpError(413, e.message, refusalResponse(ERR.payloadTooLarge));
-      if (e instanceof HttpError && e.status === 415)
-        throw new HttpError(415, e.message, refusalResponse(ERR.invalidInput));
-      throw e;
-    }
-  }
-
   return createHttpService({
-    log,
+    log: options.log,
     allowedHosts: options.allowedHosts,
     allowedOrigins: options.allowedOrigins,
     timeouts: options.timeouts,
     errorBody: (status, message) => (status >= 500 ? refusalResponse(ERR.internal) : { error: message }),
     routes: [
       { method: "GET", path: "/healthz", handle: ({ res }) => sendJson(res, 200, { ok: true, contract }) },
-      {
-        method: "POST",
-        path: "/v1/tools/call",
-        handle: async ({ req, res }) => {
-          const onDelivered = watchDelivery(res);
-          requireBearer(req, [options.token], "the tool token is missing or wrong", refusedToken);
-          const body = await toolBody(req);
-          // a W3C traceparent header is continued: the tool call's span becomes the caller's child
-          const { response, delivery } = await continueTrace(req.headers, () =>
-            runtime.dispatcher.dispatchTracked(body),
-          );
-          // the delivery rule: a write stays uncertain until this answer reached the client
-          onDelivered(() => void delivery.delivered());
-          sendJson(res, 200, response);
-        },
-      },
-      {
-        method: "POST",
-        path: MODEL_CALL_PATH,
-        handle: async ({ req, res }) => {
-          const onDelivered = watchDelivery(res);
-          requireBearer(req, [options.token], "the tool token is missing or wrong", refusedToken);
-          const body = await toolBody(req);
-          let call: unknown;
-          try {
-            // the same byte, depth, value and UTF-8 rules as an envelope, before JSON.parse
-            call = readRequest(body, MODEL_CALL_LIMITS);
-          } catch (e) {
-            if (!(e instanceof ToolFailure)) throw e;
-            return sendJson(res, 200, failureResponse(e, undefined, undefined, "zh-CN"));
-          }
-          const { response, delivery } = await frameworks.callModelToolTracked(call, req.headers);
-          onDelivered(() => void delivery.delivered()); // as /v1/tools/call
-          sendJson(res, 200, response);
-        },
-      },
-      {
-        method: "GET",
-        path: "/v1/tools",
-        handle: ({ req, res }) => {
-          requireBearer(req, [options.token], "the tool token is missing or wrong", refusedToken);
-          // ?provider=<name> picks the schema variant (docs/PROVIDERS.md); portable by default
-          const provider = new URL(req.url ?? "/", "http://localhost").searchParams.get("provider") ?? DEFAULT_PROVIDER;
-          const variant = toolsForProvider(provider);
-          if (!variant)
-            throw new HttpError(400, `unknown provider ${provider}`, {
-              error: `unknown provider ${provider}`,
-              providers: PROVIDERS,
-            });
-          const byName = new Map(variant.map((t) => [t.canonicalName, t]));
-          sendJson(res, 200, {
-            ...listing,
-            provider,
-            tools: listing.tools.map((t) => ({
-              ...t,
-              parameters: byName.get(t.name)!.parameters,
-              definition: byName.get(t.name)!.definition,
-            })),
-          });
-        },
-      },
-      {
-        method: "POST",
-        path: "/v1/sessions",
-        handle: async ({ req, res }) => {
-          requireBearer(req, [options.hostToken], "a host token is required to register a session grant");
-          const grant = await readJson(req, 64 * 1024);
-          if (!validateSessionGrant(grant)) {
-            throw new HttpError(400, "invalid session grant", {
-              error: "invalid session grant",
-              pointer: firstProblemPointer(validateSessionGrant.errors),
-            });
-          }
-          await runtime.grants.put(grant);
-          log.info(
-            { event: "session_granted", sessionId: grant.sessionId, expiresAt: grant.expiresAt },
-            "session_granted",
-          );
-          sendJson(res, 201, grant);
-        },
-      },
-      {
-        method: "GET",
-        path: /^\/v1\/sessions\/([^/]+)$/,
-        handle: async ({ req, res, params }) => {
-          requireBearer(req, [options.token, options.hostToken], "a tool or host token is required");
-          const grant = await runtime.grants.get(params[0]!);
-          if (!grant || !isGrantLive(grant, runtime.now())) throw new HttpError(404, "no live grant for this session");
-          sendJson(res, 200, grant);
-        },
-      },
-      {
-        method: "DELETE",
-        path: /^\/v1\/sessions\/([^/]+)$/,
-        handle: async ({ req, res, params }) => {
-          requireBearer(req, [options.hostToken], "a host token is required");
-          const id = params[0]!;
-          if (!(await runtime.grants.revoke(id)))
-            throw new HttpError(404, "no grant for this session", { sessionId: id });
-          sendJson(res, 200, { sessionId: id });
-        },
-      },
+      { method: "POST", path: "/v1/tools/call", handle: (ctx) => toolCall(serving, ctx) },
+      { method: "POST", path: MODEL_CALL_PATH, handle: (ctx) => modelCall(serving, ctx) },
+      { method: "GET", path: "/v1/tools", handle: (ctx) => toolListing(serving, ctx) },
+      { method: "POST", path: "/v1/sessions", handle: (ctx) => putGrant(serving, ctx) },
+      { method: "GET", path: SESSION_PATH, handle: (ctx) => getGrant(serving, ctx) },
+      { method: "DELETE", path: SESSION_PATH, handle: (ctx) => revokeGrant(serving, ctx) },
     ],
   });
+}
+
+/** What every route of one tool server shares. */
+interface Serving {
+  options: ToolServerOptions;
+  refusedToken: ReturnType<typeof refusalResponse>;
+  frameworks: ReturnType<typeof frameworkCaller>;
+}
+
+const SESSION_PATH = /^\/v1\/sessions\/([^/]+)$/;
+
+const requireToolToken = (s: Serving, req: RequestContext["req"]) =>
+  requireBearer(req, [s.options.token], "the tool token is missing or wrong", s.refusedToken);
+
+/** The request body, or the envelope the tool routes answer a refused body with (413, 415). */
+async function toolBody(s: Serving, req: RequestContext["req"]): Promise<Buffer> {
+  try {
+    return await readBody(req, s.options.maxBytes);
+  } catch (e) {
+    // the tool routes answer in envelopes, even when the layer refuses the body
+    if (e instanceof HttpError && e.status === 413)
+      throw new HttpError(413, e.message, refusalResponse(ERR.payloadTooLarge));
+    if (e instanceof HttpError && e.status === 415)
+      throw new HttpError(415, e.message, refusalResponse(ERR.invalidInput));
+    throw e;
+  }
+}
+
+async function toolCall(s: Serving, { req, res }: RequestContext): Promise<void> {
+  const onDelivered = watchDelivery(res);
+  requireToolToken(s, req);
+  const body = await toolBody(s, req);
+  // a W3C traceparent header is continued: the tool call's span becomes the caller's child
+  const { response, delivery } = await continueTrace(req.headers, () =>
+    s.options.runtime.dispatcher.dispatchTracked(body),
+  );
+  // the delivery rule: a write stays uncertain until this answer reached the client
+  onDelivered(() => void delivery.delivered());
+  sendJson(res, 200, response);
+}
+
+async function modelCall(s: Serving, { req, res }: RequestContext): Promise<void> {
+  const onDelivered = watchDelivery(res);
+  requireToolToken(s, req);
+  const body = await toolBody(s, req);
+  let call: unknown;
+  try {
+    // the same byte, depth, value and UTF-8 rules as an envelope, before JSON.parse
+    call = readRequest(body, MODEL_CALL_LIMITS);
+  } catch (e) {
+    if (!(e instanceof ToolFailure)) throw e;
+    return sendJson(res, 200, failureResponse(e, undefined, undefined, "zh-CN"));
+  }
+  const { response, delivery } = await s.frameworks.callModelToolTracked(call, req.headers);
+  onDelivered(() => void delivery.delivered()); // as /v1/tools/call
+  sendJson(res, 200, response);
+}
+
+/** Every tool's names, facts and parameters, as the registry has them. */
+const LISTING = {
+  contract,
+  tools: toolList.map((t) => ({
+    name: t.name,
+    providerName: t.providerName,
+    title: t.title,
+    description: t.description,
+    effect: t.effect,
+    capability: t.capability,
+    idempotency: t.idempotency,
+    dryRun: t.dryRun,
+    semantics: t.semantics,
+    parameters: t.parameters,
+  })),
+};
+
+function toolListing(s: Serving, { req, res }: RequestContext): void {
+  requireToolToken(s, req);
+  // ?provider=<name> picks the schema variant (docs/PROVIDERS.md); portable by default
+  const provider = new URL(req.url ?? "/", "http://localhost").searchParams.get("provider") ?? DEFAULT_PROVIDER;
+  const variant = toolsForProvider(provider);
+  if (!variant)
+    throw new HttpError(400, `unknown provider ${provider}`, {
+      error: `unknown provider ${provider}`,
+      providers: PROVIDERS,
+    });
+  const byName = new Map(variant.map((t) => [t.canonicalName, t]));
+  sendJson(res, 200, {
+    ...LISTING,
+    provider,
+    tools: LISTING.tools.map((t) => ({
+      ...t,
+      parameters: byName.get(t.name)!.parameters,
+      definition: byName.get(t.name)!.definition,
+    })),
+  });
+}
+
+async function putGrant(s: Serving, { req, res }: RequestContext): Promise<void> {
+  requireBearer(req, [s.options.hostToken], "a host token is required to register a session grant");
+  const grant = await readJson(req, 64 * 1024);
+  if (!validateSessionGrant(grant)) {
+    throw new HttpError(400, "invalid session grant", {
+      error: "invalid session grant",
+      pointer: firstProblemPointer(validateSessionGrant.errors),
+    });
+  }
+  await s.options.runtime.grants.put(grant);
+  s.options.log.info(
+    { event: "session_granted", sessionId: grant.sessionId, expiresAt: grant.expiresAt },
+    "session_granted",
+  );
+  sendJson(res, 201, grant);
+}
+
+async function getGrant(s: Serving, { req, res, params }: RequestContext): Promise<void> {
+  const { runtime } = s.options;
+  requireBearer(req, [s.options.token, s.options.hostToken], "a tool or host token is required");
+  const grant = await runtime.grants.get(params[0]!);
+  if (!grant || !isGrantLive(grant, runtime.now())) throw new HttpError(404, "no live grant for this session");
+  sendJson(res, 200, grant);
+}
+
+async function revokeGrant(s: Serving, { req, res, params }: RequestContext): Promise<void> {
+  requireBearer(req, [s.options.hostToken], "a host token is required");
+  const id = params[0]!;
+  if (!(await s.options.runtime.grants.revoke(id)))
+    throw new HttpError(404, "no grant for this session", { sessionId: id });
+  sendJson(res, 200, { sessionId: id });
 }

@@ -1,0 +1,173 @@
+/**
+ * The approval step (docs/APPROVAL.md), every rule of human approval in one place: the call's
+ * level (contract and host policy), deny, the preview and its token for ask, the token's check,
+ * the person's answer, the token used up once by the write it approves, and the expired token of
+ * a write that committed (replayed, not refused).
+ */
+import type * as T from "../../../generated/types";
+import { ERR } from "../../../generated/registry";
+import { effectiveLevel } from "../../approval/level";
+import { checkApproval, newNonce, signApproval, storeBoundKey, type ApprovalClaims } from "../../approval/token";
+import { previewOf } from "../../approval/preview";
+import { previewText } from "../../approval/preview-text";
+import { requestFingerprint } from "../keys";
+import { refuse, ToolFailure } from "../tool-failure";
+import { storeError, type BeforeClaim, type DispatchDeps, type Outcome, type ToolCall } from "./context";
+import { kernelCall } from "./kernel";
+import { committedReplay, uncertainWrite } from "./uncertain";
+
+/** How much longer than its token a used nonce is kept: clocks of instances differ a little. */
+const NONCE_MARGIN_MS = 60_000;
+const ASK = "ask" as const;
+
+/** A verified approval on its way to the write it approves. */
+export interface Approved {
+  claims: ApprovalClaims;
+  approvedBy: string;
+}
+
+/** The call's level; deny holds for everything the tool does, its dry run included. */
+export function approvalLevel(deps: DispatchDeps, call: ToolCall): T.ApprovalLevel {
+  const { tool, request } = call;
+  const level = effectiveLevel(tool, request.sessionId, request.args as Record<string, unknown>, deps.approval.policy);
+  if (level === "deny")
+    throw new ToolFailure(ERR.approvalDenied, { reason: "policy", decision: { decision: "denied", level } });
+  return level;
+}
+
+/**
+ * An ask-level write: approve, then write. A token that expired may belong to a write that
+ * committed and whose answer was lost: the kernel is asked first, and that write's retry replays
+ * its committed result instead of approval_expired (which is not retryable, so the model would
+ * stop there and never learn that the write happened).
+ */
+export async function askedWrite(deps: DispatchDeps, call: ToolCall): Promise<Outcome> {
+  let approval: Approved | { outcome: Outcome };
+  try {
+    approval = await approve(deps, call);
+  } catch (e) {
+    if (!(e instanceof ToolFailure && e.code === ERR.approvalExpired)) throw e;
+    const replay = await committedReplay(deps, call);
+    if (!replay) throw e;
+    return replay;
+  }
+  // an outcome without a write: nothing would change (answered as the dry run shows)
+  if ("outcome" in approval) return approval.outcome;
+  const outcome = await uncertainWrite(deps, call, useApproval(deps, approval));
+  return { ...outcome, approval: { decision: "approved", level: ASK, approvedBy: approval.approvedBy } };
+}
+
+/**
+ * A write whose level is ask. Without a token: the preview (askFor). With one: the token checked
+ * (signature, binding, expiry); it is used up by the write itself (useApproval), which carries
+ * the previewed revision to the kernel.
+ */
+export async function approve(deps: DispatchDeps, call: ToolCall): Promise<Approved | { outcome: Outcome }> {
+  const { tool, request } = call;
+  const fingerprint = requestFingerprint(request.documentId, request.args);
+  if (!request.approval) return askFor(deps, call, fingerprint);
+  const check = checkApproval(await approvalKey(deps), request.approval.token, {
+    sessionId: request.sessionId,
+    toolName: tool.name,
+    fingerprint,
+    now: deps.now(),
+  });
+  if (!check.ok) {
+    if (check.problem === "expired")
+      throw new ToolFailure(ERR.approvalExpired, { decision: { decision: "expired", level: ASK } });
+    throw new ToolFailure(ERR.approvalInvalid, {
+      reason: check.problem,
+      decision: { decision: "invalid", level: ASK },
+    });
+  }
+  const { answer } = request.approval;
+  if (answer !== undefined) {
+    // the person did not say yes (or could not be asked): recorded, the token used up, nothing written
+    const ttl = Math.max(0, check.claims.expiresAt - deps.now()) + NONCE_MARGIN_MS;
+    await deps.idempotency
+      .consumeApproval(check.claims.nonce, "not_approved", ttl)
+      .catch((e: unknown) => storeError(deps, e));
+    throw new ToolFailure(ERR.approvalDenied, { reason: answer, decision: { decision: "denied", level: ASK } });
+  }
+  // a token bound to no revision (made before this check existed) would write unbound
+  if (check.claims.revision === null || tool.revisionField === null) refuse(ERR.kernelMisconfigured, "no_revision");
+  return { claims: check.claims, approvedBy: request.approval.approvedBy ?? request.actorId };
+}
+
+/**
+ * No token yet: the tool's own dry run becomes the preview, and the answer is approval_required
+ * with a token bound to this session, tool, args and the previewed revision. A call whose dry run
+ * plans no change asks nobody: it is answered with that dry run (decision unchanged).
+ */
+async function askFor(deps: DispatchDeps, call: ToolCall, fingerprint: string): Promise<{ outcome: Outcome }> {
+  const { tool, request } = call;
+  const reply = await kernelCall(deps, call.command, { context: call.context, args: request.args, dryRun: true });
+  const result = reply.result as Record<string, unknown>;
+  const preview = previewOf(result);
+  // nothing would change: nothing to approve, and nothing to write
+  if (preview.ops.length === 0) {
+    const approval: T.ApprovalAudit = { decision: "unchanged", level: ASK };
+    return { outcome: { result, effect: "dry_run", commandId: null, replayed: false, approval } };
+  }
+  // no revision to bind (the contract's baseRevision is optional): a token could write unbound
+  if (preview.revision === undefined || tool.revisionField === null) refuse(ERR.kernelMisconfigured, "no_revision");
+  const expiresAt = deps.now() + deps.approval.ttlMs;
+  const token = signApproval(await approvalKey(deps), {
+    sessionId: request.sessionId,
+    toolName: tool.name,
+    fingerprint,
+    revision: preview.revision,
+    expiresAt,
+    nonce: newNonce(),
+  });
+  throw new ToolFailure(ERR.approvalRequired, {
+    approval: {
+      preview,
+      summary: previewText(preview, call.locale),
+      token,
+      expiresAt: new Date(expiresAt).toISOString(),
+    },
+    decision: { decision: "required", level: ASK },
+  });
+}
+
+/**
+ * An approved write, before its claim: the token is used up first, by this write's idempotency
+ * scope (a retry of the same write, same key, finds it its own and replays; anything else finds it
+ * used), then the write runs with the previewed revision, so a page changed since the preview is a
+ * conflict. Without a store that can use the token up, no approved write runs (single use is the promise).
+ */
+function useApproval(deps: DispatchDeps, approved: Approved): BeforeClaim {
+  return async (call, keyed) => {
+    const { claims } = approved;
+    const ttl = Math.max(0, claims.expiresAt - deps.now()) + NONCE_MARGIN_MS;
+    const use = await deps.idempotency.consumeApproval(claims.nonce, keyed.scope, ttl).catch((e: unknown) => {
+      deps.onStoreError?.(e);
+      return refuse(ERR.storeUnavailable);
+    });
+    if (use === "used")
+      throw new ToolFailure(ERR.approvalInvalid, { reason: "replayed", decision: { decision: "invalid", level: ASK } });
+    const field = call.tool.revisionField;
+    const request = call.request;
+    const args =
+      field !== null && claims.revision !== null ? { ...request.args, [field]: claims.revision } : request.args;
+    return { ...call, request: { ...request, args } };
+  };
+}
+
+/**
+ * The key approval tokens are signed with: the host's secret bound to the identity of the store
+ * that uses their nonces up (IdempotencyStore.storeId). Instances that share the secret but not
+ * the nonce store cannot honour each other's tokens (one yes is never two writes, silently), and
+ * a store that forgot everything (a Redis restarted without persistence) has a new identity, so
+ * the tokens whose nonces it forgot are invalid too. Read at every approval, never cached.
+ */
+async function approvalKey(deps: DispatchDeps): Promise<Buffer> {
+  const store = deps.idempotency;
+  if (!store.storeId) return deps.approval.secret;
+  const id = await store.storeId().catch((e: unknown) => {
+    deps.onStoreError?.(e);
+    return refuse(ERR.storeUnavailable);
+  });
+  return storeBoundKey(deps.approval.secret, id);
+}

@@ -1,0 +1,145 @@
+/**
+ * The uncertain-write step, the delivery rule (docs/RELIABILITY.md): a write stays uncertain until
+ * a caller has RECEIVED its outcome. That the kernel committed it is not enough: a caller that hung
+ * up (its timeout, a killed host, a dropped connection) never saw it, and its retry must replay it,
+ * not write again.
+ *
+ * Uncertain writes are remembered here, not by the host (keyOrigin "tool_call": the host derived
+ * the key from a model's tool call, and a model's retry is a new tool call with a new key): before
+ * a write, the key remembered for its slot (session, identity, tool, request fingerprint) is used
+ * instead of the request's. The slot -> key is remembered in the state store before the write runs
+ * (a process killed mid-write leaves it there too), kept on every retryable answer, forgotten at
+ * once on a definite failure (nothing was written), and after a success released only when the
+ * transport confirms the answer reached its caller: deliveryOf() gives the response a Delivery
+ * whose delivered() the transport calls then. A success never confirmed stays remembered for
+ * uncertainTtlMs (6 h): within that time the same call made again replays; that is the price of
+ * never writing twice.
+ */
+import type * as T from "../../../generated/types";
+import { ERR, errorCatalog, type ToolDescriptor } from "../../../generated/registry";
+import { commandIdFor, idempotencyScope, requestFingerprint, uncertainSlot } from "../keys";
+import type { Delivery } from "../api";
+import { toFailure } from "./answer";
+import { keyedWrite } from "./claim";
+import {
+  storeError,
+  type BeforeClaim,
+  type DispatchDeps,
+  type Outcome,
+  type ToolCall,
+  type UncertainSlot,
+} from "./context";
+import { withTimeout } from "./kernel";
+
+/** A delivery with nothing to release (a read, a failure, an in-process answer already counted). */
+export const NOTHING_TO_DELIVER: Delivery = { delivered: () => Promise.resolve() };
+
+/**
+ * A keyed write. With keyOrigin "tool_call" the key of an earlier uncertain write of the same slot
+ * wins over the request's, and the slot holds this write's key from before it runs until its
+ * answer is delivered: a retryable answer keeps it, a definite failure forgets it (nothing was
+ * written), a success leaves it to the Delivery. An answer about something else than this key
+ * (the kernel refusing access before it looked at its records) leaves the slot as it was.
+ */
+export async function uncertainWrite(deps: DispatchDeps, call: ToolCall, beforeClaim?: BeforeClaim): Promise<Outcome> {
+  const { request } = call;
+  const fingerprint = requestFingerprint(request.documentId, request.args);
+  if (request.keyOrigin !== "tool_call")
+    return keyedWrite(deps, call, request.idempotencyKey!, fingerprint, beforeClaim);
+  const { sessionId, slot } = slotOf(call.tool, request, fingerprint);
+  const store = deps.idempotency;
+  await deps.releasing.get(`${sessionId}\u0000${slot}`);
+  const remembered = await store.uncertainKey(sessionId, slot).catch((e: unknown) => storeError(deps, e));
+  const key = remembered ?? request.idempotencyKey!;
+  await store
+    .rememberUncertain(sessionId, slot, key, deps.uncertainTtlMs, deps.uncertainPerSession)
+    .catch((e: unknown) => storeError(deps, e));
+  try {
+    const outcome = await keyedWrite(deps, call, key, fingerprint, beforeClaim);
+    return { ...outcome, undelivered: { sessionId, slot, key } };
+  } catch (e) {
+    const code = toFailure(e).code;
+    const aboutAccess = code === ERR.permissionDenied || code === ERR.notAuthenticated;
+    if (!errorCatalog[code].retryable && (!aboutAccess || remembered === undefined))
+      await store.forgetUncertain(sessionId, slot, key).catch((e: unknown) => storeError(deps, e));
+    throw e;
+  }
+}
+
+/** The committed result of this exact write (its key, or its slot's), from the kernel's record; undefined when none or unknown. */
+export async function committedReplay(deps: DispatchDeps, call: ToolCall): Promise<Outcome | undefined> {
+  const { tool, request, context, command } = call;
+  const fingerprint = requestFingerprint(request.documentId, request.args);
+  const slot = request.keyOrigin === "tool_call" ? slotOf(tool, request, fingerprint) : undefined;
+  const remembered = slot
+    ? await deps.idempotency.uncertainKey(slot.sessionId, slot.slot).catch((e: unknown) => storeError(deps, e))
+    : undefined;
+  const key = remembered ?? request.idempotencyKey!;
+  const scope = idempotencyScope({
+    workspaceId: request.workspaceId,
+    actorId: request.actorId,
+    toolName: tool.name,
+    idempotencyKey: key,
+  });
+  const status = await withTimeout(
+    deps,
+    deps.kernel.commandStatus({
+      context,
+      commandId: commandIdFor(command, scope),
+      idempotencyScope: scope,
+      fingerprint,
+    }),
+  ).catch(() => undefined);
+  const s = status?.result;
+  if (!s?.applied || s.commandId === null || s.result === null) return undefined;
+  return {
+    result: s.result,
+    effect: "write",
+    commandId: s.commandId,
+    replayed: true,
+    ...(slot ? { undelivered: { ...slot, key } } : {}),
+  };
+}
+
+function slotOf(
+  tool: ToolDescriptor,
+  request: T.ToolRequest,
+  fingerprint: string,
+): { sessionId: string; slot: string } {
+  const slot = uncertainSlot({
+    sessionId: request.sessionId,
+    workspaceId: request.workspaceId,
+    actorId: request.actorId,
+    toolName: tool.name,
+    fingerprint,
+  });
+  return { sessionId: request.sessionId, slot };
+}
+
+/** The delivery of a response: releases the slot of a write that succeeded, once. */
+export function deliveryOf(
+  deps: DispatchDeps,
+  response: T.ToolResponse,
+  undelivered: UncertainSlot | undefined,
+): Delivery {
+  if (!response.ok || !undelivered) return NOTHING_TO_DELIVER;
+  let done: Promise<void> | undefined;
+  return {
+    delivered: () => {
+      done ??= releaseSlot(deps, undelivered);
+      return done;
+    },
+  };
+}
+
+function releaseSlot(deps: DispatchDeps, u: UncertainSlot): Promise<void> {
+  const id = `${u.sessionId}\u0000${u.slot}`;
+  const job = deps.idempotency
+    .forgetUncertain(u.sessionId, u.slot, u.key)
+    .catch((e: unknown) => storeError(deps, e))
+    .finally(() => {
+      if (deps.releasing.get(id) === job) deps.releasing.delete(id);
+    });
+  deps.releasing.set(id, job);
+  return job;
+}
