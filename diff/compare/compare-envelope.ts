@@ -19,6 +19,8 @@ export const ENVELOPE_DEFINITIONS: ReadonlyArray<{
   // The host's approval policy file: written by operators, read by every host (serve, mcp, call).
   // A narrowing refuses policy files that loaded before, so it is judged like a request.
   { file: "envelope/approval-policy.schema.json", def: "ApprovalPolicy", direction: "request", surface: "wire" },
+  // The body of POST /v1/tools/model-call (and the in-process call): written by the framework targets.
+  { file: "envelope/framework-call.schema.json", def: "FrameworkToolCall", direction: "request", surface: "wire" },
   { file: "envelope/response.schema.json", def: "ToolSuccess", direction: "response", surface: "wire" },
   { file: "envelope/response.schema.json", def: "ToolFailure", direction: "response", surface: "wire" },
   { file: "envelope/response.schema.json", def: "Audit", direction: "response", surface: "wire" },
