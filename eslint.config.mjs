@@ -1,5 +1,5 @@
 // Lint: typescript-eslint's type-aware recommended rules over the hand-written TypeScript
-// (common/, codegen/, kernel/, runtime/, cli/). generated/ is the generator's output (checked by
+// (common/, codegen/, diff/, kernel/, runtime/, cli/). generated/ is the generator's output (checked by
 // drift, not by lint); tests, bench and scripts are checked by tsc.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
@@ -23,7 +23,7 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
-    files: ["common/**/*.ts", "codegen/**/*.ts", "kernel/**/*.ts", "runtime/**/*.ts", "cli/**/*.ts"],
+    files: ["common/**/*.ts", "codegen/**/*.ts", "diff/**/*.ts", "kernel/**/*.ts", "runtime/**/*.ts", "cli/**/*.ts"],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       // The stores and the reference kernel implement async interfaces (a store may be Redis, a
@@ -41,7 +41,7 @@ export default tseslint.config(
     // (JsonSchema = Record<string, any>): their values are checked by shape at run time
     // (isPlainObject, Array.isArray, typeof) and printed as the contract wrote them, so the
     // any-flow and stringification rules would flag every keyword read.
-    files: ["codegen/**/*.ts"],
+    files: ["codegen/**/*.ts", "diff/**/*.ts"],
     rules: {
       "@typescript-eslint/no-unsafe-argument": "off",
       "@typescript-eslint/no-unsafe-assignment": "off",

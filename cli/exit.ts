@@ -58,8 +58,8 @@ export function environmentError(message: string): CliError {
 const TYPED_ERRORS: ReadonlyArray<{ name: string; code: ExitCode; prefix?: string }> = [
   { name: "ContractError", code: EXIT.usage }, // the message starts "invalid contract"
   { name: "ConfigError", code: EXIT.environment, prefix: "invalid config: " }, // codegen/config.ts
-  { name: "DiffInputError", code: EXIT.usage }, // codegen/diff/load-base.ts
-  { name: "DiffConfigError", code: EXIT.environment }, // codegen/diff/config-files.ts: ignore, severity, baseline files
+  { name: "DiffInputError", code: EXIT.usage }, // diff/load/load-base.ts
+  { name: "DiffConfigError", code: EXIT.environment }, // diff/load/config-files.ts: ignore, severity, baseline files
   { name: "SeedError", code: EXIT.usage }, // kernel/seed.ts
   { name: "KernelStartupError", code: EXIT.environment }, // kernel/facts.ts: a kernel built for another contract
   { name: "KernelMisconfigured", code: EXIT.environment }, // generated/kernel/transport.ts

@@ -26,6 +26,14 @@ const PARTS = {
   bench: ["common", "generated", "codegen", "diff", "kernel", "runtime", "cli"],
   scripts: ["common", "generated", "codegen", "diff", "kernel", "runtime", "cli"],
 };
+/**
+ * Inside a part, folders that import one way: a folder may import itself and the folders before it
+ * ("" is the part's top files), never one after it. The composers put the steps together and may
+ * import any of them. A folder not listed is a problem, so a new one is placed on purpose.
+ */
+const LAYERS = {
+  diff: { order: ["", "load", "normalize", "judge", "compare", "report"], composers: ["diff/index.ts"] },
+};
 /** Files at the top level that may import anything but tests (the package's entry points). */
 const ROOT_FILES_MAY_IMPORT = Object.keys(PARTS);
 const SKIP_DIRS = new Set([
@@ -104,6 +112,24 @@ function circles(graph) {
   return found.sort((a, b) => (a[0] < b[0] ? -1 : 1));
 }
 
+/** The folder of a file inside its part ("" for the part's top files). */
+function folderOf(rel) {
+  const parts = rel.split("/");
+  return parts.length > 2 ? parts[1] : "";
+}
+
+/** Why an import inside a layered part runs the wrong way, or undefined when it may. */
+function layerProblem(layers, rel, targetRel) {
+  if (layers.composers.includes(rel)) return undefined;
+  const [part] = rel.split("/");
+  const from = folderOf(rel);
+  const to = folderOf(targetRel);
+  for (const folder of [from, to])
+    if (!layers.order.includes(folder)) return `${part}/${folder}/ is not in its part's LAYERS order`;
+  if (layers.order.indexOf(to) <= layers.order.indexOf(from)) return undefined;
+  return `${part}/${from ? from + "/" : ""} may not import ${part}/${to}/, a later step`;
+}
+
 /** Every problem of the tree at `root`, as one line each (empty: the house holds). */
 function checkArchitecture(root) {
   root = resolve(root);
@@ -124,6 +150,10 @@ function checkArchitecture(root) {
       const allowed = from === "" ? ROOT_FILES_MAY_IMPORT : PARTS[from];
       if (allowed && to !== from && to !== "" && !allowed.includes(to))
         problems.push(`${rel}: ${from}/ may not import ${to}/ (${specifier}); see docs/ARCHITECTURE.md`);
+      if (to === from && LAYERS[from]) {
+        const problem = layerProblem(LAYERS[from], rel, relative(root, target).split(sep).join("/"));
+        if (problem) problems.push(`${rel}: ${problem} (${specifier}); see docs/ARCHITECTURE.md`);
+      }
       if (to !== "generated") edges.add(target);
     }
     graph.set(file, edges);
@@ -135,7 +165,7 @@ function checkArchitecture(root) {
   return { problems, files: graph.size };
 }
 
-module.exports = { checkArchitecture, PARTS };
+module.exports = { checkArchitecture, PARTS, LAYERS };
 
 if (require.main === module) {
   const root = process.argv[2] ?? join(__dirname, "..");

@@ -31,7 +31,7 @@ if [ -e "$target" ]; then
   exit 1
 fi
 
-# The same precedence as codegen/diff/version.ts: numeric parts, then a release after its prereleases.
+# The same precedence as diff/load/version.ts: numeric parts, then a release after its prereleases.
 newest="$(node -e '
   const fs = require("fs");
   const re = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-([0-9A-Za-z.-]+))?$/;

@@ -1,15 +1,15 @@
 import { writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { readContractDir, type SourceFile } from "../../codegen/phases/load";
-import { diffContracts, failOnWarnings, summarize } from "../../codegen/diff";
-import { DiffInputError, buildSide, newestRelease, readBase } from "../../codegen/diff/load-base";
-import { FORMATS, formatChangelog, formatJunit, formatReport, type Format } from "../../codegen/diff/report";
-import { applyIgnores, readIgnoreFile } from "../../codegen/diff/ignore";
-import { locateChanges } from "../../codegen/diff/locate";
-import { DiffConfigError, readConfigFile } from "../../codegen/diff/config-files";
-import { keptAsWireBreak, parseCategories, readSeverityFile, resolveSeverities } from "../../codegen/diff/severity";
-import { compareWithBaseline, type Baseline } from "../../codegen/diff/fingerprint";
-import type { Category } from "../../codegen/diff/rules";
+import { diffContracts, failOnWarnings, summarize } from "../../diff";
+import { DiffInputError, buildSide, newestRelease, readBase } from "../../diff/load/load-base";
+import { FORMATS, formatChangelog, formatJunit, formatReport, type Format } from "../../diff/report/report";
+import { applyIgnores, readIgnoreFile } from "../../diff/judge/ignore";
+import { locateChanges } from "../../diff/report/locate";
+import { DiffConfigError, readConfigFile } from "../../diff/load/config-files";
+import { keptAsWireBreak, parseCategories, readSeverityFile, resolveSeverities } from "../../diff/judge/severity";
+import { compareWithBaseline, type Baseline } from "../../diff/judge/fingerprint";
+import type { Category } from "../../diff/rules";
 import { CliExit, EXIT } from "../exit";
 
 export interface DiffOptions {

@@ -15,7 +15,9 @@
  *   a list of such rules in `allOf` becomes their intersection (discriminated blocks);
  * - `not: {required: [k]}` and a `false` property become `k?: never`;
  * - `dependentRequired` becomes "absent, or present with its companions";
- * - `minProperties: 1` on an object with known properties becomes "at least one of them".
+ * - `minProperties: 1` on an object with known properties becomes "at least one of them";
+ * - a schema of annotations only (`{description}`: any value) becomes `unknown` (the generator
+ *   would read it as an open object, narrower than what the validator accepts).
  * A conditional this cannot rewrite exactly is widened, never dropped into a narrower type:
  * `if/then/else` becomes `then | else`, and `if/then` without `else` says nothing. The rules
  * TypeScript cannot say at all (lengths, patterns, formats, ranges, item counts, uniqueness) are
@@ -33,10 +35,29 @@ export function lowerForTypes(input: Defs): Defs {
   for (const [name, schema] of Object.entries(defs)) {
     // A node that is nothing but a conditional waits for its parent, which knows the property's
     // domain (allOf [{if, then, else}, ...]); a definition that is one is lowered on its own.
-    const lowered = mapSchema(schema, (node) => (isPureConditional(node) ? node : lowerNode(node, defs))) as JsonSchema;
+    const lowered = mapSchema(schema, (node) =>
+      isAnnotationOnly(node) ? { ...node, tsType: "unknown" } : isPureConditional(node) ? node : lowerNode(node, defs),
+    ) as JsonSchema;
     out[name] = isPureConditional(lowered) ? lowerNode(lowered, defs) : lowered;
   }
   return out;
+}
+
+const ANNOTATION_KEYS = [
+  "description",
+  "$comment",
+  "title",
+  "examples",
+  "default",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+];
+
+/** A schema that constrains nothing but says something: any value is valid. */
+function isAnnotationOnly(node: Record<string, unknown>): boolean {
+  const keys = Object.keys(node);
+  return keys.length > 0 && keys.every((k) => ANNOTATION_KEYS.includes(k));
 }
 
 const CONDITIONAL_KEYS = ["if", "then", "else", "description", "$comment", "title"];

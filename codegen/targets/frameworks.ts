@@ -30,8 +30,12 @@ export function literalUnion(names: readonly string[]): string {
 export const frameworksTarget: Target = {
   name: "frameworks",
   emit(model) {
+    // the call's type and validator are the contract's (envelope/framework-call.schema.json); a
+    // contract cut before it (a release the diff reads) is never generated from
+    if (!model.schemas.some((s) => s.typeName === "FrameworkToolCall"))
+      throw new Error("the contract has no FrameworkToolCall (envelope/framework-call.schema.json)");
     const content = `${banner(model, "ts")}
-import type { ApprovalGrant, ApprovalLevel, ApprovalPolicy, ToolResponse } from "../types";
+import type { ApprovalLevel, ApprovalPolicy, FrameworkToolCall, ToolResponse } from "../types";
 import { toolByName, type RegisteredToolName } from "../registry";
 import { decideApproval } from "./decision";
 import { validateApprovalGrant, validateApprovalPolicy, validateToolResponse } from "../validators";
@@ -40,21 +44,8 @@ import { providerTools, type ProviderName, type ProviderToolDefinition } from ".
 /** Every tool under the name the model calls it by. */
 export type MnoteToolName =${literalUnion(model.tools.map((t) => t.providerName))};
 
-/** One tool call made through an agent framework, as the runtime takes it (in process, or as the body of POST /v1/tools/model-call). */
-export interface FrameworkToolCall {
-  /** The session whose grant (workspace, page, actor, scope) the call acts under; the runtime holds the grant. */
-  sessionId: string;
-  /** The name the model called (the provider name; the canonical name is accepted too). */
-  toolName: string;
-  /** The framework's own id of this tool call, exactly: the runtime hashes it into the idempotency key. */
-  toolCallId: string;
-  /** The model's arguments, unchecked: the runtime validates them before anything acts on them. */
-  arguments: unknown;
-  /** The agent run the call belongs to (an Identifier); the runtime picks one when absent. */
-  runId?: string;
-  /** The token of an approval_required answer, sent back once a person said yes in the framework (never from the model). */
-  approval?: ApprovalGrant;
-}
+/** One tool call made through an agent framework, as the runtime takes it (in process, or as the body of POST /v1/tools/model-call): the contract's envelope (contract/envelope/framework-call.schema.json), checked by the runtime with validateFrameworkToolCall. */
+export type { FrameworkToolCall };
 
 /** W3C trace context of the caller's span. */
 export interface TraceFields {

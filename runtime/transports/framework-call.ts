@@ -11,7 +11,9 @@
  *     (hashed, never cleaned up), with keyOrigin "tool_call": a framework retry with the same call
  *     id replays, and a model's retry of an uncertain write (a new call id) gets the first key from
  *     the dispatcher's uncertain-write memory;
- *   - validate, then raise, then the envelope (model-call.ts);
+ *   - the call itself is checked first by the contract's validator (envelope/framework-call.schema.json,
+ *     validateFrameworkToolCall); then the arguments: validate, then raise, then the envelope
+ *     (model-call.ts);
  *   - the caller's W3C trace context (traceparent / tracestate) is continued by the call's span.
  *
  * Every answer is an envelope, never an exception for bad input: the frameworks hand it to the model.
@@ -22,13 +24,13 @@
  * uncertain and the framework's retry replays it.
  */
 import { randomUUID } from "node:crypto";
-import type { ErrorCode, SessionGrant, ToolResponse } from "../../generated/types";
+import type { ErrorCode, FrameworkToolCall, SessionGrant, ToolResponse } from "../../generated/types";
 import { ERR, toolByName, toolByProviderName, type ToolDescriptor } from "../../generated/registry";
-import { validateApprovalGrant, validateIdentifier } from "../../generated/validators";
-import type { FrameworkToolCall } from "../../generated/frameworks/connection";
+import { validateFrameworkToolCall } from "../../generated/validators";
 import { refusalResponse, type Dispatched } from "../dispatch/dispatcher";
 import type { GrantStore } from "../state/grant-store";
 import { isGrantLive } from "../../common/grant-liveness";
+import { problemPointer } from "../../common/validation-problem";
 import { continueTrace, type TraceCarrier, type TraceFields } from "../../common/telemetry/propagation";
 import { requestFromModelCall } from "./model-call";
 import { displayToolCallId, toolCallKey } from "./host-ids";
@@ -61,20 +63,15 @@ function refused(code: ErrorCode, pointer: string): ToolResponse {
   return response;
 }
 
-/** The call, or the JSON pointer of the first member that is not what a call needs. */
+/**
+ * The call, or the JSON pointer of the member that is not what a call needs, as the contract's
+ * envelope (FrameworkToolCall) says. The generated validator reads own members only, so neither a
+ * member inherited from a prototype nor one named __proto__ (an unknown member) passes for a field.
+ */
 function checkedCall(call: unknown): FrameworkToolCall | string {
-  if (call === null || typeof call !== "object" || Array.isArray(call)) return "";
-  const c = call as Record<string, unknown>;
-  const own = (name: string) => Object.prototype.hasOwnProperty.call(c, name);
-  if (!own("sessionId") || !validateIdentifier(c.sessionId)) return "/sessionId";
-  if (!own("toolName") || typeof c.toolName !== "string") return "/toolName";
-  // the host's id is used exactly (hashed into the key), so any non-empty string is one
-  if (!own("toolCallId") || typeof c.toolCallId !== "string" || c.toolCallId.length === 0) return "/toolCallId";
-  if (own("runId") && c.runId !== undefined && !validateIdentifier(c.runId)) return "/runId";
-  // the token of an approval_required answer, sent back by the target once a person said yes in
-  // the framework; checked here as the envelope's approval field, then by the dispatcher (docs/APPROVAL.md)
-  if (own("approval") && c.approval !== undefined && !validateApprovalGrant(c.approval)) return "/approval";
-  return call as FrameworkToolCall;
+  if (validateFrameworkToolCall(call)) return call;
+  const issue = validateFrameworkToolCall.errors?.[0];
+  return issue ? problemPointer(issue) : "";
 }
 
 /** The caller for a runtime's dispatcher and grants: every call checked, raised, keyed and dispatched. */

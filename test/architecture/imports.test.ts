@@ -50,6 +50,22 @@ describe("import direction", () => {
     ]);
   });
 
+  it("inside diff/, the steps import one way: a later step may use an earlier one, not the reverse", () => {
+    const root = tree({
+      "diff/types.ts": "export type T = number;\n",
+      "diff/judge/severity.ts": 'import type { T } from "../types";\nexport const s: T = 1;\n',
+      "diff/compare/compare-x.ts": 'import { s } from "../judge/severity";\nexport const c = s;\n',
+      "diff/judge/back.ts": 'import { c } from "../compare/compare-x";\nexport const b = c;\n',
+      "diff/index.ts": 'export { c } from "./compare/compare-x";\nexport { b } from "./judge/back";\n',
+      "diff/extra/new.ts": 'import { s } from "../judge/severity";\nexport const n = s;\n',
+    });
+    // sorted: the order files are listed in is the file system's
+    expect([...checkArchitecture(root).problems].sort()).toEqual([
+      "diff/extra/new.ts: diff/extra/ is not in its part's LAYERS order (../judge/severity); see docs/ARCHITECTURE.md",
+      "diff/judge/back.ts: diff/judge/ may not import diff/compare/, a later step (../compare/compare-x); see docs/ARCHITECTURE.md",
+    ]);
+  });
+
   it("does not take an import-shaped string or comment for an import", () => {
     const root = tree({
       "runtime/r.ts": "export const r = 1;\n",

@@ -1,5 +1,5 @@
 /**
- * The approval judge (codegen/diff/approval.ts) against brute force: on random condition lists
+ * The approval judge (diff/judge/approval.ts) against brute force: on random condition lists
  * over a few fields, with random enums, types, required fields and defaults on each side, the
  * verdict (some call got stricter, some looser) must equal the one found by trying every call of
  * a bounded argument space, and every example call it reports must be a call of both sides with
@@ -8,8 +8,8 @@
  */
 import fc from "fast-check";
 import type { ApprovalLevel, ApprovalModel } from "../../codegen/model";
-import { compareApproval, levelFor } from "../../codegen/diff/approval";
-import { fieldDomain, holds, intersect, type FieldDomain } from "../../codegen/diff/arg-space";
+import { compareApproval, levelFor } from "../../diff/judge/approval";
+import { fieldDomain, holds, intersect, type FieldDomain } from "../../diff/normalize/arg-space";
 
 const FIELDS = ["f", "g", "h"] as const;
 const LEVELS: ApprovalLevel[] = ["allow", "ask", "deny"];

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Level, RuleId } from "../../codegen/diff/rules";
+import type { Level, RuleId } from "../../diff/rules";
 import { seventhToolFixture } from "../support/fixtures";
 import { set, unset, putFile, dropFile, original, type Edit } from "./harness";
 

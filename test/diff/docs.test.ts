@@ -1,7 +1,7 @@
-/** docs/CONTRACT-DIFF.md lists every rule of codegen/diff/rules.ts, with its level, and no other. */
+/** docs/CONTRACT-DIFF.md lists every rule of diff/rules.ts, with its level, and no other. */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { RULES } from "../../codegen/diff/rules";
+import { RULES } from "../../diff/rules";
 import { repoRoot } from "../support/paths";
 
 const doc = readFileSync(join(repoRoot, "docs", "CONTRACT-DIFF.md"), "utf8");

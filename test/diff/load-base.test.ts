@@ -3,8 +3,8 @@ import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import { readContractDir } from "../../codegen/phases/load";
-import { DiffInputError, buildSide, newestRelease, readBase } from "../../codegen/diff/load-base";
-import { diffContracts } from "../../codegen/diff";
+import { DiffInputError, buildSide, newestRelease, readBase } from "../../diff/load/load-base";
+import { diffContracts } from "../../diff";
 import { contractDir } from "../support/paths";
 import { tempDir } from "../support/tmp";
 

@@ -3,7 +3,7 @@
  * and pointer a user would edit (the definition behind a $ref, the $ref's own sibling, the catalog
  * entry).
  */
-import { diffContracts } from "../../codegen/diff";
+import { diffContracts } from "../../diff";
 import { buildModel } from "../../codegen/pipeline";
 import { readContractDir } from "../../codegen/phases/load";
 import { contractDir } from "../support/paths";

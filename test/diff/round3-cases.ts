@@ -12,7 +12,7 @@
  * otherwise (docs/CONTRACT-DIFF.md: a new response field is safe for tolerant readers; a recursion
  * that grows deeper is not a new field).
  */
-import type { Level, RuleId } from "../../codegen/diff/rules";
+import type { Level, RuleId } from "../../diff/rules";
 import type { Verdict } from "./semantic-cases";
 import { set, unset, type Edit } from "./harness";
 

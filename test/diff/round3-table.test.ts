@@ -4,7 +4,7 @@
  * nothing else may be reported. The bar of issue 22: no miss, no false breaking verdict, no crash,
  * for every class of the issue.
  */
-import { diffContracts } from "../../codegen/diff";
+import { diffContracts } from "../../diff";
 import { modelWith } from "./harness";
 import { CLASSES, ROUND3_EDITS, ROUND3_ROWS } from "./round3-cases";
 import { verdicts } from "./table-verdicts";

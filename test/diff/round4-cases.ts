@@ -7,7 +7,7 @@
  * Each precision class has an edit that is not equivalent next to the ones that are, so a rule
  * that proves too much fails here too.
  */
-import type { Level, RuleId } from "../../codegen/diff/rules";
+import type { Level, RuleId } from "../../diff/rules";
 import type { Verdict } from "./semantic-cases";
 import type { ProbeRow } from "./table-verdicts";
 import { dropFile, set, type Edit } from "./harness";

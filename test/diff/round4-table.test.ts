@@ -4,7 +4,7 @@
  * rules listed, with the example calls an approval change names. The bar of issue 34: no miss and
  * no false breaking verdict for every class the held-out edits found.
  */
-import { diffContracts } from "../../codegen/diff";
+import { diffContracts } from "../../diff";
 import { modelWith } from "./harness";
 import { CLASSES, ROUND4_EDITS, ROUND4_ROWS } from "./round4-cases";
 import { verdicts } from "./table-verdicts";

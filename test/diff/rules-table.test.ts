@@ -1,7 +1,7 @@
 /** The change table (cases.ts) against diffContracts, and the table's coverage of rules.ts. */
-import { diffContracts } from "../../codegen/diff";
-import { RULES, type RuleId } from "../../codegen/diff/rules";
-import { DIRECTED_KINDS, REQUEST_ONLY_KINDS, directedRule } from "../../codegen/diff/keyword-rules";
+import { diffContracts } from "../../diff";
+import { RULES, type RuleId } from "../../diff/rules";
+import { DIRECTED_KINDS, REQUEST_ONLY_KINDS, directedRule } from "../../diff/judge/keyword-rules";
 import { CASES, type Expected } from "./cases";
 import { SEMANTIC_ROWS } from "./semantic-cases";
 import { modelWith } from "./harness";

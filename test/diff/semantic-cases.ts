@@ -11,7 +11,7 @@
  * The set view: a request edit is breaking when some value valid before is refused after; a
  * response edit is breaking when some value valid after was not valid before.
  */
-import type { Level } from "../../codegen/diff/rules";
+import type { Level } from "../../diff/rules";
 
 export type Verdict = Level | "none";
 

@@ -3,10 +3,10 @@
  * diff reports in each direction must be the one written in the row. That is the issue's bar: no
  * missed breaking change, no breaking flag on an edit that changes no valid payload, no crash.
  */
-import { diffContracts } from "../../codegen/diff";
-import { compareSchemas } from "../../codegen/diff/compare-schemas";
-import { ruleLevel } from "../../codegen/diff/rules";
-import type { Level } from "../../codegen/diff/rules";
+import { diffContracts } from "../../diff";
+import { compareSchemas } from "../../diff/compare/compare-schemas";
+import { ruleLevel } from "../../diff/rules";
+import type { Level } from "../../diff/rules";
 import { set, modelWith, type Edit } from "./harness";
 import { SEMANTIC_ROWS, type Verdict } from "./semantic-cases";
 

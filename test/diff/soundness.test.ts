@@ -14,12 +14,12 @@
  */
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
-import { normalize } from "../../codegen/diff/normalize";
-import { proveSubset } from "../../codegen/diff/subset";
-import { SAME_SIDE } from "../../codegen/diff/normalize";
-import { comparePatterns } from "../../codegen/diff/regex";
-import { compareSchemas } from "../../codegen/diff/compare-schemas";
-import { ruleLevel } from "../../codegen/diff/rules";
+import { normalize } from "../../diff/normalize/normalize";
+import { proveSubset } from "../../diff/normalize/subset";
+import { SAME_SIDE } from "../../diff/normalize/normalize";
+import { comparePatterns } from "../../diff/normalize/regex";
+import { compareSchemas } from "../../diff/compare/compare-schemas";
+import { ruleLevel } from "../../diff/rules";
 import { mapSchema } from "../../codegen/support/schema-walk";
 
 /** mulberry32: a small seeded generator, so a failure reproduces. */

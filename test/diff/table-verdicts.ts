@@ -4,9 +4,9 @@
  * diff reports for each tool is the row's verdict in that direction; anything reported elsewhere
  * is listed in `others` (which must stay empty).
  */
-import { diffContracts } from "../../codegen/diff";
-import { compareSchemas } from "../../codegen/diff/compare-schemas";
-import { ruleLevel, type Level } from "../../codegen/diff/rules";
+import { diffContracts } from "../../diff";
+import { compareSchemas } from "../../diff/compare/compare-schemas";
+import { ruleLevel, type Level } from "../../diff/rules";
 import { set, modelWith, type Edit } from "./harness";
 import type { Verdict } from "./semantic-cases";
 

@@ -1,6 +1,6 @@
 /** The version rule: breaking changes fail unless contract.json's major version went up. */
-import { diffContracts } from "../../codegen/diff";
-import { compareVersions, parseVersion, verdictFor } from "../../codegen/diff/version";
+import { diffContracts } from "../../diff";
+import { compareVersions, parseVersion, verdictFor } from "../../diff/load/version";
 import { modelWith, set, type Edit } from "./harness";
 
 const narrowMode = set("tools/page.save.tool.json", "/$defs/Args/properties/mode/enum", ["append"]);

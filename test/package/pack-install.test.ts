@@ -100,6 +100,7 @@ describe("the two packages, packed and installed offline into empty projects", (
         "bin/mnote-tools.js",
         "LICENSE",
         "dist/cli/main.js",
+        "dist/diff/index.js",
         "contract/contract.json",
         "codegen/templates/hermes/SKILL.md.hbs",
         "generated/hermes-plugin/mnote/plugin.yaml",
