@@ -7220,78 +7220,7 @@ return errors === 0;
 validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 const impl24 = validate65;
-const schema92 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateSummaryResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.artifact.create_summary"},"result":{"$ref":"urn:mnote:type:ArtifactCreateSummaryResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.artifact.create_summary"}}}]}]};
-const schema93 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateSummaryResult","anyOf":[{"$ref":"urn:mnote:type:ArtifactWriteResult"},{"$ref":"urn:mnote:type:DryRunResult"}]};
-
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ArtifactCreateSummaryResult" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate67.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-let valid0 = false;
-const _errs1 = errors;
-if(!(validate31(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs1 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-var props0 = true;
-}
-const _errs2 = errors;
-if(!(validate33(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs2 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = true;
-}
-}
-if(!valid0){
-const err0 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-validate67.errors = vErrors;
-return false;
-}
-else {
-errors = _errs0;
-if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
-}
-else {
-vErrors = null;
-}
-}
-}
-if(errors === 0){
-}
-validate67.errors = vErrors;
-evaluated0.props = props0;
-return errors === 0;
-}
-validate67.evaluated = {"dynamicProps":true,"dynamicItems":false};
+const schema92 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactCreateSummaryResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.artifact.create_summary"},"result":{"$ref":"urn:mnote:type:ArtifactCreateAiNoteResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.artifact.create_summary"}}}]}]};
 
 function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ArtifactCreateSummaryResponse" */;
@@ -7358,12 +7287,12 @@ if(valid2){
 if(data.result !== undefined && func0.call(data, "result")){
 let data1 = data.result;
 const _errs6 = errors;
-if(!(validate67(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
+if(!(validate30(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate67.evaluated.props;
+var props0 = validate30.evaluated.props;
 }
 var valid2 = _errs6 === errors;
 }
@@ -7508,16 +7437,15 @@ return errors === 0;
 }
 validate65.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const impl25 = validate67;
+const impl25 = validate30;
 
-const impl26 = validate72;
-const schema94 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactId","$ref":"urn:mnote:type:Identifier"};
+const impl26 = validate4;
 
-function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ArtifactId" */;
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ActorId" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate72.evaluated;
+const evaluated0 = validate4.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7529,17 +7457,17 @@ const _errs1 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if((data.length > 128 && func10(data) > 128)){
-validate72.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
-validate72.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data)){
-validate72.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -7548,7 +7476,7 @@ else {
 }
 }
 else {
-validate72.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs0){
@@ -7557,19 +7485,19 @@ if(errors === _errs0){
 var valid0 = _errs0 === errors;
 if(valid0){
 }
-validate72.errors = vErrors;
+validate4.errors = vErrors;
 return errors === 0;
 }
-validate72.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate4.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl27 = validate73;
-const schema96 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactSummaryUpsertPayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:ArtifactCreateSummaryArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
+const impl27 = validate69;
+const schema93 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactSummaryUpsertPayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:ArtifactCreateSummaryArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
 
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ArtifactSummaryUpsertPayload" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate73.evaluated;
+const evaluated0 = validate69.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7581,14 +7509,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.context === undefined) || (!(func0.call(data, "context")))) && (missing0 = "context")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate73.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate69.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((key0 === "context") || (key0 === "args")) || (key0 === "dryRun")) || (key0 === "write"))){
-validate73.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate69.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7628,7 +7556,7 @@ if(data.dryRun !== undefined && func0.call(data, "dryRun")){
 let data2 = data.dryRun;
 const _errs4 = errors;
 if(typeof data2 !== "boolean"){
-validate73.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate69.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs5 = errors;
@@ -7663,25 +7591,24 @@ if(valid0){
 }
 }
 else {
-validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate69.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate73.errors = vErrors;
+validate69.errors = vErrors;
 return errors === 0;
 }
-validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl28 = validate77;
-const schema97 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ArtifactSummaryUpsertResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:ArtifactCreateSummaryResult"}}};
+const impl28 = validate29;
 
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ArtifactSummaryUpsertResult" */;
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ArtifactAiNoteCreateResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate77.evaluated;
+const evaluated0 = validate29.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7693,14 +7620,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.replayed === undefined) || (!(func0.call(data, "replayed")))) && (missing0 = "replayed"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
-validate77.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate29.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "commandId") || (key0 === "replayed")) || (key0 === "result"))){
-validate77.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate29.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7800,7 +7727,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate77.errors = vErrors;
+validate29.errors = vErrors;
 return false;
 }
 else {
@@ -7826,7 +7753,7 @@ if(data.replayed !== undefined && func0.call(data, "replayed")){
 let data1 = data.replayed;
 const _errs9 = errors;
 if(typeof data1 !== "boolean"){
-validate77.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate29.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs10 = errors;
@@ -7841,12 +7768,12 @@ if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
 let data2 = data.result;
 const _errs11 = errors;
-if(!(validate67(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
+if(!(validate30(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate67.evaluated.props;
+var props0 = validate30.evaluated.props;
 }
 var valid0 = _errs11 === errors;
 }
@@ -7861,21 +7788,234 @@ if(valid0){
 }
 }
 else {
-validate77.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate29.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
+validate29.errors = vErrors;
+return errors === 0;
+}
+validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const impl29 = validate73;
+
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ArtifactType" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate73.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs0 = errors;
+const vSchema0 = schema50.enum;
+if(!((data === "summary") || (data === "ai_note"))){
+validate73.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema50.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === 0){
+}
+validate73.errors = vErrors;
+return errors === 0;
+}
+validate73.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl30 = validate31;
+
+const impl31 = validate47;
+
+const impl32 = validate74;
+
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:AuditEffect" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate74.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs0 = errors;
+const vSchema0 = schema77.enum;
+if(!((((data === "read") || (data === "write")) || (data === "dry_run")) || (data === "none"))){
+validate74.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema77.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === 0){
+}
+validate74.errors = vErrors;
+return errors === 0;
+}
+validate74.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl33 = validate75;
+const schema96 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:BlockId","type":"string","minLength":1,"maxLength":64,"pattern":"^[A-Za-z0-9_-]+$"};
+const pattern44 = new RegExp("^[A-Za-z0-9_-]+$", "u");
+
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:BlockId" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate75.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(typeof data === "string"){
+if((data.length > 64 && func10(data) > 64)){
+validate75.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
+validate75.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern44.test(data)){
+validate75.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
+return false;
+}
+else {
+}
+}
+}
+}
+else {
+validate75.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate75.errors = vErrors;
+return errors === 0;
+}
+validate75.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl34 = validate76;
+const schema97 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:BlockText","type":"string","maxLength":20000};
+
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:BlockText" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate76.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(typeof data === "string"){
+if((data.length > 20000 && func10(data) > 20000)){
+validate76.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"}];
+return false;
+}
+else {
+}
+}
+else {
+validate76.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate76.errors = vErrors;
+return errors === 0;
+}
+validate76.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl35 = validate77;
+const schema98 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:BlockType","type":"string","enum":["paragraph","heading","bulleted_list_item","numbered_list_item","to_do","quote","code","divider"]};
+
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:BlockType" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate77.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate77.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+const _errs0 = errors;
+const vSchema0 = schema98.enum;
+if(!((((((((data === "paragraph") || (data === "heading")) || (data === "bulleted_list_item")) || (data === "numbered_list_item")) || (data === "to_do")) || (data === "quote")) || (data === "code")) || (data === "divider"))){
+validate77.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema98.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === 0){
+}
 validate77.errors = vErrors;
 return errors === 0;
 }
-validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate77.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl29 = validate79;
+const impl36 = validate78;
+
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:CapabilityScope" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate78.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const vSchema0 = schema10.enum;
+if(!(((data === "page.read") || (data === "page.write")) || (data === "artifact.write"))){
+validate78.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema10.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+else {
+}
+if(errors === 0){
+}
+validate78.errors = vErrors;
+return errors === 0;
+}
+validate78.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const impl37 = validate79;
 
 function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ArtifactType" */;
+/*# sourceURL="urn:mnote:type:CommandId" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate79.evaluated;
@@ -7885,33 +8025,44 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(typeof data !== "string"){
-validate79.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+const _errs0 = errors;
+if(errors === 0){
+if(typeof data === "string"){
+if((data.length > 128 && func10(data) > 128)){
+validate79.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
-const _errs0 = errors;
-const vSchema0 = schema50.enum;
-if(!((data === "summary") || (data === "ai_note"))){
-validate79.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema50.enum},message:"must be equal to one of the allowed values"}];
+else {
+if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
+validate79.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern17.test(data)){
+validate79.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""}];
 return false;
 }
 else {
 }
+}
+}
+}
+else {
+validate79.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 if(errors === 0){
+}
 }
 validate79.errors = vErrors;
 return errors === 0;
 }
 validate79.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl30 = validate31;
-
-const impl31 = validate47;
-
-const impl32 = validate80;
+const impl38 = validate80;
 
 function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:AuditEffect" */;
+/*# sourceURL="urn:mnote:type:CommandName" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate80.evaluated;
@@ -7921,31 +8072,39 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(typeof data !== "string"){
-validate80.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+const _errs0 = errors;
+if(errors === 0){
+if(typeof data === "string"){
+if((data.length > 64 && func10(data) > 64)){
+validate80.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
-const _errs0 = errors;
-const vSchema0 = schema77.enum;
-if(!((((data === "read") || (data === "write")) || (data === "dry_run")) || (data === "none"))){
-validate80.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema77.enum},message:"must be equal to one of the allowed values"}];
+else {
+if(!pattern9.test(data)){
+validate80.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
 return false;
 }
 else {
 }
+}
+}
+else {
+validate80.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 if(errors === 0){
+}
 }
 validate80.errors = vErrors;
 return errors === 0;
 }
 validate80.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl33 = validate81;
-const schema101 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:BlockId","type":"string","minLength":1,"maxLength":64,"pattern":"^[A-Za-z0-9_-]+$"};
-const pattern46 = new RegExp("^[A-Za-z0-9_-]+$", "u");
+const impl39 = validate81;
+const schema102 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:CommandStatusPayload","type":"object","required":["context","commandId","idempotencyScope","fingerprint"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"commandId":{"$ref":"urn:mnote:type:CommandId"},"idempotencyScope":{"type":"string","pattern":"^[0-9a-f]{64}$"},"fingerprint":{"type":"string","pattern":"^[0-9a-f]{64}$"}}};
 
 function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:BlockId" */;
+/*# sourceURL="urn:mnote:type:CommandStatusPayload" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate81.evaluated;
@@ -7957,249 +8116,17 @@ evaluated0.items = undefined;
 }
 const _errs0 = errors;
 if(errors === 0){
-if(typeof data === "string"){
-if((data.length > 64 && func10(data) > 64)){
-validate81.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
-}
-else {
-if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
-validate81.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern46.test(data)){
-validate81.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
-return false;
-}
-else {
-}
-}
-}
-}
-else {
-validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate81.errors = vErrors;
-return errors === 0;
-}
-validate81.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl34 = validate82;
-const schema102 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:BlockText","type":"string","maxLength":20000};
-
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:BlockText" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate82.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(typeof data === "string"){
-if((data.length > 20000 && func10(data) > 20000)){
-validate82.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"}];
-return false;
-}
-else {
-}
-}
-else {
-validate82.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate82.errors = vErrors;
-return errors === 0;
-}
-validate82.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl35 = validate83;
-const schema103 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:BlockType","type":"string","enum":["paragraph","heading","bulleted_list_item","numbered_list_item","to_do","quote","code","divider"]};
-
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:BlockType" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate83.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data !== "string"){
-validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-const _errs0 = errors;
-const vSchema0 = schema103.enum;
-if(!((((((((data === "paragraph") || (data === "heading")) || (data === "bulleted_list_item")) || (data === "numbered_list_item")) || (data === "to_do")) || (data === "quote")) || (data === "code")) || (data === "divider"))){
-validate83.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema103.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === 0){
-}
-validate83.errors = vErrors;
-return errors === 0;
-}
-validate83.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl36 = validate84;
-
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:CapabilityScope" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate84.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const vSchema0 = schema10.enum;
-if(!(((data === "page.read") || (data === "page.write")) || (data === "artifact.write"))){
-validate84.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema10.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-else {
-}
-if(errors === 0){
-}
-validate84.errors = vErrors;
-return errors === 0;
-}
-validate84.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl37 = validate85;
-
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:CommandId" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate85.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(typeof data === "string"){
-if((data.length > 128 && func10(data) > 128)){
-validate85.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
-return false;
-}
-else {
-if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
-validate85.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern17.test(data)){
-validate85.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""}];
-return false;
-}
-else {
-}
-}
-}
-}
-else {
-validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate85.errors = vErrors;
-return errors === 0;
-}
-validate85.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl38 = validate86;
-
-function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:CommandName" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate86.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(typeof data === "string"){
-if((data.length > 64 && func10(data) > 64)){
-validate86.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
-}
-else {
-if(!pattern9.test(data)){
-validate86.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
-return false;
-}
-else {
-}
-}
-}
-else {
-validate86.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(errors === 0){
-}
-}
-validate86.errors = vErrors;
-return errors === 0;
-}
-validate86.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const impl39 = validate87;
-const schema107 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:CommandStatusPayload","type":"object","required":["context","commandId","idempotencyScope","fingerprint"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"commandId":{"$ref":"urn:mnote:type:CommandId"},"idempotencyScope":{"type":"string","pattern":"^[0-9a-f]{64}$"},"fingerprint":{"type":"string","pattern":"^[0-9a-f]{64}$"}}};
-
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:CommandStatusPayload" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate87.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.context === undefined) || (!(func0.call(data, "context")))) && (missing0 = "context")) || (((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId"))) || (((data.idempotencyScope === undefined) || (!(func0.call(data, "idempotencyScope")))) && (missing0 = "idempotencyScope"))) || (((data.fingerprint === undefined) || (!(func0.call(data, "fingerprint")))) && (missing0 = "fingerprint"))){
-validate87.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate81.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((key0 === "context") || (key0 === "commandId")) || (key0 === "idempotencyScope")) || (key0 === "fingerprint"))){
-validate87.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate81.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8228,17 +8155,17 @@ const _errs5 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if((data1.length > 128 && func10(data1) > 128)){
-validate87.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate81.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data1.length < 1 || (data1.length < 2 * 1 && func10(data1) < 1))){
-validate87.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate81.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern17.test(data1)){
-validate87.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""}];
+validate81.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""}];
 return false;
 }
 else {
@@ -8247,7 +8174,7 @@ else {
 }
 }
 else {
-validate87.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate81.errors = [{instancePath:instancePath+"/commandId",schemaPath:"urn:mnote:type:CommandId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs4){
@@ -8269,14 +8196,14 @@ const _errs7 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(!pattern19.test(data2)){
-validate87.errors = [{instancePath:instancePath+"/idempotencyScope",schemaPath:"#/properties/idempotencyScope/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""}];
+validate81.errors = [{instancePath:instancePath+"/idempotencyScope",schemaPath:"#/properties/idempotencyScope/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""}];
 return false;
 }
 else {
 }
 }
 else {
-validate87.errors = [{instancePath:instancePath+"/idempotencyScope",schemaPath:"#/properties/idempotencyScope/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate81.errors = [{instancePath:instancePath+"/idempotencyScope",schemaPath:"#/properties/idempotencyScope/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs6){
@@ -8295,14 +8222,14 @@ const _errs9 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(!pattern19.test(data3)){
-validate87.errors = [{instancePath:instancePath+"/fingerprint",schemaPath:"#/properties/fingerprint/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""}];
+validate81.errors = [{instancePath:instancePath+"/fingerprint",schemaPath:"#/properties/fingerprint/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""}];
 return false;
 }
 else {
 }
 }
 else {
-validate87.errors = [{instancePath:instancePath+"/fingerprint",schemaPath:"#/properties/fingerprint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate81.errors = [{instancePath:instancePath+"/fingerprint",schemaPath:"#/properties/fingerprint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs8){
@@ -8322,25 +8249,25 @@ if(valid0){
 }
 }
 else {
-validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate87.errors = vErrors;
+validate81.errors = vErrors;
 return errors === 0;
 }
-validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl40 = validate89;
-const schema109 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:CommandStatusResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"type":"null"},"replayed":{"const":false},"result":{"type":"object","required":["applied","commandId","commandName","toolCallId","result"],"additionalProperties":false,"properties":{"applied":{"type":"boolean"},"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"commandName":{"anyOf":[{"$ref":"urn:mnote:type:CommandName"},{"type":"null"}]},"toolCallId":{"anyOf":[{"$ref":"urn:mnote:type:Identifier"},{"type":"null"}]},"result":{"anyOf":[{"type":"object","additionalProperties":true},{"type":"null"}]}}}}};
+const impl40 = validate83;
+const schema104 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:CommandStatusResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"type":"null"},"replayed":{"const":false},"result":{"type":"object","required":["applied","commandId","commandName","toolCallId","result"],"additionalProperties":false,"properties":{"applied":{"type":"boolean"},"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"commandName":{"anyOf":[{"$ref":"urn:mnote:type:CommandName"},{"type":"null"}]},"toolCallId":{"anyOf":[{"$ref":"urn:mnote:type:Identifier"},{"type":"null"}]},"result":{"anyOf":[{"type":"object","additionalProperties":true},{"type":"null"}]}}}}};
 
-function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:CommandStatusResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate89.evaluated;
+const evaluated0 = validate83.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8352,14 +8279,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.replayed === undefined) || (!(func0.call(data, "replayed")))) && (missing0 = "replayed"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
-validate89.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate83.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "commandId") || (key0 === "replayed")) || (key0 === "result"))){
-validate89.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate83.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8369,7 +8296,7 @@ if(data.commandId !== undefined && func0.call(data, "commandId")){
 let data0 = data.commandId;
 const _errs2 = errors;
 if(data0 !== null){
-validate89.errors = [{instancePath:instancePath+"/commandId",schemaPath:"#/properties/commandId/type",keyword:"type",params:{type: "null"},message:"must be null"}];
+validate83.errors = [{instancePath:instancePath+"/commandId",schemaPath:"#/properties/commandId/type",keyword:"type",params:{type: "null"},message:"must be null"}];
 return false;
 }
 const _errs3 = errors;
@@ -8385,7 +8312,7 @@ if(data.replayed !== undefined && func0.call(data, "replayed")){
 let data1 = data.replayed;
 const _errs4 = errors;
 if(false !== data1){
-validate89.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"}];
+validate83.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -8406,14 +8333,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((((((data2.applied === undefined) || (!(func0.call(data2, "applied")))) && (missing1 = "applied")) || (((data2.commandId === undefined) || (!(func0.call(data2, "commandId")))) && (missing1 = "commandId"))) || (((data2.commandName === undefined) || (!(func0.call(data2, "commandName")))) && (missing1 = "commandName"))) || (((data2.toolCallId === undefined) || (!(func0.call(data2, "toolCallId")))) && (missing1 = "toolCallId"))) || (((data2.result === undefined) || (!(func0.call(data2, "result")))) && (missing1 = "result"))){
-validate89.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate83.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 of Object.keys(data2)){
 if(!(((((key1 === "applied") || (key1 === "commandId")) || (key1 === "commandName")) || (key1 === "toolCallId")) || (key1 === "result"))){
-validate89.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate83.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8423,7 +8350,7 @@ if(data2.applied !== undefined && func0.call(data2, "applied")){
 let data3 = data2.applied;
 const _errs8 = errors;
 if(typeof data3 !== "boolean"){
-validate89.errors = [{instancePath:instancePath+"/result/applied",schemaPath:"#/properties/result/properties/applied/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate83.errors = [{instancePath:instancePath+"/result/applied",schemaPath:"#/properties/result/properties/applied/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs9 = errors;
@@ -8529,7 +8456,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate89.errors = vErrors;
+validate83.errors = vErrors;
 return false;
 }
 else {
@@ -8633,7 +8560,7 @@ else {
 vErrors.push(err10);
 }
 errors++;
-validate89.errors = vErrors;
+validate83.errors = vErrors;
 return false;
 }
 else {
@@ -8749,7 +8676,7 @@ else {
 vErrors.push(err16);
 }
 errors++;
-validate89.errors = vErrors;
+validate83.errors = vErrors;
 return false;
 }
 else {
@@ -8827,7 +8754,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate89.errors = vErrors;
+validate83.errors = vErrors;
 return false;
 }
 else {
@@ -8858,7 +8785,7 @@ if(valid1){
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate83.errors = [{instancePath:instancePath+"/result",schemaPath:"#/properties/result/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs5){
@@ -8877,25 +8804,25 @@ if(valid0){
 }
 }
 else {
-validate89.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate89.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
-validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl41 = validate90;
-const schema113 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ContentBlock","type":"object","required":["id","type","text"],"additionalProperties":false,"properties":{"id":{"$ref":"urn:mnote:type:BlockId"},"type":{"$ref":"urn:mnote:type:BlockType"},"text":{"$ref":"urn:mnote:type:BlockText"},"level":{"type":"integer","minimum":1,"maximum":3},"checked":{"type":"boolean"},"language":{"type":"string","maxLength":32}},"if":{"required":["type"],"properties":{"type":{"const":"heading"}}},"then":{"properties":{"checked":{"not":{}},"language":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"to_do"}}},"then":{"properties":{"level":{"not":{}},"language":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"code"}}},"then":{"properties":{"level":{"not":{}},"checked":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"divider"}}},"then":{"properties":{"text":{"maxLength":0},"level":{"not":{}},"checked":{"not":{}},"language":{"not":{}}}},"else":{"properties":{"level":{"not":{}},"checked":{"not":{}},"language":{"not":{}}}}}}}};
+const impl41 = validate84;
+const schema108 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ContentBlock","type":"object","required":["id","type","text"],"additionalProperties":false,"properties":{"id":{"$ref":"urn:mnote:type:BlockId"},"type":{"$ref":"urn:mnote:type:BlockType"},"text":{"$ref":"urn:mnote:type:BlockText"},"level":{"type":"integer","minimum":1,"maximum":3},"checked":{"type":"boolean"},"language":{"type":"string","maxLength":32}},"if":{"required":["type"],"properties":{"type":{"const":"heading"}}},"then":{"properties":{"checked":{"not":{}},"language":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"to_do"}}},"then":{"properties":{"level":{"not":{}},"language":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"code"}}},"then":{"properties":{"level":{"not":{}},"checked":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"divider"}}},"then":{"properties":{"text":{"maxLength":0},"level":{"not":{}},"checked":{"not":{}},"language":{"not":{}}}},"else":{"properties":{"level":{"not":{}},"checked":{"not":{}},"language":{"not":{}}}}}}}};
 
-function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ContentBlock" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate90.evaluated;
+const evaluated0 = validate84.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8965,7 +8892,7 @@ if(data.checked !== undefined && func0.call(data, "checked")){
 let data1 = data.checked;
 const _errs5 = errors;
 const _errs6 = errors;
-validate90.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate84.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 if(false){
 }
@@ -8981,7 +8908,7 @@ if(data.language !== undefined && func0.call(data, "language")){
 let data2 = data.language;
 const _errs7 = errors;
 const _errs8 = errors;
-validate90.errors = [{instancePath:instancePath+"/language",schemaPath:"#/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate84.errors = [{instancePath:instancePath+"/language",schemaPath:"#/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 if(false){
 }
@@ -9072,7 +8999,7 @@ if(data.level !== undefined && func0.call(data, "level")){
 let data4 = data.level;
 const _errs14 = errors;
 const _errs15 = errors;
-validate90.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate84.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 if(false){
 }
@@ -9088,7 +9015,7 @@ if(data.language !== undefined && func0.call(data, "language")){
 let data5 = data.language;
 const _errs16 = errors;
 const _errs17 = errors;
-validate90.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate84.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 if(false){
 }
@@ -9179,7 +9106,7 @@ if(data.level !== undefined && func0.call(data, "level")){
 let data7 = data.level;
 const _errs23 = errors;
 const _errs24 = errors;
-validate90.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate84.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 if(false){
 }
@@ -9195,7 +9122,7 @@ if(data.checked !== undefined && func0.call(data, "checked")){
 let data8 = data.checked;
 const _errs25 = errors;
 const _errs26 = errors;
-validate90.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate84.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 if(false){
 }
@@ -9287,7 +9214,7 @@ let data10 = data.text;
 const _errs32 = errors;
 if(typeof data10 === "string"){
 if((data10.length > 0 && func10(data10) > 0)){
-validate90.errors = [{instancePath:instancePath+"/text",schemaPath:"#/else/else/else/then/properties/text/maxLength",keyword:"maxLength",params:{limit: 0},message:"must NOT have more than 0 characters"}];
+validate84.errors = [{instancePath:instancePath+"/text",schemaPath:"#/else/else/else/then/properties/text/maxLength",keyword:"maxLength",params:{limit: 0},message:"must NOT have more than 0 characters"}];
 return false;
 }
 else {
@@ -9305,7 +9232,7 @@ if(data.level !== undefined && func0.call(data, "level")){
 let data11 = data.level;
 const _errs33 = errors;
 const _errs34 = errors;
-validate90.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate84.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 if(false){
 }
@@ -9321,7 +9248,7 @@ if(data.checked !== undefined && func0.call(data, "checked")){
 let data12 = data.checked;
 const _errs35 = errors;
 const _errs36 = errors;
-validate90.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/else/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate84.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/else/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 if(false){
 }
@@ -9337,7 +9264,7 @@ if(data.language !== undefined && func0.call(data, "language")){
 let data13 = data.language;
 const _errs37 = errors;
 const _errs38 = errors;
-validate90.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/else/else/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate84.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/else/else/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 if(false){
 }
@@ -9375,7 +9302,7 @@ if(data.level !== undefined && func0.call(data, "level")){
 let data14 = data.level;
 const _errs40 = errors;
 const _errs41 = errors;
-validate90.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/else/else/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate84.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/else/else/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 if(false){
 }
@@ -9391,7 +9318,7 @@ if(data.checked !== undefined && func0.call(data, "checked")){
 let data15 = data.checked;
 const _errs42 = errors;
 const _errs43 = errors;
-validate90.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/else/else/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate84.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/else/else/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 if(false){
 }
@@ -9407,7 +9334,7 @@ if(data.language !== undefined && func0.call(data, "language")){
 let data16 = data.language;
 const _errs44 = errors;
 const _errs45 = errors;
-validate90.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/else/else/else/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate84.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/else/else/else/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 if(false){
 }
@@ -9446,7 +9373,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate90.errors = vErrors;
+validate84.errors = vErrors;
 return false;
 }
 else {
@@ -9477,7 +9404,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate90.errors = vErrors;
+validate84.errors = vErrors;
 return false;
 }
 else {
@@ -9508,7 +9435,7 @@ else {
 vErrors.push(err10);
 }
 errors++;
-validate90.errors = vErrors;
+validate84.errors = vErrors;
 return false;
 }
 else {
@@ -9539,7 +9466,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate90.errors = vErrors;
+validate84.errors = vErrors;
 return false;
 }
 else {
@@ -9548,14 +9475,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if(((((data.id === undefined) || (!(func0.call(data, "id")))) && (missing4 = "id")) || (((data.type === undefined) || (!(func0.call(data, "type")))) && (missing4 = "type"))) || (((data.text === undefined) || (!(func0.call(data, "text")))) && (missing4 = "text"))){
-validate90.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate84.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 const _errs46 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((((key0 === "id") || (key0 === "type")) || (key0 === "text")) || (key0 === "level")) || (key0 === "checked")) || (key0 === "language"))){
-validate90.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate84.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9569,17 +9496,17 @@ const _errs49 = errors;
 if(errors === _errs48){
 if(typeof data17 === "string"){
 if((data17.length > 64 && func10(data17) > 64)){
-validate90.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate84.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 if((data17.length < 1 || (data17.length < 2 * 1 && func10(data17) < 1))){
-validate90.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate84.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern46.test(data17)){
-validate90.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
+if(!pattern44.test(data17)){
+validate84.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
 return false;
 }
 else {
@@ -9588,7 +9515,7 @@ else {
 }
 }
 else {
-validate90.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs48){
@@ -9608,13 +9535,13 @@ let data18 = data.type;
 const _errs50 = errors;
 const _errs51 = errors;
 if(typeof data18 !== "string"){
-validate90.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs52 = errors;
-const vSchema0 = schema103.enum;
+const vSchema0 = schema98.enum;
 if(!((((((((data18 === "paragraph") || (data18 === "heading")) || (data18 === "bulleted_list_item")) || (data18 === "numbered_list_item")) || (data18 === "to_do")) || (data18 === "quote")) || (data18 === "code")) || (data18 === "divider"))){
-validate90.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/enum",keyword:"enum",params:{allowedValues: schema103.enum},message:"must be equal to one of the allowed values"}];
+validate84.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/enum",keyword:"enum",params:{allowedValues: schema98.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -9638,14 +9565,14 @@ const _errs55 = errors;
 if(errors === _errs54){
 if(typeof data19 === "string"){
 if((data19.length > 20000 && func10(data19) > 20000)){
-validate90.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"}];
+validate84.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"}];
 return false;
 }
 else {
 }
 }
 else {
-validate90.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs54){
@@ -9664,19 +9591,19 @@ if(data.level !== undefined && func0.call(data, "level")){
 let data20 = data.level;
 const _errs56 = errors;
 if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
-validate90.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate84.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs57 = errors;
 if(errors === _errs56){
 if((typeof data20 == "number") && (isFinite(data20))){
 if(data20 > 3 || isNaN(data20)){
-validate90.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3},message:"must be <= 3"}];
+validate84.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3},message:"must be <= 3"}];
 return false;
 }
 else {
 if(data20 < 1 || isNaN(data20)){
-validate90.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate84.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -9696,7 +9623,7 @@ if(data.checked !== undefined && func0.call(data, "checked")){
 let data21 = data.checked;
 const _errs58 = errors;
 if(typeof data21 !== "boolean"){
-validate90.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/properties/checked/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate84.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/properties/checked/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs59 = errors;
@@ -9715,14 +9642,14 @@ const _errs61 = errors;
 if(errors === _errs60){
 if(typeof data22 === "string"){
 if((data22.length > 32 && func10(data22) > 32)){
-validate90.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+validate84.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
 return false;
 }
 else {
 }
 }
 else {
-validate90.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs60){
@@ -9744,25 +9671,25 @@ if(valid13){
 }
 }
 else {
-validate90.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate90.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
-validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl42 = validate91;
-const schema117 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ContentBlockInput","type":"object","required":["type","text"],"additionalProperties":false,"properties":{"id":{"$ref":"urn:mnote:type:BlockId"},"type":{"$ref":"urn:mnote:type:BlockType"},"text":{"$ref":"urn:mnote:type:BlockText"},"level":{"type":"integer","minimum":1,"maximum":3},"checked":{"type":"boolean"},"language":{"type":"string","maxLength":32}},"if":{"required":["type"],"properties":{"type":{"const":"heading"}}},"then":{"properties":{"checked":{"not":{}},"language":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"to_do"}}},"then":{"properties":{"level":{"not":{}},"language":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"code"}}},"then":{"properties":{"level":{"not":{}},"checked":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"divider"}}},"then":{"properties":{"text":{"maxLength":0},"level":{"not":{}},"checked":{"not":{}},"language":{"not":{}}}},"else":{"properties":{"level":{"not":{}},"checked":{"not":{}},"language":{"not":{}}}}}}}};
+const impl42 = validate85;
+const schema112 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ContentBlockInput","type":"object","required":["type","text"],"additionalProperties":false,"properties":{"id":{"$ref":"urn:mnote:type:BlockId"},"type":{"$ref":"urn:mnote:type:BlockType"},"text":{"$ref":"urn:mnote:type:BlockText"},"level":{"type":"integer","minimum":1,"maximum":3},"checked":{"type":"boolean"},"language":{"type":"string","maxLength":32}},"if":{"required":["type"],"properties":{"type":{"const":"heading"}}},"then":{"properties":{"checked":{"not":{}},"language":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"to_do"}}},"then":{"properties":{"level":{"not":{}},"language":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"code"}}},"then":{"properties":{"level":{"not":{}},"checked":{"not":{}}}},"else":{"if":{"required":["type"],"properties":{"type":{"const":"divider"}}},"then":{"properties":{"text":{"maxLength":0},"level":{"not":{}},"checked":{"not":{}},"language":{"not":{}}}},"else":{"properties":{"level":{"not":{}},"checked":{"not":{}},"language":{"not":{}}}}}}}};
 
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ContentBlockInput" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate91.evaluated;
+const evaluated0 = validate85.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9832,7 +9759,7 @@ if(data.checked !== undefined && func0.call(data, "checked")){
 let data1 = data.checked;
 const _errs5 = errors;
 const _errs6 = errors;
-validate91.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate85.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 if(false){
 }
@@ -9848,7 +9775,7 @@ if(data.language !== undefined && func0.call(data, "language")){
 let data2 = data.language;
 const _errs7 = errors;
 const _errs8 = errors;
-validate91.errors = [{instancePath:instancePath+"/language",schemaPath:"#/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate85.errors = [{instancePath:instancePath+"/language",schemaPath:"#/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 if(false){
 }
@@ -9939,7 +9866,7 @@ if(data.level !== undefined && func0.call(data, "level")){
 let data4 = data.level;
 const _errs14 = errors;
 const _errs15 = errors;
-validate91.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate85.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 if(false){
 }
@@ -9955,7 +9882,7 @@ if(data.language !== undefined && func0.call(data, "language")){
 let data5 = data.language;
 const _errs16 = errors;
 const _errs17 = errors;
-validate91.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate85.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 if(false){
 }
@@ -10046,7 +9973,7 @@ if(data.level !== undefined && func0.call(data, "level")){
 let data7 = data.level;
 const _errs23 = errors;
 const _errs24 = errors;
-validate91.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate85.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 if(false){
 }
@@ -10062,7 +9989,7 @@ if(data.checked !== undefined && func0.call(data, "checked")){
 let data8 = data.checked;
 const _errs25 = errors;
 const _errs26 = errors;
-validate91.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate85.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 if(false){
 }
@@ -10154,7 +10081,7 @@ let data10 = data.text;
 const _errs32 = errors;
 if(typeof data10 === "string"){
 if((data10.length > 0 && func10(data10) > 0)){
-validate91.errors = [{instancePath:instancePath+"/text",schemaPath:"#/else/else/else/then/properties/text/maxLength",keyword:"maxLength",params:{limit: 0},message:"must NOT have more than 0 characters"}];
+validate85.errors = [{instancePath:instancePath+"/text",schemaPath:"#/else/else/else/then/properties/text/maxLength",keyword:"maxLength",params:{limit: 0},message:"must NOT have more than 0 characters"}];
 return false;
 }
 else {
@@ -10172,7 +10099,7 @@ if(data.level !== undefined && func0.call(data, "level")){
 let data11 = data.level;
 const _errs33 = errors;
 const _errs34 = errors;
-validate91.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate85.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/else/then/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 if(false){
 }
@@ -10188,7 +10115,7 @@ if(data.checked !== undefined && func0.call(data, "checked")){
 let data12 = data.checked;
 const _errs35 = errors;
 const _errs36 = errors;
-validate91.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/else/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate85.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/else/then/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 if(false){
 }
@@ -10204,7 +10131,7 @@ if(data.language !== undefined && func0.call(data, "language")){
 let data13 = data.language;
 const _errs37 = errors;
 const _errs38 = errors;
-validate91.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/else/else/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate85.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/else/else/then/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 if(false){
 }
@@ -10242,7 +10169,7 @@ if(data.level !== undefined && func0.call(data, "level")){
 let data14 = data.level;
 const _errs40 = errors;
 const _errs41 = errors;
-validate91.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/else/else/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate85.errors = [{instancePath:instancePath+"/level",schemaPath:"#/else/else/else/else/properties/level/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 if(false){
 }
@@ -10258,7 +10185,7 @@ if(data.checked !== undefined && func0.call(data, "checked")){
 let data15 = data.checked;
 const _errs42 = errors;
 const _errs43 = errors;
-validate91.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/else/else/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate85.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/else/else/else/else/properties/checked/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 if(false){
 }
@@ -10274,7 +10201,7 @@ if(data.language !== undefined && func0.call(data, "language")){
 let data16 = data.language;
 const _errs44 = errors;
 const _errs45 = errors;
-validate91.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/else/else/else/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate85.errors = [{instancePath:instancePath+"/language",schemaPath:"#/else/else/else/else/properties/language/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 if(false){
 }
@@ -10313,7 +10240,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate91.errors = vErrors;
+validate85.errors = vErrors;
 return false;
 }
 else {
@@ -10344,7 +10271,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate91.errors = vErrors;
+validate85.errors = vErrors;
 return false;
 }
 else {
@@ -10375,7 +10302,7 @@ else {
 vErrors.push(err10);
 }
 errors++;
-validate91.errors = vErrors;
+validate85.errors = vErrors;
 return false;
 }
 else {
@@ -10406,7 +10333,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate91.errors = vErrors;
+validate85.errors = vErrors;
 return false;
 }
 else {
@@ -10415,14 +10342,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing4;
 if((((data.type === undefined) || (!(func0.call(data, "type")))) && (missing4 = "type")) || (((data.text === undefined) || (!(func0.call(data, "text")))) && (missing4 = "text"))){
-validate91.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate85.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 const _errs46 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((((key0 === "id") || (key0 === "type")) || (key0 === "text")) || (key0 === "level")) || (key0 === "checked")) || (key0 === "language"))){
-validate91.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate85.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10436,17 +10363,17 @@ const _errs49 = errors;
 if(errors === _errs48){
 if(typeof data17 === "string"){
 if((data17.length > 64 && func10(data17) > 64)){
-validate91.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate85.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 if((data17.length < 1 || (data17.length < 2 * 1 && func10(data17) < 1))){
-validate91.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate85.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern46.test(data17)){
-validate91.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
+if(!pattern44.test(data17)){
+validate85.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""}];
 return false;
 }
 else {
@@ -10455,7 +10382,7 @@ else {
 }
 }
 else {
-validate91.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate85.errors = [{instancePath:instancePath+"/id",schemaPath:"urn:mnote:type:BlockId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs48){
@@ -10475,13 +10402,13 @@ let data18 = data.type;
 const _errs50 = errors;
 const _errs51 = errors;
 if(typeof data18 !== "string"){
-validate91.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate85.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs52 = errors;
-const vSchema0 = schema103.enum;
+const vSchema0 = schema98.enum;
 if(!((((((((data18 === "paragraph") || (data18 === "heading")) || (data18 === "bulleted_list_item")) || (data18 === "numbered_list_item")) || (data18 === "to_do")) || (data18 === "quote")) || (data18 === "code")) || (data18 === "divider"))){
-validate91.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/enum",keyword:"enum",params:{allowedValues: schema103.enum},message:"must be equal to one of the allowed values"}];
+validate85.errors = [{instancePath:instancePath+"/type",schemaPath:"urn:mnote:type:BlockType/enum",keyword:"enum",params:{allowedValues: schema98.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -10505,14 +10432,14 @@ const _errs55 = errors;
 if(errors === _errs54){
 if(typeof data19 === "string"){
 if((data19.length > 20000 && func10(data19) > 20000)){
-validate91.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"}];
+validate85.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"}];
 return false;
 }
 else {
 }
 }
 else {
-validate91.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate85.errors = [{instancePath:instancePath+"/text",schemaPath:"urn:mnote:type:BlockText/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs54){
@@ -10531,19 +10458,19 @@ if(data.level !== undefined && func0.call(data, "level")){
 let data20 = data.level;
 const _errs56 = errors;
 if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
-validate91.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate85.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs57 = errors;
 if(errors === _errs56){
 if((typeof data20 == "number") && (isFinite(data20))){
 if(data20 > 3 || isNaN(data20)){
-validate91.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3},message:"must be <= 3"}];
+validate85.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3},message:"must be <= 3"}];
 return false;
 }
 else {
 if(data20 < 1 || isNaN(data20)){
-validate91.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate85.errors = [{instancePath:instancePath+"/level",schemaPath:"#/properties/level/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -10563,7 +10490,7 @@ if(data.checked !== undefined && func0.call(data, "checked")){
 let data21 = data.checked;
 const _errs58 = errors;
 if(typeof data21 !== "boolean"){
-validate91.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/properties/checked/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate85.errors = [{instancePath:instancePath+"/checked",schemaPath:"#/properties/checked/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs59 = errors;
@@ -10582,14 +10509,14 @@ const _errs61 = errors;
 if(errors === _errs60){
 if(typeof data22 === "string"){
 if((data22.length > 32 && func10(data22) > 32)){
-validate91.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+validate85.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
 return false;
 }
 else {
 }
 }
 else {
-validate91.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate85.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs60){
@@ -10611,27 +10538,26 @@ if(valid13){
 }
 }
 else {
-validate91.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate91.errors = vErrors;
+validate85.errors = vErrors;
 return errors === 0;
 }
-validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 const impl43 = validate8;
 
-const impl44 = validate92;
-const schema121 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:DocumentId","$ref":"urn:mnote:type:Identifier"};
+const impl44 = validate4;
 
-function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:DocumentId" */;
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ActorId" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate92.evaluated;
+const evaluated0 = validate4.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10643,17 +10569,17 @@ const _errs1 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if((data.length > 128 && func10(data) > 128)){
-validate92.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
-validate92.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data)){
-validate92.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -10662,7 +10588,7 @@ else {
 }
 }
 else {
-validate92.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs0){
@@ -10671,23 +10597,22 @@ if(errors === _errs0){
 var valid0 = _errs0 === errors;
 if(valid0){
 }
-validate92.errors = vErrors;
+validate4.errors = vErrors;
 return errors === 0;
 }
-validate92.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate4.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 const impl45 = validate33;
 
 const impl46 = validate35;
 
-const impl47 = validate93;
-const schema123 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:EdgeId","$ref":"urn:mnote:type:Identifier"};
+const impl47 = validate4;
 
-function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:EdgeId" */;
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ActorId" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate93.evaluated;
+const evaluated0 = validate4.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10699,17 +10624,17 @@ const _errs1 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if((data.length > 128 && func10(data) > 128)){
-validate93.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
-validate93.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data)){
-validate93.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -10718,7 +10643,7 @@ else {
 }
 }
 else {
-validate93.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs0){
@@ -10727,18 +10652,18 @@ if(errors === _errs0){
 var valid0 = _errs0 === errors;
 if(valid0){
 }
-validate93.errors = vErrors;
+validate4.errors = vErrors;
 return errors === 0;
 }
-validate93.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate4.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl48 = validate94;
+const impl48 = validate86;
 
-function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ErrorCode" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate94.evaluated;
+const evaluated0 = validate86.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10747,28 +10672,28 @@ evaluated0.items = undefined;
 }
 const vSchema0 = schema56.enum;
 if(!((((((((((((((((((((data === "mnote_tool_invalid_input") || (data === "mnote_tool_payload_too_large")) || (data === "mnote_tool_unknown_tool")) || (data === "mnote_tool_not_authenticated")) || (data === "mnote_tool_permission_denied")) || (data === "mnote_tool_conflict")) || (data === "mnote_tool_approval_required")) || (data === "mnote_tool_approval_denied")) || (data === "mnote_tool_approval_expired")) || (data === "mnote_tool_approval_invalid")) || (data === "mnote_tool_idempotency_conflict")) || (data === "mnote_tool_in_progress")) || (data === "mnote_tool_unsupported_option")) || (data === "mnote_tool_kernel_unavailable")) || (data === "mnote_tool_kernel_misconfigured")) || (data === "mnote_tool_outcome_unknown")) || (data === "mnote_tool_store_unavailable")) || (data === "mnote_tool_unavailable")) || (data === "mnote_tool_not_configured")) || (data === "mnote_tool_internal"))){
-validate94.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema56.enum},message:"must be equal to one of the allowed values"}];
+validate86.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema56.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate94.errors = vErrors;
+validate86.errors = vErrors;
 return errors === 0;
 }
-validate94.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate86.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 const impl49 = validate55;
 
-const impl50 = validate95;
-const schema126 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:FrameworkToolCall","type":"object","required":["sessionId","toolName","toolCallId"],"additionalProperties":false,"properties":{"sessionId":{"$ref":"urn:mnote:type:Identifier"},"toolName":{"type":"string"},"toolCallId":{"type":"string","minLength":1},"arguments":{},"runId":{"$ref":"urn:mnote:type:Identifier"},"approval":{"$ref":"urn:mnote:type:ApprovalGrant"}}};
+const impl50 = validate87;
+const schema117 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:FrameworkToolCall","type":"object","required":["sessionId","toolName","toolCallId"],"additionalProperties":false,"properties":{"sessionId":{"$ref":"urn:mnote:type:Identifier"},"toolName":{"type":"string"},"toolCallId":{"type":"string","minLength":1},"arguments":{},"runId":{"$ref":"urn:mnote:type:Identifier"},"approval":{"$ref":"urn:mnote:type:ApprovalGrant"}}};
 
-function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:FrameworkToolCall" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate95.evaluated;
+const evaluated0 = validate87.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10780,14 +10705,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.sessionId === undefined) || (!(func0.call(data, "sessionId")))) && (missing0 = "sessionId")) || (((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName"))) || (((data.toolCallId === undefined) || (!(func0.call(data, "toolCallId")))) && (missing0 = "toolCallId"))){
-validate95.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate87.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((((key0 === "sessionId") || (key0 === "toolName")) || (key0 === "toolCallId")) || (key0 === "arguments")) || (key0 === "runId")) || (key0 === "approval"))){
-validate95.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate87.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10801,17 +10726,17 @@ const _errs4 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if((data0.length > 128 && func10(data0) > 128)){
-validate95.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate87.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data0.length < 1 || (data0.length < 2 * 1 && func10(data0) < 1))){
-validate95.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate87.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data0)){
-validate95.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate87.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -10820,7 +10745,7 @@ else {
 }
 }
 else {
-validate95.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate87.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs3){
@@ -10839,7 +10764,7 @@ if(data.toolName !== undefined && func0.call(data, "toolName")){
 let data1 = data.toolName;
 const _errs5 = errors;
 if(typeof data1 !== "string"){
-validate95.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/properties/toolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate87.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/properties/toolName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
@@ -10858,14 +10783,14 @@ const _errs8 = errors;
 if(errors === _errs7){
 if(typeof data2 === "string"){
 if((data2.length < 1 || (data2.length < 2 * 1 && func10(data2) < 1))){
-validate95.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/properties/toolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate87.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/properties/toolCallId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 }
 }
 else {
-validate95.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/properties/toolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate87.errors = [{instancePath:instancePath+"/toolCallId",schemaPath:"#/properties/toolCallId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs7){
@@ -10885,17 +10810,17 @@ const _errs11 = errors;
 if(errors === _errs10){
 if(typeof data3 === "string"){
 if((data3.length > 128 && func10(data3) > 128)){
-validate95.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate87.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data3.length < 1 || (data3.length < 2 * 1 && func10(data3) < 1))){
-validate95.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate87.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data3)){
-validate95.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate87.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -10904,7 +10829,7 @@ else {
 }
 }
 else {
-validate95.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate87.errors = [{instancePath:instancePath+"/runId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs10){
@@ -10943,24 +10868,24 @@ if(valid0){
 }
 }
 else {
-validate95.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate95.errors = vErrors;
+validate87.errors = vErrors;
 return errors === 0;
 }
-validate95.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl51 = validate97;
+const impl51 = validate89;
 
-function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:IdempotencyKey" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate97.evaluated;
+const evaluated0 = validate89.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10971,17 +10896,17 @@ const _errs0 = errors;
 if(errors === 0){
 if(typeof data === "string"){
 if((data.length > 256 && func10(data) > 256)){
-validate97.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+validate89.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
 return false;
 }
 else {
 if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
-validate97.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate89.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern18.test(data)){
-validate97.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""}];
+validate89.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[!-~]+$"},message:"must match pattern \""+"^[!-~]+$"+"\""}];
 return false;
 }
 else {
@@ -10990,24 +10915,24 @@ else {
 }
 }
 else {
-validate97.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate97.errors = vErrors;
+validate89.errors = vErrors;
 return errors === 0;
 }
-validate97.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate89.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl52 = validate98;
+const impl52 = validate90;
 
-function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:Identifier" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate98.evaluated;
+const evaluated0 = validate90.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11018,17 +10943,17 @@ const _errs0 = errors;
 if(errors === 0){
 if(typeof data === "string"){
 if((data.length > 128 && func10(data) > 128)){
-validate98.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate90.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
-validate98.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate90.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data)){
-validate98.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate90.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -11037,27 +10962,27 @@ else {
 }
 }
 else {
-validate98.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate90.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate98.errors = vErrors;
+validate90.errors = vErrors;
 return errors === 0;
 }
-validate98.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate90.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 const impl53 = validate1;
 
-const impl54 = validate99;
-const schema131 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelError","type":"object","required":["code"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:mnote:type:ErrorCode"},"reason":{"type":"string","maxLength":64},"field":{"type":"string","maxLength":64}}};
+const impl54 = validate91;
+const schema122 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelError","type":"object","required":["code"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:mnote:type:ErrorCode"},"reason":{"type":"string","maxLength":64},"field":{"type":"string","maxLength":64}}};
 
-function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:KernelError" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate99.evaluated;
+const evaluated0 = validate91.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11069,14 +10994,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.code === undefined) || (!(func0.call(data, "code")))) && (missing0 = "code")){
-validate99.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate91.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "code") || (key0 === "reason")) || (key0 === "field"))){
-validate99.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate91.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11088,7 +11013,7 @@ const _errs2 = errors;
 const _errs3 = errors;
 const vSchema0 = schema56.enum;
 if(!((((((((((((((((((((data0 === "mnote_tool_invalid_input") || (data0 === "mnote_tool_payload_too_large")) || (data0 === "mnote_tool_unknown_tool")) || (data0 === "mnote_tool_not_authenticated")) || (data0 === "mnote_tool_permission_denied")) || (data0 === "mnote_tool_conflict")) || (data0 === "mnote_tool_approval_required")) || (data0 === "mnote_tool_approval_denied")) || (data0 === "mnote_tool_approval_expired")) || (data0 === "mnote_tool_approval_invalid")) || (data0 === "mnote_tool_idempotency_conflict")) || (data0 === "mnote_tool_in_progress")) || (data0 === "mnote_tool_unsupported_option")) || (data0 === "mnote_tool_kernel_unavailable")) || (data0 === "mnote_tool_kernel_misconfigured")) || (data0 === "mnote_tool_outcome_unknown")) || (data0 === "mnote_tool_store_unavailable")) || (data0 === "mnote_tool_unavailable")) || (data0 === "mnote_tool_not_configured")) || (data0 === "mnote_tool_internal"))){
-validate99.errors = [{instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/enum",keyword:"enum",params:{allowedValues: schema56.enum},message:"must be equal to one of the allowed values"}];
+validate91.errors = [{instancePath:instancePath+"/code",schemaPath:"urn:mnote:type:ErrorCode/enum",keyword:"enum",params:{allowedValues: schema56.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -11111,14 +11036,14 @@ const _errs5 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if((data1.length > 64 && func10(data1) > 64)){
-validate99.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate91.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 }
 }
 else {
-validate99.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate91.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs4){
@@ -11137,14 +11062,14 @@ const _errs7 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if((data2.length > 64 && func10(data2) > 64)){
-validate99.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate91.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 }
 }
 else {
-validate99.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate91.errors = [{instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs6){
@@ -11163,25 +11088,25 @@ if(valid0){
 }
 }
 else {
-validate99.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate91.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate99.errors = vErrors;
+validate91.errors = vErrors;
 return errors === 0;
 }
-validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl55 = validate100;
-const schema133 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelReply","anyOf":[{"type":"object","required":["ok","result"],"additionalProperties":false,"properties":{"ok":{"const":true},"result":{"type":"object","additionalProperties":true}}},{"type":"object","required":["ok","error"],"additionalProperties":false,"properties":{"ok":{"const":false},"error":{"$ref":"urn:mnote:type:KernelError"}}}]};
+const impl55 = validate92;
+const schema124 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelReply","anyOf":[{"type":"object","required":["ok","result"],"additionalProperties":false,"properties":{"ok":{"const":true},"result":{"type":"object","additionalProperties":true}}},{"type":"object","required":["ok","error"],"additionalProperties":false,"properties":{"ok":{"const":false},"error":{"$ref":"urn:mnote:type:KernelError"}}}]};
 
-function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:KernelReply" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate100.evaluated;
+const evaluated0 = validate92.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11351,8 +11276,8 @@ if(valid2){
 if(data.error !== undefined && func0.call(data, "error")){
 let data3 = data.error;
 const _errs12 = errors;
-if(!(validate99(data3, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);
+if(!(validate91(data3, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
 errors = vErrors.length;
 }
 else {
@@ -11397,7 +11322,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate100.errors = vErrors;
+validate92.errors = vErrors;
 return false;
 }
 else {
@@ -11413,20 +11338,20 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate100.errors = vErrors;
+validate92.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate100.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate92.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const impl56 = validate102;
-const schema134 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelRequest","type":"object","required":["command","payload"],"additionalProperties":false,"properties":{"command":{"$ref":"urn:mnote:type:CommandName"},"payload":{"type":"object","additionalProperties":true}}};
+const impl56 = validate94;
+const schema125 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:KernelRequest","type":"object","required":["command","payload"],"additionalProperties":false,"properties":{"command":{"$ref":"urn:mnote:type:CommandName"},"payload":{"type":"object","additionalProperties":true}}};
 
-function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:KernelRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate102.evaluated;
+const evaluated0 = validate94.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11438,14 +11363,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.command === undefined) || (!(func0.call(data, "command")))) && (missing0 = "command")) || (((data.payload === undefined) || (!(func0.call(data, "payload")))) && (missing0 = "payload"))){
-validate102.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate94.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((key0 === "command") || (key0 === "payload"))){
-validate102.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate94.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11459,12 +11384,12 @@ const _errs4 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if((data0.length > 64 && func10(data0) > 64)){
-validate102.errors = [{instancePath:instancePath+"/command",schemaPath:"urn:mnote:type:CommandName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate94.errors = [{instancePath:instancePath+"/command",schemaPath:"urn:mnote:type:CommandName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 if(!pattern9.test(data0)){
-validate102.errors = [{instancePath:instancePath+"/command",schemaPath:"urn:mnote:type:CommandName/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
+validate94.errors = [{instancePath:instancePath+"/command",schemaPath:"urn:mnote:type:CommandName/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
 return false;
 }
 else {
@@ -11472,7 +11397,7 @@ else {
 }
 }
 else {
-validate102.errors = [{instancePath:instancePath+"/command",schemaPath:"urn:mnote:type:CommandName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate94.errors = [{instancePath:instancePath+"/command",schemaPath:"urn:mnote:type:CommandName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs3){
@@ -11496,7 +11421,7 @@ if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 const _errs7 = errors;
 }
 else {
-validate102.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate94.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs5){
@@ -11514,26 +11439,26 @@ if(valid0){
 }
 }
 else {
-validate102.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate102.errors = vErrors;
+validate94.errors = vErrors;
 return errors === 0;
 }
-validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 const impl57 = validate27;
 
-const impl58 = validate103;
+const impl58 = validate95;
 
-function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:Locale" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate103.evaluated;
+const evaluated0 = validate95.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11541,33 +11466,33 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate103.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate95.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs0 = errors;
 const vSchema0 = schema70.enum;
 if(!((data === "zh-CN") || (data === "en"))){
-validate103.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema70.enum},message:"must be equal to one of the allowed values"}];
+validate95.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema70.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
 }
 if(errors === 0){
 }
-validate103.errors = vErrors;
+validate95.errors = vErrors;
 return errors === 0;
 }
-validate103.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate95.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl59 = validate104;
-const schema137 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageBodySavePayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageSaveArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
-const schema138 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveArgs","type":"object","required":["content"],"additionalProperties":false,"properties":{"content":{"type":"array","maxItems":500,"items":{"$ref":"urn:mnote:type:ContentBlockInput"}},"mode":{"type":"string","enum":["replace","append"]},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
+const impl59 = validate96;
+const schema128 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageBodySavePayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageSaveArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
+const schema129 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveArgs","type":"object","required":["content"],"additionalProperties":false,"properties":{"content":{"type":"array","maxItems":500,"items":{"$ref":"urn:mnote:type:ContentBlockInput"}},"mode":{"type":"string","enum":["replace","append"]},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
 
-function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageSaveArgs" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate106.evaluated;
+const evaluated0 = validate98.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11579,14 +11504,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.content === undefined) || (!(func0.call(data, "content")))) && (missing0 = "content")){
-validate106.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate98.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "content") || (key0 === "mode")) || (key0 === "baseRevision"))){
-validate106.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate98.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11599,7 +11524,7 @@ const _errs3 = errors;
 if(errors === _errs2){
 if(Array.isArray(data0)){
 if(data0.length > 500){
-validate106.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/maxItems",keyword:"maxItems",params:{limit: 500},message:"must NOT have more than 500 items"}];
+validate98.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/maxItems",keyword:"maxItems",params:{limit: 500},message:"must NOT have more than 500 items"}];
 return false;
 }
 else {
@@ -11608,8 +11533,8 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 const _errs4 = errors;
-if(!(validate91(data1, {instancePath:instancePath+"/content/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
+if(!(validate85(data1, {instancePath:instancePath+"/content/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
 errors = vErrors.length;
 }
 else {
@@ -11624,7 +11549,7 @@ if(valid1){
 }
 }
 else {
-validate106.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate98.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs2){
@@ -11640,13 +11565,13 @@ if(data.mode !== undefined && func0.call(data, "mode")){
 let data2 = data.mode;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate106.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate98.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs6 = errors;
-const vSchema0 = schema138.properties.mode.enum;
+const vSchema0 = schema129.properties.mode.enum;
 if(!((data2 === "replace") || (data2 === "append"))){
-validate106.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema138.properties.mode.enum},message:"must be equal to one of the allowed values"}];
+validate98.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema129.properties.mode.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -11664,19 +11589,19 @@ let data3 = data.baseRevision;
 const _errs7 = errors;
 const _errs8 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate106.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate98.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs9 = errors;
 if(errors === _errs8){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 9007199254740991 || isNaN(data3)){
-validate106.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate98.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data3 < 0 || isNaN(data3)){
-validate106.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate98.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -11702,22 +11627,22 @@ if(valid0){
 }
 }
 else {
-validate106.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate98.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate106.errors = vErrors;
+validate98.errors = vErrors;
 return errors === 0;
 }
-validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageBodySavePayload" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate104.evaluated;
+const evaluated0 = validate96.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11729,14 +11654,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.context === undefined) || (!(func0.call(data, "context")))) && (missing0 = "context")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate104.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate96.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((key0 === "context") || (key0 === "args")) || (key0 === "dryRun")) || (key0 === "write"))){
-validate104.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate96.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11760,8 +11685,8 @@ if(valid0){
 if(data.args !== undefined && func0.call(data, "args")){
 let data1 = data.args;
 const _errs3 = errors;
-if(!(validate106(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate106.errors : vErrors.concat(validate106.errors);
+if(!(validate98(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
 errors = vErrors.length;
 }
 else {
@@ -11776,7 +11701,7 @@ if(data.dryRun !== undefined && func0.call(data, "dryRun")){
 let data2 = data.dryRun;
 const _errs4 = errors;
 if(typeof data2 !== "boolean"){
-validate104.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate96.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs5 = errors;
@@ -11811,27 +11736,27 @@ if(valid0){
 }
 }
 else {
-validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate96.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate104.errors = vErrors;
+validate96.errors = vErrors;
 return errors === 0;
 }
-validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl60 = validate110;
-const schema140 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageBodySaveResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:PageSaveResult"}}};
-const schema142 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveResult","anyOf":[{"$ref":"urn:mnote:type:PageWriteResult"},{"$ref":"urn:mnote:type:DryRunResult"}]};
-const schema143 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageWriteResult","type":"object","required":["commandName","revision"],"additionalProperties":false,"properties":{"commandName":{"$ref":"urn:mnote:type:CommandName"},"revision":{"$ref":"urn:mnote:type:Revision"}}};
+const impl60 = validate102;
+const schema131 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageBodySaveResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:PageSaveResult"}}};
+const schema133 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveResult","anyOf":[{"$ref":"urn:mnote:type:PageWriteResult"},{"$ref":"urn:mnote:type:DryRunResult"}]};
+const schema134 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageWriteResult","type":"object","required":["commandName","revision"],"additionalProperties":false,"properties":{"commandName":{"$ref":"urn:mnote:type:CommandName"},"revision":{"$ref":"urn:mnote:type:Revision"}}};
 
-function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageWriteResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate112.evaluated;
+const evaluated0 = validate104.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11843,14 +11768,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.commandName === undefined) || (!(func0.call(data, "commandName")))) && (missing0 = "commandName")) || (((data.revision === undefined) || (!(func0.call(data, "revision")))) && (missing0 = "revision"))){
-validate112.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate104.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((key0 === "commandName") || (key0 === "revision"))){
-validate112.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate104.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11864,12 +11789,12 @@ const _errs4 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if((data0.length > 64 && func10(data0) > 64)){
-validate112.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate104.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 if(!pattern9.test(data0)){
-validate112.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
+validate104.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/pattern",keyword:"pattern",params:{pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"},message:"must match pattern \""+"^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"+"\""}];
 return false;
 }
 else {
@@ -11877,7 +11802,7 @@ else {
 }
 }
 else {
-validate112.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate104.errors = [{instancePath:instancePath+"/commandName",schemaPath:"urn:mnote:type:CommandName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs3){
@@ -11897,19 +11822,19 @@ let data1 = data.revision;
 const _errs5 = errors;
 const _errs6 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate112.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate104.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs7 = errors;
 if(errors === _errs6){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate112.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate104.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 0 || isNaN(data1)){
-validate112.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate104.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -11934,22 +11859,22 @@ if(valid0){
 }
 }
 else {
-validate112.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate112.errors = vErrors;
+validate104.errors = vErrors;
 return errors === 0;
 }
-validate112.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageSaveResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate111.evaluated;
+const evaluated0 = validate103.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11959,8 +11884,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate112(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate112.errors : vErrors.concat(validate112.errors);
+if(!(validate104(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
 errors = vErrors.length;
 }
 else {
@@ -11993,7 +11918,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate111.errors = vErrors;
+validate103.errors = vErrors;
 return false;
 }
 else {
@@ -12009,17 +11934,17 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate111.errors = vErrors;
+validate103.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate111.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate103.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageBodySaveResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate110.evaluated;
+const evaluated0 = validate102.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12031,14 +11956,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.replayed === undefined) || (!(func0.call(data, "replayed")))) && (missing0 = "replayed"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
-validate110.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate102.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "commandId") || (key0 === "replayed")) || (key0 === "result"))){
-validate110.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate102.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12138,7 +12063,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate110.errors = vErrors;
+validate102.errors = vErrors;
 return false;
 }
 else {
@@ -12164,7 +12089,7 @@ if(data.replayed !== undefined && func0.call(data, "replayed")){
 let data1 = data.replayed;
 const _errs9 = errors;
 if(typeof data1 !== "boolean"){
-validate110.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate102.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs10 = errors;
@@ -12179,12 +12104,12 @@ if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
 let data2 = data.result;
 const _errs11 = errors;
-if(!(validate111(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
+if(!(validate103(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate111.evaluated.props;
+var props0 = validate103.evaluated.props;
 }
 var valid0 = _errs11 === errors;
 }
@@ -12199,25 +12124,25 @@ if(valid0){
 }
 }
 else {
-validate110.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate102.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate110.errors = vErrors;
+validate102.errors = vErrors;
 return errors === 0;
 }
-validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl61 = validate116;
-const schema146 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetArgs","type":"object","additionalProperties":false,"properties":{"includeBody":{"type":"boolean"},"includeOptions":{"type":"boolean"},"includeBlocks":{"type":"boolean"}}};
+const impl61 = validate108;
+const schema137 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetArgs","type":"object","additionalProperties":false,"properties":{"includeBody":{"type":"boolean"},"includeOptions":{"type":"boolean"},"includeBlocks":{"type":"boolean"}}};
 
-function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageGetArgs" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate116.evaluated;
+const evaluated0 = validate108.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12230,7 +12155,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "includeBody") || (key0 === "includeOptions")) || (key0 === "includeBlocks"))){
-validate116.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate108.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12240,7 +12165,7 @@ if(data.includeBody !== undefined && func0.call(data, "includeBody")){
 let data0 = data.includeBody;
 const _errs2 = errors;
 if(typeof data0 !== "boolean"){
-validate116.errors = [{instancePath:instancePath+"/includeBody",schemaPath:"#/properties/includeBody/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate108.errors = [{instancePath:instancePath+"/includeBody",schemaPath:"#/properties/includeBody/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs3 = errors;
@@ -12256,7 +12181,7 @@ if(data.includeOptions !== undefined && func0.call(data, "includeOptions")){
 let data1 = data.includeOptions;
 const _errs4 = errors;
 if(typeof data1 !== "boolean"){
-validate116.errors = [{instancePath:instancePath+"/includeOptions",schemaPath:"#/properties/includeOptions/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate108.errors = [{instancePath:instancePath+"/includeOptions",schemaPath:"#/properties/includeOptions/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs5 = errors;
@@ -12272,7 +12197,7 @@ if(data.includeBlocks !== undefined && func0.call(data, "includeBlocks")){
 let data2 = data.includeBlocks;
 const _errs6 = errors;
 if(typeof data2 !== "boolean"){
-validate116.errors = [{instancePath:instancePath+"/includeBlocks",schemaPath:"#/properties/includeBlocks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate108.errors = [{instancePath:instancePath+"/includeBlocks",schemaPath:"#/properties/includeBlocks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs7 = errors;
@@ -12290,25 +12215,25 @@ if(valid0){
 }
 }
 else {
-validate116.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate108.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate116.errors = vErrors;
+validate108.errors = vErrors;
 return errors === 0;
 }
-validate116.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate108.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl62 = validate117;
-const schema147 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetModelArguments","type":"object","properties":{"includeBody":{"type":["boolean","null"]},"includeOptions":{"type":["boolean","null"]},"includeBlocks":{"type":["boolean","null"]}},"additionalProperties":false};
+const impl62 = validate109;
+const schema138 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetModelArguments","type":"object","properties":{"includeBody":{"type":["boolean","null"]},"includeOptions":{"type":["boolean","null"]},"includeBlocks":{"type":["boolean","null"]}},"additionalProperties":false};
 
-function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageGetModelArguments" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate117.evaluated;
+const evaluated0 = validate109.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12321,7 +12246,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "includeBody") || (key0 === "includeOptions")) || (key0 === "includeBlocks"))){
-validate117.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate109.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12331,7 +12256,7 @@ if(data.includeBody !== undefined && func0.call(data, "includeBody")){
 let data0 = data.includeBody;
 const _errs2 = errors;
 if((typeof data0 !== "boolean") && (data0 !== null)){
-validate117.errors = [{instancePath:instancePath+"/includeBody",schemaPath:"#/properties/includeBody/type",keyword:"type",params:{type: schema147.properties.includeBody.type},message:"must be boolean,null"}];
+validate109.errors = [{instancePath:instancePath+"/includeBody",schemaPath:"#/properties/includeBody/type",keyword:"type",params:{type: schema138.properties.includeBody.type},message:"must be boolean,null"}];
 return false;
 }
 const _errs3 = errors;
@@ -12347,7 +12272,7 @@ if(data.includeOptions !== undefined && func0.call(data, "includeOptions")){
 let data1 = data.includeOptions;
 const _errs4 = errors;
 if((typeof data1 !== "boolean") && (data1 !== null)){
-validate117.errors = [{instancePath:instancePath+"/includeOptions",schemaPath:"#/properties/includeOptions/type",keyword:"type",params:{type: schema147.properties.includeOptions.type},message:"must be boolean,null"}];
+validate109.errors = [{instancePath:instancePath+"/includeOptions",schemaPath:"#/properties/includeOptions/type",keyword:"type",params:{type: schema138.properties.includeOptions.type},message:"must be boolean,null"}];
 return false;
 }
 const _errs5 = errors;
@@ -12363,7 +12288,7 @@ if(data.includeBlocks !== undefined && func0.call(data, "includeBlocks")){
 let data2 = data.includeBlocks;
 const _errs6 = errors;
 if((typeof data2 !== "boolean") && (data2 !== null)){
-validate117.errors = [{instancePath:instancePath+"/includeBlocks",schemaPath:"#/properties/includeBlocks/type",keyword:"type",params:{type: schema147.properties.includeBlocks.type},message:"must be boolean,null"}];
+validate109.errors = [{instancePath:instancePath+"/includeBlocks",schemaPath:"#/properties/includeBlocks/type",keyword:"type",params:{type: schema138.properties.includeBlocks.type},message:"must be boolean,null"}];
 return false;
 }
 const _errs7 = errors;
@@ -12381,25 +12306,25 @@ if(valid0){
 }
 }
 else {
-validate117.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate109.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate117.errors = vErrors;
+validate109.errors = vErrors;
 return errors === 0;
 }
-validate117.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl63 = validate118;
-const schema148 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args"],"properties":{"toolName":{"const":"mnote.page.get"},"args":{"$ref":"urn:mnote:type:PageGetArgs"}}}]};
+const impl63 = validate110;
+const schema139 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args"],"properties":{"toolName":{"const":"mnote.page.get"},"args":{"$ref":"urn:mnote:type:PageGetArgs"}}}]};
 
-function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageGetRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate118.evaluated;
+const evaluated0 = validate110.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12421,7 +12346,7 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))){
-validate118.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate110.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -12429,7 +12354,7 @@ if(data.toolName !== undefined && func0.call(data, "toolName")){
 let data0 = data.toolName;
 const _errs3 = errors;
 if("mnote.page.get" !== data0){
-validate118.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.get"},message:"must be equal to constant"}];
+validate110.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.get"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -12445,8 +12370,8 @@ if(valid1){
 if(data.args !== undefined && func0.call(data, "args")){
 let data1 = data.args;
 const _errs4 = errors;
-if(!(validate116(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate116.errors : vErrors.concat(validate116.errors);
+if(!(validate108(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
 errors = vErrors.length;
 }
 else {
@@ -12462,7 +12387,7 @@ if(valid1){
 }
 }
 else {
-validate118.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate110.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs1){
@@ -12474,21 +12399,21 @@ if(valid0){
 }
 if(errors === 0){
 }
-validate118.errors = vErrors;
+validate110.errors = vErrors;
 return errors === 0;
 }
-validate118.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl64 = validate121;
-const schema149 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.get"},"result":{"$ref":"urn:mnote:type:PageGetResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.get"}}}]}]};
-const schema150 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetResult","type":"object","required":["documentId","workspaceId","title","revision"],"additionalProperties":false,"properties":{"documentId":{"$ref":"urn:mnote:type:Identifier"},"workspaceId":{"$ref":"urn:mnote:type:Identifier"},"title":{"type":"string","maxLength":500},"revision":{"$ref":"urn:mnote:type:Revision"},"bodySummary":{"type":"string","maxLength":203},"pageOptions":{"$ref":"urn:mnote:type:PageOptions"},"blocks":{"type":"array","maxItems":2000,"items":{"$ref":"urn:mnote:type:ContentBlock"}}}};
-const schema154 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageOptions","type":"object","additionalProperties":false,"properties":{"wideLayout":{"type":"boolean"},"smallText":{"type":"boolean"},"showToc":{"type":"boolean"},"protectEditing":{"type":"boolean"}}};
+const impl64 = validate113;
+const schema140 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.get"},"result":{"$ref":"urn:mnote:type:PageGetResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.get"}}}]}]};
+const schema141 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageGetResult","type":"object","required":["documentId","workspaceId","title","revision"],"additionalProperties":false,"properties":{"documentId":{"$ref":"urn:mnote:type:Identifier"},"workspaceId":{"$ref":"urn:mnote:type:Identifier"},"title":{"type":"string","maxLength":500},"revision":{"$ref":"urn:mnote:type:Revision"},"bodySummary":{"type":"string","maxLength":203},"pageOptions":{"$ref":"urn:mnote:type:PageOptions"},"blocks":{"type":"array","maxItems":2000,"items":{"$ref":"urn:mnote:type:ContentBlock"}}}};
+const schema145 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageOptions","type":"object","additionalProperties":false,"properties":{"wideLayout":{"type":"boolean"},"smallText":{"type":"boolean"},"showToc":{"type":"boolean"},"protectEditing":{"type":"boolean"}}};
 
-function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageOptions" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate124.evaluated;
+const evaluated0 = validate116.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12501,7 +12426,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((key0 === "wideLayout") || (key0 === "smallText")) || (key0 === "showToc")) || (key0 === "protectEditing"))){
-validate124.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate116.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12511,7 +12436,7 @@ if(data.wideLayout !== undefined && func0.call(data, "wideLayout")){
 let data0 = data.wideLayout;
 const _errs2 = errors;
 if(typeof data0 !== "boolean"){
-validate124.errors = [{instancePath:instancePath+"/wideLayout",schemaPath:"#/properties/wideLayout/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate116.errors = [{instancePath:instancePath+"/wideLayout",schemaPath:"#/properties/wideLayout/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs3 = errors;
@@ -12527,7 +12452,7 @@ if(data.smallText !== undefined && func0.call(data, "smallText")){
 let data1 = data.smallText;
 const _errs4 = errors;
 if(typeof data1 !== "boolean"){
-validate124.errors = [{instancePath:instancePath+"/smallText",schemaPath:"#/properties/smallText/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate116.errors = [{instancePath:instancePath+"/smallText",schemaPath:"#/properties/smallText/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs5 = errors;
@@ -12543,7 +12468,7 @@ if(data.showToc !== undefined && func0.call(data, "showToc")){
 let data2 = data.showToc;
 const _errs6 = errors;
 if(typeof data2 !== "boolean"){
-validate124.errors = [{instancePath:instancePath+"/showToc",schemaPath:"#/properties/showToc/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate116.errors = [{instancePath:instancePath+"/showToc",schemaPath:"#/properties/showToc/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs7 = errors;
@@ -12559,7 +12484,7 @@ if(data.protectEditing !== undefined && func0.call(data, "protectEditing")){
 let data3 = data.protectEditing;
 const _errs8 = errors;
 if(typeof data3 !== "boolean"){
-validate124.errors = [{instancePath:instancePath+"/protectEditing",schemaPath:"#/properties/protectEditing/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate116.errors = [{instancePath:instancePath+"/protectEditing",schemaPath:"#/properties/protectEditing/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs9 = errors;
@@ -12578,22 +12503,22 @@ if(valid0){
 }
 }
 else {
-validate124.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate116.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate124.errors = vErrors;
+validate116.errors = vErrors;
 return errors === 0;
 }
-validate124.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate116.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageGetResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate123.evaluated;
+const evaluated0 = validate115.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12605,14 +12530,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.documentId === undefined) || (!(func0.call(data, "documentId")))) && (missing0 = "documentId")) || (((data.workspaceId === undefined) || (!(func0.call(data, "workspaceId")))) && (missing0 = "workspaceId"))) || (((data.title === undefined) || (!(func0.call(data, "title")))) && (missing0 = "title"))) || (((data.revision === undefined) || (!(func0.call(data, "revision")))) && (missing0 = "revision"))){
-validate123.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate115.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((((((key0 === "documentId") || (key0 === "workspaceId")) || (key0 === "title")) || (key0 === "revision")) || (key0 === "bodySummary")) || (key0 === "pageOptions")) || (key0 === "blocks"))){
-validate123.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate115.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12626,17 +12551,17 @@ const _errs4 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if((data0.length > 128 && func10(data0) > 128)){
-validate123.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate115.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data0.length < 1 || (data0.length < 2 * 1 && func10(data0) < 1))){
-validate123.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate115.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data0)){
-validate123.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate115.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -12645,7 +12570,7 @@ else {
 }
 }
 else {
-validate123.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate115.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs3){
@@ -12668,17 +12593,17 @@ const _errs7 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if((data1.length > 128 && func10(data1) > 128)){
-validate123.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate115.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data1.length < 1 || (data1.length < 2 * 1 && func10(data1) < 1))){
-validate123.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate115.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data1)){
-validate123.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate115.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -12687,7 +12612,7 @@ else {
 }
 }
 else {
-validate123.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate115.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs6){
@@ -12709,14 +12634,14 @@ const _errs9 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
 if((data2.length > 500 && func10(data2) > 500)){
-validate123.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
+validate115.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
 return false;
 }
 else {
 }
 }
 else {
-validate123.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate115.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs8){
@@ -12733,19 +12658,19 @@ let data3 = data.revision;
 const _errs10 = errors;
 const _errs11 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate123.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate115.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs12 = errors;
 if(errors === _errs11){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 9007199254740991 || isNaN(data3)){
-validate123.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate115.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data3 < 0 || isNaN(data3)){
-validate123.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate115.errors = [{instancePath:instancePath+"/revision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -12771,14 +12696,14 @@ const _errs14 = errors;
 if(errors === _errs13){
 if(typeof data4 === "string"){
 if((data4.length > 203 && func10(data4) > 203)){
-validate123.errors = [{instancePath:instancePath+"/bodySummary",schemaPath:"#/properties/bodySummary/maxLength",keyword:"maxLength",params:{limit: 203},message:"must NOT have more than 203 characters"}];
+validate115.errors = [{instancePath:instancePath+"/bodySummary",schemaPath:"#/properties/bodySummary/maxLength",keyword:"maxLength",params:{limit: 203},message:"must NOT have more than 203 characters"}];
 return false;
 }
 else {
 }
 }
 else {
-validate123.errors = [{instancePath:instancePath+"/bodySummary",schemaPath:"#/properties/bodySummary/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate115.errors = [{instancePath:instancePath+"/bodySummary",schemaPath:"#/properties/bodySummary/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs13){
@@ -12793,8 +12718,8 @@ if(valid0){
 if(data.pageOptions !== undefined && func0.call(data, "pageOptions")){
 let data5 = data.pageOptions;
 const _errs15 = errors;
-if(!(validate124(data5, {instancePath:instancePath+"/pageOptions",parentData:data,parentDataProperty:"pageOptions",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate124.errors : vErrors.concat(validate124.errors);
+if(!(validate116(data5, {instancePath:instancePath+"/pageOptions",parentData:data,parentDataProperty:"pageOptions",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate116.errors : vErrors.concat(validate116.errors);
 errors = vErrors.length;
 }
 else {
@@ -12812,7 +12737,7 @@ const _errs17 = errors;
 if(errors === _errs16){
 if(Array.isArray(data6)){
 if(data6.length > 2000){
-validate123.errors = [{instancePath:instancePath+"/blocks",schemaPath:"#/properties/blocks/maxItems",keyword:"maxItems",params:{limit: 2000},message:"must NOT have more than 2000 items"}];
+validate115.errors = [{instancePath:instancePath+"/blocks",schemaPath:"#/properties/blocks/maxItems",keyword:"maxItems",params:{limit: 2000},message:"must NOT have more than 2000 items"}];
 return false;
 }
 else {
@@ -12821,8 +12746,8 @@ const len0 = data6.length;
 for(let i0=0; i0<len0; i0++){
 let data7 = data6[i0];
 const _errs18 = errors;
-if(!(validate90(data7, {instancePath:instancePath+"/blocks/" + i0,parentData:data6,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
+if(!(validate84(data7, {instancePath:instancePath+"/blocks/" + i0,parentData:data6,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 else {
@@ -12837,7 +12762,7 @@ if(valid4){
 }
 }
 else {
-validate123.errors = [{instancePath:instancePath+"/blocks",schemaPath:"#/properties/blocks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate115.errors = [{instancePath:instancePath+"/blocks",schemaPath:"#/properties/blocks/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs16){
@@ -12860,22 +12785,22 @@ if(valid0){
 }
 }
 else {
-validate123.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate115.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate123.errors = vErrors;
+validate115.errors = vErrors;
 return errors === 0;
 }
-validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate115.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageGetResponse" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate121.evaluated;
+const evaluated0 = validate113.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12936,8 +12861,8 @@ if(valid2){
 if(data.result !== undefined && func0.call(data, "result")){
 let data1 = data.result;
 const _errs6 = errors;
-if(!(validate123(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+if(!(validate115(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
 errors = vErrors.length;
 }
 else {
@@ -13063,7 +12988,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate121.errors = vErrors;
+validate113.errors = vErrors;
 return false;
 }
 else {
@@ -13079,24 +13004,24 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate121.errors = vErrors;
+validate113.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate121.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate113.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const impl65 = validate123;
+const impl65 = validate115;
 
-const impl66 = validate129;
-const schema155 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageHeadUpdateTitlePayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageUpdateTitleArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
-const schema156 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleArgs","type":"object","required":["title"],"additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":500,"pattern":"^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0][^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$"},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
-const pattern68 = new RegExp("^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0][^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$", "u");
+const impl66 = validate121;
+const schema146 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageHeadUpdateTitlePayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageUpdateTitleArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
+const schema147 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleArgs","type":"object","required":["title"],"additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":500,"pattern":"^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0][^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$"},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
+const pattern64 = new RegExp("^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0][^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$", "u");
 
-function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateTitleArgs" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate131.evaluated;
+const evaluated0 = validate123.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13108,14 +13033,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.title === undefined) || (!(func0.call(data, "title")))) && (missing0 = "title")){
-validate131.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate123.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((key0 === "title") || (key0 === "baseRevision"))){
-validate131.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate123.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13128,17 +13053,17 @@ const _errs3 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if((data0.length > 500 && func10(data0) > 500)){
-validate131.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
+validate123.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
 return false;
 }
 else {
 if((data0.length < 1 || (data0.length < 2 * 1 && func10(data0) < 1))){
-validate131.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate123.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern68.test(data0)){
-validate131.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0][^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0][^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$"+"\""}];
+if(!pattern64.test(data0)){
+validate123.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0][^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0][^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$"+"\""}];
 return false;
 }
 else {
@@ -13147,7 +13072,7 @@ else {
 }
 }
 else {
-validate131.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate123.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs2){
@@ -13164,19 +13089,19 @@ let data1 = data.baseRevision;
 const _errs4 = errors;
 const _errs5 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate131.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate123.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs6 = errors;
 if(errors === _errs5){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate131.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate123.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 0 || isNaN(data1)){
-validate131.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate123.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -13201,22 +13126,22 @@ if(valid0){
 }
 }
 else {
-validate131.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate123.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate131.errors = vErrors;
+validate123.errors = vErrors;
 return errors === 0;
 }
-validate131.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageHeadUpdateTitlePayload" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate129.evaluated;
+const evaluated0 = validate121.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13228,14 +13153,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.context === undefined) || (!(func0.call(data, "context")))) && (missing0 = "context")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate129.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate121.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((key0 === "context") || (key0 === "args")) || (key0 === "dryRun")) || (key0 === "write"))){
-validate129.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate121.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13259,8 +13184,8 @@ if(valid0){
 if(data.args !== undefined && func0.call(data, "args")){
 let data1 = data.args;
 const _errs3 = errors;
-if(!(validate131(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
+if(!(validate123(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
 errors = vErrors.length;
 }
 else {
@@ -13275,7 +13200,7 @@ if(data.dryRun !== undefined && func0.call(data, "dryRun")){
 let data2 = data.dryRun;
 const _errs4 = errors;
 if(typeof data2 !== "boolean"){
-validate129.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate121.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs5 = errors;
@@ -13310,96 +13235,24 @@ if(valid0){
 }
 }
 else {
-validate129.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate121.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate129.errors = vErrors;
+validate121.errors = vErrors;
 return errors === 0;
 }
-validate129.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate121.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl67 = validate134;
-const schema158 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageHeadUpdateTitleResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:PageUpdateTitleResult"}}};
-const schema160 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleResult","anyOf":[{"$ref":"urn:mnote:type:PageWriteResult"},{"$ref":"urn:mnote:type:DryRunResult"}]};
+const impl67 = validate102;
 
-function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:PageUpdateTitleResult" */;
+function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:PageBodySaveResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate135.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-let valid0 = false;
-const _errs1 = errors;
-if(!(validate112(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate112.errors : vErrors.concat(validate112.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs1 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-var props0 = true;
-}
-const _errs2 = errors;
-if(!(validate33(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs2 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = true;
-}
-}
-if(!valid0){
-const err0 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-validate135.errors = vErrors;
-return false;
-}
-else {
-errors = _errs0;
-if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
-}
-else {
-vErrors = null;
-}
-}
-}
-if(errors === 0){
-}
-validate135.errors = vErrors;
-evaluated0.props = props0;
-return errors === 0;
-}
-validate135.evaluated = {"dynamicProps":true,"dynamicItems":false};
-
-function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:PageHeadUpdateTitleResult" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate134.evaluated;
+const evaluated0 = validate102.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13411,14 +13264,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.replayed === undefined) || (!(func0.call(data, "replayed")))) && (missing0 = "replayed"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
-validate134.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate102.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "commandId") || (key0 === "replayed")) || (key0 === "result"))){
-validate134.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate102.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13518,7 +13371,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate134.errors = vErrors;
+validate102.errors = vErrors;
 return false;
 }
 else {
@@ -13544,7 +13397,7 @@ if(data.replayed !== undefined && func0.call(data, "replayed")){
 let data1 = data.replayed;
 const _errs9 = errors;
 if(typeof data1 !== "boolean"){
-validate134.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate102.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs10 = errors;
@@ -13559,12 +13412,12 @@ if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
 let data2 = data.result;
 const _errs11 = errors;
-if(!(validate135(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);
+if(!(validate103(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate135.evaluated.props;
+var props0 = validate103.evaluated.props;
 }
 var valid0 = _errs11 === errors;
 }
@@ -13579,26 +13432,26 @@ if(valid0){
 }
 }
 else {
-validate134.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate102.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate134.errors = vErrors;
+validate102.errors = vErrors;
 return errors === 0;
 }
-validate134.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl68 = validate139;
-const schema161 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageLayoutUpdateOptionsPayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageUpdateOptionsArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
-const schema162 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsArgs","type":"object","required":["options"],"additionalProperties":false,"properties":{"options":{"$ref":"urn:mnote:type:PageOptions","minProperties":1},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
+const impl68 = validate126;
+const schema149 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageLayoutUpdateOptionsPayload","type":"object","required":["context","args","dryRun"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageUpdateOptionsArgs"},"dryRun":{"type":"boolean"},"write":{"$ref":"urn:mnote:type:KernelWrite"}}};
+const schema150 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsArgs","type":"object","required":["options"],"additionalProperties":false,"properties":{"options":{"$ref":"urn:mnote:type:PageOptions","minProperties":1},"baseRevision":{"$ref":"urn:mnote:type:Revision"}}};
 
-function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateOptionsArgs" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate141.evaluated;
+const evaluated0 = validate128.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13610,14 +13463,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.options === undefined) || (!(func0.call(data, "options")))) && (missing0 = "options")){
-validate141.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate128.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((key0 === "options") || (key0 === "baseRevision"))){
-validate141.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate128.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13626,8 +13479,8 @@ if(_errs1 === errors){
 if(data.options !== undefined && func0.call(data, "options")){
 let data0 = data.options;
 const _errs2 = errors;
-if(!(validate124(data0, {instancePath:instancePath+"/options",parentData:data,parentDataProperty:"options",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate124.errors : vErrors.concat(validate124.errors);
+if(!(validate116(data0, {instancePath:instancePath+"/options",parentData:data,parentDataProperty:"options",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate116.errors : vErrors.concat(validate116.errors);
 errors = vErrors.length;
 }
 else {
@@ -13635,7 +13488,7 @@ else {
 if(errors === _errs2){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(Object.keys(data0).length < 1){
-validate141.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
+validate128.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
 return false;
 }
 else {
@@ -13655,19 +13508,19 @@ let data1 = data.baseRevision;
 const _errs3 = errors;
 const _errs4 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate141.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate128.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs5 = errors;
 if(errors === _errs4){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate141.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate128.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data1 < 0 || isNaN(data1)){
-validate141.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate128.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"urn:mnote:type:Revision/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -13692,22 +13545,22 @@ if(valid0){
 }
 }
 else {
-validate141.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate128.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate141.errors = vErrors;
+validate128.errors = vErrors;
 return errors === 0;
 }
-validate141.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate128.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageLayoutUpdateOptionsPayload" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate139.evaluated;
+const evaluated0 = validate126.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13719,14 +13572,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.context === undefined) || (!(func0.call(data, "context")))) && (missing0 = "context")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate139.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate126.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((key0 === "context") || (key0 === "args")) || (key0 === "dryRun")) || (key0 === "write"))){
-validate139.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate126.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13750,8 +13603,8 @@ if(valid0){
 if(data.args !== undefined && func0.call(data, "args")){
 let data1 = data.args;
 const _errs3 = errors;
-if(!(validate141(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate141.errors : vErrors.concat(validate141.errors);
+if(!(validate128(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
 errors = vErrors.length;
 }
 else {
@@ -13766,7 +13619,7 @@ if(data.dryRun !== undefined && func0.call(data, "dryRun")){
 let data2 = data.dryRun;
 const _errs4 = errors;
 if(typeof data2 !== "boolean"){
-validate139.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate126.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs5 = errors;
@@ -13801,96 +13654,24 @@ if(valid0){
 }
 }
 else {
-validate139.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate126.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate139.errors = vErrors;
+validate126.errors = vErrors;
 return errors === 0;
 }
-validate139.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate126.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl69 = validate145;
-const schema164 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageLayoutUpdateOptionsResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:PageUpdateOptionsResult"}}};
-const schema166 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsResult","anyOf":[{"$ref":"urn:mnote:type:PageWriteResult"},{"$ref":"urn:mnote:type:DryRunResult"}]};
+const impl69 = validate102;
 
-function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:PageUpdateOptionsResult" */;
+function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:PageBodySaveResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate146.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-let valid0 = false;
-const _errs1 = errors;
-if(!(validate112(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate112.errors : vErrors.concat(validate112.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs1 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-var props0 = true;
-}
-const _errs2 = errors;
-if(!(validate33(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
-errors = vErrors.length;
-}
-else {
-}
-var _valid0 = _errs2 === errors;
-valid0 = valid0 || _valid0;
-if(_valid0){
-if(props0 !== true){
-props0 = true;
-}
-}
-if(!valid0){
-const err0 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-validate146.errors = vErrors;
-return false;
-}
-else {
-errors = _errs0;
-if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
-}
-else {
-vErrors = null;
-}
-}
-}
-if(errors === 0){
-}
-validate146.errors = vErrors;
-evaluated0.props = props0;
-return errors === 0;
-}
-validate146.evaluated = {"dynamicProps":true,"dynamicItems":false};
-
-function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:PageLayoutUpdateOptionsResult" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate145.evaluated;
+const evaluated0 = validate102.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13902,14 +13683,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.replayed === undefined) || (!(func0.call(data, "replayed")))) && (missing0 = "replayed"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
-validate145.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate102.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "commandId") || (key0 === "replayed")) || (key0 === "result"))){
-validate145.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate102.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14009,7 +13790,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate145.errors = vErrors;
+validate102.errors = vErrors;
 return false;
 }
 else {
@@ -14035,7 +13816,7 @@ if(data.replayed !== undefined && func0.call(data, "replayed")){
 let data1 = data.replayed;
 const _errs9 = errors;
 if(typeof data1 !== "boolean"){
-validate145.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate102.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs10 = errors;
@@ -14050,12 +13831,12 @@ if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
 let data2 = data.result;
 const _errs11 = errors;
-if(!(validate146(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate146.errors : vErrors.concat(validate146.errors);
+if(!(validate103(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate146.evaluated.props;
+var props0 = validate103.evaluated.props;
 }
 var valid0 = _errs11 === errors;
 }
@@ -14070,29 +13851,29 @@ if(valid0){
 }
 }
 else {
-validate145.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate102.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate145.errors = vErrors;
+validate102.errors = vErrors;
 return errors === 0;
 }
-validate145.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl70 = validate124;
+const impl70 = validate116;
 
-const impl71 = validate106;
+const impl71 = validate98;
 
-const impl72 = validate150;
-const schema167 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveModelArguments","type":"object","properties":{"content":{"type":"array","items":{"type":"object","required":["type","text"],"additionalProperties":false,"properties":{"id":{"type":["string","null"]},"type":{"type":"string","enum":["paragraph","heading","bulleted_list_item","numbered_list_item","to_do","quote","code","divider"]},"text":{"type":"string"},"level":{"type":["integer","null"]},"checked":{"type":["boolean","null"]},"language":{"type":["string","null"]}}}},"mode":{"type":["string","null"],"enum":["replace","append",null]},"baseRevision":{"type":["integer","null"]},"dryRun":{"type":["boolean","null"]}},"additionalProperties":false,"required":["content"]};
+const impl72 = validate132;
+const schema152 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveModelArguments","type":"object","properties":{"content":{"type":"array","items":{"type":"object","required":["type","text"],"additionalProperties":false,"properties":{"id":{"type":["string","null"]},"type":{"type":"string","enum":["paragraph","heading","bulleted_list_item","numbered_list_item","to_do","quote","code","divider"]},"text":{"type":"string"},"level":{"type":["integer","null"]},"checked":{"type":["boolean","null"]},"language":{"type":["string","null"]}}}},"mode":{"type":["string","null"],"enum":["replace","append",null]},"baseRevision":{"type":["integer","null"]},"dryRun":{"type":["boolean","null"]}},"additionalProperties":false,"required":["content"]};
 
-function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate132(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageSaveModelArguments" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate150.evaluated;
+const evaluated0 = validate132.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14104,14 +13885,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.content === undefined) || (!(func0.call(data, "content")))) && (missing0 = "content")){
-validate150.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate132.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((key0 === "content") || (key0 === "mode")) || (key0 === "baseRevision")) || (key0 === "dryRun"))){
-validate150.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate132.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14133,14 +13914,14 @@ if(errors === _errs4){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if((((data1.type === undefined) || (!(func0.call(data1, "type")))) && (missing1 = "type")) || (((data1.text === undefined) || (!(func0.call(data1, "text")))) && (missing1 = "text"))){
-validate150.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/properties/content/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate132.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/properties/content/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs6 = errors;
 for(const key1 of Object.keys(data1)){
 if(!((((((key1 === "id") || (key1 === "type")) || (key1 === "text")) || (key1 === "level")) || (key1 === "checked")) || (key1 === "language"))){
-validate150.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/properties/content/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate132.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/properties/content/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14150,7 +13931,7 @@ if(data1.id !== undefined && func0.call(data1, "id")){
 let data2 = data1.id;
 const _errs7 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate150.errors = [{instancePath:instancePath+"/content/" + i0+"/id",schemaPath:"#/properties/content/items/properties/id/type",keyword:"type",params:{type: schema167.properties.content.items.properties.id.type},message:"must be string,null"}];
+validate132.errors = [{instancePath:instancePath+"/content/" + i0+"/id",schemaPath:"#/properties/content/items/properties/id/type",keyword:"type",params:{type: schema152.properties.content.items.properties.id.type},message:"must be string,null"}];
 return false;
 }
 const _errs8 = errors;
@@ -14166,13 +13947,13 @@ if(data1.type !== undefined && func0.call(data1, "type")){
 let data3 = data1.type;
 const _errs9 = errors;
 if(typeof data3 !== "string"){
-validate150.errors = [{instancePath:instancePath+"/content/" + i0+"/type",schemaPath:"#/properties/content/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate132.errors = [{instancePath:instancePath+"/content/" + i0+"/type",schemaPath:"#/properties/content/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs10 = errors;
-const vSchema0 = schema167.properties.content.items.properties.type.enum;
+const vSchema0 = schema152.properties.content.items.properties.type.enum;
 if(!((((((((data3 === "paragraph") || (data3 === "heading")) || (data3 === "bulleted_list_item")) || (data3 === "numbered_list_item")) || (data3 === "to_do")) || (data3 === "quote")) || (data3 === "code")) || (data3 === "divider"))){
-validate150.errors = [{instancePath:instancePath+"/content/" + i0+"/type",schemaPath:"#/properties/content/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema167.properties.content.items.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate132.errors = [{instancePath:instancePath+"/content/" + i0+"/type",schemaPath:"#/properties/content/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema152.properties.content.items.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -14189,7 +13970,7 @@ if(data1.text !== undefined && func0.call(data1, "text")){
 let data4 = data1.text;
 const _errs11 = errors;
 if(typeof data4 !== "string"){
-validate150.errors = [{instancePath:instancePath+"/content/" + i0+"/text",schemaPath:"#/properties/content/items/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate132.errors = [{instancePath:instancePath+"/content/" + i0+"/text",schemaPath:"#/properties/content/items/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs12 = errors;
@@ -14205,7 +13986,7 @@ if(data1.level !== undefined && func0.call(data1, "level")){
 let data5 = data1.level;
 const _errs13 = errors;
 if((!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))) && (data5 !== null)){
-validate150.errors = [{instancePath:instancePath+"/content/" + i0+"/level",schemaPath:"#/properties/content/items/properties/level/type",keyword:"type",params:{type: schema167.properties.content.items.properties.level.type},message:"must be integer,null"}];
+validate132.errors = [{instancePath:instancePath+"/content/" + i0+"/level",schemaPath:"#/properties/content/items/properties/level/type",keyword:"type",params:{type: schema152.properties.content.items.properties.level.type},message:"must be integer,null"}];
 return false;
 }
 const _errs14 = errors;
@@ -14221,7 +14002,7 @@ if(data1.checked !== undefined && func0.call(data1, "checked")){
 let data6 = data1.checked;
 const _errs15 = errors;
 if((typeof data6 !== "boolean") && (data6 !== null)){
-validate150.errors = [{instancePath:instancePath+"/content/" + i0+"/checked",schemaPath:"#/properties/content/items/properties/checked/type",keyword:"type",params:{type: schema167.properties.content.items.properties.checked.type},message:"must be boolean,null"}];
+validate132.errors = [{instancePath:instancePath+"/content/" + i0+"/checked",schemaPath:"#/properties/content/items/properties/checked/type",keyword:"type",params:{type: schema152.properties.content.items.properties.checked.type},message:"must be boolean,null"}];
 return false;
 }
 const _errs16 = errors;
@@ -14237,7 +14018,7 @@ if(data1.language !== undefined && func0.call(data1, "language")){
 let data7 = data1.language;
 const _errs17 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate150.errors = [{instancePath:instancePath+"/content/" + i0+"/language",schemaPath:"#/properties/content/items/properties/language/type",keyword:"type",params:{type: schema167.properties.content.items.properties.language.type},message:"must be string,null"}];
+validate132.errors = [{instancePath:instancePath+"/content/" + i0+"/language",schemaPath:"#/properties/content/items/properties/language/type",keyword:"type",params:{type: schema152.properties.content.items.properties.language.type},message:"must be string,null"}];
 return false;
 }
 const _errs18 = errors;
@@ -14259,7 +14040,7 @@ if(valid2){
 }
 }
 else {
-validate150.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/properties/content/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate132.errors = [{instancePath:instancePath+"/content/" + i0,schemaPath:"#/properties/content/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs4){
@@ -14274,7 +14055,7 @@ if(valid1){
 }
 }
 else {
-validate150.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate132.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs2){
@@ -14290,13 +14071,13 @@ if(data.mode !== undefined && func0.call(data, "mode")){
 let data8 = data.mode;
 const _errs19 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate150.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: schema167.properties.mode.type},message:"must be string,null"}];
+validate132.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: schema152.properties.mode.type},message:"must be string,null"}];
 return false;
 }
 const _errs20 = errors;
-const vSchema1 = schema167.properties.mode.enum;
+const vSchema1 = schema152.properties.mode.enum;
 if(!(((data8 === "replace") || (data8 === "append")) || (data8 === null))){
-validate150.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema167.properties.mode.enum},message:"must be equal to one of the allowed values"}];
+validate132.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema152.properties.mode.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -14313,7 +14094,7 @@ if(data.baseRevision !== undefined && func0.call(data, "baseRevision")){
 let data9 = data.baseRevision;
 const _errs21 = errors;
 if((!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))) && (data9 !== null)){
-validate150.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"#/properties/baseRevision/type",keyword:"type",params:{type: schema167.properties.baseRevision.type},message:"must be integer,null"}];
+validate132.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"#/properties/baseRevision/type",keyword:"type",params:{type: schema152.properties.baseRevision.type},message:"must be integer,null"}];
 return false;
 }
 const _errs22 = errors;
@@ -14329,7 +14110,7 @@ if(data.dryRun !== undefined && func0.call(data, "dryRun")){
 let data10 = data.dryRun;
 const _errs23 = errors;
 if((typeof data10 !== "boolean") && (data10 !== null)){
-validate150.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: schema167.properties.dryRun.type},message:"must be boolean,null"}];
+validate132.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: schema152.properties.dryRun.type},message:"must be boolean,null"}];
 return false;
 }
 const _errs24 = errors;
@@ -14349,25 +14130,25 @@ if(valid0){
 }
 }
 else {
-validate150.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate132.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate150.errors = vErrors;
+validate132.errors = vErrors;
 return errors === 0;
 }
-validate150.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate132.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl73 = validate151;
-const schema168 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.page.save"},"args":{"$ref":"urn:mnote:type:PageSaveArgs"}}}]};
+const impl73 = validate133;
+const schema153 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.page.save"},"args":{"$ref":"urn:mnote:type:PageSaveArgs"}}}]};
 
-function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageSaveRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate151.evaluated;
+const evaluated0 = validate133.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14389,7 +14170,7 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.idempotencyKey === undefined) || (!(func0.call(data, "idempotencyKey")))) && (missing0 = "idempotencyKey"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate151.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate133.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -14397,7 +14178,7 @@ if(data.toolName !== undefined && func0.call(data, "toolName")){
 let data0 = data.toolName;
 const _errs3 = errors;
 if("mnote.page.save" !== data0){
-validate151.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.save"},message:"must be equal to constant"}];
+validate133.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.save"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -14413,8 +14194,8 @@ if(valid1){
 if(data.args !== undefined && func0.call(data, "args")){
 let data1 = data.args;
 const _errs4 = errors;
-if(!(validate106(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate106.errors : vErrors.concat(validate106.errors);
+if(!(validate98(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
 errors = vErrors.length;
 }
 else {
@@ -14430,7 +14211,7 @@ if(valid1){
 }
 }
 else {
-validate151.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate133.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs1){
@@ -14442,19 +14223,19 @@ if(valid0){
 }
 if(errors === 0){
 }
-validate151.errors = vErrors;
+validate133.errors = vErrors;
 return errors === 0;
 }
-validate151.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate133.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl74 = validate154;
-const schema169 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.save"},"result":{"$ref":"urn:mnote:type:PageSaveResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.save"}}}]}]};
+const impl74 = validate136;
+const schema154 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSaveResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.save"},"result":{"$ref":"urn:mnote:type:PageSaveResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.save"}}}]}]};
 
-function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageSaveResponse" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate154.evaluated;
+const evaluated0 = validate136.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14515,12 +14296,12 @@ if(valid2){
 if(data.result !== undefined && func0.call(data, "result")){
 let data1 = data.result;
 const _errs6 = errors;
-if(!(validate111(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
+if(!(validate103(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate111.evaluated.props;
+var props0 = validate103.evaluated.props;
 }
 var valid2 = _errs6 === errors;
 }
@@ -14643,7 +14424,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate154.errors = vErrors;
+validate136.errors = vErrors;
 return false;
 }
 else {
@@ -14659,22 +14440,22 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate154.errors = vErrors;
+validate136.errors = vErrors;
 evaluated0.props = props1;
 return errors === 0;
 }
-validate154.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate136.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const impl75 = validate111;
+const impl75 = validate103;
 
-const impl76 = validate158;
-const schema170 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSnapshotReadPayload","type":"object","required":["context","args"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageGetArgs"}}};
+const impl76 = validate140;
+const schema155 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSnapshotReadPayload","type":"object","required":["context","args"],"additionalProperties":false,"properties":{"context":{"$ref":"urn:mnote:type:KernelContext"},"args":{"$ref":"urn:mnote:type:PageGetArgs"}}};
 
-function validate158(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageSnapshotReadPayload" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate158.evaluated;
+const evaluated0 = validate140.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14686,14 +14467,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.context === undefined) || (!(func0.call(data, "context")))) && (missing0 = "context")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))){
-validate158.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate140.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((key0 === "context") || (key0 === "args"))){
-validate158.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate140.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14717,8 +14498,8 @@ if(valid0){
 if(data.args !== undefined && func0.call(data, "args")){
 let data1 = data.args;
 const _errs3 = errors;
-if(!(validate116(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate116.errors : vErrors.concat(validate116.errors);
+if(!(validate108(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
 errors = vErrors.length;
 }
 else {
@@ -14735,25 +14516,25 @@ if(valid0){
 }
 }
 else {
-validate158.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate140.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate158.errors = vErrors;
+validate140.errors = vErrors;
 return errors === 0;
 }
-validate158.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate140.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl77 = validate161;
-const schema171 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSnapshotReadResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:PageGetResult"}}};
+const impl77 = validate143;
+const schema156 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageSnapshotReadResult","type":"object","required":["commandId","replayed","result"],"additionalProperties":false,"properties":{"commandId":{"anyOf":[{"$ref":"urn:mnote:type:CommandId"},{"type":"null"}]},"replayed":{"type":"boolean"},"result":{"$ref":"urn:mnote:type:PageGetResult"}}};
 
-function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageSnapshotReadResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate161.evaluated;
+const evaluated0 = validate143.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14765,14 +14546,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.commandId === undefined) || (!(func0.call(data, "commandId")))) && (missing0 = "commandId")) || (((data.replayed === undefined) || (!(func0.call(data, "replayed")))) && (missing0 = "replayed"))) || (((data.result === undefined) || (!(func0.call(data, "result")))) && (missing0 = "result"))){
-validate161.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate143.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "commandId") || (key0 === "replayed")) || (key0 === "result"))){
-validate161.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate143.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14872,7 +14653,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate161.errors = vErrors;
+validate143.errors = vErrors;
 return false;
 }
 else {
@@ -14898,7 +14679,7 @@ if(data.replayed !== undefined && func0.call(data, "replayed")){
 let data1 = data.replayed;
 const _errs9 = errors;
 if(typeof data1 !== "boolean"){
-validate161.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate143.errors = [{instancePath:instancePath+"/replayed",schemaPath:"#/properties/replayed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 const _errs10 = errors;
@@ -14913,8 +14694,8 @@ if(valid0){
 if(data.result !== undefined && func0.call(data, "result")){
 let data2 = data.result;
 const _errs11 = errors;
-if(!(validate123(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+if(!(validate115(data2, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
 errors = vErrors.length;
 }
 else {
@@ -14932,27 +14713,27 @@ if(valid0){
 }
 }
 else {
-validate161.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate143.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate161.errors = vErrors;
+validate143.errors = vErrors;
 return errors === 0;
 }
-validate161.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate143.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl78 = validate141;
+const impl78 = validate128;
 
-const impl79 = validate163;
-const schema173 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsModelArguments","type":"object","properties":{"options":{"type":"object","additionalProperties":false,"properties":{"wideLayout":{"type":["boolean","null"]},"smallText":{"type":["boolean","null"]},"showToc":{"type":["boolean","null"]},"protectEditing":{"type":["boolean","null"]}}},"baseRevision":{"type":["integer","null"]},"dryRun":{"type":["boolean","null"]}},"additionalProperties":false,"required":["options"]};
+const impl79 = validate145;
+const schema158 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsModelArguments","type":"object","properties":{"options":{"type":"object","additionalProperties":false,"properties":{"wideLayout":{"type":["boolean","null"]},"smallText":{"type":["boolean","null"]},"showToc":{"type":["boolean","null"]},"protectEditing":{"type":["boolean","null"]}}},"baseRevision":{"type":["integer","null"]},"dryRun":{"type":["boolean","null"]}},"additionalProperties":false,"required":["options"]};
 
-function validate163(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateOptionsModelArguments" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate163.evaluated;
+const evaluated0 = validate145.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14964,14 +14745,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.options === undefined) || (!(func0.call(data, "options")))) && (missing0 = "options")){
-validate163.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate145.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "options") || (key0 === "baseRevision")) || (key0 === "dryRun"))){
-validate163.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate145.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14986,7 +14767,7 @@ if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 const _errs4 = errors;
 for(const key1 of Object.keys(data0)){
 if(!((((key1 === "wideLayout") || (key1 === "smallText")) || (key1 === "showToc")) || (key1 === "protectEditing"))){
-validate163.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate145.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14996,7 +14777,7 @@ if(data0.wideLayout !== undefined && func0.call(data0, "wideLayout")){
 let data1 = data0.wideLayout;
 const _errs5 = errors;
 if((typeof data1 !== "boolean") && (data1 !== null)){
-validate163.errors = [{instancePath:instancePath+"/options/wideLayout",schemaPath:"#/properties/options/properties/wideLayout/type",keyword:"type",params:{type: schema173.properties.options.properties.wideLayout.type},message:"must be boolean,null"}];
+validate145.errors = [{instancePath:instancePath+"/options/wideLayout",schemaPath:"#/properties/options/properties/wideLayout/type",keyword:"type",params:{type: schema158.properties.options.properties.wideLayout.type},message:"must be boolean,null"}];
 return false;
 }
 const _errs6 = errors;
@@ -15012,7 +14793,7 @@ if(data0.smallText !== undefined && func0.call(data0, "smallText")){
 let data2 = data0.smallText;
 const _errs7 = errors;
 if((typeof data2 !== "boolean") && (data2 !== null)){
-validate163.errors = [{instancePath:instancePath+"/options/smallText",schemaPath:"#/properties/options/properties/smallText/type",keyword:"type",params:{type: schema173.properties.options.properties.smallText.type},message:"must be boolean,null"}];
+validate145.errors = [{instancePath:instancePath+"/options/smallText",schemaPath:"#/properties/options/properties/smallText/type",keyword:"type",params:{type: schema158.properties.options.properties.smallText.type},message:"must be boolean,null"}];
 return false;
 }
 const _errs8 = errors;
@@ -15028,7 +14809,7 @@ if(data0.showToc !== undefined && func0.call(data0, "showToc")){
 let data3 = data0.showToc;
 const _errs9 = errors;
 if((typeof data3 !== "boolean") && (data3 !== null)){
-validate163.errors = [{instancePath:instancePath+"/options/showToc",schemaPath:"#/properties/options/properties/showToc/type",keyword:"type",params:{type: schema173.properties.options.properties.showToc.type},message:"must be boolean,null"}];
+validate145.errors = [{instancePath:instancePath+"/options/showToc",schemaPath:"#/properties/options/properties/showToc/type",keyword:"type",params:{type: schema158.properties.options.properties.showToc.type},message:"must be boolean,null"}];
 return false;
 }
 const _errs10 = errors;
@@ -15044,7 +14825,7 @@ if(data0.protectEditing !== undefined && func0.call(data0, "protectEditing")){
 let data4 = data0.protectEditing;
 const _errs11 = errors;
 if((typeof data4 !== "boolean") && (data4 !== null)){
-validate163.errors = [{instancePath:instancePath+"/options/protectEditing",schemaPath:"#/properties/options/properties/protectEditing/type",keyword:"type",params:{type: schema173.properties.options.properties.protectEditing.type},message:"must be boolean,null"}];
+validate145.errors = [{instancePath:instancePath+"/options/protectEditing",schemaPath:"#/properties/options/properties/protectEditing/type",keyword:"type",params:{type: schema158.properties.options.properties.protectEditing.type},message:"must be boolean,null"}];
 return false;
 }
 const _errs12 = errors;
@@ -15063,7 +14844,7 @@ if(valid1){
 }
 }
 else {
-validate163.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate145.errors = [{instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs2){
@@ -15079,7 +14860,7 @@ if(data.baseRevision !== undefined && func0.call(data, "baseRevision")){
 let data5 = data.baseRevision;
 const _errs13 = errors;
 if((!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))) && (data5 !== null)){
-validate163.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"#/properties/baseRevision/type",keyword:"type",params:{type: schema173.properties.baseRevision.type},message:"must be integer,null"}];
+validate145.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"#/properties/baseRevision/type",keyword:"type",params:{type: schema158.properties.baseRevision.type},message:"must be integer,null"}];
 return false;
 }
 const _errs14 = errors;
@@ -15095,7 +14876,7 @@ if(data.dryRun !== undefined && func0.call(data, "dryRun")){
 let data6 = data.dryRun;
 const _errs15 = errors;
 if((typeof data6 !== "boolean") && (data6 !== null)){
-validate163.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: schema173.properties.dryRun.type},message:"must be boolean,null"}];
+validate145.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: schema158.properties.dryRun.type},message:"must be boolean,null"}];
 return false;
 }
 const _errs16 = errors;
@@ -15114,25 +14895,25 @@ if(valid0){
 }
 }
 else {
-validate163.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate145.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate163.errors = vErrors;
+validate145.errors = vErrors;
 return errors === 0;
 }
-validate163.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate145.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl80 = validate164;
-const schema174 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.page.update_options"},"args":{"$ref":"urn:mnote:type:PageUpdateOptionsArgs"}}}]};
+const impl80 = validate146;
+const schema159 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.page.update_options"},"args":{"$ref":"urn:mnote:type:PageUpdateOptionsArgs"}}}]};
 
-function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateOptionsRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate164.evaluated;
+const evaluated0 = validate146.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15154,7 +14935,7 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.idempotencyKey === undefined) || (!(func0.call(data, "idempotencyKey")))) && (missing0 = "idempotencyKey"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate164.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate146.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15162,7 +14943,7 @@ if(data.toolName !== undefined && func0.call(data, "toolName")){
 let data0 = data.toolName;
 const _errs3 = errors;
 if("mnote.page.update_options" !== data0){
-validate164.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.update_options"},message:"must be equal to constant"}];
+validate146.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.update_options"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -15178,8 +14959,8 @@ if(valid1){
 if(data.args !== undefined && func0.call(data, "args")){
 let data1 = data.args;
 const _errs4 = errors;
-if(!(validate141(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate141.errors : vErrors.concat(validate141.errors);
+if(!(validate128(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
 errors = vErrors.length;
 }
 else {
@@ -15195,7 +14976,7 @@ if(valid1){
 }
 }
 else {
-validate164.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate146.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs1){
@@ -15207,19 +14988,19 @@ if(valid0){
 }
 if(errors === 0){
 }
-validate164.errors = vErrors;
+validate146.errors = vErrors;
 return errors === 0;
 }
-validate164.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate146.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl81 = validate167;
-const schema175 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.update_options"},"result":{"$ref":"urn:mnote:type:PageUpdateOptionsResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.update_options"}}}]}]};
+const impl81 = validate149;
+const schema160 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateOptionsResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.update_options"},"result":{"$ref":"urn:mnote:type:PageSaveResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.update_options"}}}]}]};
 
-function validate167(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateOptionsResponse" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate167.evaluated;
+const evaluated0 = validate149.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15280,12 +15061,12 @@ if(valid2){
 if(data.result !== undefined && func0.call(data, "result")){
 let data1 = data.result;
 const _errs6 = errors;
-if(!(validate146(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate146.errors : vErrors.concat(validate146.errors);
+if(!(validate103(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate146.evaluated.props;
+var props0 = validate103.evaluated.props;
 }
 var valid2 = _errs6 === errors;
 }
@@ -15408,7 +15189,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate167.errors = vErrors;
+validate149.errors = vErrors;
 return false;
 }
 else {
@@ -15424,24 +15205,24 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate167.errors = vErrors;
+validate149.errors = vErrors;
 evaluated0.props = props1;
 return errors === 0;
 }
-validate167.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate149.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const impl82 = validate146;
+const impl82 = validate103;
 
-const impl83 = validate131;
+const impl83 = validate123;
 
-const impl84 = validate171;
-const schema176 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleModelArguments","type":"object","properties":{"title":{"type":"string"},"baseRevision":{"type":["integer","null"]},"dryRun":{"type":["boolean","null"]}},"additionalProperties":false,"required":["title"]};
+const impl84 = validate153;
+const schema161 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleModelArguments","type":"object","properties":{"title":{"type":"string"},"baseRevision":{"type":["integer","null"]},"dryRun":{"type":["boolean","null"]}},"additionalProperties":false,"required":["title"]};
 
-function validate171(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateTitleModelArguments" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate171.evaluated;
+const evaluated0 = validate153.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15453,14 +15234,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.title === undefined) || (!(func0.call(data, "title")))) && (missing0 = "title")){
-validate171.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate153.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "title") || (key0 === "baseRevision")) || (key0 === "dryRun"))){
-validate171.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate153.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15470,7 +15251,7 @@ if(data.title !== undefined && func0.call(data, "title")){
 let data0 = data.title;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate171.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate153.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs3 = errors;
@@ -15486,7 +15267,7 @@ if(data.baseRevision !== undefined && func0.call(data, "baseRevision")){
 let data1 = data.baseRevision;
 const _errs4 = errors;
 if((!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))) && (data1 !== null)){
-validate171.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"#/properties/baseRevision/type",keyword:"type",params:{type: schema176.properties.baseRevision.type},message:"must be integer,null"}];
+validate153.errors = [{instancePath:instancePath+"/baseRevision",schemaPath:"#/properties/baseRevision/type",keyword:"type",params:{type: schema161.properties.baseRevision.type},message:"must be integer,null"}];
 return false;
 }
 const _errs5 = errors;
@@ -15502,7 +15283,7 @@ if(data.dryRun !== undefined && func0.call(data, "dryRun")){
 let data2 = data.dryRun;
 const _errs6 = errors;
 if((typeof data2 !== "boolean") && (data2 !== null)){
-validate171.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: schema176.properties.dryRun.type},message:"must be boolean,null"}];
+validate153.errors = [{instancePath:instancePath+"/dryRun",schemaPath:"#/properties/dryRun/type",keyword:"type",params:{type: schema161.properties.dryRun.type},message:"must be boolean,null"}];
 return false;
 }
 const _errs7 = errors;
@@ -15521,25 +15302,25 @@ if(valid0){
 }
 }
 else {
-validate171.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate153.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate171.errors = vErrors;
+validate153.errors = vErrors;
 return errors === 0;
 }
-validate171.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate153.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl85 = validate172;
-const schema177 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.page.update_title"},"args":{"$ref":"urn:mnote:type:PageUpdateTitleArgs"}}}]};
+const impl85 = validate154;
+const schema162 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleRequest","allOf":[{"$ref":"urn:mnote:type:ToolRequest"},{"type":"object","required":["toolName","args","idempotencyKey","dryRun"],"properties":{"toolName":{"const":"mnote.page.update_title"},"args":{"$ref":"urn:mnote:type:PageUpdateTitleArgs"}}}]};
 
-function validate172(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateTitleRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate172.evaluated;
+const evaluated0 = validate154.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15561,7 +15342,7 @@ if(errors === _errs1){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.toolName === undefined) || (!(func0.call(data, "toolName")))) && (missing0 = "toolName")) || (((data.args === undefined) || (!(func0.call(data, "args")))) && (missing0 = "args"))) || (((data.idempotencyKey === undefined) || (!(func0.call(data, "idempotencyKey")))) && (missing0 = "idempotencyKey"))) || (((data.dryRun === undefined) || (!(func0.call(data, "dryRun")))) && (missing0 = "dryRun"))){
-validate172.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate154.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15569,7 +15350,7 @@ if(data.toolName !== undefined && func0.call(data, "toolName")){
 let data0 = data.toolName;
 const _errs3 = errors;
 if("mnote.page.update_title" !== data0){
-validate172.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.update_title"},message:"must be equal to constant"}];
+validate154.errors = [{instancePath:instancePath+"/toolName",schemaPath:"#/allOf/1/properties/toolName/const",keyword:"const",params:{allowedValue: "mnote.page.update_title"},message:"must be equal to constant"}];
 return false;
 }
 else {
@@ -15585,8 +15366,8 @@ if(valid1){
 if(data.args !== undefined && func0.call(data, "args")){
 let data1 = data.args;
 const _errs4 = errors;
-if(!(validate131(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
+if(!(validate123(data1, {instancePath:instancePath+"/args",parentData:data,parentDataProperty:"args",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
 errors = vErrors.length;
 }
 else {
@@ -15602,7 +15383,7 @@ if(valid1){
 }
 }
 else {
-validate172.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate154.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs1){
@@ -15614,19 +15395,19 @@ if(valid0){
 }
 if(errors === 0){
 }
-validate172.errors = vErrors;
+validate154.errors = vErrors;
 return errors === 0;
 }
-validate172.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate154.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl86 = validate175;
-const schema178 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.update_title"},"result":{"$ref":"urn:mnote:type:PageUpdateTitleResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.update_title"}}}]}]};
+const impl86 = validate157;
+const schema163 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:PageUpdateTitleResponse","anyOf":[{"allOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"type":"object","required":["toolName","result"],"properties":{"toolName":{"const":"mnote.page.update_title"},"result":{"$ref":"urn:mnote:type:PageSaveResult"}}}]},{"allOf":[{"$ref":"urn:mnote:type:ToolFailure"},{"type":"object","required":["toolName"],"properties":{"toolName":{"const":"mnote.page.update_title"}}}]}]};
 
-function validate175(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate157(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:PageUpdateTitleResponse" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate175.evaluated;
+const evaluated0 = validate157.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15687,12 +15468,12 @@ if(valid2){
 if(data.result !== undefined && func0.call(data, "result")){
 let data1 = data.result;
 const _errs6 = errors;
-if(!(validate135(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);
+if(!(validate103(data1, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate135.evaluated.props;
+var props0 = validate103.evaluated.props;
 }
 var valid2 = _errs6 === errors;
 }
@@ -15815,7 +15596,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate175.errors = vErrors;
+validate157.errors = vErrors;
 return false;
 }
 else {
@@ -15831,23 +15612,23 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate175.errors = vErrors;
+validate157.errors = vErrors;
 evaluated0.props = props1;
 return errors === 0;
 }
-validate175.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate157.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const impl87 = validate135;
+const impl87 = validate103;
 
-const impl88 = validate112;
+const impl88 = validate104;
 
-const impl89 = validate179;
+const impl89 = validate161;
 
-function validate179(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:Revision" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate179.evaluated;
+const evaluated0 = validate161.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15855,19 +15636,19 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
-validate179.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate161.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs0 = errors;
 if(errors === 0){
 if((typeof data == "number") && (isFinite(data))){
 if(data > 9007199254740991 || isNaN(data)){
-validate179.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+validate161.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {
 if(data < 0 || isNaN(data)){
-validate179.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate161.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
@@ -15877,19 +15658,18 @@ else {
 if(errors === 0){
 }
 }
-validate179.errors = vErrors;
+validate161.errors = vErrors;
 return errors === 0;
 }
-validate179.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate161.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl90 = validate180;
-const schema180 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:RunId","$ref":"urn:mnote:type:Identifier"};
+const impl90 = validate4;
 
-function validate180(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:RunId" */;
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ActorId" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate180.evaluated;
+const evaluated0 = validate4.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15901,17 +15681,17 @@ const _errs1 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if((data.length > 128 && func10(data) > 128)){
-validate180.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
-validate180.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data)){
-validate180.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -15920,7 +15700,7 @@ else {
 }
 }
 else {
-validate180.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs0){
@@ -15929,20 +15709,20 @@ if(errors === _errs0){
 var valid0 = _errs0 === errors;
 if(valid0){
 }
-validate180.errors = vErrors;
+validate4.errors = vErrors;
 return errors === 0;
 }
-validate180.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate4.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl91 = validate181;
-const schema182 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:SessionGrant","type":"object","required":["sessionId","workspaceId","documentId","actorId","capabilityScope","expiresAt"],"additionalProperties":false,"properties":{"sessionId":{"$ref":"urn:mnote:type:Identifier"},"workspaceId":{"$ref":"urn:mnote:type:Identifier"},"documentId":{"$ref":"urn:mnote:type:Identifier"},"actorId":{"$ref":"urn:mnote:type:Identifier"},"capabilityScope":{"type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"$ref":"urn:mnote:type:CapabilityScope"}},"traceId":{"$ref":"urn:mnote:type:Identifier"},"locale":{"$ref":"urn:mnote:type:Locale"},"expiresAt":{"type":"string","format":"date-time","maxLength":64,"pattern":"^[^:]*:[0-9]{2}:[0-5][0-9]"}}};
-const pattern78 = new RegExp("^[^:]*:[0-9]{2}:[0-5][0-9]", "u");
+const impl91 = validate162;
+const schema165 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:SessionGrant","type":"object","required":["sessionId","workspaceId","documentId","actorId","capabilityScope","expiresAt"],"additionalProperties":false,"properties":{"sessionId":{"$ref":"urn:mnote:type:Identifier"},"workspaceId":{"$ref":"urn:mnote:type:Identifier"},"documentId":{"$ref":"urn:mnote:type:Identifier"},"actorId":{"$ref":"urn:mnote:type:Identifier"},"capabilityScope":{"type":"array","minItems":1,"maxItems":8,"uniqueItems":true,"items":{"$ref":"urn:mnote:type:CapabilityScope"}},"traceId":{"$ref":"urn:mnote:type:Identifier"},"locale":{"$ref":"urn:mnote:type:Locale"},"expiresAt":{"type":"string","format":"date-time","maxLength":64,"pattern":"^[^:]*:[0-9]{2}:[0-5][0-9]"}}};
+const pattern71 = new RegExp("^[^:]*:[0-9]{2}:[0-5][0-9]", "u");
 
-function validate181(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:SessionGrant" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate181.evaluated;
+const evaluated0 = validate162.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15954,14 +15734,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.sessionId === undefined) || (!(func0.call(data, "sessionId")))) && (missing0 = "sessionId")) || (((data.workspaceId === undefined) || (!(func0.call(data, "workspaceId")))) && (missing0 = "workspaceId"))) || (((data.documentId === undefined) || (!(func0.call(data, "documentId")))) && (missing0 = "documentId"))) || (((data.actorId === undefined) || (!(func0.call(data, "actorId")))) && (missing0 = "actorId"))) || (((data.capabilityScope === undefined) || (!(func0.call(data, "capabilityScope")))) && (missing0 = "capabilityScope"))) || (((data.expiresAt === undefined) || (!(func0.call(data, "expiresAt")))) && (missing0 = "expiresAt"))){
-validate181.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate162.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((((((key0 === "sessionId") || (key0 === "workspaceId")) || (key0 === "documentId")) || (key0 === "actorId")) || (key0 === "capabilityScope")) || (key0 === "traceId")) || (key0 === "locale")) || (key0 === "expiresAt"))){
-validate181.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate162.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15975,17 +15755,17 @@ const _errs4 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if((data0.length > 128 && func10(data0) > 128)){
-validate181.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate162.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data0.length < 1 || (data0.length < 2 * 1 && func10(data0) < 1))){
-validate181.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate162.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data0)){
-validate181.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate162.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -15994,7 +15774,7 @@ else {
 }
 }
 else {
-validate181.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate162.errors = [{instancePath:instancePath+"/sessionId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs3){
@@ -16017,17 +15797,17 @@ const _errs7 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if((data1.length > 128 && func10(data1) > 128)){
-validate181.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate162.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data1.length < 1 || (data1.length < 2 * 1 && func10(data1) < 1))){
-validate181.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate162.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data1)){
-validate181.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate162.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -16036,7 +15816,7 @@ else {
 }
 }
 else {
-validate181.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate162.errors = [{instancePath:instancePath+"/workspaceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs6){
@@ -16059,17 +15839,17 @@ const _errs10 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
 if((data2.length > 128 && func10(data2) > 128)){
-validate181.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate162.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data2.length < 1 || (data2.length < 2 * 1 && func10(data2) < 1))){
-validate181.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate162.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data2)){
-validate181.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate162.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -16078,7 +15858,7 @@ else {
 }
 }
 else {
-validate181.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate162.errors = [{instancePath:instancePath+"/documentId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs9){
@@ -16101,17 +15881,17 @@ const _errs13 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
 if((data3.length > 128 && func10(data3) > 128)){
-validate181.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate162.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data3.length < 1 || (data3.length < 2 * 1 && func10(data3) < 1))){
-validate181.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate162.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data3)){
-validate181.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate162.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -16120,7 +15900,7 @@ else {
 }
 }
 else {
-validate181.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate162.errors = [{instancePath:instancePath+"/actorId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs12){
@@ -16142,12 +15922,12 @@ const _errs15 = errors;
 if(errors === _errs14){
 if(Array.isArray(data4)){
 if(data4.length > 8){
-validate181.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items"}];
+validate162.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items"}];
 return false;
 }
 else {
 if(data4.length < 1){
-validate181.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate162.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -16159,7 +15939,7 @@ const _errs16 = errors;
 const _errs17 = errors;
 const vSchema0 = schema10.enum;
 if(!(((data5 === "page.read") || (data5 === "page.write")) || (data5 === "artifact.write"))){
-validate181.errors = [{instancePath:instancePath+"/capabilityScope/" + i0,schemaPath:"urn:mnote:type:CapabilityScope/enum",keyword:"enum",params:{allowedValues: schema10.enum},message:"must be equal to one of the allowed values"}];
+validate162.errors = [{instancePath:instancePath+"/capabilityScope/" + i0,schemaPath:"urn:mnote:type:CapabilityScope/enum",keyword:"enum",params:{allowedValues: schema10.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -16184,7 +15964,7 @@ outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
 if(func42(data4[i1], data4[j0])){
-validate181.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
+validate162.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
 return false;
 valid7 = false;
 break outer0;
@@ -16199,7 +15979,7 @@ if(valid7){
 }
 }
 else {
-validate181.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate162.errors = [{instancePath:instancePath+"/capabilityScope",schemaPath:"#/properties/capabilityScope/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs14){
@@ -16219,17 +15999,17 @@ const _errs20 = errors;
 if(errors === _errs19){
 if(typeof data6 === "string"){
 if((data6.length > 128 && func10(data6) > 128)){
-validate181.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate162.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data6.length < 1 || (data6.length < 2 * 1 && func10(data6) < 1))){
-validate181.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate162.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data6)){
-validate181.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate162.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -16238,7 +16018,7 @@ else {
 }
 }
 else {
-validate181.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate162.errors = [{instancePath:instancePath+"/traceId",schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs19){
@@ -16258,13 +16038,13 @@ let data7 = data.locale;
 const _errs21 = errors;
 const _errs22 = errors;
 if(typeof data7 !== "string"){
-validate181.errors = [{instancePath:instancePath+"/locale",schemaPath:"urn:mnote:type:Locale/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate162.errors = [{instancePath:instancePath+"/locale",schemaPath:"urn:mnote:type:Locale/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs23 = errors;
 const vSchema1 = schema70.enum;
 if(!((data7 === "zh-CN") || (data7 === "en"))){
-validate181.errors = [{instancePath:instancePath+"/locale",schemaPath:"urn:mnote:type:Locale/enum",keyword:"enum",params:{allowedValues: schema70.enum},message:"must be equal to one of the allowed values"}];
+validate162.errors = [{instancePath:instancePath+"/locale",schemaPath:"urn:mnote:type:Locale/enum",keyword:"enum",params:{allowedValues: schema70.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -16290,17 +16070,17 @@ if((typeof data8 == "number") && (isFinite(data8))){
 if(errors === _errs24){
 if(typeof data8 === "string"){
 if((data8.length > 64 && func10(data8) > 64)){
-validate181.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate162.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
-if(!pattern78.test(data8)){
-validate181.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/pattern",keyword:"pattern",params:{pattern: "^[^:]*:[0-9]{2}:[0-5][0-9]"},message:"must match pattern \""+"^[^:]*:[0-9]{2}:[0-5][0-9]"+"\""}];
+if(!pattern71.test(data8)){
+validate162.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/pattern",keyword:"pattern",params:{pattern: "^[^:]*:[0-9]{2}:[0-5][0-9]"},message:"must match pattern \""+"^[^:]*:[0-9]{2}:[0-5][0-9]"+"\""}];
 return false;
 }
 else {
 if(!(formats0.validate(data8))){
-validate181.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate162.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 else {
@@ -16309,7 +16089,7 @@ else {
 }
 }
 else {
-validate181.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate162.errors = [{instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs24){
@@ -16334,25 +16114,24 @@ if(valid0){
 }
 }
 else {
-validate181.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate162.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate181.errors = vErrors;
+validate162.errors = vErrors;
 return errors === 0;
 }
-validate181.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate162.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const impl92 = validate182;
-const schema190 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:SessionId","$ref":"urn:mnote:type:Identifier"};
+const impl92 = validate4;
 
-function validate182(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:SessionId" */;
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ActorId" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate182.evaluated;
+const evaluated0 = validate4.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16364,17 +16143,17 @@ const _errs1 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if((data.length > 128 && func10(data) > 128)){
-validate182.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
-validate182.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data)){
-validate182.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -16383,7 +16162,7 @@ else {
 }
 }
 else {
-validate182.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs0){
@@ -16392,19 +16171,18 @@ if(errors === _errs0){
 var valid0 = _errs0 === errors;
 if(valid0){
 }
-validate182.errors = vErrors;
+validate4.errors = vErrors;
 return errors === 0;
 }
-validate182.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate4.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl93 = validate183;
-const schema192 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolCallId","$ref":"urn:mnote:type:Identifier"};
+const impl93 = validate4;
 
-function validate183(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:ToolCallId" */;
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ActorId" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate183.evaluated;
+const evaluated0 = validate4.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16416,17 +16194,17 @@ const _errs1 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if((data.length > 128 && func10(data) > 128)){
-validate183.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
-validate183.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data)){
-validate183.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -16435,7 +16213,7 @@ else {
 }
 }
 else {
-validate183.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs0){
@@ -16444,22 +16222,22 @@ if(errors === _errs0){
 var valid0 = _errs0 === errors;
 if(valid0){
 }
-validate183.errors = vErrors;
+validate4.errors = vErrors;
 return errors === 0;
 }
-validate183.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate4.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 const impl94 = validate54;
 
 const impl95 = validate52;
 
-const impl96 = validate184;
+const impl96 = validate163;
 
-function validate184(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate163(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ToolName" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate184.evaluated;
+const evaluated0 = validate163.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16470,12 +16248,12 @@ const _errs0 = errors;
 if(errors === 0){
 if(typeof data === "string"){
 if((data.length > 64 && func10(data) > 64)){
-validate184.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate163.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 if(!pattern14.test(data)){
-validate184.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$"},message:"must match pattern \""+"^mnote(\\.[a-z][a-z0-9_]*)+$"+"\""}];
+validate163.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$"},message:"must match pattern \""+"^mnote(\\.[a-z][a-z0-9_]*)+$"+"\""}];
 return false;
 }
 else {
@@ -16483,27 +16261,27 @@ else {
 }
 }
 else {
-validate184.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate184.errors = vErrors;
+validate163.errors = vErrors;
 return errors === 0;
 }
-validate184.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate163.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 const impl97 = validate41;
 
-const impl98 = validate185;
-const schema195 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolResponse","anyOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"$ref":"urn:mnote:type:ToolFailure"}]};
+const impl98 = validate164;
+const schema174 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:ToolResponse","anyOf":[{"$ref":"urn:mnote:type:ToolSuccess"},{"$ref":"urn:mnote:type:ToolFailure"}]};
 
-function validate185(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:mnote:type:ToolResponse" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate185.evaluated;
+const evaluated0 = validate164.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16547,7 +16325,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate185.errors = vErrors;
+validate164.errors = vErrors;
 return false;
 }
 else {
@@ -16563,22 +16341,21 @@ vErrors = null;
 }
 if(errors === 0){
 }
-validate185.errors = vErrors;
+validate164.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate185.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate164.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 const impl99 = validate46;
 
-const impl100 = validate188;
-const schema196 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:TraceId","$ref":"urn:mnote:type:Identifier"};
+const impl100 = validate4;
 
-function validate188(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:TraceId" */;
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ActorId" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate188.evaluated;
+const evaluated0 = validate4.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16590,17 +16367,17 @@ const _errs1 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if((data.length > 128 && func10(data) > 128)){
-validate188.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
-validate188.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data)){
-validate188.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -16609,7 +16386,7 @@ else {
 }
 }
 else {
-validate188.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs0){
@@ -16618,19 +16395,18 @@ if(errors === _errs0){
 var valid0 = _errs0 === errors;
 if(valid0){
 }
-validate188.errors = vErrors;
+validate4.errors = vErrors;
 return errors === 0;
 }
-validate188.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate4.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const impl101 = validate189;
-const schema198 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:mnote:type:WorkspaceId","$ref":"urn:mnote:type:Identifier"};
+const impl101 = validate4;
 
-function validate189(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:mnote:type:WorkspaceId" */;
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:mnote:type:ActorId" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate189.evaluated;
+const evaluated0 = validate4.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16642,17 +16418,17 @@ const _errs1 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if((data.length > 128 && func10(data) > 128)){
-validate189.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if((data.length < 1 || (data.length < 2 * 1 && func10(data) < 1))){
-validate189.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 if(!pattern0.test(data)){
-validate189.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._:-]*$"+"\""}];
 return false;
 }
 else {
@@ -16661,7 +16437,7 @@ else {
 }
 }
 else {
-validate189.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate4.errors = [{instancePath,schemaPath:"urn:mnote:type:Identifier/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs0){
@@ -16670,10 +16446,10 @@ if(errors === _errs0){
 var valid0 = _errs0 === errors;
 if(valid0){
 }
-validate189.errors = vErrors;
+validate4.errors = vErrors;
 return errors === 0;
 }
-validate189.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate4.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 export const validateAccessCheckPayload = impl0 as unknown as Validator<T.AccessCheckPayload>;
 export const validateAccessCheckResult = impl1 as unknown as Validator<T.AccessCheckResult>;
