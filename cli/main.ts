@@ -160,7 +160,7 @@ export async function main(argv: readonly string[]): Promise<number> {
           "which tool schemas tools/list shows: canonical, portable (default), openai-strict, gemini, anthropic",
         )
         .option("--oauth-issuer <url>", "also accept bearer JWTs from this OAuth issuer (--http; docs/MCP.md)")
-        .option("--oauth-jwks <url>", "the issuer's JWKS (default <issuer>/.well-known/jwks.json)")
+        .option("--oauth-jwks <url>", "the issuer's JWKS URL (default: the issuer's well-known jwks.json)")
         .option(
           "--oauth-resource <url>",
           "this server's public /mcp URL, the audience tokens must name (default http://<host>:<port>/mcp)",
