@@ -1,6 +1,6 @@
 /**
  * The six tools' model arguments as zod raw shapes, for the SDK-only McpServer contenders
- * (bench/sdk-mcp-server.ts, and the in-process one of section runtimeCost): contract 2.0.0's rules
+ * (bench/sdk-mcp-v2-server.ts, and the in-process one of section runtimeCost): contract 2.0.0's rules
  * (strict objects, the block rules, the title rule, the lengths), read from the contract's files.
  */
 import { readFileSync } from "node:fs";

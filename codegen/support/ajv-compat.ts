@@ -8,24 +8,9 @@
  *   and replaced by a $ref to it; ajv overflows its stack resolving a $ref next to a nested $id.
  */
 import { isPlainObject } from "./schema-walk";
+import { ONE_SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS } from "./schema-keywords";
 
 type Json = Record<string, unknown>;
-
-const SUBSCHEMA_KEYS = [
-  "items",
-  "additionalProperties",
-  "not",
-  "if",
-  "then",
-  "else",
-  "contains",
-  "propertyNames",
-  "unevaluatedItems",
-  "unevaluatedProperties",
-  "contentSchema",
-];
-const SUBSCHEMA_MAPS = ["properties", "$defs", "definitions", "patternProperties", "dependentSchemas"];
-const SUBSCHEMA_LISTS = ["allOf", "anyOf", "oneOf", "prefixItems"];
 
 export interface AjvReadySchemas {
   root: unknown;
@@ -47,10 +32,10 @@ export function prepareForAjv(schema: unknown, baseId: string): AjvReadySchemas 
     }
     const out: Json = {};
     for (const [key, value] of Object.entries(node)) {
-      if (SUBSCHEMA_KEYS.includes(key)) out[key] = visit(value, ownBase, false);
-      else if (SUBSCHEMA_MAPS.includes(key) && isPlainObject(value))
+      if (ONE_SCHEMA_KEYWORDS.has(key)) out[key] = visit(value, ownBase, false);
+      else if (SCHEMA_MAP_KEYWORDS.has(key) && isPlainObject(value))
         out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, visit(v, ownBase, false)]));
-      else if (SUBSCHEMA_LISTS.includes(key) && Array.isArray(value))
+      else if (SCHEMA_LIST_KEYWORDS.has(key) && Array.isArray(value))
         out[key] = value.map((v) => visit(v, ownBase, false));
       else out[key] = value;
     }

@@ -8,28 +8,13 @@
  * dropping the annotation could hide a change to what it accepts.
  */
 import { isVendorKeyword } from "../vendor-keywords";
+import {
+  ONE_SCHEMA_KEYWORDS as ONE,
+  SCHEMA_LIST_KEYWORDS as LIST,
+  SCHEMA_MAP_KEYWORDS as MAP,
+} from "./schema-keywords";
 
 const ANNOTATIONS = new Set(["description", "title", "$comment", "examples", "deprecated", "readOnly", "writeOnly"]);
-/** Keywords whose value is one schema. */
-const ONE = new Set([
-  "items",
-  "additionalItems",
-  "additionalProperties",
-  "not",
-  "if",
-  "then",
-  "else",
-  "contains",
-  "propertyNames",
-  "unevaluatedItems",
-  "unevaluatedProperties",
-  "contentSchema",
-]);
-/** Keywords whose value is a list of schemas. */
-const LIST = new Set(["allOf", "anyOf", "oneOf", "prefixItems"]);
-/** Keywords whose value maps names to schemas. */
-const MAP = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
-
 /** The document without its annotations; undefined when a $ref leads into one. */
 export function validationKey(document: unknown): unknown {
   let refIntoAnnotation = false;
