@@ -103,11 +103,15 @@ describeRedis("several instances on one Redis", () => {
       expect(count(c.p.db, "SELECT COUNT(*) AS n FROM command_log")).toBe(20);
       expect(count(c.p.db, "SELECT COUNT(*) AS n FROM artifacts")).toBe(20);
       expect(await redis.dbsize()).toBe(20);
-      // all four serving processes took calls (each logs its own pid)
-      const pids = c.servers.flatMap((s) =>
-        s.stderr.filter((l) => l.includes('"event":"tool_call"')).map((l) => (JSON.parse(l) as { pid: number }).pid),
-      );
-      expect(new Set(pids).size).toBe(4);
+      // every instance took calls (each process logs its own pid). Which worker of an instance
+      // takes a connection is the operating system's choice since serve --workers hands
+      // connections out with SCHED_NONE (a dying worker is never handed one, docs/RELIABILITY.md),
+      // so a burst may land on one worker of an instance: the instances are what is asserted.
+      const pidsOf = (s: (typeof c.servers)[number]) =>
+        new Set(
+          s.stderr.filter((l) => l.includes('"event":"tool_call"')).map((l) => (JSON.parse(l) as { pid: number }).pid),
+        );
+      for (const s of c.servers) expect(pidsOf(s).size).toBeGreaterThanOrEqual(1);
       await c.stop();
     });
 
