@@ -13,18 +13,32 @@
  * The tool's parameters are self-contained JSON Schema (the generated registry); each field's schema
  * is compiled once, at policy load, by one Ajv (draft 2020-12, formats on, like the generator).
  */
-import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
-import addFormats from "ajv-formats";
+import type Ajv2020 from "ajv/dist/2020";
+import type { ValidateFunction } from "ajv/dist/2020";
+import type AddFormats from "ajv-formats";
 import type { ToolDescriptor } from "../../generated/registry";
 
 let ajv: Ajv2020 | undefined;
 const compiled = new Map<string, ValidateFunction>();
 
+/**
+ * Ajv is loaded on the first condition value checked, not when the policy module is: every
+ * `mnote-tools call` loads the policy module, most policies have no conditions, and loading Ajv
+ * (about 80 files) was a fifth of a one-call process's CPU (bench/, coldStart).
+ */
+function loadAjv(): Ajv2020 {
+  /* eslint-disable @typescript-eslint/no-require-imports -- deferred on purpose (see above) */
+  const Ajv = (require("ajv/dist/2020") as { default: typeof Ajv2020 }).default;
+  const addFormats = (require("ajv-formats") as { default: typeof AddFormats }).default;
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  return addFormats(new Ajv({ strict: false, allErrors: false, validateSchema: false }));
+}
+
 function fieldValidator(tool: ToolDescriptor, field: string, schema: object): ValidateFunction {
   const key = `${tool.name}\u0000${field}`;
   let validate = compiled.get(key);
   if (!validate) {
-    ajv ??= addFormats(new Ajv2020({ strict: false, allErrors: false, validateSchema: false }));
+    ajv ??= loadAjv();
     validate = ajv.compile(schema);
     compiled.set(key, validate);
   }
