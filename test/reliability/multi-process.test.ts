@@ -75,8 +75,9 @@ describe.each(TOPOLOGIES)("%s", (_name, topology) => {
     }
     expect(count(p.db, "SELECT COUNT(*) AS n FROM artifacts WHERE type = 'ai_note'")).toBe(rounds);
     expect(count(p.db, "SELECT COUNT(*) AS n FROM edges")).toBe(rounds);
-    // every server answered (with workers: both took calls), then stop
-    expect(callingPids([a!, b!]).size).toBe(2);
+    // every serve process answered, then stop. Which worker of a serve --workers takes a
+    // connection is the OS's choice (SCHED_NONE since never-twice), so there the process counts.
+    expect(callingPids([a!, b!]).size).toBeGreaterThanOrEqual(new Set([a!, b!]).size);
     await Promise.all([a!.stop(), b!.stop()]);
   });
 
@@ -94,8 +95,9 @@ describe.each(TOPOLOGIES)("%s", (_name, topology) => {
       expect(r.ok ? r.result.revision : r.error.code).toEqual(r.ok ? 1 : "mnote_tool_in_progress");
     expect(count(p.db, "SELECT revision AS n FROM pages WHERE id = 'doc_1'")).toBe(1);
     expect(count(p.db, "SELECT COUNT(*) AS n FROM command_log")).toBe(1);
-    // every server answered (with workers: both took calls), then stop
-    expect(callingPids([a!, b!]).size).toBe(2);
+    // every serve process answered, then stop. Which worker of a serve --workers takes a
+    // connection is the OS's choice (SCHED_NONE since never-twice), so there the process counts.
+    expect(callingPids([a!, b!]).size).toBeGreaterThanOrEqual(new Set([a!, b!]).size);
     await Promise.all([a!.stop(), b!.stop()]);
   });
 
@@ -121,8 +123,9 @@ describe.each(TOPOLOGIES)("%s", (_name, topology) => {
       for (const r of answers.filter((x) => !x.ok)) expect(r.error.code).toBe("mnote_tool_conflict");
       expect(count(p.db, "SELECT revision AS n FROM pages WHERE id = 'doc_1'")).toBe(start + wins.length);
     }
-    // every server answered (with workers: both took calls), then stop
-    expect(callingPids([a!, b!]).size).toBe(2);
+    // every serve process answered, then stop. Which worker of a serve --workers takes a
+    // connection is the OS's choice (SCHED_NONE since never-twice), so there the process counts.
+    expect(callingPids([a!, b!]).size).toBeGreaterThanOrEqual(new Set([a!, b!]).size);
     await Promise.all([a!.stop(), b!.stop()]);
   });
 });
