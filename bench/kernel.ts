@@ -7,7 +7,7 @@
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { runWorker } from "./child";
-import { consume, measure, type MicroSamples } from "./micro";
+import { consume, measure, type MicroSamples, type MicroTask } from "./micro";
 import { demoSeedPath, scratchDir } from "./paths";
 import { benchSeed, IDS, pageSaveRequest, prng } from "./requests";
 import { figure, pairedRatio, shuffle } from "./stats";
@@ -22,14 +22,32 @@ interface WorkerOptions {
   warmupTime: number;
 }
 
+type Keys = typeof import("../runtime/dispatch/keys");
+type Execute = (p: unknown) => { commandId: string; replayed: boolean };
+
 export async function worker(contender: string, options: WorkerOptions): Promise<Record<string, MicroSamples>> {
   const { ReferenceKernel } = await import("../kernel/reference-kernel");
   const { seedKernel } = await import("../kernel/seed");
-  const { idempotencyScope, requestFingerprint, commandIdFor } = await import("../runtime/dispatch/keys");
+  const keys = await import("../runtime/dispatch/keys");
   const dir = contender === "file" ? scratchDir("kernel") : undefined;
   const kernel = new ReferenceKernel({ path: dir ? join(dir, "kernel.db") : ":memory:" });
   seedKernel(kernel, benchSeed(JSON.parse(readFileSync(demoSeedPath, "utf8"))));
 
+  const payload = payloadMaker(keys);
+  const execute: Execute = (p) => kernel.execute("page.body.save", p) as { commandId: string; replayed: boolean };
+
+  // the replay pool: POOL writes done once, then asked again
+  const written = Array.from({ length: POOL }, (_, i) => payload(i, `replay-${i}`));
+  for (const p of written) if (execute(p).replayed) throw new Error("a first write was a replay");
+
+  const result = await measure(shuffle(tasks(execute, payload, written)), options);
+  kernel.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  return result;
+}
+
+/** A payload as the dispatcher builds it for a fresh keyed write of request i (of POOL page.save requests). */
+function payloadMaker({ idempotencyScope, requestFingerprint, commandIdFor }: Keys) {
   const rand = prng(0x6b72);
   const requests = Array.from({ length: POOL }, (_, i) =>
     pageSaveRequest(i, rand, { mode: "replace", baseRevision: false, blocks: [1, 4] }),
@@ -44,9 +62,7 @@ export async function worker(contender: string, options: WorkerOptions): Promise
     runId: r.runId as string,
     toolCallId: r.toolCallId as string,
   }));
-  let keys = 0;
-  /** A payload as the dispatcher builds it for a fresh keyed write of request i. */
-  const payload = (i: number, key: string) => {
+  return (i: number, key: string) => {
     const scope = idempotencyScope({
       workspaceId: IDS.workspaceId,
       actorId: IDS.actorId,
@@ -66,16 +82,19 @@ export async function worker(contender: string, options: WorkerOptions): Promise
       },
     };
   };
-  const execute = (p: unknown) => kernel.execute("page.body.save", p) as { commandId: string; replayed: boolean };
+}
 
-  // the replay pool: POOL writes done once, then asked again
-  const written = requests.map((_, i) => payload(i, `replay-${i}`));
-  for (const p of written) if (execute(p).replayed) throw new Error("a first write was a replay");
-
+/** The timed tasks: BATCH fresh keyed writes, and BATCH replays of the written pool. */
+function tasks(
+  execute: Execute,
+  payload: (i: number, key: string) => unknown,
+  written: readonly unknown[],
+): MicroTask[] {
+  let keys = 0;
   let next: unknown[] = [];
   let wi = 0;
   let ri = 0;
-  const tasks = [
+  return [
     {
       name: "write",
       batch: BATCH,
@@ -104,10 +123,6 @@ export async function worker(contender: string, options: WorkerOptions): Promise
       },
     },
   ];
-  const result = await measure(shuffle(tasks), options);
-  kernel.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  return result;
 }
 
 export async function section(ctx: SectionContext): Promise<SectionResult> {

@@ -80,6 +80,102 @@ function onlyProfile(dir: string): string {
   return join(dir, files.sort().pop()!);
 }
 
+/** The node flags that write a CPU profile into dir/name, and that folder. */
+function prof(dir: string, name: string): { d: string; flags: string[] } {
+  const d = join(dir, name);
+  return { d, flags: ["--cpu-prof", "--cpu-prof-dir", d, "--cpu-prof-interval", "100"] };
+}
+
+type Profiler = (
+  dir: string,
+  goalIds: readonly string[],
+  log: (line: string) => void,
+) => Promise<Record<string, ProfileSummary>>;
+
+const profileDispatch: Profiler = async (dir, goalIds, log) => {
+  const out: Record<string, ProfileSummary> = {};
+  for (const tool of ["get", "save"]) {
+    if (!goalIds.includes(`dispatch.${tool}`)) continue;
+    const { d, flags } = prof(dir, `dispatch-${tool}`);
+    await runWorker(
+      "dispatch",
+      "profile",
+      { time: 1500, warmupTime: 300, only: tool, slices: 0, sliceTime: 0 },
+      { nodeArgs: flags },
+    );
+    out[`dispatch.${tool}`] = summarize(
+      onlyProfile(d),
+      `the dispatch worker (page.${tool} through dispatcher.dispatch, 1.5 s after warm-up; the profile includes set-up)`,
+    );
+    log(`profiled dispatch ${tool}`);
+  }
+  return out;
+};
+
+const profileRuntimeCost: Profiler = async (dir, _goalIds, log) => {
+  const { d, flags } = prof(dir, "runtime-cost");
+  await runWorker(
+    "runtimeCost",
+    "profile",
+    { time: 3000, warmupTime: 500, only: "dispatch/six", slices: 0, sliceTime: 0 },
+    { nodeArgs: flags },
+  );
+  const summary = summarize(
+    onlyProfile(d),
+    "the runtimeCost worker, the six tools through dispatcher.dispatch on the in-memory kernel (3 s after warm-up; the profile includes set-up)",
+  );
+  log("profiled runtimeCost");
+  return { runtimeCost: summary };
+};
+
+const profileValidators: Profiler = async (dir, _goalIds, log) => {
+  const { d, flags } = prof(dir, "validators");
+  await runWorker(
+    "validators",
+    "generated",
+    { slices: 10, sliceTime: 150, warmupTime: 300, only: "generated" },
+    { nodeArgs: flags },
+  );
+  const summary = summarize(
+    onlyProfile(d),
+    "the validators worker, the generated validator alone (three cases, 1.5 s each)",
+  );
+  log("profiled validators");
+  return { validators: summary };
+};
+
+const profileColdStart: Profiler = async (dir, _goalIds, log) => {
+  const f = await cliFixture("profile-cold");
+  const schemas = await writeValidatorSchemas(f.dir);
+  const { d, flags } = prof(dir, "cold");
+  await mustRun([...flags, ...coldCommand("call", f, schemas)], { stdin: getTexts(1)[0] });
+  const summary = summarize(onlyProfile(d), "one mnote-tools call (page.get), from process start");
+  rmSync(f.dir, { recursive: true, force: true });
+  log("profiled cold start");
+  return { coldStart: summary };
+};
+
+const profileCodegen: Profiler = async (dir, _goalIds, log) => {
+  const contracts = await syntheticContracts(join(dir, "contracts"));
+  const { d, flags } = prof(dir, "codegen");
+  await mustRun(
+    [...flags, cliBin, "generate", "--contract", contracts[200]!, "--out", join(dir, "out-200"), "--quiet"],
+    { cwd: dir },
+  );
+  const summary = summarize(onlyProfile(d), "mnote-tools generate of the 200-tool contract");
+  log("profiled codegen");
+  return { codegen: summary };
+};
+
+/** Which profile each section's missed goals get, in the order they are taken. */
+const PROFILERS: ReadonlyArray<[section: string, profiler: Profiler]> = [
+  ["dispatch", profileDispatch],
+  ["runtimeCost", profileRuntimeCost],
+  ["validators", profileValidators],
+  ["coldStart", profileColdStart],
+  ["codegen", profileCodegen],
+];
+
 /** Profiles for the goal ids given (only the ones missed, normally). */
 export async function profileGoals(
   goalIds: readonly string[],
@@ -88,75 +184,9 @@ export async function profileGoals(
   const out: Record<string, ProfileSummary> = {};
   const sections = new Set(goalIds.map((id) => id.split(".")[0]!));
   const dir = scratchDir("profile");
-  const prof = (name: string) => {
-    const d = join(dir, name);
-    return { d, flags: ["--cpu-prof", "--cpu-prof-dir", d, "--cpu-prof-interval", "100"] };
-  };
   try {
-    if (sections.has("dispatch")) {
-      for (const tool of ["get", "save"]) {
-        if (!goalIds.includes(`dispatch.${tool}`)) continue;
-        const { d, flags } = prof(`dispatch-${tool}`);
-        await runWorker(
-          "dispatch",
-          "profile",
-          { time: 1500, warmupTime: 300, only: tool, slices: 0, sliceTime: 0 },
-          { nodeArgs: flags },
-        );
-        out[`dispatch.${tool}`] = summarize(
-          onlyProfile(d),
-          `the dispatch worker (page.${tool} through dispatcher.dispatch, 1.5 s after warm-up; the profile includes set-up)`,
-        );
-        log(`profiled dispatch ${tool}`);
-      }
-    }
-    if (sections.has("runtimeCost")) {
-      const { d, flags } = prof("runtime-cost");
-      await runWorker(
-        "runtimeCost",
-        "profile",
-        { time: 3000, warmupTime: 500, only: "dispatch/six", slices: 0, sliceTime: 0 },
-        { nodeArgs: flags },
-      );
-      out.runtimeCost = summarize(
-        onlyProfile(d),
-        "the runtimeCost worker, the six tools through dispatcher.dispatch on the in-memory kernel (3 s after warm-up; the profile includes set-up)",
-      );
-      log("profiled runtimeCost");
-    }
-    if (sections.has("validators")) {
-      const { d, flags } = prof("validators");
-      await runWorker(
-        "validators",
-        "generated",
-        { slices: 10, sliceTime: 150, warmupTime: 300, only: "generated" },
-        { nodeArgs: flags },
-      );
-      out.validators = summarize(
-        onlyProfile(d),
-        "the validators worker, the generated validator alone (three cases, 1.5 s each)",
-      );
-      log("profiled validators");
-    }
-    if (sections.has("coldStart")) {
-      const f = await cliFixture("profile-cold");
-      const schemas = await writeValidatorSchemas(f.dir);
-      const { d, flags } = prof("cold");
-      await mustRun([...flags, ...coldCommand("call", f, schemas)], { stdin: getTexts(1)[0] });
-      out.coldStart = summarize(onlyProfile(d), "one mnote-tools call (page.get), from process start");
-      rmSync(f.dir, { recursive: true, force: true });
-      log("profiled cold start");
-    }
-    if (sections.has("codegen")) {
-      const contracts = await syntheticContracts(join(dir, "contracts"));
-      const { d, flags } = prof("codegen");
-      await mustRun(
-        [...flags, cliBin, "generate", "--contract", contracts[200]!, "--out", join(dir, "out-200"), "--quiet"],
-        { cwd: dir },
-      );
-      out.codegen = summarize(onlyProfile(d), "mnote-tools generate of the 200-tool contract");
-      log("profiled codegen");
-    }
+    for (const [section, profiler] of PROFILERS)
+      if (sections.has(section)) Object.assign(out, await profiler(dir, goalIds, log));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

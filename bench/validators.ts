@@ -322,7 +322,38 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
     `validators: ${agreed.contenders} contenders agree on ${agreed.inputs - agreed.disagreements.length}/${agreed.inputs} inputs`,
   );
   // a contender that answers unlike the contract fails the run loudly, but the others are still measured
-  const failures = Object.entries(agreed.byContender)
+  const failures = agreementFailures(agreed);
+  const { rounds, options } = plan(ctx);
+  const { perSlice, samples } = await measureRounds(ctx, rounds, options);
+  const slices = rounds * options.slices;
+  const { figures, ratios, goals } = judge(agreed, perSlice, samples, rounds);
+  return {
+    title: "Validators: the mnote.page.save request envelope",
+    notes: notes(agreed, rounds, options, slices),
+    figures,
+    ratios,
+    goals,
+    failures,
+    extra: {
+      agreement: {
+        inputs: agreed.inputs,
+        contenders: agreed.contenders,
+        bySchema: agreed.bySchema,
+        byContender: agreed.byContender,
+        disagreements: agreed.disagreements.length,
+        examples: agreed.disagreements.slice(0, 10),
+      },
+      rounds,
+      slices,
+      options,
+    },
+    seconds: (Date.now() - started) / 1000,
+  };
+}
+
+/** One failure per contender that answers unlike the contract, with up to five of its inputs. */
+function agreementFailures(agreed: Agreement): string[] {
+  return Object.entries(agreed.byContender)
     .filter(([, n]) => n > 0)
     .map(([name, n]) => {
       const examples = agreed.disagreements
@@ -331,6 +362,10 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
         .map((d) => `${d.schema} "${d.input}" (expected ${d.expected})`);
       return `validators: ${name} answers unlike the contract on ${n} of ${agreed.inputs} inputs, e.g. ${examples.join("; ")}; its figures are over the inputs where every contender agrees`;
     });
+}
+
+/** How many rounds (processes) and slices: fewer and shorter with --quick, one tiny one with --smoke. */
+function plan(ctx: SectionContext): { rounds: number; options: WorkerOptions } {
   const smoke = ctx.smoke === true;
   const rounds = smoke ? 1 : ctx.quick ? 2 : 3;
   const options: WorkerOptions = smoke
@@ -338,7 +373,15 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
     : ctx.quick
       ? { slices: 6, sliceTime: 25, warmupTime: 100 }
       : { slices: 12, sliceTime: 40, warmupTime: 200 };
-  // per task: every slice's median (paired across tasks by slice), and every sample
+  return { rounds, options };
+}
+
+/** Per task, over every round: every slice's median (paired across tasks by slice), and every sample. */
+async function measureRounds(
+  ctx: SectionContext,
+  rounds: number,
+  options: WorkerOptions,
+): Promise<{ perSlice: Map<string, number[]>; samples: Map<string, number[]> }> {
   const perSlice = new Map<string, number[]>();
   const samples = new Map<string, number[]>();
   for (let round = 0; round < rounds; round++) {
@@ -349,7 +392,16 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
     }
     ctx.log(`validators: round ${round + 1}/${rounds} done`);
   }
-  const slices = rounds * options.slices;
+  return { perSlice, samples };
+}
+
+/** The ns/op figures per case and contender, the ratios to generated, and the goals on ajv's and zod's. */
+function judge(
+  agreed: Agreement,
+  perSlice: Map<string, number[]>,
+  samples: Map<string, number[]>,
+  rounds: number,
+): { figures: FigureTree; ratios: FigureTree; goals: Goal[] } {
   const figures: FigureTree = {};
   const ratios: FigureTree = {};
   const goals: Goal[] = [];
@@ -387,45 +439,28 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
       );
     }
   }
-  return {
-    title: "Validators: the mnote.page.save request envelope",
-    notes: [
-      "ns per validation (lower is better), each tinybench sample a pass over the pool of 256 distinct requests (cut to the inputs every contender answers as expected); median, p10, p90 over every sample of every round.",
-      "valid: well-formed PageSaveRequest envelopes with 1 to 8 blocks, every block carrying only the fields its type allows. invalidFirst: toolName breaks the ToolName pattern. invalidLast: the last key of the last block (level) is outside 1..3 (or on a type that may not carry it).",
-      `Interleaved: in each of ${rounds} processes, every contender and case takes turns in ${options.slices} slices of ${options.sliceTime} ms (tinybench runs, a new shuffled order each slice). Ratios are other ns / generated ns per slice (${slices} slices), median and p10..p90 over slices: above 1, the generated validator is faster.`,
-      "generated (A/A copy) is the generated validator again, from a second copy of its module: its ratio to generated shows what noise alone does to a ratio on this machine.",
-      `Agreement: every contender implements contract 2.0.0's rules: the block rules (only heading carries level, only to_do checked, only code language; a divider has empty text), the title rule (page.update_title's args) and the RFC 3339 expiresAt without a leap second (SessionGrant). All ${agreed.contenders} contenders answer ${agreed.inputs} inputs (${Object.entries(
-        agreed.bySchema,
-      )
-        .map(([s, n]) => `${n} ${s}`)
-        .join(
-          ", ",
-        )}: the pools, ${MUTATIONS.length + BLOCK_RULES.length} mutations of each of 16 valid requests, ${NOT_REQUESTS.length} non-objects, ${TITLES.length} titles, ${GRANTS.length} grants), each compared with the expected answer or, where none is written, with ajv's reading of the contract's schema; only PageSaveRequest is timed. Disagreements per contender: ${Object.entries(
-        agreed.byContender,
-      )
-        .map(([c, n]) => `${c} ${n}`)
-        .join(", ")}.`,
-      "zod and TypeBox count string lengths in UTF-16 units (JSON Schema counts code points) and zod's z.iso.datetime refuses a lower-case t or z, a space for T and an offset without a colon, which RFC 3339 allows: no input sits on those differences.",
-    ],
-    figures,
-    ratios,
-    goals,
-    failures,
-    extra: {
-      agreement: {
-        inputs: agreed.inputs,
-        contenders: agreed.contenders,
-        bySchema: agreed.bySchema,
-        byContender: agreed.byContender,
-        disagreements: agreed.disagreements.length,
-        examples: agreed.disagreements.slice(0, 10),
-      },
-      rounds,
-      slices,
-      options,
-    },
-    seconds: (Date.now() - started) / 1000,
-  };
+  return { figures, ratios, goals };
+}
+
+function notes(agreed: Agreement, rounds: number, options: WorkerOptions, slices: number): string[] {
+  return [
+    "ns per validation (lower is better), each tinybench sample a pass over the pool of 256 distinct requests (cut to the inputs every contender answers as expected); median, p10, p90 over every sample of every round.",
+    "valid: well-formed PageSaveRequest envelopes with 1 to 8 blocks, every block carrying only the fields its type allows. invalidFirst: toolName breaks the ToolName pattern. invalidLast: the last key of the last block (level) is outside 1..3 (or on a type that may not carry it).",
+    `Interleaved: in each of ${rounds} processes, every contender and case takes turns in ${options.slices} slices of ${options.sliceTime} ms (tinybench runs, a new shuffled order each slice). Ratios are other ns / generated ns per slice (${slices} slices), median and p10..p90 over slices: above 1, the generated validator is faster.`,
+    "generated (A/A copy) is the generated validator again, from a second copy of its module: its ratio to generated shows what noise alone does to a ratio on this machine.",
+    `Agreement: every contender implements contract 2.0.0's rules: the block rules (only heading carries level, only to_do checked, only code language; a divider has empty text), the title rule (page.update_title's args) and the RFC 3339 expiresAt without a leap second (SessionGrant). All ${agreed.contenders} contenders answer ${agreed.inputs} inputs (${Object.entries(
+      agreed.bySchema,
+    )
+      .map(([s, n]) => `${n} ${s}`)
+      .join(
+        ", ",
+      )}: the pools, ${MUTATIONS.length + BLOCK_RULES.length} mutations of each of 16 valid requests, ${NOT_REQUESTS.length} non-objects, ${TITLES.length} titles, ${GRANTS.length} grants), each compared with the expected answer or, where none is written, with ajv's reading of the contract's schema; only PageSaveRequest is timed. Disagreements per contender: ${Object.entries(
+      agreed.byContender,
+    )
+      .map(([c, n]) => `${c} ${n}`)
+      .join(", ")}.`,
+    "zod and TypeBox count string lengths in UTF-16 units (JSON Schema counts code points) and zod's z.iso.datetime refuses a lower-case t or z, a space for T and an offset without a colon, which RFC 3339 allows: no input sits on those differences.",
+  ];
 }
 
 function label(c: Case): string {

@@ -5,7 +5,7 @@
  * plugin from python3 (scripts/hermes/demo.py), printing every request and response.
  * Exits 0 only when every step gave the expected result.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -28,6 +28,18 @@ async function main(): Promise<void> {
   mkdirSync(work, { recursive: true });
   const db = join(work, "kernel.db");
   const state = join(work, "runtime.db");
+  prepare(db, state);
+  const token = randomBytes(16).toString("hex");
+  const { server, url } = await startServer(db, state, token);
+  const agent = runAgent(url, token);
+  server.kill("SIGTERM");
+  await new Promise((r) => server.once("exit", r));
+  if (agent.error) console.error(`demo: could not run python3: ${agent.error.message}`);
+  process.exit(agent.status === 0 ? 0 : 1);
+}
+
+/** Generates the code, seeds the kernel and registers the two session grants, as the mnote app would. */
+function prepare(db: string, state: string): void {
   // MNOTE_DEMO_GENERATE=check verifies generated/ instead of rewriting it (the test suite uses it,
   // since other tests read generated/ at the same time)
   run("generate", process.env.MNOTE_DEMO_GENERATE === "check" ? ["generate", "--check"] : ["generate"]);
@@ -66,8 +78,10 @@ async function main(): Promise<void> {
     "--scope",
     "page.read",
   ]);
+}
 
-  const token = randomBytes(16).toString("hex");
+/** `mnote-tools serve` on loopback (port 0), and the URL it says it listens on. */
+async function startServer(db: string, state: string, token: string): Promise<{ server: ChildProcess; url: string }> {
   console.log("\n$ mnote-tools serve --port 0 --token <random>");
   const server = spawn(
     process.execPath,
@@ -85,8 +99,12 @@ async function main(): Promise<void> {
     server.once("exit", (code) => reject(new Error(`serve exited with ${code}`)));
   });
   console.log(`runtime listening on ${url}\n`);
+  return { server, url };
+}
 
-  const agent = spawnSync(
+/** The generated Hermes plugin driven from python3 (scripts/hermes/demo.py) against the server. */
+function runAgent(url: string, token: string): SpawnSyncReturns<Buffer> {
+  return spawnSync(
     "python3",
     [
       join(root, "scripts", "hermes", "demo.py"),
@@ -100,10 +118,6 @@ async function main(): Promise<void> {
       env: { ...process.env, MNOTE_TOOLS_URL: url, MNOTE_TOOLS_TOKEN: token, PYTHONDONTWRITEBYTECODE: "1" },
     },
   );
-  server.kill("SIGTERM");
-  await new Promise((r) => server.once("exit", r));
-  if (agent.error) console.error(`demo: could not run python3: ${agent.error.message}`);
-  process.exit(agent.status === 0 ? 0 : 1);
 }
 
 main().catch((e) => {

@@ -33,16 +33,32 @@ function pad(i: number): string {
   return String(i).padStart(3, "0");
 }
 
-function toolFile(i: number): { toolPath: string; tool: unknown; commandPath: string; command: unknown } {
-  const write = i % 2 === 1;
-  const n = pad(i);
-  const toolName = `mnote.synth.tool_${n}`;
-  const commandName = `synthkernel.cmd${n}`;
-  const toolPath = `tools/synth.tool_${n}.tool.json`;
-  const commandPath = `kernel/${commandName}.command.json`;
-  const toolRef = `../${toolPath}`;
+/** The names and paths of synthetic tool i and its kernel command. */
+interface SynthNames {
+  n: string;
+  write: boolean;
+  toolName: string;
+  commandName: string;
+  toolPath: string;
+  commandPath: string;
+}
 
-  const argsProperties: Record<string, unknown> = {
+function synthNames(i: number): SynthNames {
+  const n = pad(i);
+  const commandName = `synthkernel.cmd${n}`;
+  return {
+    n,
+    write: i % 2 === 1,
+    toolName: `mnote.synth.tool_${n}`,
+    commandName,
+    toolPath: `tools/synth.tool_${n}.tool.json`,
+    commandPath: `kernel/${commandName}.command.json`,
+  };
+}
+
+/** The Args properties: four shared ones, then the write fields or includeBlocks. */
+function argsProperties(i: number, n: string, write: boolean): Record<string, unknown> {
+  const props: Record<string, unknown> = {
     label: {
       description: `Label of synthetic item ${n}.`,
       type: "string",
@@ -61,65 +77,76 @@ function toolFile(i: number): { toolPath: string; tool: unknown; commandPath: st
     flavor: { description: "Which flavor.", type: "string", enum: ["plain", "rich", `extra_${n}`] },
   };
   if (write) {
-    argsProperties.content = {
+    props.content = {
       description: "Blocks to write.",
       type: "array",
       maxItems: 500,
       items: { $ref: "../model/block.schema.json#/$defs/ContentBlockInput" },
     };
-    argsProperties.options = { $ref: "../model/page-options.schema.json#/$defs/PageOptions" };
-    argsProperties.baseRevision = {
+    props.options = { $ref: "../model/page-options.schema.json#/$defs/PageOptions" };
+    props.baseRevision = {
       description: "The revision you read.",
       $ref: "../model/common.schema.json#/$defs/Revision",
     };
   } else {
-    argsProperties.includeBlocks = { description: "Include blocks.", type: "boolean", default: true };
+    props.includeBlocks = { description: "Include blocks.", type: "boolean", default: true };
   }
+  return props;
+}
 
-  const result = write
-    ? {
-        description: "The new revision, or with dryRun the planned diff.",
-        anyOf: [
-          { $ref: "../envelope/results.schema.json#/$defs/PageWriteResult" },
-          { $ref: "../envelope/results.schema.json#/$defs/DryRunResult" },
-        ],
-      }
-    : {
-        description: `What synthetic read ${n} returns.`,
-        type: "object",
-        required: ["documentId", "revision", "items"],
-        additionalProperties: false,
-        properties: {
-          documentId: { $ref: "../model/common.schema.json#/$defs/DocumentId" },
-          revision: { $ref: "../model/common.schema.json#/$defs/Revision" },
-          items: {
-            type: "array",
-            maxItems: 100,
-            items: {
-              type: "object",
-              required: ["id", "label"],
-              additionalProperties: false,
-              properties: {
-                id: { $ref: "../model/block.schema.json#/$defs/BlockId" },
-                label: { type: "string", maxLength: 200 },
-                score: { type: "number", minimum: 0, maximum: 1 },
-              },
-            },
+/** A write's result: the shared write result or, with dryRun, the planned diff. */
+function writeResult(): unknown {
+  return {
+    description: "The new revision, or with dryRun the planned diff.",
+    anyOf: [
+      { $ref: "../envelope/results.schema.json#/$defs/PageWriteResult" },
+      { $ref: "../envelope/results.schema.json#/$defs/DryRunResult" },
+    ],
+  };
+}
+
+/** A read's result: a document's items (and optionally its blocks) at a revision. */
+function readResult(n: string): unknown {
+  return {
+    description: `What synthetic read ${n} returns.`,
+    type: "object",
+    required: ["documentId", "revision", "items"],
+    additionalProperties: false,
+    properties: {
+      documentId: { $ref: "../model/common.schema.json#/$defs/DocumentId" },
+      revision: { $ref: "../model/common.schema.json#/$defs/Revision" },
+      items: {
+        type: "array",
+        maxItems: 100,
+        items: {
+          type: "object",
+          required: ["id", "label"],
+          additionalProperties: false,
+          properties: {
+            id: { $ref: "../model/block.schema.json#/$defs/BlockId" },
+            label: { type: "string", maxLength: 200 },
+            score: { type: "number", minimum: 0, maximum: 1 },
           },
-          blocks: { type: "array", maxItems: 2000, items: { $ref: "../model/block.schema.json#/$defs/ContentBlock" } },
         },
-      };
+      },
+      blocks: { type: "array", maxItems: 2000, items: { $ref: "../model/block.schema.json#/$defs/ContentBlock" } },
+    },
+  };
+}
 
-  const tool = {
+/** The tool file (tools/*.tool.json) of synthetic tool i. */
+function toolSchema(i: number, names: SynthNames): unknown {
+  const { n, write } = names;
+  return {
     $schema: SCHEMA,
-    $id: `${BASE}${toolPath}`,
+    $id: `${BASE}${names.toolPath}`,
     "x-mnote-tool": {
-      name: toolName,
+      name: names.toolName,
       title: `Synthetic tool ${n}`,
       description: `A synthetic ${write ? "write" : "read"} tool (${n}) for the codegen benchmark: it has the shape of a real tool, with args and a result that reference the shared model.`,
       effect: write ? "write" : "read",
       capability: write ? "page.write" : "page.read",
-      kernelCommand: commandName,
+      kernelCommand: names.commandName,
       idempotency: write ? "required" : "none",
       dryRun: write ? "required" : "none",
       semantics: { destructive: write, idempotent: !write },
@@ -130,12 +157,17 @@ function toolFile(i: number): { toolPath: string; tool: unknown; commandPath: st
         type: "object",
         required: ["label"],
         additionalProperties: false,
-        properties: argsProperties,
+        properties: argsProperties(i, n, write),
       },
-      Result: result,
+      Result: write ? writeResult() : readResult(n),
     },
   };
+}
 
+/** The kernel command file (kernel/*.command.json) behind synthetic tool i. */
+function commandSchema(names: SynthNames): unknown {
+  const { n, write } = names;
+  const toolRef = `../${names.toolPath}`;
   const payloadProperties: Record<string, unknown> = {
     context: { $ref: "envelope.schema.json#/$defs/KernelContext" },
     args: { $ref: `${toolRef}#/$defs/Args` },
@@ -144,11 +176,11 @@ function toolFile(i: number): { toolPath: string; tool: unknown; commandPath: st
     payloadProperties.dryRun = { type: "boolean" };
     payloadProperties.write = { $ref: "envelope.schema.json#/$defs/KernelWrite" };
   }
-  const command = {
+  return {
     $schema: SCHEMA,
-    $id: `${BASE}${commandPath}`,
+    $id: `${BASE}${names.commandPath}`,
     "x-mnote-kernel-command": {
-      name: commandName,
+      name: names.commandName,
       effect: write ? "write" : "read",
       description: `The kernel side of synthetic tool ${n}.`,
     },
@@ -173,7 +205,16 @@ function toolFile(i: number): { toolPath: string; tool: unknown; commandPath: st
       },
     },
   };
-  return { toolPath, tool, commandPath, command };
+}
+
+function toolFile(i: number): { toolPath: string; tool: unknown; commandPath: string; command: unknown } {
+  const names = synthNames(i);
+  return {
+    toolPath: names.toolPath,
+    tool: toolSchema(i, names),
+    commandPath: names.commandPath,
+    command: commandSchema(names),
+  };
 }
 
 /** Writes contract/ plus n-6 synthetic tools into outDir; returns the number of tools. */

@@ -1,13 +1,19 @@
 import { writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { readContractDir, type SourceFile } from "../../codegen/phases/load";
-import { diffContracts, failOnWarnings, summarize } from "../../diff";
+import { diffContracts, failOnWarnings, summarize, type Change, type DiffReport } from "../../diff";
 import { DiffInputError, buildSide, newestRelease, readBase } from "../../diff/load/load-base";
 import { FORMATS, formatChangelog, formatJunit, formatReport, type Format } from "../../diff/report/report";
-import { applyIgnores, readIgnoreFile } from "../../diff/judge/ignore";
+import { applyIgnores, readIgnoreFile, type IgnoreEntry, type IgnoreOutcome } from "../../diff/judge/ignore";
 import { locateChanges } from "../../diff/report/locate";
 import { DiffConfigError, readConfigFile } from "../../diff/load/config-files";
-import { keptAsWireBreak, parseCategories, readSeverityFile, resolveSeverities } from "../../diff/judge/severity";
+import {
+  keptAsWireBreak,
+  parseCategories,
+  readSeverityFile,
+  resolveSeverities,
+  type SeverityConfig,
+} from "../../diff/judge/severity";
 import { compareWithBaseline, type Baseline } from "../../diff/judge/fingerprint";
 import type { Category } from "../../diff/rules";
 import { CliExit, EXIT } from "../exit";
@@ -41,6 +47,29 @@ export interface DiffOptions {
  * 3 a bad ignore, severity or baseline file (configuration), or a contract that cannot be read.
  */
 export async function runDiff(opts: DiffOptions): Promise<void> {
+  const { failOn, categories } = checkFlags(opts);
+  const contractDir = resolve(opts.contract);
+  const headLabel = relative(process.cwd(), contractDir) || ".";
+  try {
+    const config = readDiffConfig(opts, categories);
+    const outcome = compare(opts, config, contractDir, headLabel, failOn);
+    printReport(opts, outcome, failOn);
+    warnAbout(outcome, config);
+    if (outcome.ignored.expired.length > 0) throw new CliExit(EXIT.findings);
+    if (!outcome.report.verdict.ok) {
+      // the changelog carries no verdict: the reason for the exit code goes to stderr
+      if (opts.changelog) console.error(`FAIL: ${outcome.report.verdict.message}`);
+      throw new CliExit(EXIT.findings);
+    }
+  } catch (e) {
+    exitForError(e);
+  }
+}
+
+type FailOn = "breaking" | "warning";
+
+/** The flags checked before any file is read: a bad --format, --fail-on or --category exits 2. */
+function checkFlags(opts: DiffOptions): { failOn: FailOn; categories: Category[] | undefined } {
   if (!(FORMATS as readonly string[]).includes(opts.format)) {
     console.error(`--format must be one of ${FORMATS.join(", ")}, not "${opts.format}"`);
     throw new CliExit(EXIT.usage);
@@ -50,89 +79,116 @@ export async function runDiff(opts: DiffOptions): Promise<void> {
     console.error(`--fail-on must be breaking or warning, not "${failOn}"`);
     throw new CliExit(EXIT.usage);
   }
-  let categories: Category[] | undefined;
   try {
-    categories = opts.category === undefined ? undefined : parseCategories(opts.category);
+    return { failOn, categories: opts.category === undefined ? undefined : parseCategories(opts.category) };
   } catch (e) {
     console.error((e as Error).message);
     throw new CliExit(EXIT.usage);
   }
-  const contractDir = resolve(opts.contract);
-  const headLabel = relative(process.cwd(), contractDir) || ".";
-  try {
-    // Configuration first, validated before anything acts on it.
-    const ignorePath = opts.ignore ?? join(opts.releases, "diff-ignore.json");
-    // A file named on the command line must exist (a typo would drop the policy); the defaults may be missing.
-    const severities = resolveSeverities(
-      readSeverityFile(opts.rules ?? join(opts.releases, "diff-rules.json"), opts.rules !== undefined),
-      categories,
-    );
-    const entries = readIgnoreFile(ignorePath, opts.ignore !== undefined);
-    const baseline = opts.baseline === undefined ? undefined : readBaseline(opts.baseline);
+}
 
-    const baseSpec = opts.base ?? defaultBase(opts.releases);
-    const headSources = { label: headLabel, sources: readContractDir(contractDir) };
-    const head = buildSide(headSources, "head");
-    const baseSources = readBase(baseSpec, contractDir);
-    // The usual CI run compares a contract with an unchanged release: the same files build the same model once.
-    const base = sameSources(baseSources.sources, headSources.sources) ? head : buildSide(baseSources, "base");
-    const raw = diffContracts(base, head, { severities });
-    const ignored = applyIgnores(
-      locateChanges(raw.changes, headSources.sources, baseSources.sources),
-      entries,
-      opts.today ?? new Date().toISOString().slice(0, 10),
-    );
-    let changes = ignored.changes;
-    let report = summarize(raw, changes);
-    if (baseline) {
-      const compared = compareWithBaseline(changes, baseline);
-      changes = compared.changes;
-      report = { ...summarize(raw, changes), baseline: compared.summary };
-    }
-    if (failOn === "warning") report = failOnWarnings(report);
-    const labels = { base: baseSources.label, head: headLabel };
-    if (opts.changelog) {
-      const text = formatChangelog(report);
-      if (typeof opts.changelog === "string") writeFileSync(opts.changelog, text);
-      else process.stdout.write(text);
-    } else
-      process.stdout.write(
-        opts.format === "junit"
-          ? formatJunit(report, labels, failOn)
-          : formatReport(opts.format as Format, report, labels),
-      );
-    const keptWire = changes.filter((c) => !c.ignored && keptAsWireBreak(c, severities)).length;
-    if (keptWire > 0)
-      console.error(
-        `${keptWire} wire break(s) judged although the categories judged (${severities.categories.join(", ") || "none"}) leave wire out: a wire break breaks deployed callers; to stop judging wire, say except: ["wire"] in the severity file`,
-      );
-    for (const e of ignored.unused)
-      console.error(`${ignorePath}: entry ${e.rule} ${e.tool} ${e.pointer} matches no change (stale: remove it)`);
-    for (const e of ignored.expired)
-      console.error(
-        `${ignorePath}: entry ${e.rule} ${e.tool} ${e.pointer} expired on ${e.expires} (${e.reason}): renew it with a reason, or fix the change`,
-      );
-    if (ignored.expired.length > 0) throw new CliExit(EXIT.findings);
-    if (!report.verdict.ok) {
-      // the changelog carries no verdict: the reason for the exit code goes to stderr
-      if (opts.changelog) console.error(`FAIL: ${report.verdict.message}`);
-      throw new CliExit(EXIT.findings);
-    }
-  } catch (e) {
-    if (e instanceof DiffConfigError) {
-      console.error(e.message);
-      throw new CliExit(EXIT.environment);
-    }
-    if (e instanceof DiffInputError) {
-      console.error(e.message);
-      throw new CliExit(EXIT.usage);
-    }
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") {
-      console.error(`cannot read the contract: ${(e as Error).message}`);
-      throw new CliExit(EXIT.environment); // a missing file is the environment's (cli/exit.ts)
-    }
-    throw e;
+/** The severity, ignore and baseline files, read and validated before anything acts on them. */
+interface DiffConfig {
+  ignorePath: string;
+  severities: SeverityConfig;
+  entries: IgnoreEntry[];
+  baseline: Baseline | undefined;
+}
+
+function readDiffConfig(opts: DiffOptions, categories: Category[] | undefined): DiffConfig {
+  const ignorePath = opts.ignore ?? join(opts.releases, "diff-ignore.json");
+  // A file named on the command line must exist (a typo would drop the policy); the defaults may be missing.
+  const severities = resolveSeverities(
+    readSeverityFile(opts.rules ?? join(opts.releases, "diff-rules.json"), opts.rules !== undefined),
+    categories,
+  );
+  const entries = readIgnoreFile(ignorePath, opts.ignore !== undefined);
+  const baseline = opts.baseline === undefined ? undefined : readBaseline(opts.baseline);
+  return { ignorePath, severities, entries, baseline };
+}
+
+/** The judged changes between base and head, after the ignore file and the baseline. */
+interface DiffOutcome {
+  changes: Change[];
+  ignored: IgnoreOutcome;
+  report: DiffReport;
+  labels: { base: string; head: string };
+}
+
+function compare(
+  opts: DiffOptions,
+  config: DiffConfig,
+  contractDir: string,
+  headLabel: string,
+  failOn: FailOn,
+): DiffOutcome {
+  const baseSpec = opts.base ?? defaultBase(opts.releases);
+  const headSources = { label: headLabel, sources: readContractDir(contractDir) };
+  const head = buildSide(headSources, "head");
+  const baseSources = readBase(baseSpec, contractDir);
+  // The usual CI run compares a contract with an unchanged release: the same files build the same model once.
+  const base = sameSources(baseSources.sources, headSources.sources) ? head : buildSide(baseSources, "base");
+  const raw = diffContracts(base, head, { severities: config.severities });
+  const ignored = applyIgnores(
+    locateChanges(raw.changes, headSources.sources, baseSources.sources),
+    config.entries,
+    opts.today ?? new Date().toISOString().slice(0, 10),
+  );
+  let changes = ignored.changes;
+  let report = summarize(raw, changes);
+  if (config.baseline) {
+    const compared = compareWithBaseline(changes, config.baseline);
+    changes = compared.changes;
+    report = { ...summarize(raw, changes), baseline: compared.summary };
   }
+  if (failOn === "warning") report = failOnWarnings(report);
+  return { changes, ignored, report, labels: { base: baseSources.label, head: headLabel } };
+}
+
+/** The report in the chosen format on stdout, or the changelog section (on stdout or to its file). */
+function printReport(opts: DiffOptions, { report, labels }: DiffOutcome, failOn: FailOn): void {
+  if (opts.changelog) {
+    const text = formatChangelog(report);
+    if (typeof opts.changelog === "string") writeFileSync(opts.changelog, text);
+    else process.stdout.write(text);
+  } else
+    process.stdout.write(
+      opts.format === "junit"
+        ? formatJunit(report, labels, failOn)
+        : formatReport(opts.format as Format, report, labels),
+    );
+}
+
+/** On stderr: wire breaks judged outside the chosen categories, and stale or expired ignore entries. */
+function warnAbout({ changes, ignored }: DiffOutcome, { severities, ignorePath }: DiffConfig): void {
+  const keptWire = changes.filter((c) => !c.ignored && keptAsWireBreak(c, severities)).length;
+  if (keptWire > 0)
+    console.error(
+      `${keptWire} wire break(s) judged although the categories judged (${severities.categories.join(", ") || "none"}) leave wire out: a wire break breaks deployed callers; to stop judging wire, say except: ["wire"] in the severity file`,
+    );
+  for (const e of ignored.unused)
+    console.error(`${ignorePath}: entry ${e.rule} ${e.tool} ${e.pointer} matches no change (stale: remove it)`);
+  for (const e of ignored.expired)
+    console.error(
+      `${ignorePath}: entry ${e.rule} ${e.tool} ${e.pointer} expired on ${e.expires} (${e.reason}): renew it with a reason, or fix the change`,
+    );
+}
+
+/** A configuration error exits 3, contracts that cannot be compared 2, a missing file 3; the rest passes through. */
+function exitForError(e: unknown): never {
+  if (e instanceof DiffConfigError) {
+    console.error(e.message);
+    throw new CliExit(EXIT.environment);
+  }
+  if (e instanceof DiffInputError) {
+    console.error(e.message);
+    throw new CliExit(EXIT.usage);
+  }
+  if ((e as NodeJS.ErrnoException).code === "ENOENT") {
+    console.error(`cannot read the contract: ${(e as Error).message}`);
+    throw new CliExit(EXIT.environment); // a missing file is the environment's (cli/exit.ts)
+  }
+  throw e;
 }
 
 /** The findings of an earlier JSON report (validated before use). */

@@ -7,6 +7,10 @@ import { httpServiceOptions, type HttpCliOptions } from "../http-options";
 import { startTelemetry } from "../../runtime/telemetry/sdk";
 import { CliExit } from "../exit";
 import { generateTokenFile } from "../token-file";
+import type { ProviderName } from "../../generated/providers";
+import type { Logger } from "../../common/http/logger";
+import type { Runtime } from "../../runtime/runtime";
+import type { McpRequestStates } from "../../runtime/transports/mcp-request-state";
 
 export interface McpOptions extends RuntimeCliOptions, HttpCliOptions {
   session: string;
@@ -19,14 +23,37 @@ export interface McpOptions extends RuntimeCliOptions, HttpCliOptions {
   oauthResource?: string;
 }
 
+/** What both transports serve with: the runtime, its tracked dispatch, the log and the approval rounds' states. */
+interface McpServing {
+  provider: ProviderName;
+  log: Logger;
+  runtime: Runtime;
+  dispatch: (r: unknown) => ReturnType<Runtime["dispatcher"]["dispatchTracked"]>;
+  states: McpRequestStates;
+  /** Closes the runtime, then the telemetry. */
+  stop: () => Promise<void>;
+}
+
 export async function runMcp(opts: McpOptions): Promise<void> {
+  const provider = await providerOf(opts);
+  const serving = await startServing(opts, provider);
+  if (!opts.http) return serveStdio(opts, serving);
+  return serveHttp(opts, serving);
+}
+
+/** The provider the tools are described for: --provider, or the default; an unknown name exits 2. */
+async function providerOf(opts: McpOptions): Promise<ProviderName> {
   const { isProviderName, PROVIDERS, DEFAULT_PROVIDER } = await import("../../generated/providers");
   const provider = opts.provider ?? DEFAULT_PROVIDER;
   if (!isProviderName(provider)) {
     process.stderr.write(`unknown provider ${provider}: one of ${PROVIDERS.join(", ")}\n`);
     throw new CliExit(2);
   }
-  const { createLogger, showGeneratedTokenFile, storeErrorLogger } = await import("../../common/http/logger");
+  return provider;
+}
+
+async function startServing(opts: McpOptions, provider: ProviderName): Promise<McpServing> {
+  const { createLogger, storeErrorLogger } = await import("../../common/http/logger");
   // stdout is the MCP channel on stdio: the logger writes to stderr
   const log = createLogger({ service: "mcp", level: opts.logLevel });
   // only when OTEL_* asks; on stdio, stdout is the MCP channel, so console spans go to stderr
@@ -49,51 +76,43 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     await runtime.close();
     await telemetry?.shutdown();
   };
+  return { provider, log, runtime, dispatch, states, stop };
+}
 
-  if (!opts.http) {
-    const { serveMcpStdio } = await import("../../runtime/transports/mcp-server");
-    try {
-      // the kernel is asked once before the MCP channel opens (exit 3 if it cannot be used)
-      await checkKernelAtStartup(runtime, opts, log);
-      await serveMcpStdio({
-        dispatch,
-        grants: runtime.grants,
-        sessionId: opts.session,
-        now: runtime.now,
-        provider,
-        states,
-      });
-    } finally {
-      await stop();
-    }
-    return;
+async function serveStdio(opts: McpOptions, s: McpServing): Promise<void> {
+  const { serveMcpStdio } = await import("../../runtime/transports/mcp-server");
+  try {
+    // the kernel is asked once before the MCP channel opens (exit 3 if it cannot be used)
+    await checkKernelAtStartup(s.runtime, opts, s.log);
+    await serveMcpStdio({
+      dispatch: s.dispatch,
+      grants: s.runtime.grants,
+      sessionId: opts.session,
+      now: s.runtime.now,
+      provider: s.provider,
+      states: s.states,
+    });
+  } finally {
+    await s.stop();
   }
+}
 
+async function serveHttp(opts: McpOptions, s: McpServing): Promise<void> {
   const { createMcpHttpServer } = await import("../../runtime/transports/mcp-http");
   const { serveUntilSignal } = await import("../../common/http/server");
-  let token = opts.token;
-  if (!token) {
-    const generated = generateTokenFile("mcp", opts.state);
-    token = generated.token;
-    showGeneratedTokenFile("mcp", "--token or MNOTE_TOOLS_TOKEN", generated.path);
-  }
-  let oauth;
-  if (opts.oauthIssuer) {
-    const { mcpOAuth } = await import("../../runtime/transports/mcp-oauth");
-    const resource = new URL(opts.oauthResource ?? `http://${opts.host}:${opts.port}/mcp`);
-    oauth = mcpOAuth({ issuer: opts.oauthIssuer, jwksUrl: opts.oauthJwks, resource });
-  }
+  const token = await httpToken(opts);
+  const oauth = await oauthOf(opts);
   const server = createMcpHttpServer({
     oauth,
-    dispatch,
-    grants: runtime.grants,
+    dispatch: s.dispatch,
+    grants: s.runtime.grants,
     sessionId: opts.session,
-    now: runtime.now,
-    provider,
-    states,
+    now: s.runtime.now,
+    provider: s.provider,
+    states: s.states,
     token,
     maxBytes: opts.maxBytes,
-    log,
+    log: s.log,
     ...(await httpServiceOptions(opts)),
   });
   try {
@@ -101,12 +120,29 @@ export async function runMcp(opts: McpOptions): Promise<void> {
       host: opts.host,
       port: opts.port,
       path: "/mcp",
-      log,
-      beforeAnnounce: () => checkKernelAtStartup(runtime, opts, log),
-      onStop: stop,
+      log: s.log,
+      beforeAnnounce: () => checkKernelAtStartup(s.runtime, opts, s.log),
+      onStop: s.stop,
     });
   } catch (e) {
-    await stop().catch(() => undefined);
+    await s.stop().catch(() => undefined);
     throw e;
   }
+}
+
+/** The bearer token: --token, or a new one written to a file only the user can read (and where it is said). */
+async function httpToken(opts: McpOptions): Promise<string> {
+  if (opts.token) return opts.token;
+  const { showGeneratedTokenFile } = await import("../../common/http/logger");
+  const generated = generateTokenFile("mcp", opts.state);
+  showGeneratedTokenFile("mcp", "--token or MNOTE_TOOLS_TOKEN", generated.path);
+  return generated.token;
+}
+
+/** OAuth when --oauth-issuer is given; the resource defaults to this server's /mcp URL. */
+async function oauthOf(opts: McpOptions) {
+  if (!opts.oauthIssuer) return undefined;
+  const { mcpOAuth } = await import("../../runtime/transports/mcp-oauth");
+  const resource = new URL(opts.oauthResource ?? `http://${opts.host}:${opts.port}/mcp`);
+  return mcpOAuth({ issuer: opts.oauthIssuer, jwksUrl: opts.oauthJwks, resource });
 }
