@@ -71,7 +71,9 @@ async function setup() {
   return { runtime, kernel, gets, saves, saveText, getResponses, saveResponses };
 }
 
-function dispatchTasks(s: Awaited<ReturnType<typeof setup>>): MicroTask[] {
+type Setup = Awaited<ReturnType<typeof setup>>;
+
+function dispatchTasks(s: Setup): MicroTask[] {
   const dispatch = s.runtime.dispatcher.dispatch;
   let gi = 0;
   let si = 0;
@@ -103,7 +105,7 @@ function dispatchTasks(s: Awaited<ReturnType<typeof setup>>): MicroTask[] {
   ];
 }
 
-function floorTasks(s: Awaited<ReturnType<typeof setup>>): MicroTask[] {
+function floorTasks(s: Setup): MicroTask[] {
   let gi = 0;
   let si = 0;
   return [
@@ -157,33 +159,62 @@ export async function worker(
   }
 }
 
+type Tool = NonNullable<ReturnType<(typeof import("../generated/registry"))["toolByName"]>>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- request envelopes as the dispatcher reads them
+type Req = Record<string, any>;
+
+/** Calls per measured batch of a phase task. */
+const PHASE_BATCH = 64;
+
+/** A phase task: body(i) on the pooled request i, PHASE_BATCH times per batch. */
+function syncPhase(name: string, body: (i: number) => unknown): MicroTask {
+  let i = 0;
+  return {
+    name,
+    batch: PHASE_BATCH,
+    fn: () => {
+      for (let k = 0; k < PHASE_BATCH; k++) consume(body(i++ % POOL));
+    },
+  };
+}
+
+/** As syncPhase, for a phase that awaits. */
+function asyncPhase(name: string, body: (i: number) => Promise<unknown>): MicroTask {
+  let i = 0;
+  return {
+    name,
+    batch: PHASE_BATCH,
+    async: true,
+    fn: async () => {
+      for (let k = 0; k < PHASE_BATCH; k++) consume(await body(i++ % POOL));
+    },
+  };
+}
+
+/** The call context the dispatcher hands the kernel, taken from a request envelope. */
+function contextOf(r: Req) {
+  return {
+    workspaceId: r.workspaceId,
+    documentId: r.documentId,
+    actorId: r.actorId,
+    traceId: r.traceId,
+    sessionId: r.sessionId,
+    runId: r.runId,
+    toolCallId: r.toolCallId,
+  };
+}
+
 /**
- * The dispatcher's steps, each on its own, with the same requests: the same functions it calls
- * (readRequest, the generated validators, the grant store, the kernel, the idempotency store, the
- * key derivations), composed the way runtime/dispatch/dispatcher.ts composes them. Nothing in the
- * dispatcher is changed or instrumented.
+ * The steps both tools share (validate, authorize, wrap), as the dispatcher composes them from the
+ * generated validators, the grant store and the kernel's access check.
  */
-async function phaseTasks(s: Awaited<ReturnType<typeof setup>>): Promise<MicroTask[]> {
-  const { readRequest, DEFAULT_LIMITS } = await import("../runtime/dispatch/limits");
+async function sharedSteps(s: Setup) {
   const { validateIdentifier, validateToolName } = await import("../generated/validators");
-  const { toolByName, capabilities } = await import("../generated/registry");
-  const { idempotencyScope, requestFingerprint, commandIdFor } = await import("../runtime/dispatch/keys");
+  const { capabilities } = await import("../generated/registry");
   const { getAtPointer } = await import("../common/json-pointer");
-  const { SqliteIdempotencyStore } = await import("../runtime/state/sqlite-idempotency-store");
-  const { openDatabase } = await import("../common/sqlite");
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- request envelopes as the dispatcher reads them
-  type Req = Record<string, any>;
-  const getTool = toolByName("mnote.page.get")!;
-  const saveTool = toolByName("mnote.page.save")!;
   const kernel = s.kernel;
   const grants = s.runtime.grants;
-  // the runtime's store, on an in-memory state database of its own (as createRuntime opens one)
-  const idempotency = new SqliteIdempotencyStore(openDatabase(":memory:"));
-  const getObjects: Req[] = s.gets.map((t) => JSON.parse(t));
-  const saveObjects: Req[] = s.saves.map((t) => JSON.parse(t.head + '"k"' + t.tail));
-  let fresh = 0;
-
-  const validate = (tool: typeof getTool, r: Req) => {
+  const validate = (tool: Tool, r: Req) => {
     // the dispatcher runs the tool's request validator (it covers the envelope) and the echo checks
     let ok = tool.validateRequest(r);
     ok = validateToolName(r.toolName) && ok;
@@ -192,16 +223,7 @@ async function phaseTasks(s: Awaited<ReturnType<typeof setup>>): Promise<MicroTa
     if (!ok) throw new Error("invalid bench request");
     return ok;
   };
-  const contextOf = (r: Req) => ({
-    workspaceId: r.workspaceId,
-    documentId: r.documentId,
-    actorId: r.actorId,
-    traceId: r.traceId,
-    sessionId: r.sessionId,
-    runId: r.runId,
-    toolCallId: r.toolCallId,
-  });
-  const authorize = async (tool: typeof getTool, r: Req) => {
+  const authorize = async (tool: Tool, r: Req) => {
     const grant = (await grants.get(r.sessionId))!;
     if (Date.parse(grant.expiresAt) <= Date.now()) throw new Error("expired");
     const agrees =
@@ -215,7 +237,7 @@ async function phaseTasks(s: Awaited<ReturnType<typeof setup>>): Promise<MicroTa
       if (!access.granted.includes(needed)) throw new Error("denied");
     return tool.unwiredFields.filter((f) => getAtPointer(r.args, f.pointer) !== undefined).length;
   };
-  const wrap = (tool: typeof getTool, r: Req, result: unknown, effect: "read" | "write", commandId: string | null) => {
+  const wrap = (tool: Tool, r: Req, result: unknown, effect: "read" | "write", commandId: string | null) => {
     const audit: Record<string, unknown> = { effect, commandId, workspaceId: r.workspaceId, documentId: r.documentId };
     if (effect === "write") audit.replayed = false;
     const response = {
@@ -231,45 +253,49 @@ async function phaseTasks(s: Awaited<ReturnType<typeof setup>>): Promise<MicroTa
       throw new Error(`invalid response ${JSON.stringify(tool.validateResponse.errors)}`);
     return response;
   };
-  const saveReply = { commandName: "page.body.save", revision: 1 };
-  const B = 64;
-  const sync = (name: string, body: (i: number) => unknown): MicroTask => {
-    let i = 0;
-    return {
-      name,
-      batch: B,
-      fn: () => {
-        for (let k = 0; k < B; k++) consume(body(i++ % POOL));
-      },
-    };
-  };
-  const async = (name: string, body: (i: number) => Promise<unknown>): MicroTask => {
-    let i = 0;
-    return {
-      name,
-      batch: B,
-      async: true,
-      fn: async () => {
-        for (let k = 0; k < B; k++) consume(await body(i++ % POOL));
-      },
-    };
-  };
+  return { validate, authorize, wrap };
+}
 
+type Steps = Awaited<ReturnType<typeof sharedSteps>>;
+
+async function getPhaseTasks(s: Setup, steps: Steps): Promise<MicroTask[]> {
+  const { readRequest, DEFAULT_LIMITS } = await import("../runtime/dispatch/limits");
+  const { toolByName } = await import("../generated/registry");
+  const getTool = toolByName("mnote.page.get")!;
+  const getObjects: Req[] = s.gets.map((t) => JSON.parse(t));
   return [
-    sync("phases/get/parse", (i) => readRequest(s.gets[i]!, DEFAULT_LIMITS)),
-    sync("phases/get/validate", (i) => validate(getTool, getObjects[i]!)),
-    async("phases/get/authorize", (i) => authorize(getTool, getObjects[i]!)),
-    async("phases/get/kernel", (i) =>
-      kernel.call("page.snapshot.read", { context: contextOf(getObjects[i]!), args: getObjects[i]!.args }),
+    syncPhase("phases/get/parse", (i) => readRequest(s.gets[i]!, DEFAULT_LIMITS)),
+    syncPhase("phases/get/validate", (i) => steps.validate(getTool, getObjects[i]!)),
+    asyncPhase("phases/get/authorize", (i) => steps.authorize(getTool, getObjects[i]!)),
+    asyncPhase("phases/get/kernel", (i) =>
+      s.kernel.call("page.snapshot.read", { context: contextOf(getObjects[i]!), args: getObjects[i]!.args }),
     ),
-    sync("phases/get/wrap", (i) =>
-      wrap(getTool, getObjects[i]!, (s.getResponses[i] as { result: unknown }).result, "read", null),
+    syncPhase("phases/get/wrap", (i) =>
+      steps.wrap(getTool, getObjects[i]!, (s.getResponses[i] as { result: unknown }).result, "read", null),
     ),
-    sync("phases/get/stringify", (i) => JSON.stringify(s.getResponses[i])),
-    sync("phases/save/parse", (i) => readRequest(s.saveText(s.saves[i]!), DEFAULT_LIMITS)),
-    sync("phases/save/validate", (i) => validate(saveTool, saveObjects[i]!)),
-    async("phases/save/authorize", (i) => authorize(saveTool, saveObjects[i]!)),
-    async("phases/save/idempotency", async (i) => {
+    syncPhase("phases/get/stringify", (i) => JSON.stringify(s.getResponses[i])),
+  ];
+}
+
+async function savePhaseTasks(s: Setup, steps: Steps): Promise<MicroTask[]> {
+  const { readRequest, DEFAULT_LIMITS } = await import("../runtime/dispatch/limits");
+  const { toolByName } = await import("../generated/registry");
+  const { idempotencyScope, requestFingerprint, commandIdFor } = await import("../runtime/dispatch/keys");
+  const { SqliteIdempotencyStore } = await import("../runtime/state/sqlite-idempotency-store");
+  const { openDatabase } = await import("../common/sqlite");
+  const saveTool = toolByName("mnote.page.save")!;
+  const kernel = s.kernel;
+  // the runtime's store, on an in-memory state database of its own (as createRuntime opens one)
+  const idempotency = new SqliteIdempotencyStore(openDatabase(":memory:"));
+  const saveObjects: Req[] = s.saves.map((t) => JSON.parse(t.head + '"k"' + t.tail));
+  const saveReply = { commandName: "page.body.save", revision: 1 };
+  // one counter for both write phases: every claim and every kernel write is a new one
+  let fresh = 0;
+  return [
+    syncPhase("phases/save/parse", (i) => readRequest(s.saveText(s.saves[i]!), DEFAULT_LIMITS)),
+    syncPhase("phases/save/validate", (i) => steps.validate(saveTool, saveObjects[i]!)),
+    asyncPhase("phases/save/authorize", (i) => steps.authorize(saveTool, saveObjects[i]!)),
+    asyncPhase("phases/save/idempotency", async (i) => {
       const r = saveObjects[i]!;
       const scope = idempotencyScope({
         workspaceId: r.workspaceId,
@@ -289,7 +315,7 @@ async function phaseTasks(s: Awaited<ReturnType<typeof setup>>): Promise<MicroTa
       );
       return claim;
     }),
-    async("phases/save/kernel", (i) => {
+    asyncPhase("phases/save/kernel", (i) => {
       const r = saveObjects[i]!;
       // scope and fingerprint are the idempotency phase's work; here they are plain unique strings
       const n = ++fresh;
@@ -306,8 +332,8 @@ async function phaseTasks(s: Awaited<ReturnType<typeof setup>>): Promise<MicroTa
         },
       } as never);
     }),
-    sync("phases/save/wrap", (i) =>
-      wrap(
+    syncPhase("phases/save/wrap", (i) =>
+      steps.wrap(
         saveTool,
         saveObjects[i]!,
         (s.saveResponses[i] as { result: unknown }).result,
@@ -315,8 +341,19 @@ async function phaseTasks(s: Awaited<ReturnType<typeof setup>>): Promise<MicroTa
         (s.saveResponses[i] as { audit: { commandId: string } }).audit.commandId,
       ),
     ),
-    sync("phases/save/stringify", (i) => JSON.stringify(s.saveResponses[i])),
+    syncPhase("phases/save/stringify", (i) => JSON.stringify(s.saveResponses[i])),
   ];
+}
+
+/**
+ * The dispatcher's steps, each on its own, with the same requests: the same functions it calls
+ * (readRequest, the generated validators, the grant store, the kernel, the idempotency store, the
+ * key derivations), composed the way runtime/dispatch/dispatcher.ts composes them. Nothing in the
+ * dispatcher is changed or instrumented.
+ */
+async function phaseTasks(s: Setup): Promise<MicroTask[]> {
+  const steps = await sharedSteps(s);
+  return [...(await getPhaseTasks(s, steps)), ...(await savePhaseTasks(s, steps))];
 }
 
 // ---- the section ----

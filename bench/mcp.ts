@@ -12,7 +12,7 @@ import { rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { cliFixture } from "./cold-start";
+import { cliFixture, type Fixture } from "./cold-start";
 import { cliBin, distBench, repoRoot } from "./paths";
 import { processCpuMs } from "./proc";
 import { IDS } from "./requests";
@@ -154,82 +154,121 @@ async function runCalls(c: Connected, n: number): Promise<Run> {
   return { ms, serverCpuMs: processCpuMs(c.pid) - cpuBefore, wrong, example };
 }
 
-export async function section(ctx: SectionContext): Promise<SectionResult> {
-  const started = Date.now();
+/** How many rounds and calls: smoke, quick and the default run differ only here. */
+interface Plan {
+  rounds: number;
+  /** Measured calls per server per round. */
+  calls: number;
+  /** Unmeasured calls per server before the first round. */
+  warmup: number;
+}
+
+function planOf(ctx: SectionContext): Plan {
   const smoke = ctx.smoke === true;
-  const rounds = smoke ? 1 : ctx.quick ? 4 : 7;
-  const calls = smoke ? CALLS.length : ctx.quick ? 60 : 120;
-  const warmup = smoke ? CALLS.length : 60;
-  const f = await cliFixture("mcp");
-  const failures: string[] = [];
-  const runs = new Map<string, Run[]>();
+  return {
+    rounds: smoke ? 1 : ctx.quick ? 4 : 7,
+    calls: smoke ? CALLS.length : ctx.quick ? 60 : 120,
+    warmup: smoke ? CALLS.length : 60,
+  };
+}
+
+/** What the rounds collect: the runs by `${transport}/${side}`, and the failed checks. */
+interface Tally {
+  runs: Map<string, Run[]>;
+  failures: string[];
+}
+
+/**
+ * Both servers over one transport, side by side: a warm-up on each, then every round runs both back
+ * to back in random order, so each round gives one ratio. The servers stop even when a call throws.
+ */
+async function measureTransport(
+  transport: Transport,
+  f: Fixture,
+  plan: Plan,
+  tally: Tally,
+  log: (line: string) => void,
+): Promise<void> {
+  const { rounds, calls, warmup } = plan;
+  const connected = new Map<Side, Connected>();
   try {
-    for (const transport of TRANSPORTS) {
-      const connected = new Map<Side, Connected>();
-      try {
-        for (const side of SIDES) connected.set(side, await connect(side, transport, f.db, f.state));
-        for (const side of SIDES) {
-          const w = await runCalls(connected.get(side)!, warmup);
-          if (w.wrong > 0)
-            failures.push(`mcp: ${side} over ${transport}: ${w.wrong} calls not ok in the warm-up, e.g. ${w.example}`);
-        }
-        for (let r = 0; r < rounds; r++) {
-          for (const side of shuffle([...SIDES])) {
-            const m = await runCalls(connected.get(side)!, calls);
-            if (m.wrong > 0)
-              failures.push(`mcp: ${side} over ${transport}: ${m.wrong} of ${calls} calls not ok, e.g. ${m.example}`);
-            runs.set(`${transport}/${side}`, [...(runs.get(`${transport}/${side}`) ?? []), m]);
-          }
-        }
-        ctx.log(`mcp: ${transport}: ${rounds} rounds of ${calls} calls per server done`);
-      } finally {
-        for (const c of connected.values()) await c.close();
+    for (const side of SIDES) connected.set(side, await connect(side, transport, f.db, f.state));
+    for (const side of SIDES) {
+      const w = await runCalls(connected.get(side)!, warmup);
+      if (w.wrong > 0)
+        tally.failures.push(
+          `mcp: ${side} over ${transport}: ${w.wrong} calls not ok in the warm-up, e.g. ${w.example}`,
+        );
+    }
+    for (let r = 0; r < rounds; r++) {
+      for (const side of shuffle([...SIDES])) {
+        const m = await runCalls(connected.get(side)!, calls);
+        if (m.wrong > 0)
+          tally.failures.push(`mcp: ${side} over ${transport}: ${m.wrong} of ${calls} calls not ok, e.g. ${m.example}`);
+        tally.runs.set(`${transport}/${side}`, [...(tally.runs.get(`${transport}/${side}`) ?? []), m]);
       }
     }
+    log(`mcp: ${transport}: ${rounds} rounds of ${calls} calls per server done`);
   } finally {
-    rmSync(f.dir, { recursive: true, force: true });
+    for (const c of connected.values()) await c.close();
   }
-  const figures: FigureTree = {};
-  const ratios: FigureTree = {};
-  const goals: Goal[] = [];
-  for (const transport of TRANSPORTS) {
-    const tree: FigureTree = {};
-    for (const side of SIDES) {
-      const m = runs.get(`${transport}/${side}`) ?? [];
-      tree[side] = {
-        "time per call": figure(
-          m.map((x) => (x.ms * 1000) / calls),
-          "µs/call",
-        ),
-        "server CPU per call": figure(
-          m.map((x) => (x.serverCpuMs * 1000) / calls),
-          "µs/call",
-        ),
-      };
-    }
-    figures[transport] = tree;
-    const ours = runs.get(`${transport}/mnote-tools mcp`) ?? [];
-    const sdk = runs.get(`${transport}/SDK-only v2 McpServer`) ?? [];
-    const wall = pairedRatio(
-      ours.map((x) => x.ms),
-      sdk.map((x) => x.ms),
-    );
-    ratios[transport] = {
+}
+
+/** Per side, time and server CPU per call over the rounds. */
+function transportFigures(transport: Transport, runs: Map<string, Run[]>, calls: number): FigureTree {
+  const tree: FigureTree = {};
+  for (const side of SIDES) {
+    const m = runs.get(`${transport}/${side}`) ?? [];
+    tree[side] = {
+      "time per call": figure(
+        m.map((x) => (x.ms * 1000) / calls),
+        "µs/call",
+      ),
+      "server CPU per call": figure(
+        m.map((x) => (x.serverCpuMs * 1000) / calls),
+        "µs/call",
+      ),
+    };
+  }
+  return tree;
+}
+
+/** Ours / SDK-only per round (time and server CPU), and the goal on the time. */
+function transportRatios(transport: Transport, runs: Map<string, Run[]>): { ratios: FigureTree; goal: Goal } {
+  const ours = runs.get(`${transport}/mnote-tools mcp`) ?? [];
+  const sdk = runs.get(`${transport}/SDK-only v2 McpServer`) ?? [];
+  const wall = pairedRatio(
+    ours.map((x) => x.ms),
+    sdk.map((x) => x.ms),
+  );
+  return {
+    ratios: {
       "mnote-tools mcp / SDK-only, time": wall,
       "mnote-tools mcp / SDK-only, server CPU": pairedRatio(
         ours.map((x) => x.serverCpuMs),
         sdk.map((x) => x.serverCpuMs),
       ),
-    };
-    goals.push(
-      goal(
-        `mcp.${transport}`,
-        `MCP 2026-07-28 over ${transport}: mnote-tools mcp / SDK-only v2 McpServer, time per call`,
-        wall,
-        "<=",
-        1,
-      ),
-    );
+    },
+    goal: goal(
+      `mcp.${transport}`,
+      `MCP 2026-07-28 over ${transport}: mnote-tools mcp / SDK-only v2 McpServer, time per call`,
+      wall,
+      "<=",
+      1,
+    ),
+  };
+}
+
+function resultOf(plan: Plan, tally: Tally, started: number): SectionResult {
+  const { rounds, calls, warmup } = plan;
+  const figures: FigureTree = {};
+  const ratios: FigureTree = {};
+  const goals: Goal[] = [];
+  for (const transport of TRANSPORTS) {
+    figures[transport] = transportFigures(transport, tally.runs, calls);
+    const r = transportRatios(transport, tally.runs);
+    ratios[transport] = r.ratios;
+    goals.push(r.goal);
   }
   return {
     title: "MCP: mnote-tools mcp end to end against an SDK-only server",
@@ -241,8 +280,21 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
     figures,
     ratios,
     goals,
-    failures,
+    failures: tally.failures,
     extra: { rounds, calls, warmup },
     seconds: (Date.now() - started) / 1000,
   };
+}
+
+export async function section(ctx: SectionContext): Promise<SectionResult> {
+  const started = Date.now();
+  const plan = planOf(ctx);
+  const f = await cliFixture("mcp");
+  const tally: Tally = { runs: new Map(), failures: [] };
+  try {
+    for (const transport of TRANSPORTS) await measureTransport(transport, f, plan, tally, ctx.log);
+  } finally {
+    rmSync(f.dir, { recursive: true, force: true });
+  }
+  return resultOf(plan, tally, started);
 }

@@ -44,38 +44,63 @@ interface WorkerOptions {
 
 type Reply = { commandId: string | null; replayed: boolean; result: unknown };
 
-async function setup() {
+/** A grant for the bench's get session on the demo workspace, a day long, every scope. */
+function benchGrant() {
+  return {
+    sessionId: IDS.getSession,
+    workspaceId: IDS.workspaceId,
+    documentId: IDS.getDocument,
+    actorId: IDS.actorId,
+    capabilityScope: [...ALL_SCOPES],
+    expiresAt: new Date(Date.now() + 24 * 3600_000).toISOString(),
+  };
+}
+
+type Grant = ReturnType<typeof benchGrant>;
+
+/** Builds the request envelope of a tool with the bench's arguments and grant (a new toolCallId each). */
+async function envelopeBuilder(grant: Grant) {
+  const { toolByName } = await import("../generated/registry");
+  const { buildRequest } = await import("../runtime/transports/request-builder");
+  let n = 0;
+  return (name: string, key: string) =>
+    buildRequest(toolByName(name)!, ARGS[name]!, grant, {
+      runId: "run_bench",
+      toolCallId: `call_${++n}`,
+      idempotencyKey: key,
+    });
+}
+
+type Envelope = Awaited<ReturnType<typeof envelopeBuilder>>;
+
+/** What the reference kernel answered, once per command: the in-memory kernel hands it back. */
+interface Recorded {
+  replies: Map<string, Reply>;
+  access: unknown;
+}
+
+/**
+ * Step 1: every tool once through a dispatcher on the seeded reference kernel, whose kernel calls
+ * are recorded (a real answer per command, and the access check's).
+ */
+async function recordReplies(grant: Grant, names: readonly string[], envelope: Envelope): Promise<Recorded> {
   const { createRuntime } = await import("../runtime/runtime");
   const { createDispatcher } = await import("../runtime/dispatch/dispatcher");
   const { seedKernel } = await import("../kernel/seed");
-  const { toolByName, toolList } = await import("../generated/registry");
-  const { buildRequest } = await import("../runtime/transports/request-builder");
-  const { memoryGrantStore, memoryIdempotencyStore } = await import("./memory-stores");
-
-  // 1. one real answer per command from the reference kernel
+  const { memoryIdempotencyStore } = await import("./memory-stores");
   const real = createRuntime({
     kernel: { kind: "embedded", path: ":memory:" },
     statePath: ":memory:",
     approval: benchApproval(),
   });
   seedKernel(real.embeddedKernel!, JSON.parse(readFileSync(demoSeedPath, "utf8")));
-  const expiresAt = new Date(Date.now() + 24 * 3600_000).toISOString();
-  const grant = {
-    sessionId: IDS.getSession,
-    workspaceId: IDS.workspaceId,
-    documentId: IDS.getDocument,
-    actorId: IDS.actorId,
-    capabilityScope: [...ALL_SCOPES],
-    expiresAt,
-  };
   await real.grants.put(grant);
-  const replies = new Map<string, Reply>();
-  let access: unknown;
+  const recorded: Recorded = { replies: new Map(), access: undefined };
   const recording = {
-    accessCheck: async (payload: never) => (access = await real.kernel.accessCheck(payload)),
+    accessCheck: async (payload: never) => (recorded.access = await real.kernel.accessCheck(payload)),
     call: async (command: string, payload: unknown) => {
       const reply = (await real.kernel.call(command as never, payload as never)) as Reply;
-      replies.set(command, reply);
+      recorded.replies.set(command, reply);
       return reply;
     },
   };
@@ -86,29 +111,25 @@ async function setup() {
     kernelTimeoutMs: null,
     approval: benchApproval(),
   });
-  const names = toolList.map((t) => t.name).filter((n) => ARGS[n]);
-  if (names.length !== 6) throw new Error(`the bench knows ${names.length} of the contract's tools`);
-  let n = 0;
-  const envelope = (name: string, key: string) =>
-    buildRequest(toolByName(name)!, ARGS[name]!, grant, {
-      runId: "run_bench",
-      toolCallId: `call_${++n}`,
-      idempotencyKey: key,
-    });
   for (const name of names) {
     const r = await recorder.dispatch(envelope(name, `record-${name}`));
     if (!r.ok) throw new Error(`${name} failed at set-up: ${JSON.stringify(r.error)}`);
   }
   await real.close();
+  return recorded;
+}
 
-  // 2. the in-memory kernel: the recorded replies, at once
+/** Step 2: a dispatcher on the in-memory kernel (the recorded replies, at once) and in-memory stores. */
+async function inMemoryDispatcher(recorded: Recorded, grant: Grant) {
+  const { createDispatcher } = await import("../runtime/dispatch/dispatcher");
+  const { memoryGrantStore, memoryIdempotencyStore } = await import("./memory-stores");
   const kernel = {
-    accessCheck: async () => access as never,
+    accessCheck: async () => recorded.access as never,
     // never asked here: every answer arrives at once
     commandStatus: async () => {
       throw new Error("the in-memory kernel never loses an answer");
     },
-    call: async (command: string) => replies.get(command) as never,
+    call: async (command: string) => recorded.replies.get(command) as never,
   };
   const grants = memoryGrantStore();
   await grants.put(grant);
@@ -119,8 +140,11 @@ async function setup() {
     kernelTimeoutMs: null,
     approval: benchApproval(),
   });
+  return { kernel, grants, dispatcher };
+}
 
-  // request texts with a hole for a fresh idempotency key (a write is never a replay)
+/** Request texts with a hole for a fresh idempotency key (a write is never a replay). */
+function requestTexts(names: readonly string[], envelope: Envelope) {
   const templates = names.map((name) => {
     const text = JSON.stringify(envelope(name, "KEY-HOLE"));
     const [head, tail] = text.split('"KEY-HOLE"') as [string, string | undefined];
@@ -131,6 +155,20 @@ async function setup() {
     const t = templates[i % templates.length]!;
     return t.write ? `${t.head}"bench-${++keys}"${t.tail}` : t.head;
   };
+  return { templates, textOf };
+}
+
+async function setup() {
+  const { toolList } = await import("../generated/registry");
+  const grant = benchGrant();
+  const names = toolList.map((t) => t.name).filter((n) => ARGS[n]);
+  if (names.length !== 6) throw new Error(`the bench knows ${names.length} of the contract's tools`);
+  // one builder for recording and templates: toolCallIds never repeat
+  const envelope = await envelopeBuilder(grant);
+  const recorded = await recordReplies(grant, names, envelope);
+  const { kernel, grants, dispatcher } = await inMemoryDispatcher(recorded, grant);
+  const { templates, textOf } = requestTexts(names, envelope);
+  // one real answer per tool, checked: the floor stringifies these
   const responses = [];
   for (let i = 0; i < templates.length; i++) {
     const r = await dispatcher.dispatch(textOf(i));

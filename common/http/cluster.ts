@@ -92,15 +92,27 @@ const MAX_RESTARTS = 5;
 const RESTART_WINDOW_MS = 10_000;
 
 /**
+ * What the primary knows of its workers. Shared by the start, the supervision and the stop, which
+ * all change it; `stopping` turns replacing off once the server is stopping (or failed to start).
+ */
+interface Primary {
+  options: ClusterOptions;
+  live: Set<Worker>;
+  stopping: boolean;
+  /** When workers died, within the last RESTART_WINDOW_MS. */
+  deaths: number[];
+  /** Forks one worker told the server's one port, and counts it live. */
+  fork(): Worker;
+  /** Set once the stop is wired: stops the server with this error (workers keep dying). */
+  gaveUp?: (e: Error) => void;
+}
+
+/**
  * In the primary: forks the workers (each re-runs this command), prints the listening line when all
  * listen, supervises them, and resolves once they are all gone after SIGTERM or SIGINT. Rejects when
  * the workers cannot start (a worker exits before listening, or the start times out).
  */
 export async function runClusterPrimary(options: ClusterOptions): Promise<void> {
-  const { log } = options;
-  const live = new Set<Worker>();
-  let stopping = false;
-  const deaths: number[] = [];
   // before the first fork: the workers accept, the primary holds no connection (see the top)
   cluster.schedulingPolicy = cluster.SCHED_NONE;
   // Every worker asks for one concrete port: workers asking for the same port share one listening
@@ -110,14 +122,31 @@ export async function runClusterPrimary(options: ClusterOptions): Promise<void> 
   // for exactly that one. (Between the pick and the first worker's bind, another process could take
   // it: then the start fails with the port-in-use line, exit 3.)
   const port = options.port === 0 ? await freePortOn(options.host) : options.port;
-  const fork = () => {
-    const worker = cluster.fork({ ...options.env, ...(port !== undefined ? { [PORT_ENV]: String(port) } : {}) });
-    live.add(worker);
-    return worker;
+  const primary: Primary = {
+    options,
+    live: new Set<Worker>(),
+    stopping: false,
+    deaths: [],
+    fork: () => {
+      const worker = cluster.fork({ ...options.env, ...(port !== undefined ? { [PORT_ENV]: String(port) } : {}) });
+      primary.live.add(worker);
+      return worker;
+    },
   };
+  const url = await startWorkers(primary);
+  process.stdout.write(JSON.stringify({ listening: url, pid: process.pid, workers: options.workers }) + "\n");
+  options.log.info({ event: "listening", url, workers: options.workers }, "listening");
+  for (const w of primary.live) supervise(primary, w, url);
+  await untilStopped(primary);
+}
 
-  // start: every worker must listen, or the whole server does not start
-  const url = await new Promise<string>((resolve, reject) => {
+/**
+ * The start: every worker must listen, or the whole server does not start (a worker that exits
+ * first, or the timeout, kills them all). Resolves with the first worker's URL.
+ */
+function startWorkers(primary: Primary): Promise<string> {
+  const { options, live } = primary;
+  return new Promise<string>((resolve, reject) => {
     let listening = 0;
     let first: string | undefined;
     const timer = setTimeout(
@@ -126,12 +155,12 @@ export async function runClusterPrimary(options: ClusterOptions): Promise<void> 
     );
     const fail = (e: Error) => {
       clearTimeout(timer);
-      stopping = true;
+      primary.stopping = true;
       for (const w of live) w.process.kill("SIGKILL");
       reject(e);
     };
     for (let i = 0; i < options.workers; i++) {
-      const worker = fork();
+      const worker = primary.fork();
       worker.on("message", (m: unknown) => {
         if (!isListeningMessage(m)) return;
         first ??= m.mnoteListening;
@@ -147,68 +176,85 @@ export async function runClusterPrimary(options: ClusterOptions): Promise<void> 
       });
     }
   });
-  process.stdout.write(JSON.stringify({ listening: url, pid: process.pid, workers: options.workers }) + "\n");
-  log.info({ event: "listening", url, workers: options.workers }, "listening");
+}
 
-  // supervise: a worker that dies is replaced, unless they keep dying
-  let gaveUp: ((e: Error) => void) | undefined;
-  const supervise = (worker: Worker) =>
-    worker.once("exit", (code, signal) => {
-      live.delete(worker);
-      if (stopping) return;
-      const now = Date.now();
-      deaths.push(now);
-      while (deaths.length > 0 && deaths[0]! < now - RESTART_WINDOW_MS) deaths.shift();
-      log.warn({ event: "worker_exited", workerPid: worker.process.pid, code, signal }, "worker_exited");
-      if (deaths.length > MAX_RESTARTS) {
-        gaveUp?.(
-          new WorkersFailingError(
-            `serve: ${deaths.length} workers died within ${RESTART_WINDOW_MS / 1000} s: stopping (see the worker_exited lines)`,
-          ),
-        );
-        return;
-      }
-      const replacement = fork();
-      replacement.on("message", (m: unknown) => {
-        // the advertised port is the only one: a replacement elsewhere would be a URL nobody knows
-        if (isListeningMessage(m) && m.mnoteListening !== url)
-          log.error({ event: "listening_moved", advertised: url, url: m.mnoteListening }, "listening_moved");
-      });
-      supervise(replacement);
+/** Records a death at `now` and forgets those out of the window: true when there were too many to go on. */
+function tooManyDeaths(deaths: number[], now: number): boolean {
+  deaths.push(now);
+  while (deaths.length > 0 && deaths[0]! < now - RESTART_WINDOW_MS) deaths.shift();
+  return deaths.length > MAX_RESTARTS;
+}
+
+/** Supervision: a worker that dies is replaced (and supervised in turn), unless they keep dying. */
+function supervise(primary: Primary, worker: Worker, url: string): void {
+  const { log } = primary.options;
+  worker.once("exit", (code, signal) => {
+    primary.live.delete(worker);
+    if (primary.stopping) return;
+    const failing = tooManyDeaths(primary.deaths, Date.now());
+    log.warn({ event: "worker_exited", workerPid: worker.process.pid, code, signal }, "worker_exited");
+    if (failing) {
+      primary.gaveUp?.(
+        new WorkersFailingError(
+          `serve: ${primary.deaths.length} workers died within ${RESTART_WINDOW_MS / 1000} s: stopping (see the worker_exited lines)`,
+        ),
+      );
+      return;
+    }
+    const replacement = primary.fork();
+    replacement.on("message", (m: unknown) => {
+      // the advertised port is the only one: a replacement elsewhere would be a URL nobody knows
+      if (isListeningMessage(m) && m.mnoteListening !== url)
+        log.error({ event: "listening_moved", advertised: url, url: m.mnoteListening }, "listening_moved");
     });
-  for (const w of live) supervise(w);
+    supervise(primary, replacement, url);
+  });
+}
 
-  await new Promise<void>((resolve, reject) => {
+/**
+ * Resolves once every worker is gone after SIGTERM or SIGINT; rejects with the error once they are
+ * gone after the workers kept dying.
+ */
+function untilStopped(primary: Primary): Promise<void> {
+  const { log } = primary.options;
+  return new Promise<void>((resolve, reject) => {
     const stop = (signal: string, error?: Error) => {
-      if (stopping) return;
-      stopping = true;
+      if (primary.stopping) return;
+      primary.stopping = true;
       log.info({ event: "shutdown", signal }, "shutdown");
-      const killer = setTimeout(() => {
-        for (const w of live) w.process.kill("SIGKILL");
-      }, options.stopTimeoutMs ?? 15_000);
-      const done = () => {
-        if (live.size > 0) return;
-        clearTimeout(killer);
-        if (error) reject(error);
-        else resolve();
-      };
-      for (const w of live) {
-        w.once("exit", () => {
-          live.delete(w);
-          done();
-        });
-        // each worker closes its server gracefully on SIGTERM (serveUntilSignal)
-        w.process.kill("SIGTERM");
-      }
-      done();
+      stopWorkers(primary, () => (error ? reject(error) : resolve()));
     };
-    gaveUp = (e) => {
+    primary.gaveUp = (e) => {
       log.error({ event: "workers_failing", message: e.message }, "workers_failing");
       stop("workers keep dying", e);
     };
     process.once("SIGTERM", () => stop("SIGTERM"));
     process.once("SIGINT", () => stop("SIGINT"));
   });
+}
+
+/**
+ * SIGTERM to every live worker (each closes its server gracefully: serveUntilSignal), SIGKILL to
+ * those still there after stopTimeoutMs; `gone` once none is left.
+ */
+function stopWorkers(primary: Primary, gone: () => void): void {
+  const { live, options } = primary;
+  const killer = setTimeout(() => {
+    for (const w of live) w.process.kill("SIGKILL");
+  }, options.stopTimeoutMs ?? 15_000);
+  const done = () => {
+    if (live.size > 0) return;
+    clearTimeout(killer);
+    gone();
+  };
+  for (const w of live) {
+    w.once("exit", () => {
+      live.delete(w);
+      done();
+    });
+    w.process.kill("SIGTERM");
+  }
+  done();
 }
 
 /** A port free on host right now, as the OS picks one for port 0. */
