@@ -56,14 +56,50 @@ interface CommandFacts {
   description: string;
 }
 
+interface Manifest {
+  name: string;
+  version: string;
+  title: string;
+  baseUri: string;
+  toolsetDescription?: string;
+}
+
+/**
+ * What the walk over the schema files gathers, file by file (the arrays are sorted into the model
+ * at the end). `tools` is the array the model returns: a tool's lazy model-facing schemas read it
+ * when they are first built, once every tool is in.
+ */
+interface Gathering {
+  manifest: Manifest;
+  schemaFiles: SchemaFile[];
+  index: RefIndex;
+  envelopeId: string;
+  responseId: string;
+  requestFields: RequestFieldModel[];
+  schemas: NamedSchema[];
+  tools: ToolModel[];
+  kernelCommands: KernelCommandModel[];
+  composedFiles: SchemaFile[];
+  examples: ExampleModel[];
+}
+
+/** The phases: read the manifest and the schema files, gather what each file holds, assemble the model. */
 export function normalize(parsed: ParsedContract): ContractModel {
-  const manifest = parsed.files.find((f) => f.path === "contract.json")!.json as {
-    name: string;
-    version: string;
-    title: string;
-    baseUri: string;
-    toolsetDescription?: string;
-  };
+  const manifest = manifestOf(parsed);
+  const g = startGathering(manifest, schemaFilesOf(parsed));
+  for (const file of g.schemaFiles) {
+    const prefix = typePrefixOf(file);
+    for (const rule of FILE_RULES) rule(g, file, prefix);
+  }
+  return assemble(parsed, g);
+}
+
+function manifestOf(parsed: ParsedContract): Manifest {
+  return parsed.files.find((f) => f.path === "contract.json")!.json as Manifest;
+}
+
+/** The files that hold schemas (tools, kernel commands, shared schemas), in the contract's file order. */
+function schemaFilesOf(parsed: ParsedContract): SchemaFile[] {
   const schemaFiles: SchemaFile[] = [];
   for (const f of parsed.files) {
     const kind = classifyFile(f.path)!;
@@ -71,120 +107,157 @@ export function normalize(parsed: ParsedContract): ContractModel {
       schemaFiles.push({ path: f.path, id: (f.json as { $id: string }).$id, kind, json: f.json as JsonSchema });
     }
   }
+  return schemaFiles;
+}
 
-  const schemas: NamedSchema[] = [];
-  const tools: ToolModel[] = [];
-  const kernelCommands: KernelCommandModel[] = [];
-  const composedFiles: SchemaFile[] = [];
-  const examples: ExampleModel[] = [];
+function startGathering(manifest: Manifest, schemaFiles: SchemaFile[]): Gathering {
   const index = new RefIndex(schemaFiles);
   const envelopeId = manifest.baseUri + "envelope/request.schema.json";
-  const responseId = manifest.baseUri + "envelope/response.schema.json";
-  const requestFields = requestFieldsOf(index.resolve("#/$defs/ToolRequest", envelopeId).schema);
+  return {
+    manifest,
+    schemaFiles,
+    index,
+    envelopeId,
+    responseId: manifest.baseUri + "envelope/response.schema.json",
+    requestFields: requestFieldsOf(index.resolve("#/$defs/ToolRequest", envelopeId).schema),
+    schemas: [],
+    tools: [],
+    kernelCommands: [],
+    composedFiles: [],
+    examples: [],
+  };
+}
 
-  for (const file of schemaFiles) {
-    const defs = file.json.$defs as Record<string, JsonSchema>;
-    let prefix = "";
-    if (file.kind === "tool") prefix = toolTypePrefix((file.json["x-mnote-tool"] as ToolFacts).name);
-    if (file.kind === "kernel") prefix = pascalCase((file.json["x-mnote-kernel-command"] as CommandFacts).name);
-    for (const key of Object.keys(defs)) {
-      schemas.push({
-        typeName: prefix + key,
-        ref: `${file.id}#/$defs/${key}`,
-        file: file.path,
-        schema: defs[key]!,
-        composed: false,
-      });
-    }
-    const fileExamples = file.json["x-mnote-examples"];
-    if (Array.isArray(fileExamples)) {
-      fileExamples.forEach((e: Omit<ExampleModel, "file" | "pointer">, i) =>
-        examples.push({ file: file.path, pointer: joinPointer("/x-mnote-examples", i), ...e }),
-      );
-    }
+/** The prefix of every type name a file's definitions get: the tool's or kernel command's name; none for a shared schema. */
+function typePrefixOf(file: SchemaFile): string {
+  if (file.kind === "tool") return toolTypePrefix((file.json["x-mnote-tool"] as ToolFacts).name);
+  if (file.kind === "kernel") return pascalCase((file.json["x-mnote-kernel-command"] as CommandFacts).name);
+  return "";
+}
 
-    if (file.kind === "kernel") {
-      const facts = file.json["x-mnote-kernel-command"] as CommandFacts;
-      kernelCommands.push({
-        name: facts.name,
-        methodName: camelCase(facts.name),
-        typePrefix: prefix,
-        file: file.path,
-        effect: facts.effect,
-        description: facts.description,
-        payloadType: prefix + "Payload",
-        resultType: prefix + "Result",
-      });
-    }
+type FileRule = (g: Gathering, file: SchemaFile, prefix: string) => void;
 
-    if (file.kind === "tool") {
-      const facts = file.json["x-mnote-tool"] as ToolFacts;
-      const composedId = `${manifest.baseUri}composed/${facts.name}.json`;
-      const args = index.inline(defs.Args!, file.id);
-      const parameters = modelParameters(args, facts, requestFields, index, envelopeId);
-      const composed: Record<string, JsonSchema> = {
-        ...composeToolSchemas(facts, file.id, envelopeId, responseId),
-        // what a model's raw arguments are checked against before the raise step (self-contained)
-        ModelArguments: modelArgumentsSchema(parameters, facts.name),
-      };
-      composedFiles.push({
-        path: `composed/${facts.name}.json`,
-        id: composedId,
-        kind: "schema",
-        json: { $schema: SCHEMA_URI, $id: composedId, $defs: composed },
-      });
-      for (const key of Object.keys(composed)) {
-        schemas.push({
-          typeName: prefix + key,
-          ref: `${composedId}#/$defs/${key}`,
-          file: "",
-          schema: composed[key]!,
-          composed: true,
-        });
-      }
-      const composedFile = composedFiles[composedFiles.length - 1]!;
-      const tool = {
-        name: facts.name,
-        providerName: facts.providerName ?? providerSafeName(facts.name),
-        typePrefix: prefix,
-        file: file.path,
-        title: facts.title,
-        description: facts.description,
-        modelDescription: facts.description,
-        effect: facts.effect,
-        capability: facts.capability,
-        kernelCommand: facts.kernelCommand,
-        idempotency: facts.idempotency,
-        dryRun: facts.dryRun,
-        semantics: facts.semantics,
-        approval: approvalOf(facts.approval),
-        revisionField: revisionFieldOf(defs.Args!, file.id, manifest.baseUri),
-        argDefaults: argDefaultsOf(args),
-        messages: facts.messages ?? {},
-        argsType: prefix + "Args",
-        resultType: prefix + "Result",
-        requestType: prefix + "Request",
-        responseType: prefix + "Response",
-        modelArgumentsType: prefix + "ModelArguments",
-        unwiredFields: unwiredFieldsOf(defs.Args!, file.id, index),
-        ...(facts.guideRole !== undefined ? { guideRole: facts.guideRole } : {}),
-      } as ToolModel;
-      // The self-contained schemas (every $ref inlined) are for the model-facing targets only:
-      // resolved (response: built) on first use, so `mnote-tools diff`, which never reads them, does
-      // not pay for them. The parameters themselves are built above: ModelArguments is made from them
-      // (it keeps no description, so resolving placeholders in place later cannot change it).
-      lazy(tool, "parameters", () => modelFacing(parameters));
-      lazy(tool, "responseSchema", () =>
-        modelFacing(new RefIndex([...schemaFiles, composedFile]).inline(composed.Response!, composedId)),
-      );
-      tools.push(tool);
-    }
+/** What each schema file contributes, in this order: each rule a named function. */
+const FILE_RULES: readonly FileRule[] = [gatherDefinitions, gatherExamples, gatherKernelCommand, gatherTool];
+
+/** Every $defs entry of a file is a named type. */
+function gatherDefinitions(g: Gathering, file: SchemaFile, prefix: string): void {
+  const defs = file.json.$defs as Record<string, JsonSchema>;
+  for (const key of Object.keys(defs)) {
+    g.schemas.push({
+      typeName: prefix + key,
+      ref: `${file.id}#/$defs/${key}`,
+      file: file.path,
+      schema: defs[key]!,
+      composed: false,
+    });
   }
+}
 
+/** A file's x-mnote-examples, each with the pointer it sits at. */
+function gatherExamples(g: Gathering, file: SchemaFile): void {
+  const fileExamples = file.json["x-mnote-examples"];
+  if (Array.isArray(fileExamples)) {
+    fileExamples.forEach((e: Omit<ExampleModel, "file" | "pointer">, i) =>
+      g.examples.push({ file: file.path, pointer: joinPointer("/x-mnote-examples", i), ...e }),
+    );
+  }
+}
+
+function gatherKernelCommand(g: Gathering, file: SchemaFile, prefix: string): void {
+  if (file.kind !== "kernel") return;
+  const facts = file.json["x-mnote-kernel-command"] as CommandFacts;
+  g.kernelCommands.push({
+    name: facts.name,
+    methodName: camelCase(facts.name),
+    typePrefix: prefix,
+    file: file.path,
+    effect: facts.effect,
+    description: facts.description,
+    payloadType: prefix + "Payload",
+    resultType: prefix + "Result",
+  });
+}
+
+/** A tool file: its composed schemas (a file of their own, and named types) and its ToolModel. */
+function gatherTool(g: Gathering, file: SchemaFile, prefix: string): void {
+  if (file.kind !== "tool") return;
+  const defs = file.json.$defs as Record<string, JsonSchema>;
+  const facts = file.json["x-mnote-tool"] as ToolFacts;
+  const composedId = `${g.manifest.baseUri}composed/${facts.name}.json`;
+  const args = g.index.inline(defs.Args!, file.id);
+  const parameters = modelParameters(args, facts, g.requestFields, g.index, g.envelopeId);
+  const composed: Record<string, JsonSchema> = {
+    ...composeToolSchemas(facts, file.id, g.envelopeId, g.responseId),
+    // what a model's raw arguments are checked against before the raise step (self-contained)
+    ModelArguments: modelArgumentsSchema(parameters, facts.name),
+  };
+  const composedFile: SchemaFile = {
+    path: `composed/${facts.name}.json`,
+    id: composedId,
+    kind: "schema",
+    json: { $schema: SCHEMA_URI, $id: composedId, $defs: composed },
+  };
+  g.composedFiles.push(composedFile);
+  for (const key of Object.keys(composed)) {
+    g.schemas.push({
+      typeName: prefix + key,
+      ref: `${composedId}#/$defs/${key}`,
+      file: "",
+      schema: composed[key]!,
+      composed: true,
+    });
+  }
+  const tool = toolModelOf(g, file, prefix, facts, args);
+  // The self-contained schemas (every $ref inlined) are for the model-facing targets only:
+  // resolved (response: built) on first use, so `mnote-tools diff`, which never reads them, does
+  // not pay for them. The parameters themselves are built above: ModelArguments is made from them
+  // (it keeps no description, so resolving placeholders in place later cannot change it).
+  const modelFacing = (schema: JsonSchema) => resolvePlaceholders(g.tools, schema);
+  lazy(tool, "parameters", () => modelFacing(parameters));
+  lazy(tool, "responseSchema", () =>
+    modelFacing(new RefIndex([...g.schemaFiles, composedFile]).inline(composed.Response!, composedId)),
+  );
+  g.tools.push(tool);
+}
+
+/** A tool's facts and derived names (its model-facing schemas are added lazily by gatherTool). */
+function toolModelOf(g: Gathering, file: SchemaFile, prefix: string, facts: ToolFacts, args: JsonSchema): ToolModel {
+  const defs = file.json.$defs as Record<string, JsonSchema>;
+  return {
+    name: facts.name,
+    providerName: facts.providerName ?? providerSafeName(facts.name),
+    typePrefix: prefix,
+    file: file.path,
+    title: facts.title,
+    description: facts.description,
+    modelDescription: facts.description,
+    effect: facts.effect,
+    capability: facts.capability,
+    kernelCommand: facts.kernelCommand,
+    idempotency: facts.idempotency,
+    dryRun: facts.dryRun,
+    semantics: facts.semantics,
+    approval: approvalOf(facts.approval),
+    revisionField: revisionFieldOf(defs.Args!, file.id, g.manifest.baseUri),
+    argDefaults: argDefaultsOf(args),
+    messages: facts.messages ?? {},
+    argsType: prefix + "Args",
+    resultType: prefix + "Result",
+    requestType: prefix + "Request",
+    responseType: prefix + "Response",
+    modelArgumentsType: prefix + "ModelArguments",
+    unwiredFields: unwiredFieldsOf(defs.Args!, file.id, g.index),
+    ...(facts.guideRole !== undefined ? { guideRole: facts.guideRole } : {}),
+  } as ToolModel;
+}
+
+/** The model: what was gathered, sorted, with the catalogs (errors, capabilities) and the contract's facts. */
+function assemble(parsed: ParsedContract, g: Gathering): ContractModel {
+  const { manifest, index, tools } = g;
   const errors = errorsOf(index.resolve("#/$defs/ErrorCode", manifest.baseUri + "catalog/errors.schema.json").schema);
+  // before the tools are sorted: the default toolset description lists them in file order
   const toolsetDescription = namesAsTheModelSeesThem(tools, errors, manifest.toolsetDescription);
-  const modelFacing = (schema: JsonSchema) => resolvePlaceholders(tools, schema);
-
   return {
     name: manifest.name,
     toolsetDescription,
@@ -193,18 +266,18 @@ export function normalize(parsed: ParsedContract): ContractModel {
     baseUri: manifest.baseUri,
     hash: parsed.hash,
     fileHashes: Object.fromEntries(parsed.files.map((f) => [f.path, f.sha256])),
-    schemaFiles,
-    composedFiles: composedFiles.sort(byKey((f) => f.path)),
-    schemas: schemas.sort(byKey((s) => s.typeName)),
+    schemaFiles: g.schemaFiles,
+    composedFiles: g.composedFiles.sort(byKey((f) => f.path)),
+    schemas: g.schemas.sort(byKey((s) => s.typeName)),
     tools: tools.sort(byKey((t) => t.name)),
-    kernelCommands: kernelCommands.sort(byKey((k) => k.name)),
+    kernelCommands: g.kernelCommands.sort(byKey((k) => k.name)),
     errors,
     capabilities: capabilitiesOf(
       index.resolve("#/$defs/CapabilityScope", manifest.baseUri + "catalog/capabilities.schema.json").schema,
     ),
-    requestFields,
-    examples,
-    ...contractFactsOf(schemaFiles, schemas),
+    requestFields: g.requestFields,
+    examples: g.examples,
+    ...contractFactsOf(g.schemaFiles, g.schemas),
   };
 }
 

@@ -118,94 +118,120 @@ interface Walk {
 }
 
 function lowerNode(schema: JsonSchema, pointer: string, w: Walk, optional: boolean): JsonSchema {
-  const fail = (at: string, rule: string) => w.problems.push({ provider: w.provider, tool: w.tool, pointer: at, rule });
   const out: JsonSchema = {};
   const said: string[] = [];
   for (const [keyword, value] of Object.entries(schema)) {
     const at = joinPointer(pointer, keyword);
     const action = KEYWORDS[keyword]?.[w.provider];
-    if (action === undefined) {
-      fail(
+    if (action === undefined)
+      problem(
+        w,
         at,
         `no lowering rule for the keyword ${keyword}: add one in codegen/providers/lower.ts before the contract uses it`,
       );
-      continue;
-    }
-    if (action === "fail") {
-      fail(at, `${w.provider} cannot carry ${keyword}`);
-      continue;
-    }
-    if (action === "drop") {
-      // a closed object stays closed through the validators; an open one needs no rule
-      if (keyword === "additionalProperties" && value !== false && value !== true) {
-        fail(at, `${w.provider} cannot express additionalProperties with a schema`);
-        continue;
-      }
-      w.enforced.push({ pointer: at, keyword, value, by: keyword === "default" ? "raise" : "validators" });
-      const text = SAY[keyword]?.(value);
-      if (text) said.push(text);
-      continue;
-    }
-    switch (keyword) {
-      case "properties": {
-        const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
-        out.properties = Object.fromEntries(
-          Object.entries(value as Record<string, JsonSchema>).map(([name, sub]) => [
-            name,
-            lowerNode(sub, joinPointer(at, name), w, !required.has(name)),
-          ]),
-        );
-        break;
-      }
-      case "items":
-        if (!isObject(value)) fail(at, "items must be one schema");
-        else out.items = lowerNode(value, at, w, false);
-        break;
-      case "anyOf":
-        if (pointer === "") fail(at, `${w.provider} needs an object at the root, not anyOf`);
-        out.anyOf = (value as JsonSchema[]).map((sub, i) => lowerNode(sub, joinPointer(at, i), w, false));
-        break;
-      case "pattern":
-        try {
-          out.pattern = portablePattern(value as string);
-        } catch (e) {
-          if (!(e instanceof PatternNotLowerable)) throw e;
-          fail(at, `the pattern uses ${e.message}, which llama.cpp grammars and some providers reject`);
-        }
-        break;
-      case "type":
-        if (Array.isArray(value) && (w.provider === "gemini" || w.provider === "portable")) {
-          const others = value.filter((t) => t !== "null");
-          if (w.provider === "gemini" && others.length === 1 && value.length === 2) {
-            out.type = others[0];
-            out.nullable = true;
-          } else fail(at, `${w.provider} takes one type per schema, not ${JSON.stringify(value)}`);
-        } else out.type = value;
-        break;
-      case "const":
-        if (w.provider === "gemini") {
-          if (typeof value === "string") out.enum = [value];
-          else fail(at, "Gemini's Schema has no const, and its enum holds strings only");
-        } else out.const = value;
-        break;
-      case "enum":
-        if (w.provider === "gemini" && (value as unknown[]).some((v) => typeof v !== "string"))
-          fail(at, "Gemini's enum holds strings only");
-        else out.enum = value;
-        break;
-      default:
-        out[keyword] = value;
-    }
+    else if (action === "fail") problem(w, at, `${w.provider} cannot carry ${keyword}`);
+    else if (action === "drop") dropKeyword(keyword, value, at, w, said);
+    else keepKeyword(keyword, value, schema, pointer, at, w, out);
   }
-  if (said.length > 0) {
-    // the rule the schema no longer carries, told to the model in words
-    const base = typeof out.description === "string" ? out.description.replace(/\.?$/, ".") : "";
-    const sentence = said.join("; ");
-    out.description = `${base} ${sentence[0]!.toUpperCase()}${sentence.slice(1)}.`.trim();
-  }
+  // the rule the schema no longer carries, told to the model in words
+  if (said.length > 0) out.description = describeDropped(out.description, said);
   if (w.provider === "openai-strict") strictObject(out, pointer, w);
   if (w.provider === "openai-strict" && optional) return nullable(out, pointer, w);
   return out;
+}
+
+function problem(w: Walk, pointer: string, rule: string): void {
+  w.problems.push({ provider: w.provider, tool: w.tool, pointer, rule });
+}
+
+/** A keyword the provider does not carry: recorded as enforced elsewhere, and said in words where it has some. */
+function dropKeyword(keyword: string, value: unknown, at: string, w: Walk, said: string[]): void {
+  // a closed object stays closed through the validators; an open one needs no rule
+  if (keyword === "additionalProperties" && value !== false && value !== true) {
+    problem(w, at, `${w.provider} cannot express additionalProperties with a schema`);
+    return;
+  }
+  w.enforced.push({ pointer: at, keyword, value, by: keyword === "default" ? "raise" : "validators" });
+  const text = SAY[keyword]?.(value);
+  if (text) said.push(text);
+}
+
+/** The field's description with the dropped rules appended as one sentence. */
+function describeDropped(description: unknown, said: string[]): string {
+  const base = typeof description === "string" ? description.replace(/\.?$/, ".") : "";
+  const sentence = said.join("; ");
+  return `${base} ${sentence[0]!.toUpperCase()}${sentence.slice(1)}.`.trim();
+}
+
+/** A keyword the provider carries, into out: subschemas lowered, the provider's spelling where it differs. */
+function keepKeyword(
+  keyword: string,
+  value: unknown,
+  schema: JsonSchema,
+  pointer: string,
+  at: string,
+  w: Walk,
+  out: JsonSchema,
+): void {
+  switch (keyword) {
+    case "properties": {
+      const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+      out.properties = Object.fromEntries(
+        Object.entries(value as Record<string, JsonSchema>).map(([name, sub]) => [
+          name,
+          lowerNode(sub, joinPointer(at, name), w, !required.has(name)),
+        ]),
+      );
+      break;
+    }
+    case "items":
+      if (!isObject(value)) problem(w, at, "items must be one schema");
+      else out.items = lowerNode(value, at, w, false);
+      break;
+    case "anyOf":
+      if (pointer === "") problem(w, at, `${w.provider} needs an object at the root, not anyOf`);
+      out.anyOf = (value as JsonSchema[]).map((sub, i) => lowerNode(sub, joinPointer(at, i), w, false));
+      break;
+    case "pattern":
+      lowerPattern(value as string, at, w, out);
+      break;
+    case "type":
+      lowerType(value, at, w, out);
+      break;
+    case "const":
+      if (w.provider === "gemini") {
+        if (typeof value === "string") out.enum = [value];
+        else problem(w, at, "Gemini's Schema has no const, and its enum holds strings only");
+      } else out.const = value;
+      break;
+    case "enum":
+      if (w.provider === "gemini" && (value as unknown[]).some((v) => typeof v !== "string"))
+        problem(w, at, "Gemini's enum holds strings only");
+      else out.enum = value;
+      break;
+    default:
+      out[keyword] = value;
+  }
+}
+
+function lowerPattern(pattern: string, at: string, w: Walk, out: JsonSchema): void {
+  try {
+    out.pattern = portablePattern(pattern);
+  } catch (e) {
+    if (!(e instanceof PatternNotLowerable)) throw e;
+    problem(w, at, `the pattern uses ${e.message}, which llama.cpp grammars and some providers reject`);
+  }
+}
+
+/** A list of types: Gemini spells [T, "null"] as nullable; portable and Gemini take no other list. */
+function lowerType(value: unknown, at: string, w: Walk, out: JsonSchema): void {
+  if (Array.isArray(value) && (w.provider === "gemini" || w.provider === "portable")) {
+    const others = value.filter((t) => t !== "null");
+    if (w.provider === "gemini" && others.length === 1 && value.length === 2) {
+      out.type = others[0];
+      out.nullable = true;
+    } else problem(w, at, `${w.provider} takes one type per schema, not ${JSON.stringify(value)}`);
+  } else out.type = value;
 }
 
 /** OpenAI strict: every property required, additionalProperties false; optional ones become nullable (in lowerNode). */

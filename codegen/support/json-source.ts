@@ -41,164 +41,193 @@ const SPECIAL = /["\\\u0000-\u001f]/g;
 const NUMBER = /-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
 
 export function parseJsonWithPositions(text: string): ParsedJson {
-  const positions = new Map<string, Position>();
-  let i = 0;
-  let line = 1;
-  let lineStart = 0;
+  const parser = new Parser(text);
+  if (text.charCodeAt(0) === 0xfeff) parser.i = 1;
+  const value = parser.parseValue("");
+  parser.skipWhitespace();
+  if (parser.i < text.length) parser.fail("unexpected text after the JSON value");
+  return { value, positions: parser.positions };
+}
 
-  const here = (): Position => ({ line, column: i - lineStart + 1 });
-  const fail = (message: string): never => {
-    throw new JsonSyntaxError(message, here());
-  };
+/**
+ * One parse: the cursor (i, line, lineStart) and the positions found so far. A class, not closures
+ * over locals: its methods are made once, and the hot loops read fields of one object.
+ */
+class Parser {
+  readonly positions = new Map<string, Position>();
+  i = 0;
+  private line = 1;
+  private lineStart = 0;
 
-  const skipWhitespace = (): void => {
+  constructor(private readonly text: string) {}
+
+  private here(): Position {
+    return { line: this.line, column: this.i - this.lineStart + 1 };
+  }
+
+  fail(message: string): never {
+    throw new JsonSyntaxError(message, this.here());
+  }
+
+  skipWhitespace(): void {
+    const text = this.text;
     for (;;) {
-      const c = text.charCodeAt(i);
+      const c = text.charCodeAt(this.i);
       if (c === 0x0a) {
-        i++;
-        line++;
-        lineStart = i;
+        this.i++;
+        this.line++;
+        this.lineStart = this.i;
       } else if (c === 0x20 || c === 0x09 || c === 0x0d) {
-        i++;
+        this.i++;
       } else {
         return;
       }
     }
-  };
+  }
 
-  // Strings are most of a contract: copy the runs between escapes, quotes and control characters whole.
-  const parseString = (): string => {
-    i++; // opening quote
-    let out = "";
+  parseValue(pointer: string): unknown {
+    this.skipWhitespace();
+    if (!this.positions.has(pointer)) this.positions.set(pointer, this.here());
+    const c = this.text[this.i];
+    if (c === "{") return this.parseObject(pointer);
+    if (c === "[") return this.parseArray(pointer);
+    if (c === '"') return this.parseString();
+    if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) return this.parseNumber();
+    return this.parseLiteral(c);
+  }
+
+  /** An object's members; the cursor is on its "{". */
+  private parseObject(pointer: string): Record<string, unknown> {
+    const text = this.text;
+    this.i++;
+    const seen: Record<string, unknown> = Object.create(null);
+    const out: Record<string, unknown> = {};
+    this.skipWhitespace();
+    if (text[this.i] === "}") {
+      this.i++;
+      return out;
+    }
     for (;;) {
-      SPECIAL.lastIndex = i;
-      const found = SPECIAL.exec(text);
-      if (!found) {
-        i = text.length;
-        fail("unterminated string");
+      this.skipWhitespace();
+      if (text[this.i] !== '"') this.fail("expected a property name in double quotes");
+      const keyPosition = this.here();
+      const key = this.parseString();
+      if (Object.prototype.hasOwnProperty.call(seen, key)) {
+        throw new JsonSyntaxError(`duplicate key "${key}"`, keyPosition);
       }
-      out += text.slice(i, found!.index);
-      i = found!.index;
-      const c = text[i];
-      if (c === '"') {
-        i++;
+      this.skipWhitespace();
+      if (text[this.i] !== ":") this.fail("expected ':' after a property name");
+      this.i++;
+      const childPointer = joinPointer(pointer, key);
+      this.positions.set(childPointer, keyPosition);
+      seen[key] = true;
+      const child = this.parseValue(childPointer);
+      // "__proto__" is a name here, never the prototype.
+      if (key === "__proto__")
+        Object.defineProperty(out, key, { value: child, enumerable: true, writable: true, configurable: true });
+      else out[key] = child;
+      this.skipWhitespace();
+      if (text[this.i] === ",") {
+        this.i++;
+        continue;
+      }
+      if (text[this.i] === "}") {
+        this.i++;
         return out;
       }
-      if (c === "\\") {
-        const e = text[i + 1];
-        if (e !== undefined && Object.prototype.hasOwnProperty.call(SIMPLE_ESCAPES, e)) {
-          out += SIMPLE_ESCAPES[e];
-          i += 2;
-        } else if (e === "u") {
-          const hex = text.slice(i + 2, i + 6);
-          if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail("bad \\u escape");
-          out += String.fromCharCode(parseInt(hex, 16));
-          i += 6;
-        } else {
-          fail("bad escape in string");
-        }
-      } else {
-        fail("control character in string");
-      }
+      this.fail("expected ',' or '}' after a property");
     }
-  };
+  }
 
-  const parseNumber = (): number => {
-    NUMBER.lastIndex = i;
-    const m = NUMBER.exec(text);
-    if (!m) fail("unexpected character");
-    // At most 400 characters of one number, as the parser always read.
-    const literal = m![0].slice(0, 400);
-    i += literal.length;
-    return Number(literal);
-  };
-
-  const parseValue = (pointer: string): unknown => {
-    skipWhitespace();
-    if (!positions.has(pointer)) positions.set(pointer, here());
-    const c = text[i];
-    if (c === "{") {
-      i++;
-      const obj: Record<string, unknown> = Object.create(null);
-      const out: Record<string, unknown> = {};
-      skipWhitespace();
-      if (text[i] === "}") {
-        i++;
-        return out;
-      }
-      for (;;) {
-        skipWhitespace();
-        if (text[i] !== '"') fail("expected a property name in double quotes");
-        const keyPosition = here();
-        const key = parseString();
-        if (Object.prototype.hasOwnProperty.call(obj, key)) {
-          throw new JsonSyntaxError(`duplicate key "${key}"`, keyPosition);
-        }
-        skipWhitespace();
-        if (text[i] !== ":") fail("expected ':' after a property name");
-        i++;
-        const childPointer = joinPointer(pointer, key);
-        positions.set(childPointer, keyPosition);
-        obj[key] = true;
-        const child = parseValue(childPointer);
-        // "__proto__" is a name here, never the prototype.
-        if (key === "__proto__")
-          Object.defineProperty(out, key, { value: child, enumerable: true, writable: true, configurable: true });
-        else out[key] = child;
-        skipWhitespace();
-        if (text[i] === ",") {
-          i++;
-          continue;
-        }
-        if (text[i] === "}") {
-          i++;
-          return out;
-        }
-        fail("expected ',' or '}' after a property");
-      }
+  /** An array's items; the cursor is on its "[". */
+  private parseArray(pointer: string): unknown[] {
+    const text = this.text;
+    this.i++;
+    const arr: unknown[] = [];
+    this.skipWhitespace();
+    if (text[this.i] === "]") {
+      this.i++;
+      return arr;
     }
-    if (c === "[") {
-      i++;
-      const arr: unknown[] = [];
-      skipWhitespace();
-      if (text[i] === "]") {
-        i++;
+    for (;;) {
+      arr.push(this.parseValue(joinPointer(pointer, arr.length)));
+      this.skipWhitespace();
+      if (text[this.i] === ",") {
+        this.i++;
+        continue;
+      }
+      if (text[this.i] === "]") {
+        this.i++;
         return arr;
       }
-      for (;;) {
-        arr.push(parseValue(joinPointer(pointer, arr.length)));
-        skipWhitespace();
-        if (text[i] === ",") {
-          i++;
-          continue;
-        }
-        if (text[i] === "]") {
-          i++;
-          return arr;
-        }
-        fail("expected ',' or ']' after an array item");
-      }
+      this.fail("expected ',' or ']' after an array item");
     }
-    if (c === '"') return parseString();
-    if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) return parseNumber();
-    if (text.startsWith("true", i)) {
-      i += 4;
+  }
+
+  // Strings are most of a contract: copy the runs between escapes, quotes and control characters whole.
+  private parseString(): string {
+    const text = this.text;
+    this.i++; // opening quote
+    let out = "";
+    for (;;) {
+      SPECIAL.lastIndex = this.i;
+      const found = SPECIAL.exec(text);
+      if (!found) {
+        this.i = text.length;
+        this.fail("unterminated string");
+      }
+      out += text.slice(this.i, found.index);
+      this.i = found.index;
+      const c = text[this.i];
+      if (c === '"') {
+        this.i++;
+        return out;
+      }
+      if (c !== "\\") this.fail("control character in string");
+      out += this.parseEscape();
+    }
+  }
+
+  /** One escape sequence; the cursor is on its backslash. */
+  private parseEscape(): string {
+    const text = this.text;
+    const e = text[this.i + 1];
+    if (e !== undefined && Object.prototype.hasOwnProperty.call(SIMPLE_ESCAPES, e)) {
+      this.i += 2;
+      return SIMPLE_ESCAPES[e]!;
+    }
+    if (e !== "u") this.fail("bad escape in string");
+    const hex = text.slice(this.i + 2, this.i + 6);
+    if (!/^[0-9a-fA-F]{4}$/.test(hex)) this.fail("bad \\u escape");
+    this.i += 6;
+    return String.fromCharCode(parseInt(hex, 16));
+  }
+
+  private parseNumber(): number {
+    NUMBER.lastIndex = this.i;
+    const m = NUMBER.exec(this.text);
+    if (!m) this.fail("unexpected character");
+    // At most 400 characters of one number, as the parser always read.
+    const literal = m[0].slice(0, 400);
+    this.i += literal.length;
+    return Number(literal);
+  }
+
+  /** true, false or null; anything else is refused (c: the character at the cursor). */
+  private parseLiteral(c: string | undefined): boolean | null {
+    const text = this.text;
+    if (text.startsWith("true", this.i)) {
+      this.i += 4;
       return true;
     }
-    if (text.startsWith("false", i)) {
-      i += 5;
+    if (text.startsWith("false", this.i)) {
+      this.i += 5;
       return false;
     }
-    if (text.startsWith("null", i)) {
-      i += 4;
+    if (text.startsWith("null", this.i)) {
+      this.i += 4;
       return null;
     }
-    return fail(i >= text.length ? "unexpected end of input" : `unexpected character '${c}'`);
-  };
-
-  if (text.charCodeAt(0) === 0xfeff) i = 1;
-  const value = parseValue("");
-  skipWhitespace();
-  if (i < text.length) fail("unexpected text after the JSON value");
-  return { value, positions };
+    return this.fail(this.i >= text.length ? "unexpected end of input" : `unexpected character '${c}'`);
+  }
 }

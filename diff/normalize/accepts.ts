@@ -50,145 +50,152 @@ function keyword(
   expand: (m: Schema) => Schema | undefined,
   depth: number,
 ): boolean | undefined {
-  const sub = (schema: unknown, value: unknown) => accepts(schema, value, expand, depth + 1);
-  switch (key) {
-    case "type": {
+  const handler = KEYWORDS.get(key);
+  if (handler === undefined) return undefined;
+  return handler(arg, v, s, (schema, value) => accepts(schema, value, expand, depth + 1));
+}
+
+/** Whether a subschema accepts a value (one level deeper). */
+type Sub = (schema: unknown, value: unknown) => boolean | undefined;
+/** One keyword's verdict on v: arg is the keyword's value, s the whole schema (for the siblings a keyword reads). */
+type Handler = (arg: unknown, v: unknown, s: Schema, sub: Sub) => boolean | undefined;
+
+const has = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
+
+/** Every keyword this evaluator knows; any other gives undefined (beyond it). A Map: a key is never looked up on a prototype. */
+const KEYWORDS = new Map<string, Handler>(
+  Object.entries({
+    type: (arg, v) => {
       const types = typeof arg === "string" ? [arg] : Array.isArray(arg) ? arg : [];
       return types.some((t) => jsonTypeIs(t as string, v));
-    }
-    case "enum":
-      return Array.isArray(arg) && arg.some((x) => sameJson(x, v));
-    case "const":
-      return sameJson(arg, v);
-    case "minLength":
-      return typeof v !== "string" || [...v].length >= (arg as number);
-    case "maxLength":
-      return typeof v !== "string" || [...v].length <= (arg as number);
-    case "pattern":
-      if (typeof v !== "string") return true;
-      try {
-        return new RegExp(arg as string, "u").test(v);
-      } catch {
-        return undefined;
-      }
-    case "format": {
-      // Only the formats our validators assert are assertions; any other is an annotation.
-      if (typeof v !== "string" || !assertsFormat(arg)) return true;
-      const format = (fullFormats as Record<string, unknown>)[arg as string];
-      if (typeof format === "function") return Boolean((format as (x: string) => boolean)(v));
-      if (format instanceof RegExp) return format.test(v);
-      const validate = (format as { validate?: unknown } | undefined)?.validate;
-      return typeof validate === "function" ? Boolean((validate as (x: string) => boolean)(v)) : undefined;
-    }
-    case "minimum":
-      return typeof v !== "number" || v >= (arg as number);
-    case "maximum":
-      return typeof v !== "number" || v <= (arg as number);
-    case "exclusiveMinimum":
-      return typeof v !== "number" || v > (arg as number);
-    case "exclusiveMaximum":
-      return typeof v !== "number" || v < (arg as number);
-    case "multipleOf":
-      return typeof v !== "number" || Number.isInteger(v / (arg as number));
-    case "minItems":
-      return !Array.isArray(v) || v.length >= (arg as number);
-    case "maxItems":
-      return !Array.isArray(v) || v.length <= (arg as number);
-    case "uniqueItems":
-      return !Array.isArray(v) || !arg || new Set(v.map((x) => canonical(x))).size === v.length;
-    case "items":
+    },
+    enum: (arg, v) => Array.isArray(arg) && arg.some((x) => sameJson(x, v)),
+    const: (arg, v) => sameJson(arg, v),
+    minLength: (arg, v) => typeof v !== "string" || [...v].length >= (arg as number),
+    maxLength: (arg, v) => typeof v !== "string" || [...v].length <= (arg as number),
+    pattern: patternAccepts,
+    format: formatAccepts,
+    minimum: (arg, v) => typeof v !== "number" || v >= (arg as number),
+    maximum: (arg, v) => typeof v !== "number" || v <= (arg as number),
+    exclusiveMinimum: (arg, v) => typeof v !== "number" || v > (arg as number),
+    exclusiveMaximum: (arg, v) => typeof v !== "number" || v < (arg as number),
+    multipleOf: (arg, v) => typeof v !== "number" || Number.isInteger(v / (arg as number)),
+    minItems: (arg, v) => !Array.isArray(v) || v.length >= (arg as number),
+    maxItems: (arg, v) => !Array.isArray(v) || v.length <= (arg as number),
+    uniqueItems: (arg, v) => !Array.isArray(v) || !arg || new Set(v.map((x) => canonical(x))).size === v.length,
+    items: (arg, v, s, sub) => {
       if (!Array.isArray(v)) return true;
       return v
         .slice(Array.isArray(s.prefixItems) ? s.prefixItems.length : 0)
         .reduce<boolean | undefined>((r, x) => and(r, sub(arg, x)), true);
-    case "prefixItems":
+    },
+    prefixItems: (arg, v, _s, sub) => {
       if (!Array.isArray(v) || !Array.isArray(arg)) return true;
       return arg.reduce<boolean | undefined>((r, p, i) => (i < v.length ? and(r, sub(p, v[i])) : r), true);
-    case "required":
-      return (
-        !isPlainObject(v) ||
-        (Array.isArray(arg) && arg.every((n) => Object.prototype.hasOwnProperty.call(v, n as string)))
-      );
-    case "properties":
+    },
+    required: (arg, v) => !isPlainObject(v) || (Array.isArray(arg) && arg.every((n) => has(v, n as string))),
+    properties: (arg, v, _s, sub) => {
       if (!isPlainObject(v) || !isPlainObject(arg)) return true;
       return Object.entries(arg).reduce<boolean | undefined>(
-        (r, [n, p]) => (Object.prototype.hasOwnProperty.call(v, n) ? and(r, sub(p, v[n])) : r),
+        (r, [n, p]) => (has(v, n) ? and(r, sub(p, v[n])) : r),
         true,
       );
-    case "additionalProperties":
+    },
+    additionalProperties: (arg, v, s, sub) => {
       if (!isPlainObject(v)) return true;
       if (isPlainObject(s.patternProperties)) return undefined;
       return Object.keys(v)
-        .filter((n) => !(isPlainObject(s.properties) && Object.prototype.hasOwnProperty.call(s.properties, n)))
+        .filter((n) => !(isPlainObject(s.properties) && has(s.properties, n)))
         .reduce<boolean | undefined>((r, n) => and(r, sub(arg, v[n])), true);
-    case "minProperties":
-      return !isPlainObject(v) || Object.keys(v).length >= (arg as number);
-    case "maxProperties":
-      return !isPlainObject(v) || Object.keys(v).length <= (arg as number);
-    case "anyOf": {
-      if (!Array.isArray(arg)) return undefined;
-      let r: boolean | undefined = false;
-      for (const alt of arg) {
-        const x = sub(alt, v);
-        if (x === true) return true;
-        if (x === undefined) r = undefined;
-      }
-      return r;
-    }
-    case "oneOf": {
+    },
+    minProperties: (arg, v) => !isPlainObject(v) || Object.keys(v).length >= (arg as number),
+    maxProperties: (arg, v) => !isPlainObject(v) || Object.keys(v).length <= (arg as number),
+    anyOf: anyOfAccepts,
+    oneOf: (arg, v, _s, sub) => {
       if (!Array.isArray(arg)) return undefined;
       const results = arg.map((alt) => sub(alt, v));
       if (results.includes(undefined)) return undefined;
       return results.filter(Boolean).length === 1;
-    }
-    case "allOf":
-      return Array.isArray(arg) ? arg.reduce<boolean | undefined>((r, m) => and(r, sub(m, v)), true) : undefined;
-    case "if": {
+    },
+    allOf: (arg, v, _s, sub) =>
+      Array.isArray(arg) ? arg.reduce<boolean | undefined>((r, m) => and(r, sub(m, v)), true) : undefined,
+    if: (arg, v, s, sub) => {
       const cond = sub(arg, v);
       if (cond === undefined) return undefined;
       return cond ? sub(s.then, v) : sub(s.else, v);
-    }
-    case "then":
-    case "else":
-      return true;
-    case "contains": {
-      if (!Array.isArray(v)) return true;
-      let hits = 0;
-      for (const x of v) {
-        const r = sub(arg, x);
-        if (r === undefined) return undefined;
-        if (r) hits++;
-      }
-      const min = typeof s.minContains === "number" ? s.minContains : 1;
-      const max = typeof s.maxContains === "number" ? s.maxContains : Infinity;
-      return hits >= min && hits <= max;
-    }
-    case "minContains":
-    case "maxContains":
-      return true;
-    case "propertyNames":
+    },
+    // read by "if"
+    then: () => true,
+    else: () => true,
+    contains: containsAccepts,
+    // read by "contains"
+    minContains: () => true,
+    maxContains: () => true,
+    propertyNames: (arg, v, _s, sub) => {
       if (!isPlainObject(v)) return true;
       return Object.keys(v).reduce<boolean | undefined>((r, n) => and(r, sub(arg, n)), true);
-    case "dependentRequired":
+    },
+    dependentRequired: (arg, v) => {
       if (!isPlainObject(v) || !isPlainObject(arg)) return true;
       return Object.entries(arg).every(
-        ([k, names]) =>
-          !Object.prototype.hasOwnProperty.call(v, k) ||
-          (Array.isArray(names) && names.every((n) => Object.prototype.hasOwnProperty.call(v, n as string))),
+        ([k, names]) => !has(v, k) || (Array.isArray(names) && names.every((n) => has(v, n as string))),
       );
-    case "dependentSchemas":
+    },
+    dependentSchemas: (arg, v, _s, sub) => {
       if (!isPlainObject(v) || !isPlainObject(arg)) return true;
       return Object.entries(arg).reduce<boolean | undefined>(
-        (r, [k, schema]) => (Object.prototype.hasOwnProperty.call(v, k) ? and(r, sub(schema, v)) : r),
+        (r, [k, schema]) => (has(v, k) ? and(r, sub(schema, v)) : r),
         true,
       );
-    case "not": {
+    },
+    not: (arg, v, _s, sub) => {
       const x = sub(arg, v);
       return x === undefined ? undefined : !x;
-    }
-    default:
-      return undefined;
+    },
+  } satisfies Record<string, Handler>),
+);
+
+function patternAccepts(arg: unknown, v: unknown): boolean | undefined {
+  if (typeof v !== "string") return true;
+  try {
+    return new RegExp(arg as string, "u").test(v);
+  } catch {
+    return undefined;
   }
+}
+
+function formatAccepts(arg: unknown, v: unknown): boolean | undefined {
+  // Only the formats our validators assert are assertions; any other is an annotation.
+  if (typeof v !== "string" || !assertsFormat(arg)) return true;
+  const format = (fullFormats as Record<string, unknown>)[arg as string];
+  if (typeof format === "function") return Boolean((format as (x: string) => boolean)(v));
+  if (format instanceof RegExp) return format.test(v);
+  const validate = (format as { validate?: unknown } | undefined)?.validate;
+  return typeof validate === "function" ? Boolean((validate as (x: string) => boolean)(v)) : undefined;
+}
+
+function anyOfAccepts(arg: unknown, v: unknown, _s: Schema, sub: Sub): boolean | undefined {
+  if (!Array.isArray(arg)) return undefined;
+  let r: boolean | undefined = false;
+  for (const alt of arg) {
+    const x = sub(alt, v);
+    if (x === true) return true;
+    if (x === undefined) r = undefined;
+  }
+  return r;
+}
+
+function containsAccepts(arg: unknown, v: unknown, s: Schema, sub: Sub): boolean | undefined {
+  if (!Array.isArray(v)) return true;
+  let hits = 0;
+  for (const x of v) {
+    const r = sub(arg, x);
+    if (r === undefined) return undefined;
+    if (r) hits++;
+  }
+  const min = typeof s.minContains === "number" ? s.minContains : 1;
+  const max = typeof s.maxContains === "number" ? s.maxContains : Infinity;
+  return hits >= min && hits <= max;
 }
 
 function jsonTypeIs(type: string, v: unknown): boolean {

@@ -125,26 +125,7 @@ class Prover {
           (this.prove(combine(m, rest), sup, depth + 1) || this.prove(combine(rest, m), sup, depth + 1)),
       );
     }
-    // Conditionals both hold unchanged cancel out; sub's alone can be dropped (sub only grows).
-    if ("if" in sup) {
-      const keys = ["if", "then", "else"];
-      if ("if" in sub && keys.every((k) => canonical(sub[k]) === canonical(sup[k])) && !hasMarker(pick(sup, keys)))
-        return this.prove(omit(sub, keys), omit(sup, keys), depth + 1);
-      // if → then, else → else: being inside both branches is enough.
-      return (
-        this.prove(sub, omit(sup, keys), depth + 1) &&
-        this.prove(sub, sup.then, depth + 1) &&
-        this.prove(sub, sup.else, depth + 1)
-      );
-    }
-    if ("if" in sub) {
-      const keys = ["if", "then", "else"];
-      const rest = omit(sub, keys);
-      return (
-        this.prove(conjunction(rest, sub.then ?? true), sup, depth + 1) &&
-        this.prove(conjunction(rest, sub.else ?? true), sup, depth + 1)
-      );
-    }
+    if ("if" in sup || "if" in sub) return this.proveConditional(sub, sup, depth);
     // sup's not: sub must share no value with what it excludes.
     if ("not" in sup) {
       if (!this.disjoint(sub, sup.not)) return false;
@@ -156,19 +137,43 @@ class Prover {
       return values.every((v) => this.accepts(sub, v, "sub") === false || this.accepts(sup, v, "sup") === true);
     }
     if (Array.isArray(sup.enum)) return false;
-    // sup's disjunctions: all of sub inside one alternative, or each JSON type of sub inside one.
+    // sup's disjunctions: sub inside one alternative (or type by type).
     for (const key of ["anyOf", "oneOf"] as const) {
-      if (!Array.isArray(sup[key])) continue;
-      const alts = sup[key];
-      if (key === "oneOf" && !pairwiseDisjoint(alts)) return false;
-      const rest = omit(sup, [key]);
-      if (!this.prove(sub, rest, depth + 1)) return false;
-      if (alts.some((alt) => this.prove(sub, alt, depth + 1))) return true;
-      const types = typesOf(sub);
-      if (types.length < 2) return false;
-      return types.every((t) => alts.some((alt) => this.prove(restrictType(sub, t), alt, depth + 1)));
+      if (Array.isArray(sup[key])) return this.proveInUnion(sub, sup, key, depth);
     }
     return this.proveTyped(sub, sup, depth);
+  }
+
+  /** Conditionals both hold unchanged cancel out; sub's alone can be dropped (sub only grows). */
+  private proveConditional(sub: Schema, sup: Schema, depth: number): boolean {
+    const keys = ["if", "then", "else"];
+    if ("if" in sup) {
+      if ("if" in sub && keys.every((k) => canonical(sub[k]) === canonical(sup[k])) && !hasMarker(pick(sup, keys)))
+        return this.prove(omit(sub, keys), omit(sup, keys), depth + 1);
+      // if → then, else → else: being inside both branches is enough.
+      return (
+        this.prove(sub, omit(sup, keys), depth + 1) &&
+        this.prove(sub, sup.then, depth + 1) &&
+        this.prove(sub, sup.else, depth + 1)
+      );
+    }
+    const rest = omit(sub, keys);
+    return (
+      this.prove(conjunction(rest, sub.then ?? true), sup, depth + 1) &&
+      this.prove(conjunction(rest, sub.else ?? true), sup, depth + 1)
+    );
+  }
+
+  /** sup's disjunctions: all of sub inside one alternative, or each JSON type of sub inside one. */
+  private proveInUnion(sub: Schema, sup: Schema, key: "anyOf" | "oneOf", depth: number): boolean {
+    const alts = sup[key] as unknown[];
+    if (key === "oneOf" && !pairwiseDisjoint(alts)) return false;
+    const rest = omit(sup, [key]);
+    if (!this.prove(sub, rest, depth + 1)) return false;
+    if (alts.some((alt) => this.prove(sub, alt, depth + 1))) return true;
+    const types = typesOf(sub);
+    if (types.length < 2) return false;
+    return types.every((t) => alts.some((alt) => this.prove(restrictType(sub, t), alt, depth + 1)));
   }
 
   /** A marker on either side: equal catalog names are equal; recursive definitions unfold, the pair assumed. */
