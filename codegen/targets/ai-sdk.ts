@@ -18,8 +18,21 @@ export const aiSdkTarget: Target = {
   name: "ai-sdk",
   needs: ["frameworks", "providers", "registry"],
   emit(model) {
-    const content = `${banner(model, "ts")}
-import {
+    // the file's parts in order, a blank line between them; only the first reads the contract
+    const content = [
+      banner(model, "ts"),
+      aiSdkImports(model.tools.map((t) => t.providerName)),
+      aiSdkTypes(),
+      aiSdkToolsSection(),
+      aiSdkApprovalSection(),
+    ].join("\n");
+    return [{ path: "ai-sdk/index.ts", content }];
+  },
+};
+
+/** The imports and re-exports, and the union of the model-facing tool names. */
+function aiSdkImports(toolNames: readonly string[]): string {
+  return `import {
   jsonSchema,
   tool,
   type JSONSchema7,
@@ -36,9 +49,13 @@ export type { MnoteToolResult, MnoteToolsOptions } from "../frameworks/connectio
 export type { MnotePreview } from "../frameworks/approval-step";
 
 /** The tools' model-facing names: the keys of what mnoteTools returns. */
-export type MnoteAiSdkToolName =${literalUnion(model.tools.map((t) => t.providerName))};
+export type MnoteAiSdkToolName =${literalUnion(toolNames)};
+`;
+}
 
-/** One tool: the model's arguments in (checked by the runtime), the model's view of the envelope out. */
+/** The types of one tool, of one tool's approval function, and of the options. */
+function aiSdkTypes(): string {
+  return `/** One tool: the model's arguments in (checked by the runtime), the model's view of the envelope out. */
 export type MnoteAiSdkTool = Tool<Record<string, unknown>, MnoteToolResult, Record<string, unknown>>;
 
 /** The approval function of one tool, as generateText / streamText's toolApproval takes it. */
@@ -48,8 +65,12 @@ export interface MnoteAiSdkOptions extends MnoteToolsOptions {
   /** The schema variant the model is shown (default portable; openai-strict for OpenAI's strict mode, gemini for Google). */
   provider?: ProviderName;
 }
+`;
+}
 
-/**
+/** mnoteTools: one AI SDK tool per contract tool, its schema handed over with no validate function (the runtime checks). */
+function aiSdkToolsSection(): string {
+  return `/**
  * The mnote tools for generateText / streamText / an Agent: \`tools: mnoteTools(options)\`, with
  * \`toolApproval: mnoteToolApproval(options)\` beside them. A failure (invalid input, a conflict, an
  * expired session) is the tool's result, for the model to read. A call at ask that did not pass
@@ -72,8 +93,12 @@ export function mnoteTools(options: MnoteAiSdkOptions): Record<MnoteAiSdkToolNam
   });
   return Object.fromEntries(entries) as Record<MnoteAiSdkToolName, MnoteAiSdkTool>;
 }
+`;
+}
 
-/**
+/** mnoteToolApproval: the person's answer read from the resumed messages, and the runtime's preview as the approval's reason. */
+function aiSdkApprovalSection(): string {
+  return `/**
  * The person's answer to a call's approval request, from the messages the SDK resumes with: the
  * tool-approval-response whose request names this call id (the last one counts).
  */
@@ -119,6 +144,4 @@ export function mnoteToolApproval(options: MnoteAiSdkOptions): Record<MnoteAiSdk
   return Object.fromEntries(entries) as Record<MnoteAiSdkToolName, MnoteAiSdkApproval>;
 }
 `;
-    return [{ path: "ai-sdk/index.ts", content }];
-  },
-};
+}

@@ -21,8 +21,22 @@ export const langchainTarget: Target = {
   name: "langchain",
   needs: ["frameworks", "providers", "registry"],
   emit(model) {
-    const content = `${banner(model, "ts")}
-import { tool, type DynamicStructuredTool } from "@langchain/core/tools";
+    // the file's parts in order, a blank line between them; only the first reads the contract
+    const content = [
+      banner(model, "ts"),
+      langchainImports(model.tools.map((t) => t.providerName)),
+      langchainOptions(),
+      interruptOnSection(),
+      langchainToolsSection(),
+      parseResultSection(),
+    ].join("\n");
+    return [{ path: "langchain/index.ts", content }];
+  },
+};
+
+/** The imports and re-exports, and the union of the model-facing tool names. */
+function langchainImports(toolNames: readonly string[]): string {
+  return `import { tool, type DynamicStructuredTool } from "@langchain/core/tools";
 import { DEFAULT_PROVIDER, type ProviderName, type ProviderToolDefinition } from "../providers";
 import {
   frameworkToolDefinitions,
@@ -37,9 +51,13 @@ export type { MnotePreview } from "../frameworks/approval-step";
 export { approvalFor } from "../frameworks/connection";
 
 /** The tools' model-facing names (each tool's name). */
-export type MnoteLangChainToolName =${literalUnion(model.tools.map((t) => t.providerName))};
+export type MnoteLangChainToolName =${literalUnion(toolNames)};
+`;
+}
 
-export interface MnoteLangChainOptions extends MnoteToolsOptions {
+/** The options of mnoteTools, and the shape of humanInTheLoopMiddleware's per-tool config. */
+function langchainOptions(): string {
+  return `export interface MnoteLangChainOptions extends MnoteToolsOptions {
   /** The schema variant the model is shown (default portable; openai-strict for OpenAI's strict mode, gemini for Google). */
   provider?: ProviderName;
   /**
@@ -65,8 +83,12 @@ export interface MnoteInterruptOnConfig {
   /** What the person reads: the runtime's preview of exactly this call, made before they decide. */
   description: (toolCall: { id?: string; args: Record<string, unknown> }) => Promise<string>;
 }
+`;
+}
 
-/**
+/** approvalInterruptOn: the middleware's config, asking the one approval decision per call, with the runtime's preview as the description. */
+function interruptOnSection(): string {
+  return `/**
  * The interruptOn of humanInTheLoopMiddleware for these tools: every tool, by its model-facing
  * name, with a \`when\` predicate that asks the one approval decision (approvalFor, the runtime's
  * own) about each call, so a page.save that appends is not asked about while a replace is.
@@ -92,8 +114,12 @@ export function approvalInterruptOn(options: MnoteLangChainOptions): Record<stri
   }
   return out;
 }
+`;
+}
 
-type ToolFields = Parameters<typeof tool>[1];
+/** mnoteTools: one LangChain tool per contract tool, its schema a Standard JSON Schema that leaves the check to the runtime. */
+function langchainToolsSection(): string {
+  return `type ToolFields = Parameters<typeof tool>[1];
 
 /**
  * The tool's schema as a Standard JSON Schema (https://standardschema.dev): the JSON Schema for the
@@ -131,8 +157,12 @@ export function mnoteTools(options: MnoteLangChainOptions): DynamicStructuredToo
       ) as unknown as DynamicStructuredTool,
   );
 }
+`;
+}
 
-/**
+/** parseToolResult: the model view a tool's result text holds, for programs that read results. */
+function parseResultSection(): string {
+  return `/**
  * The model view a tool's result text holds (for programs that read results), or undefined for a
  * text that is no result: the person's message when they rejected the call in the middleware.
  */
@@ -147,6 +177,4 @@ export function parseToolResult(text: string): MnoteToolResult | undefined {
   return isResult ? (value as MnoteToolResult) : undefined;
 }
 `;
-    return [{ path: "langchain/index.ts", content }];
-  },
-};
+}

@@ -20,8 +20,21 @@ export const openAiAgentsTarget: Target = {
   name: "openai-agents",
   needs: ["frameworks", "providers", "registry"],
   emit(model) {
-    const content = `${banner(model, "ts")}
-import { tool, type FunctionTool, type RunContext, type RunToolApprovalItem, type ToolInputParameters } from "@openai/agents";
+    // the file's parts in order, a blank line between them; only the first reads the contract
+    const content = [
+      banner(model, "ts"),
+      agentsImports(model.tools.map((t) => t.providerName)),
+      agentsTypes(),
+      agentsToolsSection(),
+      agentsPreviewSection(),
+    ].join("\n");
+    return [{ path: "openai-agents/index.ts", content }];
+  },
+};
+
+/** The imports and re-exports, and the union of the model-facing tool names. */
+function agentsImports(toolNames: readonly string[]): string {
+  return `import { tool, type FunctionTool, type RunContext, type RunToolApprovalItem, type ToolInputParameters } from "@openai/agents";
 import { frameworkToolDefinitions, type MnoteToolResult, type MnoteToolsOptions } from "../frameworks/connection";
 import { frameworkCalls, type MnotePreview } from "../frameworks/approval-step";
 import type { ProviderToolDefinition } from "../providers";
@@ -30,9 +43,13 @@ export type { MnoteToolResult, MnoteToolsOptions } from "../frameworks/connectio
 export type { MnotePreview } from "../frameworks/approval-step";
 
 /** The tools' model-facing names (each tool's name). */
-export type MnoteAgentsToolName =${literalUnion(model.tools.map((t) => t.providerName))};
+export type MnoteAgentsToolName =${literalUnion(toolNames)};
+`;
+}
 
-/** One tool; its name is one of MnoteAgentsToolName. */
+/** The tool and options types, and the provider variant the strict option picks. */
+function agentsTypes(): string {
+  return `/** One tool; its name is one of MnoteAgentsToolName. */
 export type MnoteAgentsTool = FunctionTool<unknown, ToolInputParameters, MnoteToolResult>;
 
 export interface MnoteAgentsOptions extends MnoteToolsOptions {
@@ -45,8 +62,12 @@ type NonStrictOptions = Extract<Parameters<typeof tool>[0], { strict: false }>;
 
 const definitionsOf = (options: MnoteAgentsOptions) =>
   frameworkToolDefinitions((options.strict ?? true) ? "openai-strict" : "portable");
+`;
+}
 
-/**
+/** mnoteTools: one function tool per contract tool, needsApproval making the runtime's preview, execute checking the run's own approval record. */
+function agentsToolsSection(): string {
+  return `/**
  * The mnote tools for an Agent: \`new Agent({ tools: mnoteTools(options) })\`. A call at ask stops
  * the run with an interruption; needsApproval has made the runtime's preview first (nothing
  * written): show it with mnotePreview(options, interruption), then state.approve or state.reject.
@@ -83,8 +104,12 @@ export function mnoteTools(options: MnoteAgentsOptions): MnoteAgentsTool[] {
     return made as unknown as MnoteAgentsTool;
   });
 }
+`;
+}
 
-function parsedArguments(text: string | undefined): unknown {
+/** mnotePreview: the preview to show for one of the run's interruptions. */
+function agentsPreviewSection(): string {
+  return `function parsedArguments(text: string | undefined): unknown {
   try {
     return text === undefined ? undefined : (JSON.parse(text) as unknown);
   } catch {
@@ -106,6 +131,4 @@ export function mnotePreview(options: MnoteAgentsOptions, interruption: RunToolA
   return frameworkCalls(options).previewFor(definition, parsedArguments(interruption.arguments), raw.callId);
 }
 `;
-    return [{ path: "openai-agents/index.ts", content }];
-  },
-};
+}

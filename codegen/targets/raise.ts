@@ -19,7 +19,7 @@ import type { Target } from "./target";
 import { banner, bannerText } from "../support/banner";
 import { tsLiteral } from "../support/ts-literal";
 import { template } from "../support/templates";
-import { PROTOTYPE_NAMES, raiseFacts } from "../providers/raise-facts";
+import { PROTOTYPE_NAMES, raiseFacts, type RaiseShape } from "../providers/raise-facts";
 import { HERMES_PLUGIN_DIR, HERMES_TEMPLATES } from "./hermes-plugin";
 
 export const raiseTarget: Target = {
@@ -29,8 +29,42 @@ export const raiseTarget: Target = {
       .filter((f) => f.filledBy === "model" && f.name !== "args")
       .map((f) => f.name);
     const facts = raiseFacts(model.tools, modelEnvelopeFields);
-    const ts = `${banner(model, "ts")}
-import type { RegisteredToolName } from "./registry";
+    const python = template(
+      HERMES_TEMPLATES,
+      "raise_args.py.hbs",
+    )({
+      banner: banner(model, "py").trimEnd(),
+    });
+    return [
+      { path: "raise.ts", content: raiseTs(banner(model, "ts"), facts) },
+      { path: `${HERMES_PLUGIN_DIR}/raise_args.py`, content: python },
+      {
+        path: `${HERMES_PLUGIN_DIR}/raise.json`,
+        content:
+          JSON.stringify(
+            { generated: bannerText(model), prototypeNames: [...PROTOTYPE_NAMES], tools: facts },
+            null,
+            2,
+          ) + "\n",
+      },
+    ];
+  },
+};
+
+/**
+ * generated/raise.ts: the banner, then its parts (a blank line between them). Only the data part
+ * depends on the contract; the functions that read it are the same for every contract.
+ */
+function raiseTs(head: string, facts: Readonly<Record<string, RaiseShape>>): string {
+  return [head, raiseDataSection(facts), jsonChecksSection(), refusalSection(), raiseValueSection()].join("\n");
+}
+
+/**
+ * The facts as data: the shape type, every tool's shape (the same data as the Hermes plugin's
+ * raise.json), the prototype names, and the refusal type.
+ */
+function raiseDataSection(facts: Readonly<Record<string, RaiseShape>>): string {
+  return `import type { RegisteredToolName } from "./registry";
 
 /** Where null means absent, what to raise inside, which unwired values mean "leave it as it is", and what is refused. */
 export interface RaiseShape {
@@ -57,8 +91,12 @@ export interface RaiseRefusal {
   /** For type: the type the place takes. */
   readonly limit?: string;
 }
+`;
+}
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+/** The small checks the refusal reads: a plain object, an own member, a pointer token, a JSON Schema type. */
+function jsonChecksSection(): string {
+  return `const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const hasOwn = (o: object, name: string): boolean => Object.prototype.hasOwnProperty.call(o, name);
 const pointerToken = (name: string): string => name.replace(/~/g, "~0").replace(/\\//g, "~1");
 
@@ -70,8 +108,15 @@ function hasJsonType(value: unknown, type: string): boolean {
   if (type === "null") return value === null;
   return typeof value === type;
 }
+`;
+}
 
 /**
+ * What the raise step refuses before it reads a call (non-object arguments, an undeclared
+ * prototype member at any depth, a mistyped envelope field), and the envelope's pointer of a place.
+ */
+function refusalSection(): string {
+  return `/**
  * The first member named __proto__, constructor or prototype that the contract does not declare at
  * its place, at any depth (also inside values the contract does not describe), or undefined.
  * Iterative: a model's arguments have not passed the runtime's depth limit yet.
@@ -124,8 +169,12 @@ export function envelopePointer(toolName: string, pointer: string): string {
   const first = pointer.split("/")[1]?.replace(/~1/g, "/").replace(/~0/g, "~");
   return first !== undefined && shape?.envelope && hasOwn(shape.envelope, first) ? pointer : "/args" + pointer;
 }
+`;
+}
 
-/**
+/** The raise itself: null read as absent, an unchanged unwired value dropped, members defined (never assigned). */
+function raiseValueSection(): string {
+  return `/**
  * One value raised along its shape: a new value, the input is not changed. Members are defined, not
  * assigned, so a member named __proto__ stays a member (the validators refuse it) and can never
  * become the new object's prototype.
@@ -152,24 +201,4 @@ export function raiseCall(toolName: string, modelArguments: unknown): unknown {
   return shape ? raiseValue(modelArguments, shape) : modelArguments;
 }
 `;
-    const python = template(
-      HERMES_TEMPLATES,
-      "raise_args.py.hbs",
-    )({
-      banner: banner(model, "py").trimEnd(),
-    });
-    return [
-      { path: "raise.ts", content: ts },
-      { path: `${HERMES_PLUGIN_DIR}/raise_args.py`, content: python },
-      {
-        path: `${HERMES_PLUGIN_DIR}/raise.json`,
-        content:
-          JSON.stringify(
-            { generated: bannerText(model), prototypeNames: [...PROTOTYPE_NAMES], tools: facts },
-            null,
-            2,
-          ) + "\n",
-      },
-    ];
-  },
-};
+}
