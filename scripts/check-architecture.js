@@ -165,7 +165,7 @@ function checkArchitecture(root) {
   return { problems, files: graph.size };
 }
 
-module.exports = { checkArchitecture, PARTS, LAYERS };
+module.exports = { checkArchitecture, sourceFiles, PARTS, LAYERS };
 
 if (require.main === module) {
   const root = process.argv[2] ?? join(__dirname, "..");
