@@ -8,6 +8,7 @@ const { spawnSync } = require("node:child_process");
 
 const root = join(__dirname, "..");
 if (!existsSync(join(root, "dist", "cli", "main.js"))) buildCheckout();
+enableCompileCache();
 const cli = require("../dist/cli/main.js");
 
 cli.main(process.argv).then(
@@ -46,4 +47,22 @@ function buildCheckout() {
     process.exit(3);
   }
   process.stderr.write("mnote-tools: built\n");
+}
+
+/**
+ * Node's compile cache (V8's compiled code for each module, kept on disk): a one-shot process
+ * (`call`) spends most of its CPU loading code, and a warm cache skips compiling it again. It lives
+ * in a folder only the user can write (common/user-cache.ts): what is in it runs as code. Silent
+ * whatever happens (stdout may be a protocol channel); no safe folder, an old Node or
+ * NODE_DISABLE_COMPILE_CACHE set: the modules are compiled as before.
+ */
+function enableCompileCache() {
+  const { enableCompileCache } = require("node:module");
+  if (typeof enableCompileCache !== "function" || process.env.NODE_DISABLE_COMPILE_CACHE) return;
+  try {
+    const dir = require("../dist/common/user-cache.js").userCacheDir("compile");
+    if (dir !== undefined) enableCompileCache(dir);
+  } catch {
+    // a cache is an optimisation: a failure to set it up changes nothing else
+  }
 }
