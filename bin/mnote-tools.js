@@ -4,7 +4,6 @@
 // reports every error itself and resolves with the code.
 const { existsSync } = require("node:fs");
 const { join } = require("node:path");
-const { spawnSync } = require("node:child_process");
 
 const root = join(__dirname, "..");
 if (!existsSync(join(root, "dist", "cli", "main.js"))) buildCheckout();
@@ -39,6 +38,7 @@ function buildCheckout() {
     process.exit(3);
   }
   process.stderr.write("mnote-tools: first run in this clone: building it first (npm run build, about 30 s)\n");
+  const { spawnSync } = require("node:child_process");
   const npm = process.platform === "win32" ? "npm.cmd" : "npm";
   // the build's own output goes to stderr: stdout may be a protocol channel (call, mcp)
   const run = spawnSync(npm, ["run", "-s", "build"], { cwd: root, stdio: ["ignore", 2, 2] });
