@@ -14,17 +14,25 @@ export function userCacheDir(name: string, env: NodeJS.ProcessEnv = process.env)
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) return undefined;
   const base = baseDir(env);
   if (base === undefined) return undefined;
-  const top = join(base, "mnote-tools");
-  const dir = join(top, name);
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    // the base may be shared (/tmp has the sticky bit); its contents we made must be ours alone
+    mkdirSync(base, { recursive: true, mode: 0o700 });
+    // the base may be shared (/tmp has the sticky bit); the folders we make in it must be ours alone
     if (!safeBase(statSync(base))) return undefined;
-    if (!ownPrivate(lstatSync(top)) || !ownPrivate(lstatSync(dir))) return undefined;
-    return dir;
+    const top = privateFolder(join(base, "mnote-tools"));
+    return top === undefined ? undefined : privateFolder(join(top, name));
   } catch {
     return undefined; // unwritable home, a file where a folder should be: run without a cache
   }
+}
+
+/** The folder, made 0700 if missing; undefined unless it is a real folder only we can write. */
+function privateFolder(path: string): string | undefined {
+  try {
+    mkdirSync(path, { mode: 0o700 }); // not recursive: never through a symlink someone put there
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+  }
+  return ownPrivate(lstatSync(path)) ? path : undefined;
 }
 
 function baseDir(env: NodeJS.ProcessEnv): string | undefined {

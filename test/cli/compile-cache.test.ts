@@ -59,6 +59,11 @@ describe("userCacheDir", () => {
       const elsewhere = tempDir("mnote-cache-target-");
       symlinkSync(elsewhere, join(base, "mnote-tools"));
       expect(userCacheDir("compile", { MNOTE_TOOLS_CACHE_DIR: base })).toBeUndefined();
+      // nothing was made through the link
+      expect(readdirSync(elsewhere)).toEqual([]);
+      const ours = userCacheDir("other", { MNOTE_TOOLS_CACHE_DIR: elsewhere })!;
+      symlinkSync(ours, join(elsewhere, "mnote-tools", "linked"));
+      expect(userCacheDir("linked", { MNOTE_TOOLS_CACHE_DIR: elsewhere })).toBeUndefined();
     });
 
     it("a base others can write without the sticky bit (they could swap our folder); /tmp's sticky bit is fine", () => {
