@@ -4,10 +4,10 @@
 // reports every error itself and resolves with the code.
 const { existsSync } = require("node:fs");
 const { join } = require("node:path");
-const { spawnSync } = require("node:child_process");
 
 const root = join(__dirname, "..");
 if (!existsSync(join(root, "dist", "cli", "main.js"))) buildCheckout();
+enableCompileCache();
 const cli = require("../dist/cli/main.js");
 
 cli.main(process.argv).then(
@@ -38,6 +38,7 @@ function buildCheckout() {
     process.exit(3);
   }
   process.stderr.write("mnote-tools: first run in this clone: building it first (npm run build, about 30 s)\n");
+  const { spawnSync } = require("node:child_process");
   const npm = process.platform === "win32" ? "npm.cmd" : "npm";
   // the build's own output goes to stderr: stdout may be a protocol channel (call, mcp)
   const run = spawnSync(npm, ["run", "-s", "build"], { cwd: root, stdio: ["ignore", 2, 2] });
@@ -46,4 +47,22 @@ function buildCheckout() {
     process.exit(3);
   }
   process.stderr.write("mnote-tools: built\n");
+}
+
+/**
+ * Node's compile cache (V8's compiled code for each module, kept on disk): a one-shot process
+ * (`call`) spends most of its CPU loading code, and a warm cache skips compiling it again. It lives
+ * in a folder only the user can write (common/user-cache.ts): what is in it runs as code. Silent
+ * whatever happens (stdout may be a protocol channel); no safe folder, an old Node or
+ * NODE_DISABLE_COMPILE_CACHE set: the modules are compiled as before.
+ */
+function enableCompileCache() {
+  const { enableCompileCache } = require("node:module");
+  if (typeof enableCompileCache !== "function" || process.env.NODE_DISABLE_COMPILE_CACHE) return;
+  try {
+    const dir = require("../dist/common/user-cache.js").userCacheDir("compile");
+    if (dir !== undefined) enableCompileCache(dir);
+  } catch {
+    // a cache is an optimisation: a failure to set it up changes nothing else
+  }
 }

@@ -1,10 +1,9 @@
 /**
- * mnote-tools: one CLI, a thin layer over the pure APIs in codegen/ and runtime/. Each verb loads
- * its implementation only when it runs, so `mnote-tools call` does not pay for the generator.
+ * mnote-tools: one CLI, a thin layer over the pure APIs in codegen/ and runtime/.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Command } from "commander";
+import { Command, type Option } from "commander";
 import { reportExit } from "./exit";
 import { addRuntimeOptions, DEFAULT_DB, DEFAULT_STATE } from "./runtime-options";
 import { addHttpOptions } from "./http-options";
@@ -24,16 +23,58 @@ function versionText(): string {
 }
 
 /**
+ * Each verb's options and action, by name, in the order `--help` lists them. Each action loads its
+ * implementation only when it runs, so `mnote-tools call` does not pay for the generator.
+ */
+const COMMANDS: Readonly<Record<string, (program: Command) => void>> = {
+  generate: addGenerate,
+  diff: addDiff,
+  call: addCall,
+  serve: addServe,
+  mcp: addMcp,
+  tools: addTools,
+  kernel: addKernel,
+  session: addSession,
+  state: addState,
+  hermes: addHermes,
+};
+
+/**
  * Runs the command line and returns the process's exit code (cli/exit.ts): it never throws, and
  * prints at most one line on stderr for a user's mistake, a stack only for a bug.
  */
 export async function main(argv: readonly string[]): Promise<number> {
+  const program = programFor(argv);
+  oneLineErrors(program);
+  try {
+    await program.parseAsync(argv);
+    return 0;
+  } catch (e) {
+    return reportExit(e);
+  }
+}
+
+/**
+ * The program with the verbs this command line can reach: only the one it names when its first
+ * word is a verb (what that verb parses, prints for --help and refuses is the same either way, and
+ * a one-shot `call` does not set up nine other commands), every verb otherwise (the program's
+ * help, `help <verb>`, a misspelt verb's "did you mean").
+ */
+export function programFor(argv: readonly string[]): Command {
   const program = new Command()
     .name("mnote-tools")
     .description("The mnote page-AI tool contract: generate code from it, and run its tools.")
     .version(versionText(), "-V, --version", "print the version of mnote-tools and of the contract it speaks")
     .exitOverride();
+  const verb = argv[2];
+  const only = verb !== undefined && Object.hasOwn(COMMANDS, verb) ? COMMANDS[verb] : undefined;
+  if (only) only(program);
+  else for (const add of Object.values(COMMANDS)) add(program);
+  return program;
+}
 
+/** generate: the generator, from contract/ to generated/. */
+function addGenerate(program: Command): void {
   program
     .command("generate")
     .description("generate types, validators, registry, kernel client, agent surfaces and docs from contract/")
@@ -47,7 +88,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option("--watch", "regenerate whenever a contract file changes")
     .option("--quiet", "print only problems")
     .action(async (opts) => (await import("./commands/generate")).runGenerate(opts));
+}
 
+/** diff: the contract against a released one. */
+function addDiff(program: Command): void {
   program
     .command("diff")
     .description(
@@ -84,13 +128,19 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option("--contract <dir>", "the contract folder", "contract")
     .option("--releases <dir>", "the folder of released contracts", "contract-releases")
     .action(async (opts) => (await import("./commands/diff")).runDiff(opts));
+}
 
+/** call: the CLI JSON adapter. */
+function addCall(program: Command): void {
   addRuntimeOptions(
     program
       .command("call")
       .description("the CLI JSON adapter: one request envelope on stdin, one response envelope on stdout"),
   ).action(async (opts) => (await import("./commands/call")).runCall(opts));
+}
 
+/** serve: the tools over HTTP. */
+function addServe(program: Command): void {
   addRuntimeOptions(
     addHttpOptions(
       program
@@ -131,7 +181,10 @@ export async function main(argv: readonly string[]): Promise<number> {
         ),
     ),
   ).action(async (opts) => (await import("./commands/serve")).runServe(opts));
+}
 
+/** mcp: the tools over MCP. */
+function addMcp(program: Command): void {
   addRuntimeOptions(
     addHttpOptions(
       program
@@ -167,17 +220,21 @@ export async function main(argv: readonly string[]): Promise<number> {
         ),
     ),
   ).action(async (opts) => (await import("./commands/mcp")).runMcp(opts));
+}
 
+/** tools: the tool definitions a model sees. */
+function addTools(program: Command): void {
   program
     .command("tools")
     .description("print the tool definitions a model sees, for one provider")
     .option("--provider <name>", "canonical, portable, openai-strict, gemini or anthropic", "portable")
     .option("--format <format>", "human or json", "human")
     .action(async (opts) => (await import("./commands/tools")).runTools(opts));
+}
 
+/** kernel: the embedded reference kernel on its own. */
+function addKernel(program: Command): void {
   const kernel = program.command("kernel").description("the embedded reference kernel on its own");
-  const dbOption = () =>
-    option("--db <path>", "the kernel database", nonEmpty, { default: DEFAULT_DB, env: "MNOTE_TOOLS_DB" });
   kernel
     .command("seed <file>")
     .description(
@@ -206,24 +263,13 @@ export async function main(argv: readonly string[]): Promise<number> {
     .description("the kernel's CLI adapter: one {command, payload} on stdin, one reply on stdout")
     .addOption(dbOption())
     .action(async (opts) => (await import("./commands/kernel")).runKernelExec(opts));
+}
 
+/** session: session grants. */
+function addSession(program: Command): void {
   const session = program
     .command("session")
     .description("session grants: the trusted binding of a session to an actor, page and scopes");
-  const stateOption = () =>
-    option("--state <path|url>", "the runtime's state: a SQLite file or postgres://user@host:5432/db", parseState, {
-      default: DEFAULT_STATE,
-      env: "MNOTE_TOOLS_STATE",
-    });
-  const grantsOption = () =>
-    option(
-      "--grants <url>",
-      "grants in a shared Redis instead of the state file (redis://host:port/db)",
-      parseRedisUrl,
-      {
-        env: "MNOTE_TOOLS_GRANTS",
-      },
-    );
   session
     .command("grant")
     .description("register a session grant (what the mnote app does when a page-AI panel opens)")
@@ -250,7 +296,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     .addOption(stateOption())
     .addOption(grantsOption())
     .action(async (id, opts) => (await import("./commands/session")).runSessionRevoke(id, opts));
+}
 
+/** state: the runtime's state. */
+function addState(program: Command): void {
   program
     .command("state")
     .description("the runtime's state")
@@ -258,7 +307,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     .description("bring a postgres:// state's schema up to date (serve, mcp and call also do it on start-up)")
     .addOption(stateOption())
     .action(async (opts) => (await import("./commands/state")).runStateMigrate(opts));
+}
 
+/** hermes: the generated Hermes plugin. */
+function addHermes(program: Command): void {
   const hermes = program.command("hermes").description("the generated Hermes plugin");
   hermes
     .command("install")
@@ -276,14 +328,36 @@ export async function main(argv: readonly string[]): Promise<number> {
     )
     .option("--db <path>", "the kernel database, for the printed MNOTE_TOOLS_DB line (env MNOTE_TOOLS_DB)")
     .action(async (opts) => (await import("./commands/hermes")).runHermesInstall(opts));
+}
 
-  oneLineErrors(program);
-  try {
-    await program.parseAsync(argv);
-    return 0;
-  } catch (e) {
-    return reportExit(e);
-  }
+/** --state, as session and state take it. */
+function stateOption(): Option {
+  return option(
+    "--state <path|url>",
+    "the runtime's state: a SQLite file or postgres://user@host:5432/db",
+    parseState,
+    {
+      default: DEFAULT_STATE,
+      env: "MNOTE_TOOLS_STATE",
+    },
+  );
+}
+
+/** --grants, as the session commands take it. */
+function grantsOption(): Option {
+  return option(
+    "--grants <url>",
+    "grants in a shared Redis instead of the state file (redis://host:port/db)",
+    parseRedisUrl,
+    {
+      env: "MNOTE_TOOLS_GRANTS",
+    },
+  );
+}
+
+/** --db, as the kernel commands take it. */
+function dbOption(): Option {
+  return option("--db <path>", "the kernel database", nonEmpty, { default: DEFAULT_DB, env: "MNOTE_TOOLS_DB" });
 }
 
 /**

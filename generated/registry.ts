@@ -117,47 +117,47 @@ export const tools = {
       }
     },
     unwiredFields: [],
-    parameters: {
-      "type": "object",
-      "properties": {
-        "content": {
-          "description": "The note, plain text.",
-          "type": "string",
-          "minLength": 1,
-          "maxLength": 50000
-        },
-        "title": {
-          "description": "An optional short title for the note.",
-          "type": "string",
-          "minLength": 1,
-          "maxLength": 200
-        },
-        "baseRevision": {
-          "description": "The page revision the note is about; fails with mnote_tool_conflict if the page has changed since.",
-          "type": "integer",
-          "minimum": 0,
-          "maximum": 9007199254740991
-        },
-        "dryRun": {
-          "description": "Plan only: return the diff, write nothing.",
-          "type": "boolean",
-          "default": false
-        }
-      },
-      "additionalProperties": false,
-      "required": [
+    parameters: JSON.parse("{\"type\":\"object\",\"properties\":{\"content\":{\"description\":\"The note, plain text.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":50000},\"title\":{\"description\":\"An optional short title for the note.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":200},\"baseRevision\":{\"description\":\"The page revision the note is about; fails with mnote_tool_conflict if the page has changed since.\",\"type\":\"integer\",\"minimum\":0,\"maximum\":9007199254740991},\"dryRun\":{\"description\":\"Plan only: return the diff, write nothing.\",\"type\":\"boolean\",\"default\":false}},\"additionalProperties\":false,\"required\":[\"content\"]}") as {
+      readonly type: "object";
+      readonly properties: {
+        readonly content: {
+          readonly description: "The note, plain text.";
+          readonly type: "string";
+          readonly minLength: 1;
+          readonly maxLength: 50000;
+        };
+        readonly title: {
+          readonly description: "An optional short title for the note.";
+          readonly type: "string";
+          readonly minLength: 1;
+          readonly maxLength: 200;
+        };
+        readonly baseRevision: {
+          readonly description: "The page revision the note is about; fails with mnote_tool_conflict if the page has changed since.";
+          readonly type: "integer";
+          readonly minimum: 0;
+          readonly maximum: 9007199254740991;
+        };
+        readonly dryRun: {
+          readonly description: "Plan only: return the diff, write nothing.";
+          readonly type: "boolean";
+          readonly default: false;
+        };
+      };
+      readonly additionalProperties: false;
+      readonly required: readonly [
         "content"
-      ]
+      ];
     },
-    responseSchema: {
-      "description": "A response envelope for mnote.artifact.create_ai_note.",
-      "anyOf": [
+    responseSchema: JSON.parse("{\"description\":\"A response envelope for mnote.artifact.create_ai_note.\",\"anyOf\":[{\"allOf\":[{\"description\":\"A call that succeeded.\",\"type\":\"object\",\"required\":[\"ok\",\"toolName\",\"toolCallId\",\"traceId\",\"result\",\"audit\",\"error\"],\"additionalProperties\":false,\"properties\":{\"ok\":{\"const\":true},\"toolName\":{\"description\":\"A canonical tool name such as mnote.page.get.\",\"type\":\"string\",\"maxLength\":64,\"pattern\":\"^mnote(\\\\.[a-z][a-z0-9_]*)+$\"},\"toolCallId\":{\"description\":\"The model's tool call id inside the run.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},\"traceId\":{\"description\":\"Correlates the Hermes run with the kernel commands it caused.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},\"result\":{\"description\":\"The tool's result; each tool's response narrows it.\",\"type\":\"object\"},\"audit\":{\"description\":\"What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.\",\"type\":\"object\",\"required\":[\"effect\",\"commandId\",\"workspaceId\",\"documentId\"],\"additionalProperties\":false,\"properties\":{\"effect\":{\"description\":\"read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.\",\"type\":\"string\",\"enum\":[\"read\",\"write\",\"dry_run\",\"none\"]},\"commandId\":{\"anyOf\":[{\"description\":\"The id of one kernel command, as written in the kernel's command log.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[a-z][a-z0-9_]*$\"},{\"type\":\"null\"}]},\"workspaceId\":{\"anyOf\":[{\"description\":\"The workspace the call acts in.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"documentId\":{\"anyOf\":[{\"description\":\"The page the call acts on.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"replayed\":{\"description\":\"true when this write was answered from its idempotency record instead of running again.\",\"type\":\"boolean\"},\"approval\":{\"description\":\"The approval decision of a call whose effective level was ask or deny.\",\"type\":\"object\",\"required\":[\"decision\",\"level\"],\"additionalProperties\":false,\"properties\":{\"decision\":{\"description\":\"required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.\",\"type\":\"string\",\"enum\":[\"required\",\"approved\",\"denied\",\"expired\",\"invalid\",\"unchanged\"]},\"level\":{\"description\":\"allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.\",\"type\":\"string\",\"enum\":[\"allow\",\"ask\",\"deny\"]},\"approvedBy\":{\"description\":\"An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"}}}}},\"error\":{\"type\":\"null\"}}},{\"type\":\"object\",\"required\":[\"toolName\",\"result\"],\"properties\":{\"toolName\":{\"const\":\"mnote.artifact.create_ai_note\"},\"result\":{\"description\":\"The new note and its edge, or with dryRun the planned diff.\",\"anyOf\":[{\"description\":\"A committed artifact write, with the reference edge from the artifact to the page.\",\"type\":\"object\",\"required\":[\"commandName\",\"artifactId\",\"artifactType\",\"created\",\"edgeId\",\"edgeCreated\"],\"additionalProperties\":false,\"properties\":{\"commandName\":{\"description\":\"A kernel command name such as page.body.save.\",\"type\":\"string\",\"maxLength\":64,\"pattern\":\"^[a-z][A-Za-z0-9]*(\\\\.[a-z][A-Za-z0-9]*)+$\"},\"artifactId\":{\"description\":\"The id of an artifact node.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},\"artifactType\":{\"description\":\"summary: the page's one summary, created or updated in place. ai_note: a new independent note on every call.\",\"type\":\"string\",\"enum\":[\"summary\",\"ai_note\"]},\"created\":{\"description\":\"true when the artifact was created, false when an existing summary was updated in place.\",\"type\":\"boolean\"},\"edgeId\":{\"description\":\"The id of a reference edge.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},\"edgeCreated\":{\"description\":\"true when the reference edge was created, false when it already existed and was confirmed.\",\"type\":\"boolean\"}}},{\"description\":\"The plan for a write: the kernel command it would run and the diff. Nothing was written and the idempotency key was not used up.\",\"type\":\"object\",\"required\":[\"dryRun\",\"commandName\",\"diff\"],\"additionalProperties\":false,\"properties\":{\"dryRun\":{\"const\":true},\"commandName\":{\"description\":\"A kernel command name such as page.body.save.\",\"type\":\"string\",\"maxLength\":64,\"pattern\":\"^[a-z][A-Za-z0-9]*(\\\\.[a-z][A-Za-z0-9]*)+$\"},\"baseRevision\":{\"description\":\"The page revision the plan was made on. A kernel must send it: an approval (docs/APPROVAL.md) binds the person's yes to this revision, and without it the runtime makes no approval token and refuses the call (mnote_tool_kernel_misconfigured, reason no_revision).\",\"type\":\"integer\",\"minimum\":0,\"maximum\":9007199254740991},\"pageTitle\":{\"description\":\"The page's title when the plan was made: what a person approving the change knows the page by.\",\"type\":\"string\",\"maxLength\":500},\"diff\":{\"type\":\"array\",\"maxItems\":64,\"items\":{\"description\":\"One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.\",\"type\":\"object\",\"required\":[\"op\"],\"additionalProperties\":false,\"properties\":{\"op\":{\"type\":\"string\",\"enum\":[\"append\",\"replace\",\"set_title\",\"set_option\",\"create_summary\",\"update_summary\",\"create_ai_note\",\"create_edge\",\"confirm_edge\"]},\"blocks\":{\"type\":\"integer\",\"minimum\":0},\"removedBlocks\":{\"type\":\"integer\",\"minimum\":0},\"field\":{\"type\":\"string\",\"maxLength\":64},\"value\":{\"type\":[\"boolean\",\"string\",\"number\"]},\"chars\":{\"type\":\"integer\",\"minimum\":0},\"excerpts\":{\"description\":\"The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.\",\"type\":\"array\",\"maxItems\":3,\"items\":{\"type\":\"string\",\"maxLength\":41}},\"removedExcerpts\":{\"description\":\"For replace: the first words of the first blocks it removes, bounded like excerpts.\",\"type\":\"array\",\"maxItems\":3,\"items\":{\"type\":\"string\",\"maxLength\":41}},\"previous\":{\"description\":\"For set_title: the title before the change.\",\"type\":\"string\",\"maxLength\":500}}}},\"warnings\":{\"type\":\"array\",\"maxItems\":64,\"items\":{\"description\":\"Something the real call would refuse or change, found while planning.\",\"type\":\"object\",\"required\":[\"code\",\"message\"],\"additionalProperties\":false,\"properties\":{\"code\":{\"description\":\"Every error code a response may carry.\",\"oneOf\":[{\"const\":\"mnote_tool_invalid_input\",\"description\":\"The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged.\"},{\"const\":\"mnote_tool_payload_too_large\",\"description\":\"The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less.\"},{\"const\":\"mnote_tool_unknown_tool\",\"description\":\"No tool has this name in this contract version.\"},{\"const\":\"mnote_tool_not_authenticated\",\"description\":\"No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel.\"},{\"const\":\"mnote_tool_permission_denied\",\"description\":\"The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read.\"},{\"const\":\"mnote_tool_conflict\",\"description\":\"The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key.\"},{\"const\":\"mnote_tool_approval_required\",\"description\":\"The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it.\"},{\"const\":\"mnote_tool_approval_denied\",\"description\":\"The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry.\"},{\"const\":\"mnote_tool_approval_expired\",\"description\":\"The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview.\"},{\"const\":\"mnote_tool_approval_invalid\",\"description\":\"The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview.\"},{\"const\":\"mnote_tool_idempotency_conflict\",\"description\":\"This idempotency key was already used for a different request. Use a new key for a new request.\"},{\"const\":\"mnote_tool_in_progress\",\"description\":\"The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice.\"},{\"const\":\"mnote_tool_unsupported_option\",\"description\":\"A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out.\"},{\"const\":\"mnote_tool_kernel_unavailable\",\"description\":\"The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice.\"},{\"const\":\"mnote_tool_kernel_misconfigured\",\"description\":\"The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help.\"},{\"const\":\"mnote_tool_outcome_unknown\",\"description\":\"The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result.\"},{\"const\":\"mnote_tool_store_unavailable\",\"description\":\"mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice.\"},{\"const\":\"mnote_tool_unavailable\",\"description\":\"The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice.\"},{\"const\":\"mnote_tool_not_configured\",\"description\":\"The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help.\"},{\"const\":\"mnote_tool_internal\",\"description\":\"An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so.\"}]},\"message\":{\"type\":\"string\",\"maxLength\":1000},\"field\":{\"type\":\"string\",\"maxLength\":64}}}}}}]}}}]},{\"allOf\":[{\"description\":\"A call that failed. Nothing was written; no page content appears in it.\",\"type\":\"object\",\"required\":[\"ok\",\"toolName\",\"toolCallId\",\"traceId\",\"result\",\"audit\",\"error\"],\"additionalProperties\":false,\"properties\":{\"ok\":{\"const\":false},\"toolName\":{\"anyOf\":[{\"description\":\"A canonical tool name such as mnote.page.get.\",\"type\":\"string\",\"maxLength\":64,\"pattern\":\"^mnote(\\\\.[a-z][a-z0-9_]*)+$\"},{\"type\":\"null\"}]},\"toolCallId\":{\"anyOf\":[{\"description\":\"The model's tool call id inside the run.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"traceId\":{\"anyOf\":[{\"description\":\"Correlates the Hermes run with the kernel commands it caused.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"result\":{\"type\":\"null\"},\"audit\":{\"description\":\"What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.\",\"type\":\"object\",\"required\":[\"effect\",\"commandId\",\"workspaceId\",\"documentId\"],\"additionalProperties\":false,\"properties\":{\"effect\":{\"description\":\"read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.\",\"type\":\"string\",\"enum\":[\"read\",\"write\",\"dry_run\",\"none\"]},\"commandId\":{\"anyOf\":[{\"description\":\"The id of one kernel command, as written in the kernel's command log.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[a-z][a-z0-9_]*$\"},{\"type\":\"null\"}]},\"workspaceId\":{\"anyOf\":[{\"description\":\"The workspace the call acts in.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"documentId\":{\"anyOf\":[{\"description\":\"The page the call acts on.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"replayed\":{\"description\":\"true when this write was answered from its idempotency record instead of running again.\",\"type\":\"boolean\"},\"approval\":{\"description\":\"The approval decision of a call whose effective level was ask or deny.\",\"type\":\"object\",\"required\":[\"decision\",\"level\"],\"additionalProperties\":false,\"properties\":{\"decision\":{\"description\":\"required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.\",\"type\":\"string\",\"enum\":[\"required\",\"approved\",\"denied\",\"expired\",\"invalid\",\"unchanged\"]},\"level\":{\"description\":\"allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.\",\"type\":\"string\",\"enum\":[\"allow\",\"ask\",\"deny\"]},\"approvedBy\":{\"description\":\"An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"}}}}},\"error\":{\"description\":\"Why a call failed. The message comes from the error catalog, in the request's locale.\",\"type\":\"object\",\"required\":[\"code\",\"message\"],\"additionalProperties\":false,\"properties\":{\"code\":{\"description\":\"Every error code a response may carry.\",\"oneOf\":[{\"const\":\"mnote_tool_invalid_input\",\"description\":\"The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged.\"},{\"const\":\"mnote_tool_payload_too_large\",\"description\":\"The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less.\"},{\"const\":\"mnote_tool_unknown_tool\",\"description\":\"No tool has this name in this contract version.\"},{\"const\":\"mnote_tool_not_authenticated\",\"description\":\"No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel.\"},{\"const\":\"mnote_tool_permission_denied\",\"description\":\"The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read.\"},{\"const\":\"mnote_tool_conflict\",\"description\":\"The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key.\"},{\"const\":\"mnote_tool_approval_required\",\"description\":\"The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it.\"},{\"const\":\"mnote_tool_approval_denied\",\"description\":\"The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry.\"},{\"const\":\"mnote_tool_approval_expired\",\"description\":\"The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview.\"},{\"const\":\"mnote_tool_approval_invalid\",\"description\":\"The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview.\"},{\"const\":\"mnote_tool_idempotency_conflict\",\"description\":\"This idempotency key was already used for a different request. Use a new key for a new request.\"},{\"const\":\"mnote_tool_in_progress\",\"description\":\"The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice.\"},{\"const\":\"mnote_tool_unsupported_option\",\"description\":\"A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out.\"},{\"const\":\"mnote_tool_kernel_unavailable\",\"description\":\"The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice.\"},{\"const\":\"mnote_tool_kernel_misconfigured\",\"description\":\"The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help.\"},{\"const\":\"mnote_tool_outcome_unknown\",\"description\":\"The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result.\"},{\"const\":\"mnote_tool_store_unavailable\",\"description\":\"mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice.\"},{\"const\":\"mnote_tool_unavailable\",\"description\":\"The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice.\"},{\"const\":\"mnote_tool_not_configured\",\"description\":\"The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help.\"},{\"const\":\"mnote_tool_internal\",\"description\":\"An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so.\"}]},\"message\":{\"type\":\"string\",\"maxLength\":1000},\"retryable\":{\"description\":\"Whether retrying the same request can help.\",\"type\":\"boolean\"},\"reason\":{\"description\":\"The catalog reason that refined the message.\",\"type\":\"string\",\"maxLength\":64},\"pointer\":{\"description\":\"For invalid input: the JSON pointer of the first problem in the request. A pointer longer than 512 characters is cut back to the nearest enclosing place that fits (whole segments), so it always names a real place.\",\"type\":\"string\",\"maxLength\":512},\"rule\":{\"description\":\"For invalid input: the rule the first problem broke, as data. The message says the same in the caller's language, from the catalog's templates.\",\"type\":\"object\",\"required\":[\"keyword\",\"pointer\"],\"additionalProperties\":false,\"properties\":{\"keyword\":{\"description\":\"The JSON Schema keyword that failed, such as maxLength, required or enum.\",\"type\":\"string\",\"maxLength\":64},\"limit\":{\"description\":\"The keyword's limit where it has one: a number (maxLength, minimum, maxItems...), the expected type, the pattern or format, the allowed values (enum, const). Absent when there is none or it is too large to repeat.\",\"anyOf\":[{\"type\":\"number\"},{\"type\":\"boolean\"},{\"type\":\"null\"},{\"type\":\"string\",\"maxLength\":512},{\"type\":\"array\",\"maxItems\":64,\"items\":{\"anyOf\":[{\"type\":\"string\",\"maxLength\":128},{\"type\":\"number\"},{\"type\":\"boolean\"},{\"type\":\"null\"}]}}]},\"pointer\":{\"description\":\"Where: the same pointer as error.pointer.\",\"type\":\"string\",\"maxLength\":512}}},\"field\":{\"description\":\"For an unsupported option: the option's name.\",\"type\":\"string\",\"maxLength\":64},\"approval\":{\"description\":\"For mnote_tool_approval_required: the preview to show a person and the token to send back on yes.\",\"type\":\"object\",\"required\":[\"preview\",\"summary\",\"token\",\"expiresAt\"],\"additionalProperties\":false,\"properties\":{\"preview\":{\"description\":\"What the call would change, from the tool's own dry run: the planned diff (counts, and option or title values the call itself names; no page content), the revision it was planned on, and for a body write the block counts before and after.\",\"type\":\"object\",\"required\":[\"commandName\",\"ops\"],\"additionalProperties\":false,\"properties\":{\"commandName\":{\"description\":\"A kernel command name such as page.body.save.\",\"type\":\"string\",\"maxLength\":64,\"pattern\":\"^[a-z][A-Za-z0-9]*(\\\\.[a-z][A-Za-z0-9]*)+$\"},\"ops\":{\"type\":\"array\",\"maxItems\":64,\"items\":{\"description\":\"One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.\",\"type\":\"object\",\"required\":[\"op\"],\"additionalProperties\":false,\"properties\":{\"op\":{\"type\":\"string\",\"enum\":[\"append\",\"replace\",\"set_title\",\"set_option\",\"create_summary\",\"update_summary\",\"create_ai_note\",\"create_edge\",\"confirm_edge\"]},\"blocks\":{\"type\":\"integer\",\"minimum\":0},\"removedBlocks\":{\"type\":\"integer\",\"minimum\":0},\"field\":{\"type\":\"string\",\"maxLength\":64},\"value\":{\"type\":[\"boolean\",\"string\",\"number\"]},\"chars\":{\"type\":\"integer\",\"minimum\":0},\"excerpts\":{\"description\":\"The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.\",\"type\":\"array\",\"maxItems\":3,\"items\":{\"type\":\"string\",\"maxLength\":41}},\"removedExcerpts\":{\"description\":\"For replace: the first words of the first blocks it removes, bounded like excerpts.\",\"type\":\"array\",\"maxItems\":3,\"items\":{\"type\":\"string\",\"maxLength\":41}},\"previous\":{\"description\":\"For set_title: the title before the change.\",\"type\":\"string\",\"maxLength\":500}}}},\"revision\":{\"description\":\"A page's revision: 0 for a new page, +1 for every committed change to its body, title or options.\",\"type\":\"integer\",\"minimum\":0,\"maximum\":9007199254740991},\"pageTitle\":{\"description\":\"The page's title when the preview was made.\",\"type\":\"string\",\"maxLength\":500},\"blockCounts\":{\"type\":\"object\",\"required\":[\"before\",\"after\"],\"additionalProperties\":false,\"properties\":{\"before\":{\"type\":\"integer\",\"minimum\":0},\"after\":{\"type\":\"integer\",\"minimum\":0}}}}},\"token\":{\"description\":\"Opaque, signed by the runtime, good for one write of exactly the previewed call.\",\"type\":\"string\",\"minLength\":16,\"maxLength\":1024,\"pattern\":\"^[A-Za-z0-9_-]+\\\\.[A-Za-z0-9_-]+$\"},\"summary\":{\"description\":\"The preview as a short text for the person who approves, in the session's locale (zh-CN or en): the page's title, what is removed and added (counts and first words), old and new title for a rename. Its meaning is in the first 200 characters (a chat gateway may show no more). For the host's approval UI only, never for the model.\",\"type\":\"string\",\"maxLength\":1000},\"expiresAt\":{\"description\":\"RFC 3339 time after which the token is refused (mnote_tool_approval_expired).\",\"type\":\"string\",\"format\":\"date-time\",\"maxLength\":64}}}}}}},{\"type\":\"object\",\"required\":[\"toolName\"],\"properties\":{\"toolName\":{\"const\":\"mnote.artifact.create_ai_note\"}}}]}]}") as {
+      readonly description: "A response envelope for mnote.artifact.create_ai_note.";
+      readonly anyOf: readonly [
         {
-          "allOf": [
+          readonly allOf: readonly [
             {
-              "description": "A call that succeeded.",
-              "type": "object",
-              "required": [
+              readonly description: "A call that succeeded.";
+              readonly type: "object";
+              readonly required: readonly [
                 "ok",
                 "toolName",
                 "toolCallId",
@@ -165,257 +165,257 @@ export const tools = {
                 "result",
                 "audit",
                 "error"
-              ],
-              "additionalProperties": false,
-              "properties": {
-                "ok": {
-                  "const": true
-                },
-                "toolName": {
-                  "description": "A canonical tool name such as mnote.page.get.",
-                  "type": "string",
-                  "maxLength": 64,
-                  "pattern": "^mnote(\\.[a-z][a-z0-9_]*)+$"
-                },
-                "toolCallId": {
-                  "description": "The model's tool call id inside the run.",
-                  "type": "string",
-                  "minLength": 1,
-                  "maxLength": 128,
-                  "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
-                },
-                "traceId": {
-                  "description": "Correlates the Hermes run with the kernel commands it caused.",
-                  "type": "string",
-                  "minLength": 1,
-                  "maxLength": 128,
-                  "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
-                },
-                "result": {
-                  "description": "The tool's result; each tool's response narrows it.",
-                  "type": "object"
-                },
-                "audit": {
-                  "description": "What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.",
-                  "type": "object",
-                  "required": [
+              ];
+              readonly additionalProperties: false;
+              readonly properties: {
+                readonly ok: {
+                  readonly const: true;
+                };
+                readonly toolName: {
+                  readonly description: "A canonical tool name such as mnote.page.get.";
+                  readonly type: "string";
+                  readonly maxLength: 64;
+                  readonly pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$";
+                };
+                readonly toolCallId: {
+                  readonly description: "The model's tool call id inside the run.";
+                  readonly type: "string";
+                  readonly minLength: 1;
+                  readonly maxLength: 128;
+                  readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+                };
+                readonly traceId: {
+                  readonly description: "Correlates the Hermes run with the kernel commands it caused.";
+                  readonly type: "string";
+                  readonly minLength: 1;
+                  readonly maxLength: 128;
+                  readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+                };
+                readonly result: {
+                  readonly description: "The tool's result; each tool's response narrows it.";
+                  readonly type: "object";
+                };
+                readonly audit: {
+                  readonly description: "What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.";
+                  readonly type: "object";
+                  readonly required: readonly [
                     "effect",
                     "commandId",
                     "workspaceId",
                     "documentId"
-                  ],
-                  "additionalProperties": false,
-                  "properties": {
-                    "effect": {
-                      "description": "read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.",
-                      "type": "string",
-                      "enum": [
+                  ];
+                  readonly additionalProperties: false;
+                  readonly properties: {
+                    readonly effect: {
+                      readonly description: "read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.";
+                      readonly type: "string";
+                      readonly enum: readonly [
                         "read",
                         "write",
                         "dry_run",
                         "none"
-                      ]
-                    },
-                    "commandId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly commandId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The id of one kernel command, as written in the kernel's command log.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[a-z][a-z0-9_]*$"
+                          readonly description: "The id of one kernel command, as written in the kernel's command log.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[a-z][a-z0-9_]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "workspaceId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly workspaceId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The workspace the call acts in.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                          readonly description: "The workspace the call acts in.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "documentId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly documentId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The page the call acts on.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                          readonly description: "The page the call acts on.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "replayed": {
-                      "description": "true when this write was answered from its idempotency record instead of running again.",
-                      "type": "boolean"
-                    },
-                    "approval": {
-                      "description": "The approval decision of a call whose effective level was ask or deny.",
-                      "type": "object",
-                      "required": [
+                      ];
+                    };
+                    readonly replayed: {
+                      readonly description: "true when this write was answered from its idempotency record instead of running again.";
+                      readonly type: "boolean";
+                    };
+                    readonly approval: {
+                      readonly description: "The approval decision of a call whose effective level was ask or deny.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "decision",
                         "level"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "decision": {
-                          "description": "required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.",
-                          "type": "string",
-                          "enum": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly decision: {
+                          readonly description: "required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.";
+                          readonly type: "string";
+                          readonly enum: readonly [
                             "required",
                             "approved",
                             "denied",
                             "expired",
                             "invalid",
                             "unchanged"
-                          ]
-                        },
-                        "level": {
-                          "description": "allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.",
-                          "type": "string",
-                          "enum": [
+                          ];
+                        };
+                        readonly level: {
+                          readonly description: "allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.";
+                          readonly type: "string";
+                          readonly enum: readonly [
                             "allow",
                             "ask",
                             "deny"
-                          ]
-                        },
-                        "approvedBy": {
-                          "description": "An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
-                        }
-                      }
-                    }
-                  }
-                },
-                "error": {
-                  "type": "null"
-                }
-              }
+                          ];
+                        };
+                        readonly approvedBy: {
+                          readonly description: "An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+                        };
+                      };
+                    };
+                  };
+                };
+                readonly error: {
+                  readonly type: "null";
+                };
+              };
             },
             {
-              "type": "object",
-              "required": [
+              readonly type: "object";
+              readonly required: readonly [
                 "toolName",
                 "result"
-              ],
-              "properties": {
-                "toolName": {
-                  "const": "mnote.artifact.create_ai_note"
-                },
-                "result": {
-                  "description": "The new note and its edge, or with dryRun the planned diff.",
-                  "anyOf": [
+              ];
+              readonly properties: {
+                readonly toolName: {
+                  readonly const: "mnote.artifact.create_ai_note";
+                };
+                readonly result: {
+                  readonly description: "The new note and its edge, or with dryRun the planned diff.";
+                  readonly anyOf: readonly [
                     {
-                      "description": "A committed artifact write, with the reference edge from the artifact to the page.",
-                      "type": "object",
-                      "required": [
+                      readonly description: "A committed artifact write, with the reference edge from the artifact to the page.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "commandName",
                         "artifactId",
                         "artifactType",
                         "created",
                         "edgeId",
                         "edgeCreated"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "commandName": {
-                          "description": "A kernel command name such as page.body.save.",
-                          "type": "string",
-                          "maxLength": 64,
-                          "pattern": "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"
-                        },
-                        "artifactId": {
-                          "description": "The id of an artifact node.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
-                        },
-                        "artifactType": {
-                          "description": "summary: the page's one summary, created or updated in place. ai_note: a new independent note on every call.",
-                          "type": "string",
-                          "enum": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly commandName: {
+                          readonly description: "A kernel command name such as page.body.save.";
+                          readonly type: "string";
+                          readonly maxLength: 64;
+                          readonly pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$";
+                        };
+                        readonly artifactId: {
+                          readonly description: "The id of an artifact node.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+                        };
+                        readonly artifactType: {
+                          readonly description: "summary: the page's one summary, created or updated in place. ai_note: a new independent note on every call.";
+                          readonly type: "string";
+                          readonly enum: readonly [
                             "summary",
                             "ai_note"
-                          ]
-                        },
-                        "created": {
-                          "description": "true when the artifact was created, false when an existing summary was updated in place.",
-                          "type": "boolean"
-                        },
-                        "edgeId": {
-                          "description": "The id of a reference edge.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
-                        },
-                        "edgeCreated": {
-                          "description": "true when the reference edge was created, false when it already existed and was confirmed.",
-                          "type": "boolean"
-                        }
-                      }
+                          ];
+                        };
+                        readonly created: {
+                          readonly description: "true when the artifact was created, false when an existing summary was updated in place.";
+                          readonly type: "boolean";
+                        };
+                        readonly edgeId: {
+                          readonly description: "The id of a reference edge.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+                        };
+                        readonly edgeCreated: {
+                          readonly description: "true when the reference edge was created, false when it already existed and was confirmed.";
+                          readonly type: "boolean";
+                        };
+                      };
                     },
                     {
-                      "description": "The plan for a write: the kernel command it would run and the diff. Nothing was written and the idempotency key was not used up.",
-                      "type": "object",
-                      "required": [
+                      readonly description: "The plan for a write: the kernel command it would run and the diff. Nothing was written and the idempotency key was not used up.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "dryRun",
                         "commandName",
                         "diff"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "dryRun": {
-                          "const": true
-                        },
-                        "commandName": {
-                          "description": "A kernel command name such as page.body.save.",
-                          "type": "string",
-                          "maxLength": 64,
-                          "pattern": "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"
-                        },
-                        "baseRevision": {
-                          "description": "The page revision the plan was made on. A kernel must send it: an approval (docs/APPROVAL.md) binds the person's yes to this revision, and without it the runtime makes no approval token and refuses the call (mnote_tool_kernel_misconfigured, reason no_revision).",
-                          "type": "integer",
-                          "minimum": 0,
-                          "maximum": 9007199254740991
-                        },
-                        "pageTitle": {
-                          "description": "The page's title when the plan was made: what a person approving the change knows the page by.",
-                          "type": "string",
-                          "maxLength": 500
-                        },
-                        "diff": {
-                          "type": "array",
-                          "maxItems": 64,
-                          "items": {
-                            "description": "One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.",
-                            "type": "object",
-                            "required": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly dryRun: {
+                          readonly const: true;
+                        };
+                        readonly commandName: {
+                          readonly description: "A kernel command name such as page.body.save.";
+                          readonly type: "string";
+                          readonly maxLength: 64;
+                          readonly pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$";
+                        };
+                        readonly baseRevision: {
+                          readonly description: "The page revision the plan was made on. A kernel must send it: an approval (docs/APPROVAL.md) binds the person's yes to this revision, and without it the runtime makes no approval token and refuses the call (mnote_tool_kernel_misconfigured, reason no_revision).";
+                          readonly type: "integer";
+                          readonly minimum: 0;
+                          readonly maximum: 9007199254740991;
+                        };
+                        readonly pageTitle: {
+                          readonly description: "The page's title when the plan was made: what a person approving the change knows the page by.";
+                          readonly type: "string";
+                          readonly maxLength: 500;
+                        };
+                        readonly diff: {
+                          readonly type: "array";
+                          readonly maxItems: 64;
+                          readonly items: {
+                            readonly description: "One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.";
+                            readonly type: "object";
+                            readonly required: readonly [
                               "op"
-                            ],
-                            "additionalProperties": false,
-                            "properties": {
-                              "op": {
-                                "type": "string",
-                                "enum": [
+                            ];
+                            readonly additionalProperties: false;
+                            readonly properties: {
+                              readonly op: {
+                                readonly type: "string";
+                                readonly enum: readonly [
                                   "append",
                                   "replace",
                                   "set_title",
@@ -425,179 +425,179 @@ export const tools = {
                                   "create_ai_note",
                                   "create_edge",
                                   "confirm_edge"
-                                ]
-                              },
-                              "blocks": {
-                                "type": "integer",
-                                "minimum": 0
-                              },
-                              "removedBlocks": {
-                                "type": "integer",
-                                "minimum": 0
-                              },
-                              "field": {
-                                "type": "string",
-                                "maxLength": 64
-                              },
-                              "value": {
-                                "type": [
+                                ];
+                              };
+                              readonly blocks: {
+                                readonly type: "integer";
+                                readonly minimum: 0;
+                              };
+                              readonly removedBlocks: {
+                                readonly type: "integer";
+                                readonly minimum: 0;
+                              };
+                              readonly field: {
+                                readonly type: "string";
+                                readonly maxLength: 64;
+                              };
+                              readonly value: {
+                                readonly type: readonly [
                                   "boolean",
                                   "string",
                                   "number"
-                                ]
-                              },
-                              "chars": {
-                                "type": "integer",
-                                "minimum": 0
-                              },
-                              "excerpts": {
-                                "description": "The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.",
-                                "type": "array",
-                                "maxItems": 3,
-                                "items": {
-                                  "type": "string",
-                                  "maxLength": 41
-                                }
-                              },
-                              "removedExcerpts": {
-                                "description": "For replace: the first words of the first blocks it removes, bounded like excerpts.",
-                                "type": "array",
-                                "maxItems": 3,
-                                "items": {
-                                  "type": "string",
-                                  "maxLength": 41
-                                }
-                              },
-                              "previous": {
-                                "description": "For set_title: the title before the change.",
-                                "type": "string",
-                                "maxLength": 500
-                              }
-                            }
-                          }
-                        },
-                        "warnings": {
-                          "type": "array",
-                          "maxItems": 64,
-                          "items": {
-                            "description": "Something the real call would refuse or change, found while planning.",
-                            "type": "object",
-                            "required": [
+                                ];
+                              };
+                              readonly chars: {
+                                readonly type: "integer";
+                                readonly minimum: 0;
+                              };
+                              readonly excerpts: {
+                                readonly description: "The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.";
+                                readonly type: "array";
+                                readonly maxItems: 3;
+                                readonly items: {
+                                  readonly type: "string";
+                                  readonly maxLength: 41;
+                                };
+                              };
+                              readonly removedExcerpts: {
+                                readonly description: "For replace: the first words of the first blocks it removes, bounded like excerpts.";
+                                readonly type: "array";
+                                readonly maxItems: 3;
+                                readonly items: {
+                                  readonly type: "string";
+                                  readonly maxLength: 41;
+                                };
+                              };
+                              readonly previous: {
+                                readonly description: "For set_title: the title before the change.";
+                                readonly type: "string";
+                                readonly maxLength: 500;
+                              };
+                            };
+                          };
+                        };
+                        readonly warnings: {
+                          readonly type: "array";
+                          readonly maxItems: 64;
+                          readonly items: {
+                            readonly description: "Something the real call would refuse or change, found while planning.";
+                            readonly type: "object";
+                            readonly required: readonly [
                               "code",
                               "message"
-                            ],
-                            "additionalProperties": false,
-                            "properties": {
-                              "code": {
-                                "description": "Every error code a response may carry.",
-                                "oneOf": [
+                            ];
+                            readonly additionalProperties: false;
+                            readonly properties: {
+                              readonly code: {
+                                readonly description: "Every error code a response may carry.";
+                                readonly oneOf: readonly [
                                   {
-                                    "const": "mnote_tool_invalid_input",
-                                    "description": "The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged."
+                                    readonly const: "mnote_tool_invalid_input";
+                                    readonly description: "The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged.";
                                   },
                                   {
-                                    "const": "mnote_tool_payload_too_large",
-                                    "description": "The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less."
+                                    readonly const: "mnote_tool_payload_too_large";
+                                    readonly description: "The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less.";
                                   },
                                   {
-                                    "const": "mnote_tool_unknown_tool",
-                                    "description": "No tool has this name in this contract version."
+                                    readonly const: "mnote_tool_unknown_tool";
+                                    readonly description: "No tool has this name in this contract version.";
                                   },
                                   {
-                                    "const": "mnote_tool_not_authenticated",
-                                    "description": "No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel."
+                                    readonly const: "mnote_tool_not_authenticated";
+                                    readonly description: "No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel.";
                                   },
                                   {
-                                    "const": "mnote_tool_permission_denied",
-                                    "description": "The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read."
+                                    readonly const: "mnote_tool_permission_denied";
+                                    readonly description: "The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read.";
                                   },
                                   {
-                                    "const": "mnote_tool_conflict",
-                                    "description": "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key."
+                                    readonly const: "mnote_tool_conflict";
+                                    readonly description: "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key.";
                                   },
                                   {
-                                    "const": "mnote_tool_approval_required",
-                                    "description": "The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it."
+                                    readonly const: "mnote_tool_approval_required";
+                                    readonly description: "The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it.";
                                   },
                                   {
-                                    "const": "mnote_tool_approval_denied",
-                                    "description": "The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry."
+                                    readonly const: "mnote_tool_approval_denied";
+                                    readonly description: "The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry.";
                                   },
                                   {
-                                    "const": "mnote_tool_approval_expired",
-                                    "description": "The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview."
+                                    readonly const: "mnote_tool_approval_expired";
+                                    readonly description: "The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview.";
                                   },
                                   {
-                                    "const": "mnote_tool_approval_invalid",
-                                    "description": "The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview."
+                                    readonly const: "mnote_tool_approval_invalid";
+                                    readonly description: "The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview.";
                                   },
                                   {
-                                    "const": "mnote_tool_idempotency_conflict",
-                                    "description": "This idempotency key was already used for a different request. Use a new key for a new request."
+                                    readonly const: "mnote_tool_idempotency_conflict";
+                                    readonly description: "This idempotency key was already used for a different request. Use a new key for a new request.";
                                   },
                                   {
-                                    "const": "mnote_tool_in_progress",
-                                    "description": "The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice."
+                                    readonly const: "mnote_tool_in_progress";
+                                    readonly description: "The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice.";
                                   },
                                   {
-                                    "const": "mnote_tool_unsupported_option",
-                                    "description": "A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out."
+                                    readonly const: "mnote_tool_unsupported_option";
+                                    readonly description: "A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out.";
                                   },
                                   {
-                                    "const": "mnote_tool_kernel_unavailable",
-                                    "description": "The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice."
+                                    readonly const: "mnote_tool_kernel_unavailable";
+                                    readonly description: "The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice.";
                                   },
                                   {
-                                    "const": "mnote_tool_kernel_misconfigured",
-                                    "description": "The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help."
+                                    readonly const: "mnote_tool_kernel_misconfigured";
+                                    readonly description: "The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help.";
                                   },
                                   {
-                                    "const": "mnote_tool_outcome_unknown",
-                                    "description": "The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result."
+                                    readonly const: "mnote_tool_outcome_unknown";
+                                    readonly description: "The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result.";
                                   },
                                   {
-                                    "const": "mnote_tool_store_unavailable",
-                                    "description": "mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice."
+                                    readonly const: "mnote_tool_store_unavailable";
+                                    readonly description: "mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice.";
                                   },
                                   {
-                                    "const": "mnote_tool_unavailable",
-                                    "description": "The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice."
+                                    readonly const: "mnote_tool_unavailable";
+                                    readonly description: "The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice.";
                                   },
                                   {
-                                    "const": "mnote_tool_not_configured",
-                                    "description": "The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help."
+                                    readonly const: "mnote_tool_not_configured";
+                                    readonly description: "The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help.";
                                   },
                                   {
-                                    "const": "mnote_tool_internal",
-                                    "description": "An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so."
+                                    readonly const: "mnote_tool_internal";
+                                    readonly description: "An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so.";
                                   }
-                                ]
-                              },
-                              "message": {
-                                "type": "string",
-                                "maxLength": 1000
-                              },
-                              "field": {
-                                "type": "string",
-                                "maxLength": 64
-                              }
-                            }
-                          }
-                        }
-                      }
+                                ];
+                              };
+                              readonly message: {
+                                readonly type: "string";
+                                readonly maxLength: 1000;
+                              };
+                              readonly field: {
+                                readonly type: "string";
+                                readonly maxLength: 64;
+                              };
+                            };
+                          };
+                        };
+                      };
                     }
-                  ]
-                }
-              }
+                  ];
+                };
+              };
             }
-          ]
+          ];
         },
         {
-          "allOf": [
+          readonly allOf: readonly [
             {
-              "description": "A call that failed. Nothing was written; no page content appears in it.",
-              "type": "object",
-              "required": [
+              readonly description: "A call that failed. Nothing was written; no page content appears in it.";
+              readonly type: "object";
+              readonly required: readonly [
                 "ok",
                 "toolName",
                 "toolCallId",
@@ -605,381 +605,381 @@ export const tools = {
                 "result",
                 "audit",
                 "error"
-              ],
-              "additionalProperties": false,
-              "properties": {
-                "ok": {
-                  "const": false
-                },
-                "toolName": {
-                  "anyOf": [
+              ];
+              readonly additionalProperties: false;
+              readonly properties: {
+                readonly ok: {
+                  readonly const: false;
+                };
+                readonly toolName: {
+                  readonly anyOf: readonly [
                     {
-                      "description": "A canonical tool name such as mnote.page.get.",
-                      "type": "string",
-                      "maxLength": 64,
-                      "pattern": "^mnote(\\.[a-z][a-z0-9_]*)+$"
+                      readonly description: "A canonical tool name such as mnote.page.get.";
+                      readonly type: "string";
+                      readonly maxLength: 64;
+                      readonly pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$";
                     },
                     {
-                      "type": "null"
+                      readonly type: "null";
                     }
-                  ]
-                },
-                "toolCallId": {
-                  "anyOf": [
+                  ];
+                };
+                readonly toolCallId: {
+                  readonly anyOf: readonly [
                     {
-                      "description": "The model's tool call id inside the run.",
-                      "type": "string",
-                      "minLength": 1,
-                      "maxLength": 128,
-                      "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                      readonly description: "The model's tool call id inside the run.";
+                      readonly type: "string";
+                      readonly minLength: 1;
+                      readonly maxLength: 128;
+                      readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                     },
                     {
-                      "type": "null"
+                      readonly type: "null";
                     }
-                  ]
-                },
-                "traceId": {
-                  "anyOf": [
+                  ];
+                };
+                readonly traceId: {
+                  readonly anyOf: readonly [
                     {
-                      "description": "Correlates the Hermes run with the kernel commands it caused.",
-                      "type": "string",
-                      "minLength": 1,
-                      "maxLength": 128,
-                      "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                      readonly description: "Correlates the Hermes run with the kernel commands it caused.";
+                      readonly type: "string";
+                      readonly minLength: 1;
+                      readonly maxLength: 128;
+                      readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                     },
                     {
-                      "type": "null"
+                      readonly type: "null";
                     }
-                  ]
-                },
-                "result": {
-                  "type": "null"
-                },
-                "audit": {
-                  "description": "What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.",
-                  "type": "object",
-                  "required": [
+                  ];
+                };
+                readonly result: {
+                  readonly type: "null";
+                };
+                readonly audit: {
+                  readonly description: "What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.";
+                  readonly type: "object";
+                  readonly required: readonly [
                     "effect",
                     "commandId",
                     "workspaceId",
                     "documentId"
-                  ],
-                  "additionalProperties": false,
-                  "properties": {
-                    "effect": {
-                      "description": "read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.",
-                      "type": "string",
-                      "enum": [
+                  ];
+                  readonly additionalProperties: false;
+                  readonly properties: {
+                    readonly effect: {
+                      readonly description: "read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.";
+                      readonly type: "string";
+                      readonly enum: readonly [
                         "read",
                         "write",
                         "dry_run",
                         "none"
-                      ]
-                    },
-                    "commandId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly commandId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The id of one kernel command, as written in the kernel's command log.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[a-z][a-z0-9_]*$"
+                          readonly description: "The id of one kernel command, as written in the kernel's command log.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[a-z][a-z0-9_]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "workspaceId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly workspaceId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The workspace the call acts in.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                          readonly description: "The workspace the call acts in.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "documentId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly documentId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The page the call acts on.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                          readonly description: "The page the call acts on.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "replayed": {
-                      "description": "true when this write was answered from its idempotency record instead of running again.",
-                      "type": "boolean"
-                    },
-                    "approval": {
-                      "description": "The approval decision of a call whose effective level was ask or deny.",
-                      "type": "object",
-                      "required": [
+                      ];
+                    };
+                    readonly replayed: {
+                      readonly description: "true when this write was answered from its idempotency record instead of running again.";
+                      readonly type: "boolean";
+                    };
+                    readonly approval: {
+                      readonly description: "The approval decision of a call whose effective level was ask or deny.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "decision",
                         "level"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "decision": {
-                          "description": "required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.",
-                          "type": "string",
-                          "enum": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly decision: {
+                          readonly description: "required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.";
+                          readonly type: "string";
+                          readonly enum: readonly [
                             "required",
                             "approved",
                             "denied",
                             "expired",
                             "invalid",
                             "unchanged"
-                          ]
-                        },
-                        "level": {
-                          "description": "allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.",
-                          "type": "string",
-                          "enum": [
+                          ];
+                        };
+                        readonly level: {
+                          readonly description: "allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.";
+                          readonly type: "string";
+                          readonly enum: readonly [
                             "allow",
                             "ask",
                             "deny"
-                          ]
-                        },
-                        "approvedBy": {
-                          "description": "An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
-                        }
-                      }
-                    }
-                  }
-                },
-                "error": {
-                  "description": "Why a call failed. The message comes from the error catalog, in the request's locale.",
-                  "type": "object",
-                  "required": [
+                          ];
+                        };
+                        readonly approvedBy: {
+                          readonly description: "An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+                        };
+                      };
+                    };
+                  };
+                };
+                readonly error: {
+                  readonly description: "Why a call failed. The message comes from the error catalog, in the request's locale.";
+                  readonly type: "object";
+                  readonly required: readonly [
                     "code",
                     "message"
-                  ],
-                  "additionalProperties": false,
-                  "properties": {
-                    "code": {
-                      "description": "Every error code a response may carry.",
-                      "oneOf": [
+                  ];
+                  readonly additionalProperties: false;
+                  readonly properties: {
+                    readonly code: {
+                      readonly description: "Every error code a response may carry.";
+                      readonly oneOf: readonly [
                         {
-                          "const": "mnote_tool_invalid_input",
-                          "description": "The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged."
+                          readonly const: "mnote_tool_invalid_input";
+                          readonly description: "The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged.";
                         },
                         {
-                          "const": "mnote_tool_payload_too_large",
-                          "description": "The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less."
+                          readonly const: "mnote_tool_payload_too_large";
+                          readonly description: "The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less.";
                         },
                         {
-                          "const": "mnote_tool_unknown_tool",
-                          "description": "No tool has this name in this contract version."
+                          readonly const: "mnote_tool_unknown_tool";
+                          readonly description: "No tool has this name in this contract version.";
                         },
                         {
-                          "const": "mnote_tool_not_authenticated",
-                          "description": "No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel."
+                          readonly const: "mnote_tool_not_authenticated";
+                          readonly description: "No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel.";
                         },
                         {
-                          "const": "mnote_tool_permission_denied",
-                          "description": "The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read."
+                          readonly const: "mnote_tool_permission_denied";
+                          readonly description: "The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read.";
                         },
                         {
-                          "const": "mnote_tool_conflict",
-                          "description": "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key."
+                          readonly const: "mnote_tool_conflict";
+                          readonly description: "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key.";
                         },
                         {
-                          "const": "mnote_tool_approval_required",
-                          "description": "The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it."
+                          readonly const: "mnote_tool_approval_required";
+                          readonly description: "The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it.";
                         },
                         {
-                          "const": "mnote_tool_approval_denied",
-                          "description": "The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry."
+                          readonly const: "mnote_tool_approval_denied";
+                          readonly description: "The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry.";
                         },
                         {
-                          "const": "mnote_tool_approval_expired",
-                          "description": "The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview."
+                          readonly const: "mnote_tool_approval_expired";
+                          readonly description: "The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview.";
                         },
                         {
-                          "const": "mnote_tool_approval_invalid",
-                          "description": "The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview."
+                          readonly const: "mnote_tool_approval_invalid";
+                          readonly description: "The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview.";
                         },
                         {
-                          "const": "mnote_tool_idempotency_conflict",
-                          "description": "This idempotency key was already used for a different request. Use a new key for a new request."
+                          readonly const: "mnote_tool_idempotency_conflict";
+                          readonly description: "This idempotency key was already used for a different request. Use a new key for a new request.";
                         },
                         {
-                          "const": "mnote_tool_in_progress",
-                          "description": "The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice."
+                          readonly const: "mnote_tool_in_progress";
+                          readonly description: "The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice.";
                         },
                         {
-                          "const": "mnote_tool_unsupported_option",
-                          "description": "A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out."
+                          readonly const: "mnote_tool_unsupported_option";
+                          readonly description: "A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out.";
                         },
                         {
-                          "const": "mnote_tool_kernel_unavailable",
-                          "description": "The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice."
+                          readonly const: "mnote_tool_kernel_unavailable";
+                          readonly description: "The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice.";
                         },
                         {
-                          "const": "mnote_tool_kernel_misconfigured",
-                          "description": "The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help."
+                          readonly const: "mnote_tool_kernel_misconfigured";
+                          readonly description: "The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help.";
                         },
                         {
-                          "const": "mnote_tool_outcome_unknown",
-                          "description": "The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result."
+                          readonly const: "mnote_tool_outcome_unknown";
+                          readonly description: "The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result.";
                         },
                         {
-                          "const": "mnote_tool_store_unavailable",
-                          "description": "mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice."
+                          readonly const: "mnote_tool_store_unavailable";
+                          readonly description: "mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice.";
                         },
                         {
-                          "const": "mnote_tool_unavailable",
-                          "description": "The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice."
+                          readonly const: "mnote_tool_unavailable";
+                          readonly description: "The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice.";
                         },
                         {
-                          "const": "mnote_tool_not_configured",
-                          "description": "The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help."
+                          readonly const: "mnote_tool_not_configured";
+                          readonly description: "The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help.";
                         },
                         {
-                          "const": "mnote_tool_internal",
-                          "description": "An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so."
+                          readonly const: "mnote_tool_internal";
+                          readonly description: "An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so.";
                         }
-                      ]
-                    },
-                    "message": {
-                      "type": "string",
-                      "maxLength": 1000
-                    },
-                    "retryable": {
-                      "description": "Whether retrying the same request can help.",
-                      "type": "boolean"
-                    },
-                    "reason": {
-                      "description": "The catalog reason that refined the message.",
-                      "type": "string",
-                      "maxLength": 64
-                    },
-                    "pointer": {
-                      "description": "For invalid input: the JSON pointer of the first problem in the request. A pointer longer than 512 characters is cut back to the nearest enclosing place that fits (whole segments), so it always names a real place.",
-                      "type": "string",
-                      "maxLength": 512
-                    },
-                    "rule": {
-                      "description": "For invalid input: the rule the first problem broke, as data. The message says the same in the caller's language, from the catalog's templates.",
-                      "type": "object",
-                      "required": [
+                      ];
+                    };
+                    readonly message: {
+                      readonly type: "string";
+                      readonly maxLength: 1000;
+                    };
+                    readonly retryable: {
+                      readonly description: "Whether retrying the same request can help.";
+                      readonly type: "boolean";
+                    };
+                    readonly reason: {
+                      readonly description: "The catalog reason that refined the message.";
+                      readonly type: "string";
+                      readonly maxLength: 64;
+                    };
+                    readonly pointer: {
+                      readonly description: "For invalid input: the JSON pointer of the first problem in the request. A pointer longer than 512 characters is cut back to the nearest enclosing place that fits (whole segments), so it always names a real place.";
+                      readonly type: "string";
+                      readonly maxLength: 512;
+                    };
+                    readonly rule: {
+                      readonly description: "For invalid input: the rule the first problem broke, as data. The message says the same in the caller's language, from the catalog's templates.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "keyword",
                         "pointer"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "keyword": {
-                          "description": "The JSON Schema keyword that failed, such as maxLength, required or enum.",
-                          "type": "string",
-                          "maxLength": 64
-                        },
-                        "limit": {
-                          "description": "The keyword's limit where it has one: a number (maxLength, minimum, maxItems...), the expected type, the pattern or format, the allowed values (enum, const). Absent when there is none or it is too large to repeat.",
-                          "anyOf": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly keyword: {
+                          readonly description: "The JSON Schema keyword that failed, such as maxLength, required or enum.";
+                          readonly type: "string";
+                          readonly maxLength: 64;
+                        };
+                        readonly limit: {
+                          readonly description: "The keyword's limit where it has one: a number (maxLength, minimum, maxItems...), the expected type, the pattern or format, the allowed values (enum, const). Absent when there is none or it is too large to repeat.";
+                          readonly anyOf: readonly [
                             {
-                              "type": "number"
+                              readonly type: "number";
                             },
                             {
-                              "type": "boolean"
+                              readonly type: "boolean";
                             },
                             {
-                              "type": "null"
+                              readonly type: "null";
                             },
                             {
-                              "type": "string",
-                              "maxLength": 512
+                              readonly type: "string";
+                              readonly maxLength: 512;
                             },
                             {
-                              "type": "array",
-                              "maxItems": 64,
-                              "items": {
-                                "anyOf": [
+                              readonly type: "array";
+                              readonly maxItems: 64;
+                              readonly items: {
+                                readonly anyOf: readonly [
                                   {
-                                    "type": "string",
-                                    "maxLength": 128
+                                    readonly type: "string";
+                                    readonly maxLength: 128;
                                   },
                                   {
-                                    "type": "number"
+                                    readonly type: "number";
                                   },
                                   {
-                                    "type": "boolean"
+                                    readonly type: "boolean";
                                   },
                                   {
-                                    "type": "null"
+                                    readonly type: "null";
                                   }
-                                ]
-                              }
+                                ];
+                              };
                             }
-                          ]
-                        },
-                        "pointer": {
-                          "description": "Where: the same pointer as error.pointer.",
-                          "type": "string",
-                          "maxLength": 512
-                        }
-                      }
-                    },
-                    "field": {
-                      "description": "For an unsupported option: the option's name.",
-                      "type": "string",
-                      "maxLength": 64
-                    },
-                    "approval": {
-                      "description": "For mnote_tool_approval_required: the preview to show a person and the token to send back on yes.",
-                      "type": "object",
-                      "required": [
+                          ];
+                        };
+                        readonly pointer: {
+                          readonly description: "Where: the same pointer as error.pointer.";
+                          readonly type: "string";
+                          readonly maxLength: 512;
+                        };
+                      };
+                    };
+                    readonly field: {
+                      readonly description: "For an unsupported option: the option's name.";
+                      readonly type: "string";
+                      readonly maxLength: 64;
+                    };
+                    readonly approval: {
+                      readonly description: "For mnote_tool_approval_required: the preview to show a person and the token to send back on yes.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "preview",
                         "summary",
                         "token",
                         "expiresAt"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "preview": {
-                          "description": "What the call would change, from the tool's own dry run: the planned diff (counts, and option or title values the call itself names; no page content), the revision it was planned on, and for a body write the block counts before and after.",
-                          "type": "object",
-                          "required": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly preview: {
+                          readonly description: "What the call would change, from the tool's own dry run: the planned diff (counts, and option or title values the call itself names; no page content), the revision it was planned on, and for a body write the block counts before and after.";
+                          readonly type: "object";
+                          readonly required: readonly [
                             "commandName",
                             "ops"
-                          ],
-                          "additionalProperties": false,
-                          "properties": {
-                            "commandName": {
-                              "description": "A kernel command name such as page.body.save.",
-                              "type": "string",
-                              "maxLength": 64,
-                              "pattern": "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"
-                            },
-                            "ops": {
-                              "type": "array",
-                              "maxItems": 64,
-                              "items": {
-                                "description": "One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.",
-                                "type": "object",
-                                "required": [
+                          ];
+                          readonly additionalProperties: false;
+                          readonly properties: {
+                            readonly commandName: {
+                              readonly description: "A kernel command name such as page.body.save.";
+                              readonly type: "string";
+                              readonly maxLength: 64;
+                              readonly pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$";
+                            };
+                            readonly ops: {
+                              readonly type: "array";
+                              readonly maxItems: 64;
+                              readonly items: {
+                                readonly description: "One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.";
+                                readonly type: "object";
+                                readonly required: readonly [
                                   "op"
-                                ],
-                                "additionalProperties": false,
-                                "properties": {
-                                  "op": {
-                                    "type": "string",
-                                    "enum": [
+                                ];
+                                readonly additionalProperties: false;
+                                readonly properties: {
+                                  readonly op: {
+                                    readonly type: "string";
+                                    readonly enum: readonly [
                                       "append",
                                       "replace",
                                       "set_title",
@@ -989,126 +989,126 @@ export const tools = {
                                       "create_ai_note",
                                       "create_edge",
                                       "confirm_edge"
-                                    ]
-                                  },
-                                  "blocks": {
-                                    "type": "integer",
-                                    "minimum": 0
-                                  },
-                                  "removedBlocks": {
-                                    "type": "integer",
-                                    "minimum": 0
-                                  },
-                                  "field": {
-                                    "type": "string",
-                                    "maxLength": 64
-                                  },
-                                  "value": {
-                                    "type": [
+                                    ];
+                                  };
+                                  readonly blocks: {
+                                    readonly type: "integer";
+                                    readonly minimum: 0;
+                                  };
+                                  readonly removedBlocks: {
+                                    readonly type: "integer";
+                                    readonly minimum: 0;
+                                  };
+                                  readonly field: {
+                                    readonly type: "string";
+                                    readonly maxLength: 64;
+                                  };
+                                  readonly value: {
+                                    readonly type: readonly [
                                       "boolean",
                                       "string",
                                       "number"
-                                    ]
-                                  },
-                                  "chars": {
-                                    "type": "integer",
-                                    "minimum": 0
-                                  },
-                                  "excerpts": {
-                                    "description": "The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.",
-                                    "type": "array",
-                                    "maxItems": 3,
-                                    "items": {
-                                      "type": "string",
-                                      "maxLength": 41
-                                    }
-                                  },
-                                  "removedExcerpts": {
-                                    "description": "For replace: the first words of the first blocks it removes, bounded like excerpts.",
-                                    "type": "array",
-                                    "maxItems": 3,
-                                    "items": {
-                                      "type": "string",
-                                      "maxLength": 41
-                                    }
-                                  },
-                                  "previous": {
-                                    "description": "For set_title: the title before the change.",
-                                    "type": "string",
-                                    "maxLength": 500
-                                  }
-                                }
-                              }
-                            },
-                            "revision": {
-                              "description": "A page's revision: 0 for a new page, +1 for every committed change to its body, title or options.",
-                              "type": "integer",
-                              "minimum": 0,
-                              "maximum": 9007199254740991
-                            },
-                            "pageTitle": {
-                              "description": "The page's title when the preview was made.",
-                              "type": "string",
-                              "maxLength": 500
-                            },
-                            "blockCounts": {
-                              "type": "object",
-                              "required": [
+                                    ];
+                                  };
+                                  readonly chars: {
+                                    readonly type: "integer";
+                                    readonly minimum: 0;
+                                  };
+                                  readonly excerpts: {
+                                    readonly description: "The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.";
+                                    readonly type: "array";
+                                    readonly maxItems: 3;
+                                    readonly items: {
+                                      readonly type: "string";
+                                      readonly maxLength: 41;
+                                    };
+                                  };
+                                  readonly removedExcerpts: {
+                                    readonly description: "For replace: the first words of the first blocks it removes, bounded like excerpts.";
+                                    readonly type: "array";
+                                    readonly maxItems: 3;
+                                    readonly items: {
+                                      readonly type: "string";
+                                      readonly maxLength: 41;
+                                    };
+                                  };
+                                  readonly previous: {
+                                    readonly description: "For set_title: the title before the change.";
+                                    readonly type: "string";
+                                    readonly maxLength: 500;
+                                  };
+                                };
+                              };
+                            };
+                            readonly revision: {
+                              readonly description: "A page's revision: 0 for a new page, +1 for every committed change to its body, title or options.";
+                              readonly type: "integer";
+                              readonly minimum: 0;
+                              readonly maximum: 9007199254740991;
+                            };
+                            readonly pageTitle: {
+                              readonly description: "The page's title when the preview was made.";
+                              readonly type: "string";
+                              readonly maxLength: 500;
+                            };
+                            readonly blockCounts: {
+                              readonly type: "object";
+                              readonly required: readonly [
                                 "before",
                                 "after"
-                              ],
-                              "additionalProperties": false,
-                              "properties": {
-                                "before": {
-                                  "type": "integer",
-                                  "minimum": 0
-                                },
-                                "after": {
-                                  "type": "integer",
-                                  "minimum": 0
-                                }
-                              }
-                            }
-                          }
-                        },
-                        "token": {
-                          "description": "Opaque, signed by the runtime, good for one write of exactly the previewed call.",
-                          "type": "string",
-                          "minLength": 16,
-                          "maxLength": 1024,
-                          "pattern": "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$"
-                        },
-                        "summary": {
-                          "description": "The preview as a short text for the person who approves, in the session's locale (zh-CN or en): the page's title, what is removed and added (counts and first words), old and new title for a rename. Its meaning is in the first 200 characters (a chat gateway may show no more). For the host's approval UI only, never for the model.",
-                          "type": "string",
-                          "maxLength": 1000
-                        },
-                        "expiresAt": {
-                          "description": "RFC 3339 time after which the token is refused (mnote_tool_approval_expired).",
-                          "type": "string",
-                          "format": "date-time",
-                          "maxLength": 64
-                        }
-                      }
-                    }
-                  }
-                }
-              }
+                              ];
+                              readonly additionalProperties: false;
+                              readonly properties: {
+                                readonly before: {
+                                  readonly type: "integer";
+                                  readonly minimum: 0;
+                                };
+                                readonly after: {
+                                  readonly type: "integer";
+                                  readonly minimum: 0;
+                                };
+                              };
+                            };
+                          };
+                        };
+                        readonly token: {
+                          readonly description: "Opaque, signed by the runtime, good for one write of exactly the previewed call.";
+                          readonly type: "string";
+                          readonly minLength: 16;
+                          readonly maxLength: 1024;
+                          readonly pattern: "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$";
+                        };
+                        readonly summary: {
+                          readonly description: "The preview as a short text for the person who approves, in the session's locale (zh-CN or en): the page's title, what is removed and added (counts and first words), old and new title for a rename. Its meaning is in the first 200 characters (a chat gateway may show no more). For the host's approval UI only, never for the model.";
+                          readonly type: "string";
+                          readonly maxLength: 1000;
+                        };
+                        readonly expiresAt: {
+                          readonly description: "RFC 3339 time after which the token is refused (mnote_tool_approval_expired).";
+                          readonly type: "string";
+                          readonly format: "date-time";
+                          readonly maxLength: 64;
+                        };
+                      };
+                    };
+                  };
+                };
+              };
             },
             {
-              "type": "object",
-              "required": [
+              readonly type: "object";
+              readonly required: readonly [
                 "toolName"
-              ],
-              "properties": {
-                "toolName": {
-                  "const": "mnote.artifact.create_ai_note"
-                }
-              }
+              ];
+              readonly properties: {
+                readonly toolName: {
+                  readonly const: "mnote.artifact.create_ai_note";
+                };
+              };
             }
-          ]
+          ];
         }
-      ]
+      ];
     },
     validateRequest: V.validateArtifactCreateAiNoteRequest,
     validateArgs: V.validateArtifactCreateAiNoteArgs,
@@ -1143,41 +1143,41 @@ export const tools = {
       }
     },
     unwiredFields: [],
-    parameters: {
-      "type": "object",
-      "properties": {
-        "summary": {
-          "description": "The summary, plain text.",
-          "type": "string",
-          "minLength": 1,
-          "maxLength": 10000
-        },
-        "baseRevision": {
-          "description": "The page revision the summary describes; fails with mnote_tool_conflict if the page has changed since.",
-          "type": "integer",
-          "minimum": 0,
-          "maximum": 9007199254740991
-        },
-        "dryRun": {
-          "description": "Plan only: return the diff, write nothing.",
-          "type": "boolean",
-          "default": false
-        }
-      },
-      "additionalProperties": false,
-      "required": [
+    parameters: JSON.parse("{\"type\":\"object\",\"properties\":{\"summary\":{\"description\":\"The summary, plain text.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":10000},\"baseRevision\":{\"description\":\"The page revision the summary describes; fails with mnote_tool_conflict if the page has changed since.\",\"type\":\"integer\",\"minimum\":0,\"maximum\":9007199254740991},\"dryRun\":{\"description\":\"Plan only: return the diff, write nothing.\",\"type\":\"boolean\",\"default\":false}},\"additionalProperties\":false,\"required\":[\"summary\"]}") as {
+      readonly type: "object";
+      readonly properties: {
+        readonly summary: {
+          readonly description: "The summary, plain text.";
+          readonly type: "string";
+          readonly minLength: 1;
+          readonly maxLength: 10000;
+        };
+        readonly baseRevision: {
+          readonly description: "The page revision the summary describes; fails with mnote_tool_conflict if the page has changed since.";
+          readonly type: "integer";
+          readonly minimum: 0;
+          readonly maximum: 9007199254740991;
+        };
+        readonly dryRun: {
+          readonly description: "Plan only: return the diff, write nothing.";
+          readonly type: "boolean";
+          readonly default: false;
+        };
+      };
+      readonly additionalProperties: false;
+      readonly required: readonly [
         "summary"
-      ]
+      ];
     },
-    responseSchema: {
-      "description": "A response envelope for mnote.artifact.create_summary.",
-      "anyOf": [
+    responseSchema: JSON.parse("{\"description\":\"A response envelope for mnote.artifact.create_summary.\",\"anyOf\":[{\"allOf\":[{\"description\":\"A call that succeeded.\",\"type\":\"object\",\"required\":[\"ok\",\"toolName\",\"toolCallId\",\"traceId\",\"result\",\"audit\",\"error\"],\"additionalProperties\":false,\"properties\":{\"ok\":{\"const\":true},\"toolName\":{\"description\":\"A canonical tool name such as mnote.page.get.\",\"type\":\"string\",\"maxLength\":64,\"pattern\":\"^mnote(\\\\.[a-z][a-z0-9_]*)+$\"},\"toolCallId\":{\"description\":\"The model's tool call id inside the run.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},\"traceId\":{\"description\":\"Correlates the Hermes run with the kernel commands it caused.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},\"result\":{\"description\":\"The tool's result; each tool's response narrows it.\",\"type\":\"object\"},\"audit\":{\"description\":\"What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.\",\"type\":\"object\",\"required\":[\"effect\",\"commandId\",\"workspaceId\",\"documentId\"],\"additionalProperties\":false,\"properties\":{\"effect\":{\"description\":\"read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.\",\"type\":\"string\",\"enum\":[\"read\",\"write\",\"dry_run\",\"none\"]},\"commandId\":{\"anyOf\":[{\"description\":\"The id of one kernel command, as written in the kernel's command log.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[a-z][a-z0-9_]*$\"},{\"type\":\"null\"}]},\"workspaceId\":{\"anyOf\":[{\"description\":\"The workspace the call acts in.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"documentId\":{\"anyOf\":[{\"description\":\"The page the call acts on.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"replayed\":{\"description\":\"true when this write was answered from its idempotency record instead of running again.\",\"type\":\"boolean\"},\"approval\":{\"description\":\"The approval decision of a call whose effective level was ask or deny.\",\"type\":\"object\",\"required\":[\"decision\",\"level\"],\"additionalProperties\":false,\"properties\":{\"decision\":{\"description\":\"required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.\",\"type\":\"string\",\"enum\":[\"required\",\"approved\",\"denied\",\"expired\",\"invalid\",\"unchanged\"]},\"level\":{\"description\":\"allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.\",\"type\":\"string\",\"enum\":[\"allow\",\"ask\",\"deny\"]},\"approvedBy\":{\"description\":\"An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"}}}}},\"error\":{\"type\":\"null\"}}},{\"type\":\"object\",\"required\":[\"toolName\",\"result\"],\"properties\":{\"toolName\":{\"const\":\"mnote.artifact.create_summary\"},\"result\":{\"description\":\"The summary node and its edge, or with dryRun the planned diff.\",\"anyOf\":[{\"description\":\"A committed artifact write, with the reference edge from the artifact to the page.\",\"type\":\"object\",\"required\":[\"commandName\",\"artifactId\",\"artifactType\",\"created\",\"edgeId\",\"edgeCreated\"],\"additionalProperties\":false,\"properties\":{\"commandName\":{\"description\":\"A kernel command name such as page.body.save.\",\"type\":\"string\",\"maxLength\":64,\"pattern\":\"^[a-z][A-Za-z0-9]*(\\\\.[a-z][A-Za-z0-9]*)+$\"},\"artifactId\":{\"description\":\"The id of an artifact node.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},\"artifactType\":{\"description\":\"summary: the page's one summary, created or updated in place. ai_note: a new independent note on every call.\",\"type\":\"string\",\"enum\":[\"summary\",\"ai_note\"]},\"created\":{\"description\":\"true when the artifact was created, false when an existing summary was updated in place.\",\"type\":\"boolean\"},\"edgeId\":{\"description\":\"The id of a reference edge.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},\"edgeCreated\":{\"description\":\"true when the reference edge was created, false when it already existed and was confirmed.\",\"type\":\"boolean\"}}},{\"description\":\"The plan for a write: the kernel command it would run and the diff. Nothing was written and the idempotency key was not used up.\",\"type\":\"object\",\"required\":[\"dryRun\",\"commandName\",\"diff\"],\"additionalProperties\":false,\"properties\":{\"dryRun\":{\"const\":true},\"commandName\":{\"description\":\"A kernel command name such as page.body.save.\",\"type\":\"string\",\"maxLength\":64,\"pattern\":\"^[a-z][A-Za-z0-9]*(\\\\.[a-z][A-Za-z0-9]*)+$\"},\"baseRevision\":{\"description\":\"The page revision the plan was made on. A kernel must send it: an approval (docs/APPROVAL.md) binds the person's yes to this revision, and without it the runtime makes no approval token and refuses the call (mnote_tool_kernel_misconfigured, reason no_revision).\",\"type\":\"integer\",\"minimum\":0,\"maximum\":9007199254740991},\"pageTitle\":{\"description\":\"The page's title when the plan was made: what a person approving the change knows the page by.\",\"type\":\"string\",\"maxLength\":500},\"diff\":{\"type\":\"array\",\"maxItems\":64,\"items\":{\"description\":\"One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.\",\"type\":\"object\",\"required\":[\"op\"],\"additionalProperties\":false,\"properties\":{\"op\":{\"type\":\"string\",\"enum\":[\"append\",\"replace\",\"set_title\",\"set_option\",\"create_summary\",\"update_summary\",\"create_ai_note\",\"create_edge\",\"confirm_edge\"]},\"blocks\":{\"type\":\"integer\",\"minimum\":0},\"removedBlocks\":{\"type\":\"integer\",\"minimum\":0},\"field\":{\"type\":\"string\",\"maxLength\":64},\"value\":{\"type\":[\"boolean\",\"string\",\"number\"]},\"chars\":{\"type\":\"integer\",\"minimum\":0},\"excerpts\":{\"description\":\"The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.\",\"type\":\"array\",\"maxItems\":3,\"items\":{\"type\":\"string\",\"maxLength\":41}},\"removedExcerpts\":{\"description\":\"For replace: the first words of the first blocks it removes, bounded like excerpts.\",\"type\":\"array\",\"maxItems\":3,\"items\":{\"type\":\"string\",\"maxLength\":41}},\"previous\":{\"description\":\"For set_title: the title before the change.\",\"type\":\"string\",\"maxLength\":500}}}},\"warnings\":{\"type\":\"array\",\"maxItems\":64,\"items\":{\"description\":\"Something the real call would refuse or change, found while planning.\",\"type\":\"object\",\"required\":[\"code\",\"message\"],\"additionalProperties\":false,\"properties\":{\"code\":{\"description\":\"Every error code a response may carry.\",\"oneOf\":[{\"const\":\"mnote_tool_invalid_input\",\"description\":\"The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged.\"},{\"const\":\"mnote_tool_payload_too_large\",\"description\":\"The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less.\"},{\"const\":\"mnote_tool_unknown_tool\",\"description\":\"No tool has this name in this contract version.\"},{\"const\":\"mnote_tool_not_authenticated\",\"description\":\"No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel.\"},{\"const\":\"mnote_tool_permission_denied\",\"description\":\"The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read.\"},{\"const\":\"mnote_tool_conflict\",\"description\":\"The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key.\"},{\"const\":\"mnote_tool_approval_required\",\"description\":\"The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it.\"},{\"const\":\"mnote_tool_approval_denied\",\"description\":\"The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry.\"},{\"const\":\"mnote_tool_approval_expired\",\"description\":\"The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview.\"},{\"const\":\"mnote_tool_approval_invalid\",\"description\":\"The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview.\"},{\"const\":\"mnote_tool_idempotency_conflict\",\"description\":\"This idempotency key was already used for a different request. Use a new key for a new request.\"},{\"const\":\"mnote_tool_in_progress\",\"description\":\"The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice.\"},{\"const\":\"mnote_tool_unsupported_option\",\"description\":\"A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out.\"},{\"const\":\"mnote_tool_kernel_unavailable\",\"description\":\"The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice.\"},{\"const\":\"mnote_tool_kernel_misconfigured\",\"description\":\"The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help.\"},{\"const\":\"mnote_tool_outcome_unknown\",\"description\":\"The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result.\"},{\"const\":\"mnote_tool_store_unavailable\",\"description\":\"mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice.\"},{\"const\":\"mnote_tool_unavailable\",\"description\":\"The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice.\"},{\"const\":\"mnote_tool_not_configured\",\"description\":\"The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help.\"},{\"const\":\"mnote_tool_internal\",\"description\":\"An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so.\"}]},\"message\":{\"type\":\"string\",\"maxLength\":1000},\"field\":{\"type\":\"string\",\"maxLength\":64}}}}}}]}}}]},{\"allOf\":[{\"description\":\"A call that failed. Nothing was written; no page content appears in it.\",\"type\":\"object\",\"required\":[\"ok\",\"toolName\",\"toolCallId\",\"traceId\",\"result\",\"audit\",\"error\"],\"additionalProperties\":false,\"properties\":{\"ok\":{\"const\":false},\"toolName\":{\"anyOf\":[{\"description\":\"A canonical tool name such as mnote.page.get.\",\"type\":\"string\",\"maxLength\":64,\"pattern\":\"^mnote(\\\\.[a-z][a-z0-9_]*)+$\"},{\"type\":\"null\"}]},\"toolCallId\":{\"anyOf\":[{\"description\":\"The model's tool call id inside the run.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"traceId\":{\"anyOf\":[{\"description\":\"Correlates the Hermes run with the kernel commands it caused.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"result\":{\"type\":\"null\"},\"audit\":{\"description\":\"What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.\",\"type\":\"object\",\"required\":[\"effect\",\"commandId\",\"workspaceId\",\"documentId\"],\"additionalProperties\":false,\"properties\":{\"effect\":{\"description\":\"read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.\",\"type\":\"string\",\"enum\":[\"read\",\"write\",\"dry_run\",\"none\"]},\"commandId\":{\"anyOf\":[{\"description\":\"The id of one kernel command, as written in the kernel's command log.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[a-z][a-z0-9_]*$\"},{\"type\":\"null\"}]},\"workspaceId\":{\"anyOf\":[{\"description\":\"The workspace the call acts in.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"documentId\":{\"anyOf\":[{\"description\":\"The page the call acts on.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"replayed\":{\"description\":\"true when this write was answered from its idempotency record instead of running again.\",\"type\":\"boolean\"},\"approval\":{\"description\":\"The approval decision of a call whose effective level was ask or deny.\",\"type\":\"object\",\"required\":[\"decision\",\"level\"],\"additionalProperties\":false,\"properties\":{\"decision\":{\"description\":\"required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.\",\"type\":\"string\",\"enum\":[\"required\",\"approved\",\"denied\",\"expired\",\"invalid\",\"unchanged\"]},\"level\":{\"description\":\"allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.\",\"type\":\"string\",\"enum\":[\"allow\",\"ask\",\"deny\"]},\"approvedBy\":{\"description\":\"An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"}}}}},\"error\":{\"description\":\"Why a call failed. The message comes from the error catalog, in the request's locale.\",\"type\":\"object\",\"required\":[\"code\",\"message\"],\"additionalProperties\":false,\"properties\":{\"code\":{\"description\":\"Every error code a response may carry.\",\"oneOf\":[{\"const\":\"mnote_tool_invalid_input\",\"description\":\"The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged.\"},{\"const\":\"mnote_tool_payload_too_large\",\"description\":\"The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less.\"},{\"const\":\"mnote_tool_unknown_tool\",\"description\":\"No tool has this name in this contract version.\"},{\"const\":\"mnote_tool_not_authenticated\",\"description\":\"No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel.\"},{\"const\":\"mnote_tool_permission_denied\",\"description\":\"The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read.\"},{\"const\":\"mnote_tool_conflict\",\"description\":\"The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key.\"},{\"const\":\"mnote_tool_approval_required\",\"description\":\"The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it.\"},{\"const\":\"mnote_tool_approval_denied\",\"description\":\"The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry.\"},{\"const\":\"mnote_tool_approval_expired\",\"description\":\"The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview.\"},{\"const\":\"mnote_tool_approval_invalid\",\"description\":\"The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview.\"},{\"const\":\"mnote_tool_idempotency_conflict\",\"description\":\"This idempotency key was already used for a different request. Use a new key for a new request.\"},{\"const\":\"mnote_tool_in_progress\",\"description\":\"The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice.\"},{\"const\":\"mnote_tool_unsupported_option\",\"description\":\"A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out.\"},{\"const\":\"mnote_tool_kernel_unavailable\",\"description\":\"The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice.\"},{\"const\":\"mnote_tool_kernel_misconfigured\",\"description\":\"The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help.\"},{\"const\":\"mnote_tool_outcome_unknown\",\"description\":\"The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result.\"},{\"const\":\"mnote_tool_store_unavailable\",\"description\":\"mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice.\"},{\"const\":\"mnote_tool_unavailable\",\"description\":\"The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice.\"},{\"const\":\"mnote_tool_not_configured\",\"description\":\"The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help.\"},{\"const\":\"mnote_tool_internal\",\"description\":\"An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so.\"}]},\"message\":{\"type\":\"string\",\"maxLength\":1000},\"retryable\":{\"description\":\"Whether retrying the same request can help.\",\"type\":\"boolean\"},\"reason\":{\"description\":\"The catalog reason that refined the message.\",\"type\":\"string\",\"maxLength\":64},\"pointer\":{\"description\":\"For invalid input: the JSON pointer of the first problem in the request. A pointer longer than 512 characters is cut back to the nearest enclosing place that fits (whole segments), so it always names a real place.\",\"type\":\"string\",\"maxLength\":512},\"rule\":{\"description\":\"For invalid input: the rule the first problem broke, as data. The message says the same in the caller's language, from the catalog's templates.\",\"type\":\"object\",\"required\":[\"keyword\",\"pointer\"],\"additionalProperties\":false,\"properties\":{\"keyword\":{\"description\":\"The JSON Schema keyword that failed, such as maxLength, required or enum.\",\"type\":\"string\",\"maxLength\":64},\"limit\":{\"description\":\"The keyword's limit where it has one: a number (maxLength, minimum, maxItems...), the expected type, the pattern or format, the allowed values (enum, const). Absent when there is none or it is too large to repeat.\",\"anyOf\":[{\"type\":\"number\"},{\"type\":\"boolean\"},{\"type\":\"null\"},{\"type\":\"string\",\"maxLength\":512},{\"type\":\"array\",\"maxItems\":64,\"items\":{\"anyOf\":[{\"type\":\"string\",\"maxLength\":128},{\"type\":\"number\"},{\"type\":\"boolean\"},{\"type\":\"null\"}]}}]},\"pointer\":{\"description\":\"Where: the same pointer as error.pointer.\",\"type\":\"string\",\"maxLength\":512}}},\"field\":{\"description\":\"For an unsupported option: the option's name.\",\"type\":\"string\",\"maxLength\":64},\"approval\":{\"description\":\"For mnote_tool_approval_required: the preview to show a person and the token to send back on yes.\",\"type\":\"object\",\"required\":[\"preview\",\"summary\",\"token\",\"expiresAt\"],\"additionalProperties\":false,\"properties\":{\"preview\":{\"description\":\"What the call would change, from the tool's own dry run: the planned diff (counts, and option or title values the call itself names; no page content), the revision it was planned on, and for a body write the block counts before and after.\",\"type\":\"object\",\"required\":[\"commandName\",\"ops\"],\"additionalProperties\":false,\"properties\":{\"commandName\":{\"description\":\"A kernel command name such as page.body.save.\",\"type\":\"string\",\"maxLength\":64,\"pattern\":\"^[a-z][A-Za-z0-9]*(\\\\.[a-z][A-Za-z0-9]*)+$\"},\"ops\":{\"type\":\"array\",\"maxItems\":64,\"items\":{\"description\":\"One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.\",\"type\":\"object\",\"required\":[\"op\"],\"additionalProperties\":false,\"properties\":{\"op\":{\"type\":\"string\",\"enum\":[\"append\",\"replace\",\"set_title\",\"set_option\",\"create_summary\",\"update_summary\",\"create_ai_note\",\"create_edge\",\"confirm_edge\"]},\"blocks\":{\"type\":\"integer\",\"minimum\":0},\"removedBlocks\":{\"type\":\"integer\",\"minimum\":0},\"field\":{\"type\":\"string\",\"maxLength\":64},\"value\":{\"type\":[\"boolean\",\"string\",\"number\"]},\"chars\":{\"type\":\"integer\",\"minimum\":0},\"excerpts\":{\"description\":\"The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.\",\"type\":\"array\",\"maxItems\":3,\"items\":{\"type\":\"string\",\"maxLength\":41}},\"removedExcerpts\":{\"description\":\"For replace: the first words of the first blocks it removes, bounded like excerpts.\",\"type\":\"array\",\"maxItems\":3,\"items\":{\"type\":\"string\",\"maxLength\":41}},\"previous\":{\"description\":\"For set_title: the title before the change.\",\"type\":\"string\",\"maxLength\":500}}}},\"revision\":{\"description\":\"A page's revision: 0 for a new page, +1 for every committed change to its body, title or options.\",\"type\":\"integer\",\"minimum\":0,\"maximum\":9007199254740991},\"pageTitle\":{\"description\":\"The page's title when the preview was made.\",\"type\":\"string\",\"maxLength\":500},\"blockCounts\":{\"type\":\"object\",\"required\":[\"before\",\"after\"],\"additionalProperties\":false,\"properties\":{\"before\":{\"type\":\"integer\",\"minimum\":0},\"after\":{\"type\":\"integer\",\"minimum\":0}}}}},\"token\":{\"description\":\"Opaque, signed by the runtime, good for one write of exactly the previewed call.\",\"type\":\"string\",\"minLength\":16,\"maxLength\":1024,\"pattern\":\"^[A-Za-z0-9_-]+\\\\.[A-Za-z0-9_-]+$\"},\"summary\":{\"description\":\"The preview as a short text for the person who approves, in the session's locale (zh-CN or en): the page's title, what is removed and added (counts and first words), old and new title for a rename. Its meaning is in the first 200 characters (a chat gateway may show no more). For the host's approval UI only, never for the model.\",\"type\":\"string\",\"maxLength\":1000},\"expiresAt\":{\"description\":\"RFC 3339 time after which the token is refused (mnote_tool_approval_expired).\",\"type\":\"string\",\"format\":\"date-time\",\"maxLength\":64}}}}}}},{\"type\":\"object\",\"required\":[\"toolName\"],\"properties\":{\"toolName\":{\"const\":\"mnote.artifact.create_summary\"}}}]}]}") as {
+      readonly description: "A response envelope for mnote.artifact.create_summary.";
+      readonly anyOf: readonly [
         {
-          "allOf": [
+          readonly allOf: readonly [
             {
-              "description": "A call that succeeded.",
-              "type": "object",
-              "required": [
+              readonly description: "A call that succeeded.";
+              readonly type: "object";
+              readonly required: readonly [
                 "ok",
                 "toolName",
                 "toolCallId",
@@ -1185,257 +1185,257 @@ export const tools = {
                 "result",
                 "audit",
                 "error"
-              ],
-              "additionalProperties": false,
-              "properties": {
-                "ok": {
-                  "const": true
-                },
-                "toolName": {
-                  "description": "A canonical tool name such as mnote.page.get.",
-                  "type": "string",
-                  "maxLength": 64,
-                  "pattern": "^mnote(\\.[a-z][a-z0-9_]*)+$"
-                },
-                "toolCallId": {
-                  "description": "The model's tool call id inside the run.",
-                  "type": "string",
-                  "minLength": 1,
-                  "maxLength": 128,
-                  "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
-                },
-                "traceId": {
-                  "description": "Correlates the Hermes run with the kernel commands it caused.",
-                  "type": "string",
-                  "minLength": 1,
-                  "maxLength": 128,
-                  "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
-                },
-                "result": {
-                  "description": "The tool's result; each tool's response narrows it.",
-                  "type": "object"
-                },
-                "audit": {
-                  "description": "What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.",
-                  "type": "object",
-                  "required": [
+              ];
+              readonly additionalProperties: false;
+              readonly properties: {
+                readonly ok: {
+                  readonly const: true;
+                };
+                readonly toolName: {
+                  readonly description: "A canonical tool name such as mnote.page.get.";
+                  readonly type: "string";
+                  readonly maxLength: 64;
+                  readonly pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$";
+                };
+                readonly toolCallId: {
+                  readonly description: "The model's tool call id inside the run.";
+                  readonly type: "string";
+                  readonly minLength: 1;
+                  readonly maxLength: 128;
+                  readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+                };
+                readonly traceId: {
+                  readonly description: "Correlates the Hermes run with the kernel commands it caused.";
+                  readonly type: "string";
+                  readonly minLength: 1;
+                  readonly maxLength: 128;
+                  readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+                };
+                readonly result: {
+                  readonly description: "The tool's result; each tool's response narrows it.";
+                  readonly type: "object";
+                };
+                readonly audit: {
+                  readonly description: "What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.";
+                  readonly type: "object";
+                  readonly required: readonly [
                     "effect",
                     "commandId",
                     "workspaceId",
                     "documentId"
-                  ],
-                  "additionalProperties": false,
-                  "properties": {
-                    "effect": {
-                      "description": "read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.",
-                      "type": "string",
-                      "enum": [
+                  ];
+                  readonly additionalProperties: false;
+                  readonly properties: {
+                    readonly effect: {
+                      readonly description: "read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.";
+                      readonly type: "string";
+                      readonly enum: readonly [
                         "read",
                         "write",
                         "dry_run",
                         "none"
-                      ]
-                    },
-                    "commandId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly commandId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The id of one kernel command, as written in the kernel's command log.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[a-z][a-z0-9_]*$"
+                          readonly description: "The id of one kernel command, as written in the kernel's command log.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[a-z][a-z0-9_]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "workspaceId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly workspaceId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The workspace the call acts in.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                          readonly description: "The workspace the call acts in.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "documentId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly documentId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The page the call acts on.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                          readonly description: "The page the call acts on.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "replayed": {
-                      "description": "true when this write was answered from its idempotency record instead of running again.",
-                      "type": "boolean"
-                    },
-                    "approval": {
-                      "description": "The approval decision of a call whose effective level was ask or deny.",
-                      "type": "object",
-                      "required": [
+                      ];
+                    };
+                    readonly replayed: {
+                      readonly description: "true when this write was answered from its idempotency record instead of running again.";
+                      readonly type: "boolean";
+                    };
+                    readonly approval: {
+                      readonly description: "The approval decision of a call whose effective level was ask or deny.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "decision",
                         "level"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "decision": {
-                          "description": "required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.",
-                          "type": "string",
-                          "enum": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly decision: {
+                          readonly description: "required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.";
+                          readonly type: "string";
+                          readonly enum: readonly [
                             "required",
                             "approved",
                             "denied",
                             "expired",
                             "invalid",
                             "unchanged"
-                          ]
-                        },
-                        "level": {
-                          "description": "allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.",
-                          "type": "string",
-                          "enum": [
+                          ];
+                        };
+                        readonly level: {
+                          readonly description: "allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.";
+                          readonly type: "string";
+                          readonly enum: readonly [
                             "allow",
                             "ask",
                             "deny"
-                          ]
-                        },
-                        "approvedBy": {
-                          "description": "An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
-                        }
-                      }
-                    }
-                  }
-                },
-                "error": {
-                  "type": "null"
-                }
-              }
+                          ];
+                        };
+                        readonly approvedBy: {
+                          readonly description: "An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+                        };
+                      };
+                    };
+                  };
+                };
+                readonly error: {
+                  readonly type: "null";
+                };
+              };
             },
             {
-              "type": "object",
-              "required": [
+              readonly type: "object";
+              readonly required: readonly [
                 "toolName",
                 "result"
-              ],
-              "properties": {
-                "toolName": {
-                  "const": "mnote.artifact.create_summary"
-                },
-                "result": {
-                  "description": "The summary node and its edge, or with dryRun the planned diff.",
-                  "anyOf": [
+              ];
+              readonly properties: {
+                readonly toolName: {
+                  readonly const: "mnote.artifact.create_summary";
+                };
+                readonly result: {
+                  readonly description: "The summary node and its edge, or with dryRun the planned diff.";
+                  readonly anyOf: readonly [
                     {
-                      "description": "A committed artifact write, with the reference edge from the artifact to the page.",
-                      "type": "object",
-                      "required": [
+                      readonly description: "A committed artifact write, with the reference edge from the artifact to the page.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "commandName",
                         "artifactId",
                         "artifactType",
                         "created",
                         "edgeId",
                         "edgeCreated"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "commandName": {
-                          "description": "A kernel command name such as page.body.save.",
-                          "type": "string",
-                          "maxLength": 64,
-                          "pattern": "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"
-                        },
-                        "artifactId": {
-                          "description": "The id of an artifact node.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
-                        },
-                        "artifactType": {
-                          "description": "summary: the page's one summary, created or updated in place. ai_note: a new independent note on every call.",
-                          "type": "string",
-                          "enum": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly commandName: {
+                          readonly description: "A kernel command name such as page.body.save.";
+                          readonly type: "string";
+                          readonly maxLength: 64;
+                          readonly pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$";
+                        };
+                        readonly artifactId: {
+                          readonly description: "The id of an artifact node.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+                        };
+                        readonly artifactType: {
+                          readonly description: "summary: the page's one summary, created or updated in place. ai_note: a new independent note on every call.";
+                          readonly type: "string";
+                          readonly enum: readonly [
                             "summary",
                             "ai_note"
-                          ]
-                        },
-                        "created": {
-                          "description": "true when the artifact was created, false when an existing summary was updated in place.",
-                          "type": "boolean"
-                        },
-                        "edgeId": {
-                          "description": "The id of a reference edge.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
-                        },
-                        "edgeCreated": {
-                          "description": "true when the reference edge was created, false when it already existed and was confirmed.",
-                          "type": "boolean"
-                        }
-                      }
+                          ];
+                        };
+                        readonly created: {
+                          readonly description: "true when the artifact was created, false when an existing summary was updated in place.";
+                          readonly type: "boolean";
+                        };
+                        readonly edgeId: {
+                          readonly description: "The id of a reference edge.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+                        };
+                        readonly edgeCreated: {
+                          readonly description: "true when the reference edge was created, false when it already existed and was confirmed.";
+                          readonly type: "boolean";
+                        };
+                      };
                     },
                     {
-                      "description": "The plan for a write: the kernel command it would run and the diff. Nothing was written and the idempotency key was not used up.",
-                      "type": "object",
-                      "required": [
+                      readonly description: "The plan for a write: the kernel command it would run and the diff. Nothing was written and the idempotency key was not used up.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "dryRun",
                         "commandName",
                         "diff"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "dryRun": {
-                          "const": true
-                        },
-                        "commandName": {
-                          "description": "A kernel command name such as page.body.save.",
-                          "type": "string",
-                          "maxLength": 64,
-                          "pattern": "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"
-                        },
-                        "baseRevision": {
-                          "description": "The page revision the plan was made on. A kernel must send it: an approval (docs/APPROVAL.md) binds the person's yes to this revision, and without it the runtime makes no approval token and refuses the call (mnote_tool_kernel_misconfigured, reason no_revision).",
-                          "type": "integer",
-                          "minimum": 0,
-                          "maximum": 9007199254740991
-                        },
-                        "pageTitle": {
-                          "description": "The page's title when the plan was made: what a person approving the change knows the page by.",
-                          "type": "string",
-                          "maxLength": 500
-                        },
-                        "diff": {
-                          "type": "array",
-                          "maxItems": 64,
-                          "items": {
-                            "description": "One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.",
-                            "type": "object",
-                            "required": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly dryRun: {
+                          readonly const: true;
+                        };
+                        readonly commandName: {
+                          readonly description: "A kernel command name such as page.body.save.";
+                          readonly type: "string";
+                          readonly maxLength: 64;
+                          readonly pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$";
+                        };
+                        readonly baseRevision: {
+                          readonly description: "The page revision the plan was made on. A kernel must send it: an approval (docs/APPROVAL.md) binds the person's yes to this revision, and without it the runtime makes no approval token and refuses the call (mnote_tool_kernel_misconfigured, reason no_revision).";
+                          readonly type: "integer";
+                          readonly minimum: 0;
+                          readonly maximum: 9007199254740991;
+                        };
+                        readonly pageTitle: {
+                          readonly description: "The page's title when the plan was made: what a person approving the change knows the page by.";
+                          readonly type: "string";
+                          readonly maxLength: 500;
+                        };
+                        readonly diff: {
+                          readonly type: "array";
+                          readonly maxItems: 64;
+                          readonly items: {
+                            readonly description: "One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.";
+                            readonly type: "object";
+                            readonly required: readonly [
                               "op"
-                            ],
-                            "additionalProperties": false,
-                            "properties": {
-                              "op": {
-                                "type": "string",
-                                "enum": [
+                            ];
+                            readonly additionalProperties: false;
+                            readonly properties: {
+                              readonly op: {
+                                readonly type: "string";
+                                readonly enum: readonly [
                                   "append",
                                   "replace",
                                   "set_title",
@@ -1445,179 +1445,179 @@ export const tools = {
                                   "create_ai_note",
                                   "create_edge",
                                   "confirm_edge"
-                                ]
-                              },
-                              "blocks": {
-                                "type": "integer",
-                                "minimum": 0
-                              },
-                              "removedBlocks": {
-                                "type": "integer",
-                                "minimum": 0
-                              },
-                              "field": {
-                                "type": "string",
-                                "maxLength": 64
-                              },
-                              "value": {
-                                "type": [
+                                ];
+                              };
+                              readonly blocks: {
+                                readonly type: "integer";
+                                readonly minimum: 0;
+                              };
+                              readonly removedBlocks: {
+                                readonly type: "integer";
+                                readonly minimum: 0;
+                              };
+                              readonly field: {
+                                readonly type: "string";
+                                readonly maxLength: 64;
+                              };
+                              readonly value: {
+                                readonly type: readonly [
                                   "boolean",
                                   "string",
                                   "number"
-                                ]
-                              },
-                              "chars": {
-                                "type": "integer",
-                                "minimum": 0
-                              },
-                              "excerpts": {
-                                "description": "The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.",
-                                "type": "array",
-                                "maxItems": 3,
-                                "items": {
-                                  "type": "string",
-                                  "maxLength": 41
-                                }
-                              },
-                              "removedExcerpts": {
-                                "description": "For replace: the first words of the first blocks it removes, bounded like excerpts.",
-                                "type": "array",
-                                "maxItems": 3,
-                                "items": {
-                                  "type": "string",
-                                  "maxLength": 41
-                                }
-                              },
-                              "previous": {
-                                "description": "For set_title: the title before the change.",
-                                "type": "string",
-                                "maxLength": 500
-                              }
-                            }
-                          }
-                        },
-                        "warnings": {
-                          "type": "array",
-                          "maxItems": 64,
-                          "items": {
-                            "description": "Something the real call would refuse or change, found while planning.",
-                            "type": "object",
-                            "required": [
+                                ];
+                              };
+                              readonly chars: {
+                                readonly type: "integer";
+                                readonly minimum: 0;
+                              };
+                              readonly excerpts: {
+                                readonly description: "The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.";
+                                readonly type: "array";
+                                readonly maxItems: 3;
+                                readonly items: {
+                                  readonly type: "string";
+                                  readonly maxLength: 41;
+                                };
+                              };
+                              readonly removedExcerpts: {
+                                readonly description: "For replace: the first words of the first blocks it removes, bounded like excerpts.";
+                                readonly type: "array";
+                                readonly maxItems: 3;
+                                readonly items: {
+                                  readonly type: "string";
+                                  readonly maxLength: 41;
+                                };
+                              };
+                              readonly previous: {
+                                readonly description: "For set_title: the title before the change.";
+                                readonly type: "string";
+                                readonly maxLength: 500;
+                              };
+                            };
+                          };
+                        };
+                        readonly warnings: {
+                          readonly type: "array";
+                          readonly maxItems: 64;
+                          readonly items: {
+                            readonly description: "Something the real call would refuse or change, found while planning.";
+                            readonly type: "object";
+                            readonly required: readonly [
                               "code",
                               "message"
-                            ],
-                            "additionalProperties": false,
-                            "properties": {
-                              "code": {
-                                "description": "Every error code a response may carry.",
-                                "oneOf": [
+                            ];
+                            readonly additionalProperties: false;
+                            readonly properties: {
+                              readonly code: {
+                                readonly description: "Every error code a response may carry.";
+                                readonly oneOf: readonly [
                                   {
-                                    "const": "mnote_tool_invalid_input",
-                                    "description": "The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged."
+                                    readonly const: "mnote_tool_invalid_input";
+                                    readonly description: "The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged.";
                                   },
                                   {
-                                    "const": "mnote_tool_payload_too_large",
-                                    "description": "The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less."
+                                    readonly const: "mnote_tool_payload_too_large";
+                                    readonly description: "The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less.";
                                   },
                                   {
-                                    "const": "mnote_tool_unknown_tool",
-                                    "description": "No tool has this name in this contract version."
+                                    readonly const: "mnote_tool_unknown_tool";
+                                    readonly description: "No tool has this name in this contract version.";
                                   },
                                   {
-                                    "const": "mnote_tool_not_authenticated",
-                                    "description": "No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel."
+                                    readonly const: "mnote_tool_not_authenticated";
+                                    readonly description: "No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel.";
                                   },
                                   {
-                                    "const": "mnote_tool_permission_denied",
-                                    "description": "The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read."
+                                    readonly const: "mnote_tool_permission_denied";
+                                    readonly description: "The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read.";
                                   },
                                   {
-                                    "const": "mnote_tool_conflict",
-                                    "description": "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key."
+                                    readonly const: "mnote_tool_conflict";
+                                    readonly description: "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key.";
                                   },
                                   {
-                                    "const": "mnote_tool_approval_required",
-                                    "description": "The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it."
+                                    readonly const: "mnote_tool_approval_required";
+                                    readonly description: "The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it.";
                                   },
                                   {
-                                    "const": "mnote_tool_approval_denied",
-                                    "description": "The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry."
+                                    readonly const: "mnote_tool_approval_denied";
+                                    readonly description: "The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry.";
                                   },
                                   {
-                                    "const": "mnote_tool_approval_expired",
-                                    "description": "The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview."
+                                    readonly const: "mnote_tool_approval_expired";
+                                    readonly description: "The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview.";
                                   },
                                   {
-                                    "const": "mnote_tool_approval_invalid",
-                                    "description": "The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview."
+                                    readonly const: "mnote_tool_approval_invalid";
+                                    readonly description: "The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview.";
                                   },
                                   {
-                                    "const": "mnote_tool_idempotency_conflict",
-                                    "description": "This idempotency key was already used for a different request. Use a new key for a new request."
+                                    readonly const: "mnote_tool_idempotency_conflict";
+                                    readonly description: "This idempotency key was already used for a different request. Use a new key for a new request.";
                                   },
                                   {
-                                    "const": "mnote_tool_in_progress",
-                                    "description": "The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice."
+                                    readonly const: "mnote_tool_in_progress";
+                                    readonly description: "The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice.";
                                   },
                                   {
-                                    "const": "mnote_tool_unsupported_option",
-                                    "description": "A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out."
+                                    readonly const: "mnote_tool_unsupported_option";
+                                    readonly description: "A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out.";
                                   },
                                   {
-                                    "const": "mnote_tool_kernel_unavailable",
-                                    "description": "The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice."
+                                    readonly const: "mnote_tool_kernel_unavailable";
+                                    readonly description: "The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice.";
                                   },
                                   {
-                                    "const": "mnote_tool_kernel_misconfigured",
-                                    "description": "The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help."
+                                    readonly const: "mnote_tool_kernel_misconfigured";
+                                    readonly description: "The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help.";
                                   },
                                   {
-                                    "const": "mnote_tool_outcome_unknown",
-                                    "description": "The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result."
+                                    readonly const: "mnote_tool_outcome_unknown";
+                                    readonly description: "The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result.";
                                   },
                                   {
-                                    "const": "mnote_tool_store_unavailable",
-                                    "description": "mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice."
+                                    readonly const: "mnote_tool_store_unavailable";
+                                    readonly description: "mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice.";
                                   },
                                   {
-                                    "const": "mnote_tool_unavailable",
-                                    "description": "The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice."
+                                    readonly const: "mnote_tool_unavailable";
+                                    readonly description: "The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice.";
                                   },
                                   {
-                                    "const": "mnote_tool_not_configured",
-                                    "description": "The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help."
+                                    readonly const: "mnote_tool_not_configured";
+                                    readonly description: "The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help.";
                                   },
                                   {
-                                    "const": "mnote_tool_internal",
-                                    "description": "An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so."
+                                    readonly const: "mnote_tool_internal";
+                                    readonly description: "An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so.";
                                   }
-                                ]
-                              },
-                              "message": {
-                                "type": "string",
-                                "maxLength": 1000
-                              },
-                              "field": {
-                                "type": "string",
-                                "maxLength": 64
-                              }
-                            }
-                          }
-                        }
-                      }
+                                ];
+                              };
+                              readonly message: {
+                                readonly type: "string";
+                                readonly maxLength: 1000;
+                              };
+                              readonly field: {
+                                readonly type: "string";
+                                readonly maxLength: 64;
+                              };
+                            };
+                          };
+                        };
+                      };
                     }
-                  ]
-                }
-              }
+                  ];
+                };
+              };
             }
-          ]
+          ];
         },
         {
-          "allOf": [
+          readonly allOf: readonly [
             {
-              "description": "A call that failed. Nothing was written; no page content appears in it.",
-              "type": "object",
-              "required": [
+              readonly description: "A call that failed. Nothing was written; no page content appears in it.";
+              readonly type: "object";
+              readonly required: readonly [
                 "ok",
                 "toolName",
                 "toolCallId",
@@ -1625,381 +1625,381 @@ export const tools = {
                 "result",
                 "audit",
                 "error"
-              ],
-              "additionalProperties": false,
-              "properties": {
-                "ok": {
-                  "const": false
-                },
-                "toolName": {
-                  "anyOf": [
+              ];
+              readonly additionalProperties: false;
+              readonly properties: {
+                readonly ok: {
+                  readonly const: false;
+                };
+                readonly toolName: {
+                  readonly anyOf: readonly [
                     {
-                      "description": "A canonical tool name such as mnote.page.get.",
-                      "type": "string",
-                      "maxLength": 64,
-                      "pattern": "^mnote(\\.[a-z][a-z0-9_]*)+$"
+                      readonly description: "A canonical tool name such as mnote.page.get.";
+                      readonly type: "string";
+                      readonly maxLength: 64;
+                      readonly pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$";
                     },
                     {
-                      "type": "null"
+                      readonly type: "null";
                     }
-                  ]
-                },
-                "toolCallId": {
-                  "anyOf": [
+                  ];
+                };
+                readonly toolCallId: {
+                  readonly anyOf: readonly [
                     {
-                      "description": "The model's tool call id inside the run.",
-                      "type": "string",
-                      "minLength": 1,
-                      "maxLength": 128,
-                      "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                      readonly description: "The model's tool call id inside the run.";
+                      readonly type: "string";
+                      readonly minLength: 1;
+                      readonly maxLength: 128;
+                      readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                     },
                     {
-                      "type": "null"
+                      readonly type: "null";
                     }
-                  ]
-                },
-                "traceId": {
-                  "anyOf": [
+                  ];
+                };
+                readonly traceId: {
+                  readonly anyOf: readonly [
                     {
-                      "description": "Correlates the Hermes run with the kernel commands it caused.",
-                      "type": "string",
-                      "minLength": 1,
-                      "maxLength": 128,
-                      "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                      readonly description: "Correlates the Hermes run with the kernel commands it caused.";
+                      readonly type: "string";
+                      readonly minLength: 1;
+                      readonly maxLength: 128;
+                      readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                     },
                     {
-                      "type": "null"
+                      readonly type: "null";
                     }
-                  ]
-                },
-                "result": {
-                  "type": "null"
-                },
-                "audit": {
-                  "description": "What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.",
-                  "type": "object",
-                  "required": [
+                  ];
+                };
+                readonly result: {
+                  readonly type: "null";
+                };
+                readonly audit: {
+                  readonly description: "What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.";
+                  readonly type: "object";
+                  readonly required: readonly [
                     "effect",
                     "commandId",
                     "workspaceId",
                     "documentId"
-                  ],
-                  "additionalProperties": false,
-                  "properties": {
-                    "effect": {
-                      "description": "read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.",
-                      "type": "string",
-                      "enum": [
+                  ];
+                  readonly additionalProperties: false;
+                  readonly properties: {
+                    readonly effect: {
+                      readonly description: "read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.";
+                      readonly type: "string";
+                      readonly enum: readonly [
                         "read",
                         "write",
                         "dry_run",
                         "none"
-                      ]
-                    },
-                    "commandId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly commandId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The id of one kernel command, as written in the kernel's command log.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[a-z][a-z0-9_]*$"
+                          readonly description: "The id of one kernel command, as written in the kernel's command log.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[a-z][a-z0-9_]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "workspaceId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly workspaceId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The workspace the call acts in.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                          readonly description: "The workspace the call acts in.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "documentId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly documentId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The page the call acts on.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                          readonly description: "The page the call acts on.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "replayed": {
-                      "description": "true when this write was answered from its idempotency record instead of running again.",
-                      "type": "boolean"
-                    },
-                    "approval": {
-                      "description": "The approval decision of a call whose effective level was ask or deny.",
-                      "type": "object",
-                      "required": [
+                      ];
+                    };
+                    readonly replayed: {
+                      readonly description: "true when this write was answered from its idempotency record instead of running again.";
+                      readonly type: "boolean";
+                    };
+                    readonly approval: {
+                      readonly description: "The approval decision of a call whose effective level was ask or deny.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "decision",
                         "level"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "decision": {
-                          "description": "required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.",
-                          "type": "string",
-                          "enum": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly decision: {
+                          readonly description: "required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.";
+                          readonly type: "string";
+                          readonly enum: readonly [
                             "required",
                             "approved",
                             "denied",
                             "expired",
                             "invalid",
                             "unchanged"
-                          ]
-                        },
-                        "level": {
-                          "description": "allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.",
-                          "type": "string",
-                          "enum": [
+                          ];
+                        };
+                        readonly level: {
+                          readonly description: "allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.";
+                          readonly type: "string";
+                          readonly enum: readonly [
                             "allow",
                             "ask",
                             "deny"
-                          ]
-                        },
-                        "approvedBy": {
-                          "description": "An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
-                        }
-                      }
-                    }
-                  }
-                },
-                "error": {
-                  "description": "Why a call failed. The message comes from the error catalog, in the request's locale.",
-                  "type": "object",
-                  "required": [
+                          ];
+                        };
+                        readonly approvedBy: {
+                          readonly description: "An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+                        };
+                      };
+                    };
+                  };
+                };
+                readonly error: {
+                  readonly description: "Why a call failed. The message comes from the error catalog, in the request's locale.";
+                  readonly type: "object";
+                  readonly required: readonly [
                     "code",
                     "message"
-                  ],
-                  "additionalProperties": false,
-                  "properties": {
-                    "code": {
-                      "description": "Every error code a response may carry.",
-                      "oneOf": [
+                  ];
+                  readonly additionalProperties: false;
+                  readonly properties: {
+                    readonly code: {
+                      readonly description: "Every error code a response may carry.";
+                      readonly oneOf: readonly [
                         {
-                          "const": "mnote_tool_invalid_input",
-                          "description": "The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged."
+                          readonly const: "mnote_tool_invalid_input";
+                          readonly description: "The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged.";
                         },
                         {
-                          "const": "mnote_tool_payload_too_large",
-                          "description": "The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less."
+                          readonly const: "mnote_tool_payload_too_large";
+                          readonly description: "The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less.";
                         },
                         {
-                          "const": "mnote_tool_unknown_tool",
-                          "description": "No tool has this name in this contract version."
+                          readonly const: "mnote_tool_unknown_tool";
+                          readonly description: "No tool has this name in this contract version.";
                         },
                         {
-                          "const": "mnote_tool_not_authenticated",
-                          "description": "No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel."
+                          readonly const: "mnote_tool_not_authenticated";
+                          readonly description: "No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel.";
                         },
                         {
-                          "const": "mnote_tool_permission_denied",
-                          "description": "The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read."
+                          readonly const: "mnote_tool_permission_denied";
+                          readonly description: "The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read.";
                         },
                         {
-                          "const": "mnote_tool_conflict",
-                          "description": "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key."
+                          readonly const: "mnote_tool_conflict";
+                          readonly description: "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key.";
                         },
                         {
-                          "const": "mnote_tool_approval_required",
-                          "description": "The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it."
+                          readonly const: "mnote_tool_approval_required";
+                          readonly description: "The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it.";
                         },
                         {
-                          "const": "mnote_tool_approval_denied",
-                          "description": "The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry."
+                          readonly const: "mnote_tool_approval_denied";
+                          readonly description: "The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry.";
                         },
                         {
-                          "const": "mnote_tool_approval_expired",
-                          "description": "The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview."
+                          readonly const: "mnote_tool_approval_expired";
+                          readonly description: "The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview.";
                         },
                         {
-                          "const": "mnote_tool_approval_invalid",
-                          "description": "The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview."
+                          readonly const: "mnote_tool_approval_invalid";
+                          readonly description: "The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview.";
                         },
                         {
-                          "const": "mnote_tool_idempotency_conflict",
-                          "description": "This idempotency key was already used for a different request. Use a new key for a new request."
+                          readonly const: "mnote_tool_idempotency_conflict";
+                          readonly description: "This idempotency key was already used for a different request. Use a new key for a new request.";
                         },
                         {
-                          "const": "mnote_tool_in_progress",
-                          "description": "The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice."
+                          readonly const: "mnote_tool_in_progress";
+                          readonly description: "The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice.";
                         },
                         {
-                          "const": "mnote_tool_unsupported_option",
-                          "description": "A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out."
+                          readonly const: "mnote_tool_unsupported_option";
+                          readonly description: "A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out.";
                         },
                         {
-                          "const": "mnote_tool_kernel_unavailable",
-                          "description": "The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice."
+                          readonly const: "mnote_tool_kernel_unavailable";
+                          readonly description: "The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice.";
                         },
                         {
-                          "const": "mnote_tool_kernel_misconfigured",
-                          "description": "The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help."
+                          readonly const: "mnote_tool_kernel_misconfigured";
+                          readonly description: "The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help.";
                         },
                         {
-                          "const": "mnote_tool_outcome_unknown",
-                          "description": "The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result."
+                          readonly const: "mnote_tool_outcome_unknown";
+                          readonly description: "The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result.";
                         },
                         {
-                          "const": "mnote_tool_store_unavailable",
-                          "description": "mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice."
+                          readonly const: "mnote_tool_store_unavailable";
+                          readonly description: "mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice.";
                         },
                         {
-                          "const": "mnote_tool_unavailable",
-                          "description": "The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice."
+                          readonly const: "mnote_tool_unavailable";
+                          readonly description: "The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice.";
                         },
                         {
-                          "const": "mnote_tool_not_configured",
-                          "description": "The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help."
+                          readonly const: "mnote_tool_not_configured";
+                          readonly description: "The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help.";
                         },
                         {
-                          "const": "mnote_tool_internal",
-                          "description": "An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so."
+                          readonly const: "mnote_tool_internal";
+                          readonly description: "An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so.";
                         }
-                      ]
-                    },
-                    "message": {
-                      "type": "string",
-                      "maxLength": 1000
-                    },
-                    "retryable": {
-                      "description": "Whether retrying the same request can help.",
-                      "type": "boolean"
-                    },
-                    "reason": {
-                      "description": "The catalog reason that refined the message.",
-                      "type": "string",
-                      "maxLength": 64
-                    },
-                    "pointer": {
-                      "description": "For invalid input: the JSON pointer of the first problem in the request. A pointer longer than 512 characters is cut back to the nearest enclosing place that fits (whole segments), so it always names a real place.",
-                      "type": "string",
-                      "maxLength": 512
-                    },
-                    "rule": {
-                      "description": "For invalid input: the rule the first problem broke, as data. The message says the same in the caller's language, from the catalog's templates.",
-                      "type": "object",
-                      "required": [
+                      ];
+                    };
+                    readonly message: {
+                      readonly type: "string";
+                      readonly maxLength: 1000;
+                    };
+                    readonly retryable: {
+                      readonly description: "Whether retrying the same request can help.";
+                      readonly type: "boolean";
+                    };
+                    readonly reason: {
+                      readonly description: "The catalog reason that refined the message.";
+                      readonly type: "string";
+                      readonly maxLength: 64;
+                    };
+                    readonly pointer: {
+                      readonly description: "For invalid input: the JSON pointer of the first problem in the request. A pointer longer than 512 characters is cut back to the nearest enclosing place that fits (whole segments), so it always names a real place.";
+                      readonly type: "string";
+                      readonly maxLength: 512;
+                    };
+                    readonly rule: {
+                      readonly description: "For invalid input: the rule the first problem broke, as data. The message says the same in the caller's language, from the catalog's templates.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "keyword",
                         "pointer"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "keyword": {
-                          "description": "The JSON Schema keyword that failed, such as maxLength, required or enum.",
-                          "type": "string",
-                          "maxLength": 64
-                        },
-                        "limit": {
-                          "description": "The keyword's limit where it has one: a number (maxLength, minimum, maxItems...), the expected type, the pattern or format, the allowed values (enum, const). Absent when there is none or it is too large to repeat.",
-                          "anyOf": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly keyword: {
+                          readonly description: "The JSON Schema keyword that failed, such as maxLength, required or enum.";
+                          readonly type: "string";
+                          readonly maxLength: 64;
+                        };
+                        readonly limit: {
+                          readonly description: "The keyword's limit where it has one: a number (maxLength, minimum, maxItems...), the expected type, the pattern or format, the allowed values (enum, const). Absent when there is none or it is too large to repeat.";
+                          readonly anyOf: readonly [
                             {
-                              "type": "number"
+                              readonly type: "number";
                             },
                             {
-                              "type": "boolean"
+                              readonly type: "boolean";
                             },
                             {
-                              "type": "null"
+                              readonly type: "null";
                             },
                             {
-                              "type": "string",
-                              "maxLength": 512
+                              readonly type: "string";
+                              readonly maxLength: 512;
                             },
                             {
-                              "type": "array",
-                              "maxItems": 64,
-                              "items": {
-                                "anyOf": [
+                              readonly type: "array";
+                              readonly maxItems: 64;
+                              readonly items: {
+                                readonly anyOf: readonly [
                                   {
-                                    "type": "string",
-                                    "maxLength": 128
+                                    readonly type: "string";
+                                    readonly maxLength: 128;
                                   },
                                   {
-                                    "type": "number"
+                                    readonly type: "number";
                                   },
                                   {
-                                    "type": "boolean"
+                                    readonly type: "boolean";
                                   },
                                   {
-                                    "type": "null"
+                                    readonly type: "null";
                                   }
-                                ]
-                              }
+                                ];
+                              };
                             }
-                          ]
-                        },
-                        "pointer": {
-                          "description": "Where: the same pointer as error.pointer.",
-                          "type": "string",
-                          "maxLength": 512
-                        }
-                      }
-                    },
-                    "field": {
-                      "description": "For an unsupported option: the option's name.",
-                      "type": "string",
-                      "maxLength": 64
-                    },
-                    "approval": {
-                      "description": "For mnote_tool_approval_required: the preview to show a person and the token to send back on yes.",
-                      "type": "object",
-                      "required": [
+                          ];
+                        };
+                        readonly pointer: {
+                          readonly description: "Where: the same pointer as error.pointer.";
+                          readonly type: "string";
+                          readonly maxLength: 512;
+                        };
+                      };
+                    };
+                    readonly field: {
+                      readonly description: "For an unsupported option: the option's name.";
+                      readonly type: "string";
+                      readonly maxLength: 64;
+                    };
+                    readonly approval: {
+                      readonly description: "For mnote_tool_approval_required: the preview to show a person and the token to send back on yes.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "preview",
                         "summary",
                         "token",
                         "expiresAt"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "preview": {
-                          "description": "What the call would change, from the tool's own dry run: the planned diff (counts, and option or title values the call itself names; no page content), the revision it was planned on, and for a body write the block counts before and after.",
-                          "type": "object",
-                          "required": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly preview: {
+                          readonly description: "What the call would change, from the tool's own dry run: the planned diff (counts, and option or title values the call itself names; no page content), the revision it was planned on, and for a body write the block counts before and after.";
+                          readonly type: "object";
+                          readonly required: readonly [
                             "commandName",
                             "ops"
-                          ],
-                          "additionalProperties": false,
-                          "properties": {
-                            "commandName": {
-                              "description": "A kernel command name such as page.body.save.",
-                              "type": "string",
-                              "maxLength": 64,
-                              "pattern": "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"
-                            },
-                            "ops": {
-                              "type": "array",
-                              "maxItems": 64,
-                              "items": {
-                                "description": "One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.",
-                                "type": "object",
-                                "required": [
+                          ];
+                          readonly additionalProperties: false;
+                          readonly properties: {
+                            readonly commandName: {
+                              readonly description: "A kernel command name such as page.body.save.";
+                              readonly type: "string";
+                              readonly maxLength: 64;
+                              readonly pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$";
+                            };
+                            readonly ops: {
+                              readonly type: "array";
+                              readonly maxItems: 64;
+                              readonly items: {
+                                readonly description: "One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.";
+                                readonly type: "object";
+                                readonly required: readonly [
                                   "op"
-                                ],
-                                "additionalProperties": false,
-                                "properties": {
-                                  "op": {
-                                    "type": "string",
-                                    "enum": [
+                                ];
+                                readonly additionalProperties: false;
+                                readonly properties: {
+                                  readonly op: {
+                                    readonly type: "string";
+                                    readonly enum: readonly [
                                       "append",
                                       "replace",
                                       "set_title",
@@ -2009,126 +2009,126 @@ export const tools = {
                                       "create_ai_note",
                                       "create_edge",
                                       "confirm_edge"
-                                    ]
-                                  },
-                                  "blocks": {
-                                    "type": "integer",
-                                    "minimum": 0
-                                  },
-                                  "removedBlocks": {
-                                    "type": "integer",
-                                    "minimum": 0
-                                  },
-                                  "field": {
-                                    "type": "string",
-                                    "maxLength": 64
-                                  },
-                                  "value": {
-                                    "type": [
+                                    ];
+                                  };
+                                  readonly blocks: {
+                                    readonly type: "integer";
+                                    readonly minimum: 0;
+                                  };
+                                  readonly removedBlocks: {
+                                    readonly type: "integer";
+                                    readonly minimum: 0;
+                                  };
+                                  readonly field: {
+                                    readonly type: "string";
+                                    readonly maxLength: 64;
+                                  };
+                                  readonly value: {
+                                    readonly type: readonly [
                                       "boolean",
                                       "string",
                                       "number"
-                                    ]
-                                  },
-                                  "chars": {
-                                    "type": "integer",
-                                    "minimum": 0
-                                  },
-                                  "excerpts": {
-                                    "description": "The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.",
-                                    "type": "array",
-                                    "maxItems": 3,
-                                    "items": {
-                                      "type": "string",
-                                      "maxLength": 41
-                                    }
-                                  },
-                                  "removedExcerpts": {
-                                    "description": "For replace: the first words of the first blocks it removes, bounded like excerpts.",
-                                    "type": "array",
-                                    "maxItems": 3,
-                                    "items": {
-                                      "type": "string",
-                                      "maxLength": 41
-                                    }
-                                  },
-                                  "previous": {
-                                    "description": "For set_title: the title before the change.",
-                                    "type": "string",
-                                    "maxLength": 500
-                                  }
-                                }
-                              }
-                            },
-                            "revision": {
-                              "description": "A page's revision: 0 for a new page, +1 for every committed change to its body, title or options.",
-                              "type": "integer",
-                              "minimum": 0,
-                              "maximum": 9007199254740991
-                            },
-                            "pageTitle": {
-                              "description": "The page's title when the preview was made.",
-                              "type": "string",
-                              "maxLength": 500
-                            },
-                            "blockCounts": {
-                              "type": "object",
-                              "required": [
+                                    ];
+                                  };
+                                  readonly chars: {
+                                    readonly type: "integer";
+                                    readonly minimum: 0;
+                                  };
+                                  readonly excerpts: {
+                                    readonly description: "The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.";
+                                    readonly type: "array";
+                                    readonly maxItems: 3;
+                                    readonly items: {
+                                      readonly type: "string";
+                                      readonly maxLength: 41;
+                                    };
+                                  };
+                                  readonly removedExcerpts: {
+                                    readonly description: "For replace: the first words of the first blocks it removes, bounded like excerpts.";
+                                    readonly type: "array";
+                                    readonly maxItems: 3;
+                                    readonly items: {
+                                      readonly type: "string";
+                                      readonly maxLength: 41;
+                                    };
+                                  };
+                                  readonly previous: {
+                                    readonly description: "For set_title: the title before the change.";
+                                    readonly type: "string";
+                                    readonly maxLength: 500;
+                                  };
+                                };
+                              };
+                            };
+                            readonly revision: {
+                              readonly description: "A page's revision: 0 for a new page, +1 for every committed change to its body, title or options.";
+                              readonly type: "integer";
+                              readonly minimum: 0;
+                              readonly maximum: 9007199254740991;
+                            };
+                            readonly pageTitle: {
+                              readonly description: "The page's title when the preview was made.";
+                              readonly type: "string";
+                              readonly maxLength: 500;
+                            };
+                            readonly blockCounts: {
+                              readonly type: "object";
+                              readonly required: readonly [
                                 "before",
                                 "after"
-                              ],
-                              "additionalProperties": false,
-                              "properties": {
-                                "before": {
-                                  "type": "integer",
-                                  "minimum": 0
-                                },
-                                "after": {
-                                  "type": "integer",
-                                  "minimum": 0
-                                }
-                              }
-                            }
-                          }
-                        },
-                        "token": {
-                          "description": "Opaque, signed by the runtime, good for one write of exactly the previewed call.",
-                          "type": "string",
-                          "minLength": 16,
-                          "maxLength": 1024,
-                          "pattern": "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$"
-                        },
-                        "summary": {
-                          "description": "The preview as a short text for the person who approves, in the session's locale (zh-CN or en): the page's title, what is removed and added (counts and first words), old and new title for a rename. Its meaning is in the first 200 characters (a chat gateway may show no more). For the host's approval UI only, never for the model.",
-                          "type": "string",
-                          "maxLength": 1000
-                        },
-                        "expiresAt": {
-                          "description": "RFC 3339 time after which the token is refused (mnote_tool_approval_expired).",
-                          "type": "string",
-                          "format": "date-time",
-                          "maxLength": 64
-                        }
-                      }
-                    }
-                  }
-                }
-              }
+                              ];
+                              readonly additionalProperties: false;
+                              readonly properties: {
+                                readonly before: {
+                                  readonly type: "integer";
+                                  readonly minimum: 0;
+                                };
+                                readonly after: {
+                                  readonly type: "integer";
+                                  readonly minimum: 0;
+                                };
+                              };
+                            };
+                          };
+                        };
+                        readonly token: {
+                          readonly description: "Opaque, signed by the runtime, good for one write of exactly the previewed call.";
+                          readonly type: "string";
+                          readonly minLength: 16;
+                          readonly maxLength: 1024;
+                          readonly pattern: "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$";
+                        };
+                        readonly summary: {
+                          readonly description: "The preview as a short text for the person who approves, in the session's locale (zh-CN or en): the page's title, what is removed and added (counts and first words), old and new title for a rename. Its meaning is in the first 200 characters (a chat gateway may show no more). For the host's approval UI only, never for the model.";
+                          readonly type: "string";
+                          readonly maxLength: 1000;
+                        };
+                        readonly expiresAt: {
+                          readonly description: "RFC 3339 time after which the token is refused (mnote_tool_approval_expired).";
+                          readonly type: "string";
+                          readonly format: "date-time";
+                          readonly maxLength: 64;
+                        };
+                      };
+                    };
+                  };
+                };
+              };
             },
             {
-              "type": "object",
-              "required": [
+              readonly type: "object";
+              readonly required: readonly [
                 "toolName"
-              ],
-              "properties": {
-                "toolName": {
-                  "const": "mnote.artifact.create_summary"
-                }
-              }
+              ];
+              readonly properties: {
+                readonly toolName: {
+                  readonly const: "mnote.artifact.create_summary";
+                };
+              };
             }
-          ]
+          ];
         }
-      ]
+      ];
     },
     validateRequest: V.validateArtifactCreateSummaryRequest,
     validateArgs: V.validateArtifactCreateSummaryArgs,
@@ -2162,36 +2162,36 @@ export const tools = {
     },
     messages: {},
     unwiredFields: [],
-    parameters: {
-      "type": "object",
-      "properties": {
-        "includeBody": {
-          "description": "Include bodySummary.",
-          "type": "boolean",
-          "default": true
-        },
-        "includeOptions": {
-          "description": "Include pageOptions.",
-          "type": "boolean",
-          "default": true
-        },
-        "includeBlocks": {
-          "description": "Include the content blocks.",
-          "type": "boolean",
-          "default": true
-        }
-      },
-      "additionalProperties": false
+    parameters: JSON.parse("{\"type\":\"object\",\"properties\":{\"includeBody\":{\"description\":\"Include bodySummary.\",\"type\":\"boolean\",\"default\":true},\"includeOptions\":{\"description\":\"Include pageOptions.\",\"type\":\"boolean\",\"default\":true},\"includeBlocks\":{\"description\":\"Include the content blocks.\",\"type\":\"boolean\",\"default\":true}},\"additionalProperties\":false}") as {
+      readonly type: "object";
+      readonly properties: {
+        readonly includeBody: {
+          readonly description: "Include bodySummary.";
+          readonly type: "boolean";
+          readonly default: true;
+        };
+        readonly includeOptions: {
+          readonly description: "Include pageOptions.";
+          readonly type: "boolean";
+          readonly default: true;
+        };
+        readonly includeBlocks: {
+          readonly description: "Include the content blocks.";
+          readonly type: "boolean";
+          readonly default: true;
+        };
+      };
+      readonly additionalProperties: false;
     },
-    responseSchema: {
-      "description": "A response envelope for mnote.page.get.",
-      "anyOf": [
+    responseSchema: JSON.parse("{\"description\":\"A response envelope for mnote.page.get.\",\"anyOf\":[{\"allOf\":[{\"description\":\"A call that succeeded.\",\"type\":\"object\",\"required\":[\"ok\",\"toolName\",\"toolCallId\",\"traceId\",\"result\",\"audit\",\"error\"],\"additionalProperties\":false,\"properties\":{\"ok\":{\"const\":true},\"toolName\":{\"description\":\"A canonical tool name such as mnote.page.get.\",\"type\":\"string\",\"maxLength\":64,\"pattern\":\"^mnote(\\\\.[a-z][a-z0-9_]*)+$\"},\"toolCallId\":{\"description\":\"The model's tool call id inside the run.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},\"traceId\":{\"description\":\"Correlates the Hermes run with the kernel commands it caused.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},\"result\":{\"description\":\"The tool's result; each tool's response narrows it.\",\"type\":\"object\"},\"audit\":{\"description\":\"What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.\",\"type\":\"object\",\"required\":[\"effect\",\"commandId\",\"workspaceId\",\"documentId\"],\"additionalProperties\":false,\"properties\":{\"effect\":{\"description\":\"read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.\",\"type\":\"string\",\"enum\":[\"read\",\"write\",\"dry_run\",\"none\"]},\"commandId\":{\"anyOf\":[{\"description\":\"The id of one kernel command, as written in the kernel's command log.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[a-z][a-z0-9_]*$\"},{\"type\":\"null\"}]},\"workspaceId\":{\"anyOf\":[{\"description\":\"The workspace the call acts in.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"documentId\":{\"anyOf\":[{\"description\":\"The page the call acts on.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"replayed\":{\"description\":\"true when this write was answered from its idempotency record instead of running again.\",\"type\":\"boolean\"},\"approval\":{\"description\":\"The approval decision of a call whose effective level was ask or deny.\",\"type\":\"object\",\"required\":[\"decision\",\"level\"],\"additionalProperties\":false,\"properties\":{\"decision\":{\"description\":\"required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.\",\"type\":\"string\",\"enum\":[\"required\",\"approved\",\"denied\",\"expired\",\"invalid\",\"unchanged\"]},\"level\":{\"description\":\"allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.\",\"type\":\"string\",\"enum\":[\"allow\",\"ask\",\"deny\"]},\"approvedBy\":{\"description\":\"An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"}}}}},\"error\":{\"type\":\"null\"}}},{\"type\":\"object\",\"required\":[\"toolName\",\"result\"],\"properties\":{\"toolName\":{\"const\":\"mnote.page.get\"},\"result\":{\"description\":\"The page as the actor may see it. bodySummary is the body's plain text, blocks joined by newlines, cut to 200 characters with \\\"...\\\" appended when cut (x-mnote-truncate).\",\"type\":\"object\",\"required\":[\"documentId\",\"workspaceId\",\"title\",\"revision\"],\"additionalProperties\":false,\"properties\":{\"documentId\":{\"description\":\"The page the call acts on.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},\"workspaceId\":{\"description\":\"The workspace the call acts in.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},\"title\":{\"type\":\"string\",\"maxLength\":500},\"revision\":{\"description\":\"A page's revision: 0 for a new page, +1 for every committed change to its body, title or options.\",\"type\":\"integer\",\"minimum\":0,\"maximum\":9007199254740991},\"bodySummary\":{\"type\":\"string\",\"maxLength\":203},\"pageOptions\":{\"description\":\"Layout options of a page. No other keys.\",\"type\":\"object\",\"additionalProperties\":false,\"properties\":{\"wideLayout\":{\"description\":\"Use the full window width.\",\"type\":\"boolean\"},\"smallText\":{\"description\":\"Use the smaller font size.\",\"type\":\"boolean\"},\"showToc\":{\"description\":\"Show a table of contents. Shown in the UI, not yet stored by the kernel.\",\"type\":\"boolean\"},\"protectEditing\":{\"description\":\"Lock the page against edits. A permission control: not writable through page AI.\",\"type\":\"boolean\"}}},\"blocks\":{\"description\":\"The whole body. Its maxItems is the most blocks a page may hold (x-mnote-limit pageBlocks): every write keeps to it, so a page can always be read whole.\",\"type\":\"array\",\"maxItems\":2000,\"items\":{\"description\":\"A block as the page holds it. The if/then/else chain on type says which of level, checked and language the block may carry (see BlockType).\",\"type\":\"object\",\"required\":[\"id\",\"type\",\"text\"],\"additionalProperties\":false,\"properties\":{\"id\":{\"description\":\"A block id, unique inside its page.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":64,\"pattern\":\"^[A-Za-z0-9_-]+$\"},\"type\":{\"description\":\"The kind of a block. Only heading uses level, only to_do uses checked, only code uses language; a divider has empty text and none of the three. Both block schemas state this as one if/then/else chain on type, and a field a type does not use is refused, not ignored.\",\"type\":\"string\",\"enum\":[\"paragraph\",\"heading\",\"bulleted_list_item\",\"numbered_list_item\",\"to_do\",\"quote\",\"code\",\"divider\"]},\"text\":{\"description\":\"The block's plain text (no markup); empty for a divider.\",\"type\":\"string\",\"maxLength\":20000},\"level\":{\"description\":\"Heading level, 1 to 3.\",\"type\":\"integer\",\"minimum\":1,\"maximum\":3},\"checked\":{\"description\":\"Whether a to_do block is done.\",\"type\":\"boolean\"},\"language\":{\"description\":\"The language of a code block.\",\"type\":\"string\",\"maxLength\":32}},\"if\":{\"required\":[\"type\"],\"properties\":{\"type\":{\"const\":\"heading\"}}},\"then\":{\"properties\":{\"checked\":{\"not\":{}},\"language\":{\"not\":{}}}},\"else\":{\"if\":{\"required\":[\"type\"],\"properties\":{\"type\":{\"const\":\"to_do\"}}},\"then\":{\"properties\":{\"level\":{\"not\":{}},\"language\":{\"not\":{}}}},\"else\":{\"if\":{\"required\":[\"type\"],\"properties\":{\"type\":{\"const\":\"code\"}}},\"then\":{\"properties\":{\"level\":{\"not\":{}},\"checked\":{\"not\":{}}}},\"else\":{\"if\":{\"required\":[\"type\"],\"properties\":{\"type\":{\"const\":\"divider\"}}},\"then\":{\"properties\":{\"text\":{\"maxLength\":0},\"level\":{\"not\":{}},\"checked\":{\"not\":{}},\"language\":{\"not\":{}}}},\"else\":{\"properties\":{\"level\":{\"not\":{}},\"checked\":{\"not\":{}},\"language\":{\"not\":{}}}}}}}}}}}}}]},{\"allOf\":[{\"description\":\"A call that failed. Nothing was written; no page content appears in it.\",\"type\":\"object\",\"required\":[\"ok\",\"toolName\",\"toolCallId\",\"traceId\",\"result\",\"audit\",\"error\"],\"additionalProperties\":false,\"properties\":{\"ok\":{\"const\":false},\"toolName\":{\"anyOf\":[{\"description\":\"A canonical tool name such as mnote.page.get.\",\"type\":\"string\",\"maxLength\":64,\"pattern\":\"^mnote(\\\\.[a-z][a-z0-9_]*)+$\"},{\"type\":\"null\"}]},\"toolCallId\":{\"anyOf\":[{\"description\":\"The model's tool call id inside the run.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"traceId\":{\"anyOf\":[{\"description\":\"Correlates the Hermes run with the kernel commands it caused.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"result\":{\"type\":\"null\"},\"audit\":{\"description\":\"What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.\",\"type\":\"object\",\"required\":[\"effect\",\"commandId\",\"workspaceId\",\"documentId\"],\"additionalProperties\":false,\"properties\":{\"effect\":{\"description\":\"read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.\",\"type\":\"string\",\"enum\":[\"read\",\"write\",\"dry_run\",\"none\"]},\"commandId\":{\"anyOf\":[{\"description\":\"The id of one kernel command, as written in the kernel's command log.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[a-z][a-z0-9_]*$\"},{\"type\":\"null\"}]},\"workspaceId\":{\"anyOf\":[{\"description\":\"The workspace the call acts in.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"documentId\":{\"anyOf\":[{\"description\":\"The page the call acts on.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"replayed\":{\"description\":\"true when this write was answered from its idempotency record instead of running again.\",\"type\":\"boolean\"},\"approval\":{\"description\":\"The approval decision of a call whose effective level was ask or deny.\",\"type\":\"object\",\"required\":[\"decision\",\"level\"],\"additionalProperties\":false,\"properties\":{\"decision\":{\"description\":\"required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.\",\"type\":\"string\",\"enum\":[\"required\",\"approved\",\"denied\",\"expired\",\"invalid\",\"unchanged\"]},\"level\":{\"description\":\"allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.\",\"type\":\"string\",\"enum\":[\"allow\",\"ask\",\"deny\"]},\"approvedBy\":{\"description\":\"An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"}}}}},\"error\":{\"description\":\"Why a call failed. The message comes from the error catalog, in the request's locale.\",\"type\":\"object\",\"required\":[\"code\",\"message\"],\"additionalProperties\":false,\"properties\":{\"code\":{\"description\":\"Every error code a response may carry.\",\"oneOf\":[{\"const\":\"mnote_tool_invalid_input\",\"description\":\"The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged.\"},{\"const\":\"mnote_tool_payload_too_large\",\"description\":\"The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less.\"},{\"const\":\"mnote_tool_unknown_tool\",\"description\":\"No tool has this name in this contract version.\"},{\"const\":\"mnote_tool_not_authenticated\",\"description\":\"No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel.\"},{\"const\":\"mnote_tool_permission_denied\",\"description\":\"The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read.\"},{\"const\":\"mnote_tool_conflict\",\"description\":\"The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key.\"},{\"const\":\"mnote_tool_approval_required\",\"description\":\"The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it.\"},{\"const\":\"mnote_tool_approval_denied\",\"description\":\"The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry.\"},{\"const\":\"mnote_tool_approval_expired\",\"description\":\"The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview.\"},{\"const\":\"mnote_tool_approval_invalid\",\"description\":\"The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview.\"},{\"const\":\"mnote_tool_idempotency_conflict\",\"description\":\"This idempotency key was already used for a different request. Use a new key for a new request.\"},{\"const\":\"mnote_tool_in_progress\",\"description\":\"The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice.\"},{\"const\":\"mnote_tool_unsupported_option\",\"description\":\"A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out.\"},{\"const\":\"mnote_tool_kernel_unavailable\",\"description\":\"The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice.\"},{\"const\":\"mnote_tool_kernel_misconfigured\",\"description\":\"The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help.\"},{\"const\":\"mnote_tool_outcome_unknown\",\"description\":\"The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result.\"},{\"const\":\"mnote_tool_store_unavailable\",\"description\":\"mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice.\"},{\"const\":\"mnote_tool_unavailable\",\"description\":\"The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice.\"},{\"const\":\"mnote_tool_not_configured\",\"description\":\"The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help.\"},{\"const\":\"mnote_tool_internal\",\"description\":\"An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so.\"}]},\"message\":{\"type\":\"string\",\"maxLength\":1000},\"retryable\":{\"description\":\"Whether retrying the same request can help.\",\"type\":\"boolean\"},\"reason\":{\"description\":\"The catalog reason that refined the message.\",\"type\":\"string\",\"maxLength\":64},\"pointer\":{\"description\":\"For invalid input: the JSON pointer of the first problem in the request. A pointer longer than 512 characters is cut back to the nearest enclosing place that fits (whole segments), so it always names a real place.\",\"type\":\"string\",\"maxLength\":512},\"rule\":{\"description\":\"For invalid input: the rule the first problem broke, as data. The message says the same in the caller's language, from the catalog's templates.\",\"type\":\"object\",\"required\":[\"keyword\",\"pointer\"],\"additionalProperties\":false,\"properties\":{\"keyword\":{\"description\":\"The JSON Schema keyword that failed, such as maxLength, required or enum.\",\"type\":\"string\",\"maxLength\":64},\"limit\":{\"description\":\"The keyword's limit where it has one: a number (maxLength, minimum, maxItems...), the expected type, the pattern or format, the allowed values (enum, const). Absent when there is none or it is too large to repeat.\",\"anyOf\":[{\"type\":\"number\"},{\"type\":\"boolean\"},{\"type\":\"null\"},{\"type\":\"string\",\"maxLength\":512},{\"type\":\"array\",\"maxItems\":64,\"items\":{\"anyOf\":[{\"type\":\"string\",\"maxLength\":128},{\"type\":\"number\"},{\"type\":\"boolean\"},{\"type\":\"null\"}]}}]},\"pointer\":{\"description\":\"Where: the same pointer as error.pointer.\",\"type\":\"string\",\"maxLength\":512}}},\"field\":{\"description\":\"For an unsupported option: the option's name.\",\"type\":\"string\",\"maxLength\":64},\"approval\":{\"description\":\"For mnote_tool_approval_required: the preview to show a person and the token to send back on yes.\",\"type\":\"object\",\"required\":[\"preview\",\"summary\",\"token\",\"expiresAt\"],\"additionalProperties\":false,\"properties\":{\"preview\":{\"description\":\"What the call would change, from the tool's own dry run: the planned diff (counts, and option or title values the call itself names; no page content), the revision it was planned on, and for a body write the block counts before and after.\",\"type\":\"object\",\"required\":[\"commandName\",\"ops\"],\"additionalProperties\":false,\"properties\":{\"commandName\":{\"description\":\"A kernel command name such as page.body.save.\",\"type\":\"string\",\"maxLength\":64,\"pattern\":\"^[a-z][A-Za-z0-9]*(\\\\.[a-z][A-Za-z0-9]*)+$\"},\"ops\":{\"type\":\"array\",\"maxItems\":64,\"items\":{\"description\":\"One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.\",\"type\":\"object\",\"required\":[\"op\"],\"additionalProperties\":false,\"properties\":{\"op\":{\"type\":\"string\",\"enum\":[\"append\",\"replace\",\"set_title\",\"set_option\",\"create_summary\",\"update_summary\",\"create_ai_note\",\"create_edge\",\"confirm_edge\"]},\"blocks\":{\"type\":\"integer\",\"minimum\":0},\"removedBlocks\":{\"type\":\"integer\",\"minimum\":0},\"field\":{\"type\":\"string\",\"maxLength\":64},\"value\":{\"type\":[\"boolean\",\"string\",\"number\"]},\"chars\":{\"type\":\"integer\",\"minimum\":0},\"excerpts\":{\"description\":\"The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.\",\"type\":\"array\",\"maxItems\":3,\"items\":{\"type\":\"string\",\"maxLength\":41}},\"removedExcerpts\":{\"description\":\"For replace: the first words of the first blocks it removes, bounded like excerpts.\",\"type\":\"array\",\"maxItems\":3,\"items\":{\"type\":\"string\",\"maxLength\":41}},\"previous\":{\"description\":\"For set_title: the title before the change.\",\"type\":\"string\",\"maxLength\":500}}}},\"revision\":{\"description\":\"A page's revision: 0 for a new page, +1 for every committed change to its body, title or options.\",\"type\":\"integer\",\"minimum\":0,\"maximum\":9007199254740991},\"pageTitle\":{\"description\":\"The page's title when the preview was made.\",\"type\":\"string\",\"maxLength\":500},\"blockCounts\":{\"type\":\"object\",\"required\":[\"before\",\"after\"],\"additionalProperties\":false,\"properties\":{\"before\":{\"type\":\"integer\",\"minimum\":0},\"after\":{\"type\":\"integer\",\"minimum\":0}}}}},\"token\":{\"description\":\"Opaque, signed by the runtime, good for one write of exactly the previewed call.\",\"type\":\"string\",\"minLength\":16,\"maxLength\":1024,\"pattern\":\"^[A-Za-z0-9_-]+\\\\.[A-Za-z0-9_-]+$\"},\"summary\":{\"description\":\"The preview as a short text for the person who approves, in the session's locale (zh-CN or en): the page's title, what is removed and added (counts and first words), old and new title for a rename. Its meaning is in the first 200 characters (a chat gateway may show no more). For the host's approval UI only, never for the model.\",\"type\":\"string\",\"maxLength\":1000},\"expiresAt\":{\"description\":\"RFC 3339 time after which the token is refused (mnote_tool_approval_expired).\",\"type\":\"string\",\"format\":\"date-time\",\"maxLength\":64}}}}}}},{\"type\":\"object\",\"required\":[\"toolName\"],\"properties\":{\"toolName\":{\"const\":\"mnote.page.get\"}}}]}]}") as {
+      readonly description: "A response envelope for mnote.page.get.";
+      readonly anyOf: readonly [
         {
-          "allOf": [
+          readonly allOf: readonly [
             {
-              "description": "A call that succeeded.",
-              "type": "object",
-              "required": [
+              readonly description: "A call that succeeded.";
+              readonly type: "object";
+              readonly required: readonly [
                 "ok",
                 "toolName",
                 "toolCallId",
@@ -2199,246 +2199,246 @@ export const tools = {
                 "result",
                 "audit",
                 "error"
-              ],
-              "additionalProperties": false,
-              "properties": {
-                "ok": {
-                  "const": true
-                },
-                "toolName": {
-                  "description": "A canonical tool name such as mnote.page.get.",
-                  "type": "string",
-                  "maxLength": 64,
-                  "pattern": "^mnote(\\.[a-z][a-z0-9_]*)+$"
-                },
-                "toolCallId": {
-                  "description": "The model's tool call id inside the run.",
-                  "type": "string",
-                  "minLength": 1,
-                  "maxLength": 128,
-                  "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
-                },
-                "traceId": {
-                  "description": "Correlates the Hermes run with the kernel commands it caused.",
-                  "type": "string",
-                  "minLength": 1,
-                  "maxLength": 128,
-                  "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
-                },
-                "result": {
-                  "description": "The tool's result; each tool's response narrows it.",
-                  "type": "object"
-                },
-                "audit": {
-                  "description": "What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.",
-                  "type": "object",
-                  "required": [
+              ];
+              readonly additionalProperties: false;
+              readonly properties: {
+                readonly ok: {
+                  readonly const: true;
+                };
+                readonly toolName: {
+                  readonly description: "A canonical tool name such as mnote.page.get.";
+                  readonly type: "string";
+                  readonly maxLength: 64;
+                  readonly pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$";
+                };
+                readonly toolCallId: {
+                  readonly description: "The model's tool call id inside the run.";
+                  readonly type: "string";
+                  readonly minLength: 1;
+                  readonly maxLength: 128;
+                  readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+                };
+                readonly traceId: {
+                  readonly description: "Correlates the Hermes run with the kernel commands it caused.";
+                  readonly type: "string";
+                  readonly minLength: 1;
+                  readonly maxLength: 128;
+                  readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+                };
+                readonly result: {
+                  readonly description: "The tool's result; each tool's response narrows it.";
+                  readonly type: "object";
+                };
+                readonly audit: {
+                  readonly description: "What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.";
+                  readonly type: "object";
+                  readonly required: readonly [
                     "effect",
                     "commandId",
                     "workspaceId",
                     "documentId"
-                  ],
-                  "additionalProperties": false,
-                  "properties": {
-                    "effect": {
-                      "description": "read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.",
-                      "type": "string",
-                      "enum": [
+                  ];
+                  readonly additionalProperties: false;
+                  readonly properties: {
+                    readonly effect: {
+                      readonly description: "read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.";
+                      readonly type: "string";
+                      readonly enum: readonly [
                         "read",
                         "write",
                         "dry_run",
                         "none"
-                      ]
-                    },
-                    "commandId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly commandId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The id of one kernel command, as written in the kernel's command log.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[a-z][a-z0-9_]*$"
+                          readonly description: "The id of one kernel command, as written in the kernel's command log.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[a-z][a-z0-9_]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "workspaceId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly workspaceId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The workspace the call acts in.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                          readonly description: "The workspace the call acts in.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "documentId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly documentId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The page the call acts on.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                          readonly description: "The page the call acts on.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "replayed": {
-                      "description": "true when this write was answered from its idempotency record instead of running again.",
-                      "type": "boolean"
-                    },
-                    "approval": {
-                      "description": "The approval decision of a call whose effective level was ask or deny.",
-                      "type": "object",
-                      "required": [
+                      ];
+                    };
+                    readonly replayed: {
+                      readonly description: "true when this write was answered from its idempotency record instead of running again.";
+                      readonly type: "boolean";
+                    };
+                    readonly approval: {
+                      readonly description: "The approval decision of a call whose effective level was ask or deny.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "decision",
                         "level"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "decision": {
-                          "description": "required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.",
-                          "type": "string",
-                          "enum": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly decision: {
+                          readonly description: "required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.";
+                          readonly type: "string";
+                          readonly enum: readonly [
                             "required",
                             "approved",
                             "denied",
                             "expired",
                             "invalid",
                             "unchanged"
-                          ]
-                        },
-                        "level": {
-                          "description": "allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.",
-                          "type": "string",
-                          "enum": [
+                          ];
+                        };
+                        readonly level: {
+                          readonly description: "allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.";
+                          readonly type: "string";
+                          readonly enum: readonly [
                             "allow",
                             "ask",
                             "deny"
-                          ]
-                        },
-                        "approvedBy": {
-                          "description": "An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
-                        }
-                      }
-                    }
-                  }
-                },
-                "error": {
-                  "type": "null"
-                }
-              }
+                          ];
+                        };
+                        readonly approvedBy: {
+                          readonly description: "An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+                        };
+                      };
+                    };
+                  };
+                };
+                readonly error: {
+                  readonly type: "null";
+                };
+              };
             },
             {
-              "type": "object",
-              "required": [
+              readonly type: "object";
+              readonly required: readonly [
                 "toolName",
                 "result"
-              ],
-              "properties": {
-                "toolName": {
-                  "const": "mnote.page.get"
-                },
-                "result": {
-                  "description": "The page as the actor may see it. bodySummary is the body's plain text, blocks joined by newlines, cut to 200 characters with \"...\" appended when cut (x-mnote-truncate).",
-                  "type": "object",
-                  "required": [
+              ];
+              readonly properties: {
+                readonly toolName: {
+                  readonly const: "mnote.page.get";
+                };
+                readonly result: {
+                  readonly description: "The page as the actor may see it. bodySummary is the body's plain text, blocks joined by newlines, cut to 200 characters with \"...\" appended when cut (x-mnote-truncate).";
+                  readonly type: "object";
+                  readonly required: readonly [
                     "documentId",
                     "workspaceId",
                     "title",
                     "revision"
-                  ],
-                  "additionalProperties": false,
-                  "properties": {
-                    "documentId": {
-                      "description": "The page the call acts on.",
-                      "type": "string",
-                      "minLength": 1,
-                      "maxLength": 128,
-                      "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
-                    },
-                    "workspaceId": {
-                      "description": "The workspace the call acts in.",
-                      "type": "string",
-                      "minLength": 1,
-                      "maxLength": 128,
-                      "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
-                    },
-                    "title": {
-                      "type": "string",
-                      "maxLength": 500
-                    },
-                    "revision": {
-                      "description": "A page's revision: 0 for a new page, +1 for every committed change to its body, title or options.",
-                      "type": "integer",
-                      "minimum": 0,
-                      "maximum": 9007199254740991
-                    },
-                    "bodySummary": {
-                      "type": "string",
-                      "maxLength": 203
-                    },
-                    "pageOptions": {
-                      "description": "Layout options of a page. No other keys.",
-                      "type": "object",
-                      "additionalProperties": false,
-                      "properties": {
-                        "wideLayout": {
-                          "description": "Use the full window width.",
-                          "type": "boolean"
-                        },
-                        "smallText": {
-                          "description": "Use the smaller font size.",
-                          "type": "boolean"
-                        },
-                        "showToc": {
-                          "description": "Show a table of contents. Shown in the UI, not yet stored by the kernel.",
-                          "type": "boolean"
-                        },
-                        "protectEditing": {
-                          "description": "Lock the page against edits. A permission control: not writable through page AI.",
-                          "type": "boolean"
-                        }
-                      }
-                    },
-                    "blocks": {
-                      "description": "The whole body. Its maxItems is the most blocks a page may hold (x-mnote-limit pageBlocks): every write keeps to it, so a page can always be read whole.",
-                      "type": "array",
-                      "maxItems": 2000,
-                      "items": {
-                        "description": "A block as the page holds it. The if/then/else chain on type says which of level, checked and language the block may carry (see BlockType).",
-                        "type": "object",
-                        "required": [
+                  ];
+                  readonly additionalProperties: false;
+                  readonly properties: {
+                    readonly documentId: {
+                      readonly description: "The page the call acts on.";
+                      readonly type: "string";
+                      readonly minLength: 1;
+                      readonly maxLength: 128;
+                      readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+                    };
+                    readonly workspaceId: {
+                      readonly description: "The workspace the call acts in.";
+                      readonly type: "string";
+                      readonly minLength: 1;
+                      readonly maxLength: 128;
+                      readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+                    };
+                    readonly title: {
+                      readonly type: "string";
+                      readonly maxLength: 500;
+                    };
+                    readonly revision: {
+                      readonly description: "A page's revision: 0 for a new page, +1 for every committed change to its body, title or options.";
+                      readonly type: "integer";
+                      readonly minimum: 0;
+                      readonly maximum: 9007199254740991;
+                    };
+                    readonly bodySummary: {
+                      readonly type: "string";
+                      readonly maxLength: 203;
+                    };
+                    readonly pageOptions: {
+                      readonly description: "Layout options of a page. No other keys.";
+                      readonly type: "object";
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly wideLayout: {
+                          readonly description: "Use the full window width.";
+                          readonly type: "boolean";
+                        };
+                        readonly smallText: {
+                          readonly description: "Use the smaller font size.";
+                          readonly type: "boolean";
+                        };
+                        readonly showToc: {
+                          readonly description: "Show a table of contents. Shown in the UI, not yet stored by the kernel.";
+                          readonly type: "boolean";
+                        };
+                        readonly protectEditing: {
+                          readonly description: "Lock the page against edits. A permission control: not writable through page AI.";
+                          readonly type: "boolean";
+                        };
+                      };
+                    };
+                    readonly blocks: {
+                      readonly description: "The whole body. Its maxItems is the most blocks a page may hold (x-mnote-limit pageBlocks): every write keeps to it, so a page can always be read whole.";
+                      readonly type: "array";
+                      readonly maxItems: 2000;
+                      readonly items: {
+                        readonly description: "A block as the page holds it. The if/then/else chain on type says which of level, checked and language the block may carry (see BlockType).";
+                        readonly type: "object";
+                        readonly required: readonly [
                           "id",
                           "type",
                           "text"
-                        ],
-                        "additionalProperties": false,
-                        "properties": {
-                          "id": {
-                            "description": "A block id, unique inside its page.",
-                            "type": "string",
-                            "minLength": 1,
-                            "maxLength": 64,
-                            "pattern": "^[A-Za-z0-9_-]+$"
-                          },
-                          "type": {
-                            "description": "The kind of a block. Only heading uses level, only to_do uses checked, only code uses language; a divider has empty text and none of the three. Both block schemas state this as one if/then/else chain on type, and a field a type does not use is refused, not ignored.",
-                            "type": "string",
-                            "enum": [
+                        ];
+                        readonly additionalProperties: false;
+                        readonly properties: {
+                          readonly id: {
+                            readonly description: "A block id, unique inside its page.";
+                            readonly type: "string";
+                            readonly minLength: 1;
+                            readonly maxLength: 64;
+                            readonly pattern: "^[A-Za-z0-9_-]+$";
+                          };
+                          readonly type: {
+                            readonly description: "The kind of a block. Only heading uses level, only to_do uses checked, only code uses language; a divider has empty text and none of the three. Both block schemas state this as one if/then/else chain on type, and a field a type does not use is refused, not ignored.";
+                            readonly type: "string";
+                            readonly enum: readonly [
                               "paragraph",
                               "heading",
                               "bulleted_list_item",
@@ -2447,148 +2447,148 @@ export const tools = {
                               "quote",
                               "code",
                               "divider"
-                            ]
-                          },
-                          "text": {
-                            "description": "The block's plain text (no markup); empty for a divider.",
-                            "type": "string",
-                            "maxLength": 20000
-                          },
-                          "level": {
-                            "description": "Heading level, 1 to 3.",
-                            "type": "integer",
-                            "minimum": 1,
-                            "maximum": 3
-                          },
-                          "checked": {
-                            "description": "Whether a to_do block is done.",
-                            "type": "boolean"
-                          },
-                          "language": {
-                            "description": "The language of a code block.",
-                            "type": "string",
-                            "maxLength": 32
-                          }
-                        },
-                        "if": {
-                          "required": [
+                            ];
+                          };
+                          readonly text: {
+                            readonly description: "The block's plain text (no markup); empty for a divider.";
+                            readonly type: "string";
+                            readonly maxLength: 20000;
+                          };
+                          readonly level: {
+                            readonly description: "Heading level, 1 to 3.";
+                            readonly type: "integer";
+                            readonly minimum: 1;
+                            readonly maximum: 3;
+                          };
+                          readonly checked: {
+                            readonly description: "Whether a to_do block is done.";
+                            readonly type: "boolean";
+                          };
+                          readonly language: {
+                            readonly description: "The language of a code block.";
+                            readonly type: "string";
+                            readonly maxLength: 32;
+                          };
+                        };
+                        readonly if: {
+                          readonly required: readonly [
                             "type"
-                          ],
-                          "properties": {
-                            "type": {
-                              "const": "heading"
-                            }
-                          }
-                        },
-                        "then": {
-                          "properties": {
-                            "checked": {
-                              "not": {}
-                            },
-                            "language": {
-                              "not": {}
-                            }
-                          }
-                        },
-                        "else": {
-                          "if": {
-                            "required": [
+                          ];
+                          readonly properties: {
+                            readonly type: {
+                              readonly const: "heading";
+                            };
+                          };
+                        };
+                        readonly then: {
+                          readonly properties: {
+                            readonly checked: {
+                              readonly not: {};
+                            };
+                            readonly language: {
+                              readonly not: {};
+                            };
+                          };
+                        };
+                        readonly else: {
+                          readonly if: {
+                            readonly required: readonly [
                               "type"
-                            ],
-                            "properties": {
-                              "type": {
-                                "const": "to_do"
-                              }
-                            }
-                          },
-                          "then": {
-                            "properties": {
-                              "level": {
-                                "not": {}
-                              },
-                              "language": {
-                                "not": {}
-                              }
-                            }
-                          },
-                          "else": {
-                            "if": {
-                              "required": [
+                            ];
+                            readonly properties: {
+                              readonly type: {
+                                readonly const: "to_do";
+                              };
+                            };
+                          };
+                          readonly then: {
+                            readonly properties: {
+                              readonly level: {
+                                readonly not: {};
+                              };
+                              readonly language: {
+                                readonly not: {};
+                              };
+                            };
+                          };
+                          readonly else: {
+                            readonly if: {
+                              readonly required: readonly [
                                 "type"
-                              ],
-                              "properties": {
-                                "type": {
-                                  "const": "code"
-                                }
-                              }
-                            },
-                            "then": {
-                              "properties": {
-                                "level": {
-                                  "not": {}
-                                },
-                                "checked": {
-                                  "not": {}
-                                }
-                              }
-                            },
-                            "else": {
-                              "if": {
-                                "required": [
+                              ];
+                              readonly properties: {
+                                readonly type: {
+                                  readonly const: "code";
+                                };
+                              };
+                            };
+                            readonly then: {
+                              readonly properties: {
+                                readonly level: {
+                                  readonly not: {};
+                                };
+                                readonly checked: {
+                                  readonly not: {};
+                                };
+                              };
+                            };
+                            readonly else: {
+                              readonly if: {
+                                readonly required: readonly [
                                   "type"
-                                ],
-                                "properties": {
-                                  "type": {
-                                    "const": "divider"
-                                  }
-                                }
-                              },
-                              "then": {
-                                "properties": {
-                                  "text": {
-                                    "maxLength": 0
-                                  },
-                                  "level": {
-                                    "not": {}
-                                  },
-                                  "checked": {
-                                    "not": {}
-                                  },
-                                  "language": {
-                                    "not": {}
-                                  }
-                                }
-                              },
-                              "else": {
-                                "properties": {
-                                  "level": {
-                                    "not": {}
-                                  },
-                                  "checked": {
-                                    "not": {}
-                                  },
-                                  "language": {
-                                    "not": {}
-                                  }
-                                }
-                              }
-                            }
-                          }
-                        }
-                      }
-                    }
-                  }
-                }
-              }
+                                ];
+                                readonly properties: {
+                                  readonly type: {
+                                    readonly const: "divider";
+                                  };
+                                };
+                              };
+                              readonly then: {
+                                readonly properties: {
+                                  readonly text: {
+                                    readonly maxLength: 0;
+                                  };
+                                  readonly level: {
+                                    readonly not: {};
+                                  };
+                                  readonly checked: {
+                                    readonly not: {};
+                                  };
+                                  readonly language: {
+                                    readonly not: {};
+                                  };
+                                };
+                              };
+                              readonly else: {
+                                readonly properties: {
+                                  readonly level: {
+                                    readonly not: {};
+                                  };
+                                  readonly checked: {
+                                    readonly not: {};
+                                  };
+                                  readonly language: {
+                                    readonly not: {};
+                                  };
+                                };
+                              };
+                            };
+                          };
+                        };
+                      };
+                    };
+                  };
+                };
+              };
             }
-          ]
+          ];
         },
         {
-          "allOf": [
+          readonly allOf: readonly [
             {
-              "description": "A call that failed. Nothing was written; no page content appears in it.",
-              "type": "object",
-              "required": [
+              readonly description: "A call that failed. Nothing was written; no page content appears in it.";
+              readonly type: "object";
+              readonly required: readonly [
                 "ok",
                 "toolName",
                 "toolCallId",
@@ -2596,381 +2596,381 @@ export const tools = {
                 "result",
                 "audit",
                 "error"
-              ],
-              "additionalProperties": false,
-              "properties": {
-                "ok": {
-                  "const": false
-                },
-                "toolName": {
-                  "anyOf": [
+              ];
+              readonly additionalProperties: false;
+              readonly properties: {
+                readonly ok: {
+                  readonly const: false;
+                };
+                readonly toolName: {
+                  readonly anyOf: readonly [
                     {
-                      "description": "A canonical tool name such as mnote.page.get.",
-                      "type": "string",
-                      "maxLength": 64,
-                      "pattern": "^mnote(\\.[a-z][a-z0-9_]*)+$"
+                      readonly description: "A canonical tool name such as mnote.page.get.";
+                      readonly type: "string";
+                      readonly maxLength: 64;
+                      readonly pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$";
                     },
                     {
-                      "type": "null"
+                      readonly type: "null";
                     }
-                  ]
-                },
-                "toolCallId": {
-                  "anyOf": [
+                  ];
+                };
+                readonly toolCallId: {
+                  readonly anyOf: readonly [
                     {
-                      "description": "The model's tool call id inside the run.",
-                      "type": "string",
-                      "minLength": 1,
-                      "maxLength": 128,
-                      "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                      readonly description: "The model's tool call id inside the run.";
+                      readonly type: "string";
+                      readonly minLength: 1;
+                      readonly maxLength: 128;
+                      readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                     },
                     {
-                      "type": "null"
+                      readonly type: "null";
                     }
-                  ]
-                },
-                "traceId": {
-                  "anyOf": [
+                  ];
+                };
+                readonly traceId: {
+                  readonly anyOf: readonly [
                     {
-                      "description": "Correlates the Hermes run with the kernel commands it caused.",
-                      "type": "string",
-                      "minLength": 1,
-                      "maxLength": 128,
-                      "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                      readonly description: "Correlates the Hermes run with the kernel commands it caused.";
+                      readonly type: "string";
+                      readonly minLength: 1;
+                      readonly maxLength: 128;
+                      readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                     },
                     {
-                      "type": "null"
+                      readonly type: "null";
                     }
-                  ]
-                },
-                "result": {
-                  "type": "null"
-                },
-                "audit": {
-                  "description": "What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.",
-                  "type": "object",
-                  "required": [
+                  ];
+                };
+                readonly result: {
+                  readonly type: "null";
+                };
+                readonly audit: {
+                  readonly description: "What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.";
+                  readonly type: "object";
+                  readonly required: readonly [
                     "effect",
                     "commandId",
                     "workspaceId",
                     "documentId"
-                  ],
-                  "additionalProperties": false,
-                  "properties": {
-                    "effect": {
-                      "description": "read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.",
-                      "type": "string",
-                      "enum": [
+                  ];
+                  readonly additionalProperties: false;
+                  readonly properties: {
+                    readonly effect: {
+                      readonly description: "read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.";
+                      readonly type: "string";
+                      readonly enum: readonly [
                         "read",
                         "write",
                         "dry_run",
                         "none"
-                      ]
-                    },
-                    "commandId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly commandId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The id of one kernel command, as written in the kernel's command log.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[a-z][a-z0-9_]*$"
+                          readonly description: "The id of one kernel command, as written in the kernel's command log.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[a-z][a-z0-9_]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "workspaceId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly workspaceId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The workspace the call acts in.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                          readonly description: "The workspace the call acts in.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "documentId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly documentId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The page the call acts on.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                          readonly description: "The page the call acts on.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "replayed": {
-                      "description": "true when this write was answered from its idempotency record instead of running again.",
-                      "type": "boolean"
-                    },
-                    "approval": {
-                      "description": "The approval decision of a call whose effective level was ask or deny.",
-                      "type": "object",
-                      "required": [
+                      ];
+                    };
+                    readonly replayed: {
+                      readonly description: "true when this write was answered from its idempotency record instead of running again.";
+                      readonly type: "boolean";
+                    };
+                    readonly approval: {
+                      readonly description: "The approval decision of a call whose effective level was ask or deny.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "decision",
                         "level"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "decision": {
-                          "description": "required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.",
-                          "type": "string",
-                          "enum": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly decision: {
+                          readonly description: "required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.";
+                          readonly type: "string";
+                          readonly enum: readonly [
                             "required",
                             "approved",
                             "denied",
                             "expired",
                             "invalid",
                             "unchanged"
-                          ]
-                        },
-                        "level": {
-                          "description": "allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.",
-                          "type": "string",
-                          "enum": [
+                          ];
+                        };
+                        readonly level: {
+                          readonly description: "allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.";
+                          readonly type: "string";
+                          readonly enum: readonly [
                             "allow",
                             "ask",
                             "deny"
-                          ]
-                        },
-                        "approvedBy": {
-                          "description": "An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
-                        }
-                      }
-                    }
-                  }
-                },
-                "error": {
-                  "description": "Why a call failed. The message comes from the error catalog, in the request's locale.",
-                  "type": "object",
-                  "required": [
+                          ];
+                        };
+                        readonly approvedBy: {
+                          readonly description: "An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+                        };
+                      };
+                    };
+                  };
+                };
+                readonly error: {
+                  readonly description: "Why a call failed. The message comes from the error catalog, in the request's locale.";
+                  readonly type: "object";
+                  readonly required: readonly [
                     "code",
                     "message"
-                  ],
-                  "additionalProperties": false,
-                  "properties": {
-                    "code": {
-                      "description": "Every error code a response may carry.",
-                      "oneOf": [
+                  ];
+                  readonly additionalProperties: false;
+                  readonly properties: {
+                    readonly code: {
+                      readonly description: "Every error code a response may carry.";
+                      readonly oneOf: readonly [
                         {
-                          "const": "mnote_tool_invalid_input",
-                          "description": "The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged."
+                          readonly const: "mnote_tool_invalid_input";
+                          readonly description: "The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged.";
                         },
                         {
-                          "const": "mnote_tool_payload_too_large",
-                          "description": "The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less."
+                          readonly const: "mnote_tool_payload_too_large";
+                          readonly description: "The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less.";
                         },
                         {
-                          "const": "mnote_tool_unknown_tool",
-                          "description": "No tool has this name in this contract version."
+                          readonly const: "mnote_tool_unknown_tool";
+                          readonly description: "No tool has this name in this contract version.";
                         },
                         {
-                          "const": "mnote_tool_not_authenticated",
-                          "description": "No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel."
+                          readonly const: "mnote_tool_not_authenticated";
+                          readonly description: "No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel.";
                         },
                         {
-                          "const": "mnote_tool_permission_denied",
-                          "description": "The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read."
+                          readonly const: "mnote_tool_permission_denied";
+                          readonly description: "The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read.";
                         },
                         {
-                          "const": "mnote_tool_conflict",
-                          "description": "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key."
+                          readonly const: "mnote_tool_conflict";
+                          readonly description: "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key.";
                         },
                         {
-                          "const": "mnote_tool_approval_required",
-                          "description": "The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it."
+                          readonly const: "mnote_tool_approval_required";
+                          readonly description: "The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it.";
                         },
                         {
-                          "const": "mnote_tool_approval_denied",
-                          "description": "The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry."
+                          readonly const: "mnote_tool_approval_denied";
+                          readonly description: "The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry.";
                         },
                         {
-                          "const": "mnote_tool_approval_expired",
-                          "description": "The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview."
+                          readonly const: "mnote_tool_approval_expired";
+                          readonly description: "The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview.";
                         },
                         {
-                          "const": "mnote_tool_approval_invalid",
-                          "description": "The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview."
+                          readonly const: "mnote_tool_approval_invalid";
+                          readonly description: "The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview.";
                         },
                         {
-                          "const": "mnote_tool_idempotency_conflict",
-                          "description": "This idempotency key was already used for a different request. Use a new key for a new request."
+                          readonly const: "mnote_tool_idempotency_conflict";
+                          readonly description: "This idempotency key was already used for a different request. Use a new key for a new request.";
                         },
                         {
-                          "const": "mnote_tool_in_progress",
-                          "description": "The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice."
+                          readonly const: "mnote_tool_in_progress";
+                          readonly description: "The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice.";
                         },
                         {
-                          "const": "mnote_tool_unsupported_option",
-                          "description": "A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out."
+                          readonly const: "mnote_tool_unsupported_option";
+                          readonly description: "A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out.";
                         },
                         {
-                          "const": "mnote_tool_kernel_unavailable",
-                          "description": "The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice."
+                          readonly const: "mnote_tool_kernel_unavailable";
+                          readonly description: "The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice.";
                         },
                         {
-                          "const": "mnote_tool_kernel_misconfigured",
-                          "description": "The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help."
+                          readonly const: "mnote_tool_kernel_misconfigured";
+                          readonly description: "The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help.";
                         },
                         {
-                          "const": "mnote_tool_outcome_unknown",
-                          "description": "The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result."
+                          readonly const: "mnote_tool_outcome_unknown";
+                          readonly description: "The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result.";
                         },
                         {
-                          "const": "mnote_tool_store_unavailable",
-                          "description": "mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice."
+                          readonly const: "mnote_tool_store_unavailable";
+                          readonly description: "mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice.";
                         },
                         {
-                          "const": "mnote_tool_unavailable",
-                          "description": "The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice."
+                          readonly const: "mnote_tool_unavailable";
+                          readonly description: "The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice.";
                         },
                         {
-                          "const": "mnote_tool_not_configured",
-                          "description": "The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help."
+                          readonly const: "mnote_tool_not_configured";
+                          readonly description: "The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help.";
                         },
                         {
-                          "const": "mnote_tool_internal",
-                          "description": "An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so."
+                          readonly const: "mnote_tool_internal";
+                          readonly description: "An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so.";
                         }
-                      ]
-                    },
-                    "message": {
-                      "type": "string",
-                      "maxLength": 1000
-                    },
-                    "retryable": {
-                      "description": "Whether retrying the same request can help.",
-                      "type": "boolean"
-                    },
-                    "reason": {
-                      "description": "The catalog reason that refined the message.",
-                      "type": "string",
-                      "maxLength": 64
-                    },
-                    "pointer": {
-                      "description": "For invalid input: the JSON pointer of the first problem in the request. A pointer longer than 512 characters is cut back to the nearest enclosing place that fits (whole segments), so it always names a real place.",
-                      "type": "string",
-                      "maxLength": 512
-                    },
-                    "rule": {
-                      "description": "For invalid input: the rule the first problem broke, as data. The message says the same in the caller's language, from the catalog's templates.",
-                      "type": "object",
-                      "required": [
+                      ];
+                    };
+                    readonly message: {
+                      readonly type: "string";
+                      readonly maxLength: 1000;
+                    };
+                    readonly retryable: {
+                      readonly description: "Whether retrying the same request can help.";
+                      readonly type: "boolean";
+                    };
+                    readonly reason: {
+                      readonly description: "The catalog reason that refined the message.";
+                      readonly type: "string";
+                      readonly maxLength: 64;
+                    };
+                    readonly pointer: {
+                      readonly description: "For invalid input: the JSON pointer of the first problem in the request. A pointer longer than 512 characters is cut back to the nearest enclosing place that fits (whole segments), so it always names a real place.";
+                      readonly type: "string";
+                      readonly maxLength: 512;
+                    };
+                    readonly rule: {
+                      readonly description: "For invalid input: the rule the first problem broke, as data. The message says the same in the caller's language, from the catalog's templates.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "keyword",
                         "pointer"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "keyword": {
-                          "description": "The JSON Schema keyword that failed, such as maxLength, required or enum.",
-                          "type": "string",
-                          "maxLength": 64
-                        },
-                        "limit": {
-                          "description": "The keyword's limit where it has one: a number (maxLength, minimum, maxItems...), the expected type, the pattern or format, the allowed values (enum, const). Absent when there is none or it is too large to repeat.",
-                          "anyOf": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly keyword: {
+                          readonly description: "The JSON Schema keyword that failed, such as maxLength, required or enum.";
+                          readonly type: "string";
+                          readonly maxLength: 64;
+                        };
+                        readonly limit: {
+                          readonly description: "The keyword's limit where it has one: a number (maxLength, minimum, maxItems...), the expected type, the pattern or format, the allowed values (enum, const). Absent when there is none or it is too large to repeat.";
+                          readonly anyOf: readonly [
                             {
-                              "type": "number"
+                              readonly type: "number";
                             },
                             {
-                              "type": "boolean"
+                              readonly type: "boolean";
                             },
                             {
-                              "type": "null"
+                              readonly type: "null";
                             },
                             {
-                              "type": "string",
-                              "maxLength": 512
+                              readonly type: "string";
+                              readonly maxLength: 512;
                             },
                             {
-                              "type": "array",
-                              "maxItems": 64,
-                              "items": {
-                                "anyOf": [
+                              readonly type: "array";
+                              readonly maxItems: 64;
+                              readonly items: {
+                                readonly anyOf: readonly [
                                   {
-                                    "type": "string",
-                                    "maxLength": 128
+                                    readonly type: "string";
+                                    readonly maxLength: 128;
                                   },
                                   {
-                                    "type": "number"
+                                    readonly type: "number";
                                   },
                                   {
-                                    "type": "boolean"
+                                    readonly type: "boolean";
                                   },
                                   {
-                                    "type": "null"
+                                    readonly type: "null";
                                   }
-                                ]
-                              }
+                                ];
+                              };
                             }
-                          ]
-                        },
-                        "pointer": {
-                          "description": "Where: the same pointer as error.pointer.",
-                          "type": "string",
-                          "maxLength": 512
-                        }
-                      }
-                    },
-                    "field": {
-                      "description": "For an unsupported option: the option's name.",
-                      "type": "string",
-                      "maxLength": 64
-                    },
-                    "approval": {
-                      "description": "For mnote_tool_approval_required: the preview to show a person and the token to send back on yes.",
-                      "type": "object",
-                      "required": [
+                          ];
+                        };
+                        readonly pointer: {
+                          readonly description: "Where: the same pointer as error.pointer.";
+                          readonly type: "string";
+                          readonly maxLength: 512;
+                        };
+                      };
+                    };
+                    readonly field: {
+                      readonly description: "For an unsupported option: the option's name.";
+                      readonly type: "string";
+                      readonly maxLength: 64;
+                    };
+                    readonly approval: {
+                      readonly description: "For mnote_tool_approval_required: the preview to show a person and the token to send back on yes.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "preview",
                         "summary",
                         "token",
                         "expiresAt"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "preview": {
-                          "description": "What the call would change, from the tool's own dry run: the planned diff (counts, and option or title values the call itself names; no page content), the revision it was planned on, and for a body write the block counts before and after.",
-                          "type": "object",
-                          "required": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly preview: {
+                          readonly description: "What the call would change, from the tool's own dry run: the planned diff (counts, and option or title values the call itself names; no page content), the revision it was planned on, and for a body write the block counts before and after.";
+                          readonly type: "object";
+                          readonly required: readonly [
                             "commandName",
                             "ops"
-                          ],
-                          "additionalProperties": false,
-                          "properties": {
-                            "commandName": {
-                              "description": "A kernel command name such as page.body.save.",
-                              "type": "string",
-                              "maxLength": 64,
-                              "pattern": "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"
-                            },
-                            "ops": {
-                              "type": "array",
-                              "maxItems": 64,
-                              "items": {
-                                "description": "One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.",
-                                "type": "object",
-                                "required": [
+                          ];
+                          readonly additionalProperties: false;
+                          readonly properties: {
+                            readonly commandName: {
+                              readonly description: "A kernel command name such as page.body.save.";
+                              readonly type: "string";
+                              readonly maxLength: 64;
+                              readonly pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$";
+                            };
+                            readonly ops: {
+                              readonly type: "array";
+                              readonly maxItems: 64;
+                              readonly items: {
+                                readonly description: "One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.";
+                                readonly type: "object";
+                                readonly required: readonly [
                                   "op"
-                                ],
-                                "additionalProperties": false,
-                                "properties": {
-                                  "op": {
-                                    "type": "string",
-                                    "enum": [
+                                ];
+                                readonly additionalProperties: false;
+                                readonly properties: {
+                                  readonly op: {
+                                    readonly type: "string";
+                                    readonly enum: readonly [
                                       "append",
                                       "replace",
                                       "set_title",
@@ -2980,126 +2980,126 @@ export const tools = {
                                       "create_ai_note",
                                       "create_edge",
                                       "confirm_edge"
-                                    ]
-                                  },
-                                  "blocks": {
-                                    "type": "integer",
-                                    "minimum": 0
-                                  },
-                                  "removedBlocks": {
-                                    "type": "integer",
-                                    "minimum": 0
-                                  },
-                                  "field": {
-                                    "type": "string",
-                                    "maxLength": 64
-                                  },
-                                  "value": {
-                                    "type": [
+                                    ];
+                                  };
+                                  readonly blocks: {
+                                    readonly type: "integer";
+                                    readonly minimum: 0;
+                                  };
+                                  readonly removedBlocks: {
+                                    readonly type: "integer";
+                                    readonly minimum: 0;
+                                  };
+                                  readonly field: {
+                                    readonly type: "string";
+                                    readonly maxLength: 64;
+                                  };
+                                  readonly value: {
+                                    readonly type: readonly [
                                       "boolean",
                                       "string",
                                       "number"
-                                    ]
-                                  },
-                                  "chars": {
-                                    "type": "integer",
-                                    "minimum": 0
-                                  },
-                                  "excerpts": {
-                                    "description": "The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.",
-                                    "type": "array",
-                                    "maxItems": 3,
-                                    "items": {
-                                      "type": "string",
-                                      "maxLength": 41
-                                    }
-                                  },
-                                  "removedExcerpts": {
-                                    "description": "For replace: the first words of the first blocks it removes, bounded like excerpts.",
-                                    "type": "array",
-                                    "maxItems": 3,
-                                    "items": {
-                                      "type": "string",
-                                      "maxLength": 41
-                                    }
-                                  },
-                                  "previous": {
-                                    "description": "For set_title: the title before the change.",
-                                    "type": "string",
-                                    "maxLength": 500
-                                  }
-                                }
-                              }
-                            },
-                            "revision": {
-                              "description": "A page's revision: 0 for a new page, +1 for every committed change to its body, title or options.",
-                              "type": "integer",
-                              "minimum": 0,
-                              "maximum": 9007199254740991
-                            },
-                            "pageTitle": {
-                              "description": "The page's title when the preview was made.",
-                              "type": "string",
-                              "maxLength": 500
-                            },
-                            "blockCounts": {
-                              "type": "object",
-                              "required": [
+                                    ];
+                                  };
+                                  readonly chars: {
+                                    readonly type: "integer";
+                                    readonly minimum: 0;
+                                  };
+                                  readonly excerpts: {
+                                    readonly description: "The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.";
+                                    readonly type: "array";
+                                    readonly maxItems: 3;
+                                    readonly items: {
+                                      readonly type: "string";
+                                      readonly maxLength: 41;
+                                    };
+                                  };
+                                  readonly removedExcerpts: {
+                                    readonly description: "For replace: the first words of the first blocks it removes, bounded like excerpts.";
+                                    readonly type: "array";
+                                    readonly maxItems: 3;
+                                    readonly items: {
+                                      readonly type: "string";
+                                      readonly maxLength: 41;
+                                    };
+                                  };
+                                  readonly previous: {
+                                    readonly description: "For set_title: the title before the change.";
+                                    readonly type: "string";
+                                    readonly maxLength: 500;
+                                  };
+                                };
+                              };
+                            };
+                            readonly revision: {
+                              readonly description: "A page's revision: 0 for a new page, +1 for every committed change to its body, title or options.";
+                              readonly type: "integer";
+                              readonly minimum: 0;
+                              readonly maximum: 9007199254740991;
+                            };
+                            readonly pageTitle: {
+                              readonly description: "The page's title when the preview was made.";
+                              readonly type: "string";
+                              readonly maxLength: 500;
+                            };
+                            readonly blockCounts: {
+                              readonly type: "object";
+                              readonly required: readonly [
                                 "before",
                                 "after"
-                              ],
-                              "additionalProperties": false,
-                              "properties": {
-                                "before": {
-                                  "type": "integer",
-                                  "minimum": 0
-                                },
-                                "after": {
-                                  "type": "integer",
-                                  "minimum": 0
-                                }
-                              }
-                            }
-                          }
-                        },
-                        "token": {
-                          "description": "Opaque, signed by the runtime, good for one write of exactly the previewed call.",
-                          "type": "string",
-                          "minLength": 16,
-                          "maxLength": 1024,
-                          "pattern": "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$"
-                        },
-                        "summary": {
-                          "description": "The preview as a short text for the person who approves, in the session's locale (zh-CN or en): the page's title, what is removed and added (counts and first words), old and new title for a rename. Its meaning is in the first 200 characters (a chat gateway may show no more). For the host's approval UI only, never for the model.",
-                          "type": "string",
-                          "maxLength": 1000
-                        },
-                        "expiresAt": {
-                          "description": "RFC 3339 time after which the token is refused (mnote_tool_approval_expired).",
-                          "type": "string",
-                          "format": "date-time",
-                          "maxLength": 64
-                        }
-                      }
-                    }
-                  }
-                }
-              }
+                              ];
+                              readonly additionalProperties: false;
+                              readonly properties: {
+                                readonly before: {
+                                  readonly type: "integer";
+                                  readonly minimum: 0;
+                                };
+                                readonly after: {
+                                  readonly type: "integer";
+                                  readonly minimum: 0;
+                                };
+                              };
+                            };
+                          };
+                        };
+                        readonly token: {
+                          readonly description: "Opaque, signed by the runtime, good for one write of exactly the previewed call.";
+                          readonly type: "string";
+                          readonly minLength: 16;
+                          readonly maxLength: 1024;
+                          readonly pattern: "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$";
+                        };
+                        readonly summary: {
+                          readonly description: "The preview as a short text for the person who approves, in the session's locale (zh-CN or en): the page's title, what is removed and added (counts and first words), old and new title for a rename. Its meaning is in the first 200 characters (a chat gateway may show no more). For the host's approval UI only, never for the model.";
+                          readonly type: "string";
+                          readonly maxLength: 1000;
+                        };
+                        readonly expiresAt: {
+                          readonly description: "RFC 3339 time after which the token is refused (mnote_tool_approval_expired).";
+                          readonly type: "string";
+                          readonly format: "date-time";
+                          readonly maxLength: 64;
+                        };
+                      };
+                    };
+                  };
+                };
+              };
             },
             {
-              "type": "object",
-              "required": [
+              readonly type: "object";
+              readonly required: readonly [
                 "toolName"
-              ],
-              "properties": {
-                "toolName": {
-                  "const": "mnote.page.get"
-                }
-              }
+              ];
+              readonly properties: {
+                readonly toolName: {
+                  readonly const: "mnote.page.get";
+                };
+              };
             }
-          ]
+          ];
         }
-      ]
+      ];
     },
     validateRequest: V.validatePageGetRequest,
     validateArgs: V.validatePageGetArgs,
@@ -3143,33 +3143,33 @@ export const tools = {
       }
     },
     unwiredFields: [],
-    parameters: {
-      "type": "object",
-      "properties": {
-        "content": {
-          "description": "The blocks to write, in order.",
-          "type": "array",
-          "maxItems": 500,
-          "items": {
-            "description": "A block to write. Leave id out and the kernel assigns one. The if/then/else chain on type says which of level, checked and language the block may carry (see BlockType).",
-            "type": "object",
-            "required": [
+    parameters: JSON.parse("{\"type\":\"object\",\"properties\":{\"content\":{\"description\":\"The blocks to write, in order.\",\"type\":\"array\",\"maxItems\":500,\"items\":{\"description\":\"A block to write. Leave id out and the kernel assigns one. The if/then/else chain on type says which of level, checked and language the block may carry (see BlockType).\",\"type\":\"object\",\"required\":[\"type\",\"text\"],\"additionalProperties\":false,\"properties\":{\"id\":{\"description\":\"A block id, unique inside its page.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":64,\"pattern\":\"^[A-Za-z0-9_-]+$\"},\"type\":{\"description\":\"The kind of a block. Only heading uses level, only to_do uses checked, only code uses language; a divider has empty text and none of the three. Both block schemas state this as one if/then/else chain on type, and a field a type does not use is refused, not ignored.\",\"type\":\"string\",\"enum\":[\"paragraph\",\"heading\",\"bulleted_list_item\",\"numbered_list_item\",\"to_do\",\"quote\",\"code\",\"divider\"]},\"text\":{\"description\":\"The block's plain text (no markup); empty for a divider.\",\"type\":\"string\",\"maxLength\":20000},\"level\":{\"description\":\"Heading level, 1 to 3.\",\"type\":\"integer\",\"minimum\":1,\"maximum\":3},\"checked\":{\"description\":\"Whether a to_do block is done.\",\"type\":\"boolean\"},\"language\":{\"description\":\"The language of a code block.\",\"type\":\"string\",\"maxLength\":32}},\"if\":{\"required\":[\"type\"],\"properties\":{\"type\":{\"const\":\"heading\"}}},\"then\":{\"properties\":{\"checked\":{\"not\":{}},\"language\":{\"not\":{}}}},\"else\":{\"if\":{\"required\":[\"type\"],\"properties\":{\"type\":{\"const\":\"to_do\"}}},\"then\":{\"properties\":{\"level\":{\"not\":{}},\"language\":{\"not\":{}}}},\"else\":{\"if\":{\"required\":[\"type\"],\"properties\":{\"type\":{\"const\":\"code\"}}},\"then\":{\"properties\":{\"level\":{\"not\":{}},\"checked\":{\"not\":{}}}},\"else\":{\"if\":{\"required\":[\"type\"],\"properties\":{\"type\":{\"const\":\"divider\"}}},\"then\":{\"properties\":{\"text\":{\"maxLength\":0},\"level\":{\"not\":{}},\"checked\":{\"not\":{}},\"language\":{\"not\":{}}}},\"else\":{\"properties\":{\"level\":{\"not\":{}},\"checked\":{\"not\":{}},\"language\":{\"not\":{}}}}}}}}},\"mode\":{\"description\":\"append (default): add after the existing blocks. replace: the body becomes exactly content.\",\"type\":\"string\",\"enum\":[\"replace\",\"append\"],\"default\":\"append\"},\"baseRevision\":{\"description\":\"The revision you read; the write fails with mnote_tool_conflict if the page has changed since.\",\"type\":\"integer\",\"minimum\":0,\"maximum\":9007199254740991},\"dryRun\":{\"description\":\"Plan only: return the diff, write nothing.\",\"type\":\"boolean\",\"default\":false}},\"additionalProperties\":false,\"required\":[\"content\"]}") as {
+      readonly type: "object";
+      readonly properties: {
+        readonly content: {
+          readonly description: "The blocks to write, in order.";
+          readonly type: "array";
+          readonly maxItems: 500;
+          readonly items: {
+            readonly description: "A block to write. Leave id out and the kernel assigns one. The if/then/else chain on type says which of level, checked and language the block may carry (see BlockType).";
+            readonly type: "object";
+            readonly required: readonly [
               "type",
               "text"
-            ],
-            "additionalProperties": false,
-            "properties": {
-              "id": {
-                "description": "A block id, unique inside its page.",
-                "type": "string",
-                "minLength": 1,
-                "maxLength": 64,
-                "pattern": "^[A-Za-z0-9_-]+$"
-              },
-              "type": {
-                "description": "The kind of a block. Only heading uses level, only to_do uses checked, only code uses language; a divider has empty text and none of the three. Both block schemas state this as one if/then/else chain on type, and a field a type does not use is refused, not ignored.",
-                "type": "string",
-                "enum": [
+            ];
+            readonly additionalProperties: false;
+            readonly properties: {
+              readonly id: {
+                readonly description: "A block id, unique inside its page.";
+                readonly type: "string";
+                readonly minLength: 1;
+                readonly maxLength: 64;
+                readonly pattern: "^[A-Za-z0-9_-]+$";
+              };
+              readonly type: {
+                readonly description: "The kind of a block. Only heading uses level, only to_do uses checked, only code uses language; a divider has empty text and none of the three. Both block schemas state this as one if/then/else chain on type, and a field a type does not use is refused, not ignored.";
+                readonly type: "string";
+                readonly enum: readonly [
                   "paragraph",
                   "heading",
                   "bulleted_list_item",
@@ -3178,171 +3178,171 @@ export const tools = {
                   "quote",
                   "code",
                   "divider"
-                ]
-              },
-              "text": {
-                "description": "The block's plain text (no markup); empty for a divider.",
-                "type": "string",
-                "maxLength": 20000
-              },
-              "level": {
-                "description": "Heading level, 1 to 3.",
-                "type": "integer",
-                "minimum": 1,
-                "maximum": 3
-              },
-              "checked": {
-                "description": "Whether a to_do block is done.",
-                "type": "boolean"
-              },
-              "language": {
-                "description": "The language of a code block.",
-                "type": "string",
-                "maxLength": 32
-              }
-            },
-            "if": {
-              "required": [
+                ];
+              };
+              readonly text: {
+                readonly description: "The block's plain text (no markup); empty for a divider.";
+                readonly type: "string";
+                readonly maxLength: 20000;
+              };
+              readonly level: {
+                readonly description: "Heading level, 1 to 3.";
+                readonly type: "integer";
+                readonly minimum: 1;
+                readonly maximum: 3;
+              };
+              readonly checked: {
+                readonly description: "Whether a to_do block is done.";
+                readonly type: "boolean";
+              };
+              readonly language: {
+                readonly description: "The language of a code block.";
+                readonly type: "string";
+                readonly maxLength: 32;
+              };
+            };
+            readonly if: {
+              readonly required: readonly [
                 "type"
-              ],
-              "properties": {
-                "type": {
-                  "const": "heading"
-                }
-              }
-            },
-            "then": {
-              "properties": {
-                "checked": {
-                  "not": {}
-                },
-                "language": {
-                  "not": {}
-                }
-              }
-            },
-            "else": {
-              "if": {
-                "required": [
+              ];
+              readonly properties: {
+                readonly type: {
+                  readonly const: "heading";
+                };
+              };
+            };
+            readonly then: {
+              readonly properties: {
+                readonly checked: {
+                  readonly not: {};
+                };
+                readonly language: {
+                  readonly not: {};
+                };
+              };
+            };
+            readonly else: {
+              readonly if: {
+                readonly required: readonly [
                   "type"
-                ],
-                "properties": {
-                  "type": {
-                    "const": "to_do"
-                  }
-                }
-              },
-              "then": {
-                "properties": {
-                  "level": {
-                    "not": {}
-                  },
-                  "language": {
-                    "not": {}
-                  }
-                }
-              },
-              "else": {
-                "if": {
-                  "required": [
+                ];
+                readonly properties: {
+                  readonly type: {
+                    readonly const: "to_do";
+                  };
+                };
+              };
+              readonly then: {
+                readonly properties: {
+                  readonly level: {
+                    readonly not: {};
+                  };
+                  readonly language: {
+                    readonly not: {};
+                  };
+                };
+              };
+              readonly else: {
+                readonly if: {
+                  readonly required: readonly [
                     "type"
-                  ],
-                  "properties": {
-                    "type": {
-                      "const": "code"
-                    }
-                  }
-                },
-                "then": {
-                  "properties": {
-                    "level": {
-                      "not": {}
-                    },
-                    "checked": {
-                      "not": {}
-                    }
-                  }
-                },
-                "else": {
-                  "if": {
-                    "required": [
+                  ];
+                  readonly properties: {
+                    readonly type: {
+                      readonly const: "code";
+                    };
+                  };
+                };
+                readonly then: {
+                  readonly properties: {
+                    readonly level: {
+                      readonly not: {};
+                    };
+                    readonly checked: {
+                      readonly not: {};
+                    };
+                  };
+                };
+                readonly else: {
+                  readonly if: {
+                    readonly required: readonly [
                       "type"
-                    ],
-                    "properties": {
-                      "type": {
-                        "const": "divider"
-                      }
-                    }
-                  },
-                  "then": {
-                    "properties": {
-                      "text": {
-                        "maxLength": 0
-                      },
-                      "level": {
-                        "not": {}
-                      },
-                      "checked": {
-                        "not": {}
-                      },
-                      "language": {
-                        "not": {}
-                      }
-                    }
-                  },
-                  "else": {
-                    "properties": {
-                      "level": {
-                        "not": {}
-                      },
-                      "checked": {
-                        "not": {}
-                      },
-                      "language": {
-                        "not": {}
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          }
-        },
-        "mode": {
-          "description": "append (default): add after the existing blocks. replace: the body becomes exactly content.",
-          "type": "string",
-          "enum": [
+                    ];
+                    readonly properties: {
+                      readonly type: {
+                        readonly const: "divider";
+                      };
+                    };
+                  };
+                  readonly then: {
+                    readonly properties: {
+                      readonly text: {
+                        readonly maxLength: 0;
+                      };
+                      readonly level: {
+                        readonly not: {};
+                      };
+                      readonly checked: {
+                        readonly not: {};
+                      };
+                      readonly language: {
+                        readonly not: {};
+                      };
+                    };
+                  };
+                  readonly else: {
+                    readonly properties: {
+                      readonly level: {
+                        readonly not: {};
+                      };
+                      readonly checked: {
+                        readonly not: {};
+                      };
+                      readonly language: {
+                        readonly not: {};
+                      };
+                    };
+                  };
+                };
+              };
+            };
+          };
+        };
+        readonly mode: {
+          readonly description: "append (default): add after the existing blocks. replace: the body becomes exactly content.";
+          readonly type: "string";
+          readonly enum: readonly [
             "replace",
             "append"
-          ],
-          "default": "append"
-        },
-        "baseRevision": {
-          "description": "The revision you read; the write fails with mnote_tool_conflict if the page has changed since.",
-          "type": "integer",
-          "minimum": 0,
-          "maximum": 9007199254740991
-        },
-        "dryRun": {
-          "description": "Plan only: return the diff, write nothing.",
-          "type": "boolean",
-          "default": false
-        }
-      },
-      "additionalProperties": false,
-      "required": [
+          ];
+          readonly default: "append";
+        };
+        readonly baseRevision: {
+          readonly description: "The revision you read; the write fails with mnote_tool_conflict if the page has changed since.";
+          readonly type: "integer";
+          readonly minimum: 0;
+          readonly maximum: 9007199254740991;
+        };
+        readonly dryRun: {
+          readonly description: "Plan only: return the diff, write nothing.";
+          readonly type: "boolean";
+          readonly default: false;
+        };
+      };
+      readonly additionalProperties: false;
+      readonly required: readonly [
         "content"
-      ]
+      ];
     },
-    responseSchema: {
-      "description": "A response envelope for mnote.page.save.",
-      "anyOf": [
+    responseSchema: JSON.parse("{\"description\":\"A response envelope for mnote.page.save.\",\"anyOf\":[{\"allOf\":[{\"description\":\"A call that succeeded.\",\"type\":\"object\",\"required\":[\"ok\",\"toolName\",\"toolCallId\",\"traceId\",\"result\",\"audit\",\"error\"],\"additionalProperties\":false,\"properties\":{\"ok\":{\"const\":true},\"toolName\":{\"description\":\"A canonical tool name such as mnote.page.get.\",\"type\":\"string\",\"maxLength\":64,\"pattern\":\"^mnote(\\\\.[a-z][a-z0-9_]*)+$\"},\"toolCallId\":{\"description\":\"The model's tool call id inside the run.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},\"traceId\":{\"description\":\"Correlates the Hermes run with the kernel commands it caused.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},\"result\":{\"description\":\"The tool's result; each tool's response narrows it.\",\"type\":\"object\"},\"audit\":{\"description\":\"What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.\",\"type\":\"object\",\"required\":[\"effect\",\"commandId\",\"workspaceId\",\"documentId\"],\"additionalProperties\":false,\"properties\":{\"effect\":{\"description\":\"read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.\",\"type\":\"string\",\"enum\":[\"read\",\"write\",\"dry_run\",\"none\"]},\"commandId\":{\"anyOf\":[{\"description\":\"The id of one kernel command, as written in the kernel's command log.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[a-z][a-z0-9_]*$\"},{\"type\":\"null\"}]},\"workspaceId\":{\"anyOf\":[{\"description\":\"The workspace the call acts in.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"documentId\":{\"anyOf\":[{\"description\":\"The page the call acts on.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"replayed\":{\"description\":\"true when this write was answered from its idempotency record instead of running again.\",\"type\":\"boolean\"},\"approval\":{\"description\":\"The approval decision of a call whose effective level was ask or deny.\",\"type\":\"object\",\"required\":[\"decision\",\"level\"],\"additionalProperties\":false,\"properties\":{\"decision\":{\"description\":\"required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.\",\"type\":\"string\",\"enum\":[\"required\",\"approved\",\"denied\",\"expired\",\"invalid\",\"unchanged\"]},\"level\":{\"description\":\"allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.\",\"type\":\"string\",\"enum\":[\"allow\",\"ask\",\"deny\"]},\"approvedBy\":{\"description\":\"An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"}}}}},\"error\":{\"type\":\"null\"}}},{\"type\":\"object\",\"required\":[\"toolName\",\"result\"],\"properties\":{\"toolName\":{\"const\":\"mnote.page.save\"},\"result\":{\"description\":\"The new revision, or with dryRun the planned diff.\",\"anyOf\":[{\"description\":\"A committed change to a page.\",\"type\":\"object\",\"required\":[\"commandName\",\"revision\"],\"additionalProperties\":false,\"properties\":{\"commandName\":{\"description\":\"A kernel command name such as page.body.save.\",\"type\":\"string\",\"maxLength\":64,\"pattern\":\"^[a-z][A-Za-z0-9]*(\\\\.[a-z][A-Za-z0-9]*)+$\"},\"revision\":{\"description\":\"A page's revision: 0 for a new page, +1 for every committed change to its body, title or options.\",\"type\":\"integer\",\"minimum\":0,\"maximum\":9007199254740991}}},{\"description\":\"The plan for a write: the kernel command it would run and the diff. Nothing was written and the idempotency key was not used up.\",\"type\":\"object\",\"required\":[\"dryRun\",\"commandName\",\"diff\"],\"additionalProperties\":false,\"properties\":{\"dryRun\":{\"const\":true},\"commandName\":{\"description\":\"A kernel command name such as page.body.save.\",\"type\":\"string\",\"maxLength\":64,\"pattern\":\"^[a-z][A-Za-z0-9]*(\\\\.[a-z][A-Za-z0-9]*)+$\"},\"baseRevision\":{\"description\":\"The page revision the plan was made on. A kernel must send it: an approval (docs/APPROVAL.md) binds the person's yes to this revision, and without it the runtime makes no approval token and refuses the call (mnote_tool_kernel_misconfigured, reason no_revision).\",\"type\":\"integer\",\"minimum\":0,\"maximum\":9007199254740991},\"pageTitle\":{\"description\":\"The page's title when the plan was made: what a person approving the change knows the page by.\",\"type\":\"string\",\"maxLength\":500},\"diff\":{\"type\":\"array\",\"maxItems\":64,\"items\":{\"description\":\"One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.\",\"type\":\"object\",\"required\":[\"op\"],\"additionalProperties\":false,\"properties\":{\"op\":{\"type\":\"string\",\"enum\":[\"append\",\"replace\",\"set_title\",\"set_option\",\"create_summary\",\"update_summary\",\"create_ai_note\",\"create_edge\",\"confirm_edge\"]},\"blocks\":{\"type\":\"integer\",\"minimum\":0},\"removedBlocks\":{\"type\":\"integer\",\"minimum\":0},\"field\":{\"type\":\"string\",\"maxLength\":64},\"value\":{\"type\":[\"boolean\",\"string\",\"number\"]},\"chars\":{\"type\":\"integer\",\"minimum\":0},\"excerpts\":{\"description\":\"The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.\",\"type\":\"array\",\"maxItems\":3,\"items\":{\"type\":\"string\",\"maxLength\":41}},\"removedExcerpts\":{\"description\":\"For replace: the first words of the first blocks it removes, bounded like excerpts.\",\"type\":\"array\",\"maxItems\":3,\"items\":{\"type\":\"string\",\"maxLength\":41}},\"previous\":{\"description\":\"For set_title: the title before the change.\",\"type\":\"string\",\"maxLength\":500}}}},\"warnings\":{\"type\":\"array\",\"maxItems\":64,\"items\":{\"description\":\"Something the real call would refuse or change, found while planning.\",\"type\":\"object\",\"required\":[\"code\",\"message\"],\"additionalProperties\":false,\"properties\":{\"code\":{\"description\":\"Every error code a response may carry.\",\"oneOf\":[{\"const\":\"mnote_tool_invalid_input\",\"description\":\"The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged.\"},{\"const\":\"mnote_tool_payload_too_large\",\"description\":\"The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less.\"},{\"const\":\"mnote_tool_unknown_tool\",\"description\":\"No tool has this name in this contract version.\"},{\"const\":\"mnote_tool_not_authenticated\",\"description\":\"No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel.\"},{\"const\":\"mnote_tool_permission_denied\",\"description\":\"The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read.\"},{\"const\":\"mnote_tool_conflict\",\"description\":\"The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key.\"},{\"const\":\"mnote_tool_approval_required\",\"description\":\"The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it.\"},{\"const\":\"mnote_tool_approval_denied\",\"description\":\"The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry.\"},{\"const\":\"mnote_tool_approval_expired\",\"description\":\"The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview.\"},{\"const\":\"mnote_tool_approval_invalid\",\"description\":\"The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview.\"},{\"const\":\"mnote_tool_idempotency_conflict\",\"description\":\"This idempotency key was already used for a different request. Use a new key for a new request.\"},{\"const\":\"mnote_tool_in_progress\",\"description\":\"The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice.\"},{\"const\":\"mnote_tool_unsupported_option\",\"description\":\"A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out.\"},{\"const\":\"mnote_tool_kernel_unavailable\",\"description\":\"The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice.\"},{\"const\":\"mnote_tool_kernel_misconfigured\",\"description\":\"The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help.\"},{\"const\":\"mnote_tool_outcome_unknown\",\"description\":\"The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result.\"},{\"const\":\"mnote_tool_store_unavailable\",\"description\":\"mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice.\"},{\"const\":\"mnote_tool_unavailable\",\"description\":\"The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice.\"},{\"const\":\"mnote_tool_not_configured\",\"description\":\"The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help.\"},{\"const\":\"mnote_tool_internal\",\"description\":\"An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so.\"}]},\"message\":{\"type\":\"string\",\"maxLength\":1000},\"field\":{\"type\":\"string\",\"maxLength\":64}}}}}}]}}}]},{\"allOf\":[{\"description\":\"A call that failed. Nothing was written; no page content appears in it.\",\"type\":\"object\",\"required\":[\"ok\",\"toolName\",\"toolCallId\",\"traceId\",\"result\",\"audit\",\"error\"],\"additionalProperties\":false,\"properties\":{\"ok\":{\"const\":false},\"toolName\":{\"anyOf\":[{\"description\":\"A canonical tool name such as mnote.page.get.\",\"type\":\"string\",\"maxLength\":64,\"pattern\":\"^mnote(\\\\.[a-z][a-z0-9_]*)+$\"},{\"type\":\"null\"}]},\"toolCallId\":{\"anyOf\":[{\"description\":\"The model's tool call id inside the run.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"traceId\":{\"anyOf\":[{\"description\":\"Correlates the Hermes run with the kernel commands it caused.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"result\":{\"type\":\"null\"},\"audit\":{\"description\":\"What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.\",\"type\":\"object\",\"required\":[\"effect\",\"commandId\",\"workspaceId\",\"documentId\"],\"additionalProperties\":false,\"properties\":{\"effect\":{\"description\":\"read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.\",\"type\":\"string\",\"enum\":[\"read\",\"write\",\"dry_run\",\"none\"]},\"commandId\":{\"anyOf\":[{\"description\":\"The id of one kernel command, as written in the kernel's command log.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[a-z][a-z0-9_]*$\"},{\"type\":\"null\"}]},\"workspaceId\":{\"anyOf\":[{\"description\":\"The workspace the call acts in.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"documentId\":{\"anyOf\":[{\"description\":\"The page the call acts on.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"replayed\":{\"description\":\"true when this write was answered from its idempotency record instead of running again.\",\"type\":\"boolean\"},\"approval\":{\"description\":\"The approval decision of a call whose effective level was ask or deny.\",\"type\":\"object\",\"required\":[\"decision\",\"level\"],\"additionalProperties\":false,\"properties\":{\"decision\":{\"description\":\"required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.\",\"type\":\"string\",\"enum\":[\"required\",\"approved\",\"denied\",\"expired\",\"invalid\",\"unchanged\"]},\"level\":{\"description\":\"allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.\",\"type\":\"string\",\"enum\":[\"allow\",\"ask\",\"deny\"]},\"approvedBy\":{\"description\":\"An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"}}}}},\"error\":{\"description\":\"Why a call failed. The message comes from the error catalog, in the request's locale.\",\"type\":\"object\",\"required\":[\"code\",\"message\"],\"additionalProperties\":false,\"properties\":{\"code\":{\"description\":\"Every error code a response may carry.\",\"oneOf\":[{\"const\":\"mnote_tool_invalid_input\",\"description\":\"The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged.\"},{\"const\":\"mnote_tool_payload_too_large\",\"description\":\"The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less.\"},{\"const\":\"mnote_tool_unknown_tool\",\"description\":\"No tool has this name in this contract version.\"},{\"const\":\"mnote_tool_not_authenticated\",\"description\":\"No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel.\"},{\"const\":\"mnote_tool_permission_denied\",\"description\":\"The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read.\"},{\"const\":\"mnote_tool_conflict\",\"description\":\"The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key.\"},{\"const\":\"mnote_tool_approval_required\",\"description\":\"The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it.\"},{\"const\":\"mnote_tool_approval_denied\",\"description\":\"The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry.\"},{\"const\":\"mnote_tool_approval_expired\",\"description\":\"The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview.\"},{\"const\":\"mnote_tool_approval_invalid\",\"description\":\"The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview.\"},{\"const\":\"mnote_tool_idempotency_conflict\",\"description\":\"This idempotency key was already used for a different request. Use a new key for a new request.\"},{\"const\":\"mnote_tool_in_progress\",\"description\":\"The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice.\"},{\"const\":\"mnote_tool_unsupported_option\",\"description\":\"A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out.\"},{\"const\":\"mnote_tool_kernel_unavailable\",\"description\":\"The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice.\"},{\"const\":\"mnote_tool_kernel_misconfigured\",\"description\":\"The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help.\"},{\"const\":\"mnote_tool_outcome_unknown\",\"description\":\"The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result.\"},{\"const\":\"mnote_tool_store_unavailable\",\"description\":\"mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice.\"},{\"const\":\"mnote_tool_unavailable\",\"description\":\"The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice.\"},{\"const\":\"mnote_tool_not_configured\",\"description\":\"The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help.\"},{\"const\":\"mnote_tool_internal\",\"description\":\"An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so.\"}]},\"message\":{\"type\":\"string\",\"maxLength\":1000},\"retryable\":{\"description\":\"Whether retrying the same request can help.\",\"type\":\"boolean\"},\"reason\":{\"description\":\"The catalog reason that refined the message.\",\"type\":\"string\",\"maxLength\":64},\"pointer\":{\"description\":\"For invalid input: the JSON pointer of the first problem in the request. A pointer longer than 512 characters is cut back to the nearest enclosing place that fits (whole segments), so it always names a real place.\",\"type\":\"string\",\"maxLength\":512},\"rule\":{\"description\":\"For invalid input: the rule the first problem broke, as data. The message says the same in the caller's language, from the catalog's templates.\",\"type\":\"object\",\"required\":[\"keyword\",\"pointer\"],\"additionalProperties\":false,\"properties\":{\"keyword\":{\"description\":\"The JSON Schema keyword that failed, such as maxLength, required or enum.\",\"type\":\"string\",\"maxLength\":64},\"limit\":{\"description\":\"The keyword's limit where it has one: a number (maxLength, minimum, maxItems...), the expected type, the pattern or format, the allowed values (enum, const). Absent when there is none or it is too large to repeat.\",\"anyOf\":[{\"type\":\"number\"},{\"type\":\"boolean\"},{\"type\":\"null\"},{\"type\":\"string\",\"maxLength\":512},{\"type\":\"array\",\"maxItems\":64,\"items\":{\"anyOf\":[{\"type\":\"string\",\"maxLength\":128},{\"type\":\"number\"},{\"type\":\"boolean\"},{\"type\":\"null\"}]}}]},\"pointer\":{\"description\":\"Where: the same pointer as error.pointer.\",\"type\":\"string\",\"maxLength\":512}}},\"field\":{\"description\":\"For an unsupported option: the option's name.\",\"type\":\"string\",\"maxLength\":64},\"approval\":{\"description\":\"For mnote_tool_approval_required: the preview to show a person and the token to send back on yes.\",\"type\":\"object\",\"required\":[\"preview\",\"summary\",\"token\",\"expiresAt\"],\"additionalProperties\":false,\"properties\":{\"preview\":{\"description\":\"What the call would change, from the tool's own dry run: the planned diff (counts, and option or title values the call itself names; no page content), the revision it was planned on, and for a body write the block counts before and after.\",\"type\":\"object\",\"required\":[\"commandName\",\"ops\"],\"additionalProperties\":false,\"properties\":{\"commandName\":{\"description\":\"A kernel command name such as page.body.save.\",\"type\":\"string\",\"maxLength\":64,\"pattern\":\"^[a-z][A-Za-z0-9]*(\\\\.[a-z][A-Za-z0-9]*)+$\"},\"ops\":{\"type\":\"array\",\"maxItems\":64,\"items\":{\"description\":\"One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.\",\"type\":\"object\",\"required\":[\"op\"],\"additionalProperties\":false,\"properties\":{\"op\":{\"type\":\"string\",\"enum\":[\"append\",\"replace\",\"set_title\",\"set_option\",\"create_summary\",\"update_summary\",\"create_ai_note\",\"create_edge\",\"confirm_edge\"]},\"blocks\":{\"type\":\"integer\",\"minimum\":0},\"removedBlocks\":{\"type\":\"integer\",\"minimum\":0},\"field\":{\"type\":\"string\",\"maxLength\":64},\"value\":{\"type\":[\"boolean\",\"string\",\"number\"]},\"chars\":{\"type\":\"integer\",\"minimum\":0},\"excerpts\":{\"description\":\"The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.\",\"type\":\"array\",\"maxItems\":3,\"items\":{\"type\":\"string\",\"maxLength\":41}},\"removedExcerpts\":{\"description\":\"For replace: the first words of the first blocks it removes, bounded like excerpts.\",\"type\":\"array\",\"maxItems\":3,\"items\":{\"type\":\"string\",\"maxLength\":41}},\"previous\":{\"description\":\"For set_title: the title before the change.\",\"type\":\"string\",\"maxLength\":500}}}},\"revision\":{\"description\":\"A page's revision: 0 for a new page, +1 for every committed change to its body, title or options.\",\"type\":\"integer\",\"minimum\":0,\"maximum\":9007199254740991},\"pageTitle\":{\"description\":\"The page's title when the preview was made.\",\"type\":\"string\",\"maxLength\":500},\"blockCounts\":{\"type\":\"object\",\"required\":[\"before\",\"after\"],\"additionalProperties\":false,\"properties\":{\"before\":{\"type\":\"integer\",\"minimum\":0},\"after\":{\"type\":\"integer\",\"minimum\":0}}}}},\"token\":{\"description\":\"Opaque, signed by the runtime, good for one write of exactly the previewed call.\",\"type\":\"string\",\"minLength\":16,\"maxLength\":1024,\"pattern\":\"^[A-Za-z0-9_-]+\\\\.[A-Za-z0-9_-]+$\"},\"summary\":{\"description\":\"The preview as a short text for the person who approves, in the session's locale (zh-CN or en): the page's title, what is removed and added (counts and first words), old and new title for a rename. Its meaning is in the first 200 characters (a chat gateway may show no more). For the host's approval UI only, never for the model.\",\"type\":\"string\",\"maxLength\":1000},\"expiresAt\":{\"description\":\"RFC 3339 time after which the token is refused (mnote_tool_approval_expired).\",\"type\":\"string\",\"format\":\"date-time\",\"maxLength\":64}}}}}}},{\"type\":\"object\",\"required\":[\"toolName\"],\"properties\":{\"toolName\":{\"const\":\"mnote.page.save\"}}}]}]}") as {
+      readonly description: "A response envelope for mnote.page.save.";
+      readonly anyOf: readonly [
         {
-          "allOf": [
+          readonly allOf: readonly [
             {
-              "description": "A call that succeeded.",
-              "type": "object",
-              "required": [
+              readonly description: "A call that succeeded.";
+              readonly type: "object";
+              readonly required: readonly [
                 "ok",
                 "toolName",
                 "toolCallId",
@@ -3350,229 +3350,229 @@ export const tools = {
                 "result",
                 "audit",
                 "error"
-              ],
-              "additionalProperties": false,
-              "properties": {
-                "ok": {
-                  "const": true
-                },
-                "toolName": {
-                  "description": "A canonical tool name such as mnote.page.get.",
-                  "type": "string",
-                  "maxLength": 64,
-                  "pattern": "^mnote(\\.[a-z][a-z0-9_]*)+$"
-                },
-                "toolCallId": {
-                  "description": "The model's tool call id inside the run.",
-                  "type": "string",
-                  "minLength": 1,
-                  "maxLength": 128,
-                  "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
-                },
-                "traceId": {
-                  "description": "Correlates the Hermes run with the kernel commands it caused.",
-                  "type": "string",
-                  "minLength": 1,
-                  "maxLength": 128,
-                  "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
-                },
-                "result": {
-                  "description": "The tool's result; each tool's response narrows it.",
-                  "type": "object"
-                },
-                "audit": {
-                  "description": "What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.",
-                  "type": "object",
-                  "required": [
+              ];
+              readonly additionalProperties: false;
+              readonly properties: {
+                readonly ok: {
+                  readonly const: true;
+                };
+                readonly toolName: {
+                  readonly description: "A canonical tool name such as mnote.page.get.";
+                  readonly type: "string";
+                  readonly maxLength: 64;
+                  readonly pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$";
+                };
+                readonly toolCallId: {
+                  readonly description: "The model's tool call id inside the run.";
+                  readonly type: "string";
+                  readonly minLength: 1;
+                  readonly maxLength: 128;
+                  readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+                };
+                readonly traceId: {
+                  readonly description: "Correlates the Hermes run with the kernel commands it caused.";
+                  readonly type: "string";
+                  readonly minLength: 1;
+                  readonly maxLength: 128;
+                  readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+                };
+                readonly result: {
+                  readonly description: "The tool's result; each tool's response narrows it.";
+                  readonly type: "object";
+                };
+                readonly audit: {
+                  readonly description: "What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.";
+                  readonly type: "object";
+                  readonly required: readonly [
                     "effect",
                     "commandId",
                     "workspaceId",
                     "documentId"
-                  ],
-                  "additionalProperties": false,
-                  "properties": {
-                    "effect": {
-                      "description": "read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.",
-                      "type": "string",
-                      "enum": [
+                  ];
+                  readonly additionalProperties: false;
+                  readonly properties: {
+                    readonly effect: {
+                      readonly description: "read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.";
+                      readonly type: "string";
+                      readonly enum: readonly [
                         "read",
                         "write",
                         "dry_run",
                         "none"
-                      ]
-                    },
-                    "commandId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly commandId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The id of one kernel command, as written in the kernel's command log.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[a-z][a-z0-9_]*$"
+                          readonly description: "The id of one kernel command, as written in the kernel's command log.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[a-z][a-z0-9_]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "workspaceId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly workspaceId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The workspace the call acts in.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                          readonly description: "The workspace the call acts in.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "documentId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly documentId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The page the call acts on.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                          readonly description: "The page the call acts on.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "replayed": {
-                      "description": "true when this write was answered from its idempotency record instead of running again.",
-                      "type": "boolean"
-                    },
-                    "approval": {
-                      "description": "The approval decision of a call whose effective level was ask or deny.",
-                      "type": "object",
-                      "required": [
+                      ];
+                    };
+                    readonly replayed: {
+                      readonly description: "true when this write was answered from its idempotency record instead of running again.";
+                      readonly type: "boolean";
+                    };
+                    readonly approval: {
+                      readonly description: "The approval decision of a call whose effective level was ask or deny.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "decision",
                         "level"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "decision": {
-                          "description": "required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.",
-                          "type": "string",
-                          "enum": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly decision: {
+                          readonly description: "required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.";
+                          readonly type: "string";
+                          readonly enum: readonly [
                             "required",
                             "approved",
                             "denied",
                             "expired",
                             "invalid",
                             "unchanged"
-                          ]
-                        },
-                        "level": {
-                          "description": "allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.",
-                          "type": "string",
-                          "enum": [
+                          ];
+                        };
+                        readonly level: {
+                          readonly description: "allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.";
+                          readonly type: "string";
+                          readonly enum: readonly [
                             "allow",
                             "ask",
                             "deny"
-                          ]
-                        },
-                        "approvedBy": {
-                          "description": "An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
-                        }
-                      }
-                    }
-                  }
-                },
-                "error": {
-                  "type": "null"
-                }
-              }
+                          ];
+                        };
+                        readonly approvedBy: {
+                          readonly description: "An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+                        };
+                      };
+                    };
+                  };
+                };
+                readonly error: {
+                  readonly type: "null";
+                };
+              };
             },
             {
-              "type": "object",
-              "required": [
+              readonly type: "object";
+              readonly required: readonly [
                 "toolName",
                 "result"
-              ],
-              "properties": {
-                "toolName": {
-                  "const": "mnote.page.save"
-                },
-                "result": {
-                  "description": "The new revision, or with dryRun the planned diff.",
-                  "anyOf": [
+              ];
+              readonly properties: {
+                readonly toolName: {
+                  readonly const: "mnote.page.save";
+                };
+                readonly result: {
+                  readonly description: "The new revision, or with dryRun the planned diff.";
+                  readonly anyOf: readonly [
                     {
-                      "description": "A committed change to a page.",
-                      "type": "object",
-                      "required": [
+                      readonly description: "A committed change to a page.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "commandName",
                         "revision"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "commandName": {
-                          "description": "A kernel command name such as page.body.save.",
-                          "type": "string",
-                          "maxLength": 64,
-                          "pattern": "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"
-                        },
-                        "revision": {
-                          "description": "A page's revision: 0 for a new page, +1 for every committed change to its body, title or options.",
-                          "type": "integer",
-                          "minimum": 0,
-                          "maximum": 9007199254740991
-                        }
-                      }
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly commandName: {
+                          readonly description: "A kernel command name such as page.body.save.";
+                          readonly type: "string";
+                          readonly maxLength: 64;
+                          readonly pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$";
+                        };
+                        readonly revision: {
+                          readonly description: "A page's revision: 0 for a new page, +1 for every committed change to its body, title or options.";
+                          readonly type: "integer";
+                          readonly minimum: 0;
+                          readonly maximum: 9007199254740991;
+                        };
+                      };
                     },
                     {
-                      "description": "The plan for a write: the kernel command it would run and the diff. Nothing was written and the idempotency key was not used up.",
-                      "type": "object",
-                      "required": [
+                      readonly description: "The plan for a write: the kernel command it would run and the diff. Nothing was written and the idempotency key was not used up.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "dryRun",
                         "commandName",
                         "diff"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "dryRun": {
-                          "const": true
-                        },
-                        "commandName": {
-                          "description": "A kernel command name such as page.body.save.",
-                          "type": "string",
-                          "maxLength": 64,
-                          "pattern": "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"
-                        },
-                        "baseRevision": {
-                          "description": "The page revision the plan was made on. A kernel must send it: an approval (docs/APPROVAL.md) binds the person's yes to this revision, and without it the runtime makes no approval token and refuses the call (mnote_tool_kernel_misconfigured, reason no_revision).",
-                          "type": "integer",
-                          "minimum": 0,
-                          "maximum": 9007199254740991
-                        },
-                        "pageTitle": {
-                          "description": "The page's title when the plan was made: what a person approving the change knows the page by.",
-                          "type": "string",
-                          "maxLength": 500
-                        },
-                        "diff": {
-                          "type": "array",
-                          "maxItems": 64,
-                          "items": {
-                            "description": "One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.",
-                            "type": "object",
-                            "required": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly dryRun: {
+                          readonly const: true;
+                        };
+                        readonly commandName: {
+                          readonly description: "A kernel command name such as page.body.save.";
+                          readonly type: "string";
+                          readonly maxLength: 64;
+                          readonly pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$";
+                        };
+                        readonly baseRevision: {
+                          readonly description: "The page revision the plan was made on. A kernel must send it: an approval (docs/APPROVAL.md) binds the person's yes to this revision, and without it the runtime makes no approval token and refuses the call (mnote_tool_kernel_misconfigured, reason no_revision).";
+                          readonly type: "integer";
+                          readonly minimum: 0;
+                          readonly maximum: 9007199254740991;
+                        };
+                        readonly pageTitle: {
+                          readonly description: "The page's title when the plan was made: what a person approving the change knows the page by.";
+                          readonly type: "string";
+                          readonly maxLength: 500;
+                        };
+                        readonly diff: {
+                          readonly type: "array";
+                          readonly maxItems: 64;
+                          readonly items: {
+                            readonly description: "One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.";
+                            readonly type: "object";
+                            readonly required: readonly [
                               "op"
-                            ],
-                            "additionalProperties": false,
-                            "properties": {
-                              "op": {
-                                "type": "string",
-                                "enum": [
+                            ];
+                            readonly additionalProperties: false;
+                            readonly properties: {
+                              readonly op: {
+                                readonly type: "string";
+                                readonly enum: readonly [
                                   "append",
                                   "replace",
                                   "set_title",
@@ -3582,179 +3582,179 @@ export const tools = {
                                   "create_ai_note",
                                   "create_edge",
                                   "confirm_edge"
-                                ]
-                              },
-                              "blocks": {
-                                "type": "integer",
-                                "minimum": 0
-                              },
-                              "removedBlocks": {
-                                "type": "integer",
-                                "minimum": 0
-                              },
-                              "field": {
-                                "type": "string",
-                                "maxLength": 64
-                              },
-                              "value": {
-                                "type": [
+                                ];
+                              };
+                              readonly blocks: {
+                                readonly type: "integer";
+                                readonly minimum: 0;
+                              };
+                              readonly removedBlocks: {
+                                readonly type: "integer";
+                                readonly minimum: 0;
+                              };
+                              readonly field: {
+                                readonly type: "string";
+                                readonly maxLength: 64;
+                              };
+                              readonly value: {
+                                readonly type: readonly [
                                   "boolean",
                                   "string",
                                   "number"
-                                ]
-                              },
-                              "chars": {
-                                "type": "integer",
-                                "minimum": 0
-                              },
-                              "excerpts": {
-                                "description": "The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.",
-                                "type": "array",
-                                "maxItems": 3,
-                                "items": {
-                                  "type": "string",
-                                  "maxLength": 41
-                                }
-                              },
-                              "removedExcerpts": {
-                                "description": "For replace: the first words of the first blocks it removes, bounded like excerpts.",
-                                "type": "array",
-                                "maxItems": 3,
-                                "items": {
-                                  "type": "string",
-                                  "maxLength": 41
-                                }
-                              },
-                              "previous": {
-                                "description": "For set_title: the title before the change.",
-                                "type": "string",
-                                "maxLength": 500
-                              }
-                            }
-                          }
-                        },
-                        "warnings": {
-                          "type": "array",
-                          "maxItems": 64,
-                          "items": {
-                            "description": "Something the real call would refuse or change, found while planning.",
-                            "type": "object",
-                            "required": [
+                                ];
+                              };
+                              readonly chars: {
+                                readonly type: "integer";
+                                readonly minimum: 0;
+                              };
+                              readonly excerpts: {
+                                readonly description: "The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.";
+                                readonly type: "array";
+                                readonly maxItems: 3;
+                                readonly items: {
+                                  readonly type: "string";
+                                  readonly maxLength: 41;
+                                };
+                              };
+                              readonly removedExcerpts: {
+                                readonly description: "For replace: the first words of the first blocks it removes, bounded like excerpts.";
+                                readonly type: "array";
+                                readonly maxItems: 3;
+                                readonly items: {
+                                  readonly type: "string";
+                                  readonly maxLength: 41;
+                                };
+                              };
+                              readonly previous: {
+                                readonly description: "For set_title: the title before the change.";
+                                readonly type: "string";
+                                readonly maxLength: 500;
+                              };
+                            };
+                          };
+                        };
+                        readonly warnings: {
+                          readonly type: "array";
+                          readonly maxItems: 64;
+                          readonly items: {
+                            readonly description: "Something the real call would refuse or change, found while planning.";
+                            readonly type: "object";
+                            readonly required: readonly [
                               "code",
                               "message"
-                            ],
-                            "additionalProperties": false,
-                            "properties": {
-                              "code": {
-                                "description": "Every error code a response may carry.",
-                                "oneOf": [
+                            ];
+                            readonly additionalProperties: false;
+                            readonly properties: {
+                              readonly code: {
+                                readonly description: "Every error code a response may carry.";
+                                readonly oneOf: readonly [
                                   {
-                                    "const": "mnote_tool_invalid_input",
-                                    "description": "The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged."
+                                    readonly const: "mnote_tool_invalid_input";
+                                    readonly description: "The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged.";
                                   },
                                   {
-                                    "const": "mnote_tool_payload_too_large",
-                                    "description": "The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less."
+                                    readonly const: "mnote_tool_payload_too_large";
+                                    readonly description: "The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less.";
                                   },
                                   {
-                                    "const": "mnote_tool_unknown_tool",
-                                    "description": "No tool has this name in this contract version."
+                                    readonly const: "mnote_tool_unknown_tool";
+                                    readonly description: "No tool has this name in this contract version.";
                                   },
                                   {
-                                    "const": "mnote_tool_not_authenticated",
-                                    "description": "No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel."
+                                    readonly const: "mnote_tool_not_authenticated";
+                                    readonly description: "No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel.";
                                   },
                                   {
-                                    "const": "mnote_tool_permission_denied",
-                                    "description": "The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read."
+                                    readonly const: "mnote_tool_permission_denied";
+                                    readonly description: "The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read.";
                                   },
                                   {
-                                    "const": "mnote_tool_conflict",
-                                    "description": "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key."
+                                    readonly const: "mnote_tool_conflict";
+                                    readonly description: "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key.";
                                   },
                                   {
-                                    "const": "mnote_tool_approval_required",
-                                    "description": "The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it."
+                                    readonly const: "mnote_tool_approval_required";
+                                    readonly description: "The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it.";
                                   },
                                   {
-                                    "const": "mnote_tool_approval_denied",
-                                    "description": "The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry."
+                                    readonly const: "mnote_tool_approval_denied";
+                                    readonly description: "The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry.";
                                   },
                                   {
-                                    "const": "mnote_tool_approval_expired",
-                                    "description": "The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview."
+                                    readonly const: "mnote_tool_approval_expired";
+                                    readonly description: "The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview.";
                                   },
                                   {
-                                    "const": "mnote_tool_approval_invalid",
-                                    "description": "The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview."
+                                    readonly const: "mnote_tool_approval_invalid";
+                                    readonly description: "The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview.";
                                   },
                                   {
-                                    "const": "mnote_tool_idempotency_conflict",
-                                    "description": "This idempotency key was already used for a different request. Use a new key for a new request."
+                                    readonly const: "mnote_tool_idempotency_conflict";
+                                    readonly description: "This idempotency key was already used for a different request. Use a new key for a new request.";
                                   },
                                   {
-                                    "const": "mnote_tool_in_progress",
-                                    "description": "The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice."
+                                    readonly const: "mnote_tool_in_progress";
+                                    readonly description: "The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice.";
                                   },
                                   {
-                                    "const": "mnote_tool_unsupported_option",
-                                    "description": "A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out."
+                                    readonly const: "mnote_tool_unsupported_option";
+                                    readonly description: "A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out.";
                                   },
                                   {
-                                    "const": "mnote_tool_kernel_unavailable",
-                                    "description": "The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice."
+                                    readonly const: "mnote_tool_kernel_unavailable";
+                                    readonly description: "The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice.";
                                   },
                                   {
-                                    "const": "mnote_tool_kernel_misconfigured",
-                                    "description": "The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help."
+                                    readonly const: "mnote_tool_kernel_misconfigured";
+                                    readonly description: "The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help.";
                                   },
                                   {
-                                    "const": "mnote_tool_outcome_unknown",
-                                    "description": "The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result."
+                                    readonly const: "mnote_tool_outcome_unknown";
+                                    readonly description: "The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result.";
                                   },
                                   {
-                                    "const": "mnote_tool_store_unavailable",
-                                    "description": "mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice."
+                                    readonly const: "mnote_tool_store_unavailable";
+                                    readonly description: "mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice.";
                                   },
                                   {
-                                    "const": "mnote_tool_unavailable",
-                                    "description": "The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice."
+                                    readonly const: "mnote_tool_unavailable";
+                                    readonly description: "The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice.";
                                   },
                                   {
-                                    "const": "mnote_tool_not_configured",
-                                    "description": "The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help."
+                                    readonly const: "mnote_tool_not_configured";
+                                    readonly description: "The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help.";
                                   },
                                   {
-                                    "const": "mnote_tool_internal",
-                                    "description": "An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so."
+                                    readonly const: "mnote_tool_internal";
+                                    readonly description: "An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so.";
                                   }
-                                ]
-                              },
-                              "message": {
-                                "type": "string",
-                                "maxLength": 1000
-                              },
-                              "field": {
-                                "type": "string",
-                                "maxLength": 64
-                              }
-                            }
-                          }
-                        }
-                      }
+                                ];
+                              };
+                              readonly message: {
+                                readonly type: "string";
+                                readonly maxLength: 1000;
+                              };
+                              readonly field: {
+                                readonly type: "string";
+                                readonly maxLength: 64;
+                              };
+                            };
+                          };
+                        };
+                      };
                     }
-                  ]
-                }
-              }
+                  ];
+                };
+              };
             }
-          ]
+          ];
         },
         {
-          "allOf": [
+          readonly allOf: readonly [
             {
-              "description": "A call that failed. Nothing was written; no page content appears in it.",
-              "type": "object",
-              "required": [
+              readonly description: "A call that failed. Nothing was written; no page content appears in it.";
+              readonly type: "object";
+              readonly required: readonly [
                 "ok",
                 "toolName",
                 "toolCallId",
@@ -3762,381 +3762,381 @@ export const tools = {
                 "result",
                 "audit",
                 "error"
-              ],
-              "additionalProperties": false,
-              "properties": {
-                "ok": {
-                  "const": false
-                },
-                "toolName": {
-                  "anyOf": [
+              ];
+              readonly additionalProperties: false;
+              readonly properties: {
+                readonly ok: {
+                  readonly const: false;
+                };
+                readonly toolName: {
+                  readonly anyOf: readonly [
                     {
-                      "description": "A canonical tool name such as mnote.page.get.",
-                      "type": "string",
-                      "maxLength": 64,
-                      "pattern": "^mnote(\\.[a-z][a-z0-9_]*)+$"
+                      readonly description: "A canonical tool name such as mnote.page.get.";
+                      readonly type: "string";
+                      readonly maxLength: 64;
+                      readonly pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$";
                     },
                     {
-                      "type": "null"
+                      readonly type: "null";
                     }
-                  ]
-                },
-                "toolCallId": {
-                  "anyOf": [
+                  ];
+                };
+                readonly toolCallId: {
+                  readonly anyOf: readonly [
                     {
-                      "description": "The model's tool call id inside the run.",
-                      "type": "string",
-                      "minLength": 1,
-                      "maxLength": 128,
-                      "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                      readonly description: "The model's tool call id inside the run.";
+                      readonly type: "string";
+                      readonly minLength: 1;
+                      readonly maxLength: 128;
+                      readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                     },
                     {
-                      "type": "null"
+                      readonly type: "null";
                     }
-                  ]
-                },
-                "traceId": {
-                  "anyOf": [
+                  ];
+                };
+                readonly traceId: {
+                  readonly anyOf: readonly [
                     {
-                      "description": "Correlates the Hermes run with the kernel commands it caused.",
-                      "type": "string",
-                      "minLength": 1,
-                      "maxLength": 128,
-                      "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                      readonly description: "Correlates the Hermes run with the kernel commands it caused.";
+                      readonly type: "string";
+                      readonly minLength: 1;
+                      readonly maxLength: 128;
+                      readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                     },
                     {
-                      "type": "null"
+                      readonly type: "null";
                     }
-                  ]
-                },
-                "result": {
-                  "type": "null"
-                },
-                "audit": {
-                  "description": "What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.",
-                  "type": "object",
-                  "required": [
+                  ];
+                };
+                readonly result: {
+                  readonly type: "null";
+                };
+                readonly audit: {
+                  readonly description: "What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.";
+                  readonly type: "object";
+                  readonly required: readonly [
                     "effect",
                     "commandId",
                     "workspaceId",
                     "documentId"
-                  ],
-                  "additionalProperties": false,
-                  "properties": {
-                    "effect": {
-                      "description": "read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.",
-                      "type": "string",
-                      "enum": [
+                  ];
+                  readonly additionalProperties: false;
+                  readonly properties: {
+                    readonly effect: {
+                      readonly description: "read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.";
+                      readonly type: "string";
+                      readonly enum: readonly [
                         "read",
                         "write",
                         "dry_run",
                         "none"
-                      ]
-                    },
-                    "commandId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly commandId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The id of one kernel command, as written in the kernel's command log.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[a-z][a-z0-9_]*$"
+                          readonly description: "The id of one kernel command, as written in the kernel's command log.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[a-z][a-z0-9_]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "workspaceId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly workspaceId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The workspace the call acts in.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                          readonly description: "The workspace the call acts in.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "documentId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly documentId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The page the call acts on.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                          readonly description: "The page the call acts on.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "replayed": {
-                      "description": "true when this write was answered from its idempotency record instead of running again.",
-                      "type": "boolean"
-                    },
-                    "approval": {
-                      "description": "The approval decision of a call whose effective level was ask or deny.",
-                      "type": "object",
-                      "required": [
+                      ];
+                    };
+                    readonly replayed: {
+                      readonly description: "true when this write was answered from its idempotency record instead of running again.";
+                      readonly type: "boolean";
+                    };
+                    readonly approval: {
+                      readonly description: "The approval decision of a call whose effective level was ask or deny.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "decision",
                         "level"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "decision": {
-                          "description": "required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.",
-                          "type": "string",
-                          "enum": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly decision: {
+                          readonly description: "required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.";
+                          readonly type: "string";
+                          readonly enum: readonly [
                             "required",
                             "approved",
                             "denied",
                             "expired",
                             "invalid",
                             "unchanged"
-                          ]
-                        },
-                        "level": {
-                          "description": "allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.",
-                          "type": "string",
-                          "enum": [
+                          ];
+                        };
+                        readonly level: {
+                          readonly description: "allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.";
+                          readonly type: "string";
+                          readonly enum: readonly [
                             "allow",
                             "ask",
                             "deny"
-                          ]
-                        },
-                        "approvedBy": {
-                          "description": "An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
-                        }
-                      }
-                    }
-                  }
-                },
-                "error": {
-                  "description": "Why a call failed. The message comes from the error catalog, in the request's locale.",
-                  "type": "object",
-                  "required": [
+                          ];
+                        };
+                        readonly approvedBy: {
+                          readonly description: "An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+                        };
+                      };
+                    };
+                  };
+                };
+                readonly error: {
+                  readonly description: "Why a call failed. The message comes from the error catalog, in the request's locale.";
+                  readonly type: "object";
+                  readonly required: readonly [
                     "code",
                     "message"
-                  ],
-                  "additionalProperties": false,
-                  "properties": {
-                    "code": {
-                      "description": "Every error code a response may carry.",
-                      "oneOf": [
+                  ];
+                  readonly additionalProperties: false;
+                  readonly properties: {
+                    readonly code: {
+                      readonly description: "Every error code a response may carry.";
+                      readonly oneOf: readonly [
                         {
-                          "const": "mnote_tool_invalid_input",
-                          "description": "The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged."
+                          readonly const: "mnote_tool_invalid_input";
+                          readonly description: "The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged.";
                         },
                         {
-                          "const": "mnote_tool_payload_too_large",
-                          "description": "The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less."
+                          readonly const: "mnote_tool_payload_too_large";
+                          readonly description: "The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less.";
                         },
                         {
-                          "const": "mnote_tool_unknown_tool",
-                          "description": "No tool has this name in this contract version."
+                          readonly const: "mnote_tool_unknown_tool";
+                          readonly description: "No tool has this name in this contract version.";
                         },
                         {
-                          "const": "mnote_tool_not_authenticated",
-                          "description": "No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel."
+                          readonly const: "mnote_tool_not_authenticated";
+                          readonly description: "No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel.";
                         },
                         {
-                          "const": "mnote_tool_permission_denied",
-                          "description": "The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read."
+                          readonly const: "mnote_tool_permission_denied";
+                          readonly description: "The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read.";
                         },
                         {
-                          "const": "mnote_tool_conflict",
-                          "description": "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key."
+                          readonly const: "mnote_tool_conflict";
+                          readonly description: "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key.";
                         },
                         {
-                          "const": "mnote_tool_approval_required",
-                          "description": "The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it."
+                          readonly const: "mnote_tool_approval_required";
+                          readonly description: "The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it.";
                         },
                         {
-                          "const": "mnote_tool_approval_denied",
-                          "description": "The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry."
+                          readonly const: "mnote_tool_approval_denied";
+                          readonly description: "The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry.";
                         },
                         {
-                          "const": "mnote_tool_approval_expired",
-                          "description": "The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview."
+                          readonly const: "mnote_tool_approval_expired";
+                          readonly description: "The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview.";
                         },
                         {
-                          "const": "mnote_tool_approval_invalid",
-                          "description": "The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview."
+                          readonly const: "mnote_tool_approval_invalid";
+                          readonly description: "The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview.";
                         },
                         {
-                          "const": "mnote_tool_idempotency_conflict",
-                          "description": "This idempotency key was already used for a different request. Use a new key for a new request."
+                          readonly const: "mnote_tool_idempotency_conflict";
+                          readonly description: "This idempotency key was already used for a different request. Use a new key for a new request.";
                         },
                         {
-                          "const": "mnote_tool_in_progress",
-                          "description": "The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice."
+                          readonly const: "mnote_tool_in_progress";
+                          readonly description: "The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice.";
                         },
                         {
-                          "const": "mnote_tool_unsupported_option",
-                          "description": "A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out."
+                          readonly const: "mnote_tool_unsupported_option";
+                          readonly description: "A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out.";
                         },
                         {
-                          "const": "mnote_tool_kernel_unavailable",
-                          "description": "The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice."
+                          readonly const: "mnote_tool_kernel_unavailable";
+                          readonly description: "The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice.";
                         },
                         {
-                          "const": "mnote_tool_kernel_misconfigured",
-                          "description": "The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help."
+                          readonly const: "mnote_tool_kernel_misconfigured";
+                          readonly description: "The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help.";
                         },
                         {
-                          "const": "mnote_tool_outcome_unknown",
-                          "description": "The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result."
+                          readonly const: "mnote_tool_outcome_unknown";
+                          readonly description: "The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result.";
                         },
                         {
-                          "const": "mnote_tool_store_unavailable",
-                          "description": "mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice."
+                          readonly const: "mnote_tool_store_unavailable";
+                          readonly description: "mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice.";
                         },
                         {
-                          "const": "mnote_tool_unavailable",
-                          "description": "The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice."
+                          readonly const: "mnote_tool_unavailable";
+                          readonly description: "The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice.";
                         },
                         {
-                          "const": "mnote_tool_not_configured",
-                          "description": "The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help."
+                          readonly const: "mnote_tool_not_configured";
+                          readonly description: "The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help.";
                         },
                         {
-                          "const": "mnote_tool_internal",
-                          "description": "An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so."
+                          readonly const: "mnote_tool_internal";
+                          readonly description: "An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so.";
                         }
-                      ]
-                    },
-                    "message": {
-                      "type": "string",
-                      "maxLength": 1000
-                    },
-                    "retryable": {
-                      "description": "Whether retrying the same request can help.",
-                      "type": "boolean"
-                    },
-                    "reason": {
-                      "description": "The catalog reason that refined the message.",
-                      "type": "string",
-                      "maxLength": 64
-                    },
-                    "pointer": {
-                      "description": "For invalid input: the JSON pointer of the first problem in the request. A pointer longer than 512 characters is cut back to the nearest enclosing place that fits (whole segments), so it always names a real place.",
-                      "type": "string",
-                      "maxLength": 512
-                    },
-                    "rule": {
-                      "description": "For invalid input: the rule the first problem broke, as data. The message says the same in the caller's language, from the catalog's templates.",
-                      "type": "object",
-                      "required": [
+                      ];
+                    };
+                    readonly message: {
+                      readonly type: "string";
+                      readonly maxLength: 1000;
+                    };
+                    readonly retryable: {
+                      readonly description: "Whether retrying the same request can help.";
+                      readonly type: "boolean";
+                    };
+                    readonly reason: {
+                      readonly description: "The catalog reason that refined the message.";
+                      readonly type: "string";
+                      readonly maxLength: 64;
+                    };
+                    readonly pointer: {
+                      readonly description: "For invalid input: the JSON pointer of the first problem in the request. A pointer longer than 512 characters is cut back to the nearest enclosing place that fits (whole segments), so it always names a real place.";
+                      readonly type: "string";
+                      readonly maxLength: 512;
+                    };
+                    readonly rule: {
+                      readonly description: "For invalid input: the rule the first problem broke, as data. The message says the same in the caller's language, from the catalog's templates.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "keyword",
                         "pointer"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "keyword": {
-                          "description": "The JSON Schema keyword that failed, such as maxLength, required or enum.",
-                          "type": "string",
-                          "maxLength": 64
-                        },
-                        "limit": {
-                          "description": "The keyword's limit where it has one: a number (maxLength, minimum, maxItems...), the expected type, the pattern or format, the allowed values (enum, const). Absent when there is none or it is too large to repeat.",
-                          "anyOf": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly keyword: {
+                          readonly description: "The JSON Schema keyword that failed, such as maxLength, required or enum.";
+                          readonly type: "string";
+                          readonly maxLength: 64;
+                        };
+                        readonly limit: {
+                          readonly description: "The keyword's limit where it has one: a number (maxLength, minimum, maxItems...), the expected type, the pattern or format, the allowed values (enum, const). Absent when there is none or it is too large to repeat.";
+                          readonly anyOf: readonly [
                             {
-                              "type": "number"
+                              readonly type: "number";
                             },
                             {
-                              "type": "boolean"
+                              readonly type: "boolean";
                             },
                             {
-                              "type": "null"
+                              readonly type: "null";
                             },
                             {
-                              "type": "string",
-                              "maxLength": 512
+                              readonly type: "string";
+                              readonly maxLength: 512;
                             },
                             {
-                              "type": "array",
-                              "maxItems": 64,
-                              "items": {
-                                "anyOf": [
+                              readonly type: "array";
+                              readonly maxItems: 64;
+                              readonly items: {
+                                readonly anyOf: readonly [
                                   {
-                                    "type": "string",
-                                    "maxLength": 128
+                                    readonly type: "string";
+                                    readonly maxLength: 128;
                                   },
                                   {
-                                    "type": "number"
+                                    readonly type: "number";
                                   },
                                   {
-                                    "type": "boolean"
+                                    readonly type: "boolean";
                                   },
                                   {
-                                    "type": "null"
+                                    readonly type: "null";
                                   }
-                                ]
-                              }
+                                ];
+                              };
                             }
-                          ]
-                        },
-                        "pointer": {
-                          "description": "Where: the same pointer as error.pointer.",
-                          "type": "string",
-                          "maxLength": 512
-                        }
-                      }
-                    },
-                    "field": {
-                      "description": "For an unsupported option: the option's name.",
-                      "type": "string",
-                      "maxLength": 64
-                    },
-                    "approval": {
-                      "description": "For mnote_tool_approval_required: the preview to show a person and the token to send back on yes.",
-                      "type": "object",
-                      "required": [
+                          ];
+                        };
+                        readonly pointer: {
+                          readonly description: "Where: the same pointer as error.pointer.";
+                          readonly type: "string";
+                          readonly maxLength: 512;
+                        };
+                      };
+                    };
+                    readonly field: {
+                      readonly description: "For an unsupported option: the option's name.";
+                      readonly type: "string";
+                      readonly maxLength: 64;
+                    };
+                    readonly approval: {
+                      readonly description: "For mnote_tool_approval_required: the preview to show a person and the token to send back on yes.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "preview",
                         "summary",
                         "token",
                         "expiresAt"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "preview": {
-                          "description": "What the call would change, from the tool's own dry run: the planned diff (counts, and option or title values the call itself names; no page content), the revision it was planned on, and for a body write the block counts before and after.",
-                          "type": "object",
-                          "required": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly preview: {
+                          readonly description: "What the call would change, from the tool's own dry run: the planned diff (counts, and option or title values the call itself names; no page content), the revision it was planned on, and for a body write the block counts before and after.";
+                          readonly type: "object";
+                          readonly required: readonly [
                             "commandName",
                             "ops"
-                          ],
-                          "additionalProperties": false,
-                          "properties": {
-                            "commandName": {
-                              "description": "A kernel command name such as page.body.save.",
-                              "type": "string",
-                              "maxLength": 64,
-                              "pattern": "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"
-                            },
-                            "ops": {
-                              "type": "array",
-                              "maxItems": 64,
-                              "items": {
-                                "description": "One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.",
-                                "type": "object",
-                                "required": [
+                          ];
+                          readonly additionalProperties: false;
+                          readonly properties: {
+                            readonly commandName: {
+                              readonly description: "A kernel command name such as page.body.save.";
+                              readonly type: "string";
+                              readonly maxLength: 64;
+                              readonly pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$";
+                            };
+                            readonly ops: {
+                              readonly type: "array";
+                              readonly maxItems: 64;
+                              readonly items: {
+                                readonly description: "One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.";
+                                readonly type: "object";
+                                readonly required: readonly [
                                   "op"
-                                ],
-                                "additionalProperties": false,
-                                "properties": {
-                                  "op": {
-                                    "type": "string",
-                                    "enum": [
+                                ];
+                                readonly additionalProperties: false;
+                                readonly properties: {
+                                  readonly op: {
+                                    readonly type: "string";
+                                    readonly enum: readonly [
                                       "append",
                                       "replace",
                                       "set_title",
@@ -4146,126 +4146,126 @@ export const tools = {
                                       "create_ai_note",
                                       "create_edge",
                                       "confirm_edge"
-                                    ]
-                                  },
-                                  "blocks": {
-                                    "type": "integer",
-                                    "minimum": 0
-                                  },
-                                  "removedBlocks": {
-                                    "type": "integer",
-                                    "minimum": 0
-                                  },
-                                  "field": {
-                                    "type": "string",
-                                    "maxLength": 64
-                                  },
-                                  "value": {
-                                    "type": [
+                                    ];
+                                  };
+                                  readonly blocks: {
+                                    readonly type: "integer";
+                                    readonly minimum: 0;
+                                  };
+                                  readonly removedBlocks: {
+                                    readonly type: "integer";
+                                    readonly minimum: 0;
+                                  };
+                                  readonly field: {
+                                    readonly type: "string";
+                                    readonly maxLength: 64;
+                                  };
+                                  readonly value: {
+                                    readonly type: readonly [
                                       "boolean",
                                       "string",
                                       "number"
-                                    ]
-                                  },
-                                  "chars": {
-                                    "type": "integer",
-                                    "minimum": 0
-                                  },
-                                  "excerpts": {
-                                    "description": "The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.",
-                                    "type": "array",
-                                    "maxItems": 3,
-                                    "items": {
-                                      "type": "string",
-                                      "maxLength": 41
-                                    }
-                                  },
-                                  "removedExcerpts": {
-                                    "description": "For replace: the first words of the first blocks it removes, bounded like excerpts.",
-                                    "type": "array",
-                                    "maxItems": 3,
-                                    "items": {
-                                      "type": "string",
-                                      "maxLength": 41
-                                    }
-                                  },
-                                  "previous": {
-                                    "description": "For set_title: the title before the change.",
-                                    "type": "string",
-                                    "maxLength": 500
-                                  }
-                                }
-                              }
-                            },
-                            "revision": {
-                              "description": "A page's revision: 0 for a new page, +1 for every committed change to its body, title or options.",
-                              "type": "integer",
-                              "minimum": 0,
-                              "maximum": 9007199254740991
-                            },
-                            "pageTitle": {
-                              "description": "The page's title when the preview was made.",
-                              "type": "string",
-                              "maxLength": 500
-                            },
-                            "blockCounts": {
-                              "type": "object",
-                              "required": [
+                                    ];
+                                  };
+                                  readonly chars: {
+                                    readonly type: "integer";
+                                    readonly minimum: 0;
+                                  };
+                                  readonly excerpts: {
+                                    readonly description: "The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.";
+                                    readonly type: "array";
+                                    readonly maxItems: 3;
+                                    readonly items: {
+                                      readonly type: "string";
+                                      readonly maxLength: 41;
+                                    };
+                                  };
+                                  readonly removedExcerpts: {
+                                    readonly description: "For replace: the first words of the first blocks it removes, bounded like excerpts.";
+                                    readonly type: "array";
+                                    readonly maxItems: 3;
+                                    readonly items: {
+                                      readonly type: "string";
+                                      readonly maxLength: 41;
+                                    };
+                                  };
+                                  readonly previous: {
+                                    readonly description: "For set_title: the title before the change.";
+                                    readonly type: "string";
+                                    readonly maxLength: 500;
+                                  };
+                                };
+                              };
+                            };
+                            readonly revision: {
+                              readonly description: "A page's revision: 0 for a new page, +1 for every committed change to its body, title or options.";
+                              readonly type: "integer";
+                              readonly minimum: 0;
+                              readonly maximum: 9007199254740991;
+                            };
+                            readonly pageTitle: {
+                              readonly description: "The page's title when the preview was made.";
+                              readonly type: "string";
+                              readonly maxLength: 500;
+                            };
+                            readonly blockCounts: {
+                              readonly type: "object";
+                              readonly required: readonly [
                                 "before",
                                 "after"
-                              ],
-                              "additionalProperties": false,
-                              "properties": {
-                                "before": {
-                                  "type": "integer",
-                                  "minimum": 0
-                                },
-                                "after": {
-                                  "type": "integer",
-                                  "minimum": 0
-                                }
-                              }
-                            }
-                          }
-                        },
-                        "token": {
-                          "description": "Opaque, signed by the runtime, good for one write of exactly the previewed call.",
-                          "type": "string",
-                          "minLength": 16,
-                          "maxLength": 1024,
-                          "pattern": "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$"
-                        },
-                        "summary": {
-                          "description": "The preview as a short text for the person who approves, in the session's locale (zh-CN or en): the page's title, what is removed and added (counts and first words), old and new title for a rename. Its meaning is in the first 200 characters (a chat gateway may show no more). For the host's approval UI only, never for the model.",
-                          "type": "string",
-                          "maxLength": 1000
-                        },
-                        "expiresAt": {
-                          "description": "RFC 3339 time after which the token is refused (mnote_tool_approval_expired).",
-                          "type": "string",
-                          "format": "date-time",
-                          "maxLength": 64
-                        }
-                      }
-                    }
-                  }
-                }
-              }
+                              ];
+                              readonly additionalProperties: false;
+                              readonly properties: {
+                                readonly before: {
+                                  readonly type: "integer";
+                                  readonly minimum: 0;
+                                };
+                                readonly after: {
+                                  readonly type: "integer";
+                                  readonly minimum: 0;
+                                };
+                              };
+                            };
+                          };
+                        };
+                        readonly token: {
+                          readonly description: "Opaque, signed by the runtime, good for one write of exactly the previewed call.";
+                          readonly type: "string";
+                          readonly minLength: 16;
+                          readonly maxLength: 1024;
+                          readonly pattern: "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$";
+                        };
+                        readonly summary: {
+                          readonly description: "The preview as a short text for the person who approves, in the session's locale (zh-CN or en): the page's title, what is removed and added (counts and first words), old and new title for a rename. Its meaning is in the first 200 characters (a chat gateway may show no more). For the host's approval UI only, never for the model.";
+                          readonly type: "string";
+                          readonly maxLength: 1000;
+                        };
+                        readonly expiresAt: {
+                          readonly description: "RFC 3339 time after which the token is refused (mnote_tool_approval_expired).";
+                          readonly type: "string";
+                          readonly format: "date-time";
+                          readonly maxLength: 64;
+                        };
+                      };
+                    };
+                  };
+                };
+              };
             },
             {
-              "type": "object",
-              "required": [
+              readonly type: "object";
+              readonly required: readonly [
                 "toolName"
-              ],
-              "properties": {
-                "toolName": {
-                  "const": "mnote.page.save"
-                }
-              }
+              ];
+              readonly properties: {
+                readonly toolName: {
+                  readonly const: "mnote.page.save";
+                };
+              };
             }
-          ]
+          ];
         }
-      ]
+      ];
     },
     validateRequest: V.validatePageSaveRequest,
     validateArgs: V.validatePageSaveArgs,
@@ -4313,59 +4313,59 @@ export const tools = {
         "unsetValue": false
       }
     ],
-    parameters: {
-      "type": "object",
-      "properties": {
-        "options": {
-          "description": "At least one option; no keys other than the four page options.",
-          "type": "object",
-          "additionalProperties": false,
-          "properties": {
-            "wideLayout": {
-              "description": "Use the full window width.",
-              "type": "boolean"
-            },
-            "smallText": {
-              "description": "Use the smaller font size.",
-              "type": "boolean"
-            },
-            "showToc": {
-              "description": "Show a table of contents. Shown in the UI, not yet stored by the kernel.",
-              "type": "boolean"
-            },
-            "protectEditing": {
-              "description": "Lock the page against edits. A permission control: not writable through page AI.",
-              "type": "boolean"
-            }
-          },
-          "minProperties": 1
-        },
-        "baseRevision": {
-          "description": "The revision you read; the write fails with mnote_tool_conflict if the page has changed since.",
-          "type": "integer",
-          "minimum": 0,
-          "maximum": 9007199254740991
-        },
-        "dryRun": {
-          "description": "Plan only: return the diff, write nothing.",
-          "type": "boolean",
-          "default": false
-        }
-      },
-      "additionalProperties": false,
-      "required": [
+    parameters: JSON.parse("{\"type\":\"object\",\"properties\":{\"options\":{\"description\":\"At least one option; no keys other than the four page options.\",\"type\":\"object\",\"additionalProperties\":false,\"properties\":{\"wideLayout\":{\"description\":\"Use the full window width.\",\"type\":\"boolean\"},\"smallText\":{\"description\":\"Use the smaller font size.\",\"type\":\"boolean\"},\"showToc\":{\"description\":\"Show a table of contents. Shown in the UI, not yet stored by the kernel.\",\"type\":\"boolean\"},\"protectEditing\":{\"description\":\"Lock the page against edits. A permission control: not writable through page AI.\",\"type\":\"boolean\"}},\"minProperties\":1},\"baseRevision\":{\"description\":\"The revision you read; the write fails with mnote_tool_conflict if the page has changed since.\",\"type\":\"integer\",\"minimum\":0,\"maximum\":9007199254740991},\"dryRun\":{\"description\":\"Plan only: return the diff, write nothing.\",\"type\":\"boolean\",\"default\":false}},\"additionalProperties\":false,\"required\":[\"options\"]}") as {
+      readonly type: "object";
+      readonly properties: {
+        readonly options: {
+          readonly description: "At least one option; no keys other than the four page options.";
+          readonly type: "object";
+          readonly additionalProperties: false;
+          readonly properties: {
+            readonly wideLayout: {
+              readonly description: "Use the full window width.";
+              readonly type: "boolean";
+            };
+            readonly smallText: {
+              readonly description: "Use the smaller font size.";
+              readonly type: "boolean";
+            };
+            readonly showToc: {
+              readonly description: "Show a table of contents. Shown in the UI, not yet stored by the kernel.";
+              readonly type: "boolean";
+            };
+            readonly protectEditing: {
+              readonly description: "Lock the page against edits. A permission control: not writable through page AI.";
+              readonly type: "boolean";
+            };
+          };
+          readonly minProperties: 1;
+        };
+        readonly baseRevision: {
+          readonly description: "The revision you read; the write fails with mnote_tool_conflict if the page has changed since.";
+          readonly type: "integer";
+          readonly minimum: 0;
+          readonly maximum: 9007199254740991;
+        };
+        readonly dryRun: {
+          readonly description: "Plan only: return the diff, write nothing.";
+          readonly type: "boolean";
+          readonly default: false;
+        };
+      };
+      readonly additionalProperties: false;
+      readonly required: readonly [
         "options"
-      ]
+      ];
     },
-    responseSchema: {
-      "description": "A response envelope for mnote.page.update_options.",
-      "anyOf": [
+    responseSchema: JSON.parse("{\"description\":\"A response envelope for mnote.page.update_options.\",\"anyOf\":[{\"allOf\":[{\"description\":\"A call that succeeded.\",\"type\":\"object\",\"required\":[\"ok\",\"toolName\",\"toolCallId\",\"traceId\",\"result\",\"audit\",\"error\"],\"additionalProperties\":false,\"properties\":{\"ok\":{\"const\":true},\"toolName\":{\"description\":\"A canonical tool name such as mnote.page.get.\",\"type\":\"string\",\"maxLength\":64,\"pattern\":\"^mnote(\\\\.[a-z][a-z0-9_]*)+$\"},\"toolCallId\":{\"description\":\"The model's tool call id inside the run.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},\"traceId\":{\"description\":\"Correlates the Hermes run with the kernel commands it caused.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},\"result\":{\"description\":\"The tool's result; each tool's response narrows it.\",\"type\":\"object\"},\"audit\":{\"description\":\"What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.\",\"type\":\"object\",\"required\":[\"effect\",\"commandId\",\"workspaceId\",\"documentId\"],\"additionalProperties\":false,\"properties\":{\"effect\":{\"description\":\"read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.\",\"type\":\"string\",\"enum\":[\"read\",\"write\",\"dry_run\",\"none\"]},\"commandId\":{\"anyOf\":[{\"description\":\"The id of one kernel command, as written in the kernel's command log.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[a-z][a-z0-9_]*$\"},{\"type\":\"null\"}]},\"workspaceId\":{\"anyOf\":[{\"description\":\"The workspace the call acts in.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"documentId\":{\"anyOf\":[{\"description\":\"The page the call acts on.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"replayed\":{\"description\":\"true when this write was answered from its idempotency record instead of running again.\",\"type\":\"boolean\"},\"approval\":{\"description\":\"The approval decision of a call whose effective level was ask or deny.\",\"type\":\"object\",\"required\":[\"decision\",\"level\"],\"additionalProperties\":false,\"properties\":{\"decision\":{\"description\":\"required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.\",\"type\":\"string\",\"enum\":[\"required\",\"approved\",\"denied\",\"expired\",\"invalid\",\"unchanged\"]},\"level\":{\"description\":\"allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.\",\"type\":\"string\",\"enum\":[\"allow\",\"ask\",\"deny\"]},\"approvedBy\":{\"description\":\"An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"}}}}},\"error\":{\"type\":\"null\"}}},{\"type\":\"object\",\"required\":[\"toolName\",\"result\"],\"properties\":{\"toolName\":{\"const\":\"mnote.page.update_options\"},\"result\":{\"description\":\"The new revision, or with dryRun the planned diff and a warning per option that is not wired.\",\"anyOf\":[{\"description\":\"A committed change to a page.\",\"type\":\"object\",\"required\":[\"commandName\",\"revision\"],\"additionalProperties\":false,\"properties\":{\"commandName\":{\"description\":\"A kernel command name such as page.body.save.\",\"type\":\"string\",\"maxLength\":64,\"pattern\":\"^[a-z][A-Za-z0-9]*(\\\\.[a-z][A-Za-z0-9]*)+$\"},\"revision\":{\"description\":\"A page's revision: 0 for a new page, +1 for every committed change to its body, title or options.\",\"type\":\"integer\",\"minimum\":0,\"maximum\":9007199254740991}}},{\"description\":\"The plan for a write: the kernel command it would run and the diff. Nothing was written and the idempotency key was not used up.\",\"type\":\"object\",\"required\":[\"dryRun\",\"commandName\",\"diff\"],\"additionalProperties\":false,\"properties\":{\"dryRun\":{\"const\":true},\"commandName\":{\"description\":\"A kernel command name such as page.body.save.\",\"type\":\"string\",\"maxLength\":64,\"pattern\":\"^[a-z][A-Za-z0-9]*(\\\\.[a-z][A-Za-z0-9]*)+$\"},\"baseRevision\":{\"description\":\"The page revision the plan was made on. A kernel must send it: an approval (docs/APPROVAL.md) binds the person's yes to this revision, and without it the runtime makes no approval token and refuses the call (mnote_tool_kernel_misconfigured, reason no_revision).\",\"type\":\"integer\",\"minimum\":0,\"maximum\":9007199254740991},\"pageTitle\":{\"description\":\"The page's title when the plan was made: what a person approving the change knows the page by.\",\"type\":\"string\",\"maxLength\":500},\"diff\":{\"type\":\"array\",\"maxItems\":64,\"items\":{\"description\":\"One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.\",\"type\":\"object\",\"required\":[\"op\"],\"additionalProperties\":false,\"properties\":{\"op\":{\"type\":\"string\",\"enum\":[\"append\",\"replace\",\"set_title\",\"set_option\",\"create_summary\",\"update_summary\",\"create_ai_note\",\"create_edge\",\"confirm_edge\"]},\"blocks\":{\"type\":\"integer\",\"minimum\":0},\"removedBlocks\":{\"type\":\"integer\",\"minimum\":0},\"field\":{\"type\":\"string\",\"maxLength\":64},\"value\":{\"type\":[\"boolean\",\"string\",\"number\"]},\"chars\":{\"type\":\"integer\",\"minimum\":0},\"excerpts\":{\"description\":\"The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.\",\"type\":\"array\",\"maxItems\":3,\"items\":{\"type\":\"string\",\"maxLength\":41}},\"removedExcerpts\":{\"description\":\"For replace: the first words of the first blocks it removes, bounded like excerpts.\",\"type\":\"array\",\"maxItems\":3,\"items\":{\"type\":\"string\",\"maxLength\":41}},\"previous\":{\"description\":\"For set_title: the title before the change.\",\"type\":\"string\",\"maxLength\":500}}}},\"warnings\":{\"type\":\"array\",\"maxItems\":64,\"items\":{\"description\":\"Something the real call would refuse or change, found while planning.\",\"type\":\"object\",\"required\":[\"code\",\"message\"],\"additionalProperties\":false,\"properties\":{\"code\":{\"description\":\"Every error code a response may carry.\",\"oneOf\":[{\"const\":\"mnote_tool_invalid_input\",\"description\":\"The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged.\"},{\"const\":\"mnote_tool_payload_too_large\",\"description\":\"The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less.\"},{\"const\":\"mnote_tool_unknown_tool\",\"description\":\"No tool has this name in this contract version.\"},{\"const\":\"mnote_tool_not_authenticated\",\"description\":\"No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel.\"},{\"const\":\"mnote_tool_permission_denied\",\"description\":\"The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read.\"},{\"const\":\"mnote_tool_conflict\",\"description\":\"The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key.\"},{\"const\":\"mnote_tool_approval_required\",\"description\":\"The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it.\"},{\"const\":\"mnote_tool_approval_denied\",\"description\":\"The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry.\"},{\"const\":\"mnote_tool_approval_expired\",\"description\":\"The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview.\"},{\"const\":\"mnote_tool_approval_invalid\",\"description\":\"The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview.\"},{\"const\":\"mnote_tool_idempotency_conflict\",\"description\":\"This idempotency key was already used for a different request. Use a new key for a new request.\"},{\"const\":\"mnote_tool_in_progress\",\"description\":\"The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice.\"},{\"const\":\"mnote_tool_unsupported_option\",\"description\":\"A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out.\"},{\"const\":\"mnote_tool_kernel_unavailable\",\"description\":\"The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice.\"},{\"const\":\"mnote_tool_kernel_misconfigured\",\"description\":\"The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help.\"},{\"const\":\"mnote_tool_outcome_unknown\",\"description\":\"The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result.\"},{\"const\":\"mnote_tool_store_unavailable\",\"description\":\"mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice.\"},{\"const\":\"mnote_tool_unavailable\",\"description\":\"The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice.\"},{\"const\":\"mnote_tool_not_configured\",\"description\":\"The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help.\"},{\"const\":\"mnote_tool_internal\",\"description\":\"An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so.\"}]},\"message\":{\"type\":\"string\",\"maxLength\":1000},\"field\":{\"type\":\"string\",\"maxLength\":64}}}}}}]}}}]},{\"allOf\":[{\"description\":\"A call that failed. Nothing was written; no page content appears in it.\",\"type\":\"object\",\"required\":[\"ok\",\"toolName\",\"toolCallId\",\"traceId\",\"result\",\"audit\",\"error\"],\"additionalProperties\":false,\"properties\":{\"ok\":{\"const\":false},\"toolName\":{\"anyOf\":[{\"description\":\"A canonical tool name such as mnote.page.get.\",\"type\":\"string\",\"maxLength\":64,\"pattern\":\"^mnote(\\\\.[a-z][a-z0-9_]*)+$\"},{\"type\":\"null\"}]},\"toolCallId\":{\"anyOf\":[{\"description\":\"The model's tool call id inside the run.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"traceId\":{\"anyOf\":[{\"description\":\"Correlates the Hermes run with the kernel commands it caused.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"result\":{\"type\":\"null\"},\"audit\":{\"description\":\"What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.\",\"type\":\"object\",\"required\":[\"effect\",\"commandId\",\"workspaceId\",\"documentId\"],\"additionalProperties\":false,\"properties\":{\"effect\":{\"description\":\"read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.\",\"type\":\"string\",\"enum\":[\"read\",\"write\",\"dry_run\",\"none\"]},\"commandId\":{\"anyOf\":[{\"description\":\"The id of one kernel command, as written in the kernel's command log.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[a-z][a-z0-9_]*$\"},{\"type\":\"null\"}]},\"workspaceId\":{\"anyOf\":[{\"description\":\"The workspace the call acts in.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"documentId\":{\"anyOf\":[{\"description\":\"The page the call acts on.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"replayed\":{\"description\":\"true when this write was answered from its idempotency record instead of running again.\",\"type\":\"boolean\"},\"approval\":{\"description\":\"The approval decision of a call whose effective level was ask or deny.\",\"type\":\"object\",\"required\":[\"decision\",\"level\"],\"additionalProperties\":false,\"properties\":{\"decision\":{\"description\":\"required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.\",\"type\":\"string\",\"enum\":[\"required\",\"approved\",\"denied\",\"expired\",\"invalid\",\"unchanged\"]},\"level\":{\"description\":\"allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.\",\"type\":\"string\",\"enum\":[\"allow\",\"ask\",\"deny\"]},\"approvedBy\":{\"description\":\"An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"}}}}},\"error\":{\"description\":\"Why a call failed. The message comes from the error catalog, in the request's locale.\",\"type\":\"object\",\"required\":[\"code\",\"message\"],\"additionalProperties\":false,\"properties\":{\"code\":{\"description\":\"Every error code a response may carry.\",\"oneOf\":[{\"const\":\"mnote_tool_invalid_input\",\"description\":\"The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged.\"},{\"const\":\"mnote_tool_payload_too_large\",\"description\":\"The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less.\"},{\"const\":\"mnote_tool_unknown_tool\",\"description\":\"No tool has this name in this contract version.\"},{\"const\":\"mnote_tool_not_authenticated\",\"description\":\"No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel.\"},{\"const\":\"mnote_tool_permission_denied\",\"description\":\"The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read.\"},{\"const\":\"mnote_tool_conflict\",\"description\":\"The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key.\"},{\"const\":\"mnote_tool_approval_required\",\"description\":\"The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it.\"},{\"const\":\"mnote_tool_approval_denied\",\"description\":\"The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry.\"},{\"const\":\"mnote_tool_approval_expired\",\"description\":\"The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview.\"},{\"const\":\"mnote_tool_approval_invalid\",\"description\":\"The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview.\"},{\"const\":\"mnote_tool_idempotency_conflict\",\"description\":\"This idempotency key was already used for a different request. Use a new key for a new request.\"},{\"const\":\"mnote_tool_in_progress\",\"description\":\"The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice.\"},{\"const\":\"mnote_tool_unsupported_option\",\"description\":\"A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out.\"},{\"const\":\"mnote_tool_kernel_unavailable\",\"description\":\"The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice.\"},{\"const\":\"mnote_tool_kernel_misconfigured\",\"description\":\"The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help.\"},{\"const\":\"mnote_tool_outcome_unknown\",\"description\":\"The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result.\"},{\"const\":\"mnote_tool_store_unavailable\",\"description\":\"mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice.\"},{\"const\":\"mnote_tool_unavailable\",\"description\":\"The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice.\"},{\"const\":\"mnote_tool_not_configured\",\"description\":\"The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help.\"},{\"const\":\"mnote_tool_internal\",\"description\":\"An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so.\"}]},\"message\":{\"type\":\"string\",\"maxLength\":1000},\"retryable\":{\"description\":\"Whether retrying the same request can help.\",\"type\":\"boolean\"},\"reason\":{\"description\":\"The catalog reason that refined the message.\",\"type\":\"string\",\"maxLength\":64},\"pointer\":{\"description\":\"For invalid input: the JSON pointer of the first problem in the request. A pointer longer than 512 characters is cut back to the nearest enclosing place that fits (whole segments), so it always names a real place.\",\"type\":\"string\",\"maxLength\":512},\"rule\":{\"description\":\"For invalid input: the rule the first problem broke, as data. The message says the same in the caller's language, from the catalog's templates.\",\"type\":\"object\",\"required\":[\"keyword\",\"pointer\"],\"additionalProperties\":false,\"properties\":{\"keyword\":{\"description\":\"The JSON Schema keyword that failed, such as maxLength, required or enum.\",\"type\":\"string\",\"maxLength\":64},\"limit\":{\"description\":\"The keyword's limit where it has one: a number (maxLength, minimum, maxItems...), the expected type, the pattern or format, the allowed values (enum, const). Absent when there is none or it is too large to repeat.\",\"anyOf\":[{\"type\":\"number\"},{\"type\":\"boolean\"},{\"type\":\"null\"},{\"type\":\"string\",\"maxLength\":512},{\"type\":\"array\",\"maxItems\":64,\"items\":{\"anyOf\":[{\"type\":\"string\",\"maxLength\":128},{\"type\":\"number\"},{\"type\":\"boolean\"},{\"type\":\"null\"}]}}]},\"pointer\":{\"description\":\"Where: the same pointer as error.pointer.\",\"type\":\"string\",\"maxLength\":512}}},\"field\":{\"description\":\"For an unsupported option: the option's name.\",\"type\":\"string\",\"maxLength\":64},\"approval\":{\"description\":\"For mnote_tool_approval_required: the preview to show a person and the token to send back on yes.\",\"type\":\"object\",\"required\":[\"preview\",\"summary\",\"token\",\"expiresAt\"],\"additionalProperties\":false,\"properties\":{\"preview\":{\"description\":\"What the call would change, from the tool's own dry run: the planned diff (counts, and option or title values the call itself names; no page content), the revision it was planned on, and for a body write the block counts before and after.\",\"type\":\"object\",\"required\":[\"commandName\",\"ops\"],\"additionalProperties\":false,\"properties\":{\"commandName\":{\"description\":\"A kernel command name such as page.body.save.\",\"type\":\"string\",\"maxLength\":64,\"pattern\":\"^[a-z][A-Za-z0-9]*(\\\\.[a-z][A-Za-z0-9]*)+$\"},\"ops\":{\"type\":\"array\",\"maxItems\":64,\"items\":{\"description\":\"One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.\",\"type\":\"object\",\"required\":[\"op\"],\"additionalProperties\":false,\"properties\":{\"op\":{\"type\":\"string\",\"enum\":[\"append\",\"replace\",\"set_title\",\"set_option\",\"create_summary\",\"update_summary\",\"create_ai_note\",\"create_edge\",\"confirm_edge\"]},\"blocks\":{\"type\":\"integer\",\"minimum\":0},\"removedBlocks\":{\"type\":\"integer\",\"minimum\":0},\"field\":{\"type\":\"string\",\"maxLength\":64},\"value\":{\"type\":[\"boolean\",\"string\",\"number\"]},\"chars\":{\"type\":\"integer\",\"minimum\":0},\"excerpts\":{\"description\":\"The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.\",\"type\":\"array\",\"maxItems\":3,\"items\":{\"type\":\"string\",\"maxLength\":41}},\"removedExcerpts\":{\"description\":\"For replace: the first words of the first blocks it removes, bounded like excerpts.\",\"type\":\"array\",\"maxItems\":3,\"items\":{\"type\":\"string\",\"maxLength\":41}},\"previous\":{\"description\":\"For set_title: the title before the change.\",\"type\":\"string\",\"maxLength\":500}}}},\"revision\":{\"description\":\"A page's revision: 0 for a new page, +1 for every committed change to its body, title or options.\",\"type\":\"integer\",\"minimum\":0,\"maximum\":9007199254740991},\"pageTitle\":{\"description\":\"The page's title when the preview was made.\",\"type\":\"string\",\"maxLength\":500},\"blockCounts\":{\"type\":\"object\",\"required\":[\"before\",\"after\"],\"additionalProperties\":false,\"properties\":{\"before\":{\"type\":\"integer\",\"minimum\":0},\"after\":{\"type\":\"integer\",\"minimum\":0}}}}},\"token\":{\"description\":\"Opaque, signed by the runtime, good for one write of exactly the previewed call.\",\"type\":\"string\",\"minLength\":16,\"maxLength\":1024,\"pattern\":\"^[A-Za-z0-9_-]+\\\\.[A-Za-z0-9_-]+$\"},\"summary\":{\"description\":\"The preview as a short text for the person who approves, in the session's locale (zh-CN or en): the page's title, what is removed and added (counts and first words), old and new title for a rename. Its meaning is in the first 200 characters (a chat gateway may show no more). For the host's approval UI only, never for the model.\",\"type\":\"string\",\"maxLength\":1000},\"expiresAt\":{\"description\":\"RFC 3339 time after which the token is refused (mnote_tool_approval_expired).\",\"type\":\"string\",\"format\":\"date-time\",\"maxLength\":64}}}}}}},{\"type\":\"object\",\"required\":[\"toolName\"],\"properties\":{\"toolName\":{\"const\":\"mnote.page.update_options\"}}}]}]}") as {
+      readonly description: "A response envelope for mnote.page.update_options.";
+      readonly anyOf: readonly [
         {
-          "allOf": [
+          readonly allOf: readonly [
             {
-              "description": "A call that succeeded.",
-              "type": "object",
-              "required": [
+              readonly description: "A call that succeeded.";
+              readonly type: "object";
+              readonly required: readonly [
                 "ok",
                 "toolName",
                 "toolCallId",
@@ -4373,229 +4373,229 @@ export const tools = {
                 "result",
                 "audit",
                 "error"
-              ],
-              "additionalProperties": false,
-              "properties": {
-                "ok": {
-                  "const": true
-                },
-                "toolName": {
-                  "description": "A canonical tool name such as mnote.page.get.",
-                  "type": "string",
-                  "maxLength": 64,
-                  "pattern": "^mnote(\\.[a-z][a-z0-9_]*)+$"
-                },
-                "toolCallId": {
-                  "description": "The model's tool call id inside the run.",
-                  "type": "string",
-                  "minLength": 1,
-                  "maxLength": 128,
-                  "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
-                },
-                "traceId": {
-                  "description": "Correlates the Hermes run with the kernel commands it caused.",
-                  "type": "string",
-                  "minLength": 1,
-                  "maxLength": 128,
-                  "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
-                },
-                "result": {
-                  "description": "The tool's result; each tool's response narrows it.",
-                  "type": "object"
-                },
-                "audit": {
-                  "description": "What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.",
-                  "type": "object",
-                  "required": [
+              ];
+              readonly additionalProperties: false;
+              readonly properties: {
+                readonly ok: {
+                  readonly const: true;
+                };
+                readonly toolName: {
+                  readonly description: "A canonical tool name such as mnote.page.get.";
+                  readonly type: "string";
+                  readonly maxLength: 64;
+                  readonly pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$";
+                };
+                readonly toolCallId: {
+                  readonly description: "The model's tool call id inside the run.";
+                  readonly type: "string";
+                  readonly minLength: 1;
+                  readonly maxLength: 128;
+                  readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+                };
+                readonly traceId: {
+                  readonly description: "Correlates the Hermes run with the kernel commands it caused.";
+                  readonly type: "string";
+                  readonly minLength: 1;
+                  readonly maxLength: 128;
+                  readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+                };
+                readonly result: {
+                  readonly description: "The tool's result; each tool's response narrows it.";
+                  readonly type: "object";
+                };
+                readonly audit: {
+                  readonly description: "What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.";
+                  readonly type: "object";
+                  readonly required: readonly [
                     "effect",
                     "commandId",
                     "workspaceId",
                     "documentId"
-                  ],
-                  "additionalProperties": false,
-                  "properties": {
-                    "effect": {
-                      "description": "read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.",
-                      "type": "string",
-                      "enum": [
+                  ];
+                  readonly additionalProperties: false;
+                  readonly properties: {
+                    readonly effect: {
+                      readonly description: "read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.";
+                      readonly type: "string";
+                      readonly enum: readonly [
                         "read",
                         "write",
                         "dry_run",
                         "none"
-                      ]
-                    },
-                    "commandId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly commandId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The id of one kernel command, as written in the kernel's command log.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[a-z][a-z0-9_]*$"
+                          readonly description: "The id of one kernel command, as written in the kernel's command log.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[a-z][a-z0-9_]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "workspaceId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly workspaceId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The workspace the call acts in.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                          readonly description: "The workspace the call acts in.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "documentId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly documentId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The page the call acts on.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                          readonly description: "The page the call acts on.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "replayed": {
-                      "description": "true when this write was answered from its idempotency record instead of running again.",
-                      "type": "boolean"
-                    },
-                    "approval": {
-                      "description": "The approval decision of a call whose effective level was ask or deny.",
-                      "type": "object",
-                      "required": [
+                      ];
+                    };
+                    readonly replayed: {
+                      readonly description: "true when this write was answered from its idempotency record instead of running again.";
+                      readonly type: "boolean";
+                    };
+                    readonly approval: {
+                      readonly description: "The approval decision of a call whose effective level was ask or deny.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "decision",
                         "level"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "decision": {
-                          "description": "required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.",
-                          "type": "string",
-                          "enum": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly decision: {
+                          readonly description: "required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.";
+                          readonly type: "string";
+                          readonly enum: readonly [
                             "required",
                             "approved",
                             "denied",
                             "expired",
                             "invalid",
                             "unchanged"
-                          ]
-                        },
-                        "level": {
-                          "description": "allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.",
-                          "type": "string",
-                          "enum": [
+                          ];
+                        };
+                        readonly level: {
+                          readonly description: "allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.";
+                          readonly type: "string";
+                          readonly enum: readonly [
                             "allow",
                             "ask",
                             "deny"
-                          ]
-                        },
-                        "approvedBy": {
-                          "description": "An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
-                        }
-                      }
-                    }
-                  }
-                },
-                "error": {
-                  "type": "null"
-                }
-              }
+                          ];
+                        };
+                        readonly approvedBy: {
+                          readonly description: "An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+                        };
+                      };
+                    };
+                  };
+                };
+                readonly error: {
+                  readonly type: "null";
+                };
+              };
             },
             {
-              "type": "object",
-              "required": [
+              readonly type: "object";
+              readonly required: readonly [
                 "toolName",
                 "result"
-              ],
-              "properties": {
-                "toolName": {
-                  "const": "mnote.page.update_options"
-                },
-                "result": {
-                  "description": "The new revision, or with dryRun the planned diff and a warning per option that is not wired.",
-                  "anyOf": [
+              ];
+              readonly properties: {
+                readonly toolName: {
+                  readonly const: "mnote.page.update_options";
+                };
+                readonly result: {
+                  readonly description: "The new revision, or with dryRun the planned diff and a warning per option that is not wired.";
+                  readonly anyOf: readonly [
                     {
-                      "description": "A committed change to a page.",
-                      "type": "object",
-                      "required": [
+                      readonly description: "A committed change to a page.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "commandName",
                         "revision"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "commandName": {
-                          "description": "A kernel command name such as page.body.save.",
-                          "type": "string",
-                          "maxLength": 64,
-                          "pattern": "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"
-                        },
-                        "revision": {
-                          "description": "A page's revision: 0 for a new page, +1 for every committed change to its body, title or options.",
-                          "type": "integer",
-                          "minimum": 0,
-                          "maximum": 9007199254740991
-                        }
-                      }
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly commandName: {
+                          readonly description: "A kernel command name such as page.body.save.";
+                          readonly type: "string";
+                          readonly maxLength: 64;
+                          readonly pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$";
+                        };
+                        readonly revision: {
+                          readonly description: "A page's revision: 0 for a new page, +1 for every committed change to its body, title or options.";
+                          readonly type: "integer";
+                          readonly minimum: 0;
+                          readonly maximum: 9007199254740991;
+                        };
+                      };
                     },
                     {
-                      "description": "The plan for a write: the kernel command it would run and the diff. Nothing was written and the idempotency key was not used up.",
-                      "type": "object",
-                      "required": [
+                      readonly description: "The plan for a write: the kernel command it would run and the diff. Nothing was written and the idempotency key was not used up.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "dryRun",
                         "commandName",
                         "diff"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "dryRun": {
-                          "const": true
-                        },
-                        "commandName": {
-                          "description": "A kernel command name such as page.body.save.",
-                          "type": "string",
-                          "maxLength": 64,
-                          "pattern": "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"
-                        },
-                        "baseRevision": {
-                          "description": "The page revision the plan was made on. A kernel must send it: an approval (docs/APPROVAL.md) binds the person's yes to this revision, and without it the runtime makes no approval token and refuses the call (mnote_tool_kernel_misconfigured, reason no_revision).",
-                          "type": "integer",
-                          "minimum": 0,
-                          "maximum": 9007199254740991
-                        },
-                        "pageTitle": {
-                          "description": "The page's title when the plan was made: what a person approving the change knows the page by.",
-                          "type": "string",
-                          "maxLength": 500
-                        },
-                        "diff": {
-                          "type": "array",
-                          "maxItems": 64,
-                          "items": {
-                            "description": "One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.",
-                            "type": "object",
-                            "required": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly dryRun: {
+                          readonly const: true;
+                        };
+                        readonly commandName: {
+                          readonly description: "A kernel command name such as page.body.save.";
+                          readonly type: "string";
+                          readonly maxLength: 64;
+                          readonly pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$";
+                        };
+                        readonly baseRevision: {
+                          readonly description: "The page revision the plan was made on. A kernel must send it: an approval (docs/APPROVAL.md) binds the person's yes to this revision, and without it the runtime makes no approval token and refuses the call (mnote_tool_kernel_misconfigured, reason no_revision).";
+                          readonly type: "integer";
+                          readonly minimum: 0;
+                          readonly maximum: 9007199254740991;
+                        };
+                        readonly pageTitle: {
+                          readonly description: "The page's title when the plan was made: what a person approving the change knows the page by.";
+                          readonly type: "string";
+                          readonly maxLength: 500;
+                        };
+                        readonly diff: {
+                          readonly type: "array";
+                          readonly maxItems: 64;
+                          readonly items: {
+                            readonly description: "One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.";
+                            readonly type: "object";
+                            readonly required: readonly [
                               "op"
-                            ],
-                            "additionalProperties": false,
-                            "properties": {
-                              "op": {
-                                "type": "string",
-                                "enum": [
+                            ];
+                            readonly additionalProperties: false;
+                            readonly properties: {
+                              readonly op: {
+                                readonly type: "string";
+                                readonly enum: readonly [
                                   "append",
                                   "replace",
                                   "set_title",
@@ -4605,179 +4605,179 @@ export const tools = {
                                   "create_ai_note",
                                   "create_edge",
                                   "confirm_edge"
-                                ]
-                              },
-                              "blocks": {
-                                "type": "integer",
-                                "minimum": 0
-                              },
-                              "removedBlocks": {
-                                "type": "integer",
-                                "minimum": 0
-                              },
-                              "field": {
-                                "type": "string",
-                                "maxLength": 64
-                              },
-                              "value": {
-                                "type": [
+                                ];
+                              };
+                              readonly blocks: {
+                                readonly type: "integer";
+                                readonly minimum: 0;
+                              };
+                              readonly removedBlocks: {
+                                readonly type: "integer";
+                                readonly minimum: 0;
+                              };
+                              readonly field: {
+                                readonly type: "string";
+                                readonly maxLength: 64;
+                              };
+                              readonly value: {
+                                readonly type: readonly [
                                   "boolean",
                                   "string",
                                   "number"
-                                ]
-                              },
-                              "chars": {
-                                "type": "integer",
-                                "minimum": 0
-                              },
-                              "excerpts": {
-                                "description": "The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.",
-                                "type": "array",
-                                "maxItems": 3,
-                                "items": {
-                                  "type": "string",
-                                  "maxLength": 41
-                                }
-                              },
-                              "removedExcerpts": {
-                                "description": "For replace: the first words of the first blocks it removes, bounded like excerpts.",
-                                "type": "array",
-                                "maxItems": 3,
-                                "items": {
-                                  "type": "string",
-                                  "maxLength": 41
-                                }
-                              },
-                              "previous": {
-                                "description": "For set_title: the title before the change.",
-                                "type": "string",
-                                "maxLength": 500
-                              }
-                            }
-                          }
-                        },
-                        "warnings": {
-                          "type": "array",
-                          "maxItems": 64,
-                          "items": {
-                            "description": "Something the real call would refuse or change, found while planning.",
-                            "type": "object",
-                            "required": [
+                                ];
+                              };
+                              readonly chars: {
+                                readonly type: "integer";
+                                readonly minimum: 0;
+                              };
+                              readonly excerpts: {
+                                readonly description: "The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.";
+                                readonly type: "array";
+                                readonly maxItems: 3;
+                                readonly items: {
+                                  readonly type: "string";
+                                  readonly maxLength: 41;
+                                };
+                              };
+                              readonly removedExcerpts: {
+                                readonly description: "For replace: the first words of the first blocks it removes, bounded like excerpts.";
+                                readonly type: "array";
+                                readonly maxItems: 3;
+                                readonly items: {
+                                  readonly type: "string";
+                                  readonly maxLength: 41;
+                                };
+                              };
+                              readonly previous: {
+                                readonly description: "For set_title: the title before the change.";
+                                readonly type: "string";
+                                readonly maxLength: 500;
+                              };
+                            };
+                          };
+                        };
+                        readonly warnings: {
+                          readonly type: "array";
+                          readonly maxItems: 64;
+                          readonly items: {
+                            readonly description: "Something the real call would refuse or change, found while planning.";
+                            readonly type: "object";
+                            readonly required: readonly [
                               "code",
                               "message"
-                            ],
-                            "additionalProperties": false,
-                            "properties": {
-                              "code": {
-                                "description": "Every error code a response may carry.",
-                                "oneOf": [
+                            ];
+                            readonly additionalProperties: false;
+                            readonly properties: {
+                              readonly code: {
+                                readonly description: "Every error code a response may carry.";
+                                readonly oneOf: readonly [
                                   {
-                                    "const": "mnote_tool_invalid_input",
-                                    "description": "The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged."
+                                    readonly const: "mnote_tool_invalid_input";
+                                    readonly description: "The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged.";
                                   },
                                   {
-                                    "const": "mnote_tool_payload_too_large",
-                                    "description": "The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less."
+                                    readonly const: "mnote_tool_payload_too_large";
+                                    readonly description: "The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less.";
                                   },
                                   {
-                                    "const": "mnote_tool_unknown_tool",
-                                    "description": "No tool has this name in this contract version."
+                                    readonly const: "mnote_tool_unknown_tool";
+                                    readonly description: "No tool has this name in this contract version.";
                                   },
                                   {
-                                    "const": "mnote_tool_not_authenticated",
-                                    "description": "No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel."
+                                    readonly const: "mnote_tool_not_authenticated";
+                                    readonly description: "No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel.";
                                   },
                                   {
-                                    "const": "mnote_tool_permission_denied",
-                                    "description": "The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read."
+                                    readonly const: "mnote_tool_permission_denied";
+                                    readonly description: "The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read.";
                                   },
                                   {
-                                    "const": "mnote_tool_conflict",
-                                    "description": "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key."
+                                    readonly const: "mnote_tool_conflict";
+                                    readonly description: "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key.";
                                   },
                                   {
-                                    "const": "mnote_tool_approval_required",
-                                    "description": "The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it."
+                                    readonly const: "mnote_tool_approval_required";
+                                    readonly description: "The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it.";
                                   },
                                   {
-                                    "const": "mnote_tool_approval_denied",
-                                    "description": "The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry."
+                                    readonly const: "mnote_tool_approval_denied";
+                                    readonly description: "The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry.";
                                   },
                                   {
-                                    "const": "mnote_tool_approval_expired",
-                                    "description": "The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview."
+                                    readonly const: "mnote_tool_approval_expired";
+                                    readonly description: "The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview.";
                                   },
                                   {
-                                    "const": "mnote_tool_approval_invalid",
-                                    "description": "The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview."
+                                    readonly const: "mnote_tool_approval_invalid";
+                                    readonly description: "The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview.";
                                   },
                                   {
-                                    "const": "mnote_tool_idempotency_conflict",
-                                    "description": "This idempotency key was already used for a different request. Use a new key for a new request."
+                                    readonly const: "mnote_tool_idempotency_conflict";
+                                    readonly description: "This idempotency key was already used for a different request. Use a new key for a new request.";
                                   },
                                   {
-                                    "const": "mnote_tool_in_progress",
-                                    "description": "The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice."
+                                    readonly const: "mnote_tool_in_progress";
+                                    readonly description: "The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice.";
                                   },
                                   {
-                                    "const": "mnote_tool_unsupported_option",
-                                    "description": "A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out."
+                                    readonly const: "mnote_tool_unsupported_option";
+                                    readonly description: "A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out.";
                                   },
                                   {
-                                    "const": "mnote_tool_kernel_unavailable",
-                                    "description": "The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice."
+                                    readonly const: "mnote_tool_kernel_unavailable";
+                                    readonly description: "The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice.";
                                   },
                                   {
-                                    "const": "mnote_tool_kernel_misconfigured",
-                                    "description": "The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help."
+                                    readonly const: "mnote_tool_kernel_misconfigured";
+                                    readonly description: "The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help.";
                                   },
                                   {
-                                    "const": "mnote_tool_outcome_unknown",
-                                    "description": "The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result."
+                                    readonly const: "mnote_tool_outcome_unknown";
+                                    readonly description: "The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result.";
                                   },
                                   {
-                                    "const": "mnote_tool_store_unavailable",
-                                    "description": "mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice."
+                                    readonly const: "mnote_tool_store_unavailable";
+                                    readonly description: "mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice.";
                                   },
                                   {
-                                    "const": "mnote_tool_unavailable",
-                                    "description": "The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice."
+                                    readonly const: "mnote_tool_unavailable";
+                                    readonly description: "The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice.";
                                   },
                                   {
-                                    "const": "mnote_tool_not_configured",
-                                    "description": "The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help."
+                                    readonly const: "mnote_tool_not_configured";
+                                    readonly description: "The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help.";
                                   },
                                   {
-                                    "const": "mnote_tool_internal",
-                                    "description": "An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so."
+                                    readonly const: "mnote_tool_internal";
+                                    readonly description: "An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so.";
                                   }
-                                ]
-                              },
-                              "message": {
-                                "type": "string",
-                                "maxLength": 1000
-                              },
-                              "field": {
-                                "type": "string",
-                                "maxLength": 64
-                              }
-                            }
-                          }
-                        }
-                      }
+                                ];
+                              };
+                              readonly message: {
+                                readonly type: "string";
+                                readonly maxLength: 1000;
+                              };
+                              readonly field: {
+                                readonly type: "string";
+                                readonly maxLength: 64;
+                              };
+                            };
+                          };
+                        };
+                      };
                     }
-                  ]
-                }
-              }
+                  ];
+                };
+              };
             }
-          ]
+          ];
         },
         {
-          "allOf": [
+          readonly allOf: readonly [
             {
-              "description": "A call that failed. Nothing was written; no page content appears in it.",
-              "type": "object",
-              "required": [
+              readonly description: "A call that failed. Nothing was written; no page content appears in it.";
+              readonly type: "object";
+              readonly required: readonly [
                 "ok",
                 "toolName",
                 "toolCallId",
@@ -4785,381 +4785,381 @@ export const tools = {
                 "result",
                 "audit",
                 "error"
-              ],
-              "additionalProperties": false,
-              "properties": {
-                "ok": {
-                  "const": false
-                },
-                "toolName": {
-                  "anyOf": [
+              ];
+              readonly additionalProperties: false;
+              readonly properties: {
+                readonly ok: {
+                  readonly const: false;
+                };
+                readonly toolName: {
+                  readonly anyOf: readonly [
                     {
-                      "description": "A canonical tool name such as mnote.page.get.",
-                      "type": "string",
-                      "maxLength": 64,
-                      "pattern": "^mnote(\\.[a-z][a-z0-9_]*)+$"
+                      readonly description: "A canonical tool name such as mnote.page.get.";
+                      readonly type: "string";
+                      readonly maxLength: 64;
+                      readonly pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$";
                     },
                     {
-                      "type": "null"
+                      readonly type: "null";
                     }
-                  ]
-                },
-                "toolCallId": {
-                  "anyOf": [
+                  ];
+                };
+                readonly toolCallId: {
+                  readonly anyOf: readonly [
                     {
-                      "description": "The model's tool call id inside the run.",
-                      "type": "string",
-                      "minLength": 1,
-                      "maxLength": 128,
-                      "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                      readonly description: "The model's tool call id inside the run.";
+                      readonly type: "string";
+                      readonly minLength: 1;
+                      readonly maxLength: 128;
+                      readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                     },
                     {
-                      "type": "null"
+                      readonly type: "null";
                     }
-                  ]
-                },
-                "traceId": {
-                  "anyOf": [
+                  ];
+                };
+                readonly traceId: {
+                  readonly anyOf: readonly [
                     {
-                      "description": "Correlates the Hermes run with the kernel commands it caused.",
-                      "type": "string",
-                      "minLength": 1,
-                      "maxLength": 128,
-                      "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                      readonly description: "Correlates the Hermes run with the kernel commands it caused.";
+                      readonly type: "string";
+                      readonly minLength: 1;
+                      readonly maxLength: 128;
+                      readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                     },
                     {
-                      "type": "null"
+                      readonly type: "null";
                     }
-                  ]
-                },
-                "result": {
-                  "type": "null"
-                },
-                "audit": {
-                  "description": "What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.",
-                  "type": "object",
-                  "required": [
+                  ];
+                };
+                readonly result: {
+                  readonly type: "null";
+                };
+                readonly audit: {
+                  readonly description: "What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.";
+                  readonly type: "object";
+                  readonly required: readonly [
                     "effect",
                     "commandId",
                     "workspaceId",
                     "documentId"
-                  ],
-                  "additionalProperties": false,
-                  "properties": {
-                    "effect": {
-                      "description": "read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.",
-                      "type": "string",
-                      "enum": [
+                  ];
+                  readonly additionalProperties: false;
+                  readonly properties: {
+                    readonly effect: {
+                      readonly description: "read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.";
+                      readonly type: "string";
+                      readonly enum: readonly [
                         "read",
                         "write",
                         "dry_run",
                         "none"
-                      ]
-                    },
-                    "commandId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly commandId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The id of one kernel command, as written in the kernel's command log.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[a-z][a-z0-9_]*$"
+                          readonly description: "The id of one kernel command, as written in the kernel's command log.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[a-z][a-z0-9_]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "workspaceId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly workspaceId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The workspace the call acts in.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                          readonly description: "The workspace the call acts in.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "documentId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly documentId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The page the call acts on.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                          readonly description: "The page the call acts on.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "replayed": {
-                      "description": "true when this write was answered from its idempotency record instead of running again.",
-                      "type": "boolean"
-                    },
-                    "approval": {
-                      "description": "The approval decision of a call whose effective level was ask or deny.",
-                      "type": "object",
-                      "required": [
+                      ];
+                    };
+                    readonly replayed: {
+                      readonly description: "true when this write was answered from its idempotency record instead of running again.";
+                      readonly type: "boolean";
+                    };
+                    readonly approval: {
+                      readonly description: "The approval decision of a call whose effective level was ask or deny.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "decision",
                         "level"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "decision": {
-                          "description": "required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.",
-                          "type": "string",
-                          "enum": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly decision: {
+                          readonly description: "required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.";
+                          readonly type: "string";
+                          readonly enum: readonly [
                             "required",
                             "approved",
                             "denied",
                             "expired",
                             "invalid",
                             "unchanged"
-                          ]
-                        },
-                        "level": {
-                          "description": "allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.",
-                          "type": "string",
-                          "enum": [
+                          ];
+                        };
+                        readonly level: {
+                          readonly description: "allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.";
+                          readonly type: "string";
+                          readonly enum: readonly [
                             "allow",
                             "ask",
                             "deny"
-                          ]
-                        },
-                        "approvedBy": {
-                          "description": "An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
-                        }
-                      }
-                    }
-                  }
-                },
-                "error": {
-                  "description": "Why a call failed. The message comes from the error catalog, in the request's locale.",
-                  "type": "object",
-                  "required": [
+                          ];
+                        };
+                        readonly approvedBy: {
+                          readonly description: "An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+                        };
+                      };
+                    };
+                  };
+                };
+                readonly error: {
+                  readonly description: "Why a call failed. The message comes from the error catalog, in the request's locale.";
+                  readonly type: "object";
+                  readonly required: readonly [
                     "code",
                     "message"
-                  ],
-                  "additionalProperties": false,
-                  "properties": {
-                    "code": {
-                      "description": "Every error code a response may carry.",
-                      "oneOf": [
+                  ];
+                  readonly additionalProperties: false;
+                  readonly properties: {
+                    readonly code: {
+                      readonly description: "Every error code a response may carry.";
+                      readonly oneOf: readonly [
                         {
-                          "const": "mnote_tool_invalid_input",
-                          "description": "The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged."
+                          readonly const: "mnote_tool_invalid_input";
+                          readonly description: "The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged.";
                         },
                         {
-                          "const": "mnote_tool_payload_too_large",
-                          "description": "The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less."
+                          readonly const: "mnote_tool_payload_too_large";
+                          readonly description: "The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less.";
                         },
                         {
-                          "const": "mnote_tool_unknown_tool",
-                          "description": "No tool has this name in this contract version."
+                          readonly const: "mnote_tool_unknown_tool";
+                          readonly description: "No tool has this name in this contract version.";
                         },
                         {
-                          "const": "mnote_tool_not_authenticated",
-                          "description": "No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel."
+                          readonly const: "mnote_tool_not_authenticated";
+                          readonly description: "No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel.";
                         },
                         {
-                          "const": "mnote_tool_permission_denied",
-                          "description": "The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read."
+                          readonly const: "mnote_tool_permission_denied";
+                          readonly description: "The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read.";
                         },
                         {
-                          "const": "mnote_tool_conflict",
-                          "description": "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key."
+                          readonly const: "mnote_tool_conflict";
+                          readonly description: "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key.";
                         },
                         {
-                          "const": "mnote_tool_approval_required",
-                          "description": "The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it."
+                          readonly const: "mnote_tool_approval_required";
+                          readonly description: "The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it.";
                         },
                         {
-                          "const": "mnote_tool_approval_denied",
-                          "description": "The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry."
+                          readonly const: "mnote_tool_approval_denied";
+                          readonly description: "The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry.";
                         },
                         {
-                          "const": "mnote_tool_approval_expired",
-                          "description": "The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview."
+                          readonly const: "mnote_tool_approval_expired";
+                          readonly description: "The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview.";
                         },
                         {
-                          "const": "mnote_tool_approval_invalid",
-                          "description": "The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview."
+                          readonly const: "mnote_tool_approval_invalid";
+                          readonly description: "The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview.";
                         },
                         {
-                          "const": "mnote_tool_idempotency_conflict",
-                          "description": "This idempotency key was already used for a different request. Use a new key for a new request."
+                          readonly const: "mnote_tool_idempotency_conflict";
+                          readonly description: "This idempotency key was already used for a different request. Use a new key for a new request.";
                         },
                         {
-                          "const": "mnote_tool_in_progress",
-                          "description": "The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice."
+                          readonly const: "mnote_tool_in_progress";
+                          readonly description: "The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice.";
                         },
                         {
-                          "const": "mnote_tool_unsupported_option",
-                          "description": "A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out."
+                          readonly const: "mnote_tool_unsupported_option";
+                          readonly description: "A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out.";
                         },
                         {
-                          "const": "mnote_tool_kernel_unavailable",
-                          "description": "The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice."
+                          readonly const: "mnote_tool_kernel_unavailable";
+                          readonly description: "The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice.";
                         },
                         {
-                          "const": "mnote_tool_kernel_misconfigured",
-                          "description": "The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help."
+                          readonly const: "mnote_tool_kernel_misconfigured";
+                          readonly description: "The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help.";
                         },
                         {
-                          "const": "mnote_tool_outcome_unknown",
-                          "description": "The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result."
+                          readonly const: "mnote_tool_outcome_unknown";
+                          readonly description: "The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result.";
                         },
                         {
-                          "const": "mnote_tool_store_unavailable",
-                          "description": "mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice."
+                          readonly const: "mnote_tool_store_unavailable";
+                          readonly description: "mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice.";
                         },
                         {
-                          "const": "mnote_tool_unavailable",
-                          "description": "The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice."
+                          readonly const: "mnote_tool_unavailable";
+                          readonly description: "The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice.";
                         },
                         {
-                          "const": "mnote_tool_not_configured",
-                          "description": "The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help."
+                          readonly const: "mnote_tool_not_configured";
+                          readonly description: "The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help.";
                         },
                         {
-                          "const": "mnote_tool_internal",
-                          "description": "An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so."
+                          readonly const: "mnote_tool_internal";
+                          readonly description: "An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so.";
                         }
-                      ]
-                    },
-                    "message": {
-                      "type": "string",
-                      "maxLength": 1000
-                    },
-                    "retryable": {
-                      "description": "Whether retrying the same request can help.",
-                      "type": "boolean"
-                    },
-                    "reason": {
-                      "description": "The catalog reason that refined the message.",
-                      "type": "string",
-                      "maxLength": 64
-                    },
-                    "pointer": {
-                      "description": "For invalid input: the JSON pointer of the first problem in the request. A pointer longer than 512 characters is cut back to the nearest enclosing place that fits (whole segments), so it always names a real place.",
-                      "type": "string",
-                      "maxLength": 512
-                    },
-                    "rule": {
-                      "description": "For invalid input: the rule the first problem broke, as data. The message says the same in the caller's language, from the catalog's templates.",
-                      "type": "object",
-                      "required": [
+                      ];
+                    };
+                    readonly message: {
+                      readonly type: "string";
+                      readonly maxLength: 1000;
+                    };
+                    readonly retryable: {
+                      readonly description: "Whether retrying the same request can help.";
+                      readonly type: "boolean";
+                    };
+                    readonly reason: {
+                      readonly description: "The catalog reason that refined the message.";
+                      readonly type: "string";
+                      readonly maxLength: 64;
+                    };
+                    readonly pointer: {
+                      readonly description: "For invalid input: the JSON pointer of the first problem in the request. A pointer longer than 512 characters is cut back to the nearest enclosing place that fits (whole segments), so it always names a real place.";
+                      readonly type: "string";
+                      readonly maxLength: 512;
+                    };
+                    readonly rule: {
+                      readonly description: "For invalid input: the rule the first problem broke, as data. The message says the same in the caller's language, from the catalog's templates.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "keyword",
                         "pointer"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "keyword": {
-                          "description": "The JSON Schema keyword that failed, such as maxLength, required or enum.",
-                          "type": "string",
-                          "maxLength": 64
-                        },
-                        "limit": {
-                          "description": "The keyword's limit where it has one: a number (maxLength, minimum, maxItems...), the expected type, the pattern or format, the allowed values (enum, const). Absent when there is none or it is too large to repeat.",
-                          "anyOf": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly keyword: {
+                          readonly description: "The JSON Schema keyword that failed, such as maxLength, required or enum.";
+                          readonly type: "string";
+                          readonly maxLength: 64;
+                        };
+                        readonly limit: {
+                          readonly description: "The keyword's limit where it has one: a number (maxLength, minimum, maxItems...), the expected type, the pattern or format, the allowed values (enum, const). Absent when there is none or it is too large to repeat.";
+                          readonly anyOf: readonly [
                             {
-                              "type": "number"
+                              readonly type: "number";
                             },
                             {
-                              "type": "boolean"
+                              readonly type: "boolean";
                             },
                             {
-                              "type": "null"
+                              readonly type: "null";
                             },
                             {
-                              "type": "string",
-                              "maxLength": 512
+                              readonly type: "string";
+                              readonly maxLength: 512;
                             },
                             {
-                              "type": "array",
-                              "maxItems": 64,
-                              "items": {
-                                "anyOf": [
+                              readonly type: "array";
+                              readonly maxItems: 64;
+                              readonly items: {
+                                readonly anyOf: readonly [
                                   {
-                                    "type": "string",
-                                    "maxLength": 128
+                                    readonly type: "string";
+                                    readonly maxLength: 128;
                                   },
                                   {
-                                    "type": "number"
+                                    readonly type: "number";
                                   },
                                   {
-                                    "type": "boolean"
+                                    readonly type: "boolean";
                                   },
                                   {
-                                    "type": "null"
+                                    readonly type: "null";
                                   }
-                                ]
-                              }
+                                ];
+                              };
                             }
-                          ]
-                        },
-                        "pointer": {
-                          "description": "Where: the same pointer as error.pointer.",
-                          "type": "string",
-                          "maxLength": 512
-                        }
-                      }
-                    },
-                    "field": {
-                      "description": "For an unsupported option: the option's name.",
-                      "type": "string",
-                      "maxLength": 64
-                    },
-                    "approval": {
-                      "description": "For mnote_tool_approval_required: the preview to show a person and the token to send back on yes.",
-                      "type": "object",
-                      "required": [
+                          ];
+                        };
+                        readonly pointer: {
+                          readonly description: "Where: the same pointer as error.pointer.";
+                          readonly type: "string";
+                          readonly maxLength: 512;
+                        };
+                      };
+                    };
+                    readonly field: {
+                      readonly description: "For an unsupported option: the option's name.";
+                      readonly type: "string";
+                      readonly maxLength: 64;
+                    };
+                    readonly approval: {
+                      readonly description: "For mnote_tool_approval_required: the preview to show a person and the token to send back on yes.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "preview",
                         "summary",
                         "token",
                         "expiresAt"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "preview": {
-                          "description": "What the call would change, from the tool's own dry run: the planned diff (counts, and option or title values the call itself names; no page content), the revision it was planned on, and for a body write the block counts before and after.",
-                          "type": "object",
-                          "required": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly preview: {
+                          readonly description: "What the call would change, from the tool's own dry run: the planned diff (counts, and option or title values the call itself names; no page content), the revision it was planned on, and for a body write the block counts before and after.";
+                          readonly type: "object";
+                          readonly required: readonly [
                             "commandName",
                             "ops"
-                          ],
-                          "additionalProperties": false,
-                          "properties": {
-                            "commandName": {
-                              "description": "A kernel command name such as page.body.save.",
-                              "type": "string",
-                              "maxLength": 64,
-                              "pattern": "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"
-                            },
-                            "ops": {
-                              "type": "array",
-                              "maxItems": 64,
-                              "items": {
-                                "description": "One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.",
-                                "type": "object",
-                                "required": [
+                          ];
+                          readonly additionalProperties: false;
+                          readonly properties: {
+                            readonly commandName: {
+                              readonly description: "A kernel command name such as page.body.save.";
+                              readonly type: "string";
+                              readonly maxLength: 64;
+                              readonly pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$";
+                            };
+                            readonly ops: {
+                              readonly type: "array";
+                              readonly maxItems: 64;
+                              readonly items: {
+                                readonly description: "One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.";
+                                readonly type: "object";
+                                readonly required: readonly [
                                   "op"
-                                ],
-                                "additionalProperties": false,
-                                "properties": {
-                                  "op": {
-                                    "type": "string",
-                                    "enum": [
+                                ];
+                                readonly additionalProperties: false;
+                                readonly properties: {
+                                  readonly op: {
+                                    readonly type: "string";
+                                    readonly enum: readonly [
                                       "append",
                                       "replace",
                                       "set_title",
@@ -5169,126 +5169,126 @@ export const tools = {
                                       "create_ai_note",
                                       "create_edge",
                                       "confirm_edge"
-                                    ]
-                                  },
-                                  "blocks": {
-                                    "type": "integer",
-                                    "minimum": 0
-                                  },
-                                  "removedBlocks": {
-                                    "type": "integer",
-                                    "minimum": 0
-                                  },
-                                  "field": {
-                                    "type": "string",
-                                    "maxLength": 64
-                                  },
-                                  "value": {
-                                    "type": [
+                                    ];
+                                  };
+                                  readonly blocks: {
+                                    readonly type: "integer";
+                                    readonly minimum: 0;
+                                  };
+                                  readonly removedBlocks: {
+                                    readonly type: "integer";
+                                    readonly minimum: 0;
+                                  };
+                                  readonly field: {
+                                    readonly type: "string";
+                                    readonly maxLength: 64;
+                                  };
+                                  readonly value: {
+                                    readonly type: readonly [
                                       "boolean",
                                       "string",
                                       "number"
-                                    ]
-                                  },
-                                  "chars": {
-                                    "type": "integer",
-                                    "minimum": 0
-                                  },
-                                  "excerpts": {
-                                    "description": "The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.",
-                                    "type": "array",
-                                    "maxItems": 3,
-                                    "items": {
-                                      "type": "string",
-                                      "maxLength": 41
-                                    }
-                                  },
-                                  "removedExcerpts": {
-                                    "description": "For replace: the first words of the first blocks it removes, bounded like excerpts.",
-                                    "type": "array",
-                                    "maxItems": 3,
-                                    "items": {
-                                      "type": "string",
-                                      "maxLength": 41
-                                    }
-                                  },
-                                  "previous": {
-                                    "description": "For set_title: the title before the change.",
-                                    "type": "string",
-                                    "maxLength": 500
-                                  }
-                                }
-                              }
-                            },
-                            "revision": {
-                              "description": "A page's revision: 0 for a new page, +1 for every committed change to its body, title or options.",
-                              "type": "integer",
-                              "minimum": 0,
-                              "maximum": 9007199254740991
-                            },
-                            "pageTitle": {
-                              "description": "The page's title when the preview was made.",
-                              "type": "string",
-                              "maxLength": 500
-                            },
-                            "blockCounts": {
-                              "type": "object",
-                              "required": [
+                                    ];
+                                  };
+                                  readonly chars: {
+                                    readonly type: "integer";
+                                    readonly minimum: 0;
+                                  };
+                                  readonly excerpts: {
+                                    readonly description: "The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.";
+                                    readonly type: "array";
+                                    readonly maxItems: 3;
+                                    readonly items: {
+                                      readonly type: "string";
+                                      readonly maxLength: 41;
+                                    };
+                                  };
+                                  readonly removedExcerpts: {
+                                    readonly description: "For replace: the first words of the first blocks it removes, bounded like excerpts.";
+                                    readonly type: "array";
+                                    readonly maxItems: 3;
+                                    readonly items: {
+                                      readonly type: "string";
+                                      readonly maxLength: 41;
+                                    };
+                                  };
+                                  readonly previous: {
+                                    readonly description: "For set_title: the title before the change.";
+                                    readonly type: "string";
+                                    readonly maxLength: 500;
+                                  };
+                                };
+                              };
+                            };
+                            readonly revision: {
+                              readonly description: "A page's revision: 0 for a new page, +1 for every committed change to its body, title or options.";
+                              readonly type: "integer";
+                              readonly minimum: 0;
+                              readonly maximum: 9007199254740991;
+                            };
+                            readonly pageTitle: {
+                              readonly description: "The page's title when the preview was made.";
+                              readonly type: "string";
+                              readonly maxLength: 500;
+                            };
+                            readonly blockCounts: {
+                              readonly type: "object";
+                              readonly required: readonly [
                                 "before",
                                 "after"
-                              ],
-                              "additionalProperties": false,
-                              "properties": {
-                                "before": {
-                                  "type": "integer",
-                                  "minimum": 0
-                                },
-                                "after": {
-                                  "type": "integer",
-                                  "minimum": 0
-                                }
-                              }
-                            }
-                          }
-                        },
-                        "token": {
-                          "description": "Opaque, signed by the runtime, good for one write of exactly the previewed call.",
-                          "type": "string",
-                          "minLength": 16,
-                          "maxLength": 1024,
-                          "pattern": "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$"
-                        },
-                        "summary": {
-                          "description": "The preview as a short text for the person who approves, in the session's locale (zh-CN or en): the page's title, what is removed and added (counts and first words), old and new title for a rename. Its meaning is in the first 200 characters (a chat gateway may show no more). For the host's approval UI only, never for the model.",
-                          "type": "string",
-                          "maxLength": 1000
-                        },
-                        "expiresAt": {
-                          "description": "RFC 3339 time after which the token is refused (mnote_tool_approval_expired).",
-                          "type": "string",
-                          "format": "date-time",
-                          "maxLength": 64
-                        }
-                      }
-                    }
-                  }
-                }
-              }
+                              ];
+                              readonly additionalProperties: false;
+                              readonly properties: {
+                                readonly before: {
+                                  readonly type: "integer";
+                                  readonly minimum: 0;
+                                };
+                                readonly after: {
+                                  readonly type: "integer";
+                                  readonly minimum: 0;
+                                };
+                              };
+                            };
+                          };
+                        };
+                        readonly token: {
+                          readonly description: "Opaque, signed by the runtime, good for one write of exactly the previewed call.";
+                          readonly type: "string";
+                          readonly minLength: 16;
+                          readonly maxLength: 1024;
+                          readonly pattern: "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$";
+                        };
+                        readonly summary: {
+                          readonly description: "The preview as a short text for the person who approves, in the session's locale (zh-CN or en): the page's title, what is removed and added (counts and first words), old and new title for a rename. Its meaning is in the first 200 characters (a chat gateway may show no more). For the host's approval UI only, never for the model.";
+                          readonly type: "string";
+                          readonly maxLength: 1000;
+                        };
+                        readonly expiresAt: {
+                          readonly description: "RFC 3339 time after which the token is refused (mnote_tool_approval_expired).";
+                          readonly type: "string";
+                          readonly format: "date-time";
+                          readonly maxLength: 64;
+                        };
+                      };
+                    };
+                  };
+                };
+              };
             },
             {
-              "type": "object",
-              "required": [
+              readonly type: "object";
+              readonly required: readonly [
                 "toolName"
-              ],
-              "properties": {
-                "toolName": {
-                  "const": "mnote.page.update_options"
-                }
-              }
+              ];
+              readonly properties: {
+                readonly toolName: {
+                  readonly const: "mnote.page.update_options";
+                };
+              };
             }
-          ]
+          ];
         }
-      ]
+      ];
     },
     validateRequest: V.validatePageUpdateOptionsRequest,
     validateArgs: V.validatePageUpdateOptionsArgs,
@@ -5323,42 +5323,42 @@ export const tools = {
       }
     },
     unwiredFields: [],
-    parameters: {
-      "type": "object",
-      "properties": {
-        "title": {
-          "description": "The new title: one line, at least one visible character. No control characters (U+0000-U+001F, U+007F-U+009F: no NUL, tab or line break) and no U+2028/U+2029; whitespace and invisible format characters (zero-width spaces and joiners, bidi marks, BOM, soft hyphen, variation selectors, Hangul fillers) may appear but do not count as the visible one.",
-          "type": "string",
-          "minLength": 1,
-          "maxLength": 500,
-          "pattern": "^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0][^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$"
-        },
-        "baseRevision": {
-          "description": "The revision you read; the write fails with mnote_tool_conflict if the page has changed since.",
-          "type": "integer",
-          "minimum": 0,
-          "maximum": 9007199254740991
-        },
-        "dryRun": {
-          "description": "Plan only: return the diff, write nothing.",
-          "type": "boolean",
-          "default": false
-        }
-      },
-      "additionalProperties": false,
-      "required": [
+    parameters: JSON.parse("{\"type\":\"object\",\"properties\":{\"title\":{\"description\":\"The new title: one line, at least one visible character. No control characters (U+0000-U+001F, U+007F-U+009F: no NUL, tab or line break) and no U+2028/U+2029; whitespace and invisible format characters (zero-width spaces and joiners, bidi marks, BOM, soft hyphen, variation selectors, Hangul fillers) may appear but do not count as the visible one.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":500,\"pattern\":\"^[^\\\\u0000-\\\\u001f\\\\u007f-\\\\u009f\\\\u2028\\\\u2029]*[^\\\\s\\\\u0000-\\\\u001f\\\\u007f-\\\\u009f\\\\u00ad\\\\u034f\\\\u061c\\\\u115f\\\\u1160\\\\u17b4\\\\u17b5\\\\u180b-\\\\u180f\\\\u200b-\\\\u200f\\\\u2028-\\\\u202e\\\\u2060-\\\\u206f\\\\u3164\\\\ufe00-\\\\ufe0f\\\\ufeff\\\\uffa0][^\\\\u0000-\\\\u001f\\\\u007f-\\\\u009f\\\\u2028\\\\u2029]*$\"},\"baseRevision\":{\"description\":\"The revision you read; the write fails with mnote_tool_conflict if the page has changed since.\",\"type\":\"integer\",\"minimum\":0,\"maximum\":9007199254740991},\"dryRun\":{\"description\":\"Plan only: return the diff, write nothing.\",\"type\":\"boolean\",\"default\":false}},\"additionalProperties\":false,\"required\":[\"title\"]}") as {
+      readonly type: "object";
+      readonly properties: {
+        readonly title: {
+          readonly description: "The new title: one line, at least one visible character. No control characters (U+0000-U+001F, U+007F-U+009F: no NUL, tab or line break) and no U+2028/U+2029; whitespace and invisible format characters (zero-width spaces and joiners, bidi marks, BOM, soft hyphen, variation selectors, Hangul fillers) may appear but do not count as the visible one.";
+          readonly type: "string";
+          readonly minLength: 1;
+          readonly maxLength: 500;
+          readonly pattern: "^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0][^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$";
+        };
+        readonly baseRevision: {
+          readonly description: "The revision you read; the write fails with mnote_tool_conflict if the page has changed since.";
+          readonly type: "integer";
+          readonly minimum: 0;
+          readonly maximum: 9007199254740991;
+        };
+        readonly dryRun: {
+          readonly description: "Plan only: return the diff, write nothing.";
+          readonly type: "boolean";
+          readonly default: false;
+        };
+      };
+      readonly additionalProperties: false;
+      readonly required: readonly [
         "title"
-      ]
+      ];
     },
-    responseSchema: {
-      "description": "A response envelope for mnote.page.update_title.",
-      "anyOf": [
+    responseSchema: JSON.parse("{\"description\":\"A response envelope for mnote.page.update_title.\",\"anyOf\":[{\"allOf\":[{\"description\":\"A call that succeeded.\",\"type\":\"object\",\"required\":[\"ok\",\"toolName\",\"toolCallId\",\"traceId\",\"result\",\"audit\",\"error\"],\"additionalProperties\":false,\"properties\":{\"ok\":{\"const\":true},\"toolName\":{\"description\":\"A canonical tool name such as mnote.page.get.\",\"type\":\"string\",\"maxLength\":64,\"pattern\":\"^mnote(\\\\.[a-z][a-z0-9_]*)+$\"},\"toolCallId\":{\"description\":\"The model's tool call id inside the run.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},\"traceId\":{\"description\":\"Correlates the Hermes run with the kernel commands it caused.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},\"result\":{\"description\":\"The tool's result; each tool's response narrows it.\",\"type\":\"object\"},\"audit\":{\"description\":\"What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.\",\"type\":\"object\",\"required\":[\"effect\",\"commandId\",\"workspaceId\",\"documentId\"],\"additionalProperties\":false,\"properties\":{\"effect\":{\"description\":\"read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.\",\"type\":\"string\",\"enum\":[\"read\",\"write\",\"dry_run\",\"none\"]},\"commandId\":{\"anyOf\":[{\"description\":\"The id of one kernel command, as written in the kernel's command log.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[a-z][a-z0-9_]*$\"},{\"type\":\"null\"}]},\"workspaceId\":{\"anyOf\":[{\"description\":\"The workspace the call acts in.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"documentId\":{\"anyOf\":[{\"description\":\"The page the call acts on.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"replayed\":{\"description\":\"true when this write was answered from its idempotency record instead of running again.\",\"type\":\"boolean\"},\"approval\":{\"description\":\"The approval decision of a call whose effective level was ask or deny.\",\"type\":\"object\",\"required\":[\"decision\",\"level\"],\"additionalProperties\":false,\"properties\":{\"decision\":{\"description\":\"required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.\",\"type\":\"string\",\"enum\":[\"required\",\"approved\",\"denied\",\"expired\",\"invalid\",\"unchanged\"]},\"level\":{\"description\":\"allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.\",\"type\":\"string\",\"enum\":[\"allow\",\"ask\",\"deny\"]},\"approvedBy\":{\"description\":\"An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"}}}}},\"error\":{\"type\":\"null\"}}},{\"type\":\"object\",\"required\":[\"toolName\",\"result\"],\"properties\":{\"toolName\":{\"const\":\"mnote.page.update_title\"},\"result\":{\"description\":\"The new revision, or with dryRun the planned diff.\",\"anyOf\":[{\"description\":\"A committed change to a page.\",\"type\":\"object\",\"required\":[\"commandName\",\"revision\"],\"additionalProperties\":false,\"properties\":{\"commandName\":{\"description\":\"A kernel command name such as page.body.save.\",\"type\":\"string\",\"maxLength\":64,\"pattern\":\"^[a-z][A-Za-z0-9]*(\\\\.[a-z][A-Za-z0-9]*)+$\"},\"revision\":{\"description\":\"A page's revision: 0 for a new page, +1 for every committed change to its body, title or options.\",\"type\":\"integer\",\"minimum\":0,\"maximum\":9007199254740991}}},{\"description\":\"The plan for a write: the kernel command it would run and the diff. Nothing was written and the idempotency key was not used up.\",\"type\":\"object\",\"required\":[\"dryRun\",\"commandName\",\"diff\"],\"additionalProperties\":false,\"properties\":{\"dryRun\":{\"const\":true},\"commandName\":{\"description\":\"A kernel command name such as page.body.save.\",\"type\":\"string\",\"maxLength\":64,\"pattern\":\"^[a-z][A-Za-z0-9]*(\\\\.[a-z][A-Za-z0-9]*)+$\"},\"baseRevision\":{\"description\":\"The page revision the plan was made on. A kernel must send it: an approval (docs/APPROVAL.md) binds the person's yes to this revision, and without it the runtime makes no approval token and refuses the call (mnote_tool_kernel_misconfigured, reason no_revision).\",\"type\":\"integer\",\"minimum\":0,\"maximum\":9007199254740991},\"pageTitle\":{\"description\":\"The page's title when the plan was made: what a person approving the change knows the page by.\",\"type\":\"string\",\"maxLength\":500},\"diff\":{\"type\":\"array\",\"maxItems\":64,\"items\":{\"description\":\"One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.\",\"type\":\"object\",\"required\":[\"op\"],\"additionalProperties\":false,\"properties\":{\"op\":{\"type\":\"string\",\"enum\":[\"append\",\"replace\",\"set_title\",\"set_option\",\"create_summary\",\"update_summary\",\"create_ai_note\",\"create_edge\",\"confirm_edge\"]},\"blocks\":{\"type\":\"integer\",\"minimum\":0},\"removedBlocks\":{\"type\":\"integer\",\"minimum\":0},\"field\":{\"type\":\"string\",\"maxLength\":64},\"value\":{\"type\":[\"boolean\",\"string\",\"number\"]},\"chars\":{\"type\":\"integer\",\"minimum\":0},\"excerpts\":{\"description\":\"The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.\",\"type\":\"array\",\"maxItems\":3,\"items\":{\"type\":\"string\",\"maxLength\":41}},\"removedExcerpts\":{\"description\":\"For replace: the first words of the first blocks it removes, bounded like excerpts.\",\"type\":\"array\",\"maxItems\":3,\"items\":{\"type\":\"string\",\"maxLength\":41}},\"previous\":{\"description\":\"For set_title: the title before the change.\",\"type\":\"string\",\"maxLength\":500}}}},\"warnings\":{\"type\":\"array\",\"maxItems\":64,\"items\":{\"description\":\"Something the real call would refuse or change, found while planning.\",\"type\":\"object\",\"required\":[\"code\",\"message\"],\"additionalProperties\":false,\"properties\":{\"code\":{\"description\":\"Every error code a response may carry.\",\"oneOf\":[{\"const\":\"mnote_tool_invalid_input\",\"description\":\"The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged.\"},{\"const\":\"mnote_tool_payload_too_large\",\"description\":\"The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less.\"},{\"const\":\"mnote_tool_unknown_tool\",\"description\":\"No tool has this name in this contract version.\"},{\"const\":\"mnote_tool_not_authenticated\",\"description\":\"No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel.\"},{\"const\":\"mnote_tool_permission_denied\",\"description\":\"The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read.\"},{\"const\":\"mnote_tool_conflict\",\"description\":\"The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key.\"},{\"const\":\"mnote_tool_approval_required\",\"description\":\"The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it.\"},{\"const\":\"mnote_tool_approval_denied\",\"description\":\"The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry.\"},{\"const\":\"mnote_tool_approval_expired\",\"description\":\"The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview.\"},{\"const\":\"mnote_tool_approval_invalid\",\"description\":\"The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview.\"},{\"const\":\"mnote_tool_idempotency_conflict\",\"description\":\"This idempotency key was already used for a different request. Use a new key for a new request.\"},{\"const\":\"mnote_tool_in_progress\",\"description\":\"The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice.\"},{\"const\":\"mnote_tool_unsupported_option\",\"description\":\"A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out.\"},{\"const\":\"mnote_tool_kernel_unavailable\",\"description\":\"The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice.\"},{\"const\":\"mnote_tool_kernel_misconfigured\",\"description\":\"The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help.\"},{\"const\":\"mnote_tool_outcome_unknown\",\"description\":\"The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result.\"},{\"const\":\"mnote_tool_store_unavailable\",\"description\":\"mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice.\"},{\"const\":\"mnote_tool_unavailable\",\"description\":\"The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice.\"},{\"const\":\"mnote_tool_not_configured\",\"description\":\"The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help.\"},{\"const\":\"mnote_tool_internal\",\"description\":\"An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so.\"}]},\"message\":{\"type\":\"string\",\"maxLength\":1000},\"field\":{\"type\":\"string\",\"maxLength\":64}}}}}}]}}}]},{\"allOf\":[{\"description\":\"A call that failed. Nothing was written; no page content appears in it.\",\"type\":\"object\",\"required\":[\"ok\",\"toolName\",\"toolCallId\",\"traceId\",\"result\",\"audit\",\"error\"],\"additionalProperties\":false,\"properties\":{\"ok\":{\"const\":false},\"toolName\":{\"anyOf\":[{\"description\":\"A canonical tool name such as mnote.page.get.\",\"type\":\"string\",\"maxLength\":64,\"pattern\":\"^mnote(\\\\.[a-z][a-z0-9_]*)+$\"},{\"type\":\"null\"}]},\"toolCallId\":{\"anyOf\":[{\"description\":\"The model's tool call id inside the run.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"traceId\":{\"anyOf\":[{\"description\":\"Correlates the Hermes run with the kernel commands it caused.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"result\":{\"type\":\"null\"},\"audit\":{\"description\":\"What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.\",\"type\":\"object\",\"required\":[\"effect\",\"commandId\",\"workspaceId\",\"documentId\"],\"additionalProperties\":false,\"properties\":{\"effect\":{\"description\":\"read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.\",\"type\":\"string\",\"enum\":[\"read\",\"write\",\"dry_run\",\"none\"]},\"commandId\":{\"anyOf\":[{\"description\":\"The id of one kernel command, as written in the kernel's command log.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[a-z][a-z0-9_]*$\"},{\"type\":\"null\"}]},\"workspaceId\":{\"anyOf\":[{\"description\":\"The workspace the call acts in.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"documentId\":{\"anyOf\":[{\"description\":\"The page the call acts on.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"},{\"type\":\"null\"}]},\"replayed\":{\"description\":\"true when this write was answered from its idempotency record instead of running again.\",\"type\":\"boolean\"},\"approval\":{\"description\":\"The approval decision of a call whose effective level was ask or deny.\",\"type\":\"object\",\"required\":[\"decision\",\"level\"],\"additionalProperties\":false,\"properties\":{\"decision\":{\"description\":\"required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.\",\"type\":\"string\",\"enum\":[\"required\",\"approved\",\"denied\",\"expired\",\"invalid\",\"unchanged\"]},\"level\":{\"description\":\"allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.\",\"type\":\"string\",\"enum\":[\"allow\",\"ask\",\"deny\"]},\"approvedBy\":{\"description\":\"An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.\",\"type\":\"string\",\"minLength\":1,\"maxLength\":128,\"pattern\":\"^[A-Za-z0-9][A-Za-z0-9._:-]*$\"}}}}},\"error\":{\"description\":\"Why a call failed. The message comes from the error catalog, in the request's locale.\",\"type\":\"object\",\"required\":[\"code\",\"message\"],\"additionalProperties\":false,\"properties\":{\"code\":{\"description\":\"Every error code a response may carry.\",\"oneOf\":[{\"const\":\"mnote_tool_invalid_input\",\"description\":\"The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged.\"},{\"const\":\"mnote_tool_payload_too_large\",\"description\":\"The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less.\"},{\"const\":\"mnote_tool_unknown_tool\",\"description\":\"No tool has this name in this contract version.\"},{\"const\":\"mnote_tool_not_authenticated\",\"description\":\"No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel.\"},{\"const\":\"mnote_tool_permission_denied\",\"description\":\"The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read.\"},{\"const\":\"mnote_tool_conflict\",\"description\":\"The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key.\"},{\"const\":\"mnote_tool_approval_required\",\"description\":\"The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it.\"},{\"const\":\"mnote_tool_approval_denied\",\"description\":\"The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry.\"},{\"const\":\"mnote_tool_approval_expired\",\"description\":\"The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview.\"},{\"const\":\"mnote_tool_approval_invalid\",\"description\":\"The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview.\"},{\"const\":\"mnote_tool_idempotency_conflict\",\"description\":\"This idempotency key was already used for a different request. Use a new key for a new request.\"},{\"const\":\"mnote_tool_in_progress\",\"description\":\"The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice.\"},{\"const\":\"mnote_tool_unsupported_option\",\"description\":\"A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out.\"},{\"const\":\"mnote_tool_kernel_unavailable\",\"description\":\"The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice.\"},{\"const\":\"mnote_tool_kernel_misconfigured\",\"description\":\"The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help.\"},{\"const\":\"mnote_tool_outcome_unknown\",\"description\":\"The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result.\"},{\"const\":\"mnote_tool_store_unavailable\",\"description\":\"mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice.\"},{\"const\":\"mnote_tool_unavailable\",\"description\":\"The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice.\"},{\"const\":\"mnote_tool_not_configured\",\"description\":\"The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help.\"},{\"const\":\"mnote_tool_internal\",\"description\":\"An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so.\"}]},\"message\":{\"type\":\"string\",\"maxLength\":1000},\"retryable\":{\"description\":\"Whether retrying the same request can help.\",\"type\":\"boolean\"},\"reason\":{\"description\":\"The catalog reason that refined the message.\",\"type\":\"string\",\"maxLength\":64},\"pointer\":{\"description\":\"For invalid input: the JSON pointer of the first problem in the request. A pointer longer than 512 characters is cut back to the nearest enclosing place that fits (whole segments), so it always names a real place.\",\"type\":\"string\",\"maxLength\":512},\"rule\":{\"description\":\"For invalid input: the rule the first problem broke, as data. The message says the same in the caller's language, from the catalog's templates.\",\"type\":\"object\",\"required\":[\"keyword\",\"pointer\"],\"additionalProperties\":false,\"properties\":{\"keyword\":{\"description\":\"The JSON Schema keyword that failed, such as maxLength, required or enum.\",\"type\":\"string\",\"maxLength\":64},\"limit\":{\"description\":\"The keyword's limit where it has one: a number (maxLength, minimum, maxItems...), the expected type, the pattern or format, the allowed values (enum, const). Absent when there is none or it is too large to repeat.\",\"anyOf\":[{\"type\":\"number\"},{\"type\":\"boolean\"},{\"type\":\"null\"},{\"type\":\"string\",\"maxLength\":512},{\"type\":\"array\",\"maxItems\":64,\"items\":{\"anyOf\":[{\"type\":\"string\",\"maxLength\":128},{\"type\":\"number\"},{\"type\":\"boolean\"},{\"type\":\"null\"}]}}]},\"pointer\":{\"description\":\"Where: the same pointer as error.pointer.\",\"type\":\"string\",\"maxLength\":512}}},\"field\":{\"description\":\"For an unsupported option: the option's name.\",\"type\":\"string\",\"maxLength\":64},\"approval\":{\"description\":\"For mnote_tool_approval_required: the preview to show a person and the token to send back on yes.\",\"type\":\"object\",\"required\":[\"preview\",\"summary\",\"token\",\"expiresAt\"],\"additionalProperties\":false,\"properties\":{\"preview\":{\"description\":\"What the call would change, from the tool's own dry run: the planned diff (counts, and option or title values the call itself names; no page content), the revision it was planned on, and for a body write the block counts before and after.\",\"type\":\"object\",\"required\":[\"commandName\",\"ops\"],\"additionalProperties\":false,\"properties\":{\"commandName\":{\"description\":\"A kernel command name such as page.body.save.\",\"type\":\"string\",\"maxLength\":64,\"pattern\":\"^[a-z][A-Za-z0-9]*(\\\\.[a-z][A-Za-z0-9]*)+$\"},\"ops\":{\"type\":\"array\",\"maxItems\":64,\"items\":{\"description\":\"One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.\",\"type\":\"object\",\"required\":[\"op\"],\"additionalProperties\":false,\"properties\":{\"op\":{\"type\":\"string\",\"enum\":[\"append\",\"replace\",\"set_title\",\"set_option\",\"create_summary\",\"update_summary\",\"create_ai_note\",\"create_edge\",\"confirm_edge\"]},\"blocks\":{\"type\":\"integer\",\"minimum\":0},\"removedBlocks\":{\"type\":\"integer\",\"minimum\":0},\"field\":{\"type\":\"string\",\"maxLength\":64},\"value\":{\"type\":[\"boolean\",\"string\",\"number\"]},\"chars\":{\"type\":\"integer\",\"minimum\":0},\"excerpts\":{\"description\":\"The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.\",\"type\":\"array\",\"maxItems\":3,\"items\":{\"type\":\"string\",\"maxLength\":41}},\"removedExcerpts\":{\"description\":\"For replace: the first words of the first blocks it removes, bounded like excerpts.\",\"type\":\"array\",\"maxItems\":3,\"items\":{\"type\":\"string\",\"maxLength\":41}},\"previous\":{\"description\":\"For set_title: the title before the change.\",\"type\":\"string\",\"maxLength\":500}}}},\"revision\":{\"description\":\"A page's revision: 0 for a new page, +1 for every committed change to its body, title or options.\",\"type\":\"integer\",\"minimum\":0,\"maximum\":9007199254740991},\"pageTitle\":{\"description\":\"The page's title when the preview was made.\",\"type\":\"string\",\"maxLength\":500},\"blockCounts\":{\"type\":\"object\",\"required\":[\"before\",\"after\"],\"additionalProperties\":false,\"properties\":{\"before\":{\"type\":\"integer\",\"minimum\":0},\"after\":{\"type\":\"integer\",\"minimum\":0}}}}},\"token\":{\"description\":\"Opaque, signed by the runtime, good for one write of exactly the previewed call.\",\"type\":\"string\",\"minLength\":16,\"maxLength\":1024,\"pattern\":\"^[A-Za-z0-9_-]+\\\\.[A-Za-z0-9_-]+$\"},\"summary\":{\"description\":\"The preview as a short text for the person who approves, in the session's locale (zh-CN or en): the page's title, what is removed and added (counts and first words), old and new title for a rename. Its meaning is in the first 200 characters (a chat gateway may show no more). For the host's approval UI only, never for the model.\",\"type\":\"string\",\"maxLength\":1000},\"expiresAt\":{\"description\":\"RFC 3339 time after which the token is refused (mnote_tool_approval_expired).\",\"type\":\"string\",\"format\":\"date-time\",\"maxLength\":64}}}}}}},{\"type\":\"object\",\"required\":[\"toolName\"],\"properties\":{\"toolName\":{\"const\":\"mnote.page.update_title\"}}}]}]}") as {
+      readonly description: "A response envelope for mnote.page.update_title.";
+      readonly anyOf: readonly [
         {
-          "allOf": [
+          readonly allOf: readonly [
             {
-              "description": "A call that succeeded.",
-              "type": "object",
-              "required": [
+              readonly description: "A call that succeeded.";
+              readonly type: "object";
+              readonly required: readonly [
                 "ok",
                 "toolName",
                 "toolCallId",
@@ -5366,229 +5366,229 @@ export const tools = {
                 "result",
                 "audit",
                 "error"
-              ],
-              "additionalProperties": false,
-              "properties": {
-                "ok": {
-                  "const": true
-                },
-                "toolName": {
-                  "description": "A canonical tool name such as mnote.page.get.",
-                  "type": "string",
-                  "maxLength": 64,
-                  "pattern": "^mnote(\\.[a-z][a-z0-9_]*)+$"
-                },
-                "toolCallId": {
-                  "description": "The model's tool call id inside the run.",
-                  "type": "string",
-                  "minLength": 1,
-                  "maxLength": 128,
-                  "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
-                },
-                "traceId": {
-                  "description": "Correlates the Hermes run with the kernel commands it caused.",
-                  "type": "string",
-                  "minLength": 1,
-                  "maxLength": 128,
-                  "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
-                },
-                "result": {
-                  "description": "The tool's result; each tool's response narrows it.",
-                  "type": "object"
-                },
-                "audit": {
-                  "description": "What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.",
-                  "type": "object",
-                  "required": [
+              ];
+              readonly additionalProperties: false;
+              readonly properties: {
+                readonly ok: {
+                  readonly const: true;
+                };
+                readonly toolName: {
+                  readonly description: "A canonical tool name such as mnote.page.get.";
+                  readonly type: "string";
+                  readonly maxLength: 64;
+                  readonly pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$";
+                };
+                readonly toolCallId: {
+                  readonly description: "The model's tool call id inside the run.";
+                  readonly type: "string";
+                  readonly minLength: 1;
+                  readonly maxLength: 128;
+                  readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+                };
+                readonly traceId: {
+                  readonly description: "Correlates the Hermes run with the kernel commands it caused.";
+                  readonly type: "string";
+                  readonly minLength: 1;
+                  readonly maxLength: 128;
+                  readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+                };
+                readonly result: {
+                  readonly description: "The tool's result; each tool's response narrows it.";
+                  readonly type: "object";
+                };
+                readonly audit: {
+                  readonly description: "What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.";
+                  readonly type: "object";
+                  readonly required: readonly [
                     "effect",
                     "commandId",
                     "workspaceId",
                     "documentId"
-                  ],
-                  "additionalProperties": false,
-                  "properties": {
-                    "effect": {
-                      "description": "read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.",
-                      "type": "string",
-                      "enum": [
+                  ];
+                  readonly additionalProperties: false;
+                  readonly properties: {
+                    readonly effect: {
+                      readonly description: "read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.";
+                      readonly type: "string";
+                      readonly enum: readonly [
                         "read",
                         "write",
                         "dry_run",
                         "none"
-                      ]
-                    },
-                    "commandId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly commandId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The id of one kernel command, as written in the kernel's command log.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[a-z][a-z0-9_]*$"
+                          readonly description: "The id of one kernel command, as written in the kernel's command log.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[a-z][a-z0-9_]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "workspaceId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly workspaceId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The workspace the call acts in.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                          readonly description: "The workspace the call acts in.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "documentId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly documentId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The page the call acts on.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                          readonly description: "The page the call acts on.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "replayed": {
-                      "description": "true when this write was answered from its idempotency record instead of running again.",
-                      "type": "boolean"
-                    },
-                    "approval": {
-                      "description": "The approval decision of a call whose effective level was ask or deny.",
-                      "type": "object",
-                      "required": [
+                      ];
+                    };
+                    readonly replayed: {
+                      readonly description: "true when this write was answered from its idempotency record instead of running again.";
+                      readonly type: "boolean";
+                    };
+                    readonly approval: {
+                      readonly description: "The approval decision of a call whose effective level was ask or deny.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "decision",
                         "level"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "decision": {
-                          "description": "required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.",
-                          "type": "string",
-                          "enum": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly decision: {
+                          readonly description: "required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.";
+                          readonly type: "string";
+                          readonly enum: readonly [
                             "required",
                             "approved",
                             "denied",
                             "expired",
                             "invalid",
                             "unchanged"
-                          ]
-                        },
-                        "level": {
-                          "description": "allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.",
-                          "type": "string",
-                          "enum": [
+                          ];
+                        };
+                        readonly level: {
+                          readonly description: "allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.";
+                          readonly type: "string";
+                          readonly enum: readonly [
                             "allow",
                             "ask",
                             "deny"
-                          ]
-                        },
-                        "approvedBy": {
-                          "description": "An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
-                        }
-                      }
-                    }
-                  }
-                },
-                "error": {
-                  "type": "null"
-                }
-              }
+                          ];
+                        };
+                        readonly approvedBy: {
+                          readonly description: "An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+                        };
+                      };
+                    };
+                  };
+                };
+                readonly error: {
+                  readonly type: "null";
+                };
+              };
             },
             {
-              "type": "object",
-              "required": [
+              readonly type: "object";
+              readonly required: readonly [
                 "toolName",
                 "result"
-              ],
-              "properties": {
-                "toolName": {
-                  "const": "mnote.page.update_title"
-                },
-                "result": {
-                  "description": "The new revision, or with dryRun the planned diff.",
-                  "anyOf": [
+              ];
+              readonly properties: {
+                readonly toolName: {
+                  readonly const: "mnote.page.update_title";
+                };
+                readonly result: {
+                  readonly description: "The new revision, or with dryRun the planned diff.";
+                  readonly anyOf: readonly [
                     {
-                      "description": "A committed change to a page.",
-                      "type": "object",
-                      "required": [
+                      readonly description: "A committed change to a page.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "commandName",
                         "revision"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "commandName": {
-                          "description": "A kernel command name such as page.body.save.",
-                          "type": "string",
-                          "maxLength": 64,
-                          "pattern": "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"
-                        },
-                        "revision": {
-                          "description": "A page's revision: 0 for a new page, +1 for every committed change to its body, title or options.",
-                          "type": "integer",
-                          "minimum": 0,
-                          "maximum": 9007199254740991
-                        }
-                      }
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly commandName: {
+                          readonly description: "A kernel command name such as page.body.save.";
+                          readonly type: "string";
+                          readonly maxLength: 64;
+                          readonly pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$";
+                        };
+                        readonly revision: {
+                          readonly description: "A page's revision: 0 for a new page, +1 for every committed change to its body, title or options.";
+                          readonly type: "integer";
+                          readonly minimum: 0;
+                          readonly maximum: 9007199254740991;
+                        };
+                      };
                     },
                     {
-                      "description": "The plan for a write: the kernel command it would run and the diff. Nothing was written and the idempotency key was not used up.",
-                      "type": "object",
-                      "required": [
+                      readonly description: "The plan for a write: the kernel command it would run and the diff. Nothing was written and the idempotency key was not used up.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "dryRun",
                         "commandName",
                         "diff"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "dryRun": {
-                          "const": true
-                        },
-                        "commandName": {
-                          "description": "A kernel command name such as page.body.save.",
-                          "type": "string",
-                          "maxLength": 64,
-                          "pattern": "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"
-                        },
-                        "baseRevision": {
-                          "description": "The page revision the plan was made on. A kernel must send it: an approval (docs/APPROVAL.md) binds the person's yes to this revision, and without it the runtime makes no approval token and refuses the call (mnote_tool_kernel_misconfigured, reason no_revision).",
-                          "type": "integer",
-                          "minimum": 0,
-                          "maximum": 9007199254740991
-                        },
-                        "pageTitle": {
-                          "description": "The page's title when the plan was made: what a person approving the change knows the page by.",
-                          "type": "string",
-                          "maxLength": 500
-                        },
-                        "diff": {
-                          "type": "array",
-                          "maxItems": 64,
-                          "items": {
-                            "description": "One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.",
-                            "type": "object",
-                            "required": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly dryRun: {
+                          readonly const: true;
+                        };
+                        readonly commandName: {
+                          readonly description: "A kernel command name such as page.body.save.";
+                          readonly type: "string";
+                          readonly maxLength: 64;
+                          readonly pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$";
+                        };
+                        readonly baseRevision: {
+                          readonly description: "The page revision the plan was made on. A kernel must send it: an approval (docs/APPROVAL.md) binds the person's yes to this revision, and without it the runtime makes no approval token and refuses the call (mnote_tool_kernel_misconfigured, reason no_revision).";
+                          readonly type: "integer";
+                          readonly minimum: 0;
+                          readonly maximum: 9007199254740991;
+                        };
+                        readonly pageTitle: {
+                          readonly description: "The page's title when the plan was made: what a person approving the change knows the page by.";
+                          readonly type: "string";
+                          readonly maxLength: 500;
+                        };
+                        readonly diff: {
+                          readonly type: "array";
+                          readonly maxItems: 64;
+                          readonly items: {
+                            readonly description: "One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.";
+                            readonly type: "object";
+                            readonly required: readonly [
                               "op"
-                            ],
-                            "additionalProperties": false,
-                            "properties": {
-                              "op": {
-                                "type": "string",
-                                "enum": [
+                            ];
+                            readonly additionalProperties: false;
+                            readonly properties: {
+                              readonly op: {
+                                readonly type: "string";
+                                readonly enum: readonly [
                                   "append",
                                   "replace",
                                   "set_title",
@@ -5598,179 +5598,179 @@ export const tools = {
                                   "create_ai_note",
                                   "create_edge",
                                   "confirm_edge"
-                                ]
-                              },
-                              "blocks": {
-                                "type": "integer",
-                                "minimum": 0
-                              },
-                              "removedBlocks": {
-                                "type": "integer",
-                                "minimum": 0
-                              },
-                              "field": {
-                                "type": "string",
-                                "maxLength": 64
-                              },
-                              "value": {
-                                "type": [
+                                ];
+                              };
+                              readonly blocks: {
+                                readonly type: "integer";
+                                readonly minimum: 0;
+                              };
+                              readonly removedBlocks: {
+                                readonly type: "integer";
+                                readonly minimum: 0;
+                              };
+                              readonly field: {
+                                readonly type: "string";
+                                readonly maxLength: 64;
+                              };
+                              readonly value: {
+                                readonly type: readonly [
                                   "boolean",
                                   "string",
                                   "number"
-                                ]
-                              },
-                              "chars": {
-                                "type": "integer",
-                                "minimum": 0
-                              },
-                              "excerpts": {
-                                "description": "The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.",
-                                "type": "array",
-                                "maxItems": 3,
-                                "items": {
-                                  "type": "string",
-                                  "maxLength": 41
-                                }
-                              },
-                              "removedExcerpts": {
-                                "description": "For replace: the first words of the first blocks it removes, bounded like excerpts.",
-                                "type": "array",
-                                "maxItems": 3,
-                                "items": {
-                                  "type": "string",
-                                  "maxLength": 41
-                                }
-                              },
-                              "previous": {
-                                "description": "For set_title: the title before the change.",
-                                "type": "string",
-                                "maxLength": 500
-                              }
-                            }
-                          }
-                        },
-                        "warnings": {
-                          "type": "array",
-                          "maxItems": 64,
-                          "items": {
-                            "description": "Something the real call would refuse or change, found while planning.",
-                            "type": "object",
-                            "required": [
+                                ];
+                              };
+                              readonly chars: {
+                                readonly type: "integer";
+                                readonly minimum: 0;
+                              };
+                              readonly excerpts: {
+                                readonly description: "The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.";
+                                readonly type: "array";
+                                readonly maxItems: 3;
+                                readonly items: {
+                                  readonly type: "string";
+                                  readonly maxLength: 41;
+                                };
+                              };
+                              readonly removedExcerpts: {
+                                readonly description: "For replace: the first words of the first blocks it removes, bounded like excerpts.";
+                                readonly type: "array";
+                                readonly maxItems: 3;
+                                readonly items: {
+                                  readonly type: "string";
+                                  readonly maxLength: 41;
+                                };
+                              };
+                              readonly previous: {
+                                readonly description: "For set_title: the title before the change.";
+                                readonly type: "string";
+                                readonly maxLength: 500;
+                              };
+                            };
+                          };
+                        };
+                        readonly warnings: {
+                          readonly type: "array";
+                          readonly maxItems: 64;
+                          readonly items: {
+                            readonly description: "Something the real call would refuse or change, found while planning.";
+                            readonly type: "object";
+                            readonly required: readonly [
                               "code",
                               "message"
-                            ],
-                            "additionalProperties": false,
-                            "properties": {
-                              "code": {
-                                "description": "Every error code a response may carry.",
-                                "oneOf": [
+                            ];
+                            readonly additionalProperties: false;
+                            readonly properties: {
+                              readonly code: {
+                                readonly description: "Every error code a response may carry.";
+                                readonly oneOf: readonly [
                                   {
-                                    "const": "mnote_tool_invalid_input",
-                                    "description": "The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged."
+                                    readonly const: "mnote_tool_invalid_input";
+                                    readonly description: "The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged.";
                                   },
                                   {
-                                    "const": "mnote_tool_payload_too_large",
-                                    "description": "The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less."
+                                    readonly const: "mnote_tool_payload_too_large";
+                                    readonly description: "The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less.";
                                   },
                                   {
-                                    "const": "mnote_tool_unknown_tool",
-                                    "description": "No tool has this name in this contract version."
+                                    readonly const: "mnote_tool_unknown_tool";
+                                    readonly description: "No tool has this name in this contract version.";
                                   },
                                   {
-                                    "const": "mnote_tool_not_authenticated",
-                                    "description": "No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel."
+                                    readonly const: "mnote_tool_not_authenticated";
+                                    readonly description: "No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel.";
                                   },
                                   {
-                                    "const": "mnote_tool_permission_denied",
-                                    "description": "The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read."
+                                    readonly const: "mnote_tool_permission_denied";
+                                    readonly description: "The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read.";
                                   },
                                   {
-                                    "const": "mnote_tool_conflict",
-                                    "description": "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key."
+                                    readonly const: "mnote_tool_conflict";
+                                    readonly description: "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key.";
                                   },
                                   {
-                                    "const": "mnote_tool_approval_required",
-                                    "description": "The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it."
+                                    readonly const: "mnote_tool_approval_required";
+                                    readonly description: "The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it.";
                                   },
                                   {
-                                    "const": "mnote_tool_approval_denied",
-                                    "description": "The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry."
+                                    readonly const: "mnote_tool_approval_denied";
+                                    readonly description: "The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry.";
                                   },
                                   {
-                                    "const": "mnote_tool_approval_expired",
-                                    "description": "The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview."
+                                    readonly const: "mnote_tool_approval_expired";
+                                    readonly description: "The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview.";
                                   },
                                   {
-                                    "const": "mnote_tool_approval_invalid",
-                                    "description": "The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview."
+                                    readonly const: "mnote_tool_approval_invalid";
+                                    readonly description: "The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview.";
                                   },
                                   {
-                                    "const": "mnote_tool_idempotency_conflict",
-                                    "description": "This idempotency key was already used for a different request. Use a new key for a new request."
+                                    readonly const: "mnote_tool_idempotency_conflict";
+                                    readonly description: "This idempotency key was already used for a different request. Use a new key for a new request.";
                                   },
                                   {
-                                    "const": "mnote_tool_in_progress",
-                                    "description": "The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice."
+                                    readonly const: "mnote_tool_in_progress";
+                                    readonly description: "The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice.";
                                   },
                                   {
-                                    "const": "mnote_tool_unsupported_option",
-                                    "description": "A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out."
+                                    readonly const: "mnote_tool_unsupported_option";
+                                    readonly description: "A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out.";
                                   },
                                   {
-                                    "const": "mnote_tool_kernel_unavailable",
-                                    "description": "The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice."
+                                    readonly const: "mnote_tool_kernel_unavailable";
+                                    readonly description: "The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice.";
                                   },
                                   {
-                                    "const": "mnote_tool_kernel_misconfigured",
-                                    "description": "The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help."
+                                    readonly const: "mnote_tool_kernel_misconfigured";
+                                    readonly description: "The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help.";
                                   },
                                   {
-                                    "const": "mnote_tool_outcome_unknown",
-                                    "description": "The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result."
+                                    readonly const: "mnote_tool_outcome_unknown";
+                                    readonly description: "The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result.";
                                   },
                                   {
-                                    "const": "mnote_tool_store_unavailable",
-                                    "description": "mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice."
+                                    readonly const: "mnote_tool_store_unavailable";
+                                    readonly description: "mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice.";
                                   },
                                   {
-                                    "const": "mnote_tool_unavailable",
-                                    "description": "The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice."
+                                    readonly const: "mnote_tool_unavailable";
+                                    readonly description: "The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice.";
                                   },
                                   {
-                                    "const": "mnote_tool_not_configured",
-                                    "description": "The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help."
+                                    readonly const: "mnote_tool_not_configured";
+                                    readonly description: "The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help.";
                                   },
                                   {
-                                    "const": "mnote_tool_internal",
-                                    "description": "An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so."
+                                    readonly const: "mnote_tool_internal";
+                                    readonly description: "An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so.";
                                   }
-                                ]
-                              },
-                              "message": {
-                                "type": "string",
-                                "maxLength": 1000
-                              },
-                              "field": {
-                                "type": "string",
-                                "maxLength": 64
-                              }
-                            }
-                          }
-                        }
-                      }
+                                ];
+                              };
+                              readonly message: {
+                                readonly type: "string";
+                                readonly maxLength: 1000;
+                              };
+                              readonly field: {
+                                readonly type: "string";
+                                readonly maxLength: 64;
+                              };
+                            };
+                          };
+                        };
+                      };
                     }
-                  ]
-                }
-              }
+                  ];
+                };
+              };
             }
-          ]
+          ];
         },
         {
-          "allOf": [
+          readonly allOf: readonly [
             {
-              "description": "A call that failed. Nothing was written; no page content appears in it.",
-              "type": "object",
-              "required": [
+              readonly description: "A call that failed. Nothing was written; no page content appears in it.";
+              readonly type: "object";
+              readonly required: readonly [
                 "ok",
                 "toolName",
                 "toolCallId",
@@ -5778,381 +5778,381 @@ export const tools = {
                 "result",
                 "audit",
                 "error"
-              ],
-              "additionalProperties": false,
-              "properties": {
-                "ok": {
-                  "const": false
-                },
-                "toolName": {
-                  "anyOf": [
+              ];
+              readonly additionalProperties: false;
+              readonly properties: {
+                readonly ok: {
+                  readonly const: false;
+                };
+                readonly toolName: {
+                  readonly anyOf: readonly [
                     {
-                      "description": "A canonical tool name such as mnote.page.get.",
-                      "type": "string",
-                      "maxLength": 64,
-                      "pattern": "^mnote(\\.[a-z][a-z0-9_]*)+$"
+                      readonly description: "A canonical tool name such as mnote.page.get.";
+                      readonly type: "string";
+                      readonly maxLength: 64;
+                      readonly pattern: "^mnote(\\.[a-z][a-z0-9_]*)+$";
                     },
                     {
-                      "type": "null"
+                      readonly type: "null";
                     }
-                  ]
-                },
-                "toolCallId": {
-                  "anyOf": [
+                  ];
+                };
+                readonly toolCallId: {
+                  readonly anyOf: readonly [
                     {
-                      "description": "The model's tool call id inside the run.",
-                      "type": "string",
-                      "minLength": 1,
-                      "maxLength": 128,
-                      "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                      readonly description: "The model's tool call id inside the run.";
+                      readonly type: "string";
+                      readonly minLength: 1;
+                      readonly maxLength: 128;
+                      readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                     },
                     {
-                      "type": "null"
+                      readonly type: "null";
                     }
-                  ]
-                },
-                "traceId": {
-                  "anyOf": [
+                  ];
+                };
+                readonly traceId: {
+                  readonly anyOf: readonly [
                     {
-                      "description": "Correlates the Hermes run with the kernel commands it caused.",
-                      "type": "string",
-                      "minLength": 1,
-                      "maxLength": 128,
-                      "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                      readonly description: "Correlates the Hermes run with the kernel commands it caused.";
+                      readonly type: "string";
+                      readonly minLength: 1;
+                      readonly maxLength: 128;
+                      readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                     },
                     {
-                      "type": "null"
+                      readonly type: "null";
                     }
-                  ]
-                },
-                "result": {
-                  "type": "null"
-                },
-                "audit": {
-                  "description": "What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.",
-                  "type": "object",
-                  "required": [
+                  ];
+                };
+                readonly result: {
+                  readonly type: "null";
+                };
+                readonly audit: {
+                  readonly description: "What the call did. A write's commandId finds its kernel command in the command log; every other effect has commandId null.";
+                  readonly type: "object";
+                  readonly required: readonly [
                     "effect",
                     "commandId",
                     "workspaceId",
                     "documentId"
-                  ],
-                  "additionalProperties": false,
-                  "properties": {
-                    "effect": {
-                      "description": "read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.",
-                      "type": "string",
-                      "enum": [
+                  ];
+                  readonly additionalProperties: false;
+                  readonly properties: {
+                    readonly effect: {
+                      readonly description: "read: a read ran. write: a kernel command committed. dry_run: a plan was computed, nothing written. none: the call failed, nothing written.";
+                      readonly type: "string";
+                      readonly enum: readonly [
                         "read",
                         "write",
                         "dry_run",
                         "none"
-                      ]
-                    },
-                    "commandId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly commandId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The id of one kernel command, as written in the kernel's command log.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[a-z][a-z0-9_]*$"
+                          readonly description: "The id of one kernel command, as written in the kernel's command log.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[a-z][a-z0-9_]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "workspaceId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly workspaceId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The workspace the call acts in.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                          readonly description: "The workspace the call acts in.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "documentId": {
-                      "anyOf": [
+                      ];
+                    };
+                    readonly documentId: {
+                      readonly anyOf: readonly [
                         {
-                          "description": "The page the call acts on.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
+                          readonly description: "The page the call acts on.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
                         },
                         {
-                          "type": "null"
+                          readonly type: "null";
                         }
-                      ]
-                    },
-                    "replayed": {
-                      "description": "true when this write was answered from its idempotency record instead of running again.",
-                      "type": "boolean"
-                    },
-                    "approval": {
-                      "description": "The approval decision of a call whose effective level was ask or deny.",
-                      "type": "object",
-                      "required": [
+                      ];
+                    };
+                    readonly replayed: {
+                      readonly description: "true when this write was answered from its idempotency record instead of running again.";
+                      readonly type: "boolean";
+                    };
+                    readonly approval: {
+                      readonly description: "The approval decision of a call whose effective level was ask or deny.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "decision",
                         "level"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "decision": {
-                          "description": "required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.",
-                          "type": "string",
-                          "enum": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly decision: {
+                          readonly description: "required: the call waits for a person (nothing written). approved: a person approved and the call was answered. denied, expired, invalid: refused, nothing written. unchanged: the call's dry run plans no change, so nobody was asked; it was answered bound to the revision the dry run saw.";
+                          readonly type: "string";
+                          readonly enum: readonly [
                             "required",
                             "approved",
                             "denied",
                             "expired",
                             "invalid",
                             "unchanged"
-                          ]
-                        },
-                        "level": {
-                          "description": "allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.",
-                          "type": "string",
-                          "enum": [
+                          ];
+                        };
+                        readonly level: {
+                          readonly description: "allow: the call goes through. ask: a person must approve the previewed change first. deny: refused, whatever else says allow.";
+                          readonly type: "string";
+                          readonly enum: readonly [
                             "allow",
                             "ask",
                             "deny"
-                          ]
-                        },
-                        "approvedBy": {
-                          "description": "An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 128,
-                          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]*$"
-                        }
-                      }
-                    }
-                  }
-                },
-                "error": {
-                  "description": "Why a call failed. The message comes from the error catalog, in the request's locale.",
-                  "type": "object",
-                  "required": [
+                          ];
+                        };
+                        readonly approvedBy: {
+                          readonly description: "An opaque id: 1 to 128 characters, letters, digits and . _ : - , starting with a letter or digit.";
+                          readonly type: "string";
+                          readonly minLength: 1;
+                          readonly maxLength: 128;
+                          readonly pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+                        };
+                      };
+                    };
+                  };
+                };
+                readonly error: {
+                  readonly description: "Why a call failed. The message comes from the error catalog, in the request's locale.";
+                  readonly type: "object";
+                  readonly required: readonly [
                     "code",
                     "message"
-                  ],
-                  "additionalProperties": false,
-                  "properties": {
-                    "code": {
-                      "description": "Every error code a response may carry.",
-                      "oneOf": [
+                  ];
+                  readonly additionalProperties: false;
+                  readonly properties: {
+                    readonly code: {
+                      readonly description: "Every error code a response may carry.";
+                      readonly oneOf: readonly [
                         {
-                          "const": "mnote_tool_invalid_input",
-                          "description": "The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged."
+                          readonly const: "mnote_tool_invalid_input";
+                          readonly description: "The request does not match the contract; error.pointer names the first problem. Fix the arguments; do not retry unchanged.";
                         },
                         {
-                          "const": "mnote_tool_payload_too_large",
-                          "description": "The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less."
+                          readonly const: "mnote_tool_payload_too_large";
+                          readonly description: "The request exceeds a size, depth or string-length limit, or a write would take the page past its block limit (reason page_blocks). Send less.";
                         },
                         {
-                          "const": "mnote_tool_unknown_tool",
-                          "description": "No tool has this name in this contract version."
+                          readonly const: "mnote_tool_unknown_tool";
+                          readonly description: "No tool has this name in this contract version.";
                         },
                         {
-                          "const": "mnote_tool_not_authenticated",
-                          "description": "No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel."
+                          readonly const: "mnote_tool_not_authenticated";
+                          readonly description: "No signed-in user: the actor is unknown or disabled, or the session has no live grant. Ask the user to reopen the page AI panel.";
                         },
                         {
-                          "const": "mnote_tool_permission_denied",
-                          "description": "The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read."
+                          readonly const: "mnote_tool_permission_denied";
+                          readonly description: "The actor or the session may not do this. A page that does not exist gives the same answer as one the actor cannot read.";
                         },
                         {
-                          "const": "mnote_tool_conflict",
-                          "description": "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key."
+                          readonly const: "mnote_tool_conflict";
+                          readonly description: "The page changed since baseRevision. Read it again with mnote_page_get, redo the change on the new revision, then write with a new idempotency key.";
                         },
                         {
-                          "const": "mnote_tool_approval_required",
-                          "description": "The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it."
+                          readonly const: "mnote_tool_approval_required";
+                          readonly description: "The call needs a person's approval first; nothing was written. error.approval holds the preview (what would change) and a token: the host shows the preview, and on yes sends the same call again with approval.token. Do not retry without it.";
                         },
                         {
-                          "const": "mnote_tool_approval_denied",
-                          "description": "The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry."
+                          readonly const: "mnote_tool_approval_denied";
+                          readonly description: "The call is not allowed: the host's policy denies it, the person declined or did not answer in time, or nobody could be asked. Nothing was written. Tell the user; do not retry.";
                         },
                         {
-                          "const": "mnote_tool_approval_expired",
-                          "description": "The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview."
+                          readonly const: "mnote_tool_approval_expired";
+                          readonly description: "The approval token is past its expiry; nothing was written. Send the call again without it for a fresh preview.";
                         },
                         {
-                          "const": "mnote_tool_approval_invalid",
-                          "description": "The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview."
+                          readonly const: "mnote_tool_approval_invalid";
+                          readonly description: "The approval token does not fit this call (altered, already used, or made for other args, another session or another tool); nothing was written. Send the call again without it for a fresh preview.";
                         },
                         {
-                          "const": "mnote_tool_idempotency_conflict",
-                          "description": "This idempotency key was already used for a different request. Use a new key for a new request."
+                          readonly const: "mnote_tool_idempotency_conflict";
+                          readonly description: "This idempotency key was already used for a different request. Use a new key for a new request.";
                         },
                         {
-                          "const": "mnote_tool_in_progress",
-                          "description": "The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice."
+                          readonly const: "mnote_tool_in_progress";
+                          readonly description: "The same request (same idempotency key) is still running. Retry the same request shortly; it will not write twice.";
                         },
                         {
-                          "const": "mnote_tool_unsupported_option",
-                          "description": "A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out."
+                          readonly const: "mnote_tool_unsupported_option";
+                          readonly description: "A page option that the kernel does not apply yet (its runtimeSupport is not wired). Leave that option out.";
                         },
                         {
-                          "const": "mnote_tool_kernel_unavailable",
-                          "description": "The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice."
+                          readonly const: "mnote_tool_kernel_unavailable";
+                          readonly description: "The kernel did not answer in time or could not be reached. Retry the same request (same idempotency key); it will not write twice.";
                         },
                         {
-                          "const": "mnote_tool_kernel_misconfigured",
-                          "description": "The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help."
+                          readonly const: "mnote_tool_kernel_misconfigured";
+                          readonly description: "The runtime cannot use its kernel as it is configured: the kernel refuses the runtime's token, the kernel's command-line adapter cannot be started, or the kernel's dry run gives no revision for a change that needs a person's approval. Nothing was written. Tell the user that mnote's page tools are misconfigured and need an operator; retrying does not help.";
                         },
                         {
-                          "const": "mnote_tool_outcome_unknown",
-                          "description": "The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result."
+                          readonly const: "mnote_tool_outcome_unknown";
+                          readonly description: "The kernel's answer to this write was lost and the runtime could not find out in time whether it was applied. Retry the same call with the same arguments (the same idempotency key): it will not write twice; if the first attempt was applied, the retry returns its result.";
                         },
                         {
-                          "const": "mnote_tool_store_unavailable",
-                          "description": "mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice."
+                          readonly const: "mnote_tool_store_unavailable";
+                          readonly description: "mnote's storage could not take the write just now (the disk is full or read-only, or the store stayed busy): nothing was written and the idempotency key is free again. Retry the same call later, with the same arguments; it will not write twice.";
                         },
                         {
-                          "const": "mnote_tool_unavailable",
-                          "description": "The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice."
+                          readonly const: "mnote_tool_unavailable";
+                          readonly description: "The mnote tools runtime could not be reached (the agent plugin's own answer). Retry the same request shortly; it will not write twice.";
                         },
                         {
-                          "const": "mnote_tool_not_configured",
-                          "description": "The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help."
+                          readonly const: "mnote_tool_not_configured";
+                          readonly description: "The agent plugin has no way to reach mnote: set MNOTE_TOOLS_URL and MNOTE_TOOLS_TOKEN, or MNOTE_TOOLS_CLI. Tell the user; retrying does not help.";
                         },
                         {
-                          "const": "mnote_tool_internal",
-                          "description": "An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so."
+                          readonly const: "mnote_tool_internal";
+                          readonly description: "An unexpected error inside the runtime. Nothing was written unless a later retry with the same key says so.";
                         }
-                      ]
-                    },
-                    "message": {
-                      "type": "string",
-                      "maxLength": 1000
-                    },
-                    "retryable": {
-                      "description": "Whether retrying the same request can help.",
-                      "type": "boolean"
-                    },
-                    "reason": {
-                      "description": "The catalog reason that refined the message.",
-                      "type": "string",
-                      "maxLength": 64
-                    },
-                    "pointer": {
-                      "description": "For invalid input: the JSON pointer of the first problem in the request. A pointer longer than 512 characters is cut back to the nearest enclosing place that fits (whole segments), so it always names a real place.",
-                      "type": "string",
-                      "maxLength": 512
-                    },
-                    "rule": {
-                      "description": "For invalid input: the rule the first problem broke, as data. The message says the same in the caller's language, from the catalog's templates.",
-                      "type": "object",
-                      "required": [
+                      ];
+                    };
+                    readonly message: {
+                      readonly type: "string";
+                      readonly maxLength: 1000;
+                    };
+                    readonly retryable: {
+                      readonly description: "Whether retrying the same request can help.";
+                      readonly type: "boolean";
+                    };
+                    readonly reason: {
+                      readonly description: "The catalog reason that refined the message.";
+                      readonly type: "string";
+                      readonly maxLength: 64;
+                    };
+                    readonly pointer: {
+                      readonly description: "For invalid input: the JSON pointer of the first problem in the request. A pointer longer than 512 characters is cut back to the nearest enclosing place that fits (whole segments), so it always names a real place.";
+                      readonly type: "string";
+                      readonly maxLength: 512;
+                    };
+                    readonly rule: {
+                      readonly description: "For invalid input: the rule the first problem broke, as data. The message says the same in the caller's language, from the catalog's templates.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "keyword",
                         "pointer"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "keyword": {
-                          "description": "The JSON Schema keyword that failed, such as maxLength, required or enum.",
-                          "type": "string",
-                          "maxLength": 64
-                        },
-                        "limit": {
-                          "description": "The keyword's limit where it has one: a number (maxLength, minimum, maxItems...), the expected type, the pattern or format, the allowed values (enum, const). Absent when there is none or it is too large to repeat.",
-                          "anyOf": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly keyword: {
+                          readonly description: "The JSON Schema keyword that failed, such as maxLength, required or enum.";
+                          readonly type: "string";
+                          readonly maxLength: 64;
+                        };
+                        readonly limit: {
+                          readonly description: "The keyword's limit where it has one: a number (maxLength, minimum, maxItems...), the expected type, the pattern or format, the allowed values (enum, const). Absent when there is none or it is too large to repeat.";
+                          readonly anyOf: readonly [
                             {
-                              "type": "number"
+                              readonly type: "number";
                             },
                             {
-                              "type": "boolean"
+                              readonly type: "boolean";
                             },
                             {
-                              "type": "null"
+                              readonly type: "null";
                             },
                             {
-                              "type": "string",
-                              "maxLength": 512
+                              readonly type: "string";
+                              readonly maxLength: 512;
                             },
                             {
-                              "type": "array",
-                              "maxItems": 64,
-                              "items": {
-                                "anyOf": [
+                              readonly type: "array";
+                              readonly maxItems: 64;
+                              readonly items: {
+                                readonly anyOf: readonly [
                                   {
-                                    "type": "string",
-                                    "maxLength": 128
+                                    readonly type: "string";
+                                    readonly maxLength: 128;
                                   },
                                   {
-                                    "type": "number"
+                                    readonly type: "number";
                                   },
                                   {
-                                    "type": "boolean"
+                                    readonly type: "boolean";
                                   },
                                   {
-                                    "type": "null"
+                                    readonly type: "null";
                                   }
-                                ]
-                              }
+                                ];
+                              };
                             }
-                          ]
-                        },
-                        "pointer": {
-                          "description": "Where: the same pointer as error.pointer.",
-                          "type": "string",
-                          "maxLength": 512
-                        }
-                      }
-                    },
-                    "field": {
-                      "description": "For an unsupported option: the option's name.",
-                      "type": "string",
-                      "maxLength": 64
-                    },
-                    "approval": {
-                      "description": "For mnote_tool_approval_required: the preview to show a person and the token to send back on yes.",
-                      "type": "object",
-                      "required": [
+                          ];
+                        };
+                        readonly pointer: {
+                          readonly description: "Where: the same pointer as error.pointer.";
+                          readonly type: "string";
+                          readonly maxLength: 512;
+                        };
+                      };
+                    };
+                    readonly field: {
+                      readonly description: "For an unsupported option: the option's name.";
+                      readonly type: "string";
+                      readonly maxLength: 64;
+                    };
+                    readonly approval: {
+                      readonly description: "For mnote_tool_approval_required: the preview to show a person and the token to send back on yes.";
+                      readonly type: "object";
+                      readonly required: readonly [
                         "preview",
                         "summary",
                         "token",
                         "expiresAt"
-                      ],
-                      "additionalProperties": false,
-                      "properties": {
-                        "preview": {
-                          "description": "What the call would change, from the tool's own dry run: the planned diff (counts, and option or title values the call itself names; no page content), the revision it was planned on, and for a body write the block counts before and after.",
-                          "type": "object",
-                          "required": [
+                      ];
+                      readonly additionalProperties: false;
+                      readonly properties: {
+                        readonly preview: {
+                          readonly description: "What the call would change, from the tool's own dry run: the planned diff (counts, and option or title values the call itself names; no page content), the revision it was planned on, and for a body write the block counts before and after.";
+                          readonly type: "object";
+                          readonly required: readonly [
                             "commandName",
                             "ops"
-                          ],
-                          "additionalProperties": false,
-                          "properties": {
-                            "commandName": {
-                              "description": "A kernel command name such as page.body.save.",
-                              "type": "string",
-                              "maxLength": 64,
-                              "pattern": "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$"
-                            },
-                            "ops": {
-                              "type": "array",
-                              "maxItems": 64,
-                              "items": {
-                                "description": "One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.",
-                                "type": "object",
-                                "required": [
+                          ];
+                          readonly additionalProperties: false;
+                          readonly properties: {
+                            readonly commandName: {
+                              readonly description: "A kernel command name such as page.body.save.";
+                              readonly type: "string";
+                              readonly maxLength: 64;
+                              readonly pattern: "^[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)+$";
+                            };
+                            readonly ops: {
+                              readonly type: "array";
+                              readonly maxItems: 64;
+                              readonly items: {
+                                readonly description: "One planned change. blocks counts blocks (page.save); field and value name an option; chars counts characters of text.";
+                                readonly type: "object";
+                                readonly required: readonly [
                                   "op"
-                                ],
-                                "additionalProperties": false,
-                                "properties": {
-                                  "op": {
-                                    "type": "string",
-                                    "enum": [
+                                ];
+                                readonly additionalProperties: false;
+                                readonly properties: {
+                                  readonly op: {
+                                    readonly type: "string";
+                                    readonly enum: readonly [
                                       "append",
                                       "replace",
                                       "set_title",
@@ -6162,126 +6162,126 @@ export const tools = {
                                       "create_ai_note",
                                       "create_edge",
                                       "confirm_edge"
-                                    ]
-                                  },
-                                  "blocks": {
-                                    "type": "integer",
-                                    "minimum": 0
-                                  },
-                                  "removedBlocks": {
-                                    "type": "integer",
-                                    "minimum": 0
-                                  },
-                                  "field": {
-                                    "type": "string",
-                                    "maxLength": 64
-                                  },
-                                  "value": {
-                                    "type": [
+                                    ];
+                                  };
+                                  readonly blocks: {
+                                    readonly type: "integer";
+                                    readonly minimum: 0;
+                                  };
+                                  readonly removedBlocks: {
+                                    readonly type: "integer";
+                                    readonly minimum: 0;
+                                  };
+                                  readonly field: {
+                                    readonly type: "string";
+                                    readonly maxLength: 64;
+                                  };
+                                  readonly value: {
+                                    readonly type: readonly [
                                       "boolean",
                                       "string",
                                       "number"
-                                    ]
-                                  },
-                                  "chars": {
-                                    "type": "integer",
-                                    "minimum": 0
-                                  },
-                                  "excerpts": {
-                                    "description": "The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.",
-                                    "type": "array",
-                                    "maxItems": 3,
-                                    "items": {
-                                      "type": "string",
-                                      "maxLength": 41
-                                    }
-                                  },
-                                  "removedExcerpts": {
-                                    "description": "For replace: the first words of the first blocks it removes, bounded like excerpts.",
-                                    "type": "array",
-                                    "maxItems": 3,
-                                    "items": {
-                                      "type": "string",
-                                      "maxLength": 41
-                                    }
-                                  },
-                                  "previous": {
-                                    "description": "For set_title: the title before the change.",
-                                    "type": "string",
-                                    "maxLength": 500
-                                  }
-                                }
-                              }
-                            },
-                            "revision": {
-                              "description": "A page's revision: 0 for a new page, +1 for every committed change to its body, title or options.",
-                              "type": "integer",
-                              "minimum": 0,
-                              "maximum": 9007199254740991
-                            },
-                            "pageTitle": {
-                              "description": "The page's title when the preview was made.",
-                              "type": "string",
-                              "maxLength": 500
-                            },
-                            "blockCounts": {
-                              "type": "object",
-                              "required": [
+                                    ];
+                                  };
+                                  readonly chars: {
+                                    readonly type: "integer";
+                                    readonly minimum: 0;
+                                  };
+                                  readonly excerpts: {
+                                    readonly description: "The first words of the first blocks this op writes, for a person approving it: at most 3, each at most 40 characters (cut at a word, ending with …); blocks without text are left out.";
+                                    readonly type: "array";
+                                    readonly maxItems: 3;
+                                    readonly items: {
+                                      readonly type: "string";
+                                      readonly maxLength: 41;
+                                    };
+                                  };
+                                  readonly removedExcerpts: {
+                                    readonly description: "For replace: the first words of the first blocks it removes, bounded like excerpts.";
+                                    readonly type: "array";
+                                    readonly maxItems: 3;
+                                    readonly items: {
+                                      readonly type: "string";
+                                      readonly maxLength: 41;
+                                    };
+                                  };
+                                  readonly previous: {
+                                    readonly description: "For set_title: the title before the change.";
+                                    readonly type: "string";
+                                    readonly maxLength: 500;
+                                  };
+                                };
+                              };
+                            };
+                            readonly revision: {
+                              readonly description: "A page's revision: 0 for a new page, +1 for every committed change to its body, title or options.";
+                              readonly type: "integer";
+                              readonly minimum: 0;
+                              readonly maximum: 9007199254740991;
+                            };
+                            readonly pageTitle: {
+                              readonly description: "The page's title when the preview was made.";
+                              readonly type: "string";
+                              readonly maxLength: 500;
+                            };
+                            readonly blockCounts: {
+                              readonly type: "object";
+                              readonly required: readonly [
                                 "before",
                                 "after"
-                              ],
-                              "additionalProperties": false,
-                              "properties": {
-                                "before": {
-                                  "type": "integer",
-                                  "minimum": 0
-                                },
-                                "after": {
-                                  "type": "integer",
-                                  "minimum": 0
-                                }
-                              }
-                            }
-                          }
-                        },
-                        "token": {
-                          "description": "Opaque, signed by the runtime, good for one write of exactly the previewed call.",
-                          "type": "string",
-                          "minLength": 16,
-                          "maxLength": 1024,
-                          "pattern": "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$"
-                        },
-                        "summary": {
-                          "description": "The preview as a short text for the person who approves, in the session's locale (zh-CN or en): the page's title, what is removed and added (counts and first words), old and new title for a rename. Its meaning is in the first 200 characters (a chat gateway may show no more). For the host's approval UI only, never for the model.",
-                          "type": "string",
-                          "maxLength": 1000
-                        },
-                        "expiresAt": {
-                          "description": "RFC 3339 time after which the token is refused (mnote_tool_approval_expired).",
-                          "type": "string",
-                          "format": "date-time",
-                          "maxLength": 64
-                        }
-                      }
-                    }
-                  }
-                }
-              }
+                              ];
+                              readonly additionalProperties: false;
+                              readonly properties: {
+                                readonly before: {
+                                  readonly type: "integer";
+                                  readonly minimum: 0;
+                                };
+                                readonly after: {
+                                  readonly type: "integer";
+                                  readonly minimum: 0;
+                                };
+                              };
+                            };
+                          };
+                        };
+                        readonly token: {
+                          readonly description: "Opaque, signed by the runtime, good for one write of exactly the previewed call.";
+                          readonly type: "string";
+                          readonly minLength: 16;
+                          readonly maxLength: 1024;
+                          readonly pattern: "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$";
+                        };
+                        readonly summary: {
+                          readonly description: "The preview as a short text for the person who approves, in the session's locale (zh-CN or en): the page's title, what is removed and added (counts and first words), old and new title for a rename. Its meaning is in the first 200 characters (a chat gateway may show no more). For the host's approval UI only, never for the model.";
+                          readonly type: "string";
+                          readonly maxLength: 1000;
+                        };
+                        readonly expiresAt: {
+                          readonly description: "RFC 3339 time after which the token is refused (mnote_tool_approval_expired).";
+                          readonly type: "string";
+                          readonly format: "date-time";
+                          readonly maxLength: 64;
+                        };
+                      };
+                    };
+                  };
+                };
+              };
             },
             {
-              "type": "object",
-              "required": [
+              readonly type: "object";
+              readonly required: readonly [
                 "toolName"
-              ],
-              "properties": {
-                "toolName": {
-                  "const": "mnote.page.update_title"
-                }
-              }
+              ];
+              readonly properties: {
+                readonly toolName: {
+                  readonly const: "mnote.page.update_title";
+                };
+              };
             }
-          ]
+          ];
         }
-      ]
+      ];
     },
     validateRequest: V.validatePageUpdateTitleRequest,
     validateArgs: V.validatePageUpdateTitleArgs,

@@ -6,6 +6,7 @@
  * from here, which is what lets a seventh tool need no runtime change.
  */
 import type { Target } from "./target";
+import type { ContractModel } from "../model";
 import { banner } from "../support/banner";
 import { tsLiteral, tsString } from "../support/ts-literal";
 import { camelCase } from "../support/names";
@@ -14,9 +15,48 @@ import { validatorName } from "./validators";
 export const registryTarget: Target = {
   name: "registry",
   emit(model) {
-    const union = (xs: string[]) => xs.map(tsString).join(" | ") || "never";
-    const tools = model.tools.map(
-      (t) => `  ${tsString(t.name)}: {
+    const content = [
+      `${banner(model, "ts")}\n`,
+      contractHeader(model),
+      DESCRIPTOR_TYPES,
+      `export const tools = {\n${model.tools.map(toolEntry).join("\n")}\n} as const satisfies Record<RegisteredToolName, ToolDescriptor>;\n\n`,
+      `export const kernelCommands = {\n${model.kernelCommands.map(commandEntry).join("\n")}\n} as const satisfies Record<KernelCommandName, KernelCommandDescriptor>;\n\n`,
+      LOOKUPS,
+      catalogs(model),
+    ].join("");
+    return [{ path: "registry.ts", content }];
+  },
+};
+
+/** The imports, the contract's identity and the name unions. */
+function contractHeader(model: ContractModel): string {
+  const union = (xs: string[]) => xs.map(tsString).join(" | ") || "never";
+  return `import type * as T from "./types";
+import * as V from "./validators";
+import type { Validator } from "./validators/runtime/validator";
+
+export const contract = {
+  name: ${tsString(model.name)},
+  version: ${tsString(model.version)},
+  hash: ${tsString(model.hash)},
+} as const;
+
+/** The canonical name of every tool in this contract. */
+export type RegisteredToolName = ${union(model.tools.map((t) => t.name))};
+/** The name of every kernel command in this contract. */
+export type KernelCommandName = ${union(model.kernelCommands.map((k) => k.name))};
+
+`;
+}
+
+/**
+ * One tool's descriptor. Its two schemas, most of the registry's bytes, are JSON text handed to
+ * JSON.parse (V8 reads JSON faster than the same object literal, and the module is smaller: a
+ * one-shot process loading the registry pays less), asserted to the type `as const` gave the
+ * literal, so the package's types do not change.
+ */
+function toolEntry(t: ContractModel["tools"][number]): string {
+  return `  ${tsString(t.name)}: {
     name: ${tsString(t.name)},
     providerName: ${tsString(t.providerName)},
     title: ${tsString(t.title)},
@@ -32,55 +72,101 @@ export const registryTarget: Target = {
     argDefaults: ${tsLiteral(t.argDefaults, 2)},
     messages: ${tsLiteral(t.messages, 2)},
     unwiredFields: ${tsLiteral(t.unwiredFields, 2)},
-    parameters: ${tsLiteral(t.parameters, 2)},
-    responseSchema: ${tsLiteral(t.responseSchema, 2)},
+    parameters: ${parsedJson(t.parameters, 2)},
+    responseSchema: ${parsedJson(t.responseSchema, 2)},
     validateRequest: V.${validatorName(t.requestType)},
     validateArgs: V.${validatorName(t.argsType)},
     validateResult: V.${validatorName(t.resultType)},
     validateResponse: V.${validatorName(t.responseType)},
     validateModelArguments: V.${validatorName(t.modelArgumentsType)},
-  },`,
-    );
-    const commands = model.kernelCommands.map(
-      (k) => `  ${tsString(k.name)}: {
+  },`;
+}
+
+function commandEntry(k: ContractModel["kernelCommands"][number]): string {
+  return `  ${tsString(k.name)}: {
     name: ${tsString(k.name)},
     method: ${tsString(k.methodName)},
     effect: ${tsString(k.effect)},
     description: ${tsString(k.description)},
     validatePayload: V.${validatorName(k.payloadType)},
     validateResult: V.${validatorName(k.resultType)},
-  },`,
-    );
-    const errors = Object.fromEntries(
-      model.errors.map((e) => [
-        e.code,
-        { retryable: e.retryable, messages: e.messages, reasons: e.reasons, rules: e.rules },
-      ]),
-    );
-    const errorConstants = Object.fromEntries(
-      model.errors.map((e) => [camelCase(e.code.replace(/^mnote_tool_/, "")), e.code]),
-    );
-    const capabilities = Object.fromEntries(
-      model.capabilities.map((c) => [c.scope, { requires: c.requires, deniedReason: c.deniedReason }]),
-    );
+  },`;
+}
 
-    const content = `${banner(model, "ts")}
-import type * as T from "./types";
-import * as V from "./validators";
-import type { Validator } from "./validators/runtime/validator";
+/** Plain data as `JSON.parse("...") as <its const type>`. */
+export function parsedJson(value: unknown, depth: number): string {
+  return `JSON.parse(${tsString(JSON.stringify(value))}) as ${constType(value, depth)}`;
+}
 
-export const contract = {
-  name: ${tsString(model.name)},
-  version: ${tsString(model.version)},
-  hash: ${tsString(model.hash)},
-} as const;
+/**
+ * The type TypeScript gives a JSON value's literal under `as const`: literal types, readonly
+ * properties, readonly tuples. Property names that are identifiers are written bare, as the
+ * declaration files print them.
+ */
+export function constType(value: unknown, depth = 0): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value);
+  const pad = "  ".repeat(depth + 1);
+  const close = "  ".repeat(depth);
+  if (Array.isArray(value)) {
+    if (value.length === 0) return "readonly []";
+    return `readonly [\n${value.map((v) => pad + constType(v, depth + 1)).join(",\n")}\n${close}]`;
+  }
+  const entries = Object.entries(value);
+  if (entries.length === 0) return "{}";
+  const key = (k: string) => (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(k) ? k : JSON.stringify(k));
+  return `{\n${entries.map(([k, v]) => `${pad}readonly ${key(k)}: ${constType(v, depth + 1)};`).join("\n")}\n${close}}`;
+}
 
-/** The canonical name of every tool in this contract. */
-export type RegisteredToolName = ${union(model.tools.map((t) => t.name))};
-/** The name of every kernel command in this contract. */
-export type KernelCommandName = ${union(model.kernelCommands.map((k) => k.name))};
+/** The error catalog, the capabilities and the facts a kernel needs. */
+function catalogs(model: ContractModel): string {
+  const errors = Object.fromEntries(
+    model.errors.map((e) => [
+      e.code,
+      { retryable: e.retryable, messages: e.messages, reasons: e.reasons, rules: e.rules },
+    ]),
+  );
+  const errorConstants = Object.fromEntries(
+    model.errors.map((e) => [camelCase(e.code.replace(/^mnote_tool_/, "")), e.code]),
+  );
+  const capabilities = Object.fromEntries(
+    model.capabilities.map((c) => [c.scope, { requires: c.requires, deniedReason: c.deniedReason }]),
+  );
 
-export interface LocalizedMessages {
+  return `export const errorCatalog = ${tsLiteral(errors)} as const satisfies Record<T.ErrorCode, { retryable: boolean; messages: LocalizedMessages; reasons: { [reason: string]: LocalizedMessages }; rules: { [keyword: string]: LocalizedMessages } }>;
+
+/** Every error code by a short name, so code never spells a code out. */
+export const ERR = ${tsLiteral(errorConstants)} as const satisfies Record<string, T.ErrorCode>;
+
+/** The reasons a code may carry. */
+export type ErrorReason<C extends T.ErrorCode> = keyof (typeof errorCatalog)[C]["reasons"] & string;
+
+export const capabilities = ${tsLiteral(capabilities)} as const satisfies Record<T.CapabilityScope, { requires: readonly T.CapabilityScope[]; deniedReason: string }>;
+
+export const capabilityScopes: readonly T.CapabilityScope[] = Object.keys(capabilities) as T.CapabilityScope[];
+
+export interface OptionFieldFacts {
+  /** x-mnote-runtimeSupport: only "wired" fields are applied by the kernel. */
+  readonly runtimeSupport: string;
+  /** What a page reports for a field it never set (x-mnote-initialValue). */
+  readonly initialValue: unknown;
+}
+
+/** Numbers the contract names (x-mnote-limit), for code on both sides of it. */
+export const limits = ${tsLiteral(Object.fromEntries(model.limits.map((l) => [l.name, l.value])))} as const satisfies Record<string, number>;
+
+/** How strings are cut (x-mnote-truncate): at most length characters, then marker when cut. */
+export const truncations = ${tsLiteral(Object.fromEntries(model.truncations.map((t) => [t.name, { length: t.length, marker: t.marker }])))} as const satisfies Record<string, { length: number; marker: string }>;
+
+/** Per object type whose fields carry x-mnote-runtimeSupport: each field's support and initial value. */
+export const optionSets = ${tsLiteral(Object.fromEntries(model.optionSets.map((o) => [o.typeName, Object.fromEntries(o.fields.map((f) => [f.name, { runtimeSupport: f.runtimeSupport, initialValue: f.initialValue }]))])))} as const satisfies Record<string, Record<string, OptionFieldFacts>>;
+
+/** Who writes each request field: the model (a tool's args, dryRun) or the host (everything else). */
+export const requestFields = ${tsLiteral(Object.fromEntries(model.requestFields.map((f) => [f.name, f.filledBy])))} as const satisfies Record<keyof T.ToolRequest, "model" | "host">;
+`;
+}
+
+/** The descriptor interfaces (no contract fact in them). */
+const DESCRIPTOR_TYPES = `export interface LocalizedMessages {
   readonly "zh-CN": string;
   readonly en: string;
 }
@@ -154,15 +240,10 @@ export interface KernelCommandDescriptor {
   readonly validateResult: Validator<unknown>;
 }
 
-export const tools = {
-${tools.join("\n")}
-} as const satisfies Record<RegisteredToolName, ToolDescriptor>;
+`;
 
-export const kernelCommands = {
-${commands.join("\n")}
-} as const satisfies Record<KernelCommandName, KernelCommandDescriptor>;
-
-const toolsByName: ReadonlyMap<string, ToolDescriptor> = new Map(Object.values(tools).map((t) => [t.name, t]));
+/** Lookups over the tables and the model's view of a response (no contract fact in them). */
+const LOOKUPS = `const toolsByName: ReadonlyMap<string, ToolDescriptor> = new Map(Object.values(tools).map((t) => [t.name, t]));
 const toolsByProviderName: ReadonlyMap<string, ToolDescriptor> = new Map(Object.values(tools).map((t) => [t.providerName, t]));
 const commandsByName: ReadonlyMap<string, KernelCommandDescriptor> = new Map(Object.values(kernelCommands).map((k) => [k.name, k]));
 
@@ -226,37 +307,4 @@ export function validateModelResponse(tool: ToolDescriptor, value: unknown): boo
   return view.toolName === tool.providerName && tool.validateResponse({ ...view, toolName: tool.name });
 }
 
-export const errorCatalog = ${tsLiteral(errors)} as const satisfies Record<T.ErrorCode, { retryable: boolean; messages: LocalizedMessages; reasons: { [reason: string]: LocalizedMessages }; rules: { [keyword: string]: LocalizedMessages } }>;
-
-/** Every error code by a short name, so code never spells a code out. */
-export const ERR = ${tsLiteral(errorConstants)} as const satisfies Record<string, T.ErrorCode>;
-
-/** The reasons a code may carry. */
-export type ErrorReason<C extends T.ErrorCode> = keyof (typeof errorCatalog)[C]["reasons"] & string;
-
-export const capabilities = ${tsLiteral(capabilities)} as const satisfies Record<T.CapabilityScope, { requires: readonly T.CapabilityScope[]; deniedReason: string }>;
-
-export const capabilityScopes: readonly T.CapabilityScope[] = Object.keys(capabilities) as T.CapabilityScope[];
-
-export interface OptionFieldFacts {
-  /** x-mnote-runtimeSupport: only "wired" fields are applied by the kernel. */
-  readonly runtimeSupport: string;
-  /** What a page reports for a field it never set (x-mnote-initialValue). */
-  readonly initialValue: unknown;
-}
-
-/** Numbers the contract names (x-mnote-limit), for code on both sides of it. */
-export const limits = ${tsLiteral(Object.fromEntries(model.limits.map((l) => [l.name, l.value])))} as const satisfies Record<string, number>;
-
-/** How strings are cut (x-mnote-truncate): at most length characters, then marker when cut. */
-export const truncations = ${tsLiteral(Object.fromEntries(model.truncations.map((t) => [t.name, { length: t.length, marker: t.marker }])))} as const satisfies Record<string, { length: number; marker: string }>;
-
-/** Per object type whose fields carry x-mnote-runtimeSupport: each field's support and initial value. */
-export const optionSets = ${tsLiteral(Object.fromEntries(model.optionSets.map((o) => [o.typeName, Object.fromEntries(o.fields.map((f) => [f.name, { runtimeSupport: f.runtimeSupport, initialValue: f.initialValue }]))])))} as const satisfies Record<string, Record<string, OptionFieldFacts>>;
-
-/** Who writes each request field: the model (a tool's args, dryRun) or the host (everything else). */
-export const requestFields = ${tsLiteral(Object.fromEntries(model.requestFields.map((f) => [f.name, f.filledBy])))} as const satisfies Record<keyof T.ToolRequest, "model" | "host">;
 `;
-    return [{ path: "registry.ts", content }];
-  },
-};

@@ -4,6 +4,8 @@
  * runtime/approval/condition-values.ts) nor the OpenTelemetry API (loaded only once something
  * registers with it, common/telemetry/otel.ts) is in its module list. Each was a tenth to a fifth
  * of a call's CPU (bench/, coldStart); this keeps them from coming back through an eager import.
+ * Nor does a call load another verb's module, the generator or the contract diff: cli/main.ts loads
+ * a verb's implementation only when it runs.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -39,5 +41,14 @@ describe("mnote-tools call, one page.get", () => {
     expect(["registry.js", "validators/index.js", "/better-sqlite3/"].filter(loaded)).toHaveLength(3);
     const unwanted = ["/node_modules/ajv/", "/node_modules/ajv-formats/", "/node_modules/@opentelemetry/api/"];
     expect(unwanted.filter(loaded)).toEqual([]);
+  });
+
+  it("loads no other verb's module, nor the generator or the contract diff", () => {
+    const { stdout, modules } = callListingModules();
+    expect(JSON.parse(stdout)).toMatchObject({ ok: true, toolName: "mnote.page.get" });
+    const dist = modules.map((m) => m.split("\\").join("/")).filter((m) => m.includes("/dist/"));
+    const commands = dist.filter((m) => m.includes("/dist/cli/commands/")).map((m) => m.replace(/.*\//, ""));
+    expect(commands).toEqual(["call.js"]);
+    expect(dist.filter((m) => /\/dist\/(codegen|diff)\//.test(m))).toEqual([]);
   });
 });
