@@ -46,6 +46,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option("--check", "write nothing; exit 1 when an output folder differs from what would be generated")
     .option("--watch", "regenerate whenever a contract file changes")
     .option("--quiet", "print only problems")
+    .option("--no-cache", "neither read nor write the generator's cache (default: in ~/.cache/mnote-tools/codegen)")
     .action(async (opts) => (await import("./commands/generate")).runGenerate(opts));
 
   program
