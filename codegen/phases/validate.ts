@@ -325,13 +325,21 @@ function checkKeywords(
       // the pointer is built only for a problem: most keywords have none
       const at = () => joinPointer(pointer, key);
       if ((FORBIDDEN_KEYWORDS as readonly string[]).includes(key)) {
-        report(file, at(), `keyword "${key}" is not allowed in the contract: json-schema-to-typescript cannot express it`);
+        report(
+          file,
+          at(),
+          `keyword "${key}" is not allowed in the contract: json-schema-to-typescript cannot express it`,
+        );
       } else if (isVendorKeyword(key)) {
         const invalid = metaAjv.problems(`${KEYWORDS_FILE}#/$defs/${key}`, schema[key]);
         if (invalid === undefined) report(file, at(), `no definition for ${key} in meta/keywords.schema.json`);
         else if (invalid) problems.push(...problemsFromAjv(file, invalid, at()));
       } else if (!JSON_SCHEMA_KEYWORDS.has(key)) {
-        report(file, at(), `unknown keyword "${key}"` + (key.startsWith("x-") ? " (vendor keywords are x-mnote-*)" : ""));
+        report(
+          file,
+          at(),
+          `unknown keyword "${key}"` + (key.startsWith("x-") ? " (vendor keywords are x-mnote-*)" : ""),
+        );
       }
     }
     if (schema.format !== undefined && !(SUPPORTED_FORMATS as readonly string[]).includes(String(schema.format))) {
@@ -683,9 +691,9 @@ function exampleVerdicts(
   };
   if (keys.includes(undefined)) return verdicts();
   const checks = model.examples.map((example, i) => (targets[i] ? [targets[i].ref, example.value] : null));
-  return JSON.parse(diskText("example verdicts", { keys, checks }, () => JSON.stringify(verdicts()))) as Array<
-    ErrorObject | null
-  >;
+  return JSON.parse(
+    diskText("example verdicts", { keys, checks }, () => JSON.stringify(verdicts())),
+  ) as Array<ErrorObject | null>;
 }
 
 /**
