@@ -19,8 +19,9 @@ import { generatorFingerprint } from "./generator-fingerprint";
 
 /** The first line of every entry: the format, so another format is a miss. */
 const MAGIC = "mnote-tools codegen cache 1";
-/** Entries kept: the newest used; the 200-tool synthetic contract's largest is about 2 MB. */
+/** Entries kept, the most recently used first: at most this many, and this many bytes in all (the 200-tool synthetic contract's validators are 8 MB). */
 const KEEP = 48;
+const KEEP_BYTES = 256 * 1024 * 1024;
 
 let folder: string | undefined;
 const counts = { hits: 0, misses: 0, rejected: 0 };
@@ -106,14 +107,21 @@ export function writeEntry(step: string, inputHash: string, body: string): void 
   prune(folder);
 }
 
-/** Keeps the KEEP most recently used entries, and drops temp files an interrupted run left. */
+/** Keeps the most recently used entries (KEEP, KEEP_BYTES), and drops temp files an interrupted run left. */
 function prune(dir: string): void {
   try {
-    const entries = readdirSync(dir).map((name) => ({ name, at: statSync(join(dir, name)).mtimeMs }));
+    const entries = readdirSync(dir).map((name) => {
+      const stat = statSync(join(dir, name));
+      return { name, at: stat.mtimeMs, size: stat.size };
+    });
     const stale = Date.now() - 3_600_000;
     for (const e of entries) if (e.name.endsWith(".tmp") && e.at < stale) rmSync(join(dir, e.name), { force: true });
-    const kept = entries.filter((e) => /^[0-9a-f]{64}$/.test(e.name)).sort((a, b) => b.at - a.at);
-    for (const e of kept.slice(KEEP)) rmSync(join(dir, e.name), { force: true });
+    let bytes = 0;
+    const byUse = entries.filter((e) => /^[0-9a-f]{64}$/.test(e.name)).sort((a, b) => b.at - a.at);
+    byUse.forEach((e, i) => {
+      bytes += e.size;
+      if (i >= KEEP || (i > 0 && bytes > KEEP_BYTES)) rmSync(join(dir, e.name), { force: true });
+    });
   } catch {
     // another process pruning at the same time: what it removed is gone either way
   }
