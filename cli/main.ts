@@ -87,6 +87,7 @@ function addGenerate(program: Command): void {
     .option("--check", "write nothing; exit 1 when an output folder differs from what would be generated")
     .option("--watch", "regenerate whenever a contract file changes")
     .option("--quiet", "print only problems")
+    .option("--no-cache", "neither read nor write the generator's cache (default: in ~/.cache/mnote-tools/codegen)")
     .action(async (opts) => (await import("./commands/generate")).runGenerate(opts));
 }
 

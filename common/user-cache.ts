@@ -1,13 +1,13 @@
 /**
  * A per-user cache folder, `<base>/mnote-tools/<name>`: base is MNOTE_TOOLS_CACHE_DIR, else
- * XDG_CACHE_HOME, else ~/.cache. What is cached there becomes code this process runs (V8's compiled
+ * XDG_CACHE_HOME, else ~/.cache (a relative base in the environment is ignored, the XDG rule). What is cached there becomes code this process runs (V8's compiled
  * modules, generated files), so the folder must be one only the user can write: missing folders are
  * made 0700, and a folder that is a symlink, belongs to another user or is group/world-writable
  * means no cache (undefined) rather than an error; the caller runs without it.
  */
 import { lstatSync, mkdirSync, statSync, type Stats } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 
 /** The folder for `name`'s cache, made if missing; undefined when no safe one can be had. */
 export function userCacheDir(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
@@ -36,10 +36,10 @@ function privateFolder(path: string): string | undefined {
 }
 
 function baseDir(env: NodeJS.ProcessEnv): string | undefined {
-  const chosen = env.MNOTE_TOOLS_CACHE_DIR || env.XDG_CACHE_HOME;
+  const chosen = [env.MNOTE_TOOLS_CACHE_DIR, env.XDG_CACHE_HOME].find((b) => b && isAbsolute(b));
   if (chosen) return resolve(chosen);
   const home = env.HOME || safeHomedir();
-  return home ? join(resolve(home), ".cache") : undefined;
+  return home && isAbsolute(home) ? join(resolve(home), ".cache") : undefined;
 }
 
 function safeHomedir(): string | undefined {

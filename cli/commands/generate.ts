@@ -8,6 +8,8 @@ import { ConfigError, planFromCli, type GenerationPlan } from "../../codegen/con
 import { CliExit, EXIT } from "../exit";
 import { watchFolder } from "../watch";
 import { rememberResults } from "../../codegen/support/memo";
+import { useDiskCache } from "../../codegen/support/disk-cache";
+import { userCacheDir } from "../../common/user-cache";
 
 interface GenerateOptions {
   config?: string;
@@ -16,6 +18,8 @@ interface GenerateOptions {
   check?: boolean;
   watch?: boolean;
   quiet?: boolean;
+  /** false: --no-cache, nothing is read from or written to the disk cache. */
+  cache?: boolean;
 }
 
 /**
@@ -35,6 +39,9 @@ export async function runGenerate(opts: GenerateOptions): Promise<void> {
   }
   // watch mode keeps the costly steps' results in memory between runs (codegen/support/memo.ts)
   rememberResults(opts.watch === true);
+  // and every run keeps them on disk, in the user's own cache folder, for the next process
+  // (codegen/support/disk-cache.ts); no folder that is safe to use means no cache
+  useDiskCache(opts.cache === false ? undefined : userCacheDir("codegen"));
   const code = await once(opts, plan);
   if (!opts.watch) {
     if (code !== 0) throw new CliExit(code);

@@ -12,7 +12,7 @@ import type { GeneratedFile, Target } from "./target";
 import { banner } from "../support/banner";
 import { createContractAjv } from "../support/contract-ajv";
 import { standaloneModule, type StandaloneExport } from "../support/standalone";
-import { memo } from "../support/memo";
+import { storedText } from "../support/memo";
 import { assetsDir } from "../support/templates";
 import { prepareForAjv } from "../support/ajv-compat";
 
@@ -95,8 +95,9 @@ export const validatorsTarget: Target = {
       type: s.typeName,
     }));
     // the code depends on the schemas (descriptions already dropped) and the exports only, so an
-    // edit to a description reuses it in watch mode; the banner (the contract's hash) goes on after
-    const code = memo("validators", { schemas, entries }, () => validatorsModule(schemas, entries));
+    // edit to a description reuses it (in memory in watch mode, on disk across runs); the banner
+    // (the contract's hash) goes on after
+    const code = storedText("validators", { schemas, entries }, () => validatorsModule(schemas, entries));
     return [{ path: "validators/index.ts", content: `${banner(model, "ts")}\n${code}` }, ...runtimeFiles(model)];
   },
 };
