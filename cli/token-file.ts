@@ -4,15 +4,16 @@
  * token itself never reaches stderr, which is the log stream under systemd and docker.
  */
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdirSync, mkdtempSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { makeFolders } from "../common/make-folder";
 
 /** The folder the token file goes in: beside the state database, or a private temporary one for :memory:. */
 function tokenFolder(state: string): string {
   if (state === ":memory:") return mkdtempSync(join(tmpdir(), "mnote-tools-"));
   const dir = resolve(dirname(state));
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeFolders(dir, 0o700);
   return dir;
 }
 

@@ -1,7 +1,7 @@
 /** Opening an embedded SQLite database the way every store here wants it. */
 import Database from "better-sqlite3";
-import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { makeFolders } from "./make-folder";
 
 export type Db = Database.Database;
 
@@ -31,7 +31,7 @@ export class DatabaseOpenError extends Error {
 export function openDatabase(path: string): Db {
   let db: Db | undefined;
   try {
-    if (path !== ":memory:") makeFolder(dirname(path));
+    if (path !== ":memory:") makeFolders(dirname(path));
     db = new Database(path);
     if (path !== ":memory:") db.pragma("journal_mode = WAL");
     db.pragma("busy_timeout = 10000");
@@ -46,20 +46,6 @@ export function openDatabase(path: string): Db {
   }
 }
 
-/**
- * mkdir -p, with the real reason when it fails: Node's recursive mkdir reports ENOENT on a
- * read-only filesystem, so the first missing level is made alone to get EROFS (or EACCES).
- */
-function makeFolder(dir: string): void {
-  try {
-    mkdirSync(dir, { recursive: true });
-  } catch (e) {
-    const missing: string[] = [];
-    for (let d = dir; !existsSync(d) && dirname(d) !== d; d = dirname(d)) missing.unshift(d);
-    if (missing.length > 0) mkdirSync(missing[0]!); // throws the real error
-    throw e;
-  }
-}
 
 /**
  * Statements compiled once per SQL text and reused: better-sqlite3 would otherwise recompile the

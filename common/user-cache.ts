@@ -8,6 +8,7 @@
 import { lstatSync, mkdirSync, statSync, type Stats } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
+import { makeFolders } from "./make-folder";
 
 /** The folder for `name`'s cache, made if missing; undefined when no safe one can be had. */
 export function userCacheDir(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
@@ -15,7 +16,7 @@ export function userCacheDir(name: string, env: NodeJS.ProcessEnv = process.env)
   const base = baseDir(env);
   if (base === undefined) return undefined;
   try {
-    mkdirSync(base, { recursive: true, mode: 0o700 });
+    makeFolders(base, 0o700);
     // the base may be shared (/tmp has the sticky bit); the folders we make in it must be ours alone
     if (!safeBase(statSync(base))) return undefined;
     const top = privateFolder(join(base, "mnote-tools"));

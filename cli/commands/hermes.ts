@@ -2,9 +2,10 @@
  * `mnote-tools hermes install`: copies the generated plugin into $HERMES_HOME/plugins/mnote and
  * prints what to add to Hermes' config.yaml and environment.
  */
-import { cpSync, existsSync, mkdirSync, rmSync } from "node:fs";
+import { cpSync, existsSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { makeFolders } from "../../common/make-folder";
 import { CliExit } from "../exit";
 import { DEFAULT_DB, DEFAULT_STATE } from "../runtime-options";
 import { stateLocation } from "../state-url";
@@ -59,7 +60,7 @@ export async function runHermesInstall(opts: HermesInstallOptions): Promise<void
     throw new CliExit(3);
   }
   const target = join(home, "plugins", "mnote");
-  mkdirSync(join(home, "plugins"), { recursive: true });
+  makeFolders(join(home, "plugins"));
   rmSync(target, { recursive: true, force: true });
   cpSync(source, target, { recursive: true, filter: (path) => !path.includes("__pycache__") });
   const env = hermesEnvironmentLines(opts);

@@ -37,6 +37,7 @@ import { dirname, join } from "node:path";
 import type { GeneratedFile } from "../targets/target";
 import { OWNED_LIST } from "../support/output-path";
 import { compareStrings } from "../../common/sort";
+import { makeFolders } from "../../common/make-folder";
 import { ownedListFile, parseOwnedList, surveyFolder } from "./ownership";
 import { makeWorkFolders, removeLeftovers, type WorkFolders } from "./work-folders";
 
@@ -61,7 +62,7 @@ export function writeOutput(outDir: string, files: readonly GeneratedFile[], lab
   // a symlinked output folder (checked to stay inside the project) is written where it leads, so
   // that staging is on the same file system as the folder and every move is a rename
   const dir = existsSync(outDir) ? realpathSync(outDir) : outDir;
-  mkdirSync(dirname(dir), { recursive: true });
+  makeFolders(dirname(dir));
   removeLeftovers(dir);
 
   const list = files.find((f) => f.path === OWNED_LIST);

@@ -5,8 +5,9 @@
  * others can read is refused at start-up when the key lives there (no MNOTE_APPROVAL_SECRET):
  * refused rather than fixed, since the key may already have been read (docs/APPROVAL.md).
  */
-import { closeSync, mkdirSync, openSync, statSync } from "node:fs";
+import { closeSync, openSync, statSync } from "node:fs";
 import { dirname } from "node:path";
+import { makeFolders } from "../../common/make-folder";
 
 /** A state file holding the signing key that group or others can read (exit 3 in the CLI). */
 export class StateFileExposedError extends Error {
@@ -32,7 +33,7 @@ function onDisk(path: string): boolean {
 export function createPrivateFile(path: string): void {
   if (!onDisk(path)) return;
   try {
-    mkdirSync(dirname(path), { recursive: true });
+    makeFolders(dirname(path));
     closeSync(openSync(path, "wx", 0o600));
   } catch {
     // it exists (the caller checks its mode), or the opener reports why it cannot be made
