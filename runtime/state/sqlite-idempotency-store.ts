@@ -8,7 +8,14 @@
  */
 import { randomBytes } from "node:crypto";
 import { purgeIfFree, statementCache, type Db } from "../../common/sqlite";
-import type { ApprovalUse, Claim, IdempotencyStore, StoredOutcome } from "./idempotency-store";
+import type {
+  ApprovalUse,
+  Claim,
+  IdempotencyStore,
+  SlotOfWrite,
+  StoredOutcome,
+  UncertainClaim,
+} from "./idempotency-store";
 
 /** How many expired records one claim removes at most: the cost of a claim stays bounded. */
 const PURGE_BATCH = 64;
@@ -31,6 +38,9 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   >;
   private readonly rememberTransaction: import("better-sqlite3").Transaction<
     (sessionId: string, slot: string, key: string, ttlMs: number, cap: number) => void
+  >;
+  private readonly claimUncertainTransaction: import("better-sqlite3").Transaction<
+    (slot: SlotOfWrite, scopeOf: (key: string) => string, fingerprint: string, leaseMs: number) => UncertainClaim
   >;
 
   constructor(
@@ -82,6 +92,25 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     this.claimTransaction = db.transaction((scope: string, fingerprint: string, leaseMs: number) =>
       this.claimNow(scope, fingerprint, leaseMs),
     );
+    this.claimUncertainTransaction = db.transaction(
+      (slot: SlotOfWrite, scopeOf: (key: string) => string, fingerprint: string, leaseMs: number) => {
+        const remembered = this.uncertainKeyNow(slot.sessionId, slot.slot);
+        const key = remembered ?? slot.key;
+        this.rememberNow(slot.sessionId, slot.slot, key, slot.ttlMs, slot.cap);
+        const scope = scopeOf(key);
+        return { remembered, key, scope, claim: this.claimNow(scope, fingerprint, leaseMs) };
+      },
+    );
+  }
+
+  /** The three steps of a tool_call write before its kernel command, in one IMMEDIATE transaction. */
+  async claimUncertain(
+    slot: SlotOfWrite,
+    scopeOf: (key: string) => string,
+    fingerprint: string,
+    leaseMs: number,
+  ): Promise<UncertainClaim> {
+    return this.claimUncertainTransaction.immediate(slot, scopeOf, fingerprint, leaseMs);
   }
 
   async claim(scope: string, fingerprint: string, leaseMs: number): Promise<Claim> {
@@ -139,6 +168,10 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   }
 
   async uncertainKey(sessionId: string, slot: string): Promise<string | undefined> {
+    return this.uncertainKeyNow(sessionId, slot);
+  }
+
+  private uncertainKeyNow(sessionId: string, slot: string): string | undefined {
     const row = this.sql(
       "SELECT idempotency_key FROM uncertain_writes WHERE session_id = ? AND slot = ? AND expires_at > ?",
     ).get(sessionId, slot, this.now()) as { idempotency_key: string } | undefined;
