@@ -6,7 +6,7 @@
  * nonces used up (approval_nonces: kept until their token expires), and a fourth the store's
  * identity (store_identity: one row, the approval key is bound to it).
  */
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { purgeIfFree, statementCache, type Db } from "../../common/sqlite";
 import type {
   ApprovalUse,
@@ -135,7 +135,9 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     if (row && row.state === "pending" && row.lease_until > now) {
       return row.fingerprint === fingerprint ? { kind: "in_progress" } : { kind: "conflict" };
     }
-    const token = randomBytes(12).toString("hex");
+    // a claim's holder id, compared for equality only: randomUUID (122 random bits, from Node's
+    // batched entropy) costs a tenth of randomBytes(12) per claim
+    const token = randomUUID();
     this.sql(
       `INSERT INTO idempotency_records (scope, fingerprint, state, token, lease_until, expires_at, outcome_json) VALUES (?, ?, 'pending', ?, ?, ?, NULL)
          ON CONFLICT(scope) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'pending', token = excluded.token,
