@@ -103,64 +103,23 @@ export function createHttpService(options: HttpServiceOptions): Server {
     options.timeouts?.headersTimeoutMs ?? DEFAULT_TIMEOUTS.headersTimeoutMs,
     requestTimeout,
   );
-
-  // the Host header's answer, by its text: a client sends the same one on every request, and
-  // parsing it as a URL was a visible share of a request's own cost (bench/, http)
-  const hostAnswers = new Map<string | undefined, { status: 400 | 403; problem: string | undefined }>();
-  // exact paths looked up directly; pattern routes tried in order (the same answer as trying all)
-  const exact = new Map<string, Route[]>();
-  for (const route of options.routes)
-    if (typeof route.path === "string") exact.set(route.path, [...(exact.get(route.path) ?? []), route]);
-  const patterned = options.routes.filter((route) => typeof route.path !== "string");
-  const order = new Map(options.routes.map((route, i) => [route, i]));
+  const hostAnswer = hostAnswers(allowedHosts);
+  const findRoute = routeTable(options.routes);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const hosts = hostHeaders(req);
     if (hosts.length > 1)
       throw new HttpError(400, `a request carries one Host header, this one carries ${hosts.length}`);
-    const host = hosts[0];
-    // the Host header's answer, cached by its text (see hostAnswers): a shape problem is a 400, a
-    // host outside the allow-list a 403
-    let answer = hostAnswers.get(host);
-    if (answer === undefined) {
-      // an empty Host is what HTTP/1.1 sends for a target without authority: the allow-list decides
-      const malformed = host && hostnameOf(host) === undefined;
-      answer = malformed
-        ? { status: 400, problem: `the Host header "${host}" is not host[:port]` }
-        : { status: 403, problem: checkHost(host, allowedHosts) };
-      if (hostAnswers.size >= 256) hostAnswers.clear();
-      hostAnswers.set(host, answer);
-    }
-    const hostProblem = answer.problem;
-    if (hostProblem) throw new HttpError(answer.status, hostProblem);
+    const answer = hostAnswer(hosts[0]);
+    if (answer.problem) throw new HttpError(answer.status, answer.problem);
     const originProblem = checkOrigin(req.headers.origin, options.allowedOrigins, allowedHosts);
     if (originProblem) throw new HttpError(403, originProblem);
     const raw = req.url ?? "/";
     const q = raw.indexOf("?");
     const path = q < 0 ? raw : raw.slice(0, q);
-    const matching: Array<{ route: Route; match: string[] }> = [];
-    for (const route of exact.get(path) ?? []) matching.push({ route, match: [] });
-    for (const route of patterned) {
-      const match = matchPath(route.path, path);
-      if (match !== null) matching.push({ route, match });
-    }
-    if (matching.length === 0) throw new HttpError(404, `no route ${req.method} ${path}`);
-    // in the order the routes were given, as before: the first route of the method wins
-    if (matching.length > 1) matching.sort((a, b) => order.get(a.route)! - order.get(b.route)!);
-    const hit = matching.find((m) => m.route.method === req.method);
-    if (!hit)
-      throw new HttpError(405, `${req.method} is not allowed on ${path}`, undefined, {
-        allow: [...new Set(matching.map((m) => m.route.method))].join(", "),
-      });
-    const params = hit.match.map((p) => {
-      try {
-        return decodeURIComponent(p);
-      } catch {
-        throw new HttpError(400, "the path holds malformed percent-encoding");
-      }
-    });
+    const { route, params } = findRoute(req.method, path);
     let query: URLSearchParams | undefined;
-    await hit.route.handle({
+    await route.handle({
       req,
       res,
       path,
@@ -172,7 +131,7 @@ export function createHttpService(options: HttpServiceOptions): Server {
     });
   }
 
-  const server = createServer(
+  return createServer(
     {
       requestTimeout,
       headersTimeout,
@@ -180,36 +139,107 @@ export function createHttpService(options: HttpServiceOptions): Server {
       connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(requestTimeout / 4))),
     },
     (req, res) => {
-      res.once("finish", () => {
-        if (res.statusCode >= 400) {
-          logEvent(options.log, res.statusCode >= 500 ? "error" : "warn", "http_error", {
-            method: req.method ?? "",
-            path: (req.url ?? "/").split("?")[0]!,
-            status: res.statusCode,
-            message: messages.get(res) ?? "",
-          });
-        }
-      });
-      handle(req, res).catch((e: unknown) => {
-        if (e instanceof HttpError) {
-          noteProblem(res, e.message);
-          if (res.headersSent) return void res.destroy();
-          // a refused body is not read: close the connection rather than drain it
-          const headers = e.status === 413 ? { connection: "close", ...e.headers } : e.headers;
-          return sendJson(
-            res,
-            e.status,
-            e.body ?? errorBody(e.status, e.message),
-            e.status === 401 ? { "www-authenticate": "Bearer", ...headers } : headers,
-          );
-        }
-        noteProblem(res, `internal error: ${(e as Error)?.message ?? String(e)}`);
-        if (res.headersSent) return void res.destroy();
-        sendJson(res, 500, errorBody(500, "internal error"));
-      });
+      res.once("finish", () => logHttpError(options.log, req, res));
+      handle(req, res).catch((e: unknown) => answerThrown(res, e, errorBody));
     },
   );
-  return server;
+}
+
+type HostAnswer = { status: 400 | 403; problem: string | undefined };
+
+/**
+ * The Host header's answer, by its text: a shape problem is a 400, a host outside the allow-list a
+ * 403. Cached: a client sends the same one on every request, and parsing it as a URL was a visible
+ * share of a request's own cost (bench/, http).
+ */
+function hostAnswers(allowedHosts: readonly string[]): (host: string | undefined) => HostAnswer {
+  const answers = new Map<string | undefined, HostAnswer>();
+  return (host) => {
+    let answer = answers.get(host);
+    if (answer === undefined) {
+      // an empty Host is what HTTP/1.1 sends for a target without authority: the allow-list decides
+      const malformed = host && hostnameOf(host) === undefined;
+      answer = malformed
+        ? { status: 400, problem: `the Host header "${host}" is not host[:port]` }
+        : { status: 403, problem: checkHost(host, allowedHosts) };
+      if (answers.size >= 256) answers.clear();
+      answers.set(host, answer);
+    }
+    return answer;
+  };
+}
+
+/**
+ * The route of a method and path, with its decoded parameters; 404 when no route has the path,
+ * 405 (with Allow) when none of those has the method. Exact paths are looked up directly, pattern
+ * routes tried in order: the same answer as trying all, in the order the routes were given.
+ */
+function routeTable(routes: readonly Route[]): (method: string | undefined, path: string) => RouteHit {
+  const exact = new Map<string, Route[]>();
+  for (const route of routes)
+    if (typeof route.path === "string") exact.set(route.path, [...(exact.get(route.path) ?? []), route]);
+  const patterned = routes.filter((route) => typeof route.path !== "string");
+  const order = new Map(routes.map((route, i) => [route, i]));
+  return (method, path) => {
+    const matching: Array<{ route: Route; match: string[] }> = [];
+    for (const route of exact.get(path) ?? []) matching.push({ route, match: [] });
+    for (const route of patterned) {
+      const match = matchPath(route.path, path);
+      if (match !== null) matching.push({ route, match });
+    }
+    if (matching.length === 0) throw new HttpError(404, `no route ${method} ${path}`);
+    // the first route of the method wins
+    if (matching.length > 1) matching.sort((a, b) => order.get(a.route)! - order.get(b.route)!);
+    const hit = matching.find((m) => m.route.method === method);
+    if (!hit)
+      throw new HttpError(405, `${method} is not allowed on ${path}`, undefined, {
+        allow: [...new Set(matching.map((m) => m.route.method))].join(", "),
+      });
+    return { route: hit.route, params: hit.match.length === 0 ? [] : hit.match.map(decodedParam) };
+  };
+}
+
+interface RouteHit {
+  route: Route;
+  params: string[];
+}
+
+function decodedParam(p: string): string {
+  try {
+    return decodeURIComponent(p);
+  } catch {
+    throw new HttpError(400, "the path holds malformed percent-encoding");
+  }
+}
+
+/** The http_error line of an answer of 400 or more (warn for 4xx, error for 5xx). */
+function logHttpError(log: Logger, req: IncomingMessage, res: ServerResponse): void {
+  if (res.statusCode < 400) return;
+  logEvent(log, res.statusCode >= 500 ? "error" : "warn", "http_error", {
+    method: req.method ?? "",
+    path: (req.url ?? "/").split("?")[0]!,
+    status: res.statusCode,
+    message: messages.get(res) ?? "",
+  });
+}
+
+/** What a handler threw, answered: an HttpError as itself, anything else a 500 that says nothing of it. */
+function answerThrown(res: ServerResponse, e: unknown, errorBody: (status: number, message: string) => unknown): void {
+  if (e instanceof HttpError) {
+    noteProblem(res, e.message);
+    if (res.headersSent) return void res.destroy();
+    // a refused body is not read: close the connection rather than drain it
+    const headers = e.status === 413 ? { connection: "close", ...e.headers } : e.headers;
+    return sendJson(
+      res,
+      e.status,
+      e.body ?? errorBody(e.status, e.message),
+      e.status === 401 ? { "www-authenticate": "Bearer", ...headers } : headers,
+    );
+  }
+  noteProblem(res, `internal error: ${(e as Error)?.message ?? String(e)}`);
+  if (res.headersSent) return void res.destroy();
+  sendJson(res, 500, errorBody(500, "internal error"));
 }
 
 const messages = new WeakMap<ServerResponse, string>();
@@ -228,8 +258,10 @@ function matchPath(pattern: string | RegExp, path: string): string[] | null {
 /** Every Host header of a request as it arrived, in order (req.headers keeps only the first). */
 export function hostHeaders(req: IncomingMessage): string[] {
   const hosts: string[] = [];
-  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2)
-    if (req.rawHeaders[i]!.toLowerCase() === "host") hosts.push(req.rawHeaders[i + 1]!);
+  const raw = req.rawHeaders;
+  // the length first: most names are not four letters, and lower-casing each made a string per header
+  for (let i = 0; i + 1 < raw.length; i += 2)
+    if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === "host") hosts.push(raw[i + 1]!);
   return hosts;
 }
 

@@ -30,6 +30,7 @@ import { perform } from "./steps/perform";
 import { deliveryOf, NOTHING_TO_DELIVER } from "./steps/uncertain";
 
 export * from "./api";
+export { vouchGrant } from "./steps/grant";
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const deps = dispatchDeps(options);

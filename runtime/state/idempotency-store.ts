@@ -38,6 +38,25 @@ export type Claim =
   /** Running now with the same fingerprint, under a live lease. */
   | { kind: "in_progress" };
 
+/** An uncertain write's slot, as claimUncertain takes it. */
+export interface SlotOfWrite {
+  sessionId: string;
+  slot: string;
+  /** The request's own key, used when the slot remembers none. */
+  key: string;
+  ttlMs: number;
+  cap: number;
+}
+
+/** What claimUncertain found and did: the key the write runs under, the scope it makes, the claim. */
+export interface UncertainClaim {
+  /** The key the slot remembered before (undefined: none, the request's key was used). */
+  remembered: string | undefined;
+  key: string;
+  scope: string;
+  claim: Claim;
+}
+
 /** What consuming an approval nonce found. */
 export type ApprovalUse = "fresh" | "same" | "used";
 
@@ -54,6 +73,18 @@ export interface IdempotencyStore {
   uncertainKey(sessionId: string, slot: string): Promise<string | undefined>;
   /** Remembers slot -> key for ttlMs; past `cap` slots in the session the oldest are dropped. */
   rememberUncertain(sessionId: string, slot: string, key: string, ttlMs: number, cap: number): Promise<void>;
+  /**
+   * Optional: uncertainKey, rememberUncertain and claim of one write, in one atomic step (one
+   * transaction, one round trip) instead of three: the slot's remembered key (else slot.key), the
+   * slot holding it, then the claim of scopeOf(that key). When it fails, nothing of it happened, and
+   * the caller takes the three steps one by one (each with its own failure rule).
+   */
+  claimUncertain?(
+    slot: SlotOfWrite,
+    scopeOf: (key: string) => string,
+    fingerprint: string,
+    leaseMs: number,
+  ): Promise<UncertainClaim>;
   /**
    * Forgets a slot: its write's outcome reached a caller (the delivery rule, docs/RELIABILITY.md),
    * or it failed definitely. With `key`, only while the slot still holds that key: a late delivery

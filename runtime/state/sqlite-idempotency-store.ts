@@ -6,9 +6,16 @@
  * nonces used up (approval_nonces: kept until their token expires), and a fourth the store's
  * identity (store_identity: one row, the approval key is bound to it).
  */
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { purgeIfFree, statementCache, type Db } from "../../common/sqlite";
-import type { ApprovalUse, Claim, IdempotencyStore, StoredOutcome } from "./idempotency-store";
+import type {
+  ApprovalUse,
+  Claim,
+  IdempotencyStore,
+  SlotOfWrite,
+  StoredOutcome,
+  UncertainClaim,
+} from "./idempotency-store";
 
 /** How many expired records one claim removes at most: the cost of a claim stays bounded. */
 const PURGE_BATCH = 64;
@@ -31,6 +38,9 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   >;
   private readonly rememberTransaction: import("better-sqlite3").Transaction<
     (sessionId: string, slot: string, key: string, ttlMs: number, cap: number) => void
+  >;
+  private readonly claimUncertainTransaction: import("better-sqlite3").Transaction<
+    (slot: SlotOfWrite, scopeOf: (key: string) => string, fingerprint: string, leaseMs: number) => UncertainClaim
   >;
 
   constructor(
@@ -82,6 +92,25 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     this.claimTransaction = db.transaction((scope: string, fingerprint: string, leaseMs: number) =>
       this.claimNow(scope, fingerprint, leaseMs),
     );
+    this.claimUncertainTransaction = db.transaction(
+      (slot: SlotOfWrite, scopeOf: (key: string) => string, fingerprint: string, leaseMs: number) => {
+        const remembered = this.uncertainKeyNow(slot.sessionId, slot.slot);
+        const key = remembered ?? slot.key;
+        this.rememberNow(slot.sessionId, slot.slot, key, slot.ttlMs, slot.cap);
+        const scope = scopeOf(key);
+        return { remembered, key, scope, claim: this.claimNow(scope, fingerprint, leaseMs) };
+      },
+    );
+  }
+
+  /** The three steps of a tool_call write before its kernel command, in one IMMEDIATE transaction. */
+  async claimUncertain(
+    slot: SlotOfWrite,
+    scopeOf: (key: string) => string,
+    fingerprint: string,
+    leaseMs: number,
+  ): Promise<UncertainClaim> {
+    return this.claimUncertainTransaction.immediate(slot, scopeOf, fingerprint, leaseMs);
   }
 
   async claim(scope: string, fingerprint: string, leaseMs: number): Promise<Claim> {
@@ -106,7 +135,9 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     if (row && row.state === "pending" && row.lease_until > now) {
       return row.fingerprint === fingerprint ? { kind: "in_progress" } : { kind: "conflict" };
     }
-    const token = randomBytes(12).toString("hex");
+    // a claim's holder id, compared for equality only: randomUUID (122 random bits, from Node's
+    // batched entropy) costs a tenth of randomBytes(12) per claim
+    const token = randomUUID();
     this.sql(
       `INSERT INTO idempotency_records (scope, fingerprint, state, token, lease_until, expires_at, outcome_json) VALUES (?, ?, 'pending', ?, ?, ?, NULL)
          ON CONFLICT(scope) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'pending', token = excluded.token,
@@ -139,6 +170,10 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   }
 
   async uncertainKey(sessionId: string, slot: string): Promise<string | undefined> {
+    return this.uncertainKeyNow(sessionId, slot);
+  }
+
+  private uncertainKeyNow(sessionId: string, slot: string): string | undefined {
     const row = this.sql(
       "SELECT idempotency_key FROM uncertain_writes WHERE session_id = ? AND slot = ? AND expires_at > ?",
     ).get(sessionId, slot, this.now()) as { idempotency_key: string } | undefined;

@@ -43,7 +43,7 @@ import { ERR, modelView, toolByName, type ToolDescriptor } from "../../generated
 import { validateIdempotencyKey } from "../../generated/validators";
 import type { SessionGrant, ToolRequest, ToolResponse } from "../../generated/types";
 import type { RaiseRefusal } from "../../generated/raise";
-import { failureResponse, refusalResponse, type Delivery, type Dispatched } from "../dispatch/dispatcher";
+import { failureResponse, refusalResponse, vouchGrant, type Delivery, type Dispatched } from "../dispatch/dispatcher";
 import type { GrantStore } from "../state/grant-store";
 import { raiseRefusalFailure } from "./request-builder";
 import { requestFromModelCall } from "./model-call";
@@ -186,7 +186,8 @@ function refuseRawCall(tool: ToolDescriptor, grant: SessionGrant, refusal: Raise
 }
 
 /** The dispatch, its delivery parked until the response to request `id` is sent. */
-async function dispatchFor(u: Unit, id: string | number, envelope: unknown): Promise<ToolResponse> {
+async function dispatchFor(u: Unit, id: string | number, envelope: object, grant: SessionGrant): Promise<ToolResponse> {
+  vouchGrant(envelope, grant, u.options.grants); // read for this call already: not read twice
   const answer = await u.options.dispatch(envelope);
   if (!("delivery" in answer)) return answer;
   if (u.caller.undelivered) u.caller.undelivered.set(id, answer.delivery);
@@ -237,9 +238,9 @@ async function callTool(
       const answer = approvalAnswer(u.states, tool, state, ctx, { principal: u.principal, args, now: u.now() });
       if (answer instanceof ToolFailure) return fail(answer, grant, tool, envelope);
       // a yes writes; anything else reaches the runtime as declined (logged, token used up, nothing written)
-      return asResult(await dispatchFor(u, ctx.mcpReq.id, { ...envelope, approval: answer }));
+      return asResult(await dispatchFor(u, ctx.mcpReq.id, { ...envelope, approval: answer }, grant));
     }
-    const response = await dispatchFor(u, ctx.mcpReq.id, envelope);
+    const response = await dispatchFor(u, ctx.mcpReq.id, envelope, grant);
     const challenge = challengeOf(response);
     if (!challenge) return asResult(response);
     return askApproval(u.states, tool, challenge, { principal: u.principal, args });

@@ -15,6 +15,7 @@ import { idempotencyScope } from "../keys";
 import { refuse } from "../tool-failure";
 import { storeError, type BeforeClaim, type DispatchDeps, type Keyed, type Outcome, type ToolCall } from "./context";
 import { applyWrite } from "./kernel";
+import type { Claim } from "../../state/idempotency-store";
 
 /** A write under its key: the scope that key makes, what runs before the claim (approval), then the claim. */
 export async function keyedWrite(
@@ -24,27 +25,37 @@ export async function keyedWrite(
   fingerprint: string,
   beforeClaim?: BeforeClaim,
 ): Promise<Outcome> {
+  const keyed: Keyed = { key, scope: scopeOfKey(call, key), fingerprint };
+  return claimedWrite(deps, beforeClaim ? await beforeClaim(call, keyed) : call, keyed);
+}
+
+/** The idempotency scope a key makes for this call (its workspace, actor and tool). */
+export function scopeOfKey(call: ToolCall, key: string): string {
   const { request } = call;
-  const scope = idempotencyScope({
+  return idempotencyScope({
     workspaceId: request.workspaceId,
     actorId: request.actorId,
     toolName: call.tool.name,
     idempotencyKey: key,
   });
-  const keyed: Keyed = { key, scope, fingerprint };
-  return claimedWrite(deps, beforeClaim ? await beforeClaim(call, keyed) : call, keyed);
 }
 
-/** Replay, conflict or in-progress from the store, else the kernel under a claim kept alive by a heartbeat. */
-export async function claimedWrite(deps: DispatchDeps, call: ToolCall, keyed: Keyed): Promise<Outcome> {
+/**
+ * Replay, conflict or in-progress from the store, else the kernel under a claim kept alive by a
+ * heartbeat. `taken`: the store's answer to this claim, already asked (the uncertain step's one
+ * transaction, steps/uncertain.ts).
+ */
+export async function claimedWrite(deps: DispatchDeps, call: ToolCall, keyed: Keyed, taken?: Claim): Promise<Outcome> {
   const { scope, fingerprint } = keyed;
   const store = deps.idempotency;
-  const claim = await store.claim(scope, fingerprint, deps.leaseMs).catch((e: unknown) => {
-    // The store is a fast path: when it cannot be reached, the kernel's own record still makes
-    // the write happen once (a duplicate then replays there instead of getting in_progress).
-    deps.onStoreError?.(e);
-    return { kind: "unavailable" } as const;
-  });
+  const claim =
+    taken ??
+    (await store.claim(scope, fingerprint, deps.leaseMs).catch((e: unknown) => {
+      // The store is a fast path: when it cannot be reached, the kernel's own record still makes
+      // the write happen once (a duplicate then replays there instead of getting in_progress).
+      deps.onStoreError?.(e);
+      return { kind: "unavailable" } as const;
+    }));
   if (claim.kind === "unavailable") return applyWrite(deps, call, keyed);
   if (claim.kind === "replay")
     return {

@@ -7,13 +7,37 @@ import { ERR } from "../../../generated/registry";
 import { isStoreUnavailable } from "../../../common/sqlite";
 import { isGrantLive } from "../../../common/grant-liveness";
 import { refuse } from "../tool-failure";
+import type { GrantStore } from "../../state/grant-store";
 import type { DispatchDeps } from "./context";
+
+/**
+ * Grants a transport of this runtime read for the request it is about to dispatch, by that request
+ * object (the MCP server reads the session's grant to build the envelope): the dispatcher takes it
+ * instead of reading the same row again a moment later, once, and only from the same store. Its
+ * liveness and agreement are checked here as for a grant read here: the grant is still read once
+ * per call, so a revoked one is refused on the next call.
+ */
+const vouched = new WeakMap<object, { grant: T.SessionGrant; store: GrantStore }>();
+
+/** Hands the dispatcher the grant just read from `store` for this request object (one use). */
+export function vouchGrant(request: object, grant: T.SessionGrant, store: GrantStore): void {
+  vouched.set(request, { grant, store });
+}
+
+function readGrant(deps: DispatchDeps, request: T.ToolRequest): Promise<T.SessionGrant | undefined> {
+  const known = vouched.get(request);
+  if (known) {
+    vouched.delete(request);
+    if (known.store === deps.grants && known.grant.sessionId === request.sessionId) return Promise.resolve(known.grant);
+  }
+  return deps.grants.get(request.sessionId);
+}
 
 export async function resolveGrant(deps: DispatchDeps, request: T.ToolRequest): Promise<T.SessionGrant> {
   // a store that says "retry later" (SQLite busy, Postgres down) is that; any other failure, unavailable
-  const grant = await deps.grants
-    .get(request.sessionId)
-    .catch((e: unknown) => refuse(isStoreUnavailable(e) ? ERR.storeUnavailable : ERR.unavailable));
+  const grant = await readGrant(deps, request).catch((e: unknown) =>
+    refuse(isStoreUnavailable(e) ? ERR.storeUnavailable : ERR.unavailable),
+  );
   if (!grant) refuse(ERR.notAuthenticated, "session_unknown");
   if (!isGrantLive(grant, deps.now())) refuse(ERR.notAuthenticated, "session_expired");
   const agrees =

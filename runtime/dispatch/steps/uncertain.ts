@@ -20,7 +20,8 @@ import { ERR, errorCatalog, type ToolDescriptor } from "../../../generated/regis
 import { commandIdFor, idempotencyScope, requestFingerprint, uncertainSlot } from "../keys";
 import type { Delivery } from "../api";
 import { toFailure } from "./answer";
-import { keyedWrite } from "./claim";
+import { claimedWrite, keyedWrite, scopeOfKey } from "./claim";
+import type { UncertainClaim } from "../../state/idempotency-store";
 import {
   storeError,
   type BeforeClaim,
@@ -49,13 +50,21 @@ export async function uncertainWrite(deps: DispatchDeps, call: ToolCall, beforeC
   const { sessionId, slot } = slotOf(call.tool, request, fingerprint);
   const store = deps.idempotency;
   await deps.releasing.get(`${sessionId}\u0000${slot}`);
-  const remembered = await store.uncertainKey(sessionId, slot).catch((e: unknown) => storeError(deps, e));
-  const key = remembered ?? request.idempotencyKey!;
-  await store
-    .rememberUncertain(sessionId, slot, key, deps.uncertainTtlMs, deps.uncertainPerSession)
-    .catch((e: unknown) => storeError(deps, e));
+  const taken = beforeClaim ? undefined : await slotAndClaim(deps, call, { sessionId, slot }, fingerprint);
+  let remembered: string | undefined;
+  let key: string;
+  if (taken) ({ remembered, key } = taken);
+  else {
+    remembered = await store.uncertainKey(sessionId, slot).catch((e: unknown) => storeError(deps, e));
+    key = remembered ?? request.idempotencyKey!;
+    await store
+      .rememberUncertain(sessionId, slot, key, deps.uncertainTtlMs, deps.uncertainPerSession)
+      .catch((e: unknown) => storeError(deps, e));
+  }
   try {
-    const outcome = await keyedWrite(deps, call, key, fingerprint, beforeClaim);
+    const outcome = taken
+      ? await claimedWrite(deps, call, { key, scope: taken.scope, fingerprint }, taken.claim)
+      : await keyedWrite(deps, call, key, fingerprint, beforeClaim);
     return { ...outcome, undelivered: { sessionId, slot, key } };
   } catch (e) {
     const code = toFailure(e).code;
@@ -64,6 +73,30 @@ export async function uncertainWrite(deps: DispatchDeps, call: ToolCall, beforeC
       await store.forgetUncertain(sessionId, slot, key).catch((e: unknown) => storeError(deps, e));
     throw e;
   }
+}
+
+/**
+ * The slot's key read, the slot written and the claim taken in one step of the store, when it has
+ * one (claimUncertain) and nothing runs between the slot and the claim (an approval does). Undefined
+ * when the store has no such step or it failed: then nothing of it happened, and the caller takes
+ * the three steps one by one, each reporting its own failure (so a store that is down is reported
+ * as often as before).
+ */
+async function slotAndClaim(
+  deps: DispatchDeps,
+  call: ToolCall,
+  where: { sessionId: string; slot: string },
+  fingerprint: string,
+): Promise<UncertainClaim | undefined> {
+  const store = deps.idempotency;
+  if (!store.claimUncertain) return undefined;
+  const slot = {
+    ...where,
+    key: call.request.idempotencyKey!,
+    ttlMs: deps.uncertainTtlMs,
+    cap: deps.uncertainPerSession,
+  };
+  return store.claimUncertain(slot, (key) => scopeOfKey(call, key), fingerprint, deps.leaseMs).catch(() => undefined);
 }
 
 /** The committed result of this exact write (its key, or its slot's), from the kernel's record; undefined when none or unknown. */
