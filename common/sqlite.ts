@@ -46,7 +46,6 @@ export function openDatabase(path: string): Db {
   }
 }
 
-
 /**
  * Statements compiled once per SQL text and reused: better-sqlite3 would otherwise recompile the
  * same SQL on every call, which the dispatch profile showed as a third of its time.
