@@ -4,6 +4,16 @@ import { randomId } from "../common/ids";
 
 export type StoredBlock = T.ContentBlock;
 
+/** The one statement that stores a page's block: the seed and page.body.save write the same row. */
+export const INSERT_BLOCK_SQL =
+  "INSERT INTO blocks (page_id, position, id, type, text, level, checked, language) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+
+/** A block as INSERT_BLOCK_SQL's values, in its order (SQLite has no boolean: 1, 0, or null when absent). */
+export function blockRow(pageId: string, position: number, b: StoredBlock): unknown[] {
+  const checked = b.checked === undefined ? null : b.checked ? 1 : 0;
+  return [pageId, position, b.id, b.type, b.text, b.level ?? null, checked, b.language ?? null];
+}
+
 /** The body after a save: given ids are kept when free, others are assigned. */
 export function planBody(
   current: readonly StoredBlock[],

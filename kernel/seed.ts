@@ -2,7 +2,7 @@
 import Ajv2020 from "ajv/dist/2020";
 import schema from "./seed.schema.json";
 import type { ReferenceKernel } from "./reference-kernel";
-import { planBody } from "./blocks";
+import { blockRow, INSERT_BLOCK_SQL, planBody } from "./blocks";
 import type * as T from "../generated/types";
 import { capabilityScopes } from "../generated/registry";
 import type { Db } from "../common/sqlite";
@@ -102,22 +102,11 @@ function seedPage(db: Db, p: SeedPage, counts: SeedCounts): void {
 
 function seedBlocks(db: Db, p: SeedPage, counts: SeedCounts): void {
   db.prepare("DELETE FROM blocks WHERE page_id = ?").run(p.id);
-  const insert = db.prepare(
-    "INSERT INTO blocks (page_id, position, id, type, text, level, checked, language) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-  );
+  const insert = db.prepare(INSERT_BLOCK_SQL);
   // blocks without an id get a positional one, so seeding twice gives the same page
   const blocks = (p.blocks ?? []).map((b, i) => ({ ...b, id: b.id ?? `b${i + 1}` }));
   planBody([], blocks, "replace").forEach((b, i) => {
-    insert.run(
-      p.id,
-      i,
-      b.id,
-      b.type,
-      b.text,
-      b.level ?? null,
-      b.checked === undefined ? null : b.checked ? 1 : 0,
-      b.language ?? null,
-    );
+    insert.run(...blockRow(p.id, i, b));
     counts.blocks++;
   });
 }

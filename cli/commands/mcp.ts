@@ -79,19 +79,24 @@ async function startServing(opts: McpOptions, provider: ProviderName): Promise<M
   return { provider, log, runtime, dispatch, states, stop };
 }
 
+/** What the MCP server is given over either transport: the dispatcher, the session and its grants, the approval rounds' state. */
+function serverOptions(opts: McpOptions, s: McpServing) {
+  return {
+    dispatch: s.dispatch,
+    grants: s.runtime.grants,
+    sessionId: opts.session,
+    now: s.runtime.now,
+    provider: s.provider,
+    states: s.states,
+  };
+}
+
 async function serveStdio(opts: McpOptions, s: McpServing): Promise<void> {
   const { serveMcpStdio } = await import("../../runtime/transports/mcp-server");
   try {
     // the kernel is asked once before the MCP channel opens (exit 3 if it cannot be used)
     await checkKernelAtStartup(s.runtime, opts, s.log);
-    await serveMcpStdio({
-      dispatch: s.dispatch,
-      grants: s.runtime.grants,
-      sessionId: opts.session,
-      now: s.runtime.now,
-      provider: s.provider,
-      states: s.states,
-    });
+    await serveMcpStdio(serverOptions(opts, s));
   } finally {
     await s.stop();
   }
@@ -103,13 +108,8 @@ async function serveHttp(opts: McpOptions, s: McpServing): Promise<void> {
   const token = await httpToken(opts);
   const oauth = await oauthOf(opts);
   const server = createMcpHttpServer({
+    ...serverOptions(opts, s),
     oauth,
-    dispatch: s.dispatch,
-    grants: s.runtime.grants,
-    sessionId: opts.session,
-    now: s.runtime.now,
-    provider: s.provider,
-    states: s.states,
     token,
     maxBytes: opts.maxBytes,
     log: s.log,

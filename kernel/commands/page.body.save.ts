@@ -6,7 +6,7 @@
 import type * as T from "../../generated/types";
 import { KernelRefusal } from "../../generated/kernel/transport";
 import { ERR } from "../../generated/registry";
-import { leavesBodyAsIs, planBody } from "../blocks";
+import { blockRow, INSERT_BLOCK_SQL, leavesBodyAsIs, planBody } from "../blocks";
 import { excerpts } from "../excerpts";
 import type { CommandReply, KernelPort } from "../port";
 
@@ -36,21 +36,8 @@ export function pageBodySave(kernel: KernelPort, payload: T.PageBodySavePayload,
       diff,
       apply: () => {
         kernel.sql("DELETE FROM blocks WHERE page_id = ?").run(page.id);
-        const insert = kernel.sql(
-          "INSERT INTO blocks (page_id, position, id, type, text, level, checked, language) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        );
-        next.forEach((b, i) =>
-          insert.run(
-            page.id,
-            i,
-            b.id,
-            b.type,
-            b.text,
-            b.level ?? null,
-            b.checked === undefined ? null : b.checked ? 1 : 0,
-            b.language ?? null,
-          ),
-        );
+        const insert = kernel.sql(INSERT_BLOCK_SQL);
+        next.forEach((b, i) => insert.run(...blockRow(page.id, i, b)));
         return { commandName: command, revision: kernel.bumpRevision(page) };
       },
     };

@@ -2,25 +2,17 @@
  * The import-direction check that `npm run lint` (and so .ci/run) runs: the real tree holds, and a
  * deliberate back arrow or circle in a scratch tree fails it, so the check cannot pass by itself.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import { repoRoot } from "../support/paths";
-import { tempDir } from "../support/tmp";
+import { scratchTree } from "../support/tmp";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { checkArchitecture } = require("../../scripts/check-architecture.js") as {
   checkArchitecture(root: string): { problems: string[]; files: number };
 };
 
-function tree(files: Record<string, string>): string {
-  const root = tempDir("architecture-");
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(join(root, path, ".."), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
-  return root;
-}
+const tree = (files: Record<string, string>): string => scratchTree(files, "architecture-");
 
 describe("import direction", () => {
   it("holds in this repository: no back arrow, no circle", () => {

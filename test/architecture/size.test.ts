@@ -2,24 +2,15 @@
  * The size check that `npm run lint` (and so .ci/run) runs: the real tree holds, and a deliberately
  * long function or runtime file in a scratch tree fails it, so the check cannot pass by itself.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { repoRoot } from "../support/paths";
-import { tempDir } from "../support/tmp";
+import { scratchTree } from "../support/tmp";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { checkSize } = require("../../scripts/check-size.js") as {
   checkSize(root: string): { problems: string[]; files: number };
 };
 
-function tree(files: Record<string, string>): string {
-  const root = tempDir("size-");
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(join(root, path, ".."), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
-  return root;
-}
+const tree = (files: Record<string, string>): string => scratchTree(files, "size-");
 
 /** A function of exactly `lines` lines (its first and last line included). */
 function fn(header: string, lines: number, footer = "}"): string {

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { contractDir, generatedDir } from "./paths";
@@ -9,6 +9,16 @@ export function tempDir(prefix = "mnote-test-"): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   made.push(dir);
   return dir;
+}
+
+/** A scratch folder holding these files (path relative to it -> text), folders made as needed. */
+export function scratchTree(files: Record<string, string>, prefix = "mnote-tree-"): string {
+  const root = tempDir(prefix);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(root, path, ".."), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  return root;
 }
 
 /** A scratch project: a copy of contract/ and generated/ to break freely. */
