@@ -9,6 +9,7 @@
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { sha256Hex } from "../../common/hash";
+import { compareStrings } from "../../common/sort";
 import { packageVersion } from "../../common/version";
 
 let fingerprint: string | undefined;
@@ -53,7 +54,7 @@ function codeFiles(root: string): string[] {
   if (!existsSync(root)) return [];
   const out: string[] = [];
   const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => compareStrings(a.name, b.name))) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
       else if (entry.isFile() && !/\.(map|d\.ts|tsbuildinfo)$/.test(entry.name)) out.push(path);
