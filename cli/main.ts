@@ -317,6 +317,14 @@ function addSession(program: Command): void {
     .addOption(option("--ttl <seconds>", "lifetime", parseSeconds, { default: 3600 }))
     .option("--trace <id>", "the trace id every call of the session carries")
     .option("--locale <locale>", "zh-CN or en")
+    .addOption(
+      option(
+        "--principal-issuer <url>",
+        "the OAuth issuer of the person this grant is for (with --principal-subject; docs/MCP.md)",
+        parseOAuthUrl,
+      ),
+    )
+    .addOption(option("--principal-subject <sub>", "that person's subject (the sub of their tokens)", nonEmpty))
     .action(async (opts) => (await import("./commands/session")).runSessionGrant(opts));
   session
     .command("show <sessionId>")

@@ -141,6 +141,8 @@ async function unusable(key: unknown, algorithms: readonly string[]): Promise<st
   if (!isPlainObject(key)) return "not a JSON object";
   if (typeof key.kty !== "string" || !["RSA", "EC", "OKP"].includes(key.kty)) return `key type ${String(key.kty)}`;
   if ("d" in key) return "a private key";
+  if (key.kty === "RSA" && (typeof key.n !== "string" || Buffer.from(key.n, "base64url").length < 256))
+    return "an RSA key shorter than 2048 bits";
   if (key.use !== undefined && key.use !== "sig") return `use ${JSON.stringify(key.use)}`;
   const candidates = typeof key.alg === "string" ? [key.alg] : algorithms;
   if (typeof key.alg === "string" && !algorithms.includes(key.alg)) return `algorithm ${key.alg} not allowed`;
