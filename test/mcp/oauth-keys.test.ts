@@ -111,6 +111,32 @@ describe("the key set under load and abuse", () => {
     expect(issuer.jwksFetches() - fetched).toBe(0);
   });
 
+  it("a key set that fails to fetch is not asked again within the cooldown either; known keys still verify", async () => {
+    const oauth = await createMcpOAuth({ issuer: issuer.url, resource: RESOURCE, cooldownMs: 30_000 });
+    let failed = 0;
+    issuer.routes.set(issuer.jwksPath, () => {
+      failed++;
+      return { status: 500, body: "" };
+    });
+    // only Date is controlled (jose and the key set read Date.now); timers and I/O run for real
+    const real = ["nextTick", "setImmediate", "setTimeout", "clearTimeout", "setInterval", "clearInterval"] as const;
+    jest.useFakeTimers({ doNotFake: [...real, "queueMicrotask", "hrtime", "performance"], now: Date.now() });
+    try {
+      jest.setSystemTime(Date.now() + 31_000); // past the cooldown of the start-up fetch
+      for (let i = 0; i < 30; i++) {
+        const answer = (await oauth.authenticate(`Bearer ${await tokenFor({}, `unknown-${i}`)}`)) as Response;
+        expect(answer.status).toBe(401);
+      }
+      expect(failed).toBe(1);
+      expect(await oauth.authenticate(`Bearer ${await tokenFor()}`)).toMatchObject({ scopes: ["page.read"] });
+      jest.setSystemTime(Date.now() + 31_000);
+      expect(((await oauth.authenticate(`Bearer ${await tokenFor({}, "later")}`)) as Response).status).toBe(401);
+      expect(failed).toBe(2);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it("a key set over the body limit is refused while it streams (declared or chunked), and tokens get 401, not 500", async () => {
     const huge = JSON.stringify({ keys: [{ kty: "RSA", kid: "x", n: "A".repeat(3 * 1024 * 1024), e: "AQAB" }] });
     issuer.routes.set(issuer.jwksPath, () => ({ status: 200, body: huge }));
