@@ -5,7 +5,7 @@
 import { checkKernelAtStartup, runtimeFrom, toolCallLogger, type RuntimeCliOptions } from "../runtime-options";
 import { httpServiceOptions, type HttpCliOptions } from "../http-options";
 import { startTelemetry } from "../../runtime/telemetry/sdk";
-import { CliExit, usageError } from "../exit";
+import { CliExit, environmentError, usageError } from "../exit";
 import { generateTokenFile } from "../token-file";
 import type { ProviderName } from "../../generated/providers";
 import type { Logger } from "../../common/http/logger";
@@ -155,7 +155,11 @@ async function httpToken(opts: McpOptions): Promise<string> {
  */
 async function oauthOf(opts: McpOptions, log: Logger) {
   if (!opts.oauthIssuer) return undefined;
-  const { createMcpOAuth } = await import("../../runtime/transports/mcp-oauth");
+  // jose is an ES module: required from CommonJS, which Node does from 22.12
+  const { createMcpOAuth } = await import("../../runtime/transports/mcp-oauth").catch((e: { code?: string }) => {
+    if (e?.code !== "ERR_REQUIRE_ESM") throw e;
+    throw environmentError(`OAuth needs Node.js 22.12 or newer (this is ${process.version})`);
+  });
   const resource = new URL(opts.oauthResource ?? `http://${opts.host}:${opts.port}/mcp`);
   return createMcpOAuth({
     issuer: opts.oauthIssuer,
