@@ -47,6 +47,8 @@ export interface McpOAuthOptions {
   cooldownMs?: number;
   /** Largest metadata or key-set body (default 256 KiB). */
   maxKeySetBytes?: number;
+  /** Per-fetch timeout of the metadata and key set (default 5 s). */
+  timeoutMs?: number;
 }
 
 /** A verified caller: its principal and the scopes its token carries. */
@@ -78,7 +80,12 @@ function reasonOf(e: unknown): string {
 /** The resource server's side: metadata, the bearer gate, and the scope each tool needs. */
 export async function createMcpOAuth(options: McpOAuthOptions) {
   const algorithms = [...(options.algorithms ?? DEFAULT_ALGORITHMS)];
-  const fetching = { maxBytes: options.maxKeySetBytes, cooldownMs: options.cooldownMs, log: options.log };
+  const fetching = {
+    maxBytes: options.maxKeySetBytes,
+    cooldownMs: options.cooldownMs,
+    timeoutMs: options.timeoutMs,
+    log: options.log,
+  };
   let jwksUrl: URL;
   if (options.jwksUrl !== undefined) {
     const url = fetchableUrl(options.jwksUrl);

@@ -13,6 +13,9 @@ import { OAuthSetupError } from "../../runtime/transports/oauth-keys";
 import { createLogger } from "../../common/http/logger";
 import { listen, startIssuer, type TestIssuer } from "../support/oauth-issuer";
 
+/** Fetch timeout for the issuer the test serves itself: wide, the suites must pass at load 20. */
+const SLOW = 60_000;
+
 const RESOURCE = new URL("http://127.0.0.1:1/mcp");
 let issuer: TestIssuer;
 
@@ -39,7 +42,7 @@ describe("where the keys are", () => {
     const meta = issuer.routes.get("/.well-known/oauth-authorization-server")!;
     issuer.routes.delete("/.well-known/oauth-authorization-server");
     issuer.routes.set("/.well-known/openid-configuration", meta);
-    const oauth = await createMcpOAuth({ issuer: issuer.url, resource: RESOURCE });
+    const oauth = await createMcpOAuth({ timeoutMs: SLOW, issuer: issuer.url, resource: RESOURCE });
     expect(oauth.jwksUrl.href).toBe(`${issuer.url}${issuer.jwksPath}`);
     const who = await oauth.authenticate(`Bearer ${await tokenFor()}`);
     expect(who).toEqual({ principal: { issuer: issuer.url, subject: "person_1" }, scopes: ["page.read"] });
@@ -72,7 +75,9 @@ describe("where the keys are", () => {
     ["a key set that answers 500", () => issuer.routes.set(issuer.jwksPath, () => ({ status: 500, body: "" })), /500/],
   ])("start-up is refused with one line: %s", async (_what, breakIt, message) => {
     breakIt();
-    const error = await createMcpOAuth({ issuer: issuer.url, resource: RESOURCE }).catch((e: unknown) => e);
+    const error = await createMcpOAuth({ timeoutMs: SLOW, issuer: issuer.url, resource: RESOURCE }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(OAuthSetupError);
     expect((error as Error).message).toMatch(message);
     expect((error as Error).message).not.toContain("\n");
@@ -82,13 +87,14 @@ describe("where the keys are", () => {
     const url = issuer.url;
     await issuer.close();
     issuer = await startIssuer(); // afterEach closes this one
-    const error = await createMcpOAuth({ issuer: url, resource: RESOURCE }).catch((e: unknown) => e);
+    const error = await createMcpOAuth({ timeoutMs: SLOW, issuer: url, resource: RESOURCE }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OAuthSetupError);
   });
 
   it("--oauth-jwks overrides discovery (an issuer with no metadata)", async () => {
     issuer.routes.delete("/.well-known/oauth-authorization-server");
     const oauth = await createMcpOAuth({
+      timeoutMs: SLOW,
       issuer: issuer.url,
       resource: RESOURCE,
       jwksUrl: issuer.url + issuer.jwksPath,
@@ -99,7 +105,12 @@ describe("where the keys are", () => {
 
 describe("the key set under load and abuse", () => {
   it("tokens naming unknown keys make at most one fetch per cooldown", async () => {
-    const oauth = await createMcpOAuth({ issuer: issuer.url, resource: RESOURCE, cooldownMs: 600_000 });
+    const oauth = await createMcpOAuth({
+      timeoutMs: SLOW,
+      issuer: issuer.url,
+      resource: RESOURCE,
+      cooldownMs: 600_000,
+    });
     const fetched = issuer.jwksFetches();
     for (let i = 0; i < 30; i++) {
       const answer = await oauth.authenticate(`Bearer ${await tokenFor({}, `unknown-${i}`)}`);
@@ -112,7 +123,7 @@ describe("the key set under load and abuse", () => {
   });
 
   it("a key set that fails to fetch is not asked again within the cooldown either; known keys still verify", async () => {
-    const oauth = await createMcpOAuth({ issuer: issuer.url, resource: RESOURCE, cooldownMs: 30_000 });
+    const oauth = await createMcpOAuth({ timeoutMs: SLOW, issuer: issuer.url, resource: RESOURCE, cooldownMs: 30_000 });
     let failed = 0;
     issuer.routes.set(issuer.jwksPath, () => {
       failed++;
@@ -140,7 +151,9 @@ describe("the key set under load and abuse", () => {
   it("a key set over the body limit is refused while it streams (declared or chunked), and tokens get 401, not 500", async () => {
     const huge = JSON.stringify({ keys: [{ kty: "RSA", kid: "x", n: "A".repeat(3 * 1024 * 1024), e: "AQAB" }] });
     issuer.routes.set(issuer.jwksPath, () => ({ status: 200, body: huge }));
-    const declared = await createMcpOAuth({ issuer: issuer.url, resource: RESOURCE }).catch((e: unknown) => e);
+    const declared = await createMcpOAuth({ timeoutMs: SLOW, issuer: issuer.url, resource: RESOURCE }).catch(
+      (e: unknown) => e,
+    );
     expect((declared as Error).message).toMatch(/larger than 262144 bytes/);
     // chunked, no content-length: counted as it arrives
     let sent = 0;
@@ -158,6 +171,7 @@ describe("the key set under load and abuse", () => {
     });
     const port = await listen(chunked);
     const streamed = await createMcpOAuth({
+      timeoutMs: SLOW,
       issuer: issuer.url,
       resource: RESOURCE,
       jwksUrl: `http://127.0.0.1:${port}/jwks`,
@@ -169,7 +183,7 @@ describe("the key set under load and abuse", () => {
 
     // at run time: the issuer rotates to a huge set; a token naming a new key is a 401 with a reason
     issuer.routes.set(issuer.jwksPath, () => ({ status: 200, body: JSON.stringify({ keys: issuer.published }) }));
-    const oauth = await createMcpOAuth({ issuer: issuer.url, resource: RESOURCE, cooldownMs: 0 });
+    const oauth = await createMcpOAuth({ timeoutMs: SLOW, issuer: issuer.url, resource: RESOURCE, cooldownMs: 0 });
     issuer.routes.set(issuer.jwksPath, () => ({ status: 200, body: huge }));
     const answer = (await oauth.authenticate(`Bearer ${await tokenFor({}, "rotated")}`)) as Response;
     expect(answer.status).toBe(401);
@@ -188,7 +202,7 @@ describe("the key set under load and abuse", () => {
       { ...issuer.published[0]!, kid: "private-1", d: "AAAA" },
     );
     const { log, lines } = capture();
-    const oauth = await createMcpOAuth({ issuer: issuer.url, resource: RESOURCE, log });
+    const oauth = await createMcpOAuth({ timeoutMs: SLOW, issuer: issuer.url, resource: RESOURCE, log });
     const skipped = lines.filter((l) => l.event === "oauth_key_skipped").map((l) => [l.kid, l.reason]);
     expect(skipped).toEqual([
       ["oct-1", "key type oct"],

@@ -23,6 +23,9 @@ import { createLogger } from "../../common/http/logger";
 import { ALL_SCOPES, testRuntime, type TestRuntime } from "../support/runtime";
 import { freePort } from "../support/oauth-issuer";
 
+/** Fetch timeout for the issuer the test serves itself: wide, the suites must pass at load 20. */
+const SLOW = 60_000;
+
 const REDIRECT = "http://127.0.0.1:9/callback";
 
 let as: ChildProcess;
@@ -62,7 +65,7 @@ beforeAll(async () => {
       expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
       principal: { issuer, subject: sub },
     });
-  oauth = await createMcpOAuth({ issuer, resource: new URL(resource) });
+  oauth = await createMcpOAuth({ timeoutMs: SLOW, issuer, resource: new URL(resource) });
   mcp = createMcpHttpServer({
     dispatch: (r) => t.runtime.dispatcher.dispatch(r),
     grants: t.runtime.grants,

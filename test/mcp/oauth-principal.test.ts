@@ -14,6 +14,9 @@ import { createLogger } from "../../common/http/logger";
 import { ALL_SCOPES, testRuntime, type TestRuntime } from "../support/runtime";
 import { freePort, startIssuer, type TestIssuer } from "../support/oauth-issuer";
 
+/** Fetch timeout for the issuer the test serves itself: wide, the suites must pass at load 20. */
+const SLOW = 60_000;
+
 const STATIC = "static-operator-token";
 const MODERN = "2026-07-28";
 const ALL = "page.read page.write artifact.write";
@@ -48,7 +51,7 @@ beforeAll(async () => {
     grants: t.runtime.grants,
     sessionId: "sess_operator",
     token: STATIC,
-    oauth: await createMcpOAuth({ issuer: issuer.url, resource: new URL(resource) }),
+    oauth: await createMcpOAuth({ timeoutMs: SLOW, issuer: issuer.url, resource: new URL(resource) }),
     log: createLogger({ service: "test", level: "silent" }),
   });
   await new Promise<void>((resolve) => mcp.listen(port, "127.0.0.1", resolve));

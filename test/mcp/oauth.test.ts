@@ -19,6 +19,9 @@ import { capabilityScopes } from "../../generated/registry";
 import { ALL_SCOPES, testRuntime, type TestRuntime } from "../support/runtime";
 import { freePort, startIssuer, type TestIssuer } from "../support/oauth-issuer";
 
+/** Fetch timeout for the issuer the test serves itself: wide, the suites must pass at load 20. */
+const SLOW = 60_000;
+
 const STATIC = "static-local-token";
 const ALL = "page.read page.write artifact.write";
 const SESSION = "sess_person_1";
@@ -50,7 +53,7 @@ beforeAll(async () => {
     level: "warn",
     destination: { write: (line: string) => void logged.push(line) } as never,
   });
-  oauth = await createMcpOAuth({ issuer: issuer.url, resource: new URL(resource), log });
+  oauth = await createMcpOAuth({ timeoutMs: SLOW, issuer: issuer.url, resource: new URL(resource), log });
   mcp = createMcpHttpServer({
     dispatch: (r) => t.runtime.dispatcher.dispatch(r),
     grants: t.runtime.grants,
