@@ -161,6 +161,24 @@ describe("two people through one MCP server", () => {
     const operator = await callAs(STATIC, "sess_alice", "mnote_page_update_title", replay);
     expect(errorOf(operator)).toMatchObject({ code: "mnote_tool_approval_invalid", reason: "other_session" });
     expect(t.kernelStateHash()).toBe(before);
+    // the 2025-era path (no protocol version header or _meta) honours no requestState, even Alice's own
+    const legacy = await fetch(resource, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${alice}`,
+        "x-mnote-session": "sess_alice",
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 9,
+        method: "tools/call",
+        params: { name: "mnote_page_update_title", ...replay },
+      }),
+    });
+    expect(legacy.status).toBe(400);
+    expect(t.kernelStateHash()).toBe(before);
     // Alice's yes writes, once
     const done = await callAs(alice, "sess_alice", "mnote_page_update_title", replay);
     expect(done.json.result.structuredContent.ok).toBe(true);
