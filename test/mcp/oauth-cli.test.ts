@@ -9,6 +9,8 @@ import { spawn } from "node:child_process";
 import { cliPath, runCli } from "../support/paths";
 import { seededProject } from "../support/project";
 import { freePort, startIssuer } from "../support/oauth-issuer";
+import { start } from "../support/processes";
+import Database from "better-sqlite3";
 
 /** The CLI run without blocking this process (the test's issuer must answer meanwhile). */
 function runAsync(args: string[]): Promise<{ status: number | null; stderr: string }> {
@@ -66,6 +68,82 @@ describe("mcp's OAuth options", () => {
       const other = await runAsync([...base, "--oauth-issuer", issuer.url]);
       expect(other.status).toBe(3);
       expect(lines(other.stderr)).toEqual([expect.stringContaining("names the issuer")]);
+    } finally {
+      await issuer.close();
+    }
+  });
+});
+
+describe("mcp --http --oauth-issuer, started as an operator would", () => {
+  it("discovers the keys, serves a person's token in the grant issued to them, and nobody else's", async () => {
+    const issuer = await startIssuer();
+    try {
+      const p = seededProject([]);
+      const granted = runCli([
+        "session",
+        "grant",
+        "--state",
+        p.state,
+        "--session",
+        "sess_cli_alice",
+        "--workspace",
+        "ws_1",
+        "--document",
+        "doc_1",
+        "--actor",
+        "user_1",
+        "--scope",
+        "page.read,artifact.write",
+        "--principal-issuer",
+        issuer.url,
+        "--principal-subject",
+        "alice",
+      ]);
+      expect(granted.status).toBe(0);
+      const port = await freePort();
+      const resource = `http://127.0.0.1:${port}/mcp`;
+      const server = await start(
+        ["mcp", "--session", "sess_cli_alice", "--http", "--port", String(port), "--token", "T", "--db", p.db].concat([
+          "--state",
+          p.state,
+          "--oauth-issuer",
+          issuer.url,
+          "--oauth-resource",
+          resource,
+        ]),
+        { timeoutMs: 240_000 },
+      );
+      try {
+        const note = (sub: string) =>
+          issuer.token({ aud: resource, sub, scope: "page.read artifact.write" }).then((token) =>
+            fetch(resource, {
+              method: "POST",
+              headers: {
+                authorization: `Bearer ${token}`,
+                "x-mnote-session": "sess_cli_alice",
+                "content-type": "application/json",
+                accept: "application/json, text/event-stream",
+              },
+              body: JSON.stringify({
+                jsonrpc: "2.0",
+                id: 1,
+                method: "tools/call",
+                params: { name: "mnote_artifact_create_ai_note", arguments: { content: `by ${sub}` } },
+              }),
+            }).then(async (res) => ((await res.json()) as any).result.structuredContent),
+          );
+        expect(await note("alice")).toMatchObject({ ok: true });
+        expect(await note("bob")).toMatchObject({ ok: false, error: { code: "mnote_tool_not_authenticated" } });
+        const db = new Database(p.db, { readonly: true });
+        try {
+          const rows = db.prepare("SELECT content FROM artifacts WHERE content LIKE 'by %'").all();
+          expect(rows).toEqual([{ content: "by alice" }]);
+        } finally {
+          db.close();
+        }
+      } finally {
+        expect(await server.stop()).toBe(0);
+      }
     } finally {
       await issuer.close();
     }
