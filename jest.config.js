@@ -9,7 +9,7 @@ module.exports = {
     // module system, as any ESM-only dependency of a suite would be (ts-jest, transpile only)
     "^.+\\.m?js$": ["ts-jest", { tsconfig: "tsconfig.esm-deps.json" }],
   },
-  transformIgnorePatterns: ["/node_modules/(?!(ai|@ai-sdk|@workflow|eventsource-parser|@standard-schema|zod)/)"],
+  transformIgnorePatterns: ["/node_modules/(?!(ai|@ai-sdk|@workflow|eventsource-parser|@standard-schema|zod|jose)/)"],
   moduleFileExtensions: ["ts", "js", "json"],
   testTimeout: 120000,
   // a private redis-server for the suites that need Redis, unless MNOTE_TEST_REDIS_PORT names one

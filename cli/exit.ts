@@ -66,6 +66,7 @@ const TYPED_ERRORS: ReadonlyArray<{ name: string; code: ExitCode; prefix?: strin
   { name: "DatabaseOpenError", code: EXIT.environment }, // common/sqlite.ts
   { name: "StateFileExposedError", code: EXIT.environment }, // runtime/approval/state-file.ts
   { name: "ClusterStartError", code: EXIT.environment }, // common/http/cluster.ts: serve --workers
+  { name: "OAuthSetupError", code: EXIT.environment }, // runtime/transports/oauth-keys.ts: the issuer cannot be used
 ];
 
 /** Node's system error codes that mean "the environment", with the words a person reads. */

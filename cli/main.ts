@@ -8,7 +8,18 @@ import { reportExit } from "./exit";
 import { addRuntimeOptions, DEFAULT_DB, DEFAULT_STATE } from "./runtime-options";
 import { addHttpOptions } from "./http-options";
 import { parseState } from "./state-url";
-import { nonEmpty, option, parseBytes, parsePort, parseRedisUrl, parseSeconds, parseWorkers } from "./options";
+import {
+  nonEmpty,
+  option,
+  parseBytes,
+  parseHttpUrl,
+  parseJwsAlgorithms,
+  parseOAuthUrl,
+  parsePort,
+  parseRedisUrl,
+  parseSeconds,
+  parseWorkers,
+} from "./options";
 
 /**
  * This package's version and the contract version it speaks, "0.1.0 (contract mnote-page-ai-tools
@@ -213,11 +224,33 @@ function addMcp(program: Command): void {
           "--provider <name>",
           "which tool schemas tools/list shows: canonical, portable (default), openai-strict, gemini, anthropic",
         )
-        .option("--oauth-issuer <url>", "also accept bearer JWTs from this OAuth issuer (--http; docs/MCP.md)")
-        .option("--oauth-jwks <url>", "the issuer's JWKS URL (default: the issuer's well-known jwks.json)")
-        .option(
-          "--oauth-resource <url>",
-          "this server's public /mcp URL, the audience tokens must name (default http://<host>:<port>/mcp)",
+        .addOption(
+          option(
+            "--oauth-issuer <url>",
+            "also accept bearer JWTs from this OAuth issuer (--http; docs/MCP.md)",
+            parseOAuthUrl,
+          ),
+        )
+        .addOption(
+          option(
+            "--oauth-jwks <url>",
+            "the issuer's key set (default: the jwks_uri of its RFC 8414 or OpenID metadata)",
+            parseOAuthUrl,
+          ),
+        )
+        .addOption(
+          option(
+            "--oauth-resource <url>",
+            "this server's public /mcp URL, the audience tokens must name (default http://<host>:<port>/mcp)",
+            parseHttpUrl,
+          ),
+        )
+        .addOption(
+          option(
+            "--oauth-algorithms <list>",
+            "the token signing algorithms accepted, comma-separated, asymmetric only (default RS256,PS256,ES256,EdDSA)",
+            parseJwsAlgorithms,
+          ),
         ),
     ),
   ).action(async (opts) => (await import("./commands/mcp")).runMcp(opts));
@@ -284,6 +317,14 @@ function addSession(program: Command): void {
     .addOption(option("--ttl <seconds>", "lifetime", parseSeconds, { default: 3600 }))
     .option("--trace <id>", "the trace id every call of the session carries")
     .option("--locale <locale>", "zh-CN or en")
+    .addOption(
+      option(
+        "--principal-issuer <url>",
+        "the OAuth issuer of the person this grant is for (with --principal-subject; docs/MCP.md)",
+        parseOAuthUrl,
+      ),
+    )
+    .addOption(option("--principal-subject <sub>", "that person's subject (the sub of their tokens)", nonEmpty))
     .action(async (opts) => (await import("./commands/session")).runSessionGrant(opts));
   session
     .command("show <sessionId>")

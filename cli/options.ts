@@ -6,6 +6,7 @@
  * Every command builds its options with these, so the rules are written once.
  */
 import { InvalidArgumentError, Option } from "commander";
+import { ASYMMETRIC_ALGORITHMS } from "../runtime/transports/jws-algorithms";
 
 /** Longest delay Node's timers take (2^31 - 1 ms); a larger one fires at once, with a warning. */
 export const MAX_TIMER_MS = 2_147_483_647;
@@ -76,6 +77,38 @@ export function parseHttpUrl(text: string): string {
   if (url.username || url.password)
     throw new InvalidArgumentError("Expected a URL without a user or password: the token goes in --kernel-token.");
   return text;
+}
+
+/** An OAuth issuer or key-set URL: https://, or http:// on a loopback host (a local test issuer). */
+export function parseOAuthUrl(text: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  const loopback = url !== undefined && ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname);
+  if (!url || !(url.protocol === "https:" || (url.protocol === "http:" && loopback)))
+    throw new InvalidArgumentError(
+      "Expected an https:// URL (http:// only on a loopback host), such as https://auth.example.com.",
+    );
+  if (url.username || url.password || url.hash)
+    throw new InvalidArgumentError("Expected a URL without a user, password or #fragment.");
+  return text;
+}
+
+/** A comma-separated list of asymmetric JWS algorithms. */
+export function parseJwsAlgorithms(text: string): string[] {
+  const list = text
+    .split(",")
+    .map((a) => a.trim())
+    .filter(Boolean);
+  const wrong = list.find((a) => !ASYMMETRIC_ALGORITHMS.includes(a));
+  if (list.length === 0 || wrong !== undefined)
+    throw new InvalidArgumentError(
+      `Expected asymmetric JWS algorithms among ${ASYMMETRIC_ALGORITHMS.join(", ")}${wrong ? `, not ${wrong}` : ""}.`,
+    );
+  return list;
 }
 
 /** Text that must not be empty (a token, a command line). */

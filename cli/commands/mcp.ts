@@ -5,7 +5,7 @@
 import { checkKernelAtStartup, runtimeFrom, toolCallLogger, type RuntimeCliOptions } from "../runtime-options";
 import { httpServiceOptions, type HttpCliOptions } from "../http-options";
 import { startTelemetry } from "../../runtime/telemetry/sdk";
-import { CliExit } from "../exit";
+import { CliExit, environmentError, usageError } from "../exit";
 import { generateTokenFile } from "../token-file";
 import type { ProviderName } from "../../generated/providers";
 import type { Logger } from "../../common/http/logger";
@@ -21,6 +21,7 @@ export interface McpOptions extends RuntimeCliOptions, HttpCliOptions {
   oauthIssuer?: string;
   oauthJwks?: string;
   oauthResource?: string;
+  oauthAlgorithms?: string[];
 }
 
 /** What both transports serve with: the runtime, its tracked dispatch, the log and the approval rounds' states. */
@@ -35,6 +36,12 @@ interface McpServing {
 }
 
 export async function runMcp(opts: McpOptions): Promise<void> {
+  const oauthGiven = [opts.oauthIssuer, opts.oauthJwks, opts.oauthResource, opts.oauthAlgorithms].some(
+    (v) => v !== undefined,
+  );
+  if (oauthGiven && !opts.http) throw usageError("the --oauth-* options need --http (OAuth guards the HTTP endpoint)");
+  if (oauthGiven && !opts.oauthIssuer)
+    throw usageError("--oauth-jwks, --oauth-resource and --oauth-algorithms need --oauth-issuer");
   const provider = await providerOf(opts);
   const serving = await startServing(opts, provider);
   if (!opts.http) return serveStdio(opts, serving);
@@ -106,7 +113,10 @@ async function serveHttp(opts: McpOptions, s: McpServing): Promise<void> {
   const { createMcpHttpServer } = await import("../../runtime/transports/mcp-http");
   const { serveUntilSignal } = await import("../../common/http/server");
   const token = await httpToken(opts);
-  const oauth = await oauthOf(opts);
+  const oauth = await oauthOf(opts, s.log).catch(async (e: unknown) => {
+    await s.stop().catch(() => undefined);
+    throw e;
+  });
   const server = createMcpHttpServer({
     ...serverOptions(opts, s),
     oauth,
@@ -139,10 +149,23 @@ async function httpToken(opts: McpOptions): Promise<string> {
   return generated.token;
 }
 
-/** OAuth when --oauth-issuer is given; the resource defaults to this server's /mcp URL. */
-async function oauthOf(opts: McpOptions) {
+/**
+ * OAuth when --oauth-issuer is given; the resource defaults to this server's /mcp URL. The issuer's
+ * metadata and key set are fetched now: unreachable or inconsistent is exit 3 (OAuthSetupError).
+ */
+async function oauthOf(opts: McpOptions, log: Logger) {
   if (!opts.oauthIssuer) return undefined;
-  const { mcpOAuth } = await import("../../runtime/transports/mcp-oauth");
+  // jose is an ES module: required from CommonJS, which Node does from 22.12
+  const { createMcpOAuth } = await import("../../runtime/transports/mcp-oauth").catch((e: { code?: string }) => {
+    if (e?.code !== "ERR_REQUIRE_ESM") throw e;
+    throw environmentError(`OAuth needs Node.js 22.12 or newer (this is ${process.version})`);
+  });
   const resource = new URL(opts.oauthResource ?? `http://${opts.host}:${opts.port}/mcp`);
-  return mcpOAuth({ issuer: opts.oauthIssuer, jwksUrl: opts.oauthJwks, resource });
+  return createMcpOAuth({
+    issuer: opts.oauthIssuer,
+    jwksUrl: opts.oauthJwks,
+    resource,
+    algorithms: opts.oauthAlgorithms,
+    log,
+  });
 }

@@ -16,6 +16,8 @@ export interface GrantOptions {
   ttl: number;
   trace?: string;
   locale?: string;
+  principalIssuer?: string;
+  principalSubject?: string;
 }
 
 async function stores(statePath: string, redis?: string) {
@@ -55,6 +57,13 @@ export async function runSessionGrant(opts: GrantOptions): Promise<void> {
   };
   if (opts.trace) grant.traceId = opts.trace;
   if (opts.locale) grant.locale = opts.locale;
+  // the person an OAuth caller must be to use this grant (both or neither)
+  if ((opts.principalIssuer === undefined) !== (opts.principalSubject === undefined)) {
+    console.error("--principal-issuer and --principal-subject go together");
+    throw new CliExit(2);
+  }
+  if (opts.principalIssuer !== undefined)
+    grant.principal = { issuer: opts.principalIssuer, subject: opts.principalSubject };
   if (!validateSessionGrant(grant)) {
     const issue = validateSessionGrant.errors?.[0];
     console.error(

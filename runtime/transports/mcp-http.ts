@@ -41,11 +41,12 @@ import {
   type AuthInfo,
 } from "@modelcontextprotocol/server";
 import type { Dispatched } from "../dispatch/dispatcher";
+import { isPlainObject } from "../../common/values";
 import { confirmDeliveries, createMcpServer, mcpToolOf, type McpCaller } from "./mcp-server";
 import { jsonRpcTooLarge } from "./json-rpc-limits";
 import { rawRefusal } from "./mcp-guard";
 import type { McpRequestStates } from "./mcp-request-state";
-import type { McpOAuth } from "./mcp-oauth";
+import type { McpOAuth, OAuthCaller } from "./mcp-oauth";
 import type { ProviderName } from "../../generated/providers";
 
 export interface McpHttpOptions {
@@ -186,8 +187,9 @@ export function createMcpHttpServer(options: McpHttpOptions): Server {
       ...["GET", "DELETE"].map((method) => ({
         method,
         path: "/mcp",
-        handle: ({ req }: { req: IncomingMessage }) => {
-          requireBearer(req, [options.token]);
+        handle: async ({ req, res }: { req: IncomingMessage; res: ServerResponse }) => {
+          const who = await authenticate(serving, req);
+          if (who instanceof Response) return sendResponse(res, who);
           throw new HttpError(405, "Method not allowed: this server is stateless (POST only)", undefined, {
             allow: "POST",
           });
@@ -207,32 +209,45 @@ interface Serving {
   modern: ReturnType<typeof createMcpHandler>;
 }
 
-/** POST /mcp: the caller authenticated and named, then the request handed to the SDK of its revision. */
+/**
+ * Who is calling, from the headers alone (no body is read before this): the static token (local
+ * use), else a verified OAuth bearer token when OAuth is configured, else the 401 to answer.
+ */
+async function authenticate(s: Serving, req: IncomingMessage): Promise<{ oauth?: OAuthCaller } | Response> {
+  if (hasBearer(req, s.options.token)) return {};
+  if (!s.options.oauth) requireBearer(req, [s.options.token]);
+  const header = req.headers.authorization;
+  const auth = await s.options.oauth!.authenticate(typeof header === "string" ? header : undefined);
+  return auth instanceof Response ? auth : { oauth: auth };
+}
+
+/** Whether any tools/call of `body` carries a 2026-07-28 requestState or inputResponses. */
+function carriesRequestState(body: unknown): boolean {
+  return (Array.isArray(body) ? body : [body]).some(
+    (m) => isPlainObject(m) && isPlainObject(m.params) && ("requestState" in m.params || "inputResponses" in m.params),
+  );
+}
+
+/** POST /mcp: the caller authenticated, then the body read and gated, then handed to the SDK of its revision. */
 async function postMcp(s: Serving, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const { options } = s;
-  // the static token (local use), else an OAuth bearer token when OAuth is configured
-  const local = hasBearer(req, options.token);
-  if (!local && !options.oauth) requireBearer(req, [options.token]);
+  const who = await authenticate(s, req);
+  if (who instanceof Response) return sendResponse(res, who);
   const { text, body } = await readJsonRpc(req, s.maxBytes);
-  let subject: string | undefined;
-  if (!local && options.oauth) {
-    const auth = await options.oauth.gate(webRequest(req, text));
-    if (auth instanceof Response) return sendResponse(res, auth);
-    const refused = options.oauth.scopeRefusal(body, auth);
-    if (refused) return sendResponse(res, refused);
-    subject = typeof auth.extra?.subject === "string" ? auth.extra.subject : auth.clientId;
-  }
+  // the scope gate: every message of the body (a batch's elements too), before anything runs
+  const refused = who.oauth && options.oauth!.scopeRefusal(body, who.oauth);
+  if (refused) return sendResponse(res, refused);
   const header = req.headers["x-mnote-session"];
   const caller: McpCaller = {
-    // X-Mnote-Session is the static token's (its holder vouches); an OAuth caller acts under --session
-    sessionId: local && typeof header === "string" && header ? header : options.sessionId,
+    // X-Mnote-Session names the session; an OAuth caller may use only a grant issued to its principal (mcp-server.ts)
+    sessionId: typeof header === "string" && header ? header : options.sessionId,
     refusals: new Map(),
     undelivered: new Map(),
-    ...(subject !== undefined ? { subject } : {}),
+    ...(who.oauth ? { principal: who.oauth.principal } : {}),
   };
   // what the SDK's parse would hide is noted first (mcp-guard.ts)
-  const refused = rawRefusal(body, mcpToolOf);
-  if (refused) caller.refusals.set(refused.id, refused);
+  const raw = rawRefusal(body, mcpToolOf);
+  if (raw) caller.refusals.set(raw.id, raw);
   // the token is checked above and never handed on (nor logged): authInfo carries the caller only
   const authInfo: AuthInfo = {
     token: "",
@@ -241,7 +256,16 @@ async function postMcp(s: Serving, req: IncomingMessage, res: ServerResponse): P
     extra: { [CALLER]: caller },
   };
   const request = webRequest(req, text);
-  if (await isLegacyRequest(request, body)) return legacy(s, request, body, authInfo, res);
+  if (await isLegacyRequest(request, body)) {
+    // the 2025-era path has no approval rounds: a requestState there is refused, never honoured
+    if (carriesRequestState(body))
+      throw new HttpError(
+        400,
+        "requestState on a 2025-era request",
+        jsonRpcError(-32602, "Invalid params: requestState and inputResponses belong to the 2026-07-28 revision"),
+      );
+    return legacy(s, request, body, authInfo, res);
+  }
   await sendResponse(res, await s.modern.fetch(request, { authInfo, parsedBody: body }), caller);
 }
 

@@ -1,8 +1,8 @@
 /**
  * The signed requestState of an MCP approval round (2026-07-28 multi-round-trip requests). The SDK's
  * codec (createRequestStateCodec: HMAC-SHA256, expiry) signs it; it is not encrypted, so the client
- * could read it. What it binds is plain: the principal (the session grant, and the OAuth subject
- * when there is one), the tool, the fingerprint of the model's raw arguments, the previewed
+ * could read it. What it binds is plain: the principal (the session grant, and the OAuth issuer
+ * and subject when there is one), the tool, the fingerprint of the model's raw arguments, the previewed
  * revision and the expiry. The approval token itself (the runtime's single-use nonce lives in it,
  * consumed by the dispatcher's consumeApproval) travels sealed with AES-256-GCM: the client holds
  * it and echoes it, and no one outside this server reads it, so no model and no client can send it
@@ -17,7 +17,7 @@ import { canonicalJson } from "../../common/ids";
 
 export interface ApprovalState {
   v: 1;
-  /** The principal the approval was asked for: the session grant (and OAuth subject). */
+  /** The principal the approval was asked for: the session grant (and OAuth issuer and subject). */
   p: string;
   /** The tool's provider name. */
   t: string;

@@ -5,9 +5,10 @@
  * request (createMcpHandler, mcp-http.ts) or one stdio connection (serveStdio, below).
  *
  * Identity: the server serves one session grant, named at start (--session); over Streamable HTTP
- * a request may name another with the X-Mnote-Session header (the bearer token vouches for the
- * caller). The grant supplies workspace, page, actor and scope; the model supplies only the tool's
- * arguments.
+ * a request may name another with the X-Mnote-Session header. The static token's holder vouches for
+ * the caller and may use any grant; an OAuth caller (its principal: issuer + sub) may use only a
+ * grant issued to that principal, any other is answered exactly as an unknown session. The grant
+ * supplies workspace, page, actor and scope; the model supplies only the tool's arguments.
  *
  * An MCP client has no tool-call id to give, so each call gets a fresh one and a fresh
  * idempotency key, unless the client passes its own key in the request's
@@ -44,7 +45,7 @@ import { validateIdempotencyKey } from "../../generated/validators";
 import type { SessionGrant, ToolRequest, ToolResponse } from "../../generated/types";
 import type { RaiseRefusal } from "../../generated/raise";
 import { failureResponse, refusalResponse, vouchGrant, type Delivery, type Dispatched } from "../dispatch/dispatcher";
-import type { GrantStore } from "../state/grant-store";
+import { grantBelongsTo, type GrantStore, type Principal } from "../state/grant-store";
 import { raiseRefusalFailure } from "./request-builder";
 import { requestFromModelCall } from "./model-call";
 import type { RawRefusals } from "./mcp-guard";
@@ -74,10 +75,11 @@ export interface McpServerOptions {
   provider?: ProviderName;
 }
 
-/** Per serving unit: who is calling (the OAuth subject, if any) and the raw calls the guard refused. */
+/** Per serving unit: who is calling (the OAuth principal, if any) and the raw calls the guard refused. */
 export interface McpCaller {
   sessionId: string;
-  subject?: string;
+  /** The OAuth caller's principal; absent for the static token and stdio (the operator vouches). */
+  principal?: Principal;
   refusals: RawRefusals;
   /**
    * The delivery rule (docs/RELIABILITY.md): a write's answer counts as delivered only once the
@@ -148,7 +150,8 @@ export function createMcpServer(
     caller,
     states,
     now: options.now ?? Date.now,
-    principal: `${caller.sessionId}\u0000${caller.subject ?? ""}`,
+    // the session, and over OAuth the issuer and subject: unambiguous (JSON), never client_id
+    principal: JSON.stringify([caller.sessionId, caller.principal?.issuer ?? null, caller.principal?.subject ?? null]),
   };
 
   server.setRequestHandler("tools/list", async () => ({ tools: toolsFor(provider) as never }));
@@ -162,13 +165,15 @@ interface Unit {
   caller: McpCaller;
   states: McpRequestStates;
   now: () => number;
-  /** Who an approval round belongs to: the session and, over OAuth, the subject. */
+  /** Who an approval round belongs to: the session and, over OAuth, the issuer and subject. */
   principal: string;
 }
 
 /** The session's live grant, or the refusal to answer instead. */
 async function liveGrant(u: Unit, tool: ToolDescriptor): Promise<SessionGrant | ToolResponse> {
-  const grant = await u.options.grants.get(u.caller.sessionId).catch(() => undefined);
+  const found = await u.options.grants.get(u.caller.sessionId).catch(() => undefined);
+  // another principal's grant is answered exactly as an unknown session (no existence oracle)
+  const grant = found && (!u.caller.principal || grantBelongsTo(found, u.caller.principal)) ? found : undefined;
   if (grant && isGrantLive(grant, u.now())) return grant;
   return {
     ...refusalResponse(ERR.notAuthenticated, grant?.locale, grant ? "session_expired" : "session_unknown"),

@@ -1,87 +1,65 @@
 /**
- * OAuth on `mnote-tools mcp --http` (runtime/transports/mcp-oauth.ts), with a real local issuer the
- * test starts: an HTTP server serving its JWKS, and JWTs signed with node:crypto (RS256, ES256).
- * The RFC 9728 metadata is served and named in the 401 challenge; the audience, issuer, expiry and
- * signature are checked; scopes map to the contract's capabilities (403 insufficient_scope naming
- * the missing one, nothing written); the static token keeps working for local use.
+ * OAuth on `mnote-tools mcp --http` (runtime/transports/mcp-oauth.ts, oauth-keys.ts), with a real
+ * local issuer the test starts (test/support/oauth-issuer.ts: RFC 8414 metadata, keys at a
+ * non-default jwks_uri, tokens signed by jose). The RFC 9728 metadata is served and named in the
+ * 401 challenge; the audience, issuer, expiry, subject and signature are checked; every failure is
+ * a 401 with its reason, never a 500; scopes map to the contract's capabilities on every request
+ * shape (a batch too), checked before anything is dispatched; the body of an unauthenticated POST
+ * is never read; the 2025-era path honours no requestState. The kernel's state is asserted after
+ * each refusal.
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { generateKeyPairSync, sign, type KeyObject } from "node:crypto";
+import type { Server } from "node:http";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as V1Http } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createMcpHttpServer } from "../../runtime/transports/mcp-http";
-import { mcpOAuth } from "../../runtime/transports/mcp-oauth";
+import { createMcpOAuth, type McpOAuth } from "../../runtime/transports/mcp-oauth";
 import { createLogger } from "../../common/http/logger";
 import { capabilityScopes } from "../../generated/registry";
-import { testRuntime, type TestRuntime } from "../support/runtime";
+import { ALL_SCOPES, testRuntime, type TestRuntime } from "../support/runtime";
+import { freePort, startIssuer, type TestIssuer } from "../support/oauth-issuer";
+
+/** Fetch timeout for the issuer the test serves itself: wide, the suites must pass at load 20. */
+const SLOW = 60_000;
 
 const STATIC = "static-local-token";
 const ALL = "page.read page.write artifact.write";
+const SESSION = "sess_person_1";
 
-const listen = (server: Server) =>
-  new Promise<number>((resolve) =>
-    server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)),
-  );
-
-/** A local issuer: its JWKS over HTTP, and tokens it signs. */
-async function startIssuer() {
-  const rsa = generateKeyPairSync("rsa", { modulusLength: 2048 });
-  const ec = generateKeyPairSync("ec", { namedCurve: "P-256" });
-  const stranger = generateKeyPairSync("rsa", { modulusLength: 2048 });
-  const jwk = (key: KeyObject, kid: string, alg: string) => ({
-    ...key.export({ format: "jwk" }),
-    kid,
-    alg,
-    use: "sig",
-  });
-  const server = createServer((req, res) => {
-    if (req.url !== "/.well-known/jwks.json") return void res.writeHead(404).end();
-    res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify({ keys: [jwk(rsa.publicKey, "rsa-1", "RS256"), jwk(ec.publicKey, "ec-1", "ES256")] }));
-  });
-  const url = `http://127.0.0.1:${await listen(server)}`;
-  const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url");
-  function token(
-    claims: Record<string, unknown>,
-    how: { alg?: "RS256" | "ES256"; key?: KeyObject; kid?: string } = {},
-  ) {
-    const alg = how.alg ?? "RS256";
-    const head = b64({ alg, typ: "JWT", kid: how.kid ?? (alg === "RS256" ? "rsa-1" : "ec-1") });
-    const now = Math.floor(Date.now() / 1000);
-    const body = b64({ iss: url, sub: "person_1", client_id: "client_1", iat: now, exp: now + 300, ...claims });
-    const key = how.key ?? (alg === "RS256" ? rsa.privateKey : ec.privateKey);
-    const signature = sign(
-      "sha256",
-      Buffer.from(`${head}.${body}`),
-      alg === "ES256" ? { key, dsaEncoding: "ieee-p1363" } : key,
-    );
-    return `${head}.${body}.${signature.toString("base64url")}`;
-  }
-  return { url, token, stranger: stranger.privateKey, close: () => new Promise((r) => server.close(r)) };
-}
-
-let issuer: Awaited<ReturnType<typeof startIssuer>>;
+let issuer: TestIssuer;
 let t: TestRuntime;
 let mcp: Server;
+let oauth: McpOAuth;
 let resource: string;
+const logged: string[] = [];
 
 beforeAll(async () => {
   issuer = await startIssuer();
   t = await testRuntime();
-  const as = await t.session({ actorId: "user_1" });
-  // the port first: the resource URL (the tokens' audience) names it
-  const probe = createServer();
-  const port = await listen(probe);
-  await new Promise((r) => probe.close(r));
+  // the grant is issued to the issuer's person_1: the OAuth caller's own
+  await t.runtime.grants.put({
+    sessionId: SESSION,
+    workspaceId: "ws_1",
+    documentId: "doc_1",
+    actorId: "user_1",
+    capabilityScope: ALL_SCOPES as never,
+    expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+    principal: { issuer: issuer.url, subject: "person_1" },
+  });
+  const port = await freePort();
   resource = `http://127.0.0.1:${port}/mcp`;
+  const log = createLogger({
+    service: "test",
+    level: "warn",
+    destination: { write: (line: string) => void logged.push(line) } as never,
+  });
+  oauth = await createMcpOAuth({ timeoutMs: SLOW, issuer: issuer.url, resource: new URL(resource), log });
   mcp = createMcpHttpServer({
     dispatch: (r) => t.runtime.dispatcher.dispatch(r),
     grants: t.runtime.grants,
-    sessionId: as.sessionId,
+    sessionId: SESSION,
     token: STATIC,
-    oauth: mcpOAuth({ issuer: issuer.url, resource: new URL(resource) }),
+    oauth,
     log: createLogger({ service: "test", level: "silent" }),
   });
   await new Promise<void>((resolve) => mcp.listen(port, "127.0.0.1", resolve));
@@ -104,21 +82,31 @@ async function client(bearer: string) {
   return c;
 }
 
-const post = (bearer?: string) =>
+const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+};
+
+const post = (bearer?: string, body: unknown = INITIALIZE, headers: Record<string, string> = {}) =>
   fetch(resource, {
     method: "POST",
     headers: {
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
       ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
+      ...headers,
     },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-    }),
+    body: typeof body === "string" ? body : JSON.stringify(body),
   });
+
+const call = (id: number, name: string, args: Record<string, unknown>, params: Record<string, unknown> = {}) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, arguments: args, ...params },
+});
 
 describe("OAuth on the MCP HTTP server", () => {
   it("serves the RFC 9728 metadata, and names it in the 401 challenge", async () => {
@@ -134,58 +122,126 @@ describe("OAuth on the MCP HTTP server", () => {
     expect(res.headers.get("www-authenticate")).toContain(`resource_metadata="${metadataUrl()}"`);
   });
 
+  it("found the keys at the jwks_uri of the issuer's RFC 8414 metadata (not <issuer>/.well-known/jwks.json)", () => {
+    expect(oauth.jwksUrl.href).toBe(`${issuer.url}${issuer.jwksPath}`);
+  });
+
   it.each(["RS256", "ES256"] as const)(
     "a %s token for this server with every scope: tools listed and called",
     async (alg) => {
-      const c = await client(issuer.token({ aud: resource, scope: ALL }, { alg }));
+      const c = await client(await issuer.token({ aud: resource, scope: ALL }, { alg }));
       expect((await c.listTools()).tools).toHaveLength(6);
-      const r = await c.callTool({ name: "mnote_artifact_create_ai_note", arguments: { content: "from OAuth" } });
+      const r = await c.callTool({
+        name: "mnote_artifact_create_ai_note",
+        arguments: { content: `from OAuth ${alg}` },
+      });
       expect((r.structuredContent as any).ok).toBe(true);
-      expect(t.count("artifacts", "content = ?", "from OAuth")).toBeGreaterThan(0);
+      expect(t.count("artifacts", "content = ?", `from OAuth ${alg}`)).toBe(1);
       await c.close();
     },
   );
 
   it.each([
-    ["for another audience", () => issuer.token({ aud: "https://other.example/mcp", scope: ALL })],
-    ["with no audience", () => issuer.token({ scope: ALL })],
-    ["expired", () => issuer.token({ aud: resource, scope: ALL, exp: Math.floor(Date.now() / 1000) - 10 })],
-    ["from another issuer", () => issuer.token({ aud: resource, scope: ALL, iss: "https://evil.example" })],
+    ["for another audience", () => issuer.token({ aud: "https://other.example/mcp", scope: ALL }), "aud"],
+    ["with no audience", () => issuer.token({ scope: ALL }), "aud"],
+    ["whose audience is not a URL", () => issuer.token({ aud: "not a url", scope: ALL }), "aud"],
+    ["expired", () => issuer.token({ aud: resource, scope: ALL, exp: Math.floor(Date.now() / 1000) - 10 }), "expired"],
+    ["from another issuer", () => issuer.token({ aud: resource, scope: ALL, iss: "https://evil.example" }), "issuer"],
     [
       "signed by a key the issuer does not publish",
       () => issuer.token({ aud: resource, scope: ALL }, { key: issuer.stranger }),
+      "signature",
     ],
-    ["not a JWT", () => "not-a-jwt"],
-  ])("a token %s: 401 invalid_token, nothing served", async (_what, make) => {
-    const res = await post(make());
+    ["with an empty sub", () => issuer.token({ aud: resource, scope: ALL, sub: "" }), "subject"],
+    ["with no sub, only a client_id", () => issuer.token({ aud: resource, scope: ALL, sub: undefined }), "subject"],
+    ["not a JWT", async () => "not-a-jwt", "JWT"],
+  ])("a token %s: 401 invalid_token with its reason, nothing served", async (_what, make, reason) => {
+    const before = t.kernelStateHash();
+    const res = await post(await make(), call(1, "mnote_artifact_create_ai_note", { content: "refused" }));
     expect(res.status).toBe(401);
-    expect(res.headers.get("www-authenticate")).toContain('error="invalid_token"');
+    const challenge = res.headers.get("www-authenticate")!;
+    expect(challenge).toContain('error="invalid_token"');
+    expect(challenge).toContain(reason);
+    expect(t.kernelStateHash()).toBe(before);
+  });
+
+  it("an unauthenticated POST is refused before its body is read: 401, not 400 or 413", async () => {
+    for (const body of ["{not json", `{"a":${"[".repeat(5000)}`, "x".repeat(2 * 1024 * 1024)]) {
+      const res = await post(undefined, body);
+      expect(res.status).toBe(401);
+      const bad = await post("not-a-jwt", body);
+      expect(bad.status).toBe(401);
+    }
   });
 
   it("scopes are the contract's capabilities: page.read alone reads, and a write is 403 insufficient_scope", async () => {
-    const c = await client(issuer.token({ aud: resource, scope: "page.read" }));
+    const c = await client(await issuer.token({ aud: resource, scope: "page.read" }));
     expect(((await c.callTool({ name: "mnote_page_get", arguments: {} })).structuredContent as any).ok).toBe(true);
     await c.close();
     const before = t.kernelStateHash();
-    const res = await fetch(resource, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        authorization: `Bearer ${issuer.token({ aud: resource, scope: "page.read" })}`,
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 2,
-        method: "tools/call",
-        params: { name: "mnote_page_update_title", arguments: { title: "not allowed" } },
-      }),
-    });
+    const res = await post(
+      await issuer.token({ aud: resource, scope: "page.read" }),
+      call(2, "mnote_page_update_title", { title: "not allowed" }),
+    );
     expect(res.status).toBe(403);
     const challenge = res.headers.get("www-authenticate")!;
     expect(challenge).toContain('error="insufficient_scope"');
     expect(challenge).toContain('scope="page.write"');
     expect(t.kernelStateHash()).toBe(before);
+  });
+
+  it("a batch is gated element by element: a read-only token's batch with a write runs nothing (403)", async () => {
+    const readOnly = await issuer.token({ aud: resource, scope: "page.read" });
+    const notes = t.count("artifacts");
+    const before = t.kernelStateHash();
+    const batch = [
+      INITIALIZE,
+      call(2, "mnote_page_get", {}),
+      call(3, "mnote_artifact_create_ai_note", { content: "batched write" }),
+      call(4, "mnote_page_save", { blocks: [] }),
+    ];
+    const res = await post(readOnly, batch);
+    expect(res.status).toBe(403);
+    expect(res.headers.get("www-authenticate")).toContain('scope="artifact.write page.write"');
+    expect(t.kernelStateHash()).toBe(before);
+    expect(t.count("artifacts")).toBe(notes);
+    // the same on the 2026-07-28 path's headers
+    const modern = await post(readOnly, [call(5, "mnote_artifact_create_ai_note", { content: "batched write" })], {
+      "mcp-protocol-version": "2026-07-28",
+    });
+    expect(modern.status).toBe(403);
+    expect(t.kernelStateHash()).toBe(before);
+  });
+
+  it("the 2025-era path honours no requestState: a tools/call carrying one is refused and writes nothing", async () => {
+    const before = t.kernelStateHash();
+    const res = await post(
+      STATIC,
+      call(
+        7,
+        "mnote_artifact_create_ai_note",
+        { content: "legacy with state" },
+        {
+          requestState: "forged",
+          inputResponses: { approve: { action: "accept", content: { approve: true } } },
+        },
+      ),
+    );
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as any).error.message).toContain("2026-07-28");
+    expect(t.kernelStateHash()).toBe(before);
+    expect(t.count("artifacts", "content = ?", "legacy with state")).toBe(0);
+  });
+
+  it("GET and DELETE authenticate first (401 with the challenge), then are 405 for any valid caller", async () => {
+    for (const method of ["GET", "DELETE"]) {
+      const refused = await fetch(resource, { method });
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get("www-authenticate")).toContain("resource_metadata");
+      const token = await issuer.token({ aud: resource, scope: "page.read" });
+      const allowed = await fetch(resource, { method, headers: { authorization: `Bearer ${token}` } });
+      expect(allowed.status).toBe(405);
+    }
   });
 
   it("the static token still works for local use, and a 2025-11-25 client with an OAuth token too", async () => {
@@ -195,7 +251,7 @@ describe("OAuth on the MCP HTTP server", () => {
     const v1 = new V1Client({ name: "v1", version: "1" });
     await v1.connect(
       new V1Http(new URL(resource), {
-        requestInit: { headers: { Authorization: `Bearer ${issuer.token({ aud: resource, scope: ALL })}` } },
+        requestInit: { headers: { Authorization: `Bearer ${await issuer.token({ aud: resource, scope: ALL })}` } },
       }),
     );
     expect((await v1.listTools()).tools).toHaveLength(6);

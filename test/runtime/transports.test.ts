@@ -212,6 +212,12 @@ describe("mnote-tools serve", () => {
       await fetch(`${server.url}/v1/sessions/s_http`, { headers: { authorization: "Bearer tok" } })
     ).json();
     expect(binding).toEqual(grant);
+    // a grant for one person (an OAuth principal: issuer + sub), and a principal missing its subject
+    const principal = { issuer: "https://auth.example.com", subject: "alice" };
+    const personal = { ...grant, sessionId: "s_alice", principal };
+    expect((await postJson(`${server.url}/v1/sessions`, personal, "host")).body.principal).toEqual(principal);
+    const half = await postJson(`${server.url}/v1/sessions`, { ...personal, principal: { issuer: "x" } }, "host");
+    expect([half.status, half.body.pointer]).toEqual([400, "/principal/subject"]);
     expect(
       (
         await postJson(

@@ -300,6 +300,10 @@ const CASES: Case[] = [
       expect(await grants.get(id)).toEqual(first);
       await grants.put(grant(id, "user_2"));
       expect((await grants.get(id))?.actorId).toBe("user_2");
+      // the principal a grant was issued to (issuer + sub) is kept with it
+      const principal = { issuer: "https://auth.example.com", subject: "alice" };
+      await grants.put({ ...grant(id, "user_2"), principal });
+      expect((await grants.get(id))?.principal).toEqual(principal);
       expect(await grants.revoke(id)).toBe(true);
       expect(await grants.get(id)).toBeUndefined();
       expect(await grants.revoke(id)).toBe(false);
