@@ -134,6 +134,23 @@ async function commitRoundTrips(pool: import("pg").Pool): Promise<MicroTask[]> {
   ];
 }
 
+/** The client's CPU (this process, user + system) spent in a task's iterations, per operation. */
+function withCpu(task: MicroTask, meter: Map<string, { us: number; ops: number }>): MicroTask {
+  const spent = { us: 0, ops: 0 };
+  meter.set(task.name, spent);
+  const fn = task.fn as () => Promise<unknown>;
+  return {
+    ...task,
+    fn: async () => {
+      const start = process.cpuUsage();
+      await fn();
+      const d = process.cpuUsage(start);
+      spent.us += d.user + d.system;
+      spent.ops += task.batch;
+    },
+  };
+}
+
 export async function worker(_contender: string, options: WorkerOptions): Promise<Record<string, SlicedSamples>> {
   const opened = await Promise.all(options.stores.map((s) => runtimeWith(s, options)));
   const tasks = options.stores.flatMap((s, i) => [
@@ -142,8 +159,18 @@ export async function worker(_contender: string, options: WorkerOptions): Promis
   ]);
   const pool = opened.find((o) => o.pool)?.pool;
   if (pool) tasks.push(...(await commitRoundTrips(pool)));
+  const meter = new Map<string, { us: number; ops: number }>();
   try {
-    return await measureSliced(tasks, options);
+    const result = await measureSliced(
+      tasks.map((t) => withCpu(t, meter)),
+      options,
+    );
+    // one figure per task and process: the client's CPU per operation, as a pseudo task "cpu:<task>"
+    for (const [name, spent] of meter) {
+      const ns = (spent.us * 1000) / Math.max(1, spent.ops);
+      result[`cpu:${name}`] = { nsPerOp: [ns], median: ns, samples: 1, ops: spent.ops, perSlice: [ns] };
+    }
+    return result;
   } finally {
     for (const o of opened) await o.runtime.close();
   }
@@ -212,12 +239,14 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
     );
   /** writes/s of a against b, slice by slice: b's time over a's. */
   const throughput = (a: string, b: string) => pairedRatio(perSlice.get(b)!, perSlice.get(a)!);
-  const figures: FigureTree = { keyedWrite: {}, [`keyedWrite@${IN_FLIGHT}`]: {} };
+  const figures: FigureTree = { keyedWrite: {}, [`keyedWrite@${IN_FLIGHT}`]: {}, clientCpu: {} };
   const ratios: FigureTree = { "writes/s": {} };
   const goals = [];
   for (const store of stores) {
     (figures.keyedWrite as FigureTree)[store] = us(store);
     (figures[`keyedWrite@${IN_FLIGHT}`] as FigureTree)[store] = us(`${store}@${IN_FLIGHT}`);
+    (figures.clientCpu as FigureTree)[store] = us(`cpu:${store}`);
+    (figures.clientCpu as FigureTree)[`${store}@${IN_FLIGHT}`] = us(`cpu:${store}@${IN_FLIGHT}`);
     if (store === "embedded") continue;
     const one = throughput(store, "embedded");
     const many = throughput(`${store}@${IN_FLIGHT}`, `embedded@${IN_FLIGHT}`);
@@ -255,6 +284,7 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
       `keyedWrite: one write at a time; keyedWrite@${IN_FLIGHT}: ${IN_FLIGHT} writes in flight at once, µs per write (the SQLite state serialises them; Postgres and Redis take them side by side).`,
       "embedded: the SQLite state file (WAL, synchronous NORMAL: a commit is not flushed to disk). redis: idempotency records in Redis on loopback (no persistence unless configured). postgres: the whole state in PostgreSQL on loopback with its default durability (each claim and completion a committed transaction, flushed: fsync on, synchronous_commit on).",
       `postgresLimit: one durable commit round trip (a prepared one-row INSERT committed on its own, through the same pool), one at a time and ${IN_FLIGHT} in flight. A keyed write commits twice on Postgres (the claim before the kernel's write, the outcome after), so it cannot go below 2 of these.`,
+      "clientCpu: the benchmark process's own CPU (user + system) per keyed write, one figure per process and task (the servers' CPU is not in it): what the runtime spends on a write apart from waiting.",
       "writes/s ratios: the store's writes per second over the embedded store's, slice by slice (the embedded time over the store's).",
       `Interleaved in ${rounds} processes of ${timing.slices} slices of ${timing.sliceTime} ms; the ratio is per slice.`,
       ...notes,
