@@ -469,14 +469,7 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
   }
   return {
     title: "Dispatch in process (in-memory reference kernel)",
-    notes: [
-      "µs per call (lower is better). dispatch: JSON.stringify(await dispatcher.dispatch(requestText)), text in and text out, on a runtime with the in-memory reference kernel and in-memory state, seeded with the demo workspace.",
-      "page.get reads doc_1 (3 blocks, every include flag on). page.save writes 1 to 4 blocks to a page of its own in mode replace without baseRevision, each call with a new idempotency key: every call is a fresh write (claim, kernel transaction, record), never a replay.",
-      "dispatch (stub kernel): the same requests through a dispatcher whose kernel hands back the reference kernel's answers recorded at set-up (access check per document, reply per command), at once, with the same SQLite state stores: the dispatcher's own cost. dispatch/dispatch (stub kernel) is how much the reference kernel adds.",
-      "floor: JSON.parse of the same request text plus JSON.stringify of the same response object: the least any JSON tool endpoint does.",
-      "phases: each step of the dispatcher measured on its own with the same requests (parse = readRequest with limits; validate = envelope, tool request and echo validators; authorize = grant lookup and kernel access check; idempotency = scope, fingerprint, claim and complete; kernel = the kernel command; wrap = success envelope and response validation; stringify). share = phase median / dispatch median; unattributed is the rest (await turns, the onCall record, allocation).",
-      `Interleaved: in each of ${rounds} processes, dispatch, floor and every phase take turns in ${options.slices} slices of ${options.sliceTime} ms (tinybench runs, a new shuffled order each slice); the ratio is dispatch / floor per slice, median and p10..p90 over slices; shares use the medians over slices.`,
-    ],
+    notes: sectionNotes(rounds, options),
     figures,
     ratios,
     goals,
@@ -491,6 +484,18 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
     ),
     seconds: (Date.now() - started) / 1000,
   };
+}
+
+/** What the section's rows mean and how they were taken. */
+function sectionNotes(rounds: number, options: WorkerOptions): string[] {
+  return [
+    "µs per call (lower is better). dispatch: JSON.stringify(await dispatcher.dispatch(requestText)), text in and text out, on a runtime with the in-memory reference kernel and in-memory state, seeded with the demo workspace.",
+    "page.get reads doc_1 (3 blocks, every include flag on). page.save writes 1 to 4 blocks to a page of its own in mode replace without baseRevision, each call with a new idempotency key: every call is a fresh write (claim, kernel transaction, record), never a replay.",
+    "dispatch (stub kernel): the same requests through a dispatcher whose kernel hands back the reference kernel's answers recorded at set-up (access check per document, reply per command), at once, with the same SQLite state stores: the dispatcher's own cost. dispatch/dispatch (stub kernel) is how much the reference kernel adds.",
+    "floor: JSON.parse of the same request text plus JSON.stringify of the same response object: the least any JSON tool endpoint does.",
+    "phases: each step of the dispatcher measured on its own with the same requests (parse = readRequest with limits; validate = envelope, tool request and echo validators; authorize = grant lookup and kernel access check; idempotency = scope, fingerprint, claim and complete; kernel = the kernel command; wrap = success envelope and response validation; stringify). share = phase median / dispatch median; unattributed is the rest (await turns, the onCall record, allocation).",
+    `Interleaved: in each of ${rounds} processes, dispatch, floor and every phase take turns in ${options.slices} slices of ${options.sliceTime} ms (tinybench runs, a new shuffled order each slice); the ratio is dispatch / floor per slice, median and p10..p90 over slices; shares use the medians over slices.`,
+  ];
 }
 
 function round3(x: number): number {

@@ -206,31 +206,8 @@ async function availableStores(notes: string[]) {
   return { stores, postgresUrl, stop };
 }
 
-export async function section(ctx: SectionContext): Promise<SectionResult> {
-  const started = Date.now();
-  const rounds = ctx.smoke ? 1 : ctx.quick ? 2 : 3;
-  const timing = ctx.smoke
-    ? { slices: 1, sliceTime: 5, warmupTime: 5 }
-    : ctx.quick
-      ? { slices: 4, sliceTime: 40, warmupTime: 150 }
-      : { slices: 8, sliceTime: 60, warmupTime: 300 };
-  const notes: string[] = [];
-  const { stores, postgresUrl, stop } = await availableStores(notes);
-  const perSlice = new Map<string, number[]>();
-  const samples = new Map<string, number[]>();
-  try {
-    for (let round = 0; round < rounds; round++) {
-      const options: WorkerOptions = { ...timing, stores, postgresUrl };
-      const result = await runWorker<Record<string, SlicedSamples>>("stateStores", "all", options);
-      for (const [task, r] of Object.entries(result)) {
-        perSlice.set(task, [...(perSlice.get(task) ?? []), ...r.perSlice]);
-        samples.set(task, [...(samples.get(task) ?? []), ...r.nsPerOp]);
-      }
-      ctx.log(`stateStores: round ${round + 1}/${rounds} done`);
-    }
-  } finally {
-    await stop();
-  }
+/** The figures, the ratios and the goals of the rounds' samples. */
+function summary(stores: Store[], samples: Map<string, number[]>, perSlice: Map<string, number[]>, rounds: number) {
   const us = (task: string) =>
     figure(
       samples.get(task)!.map((ns) => ns / 1000),
@@ -277,6 +254,35 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
       ),
     };
   }
+  return { figures, ratios, goals };
+}
+
+export async function section(ctx: SectionContext): Promise<SectionResult> {
+  const started = Date.now();
+  const rounds = ctx.smoke ? 1 : ctx.quick ? 2 : 3;
+  const timing = ctx.smoke
+    ? { slices: 1, sliceTime: 5, warmupTime: 5 }
+    : ctx.quick
+      ? { slices: 4, sliceTime: 40, warmupTime: 150 }
+      : { slices: 8, sliceTime: 60, warmupTime: 300 };
+  const notes: string[] = [];
+  const { stores, postgresUrl, stop } = await availableStores(notes);
+  const perSlice = new Map<string, number[]>();
+  const samples = new Map<string, number[]>();
+  try {
+    for (let round = 0; round < rounds; round++) {
+      const options: WorkerOptions = { ...timing, stores, postgresUrl };
+      const result = await runWorker<Record<string, SlicedSamples>>("stateStores", "all", options);
+      for (const [task, r] of Object.entries(result)) {
+        perSlice.set(task, [...(perSlice.get(task) ?? []), ...r.perSlice]);
+        samples.set(task, [...(samples.get(task) ?? []), ...r.nsPerOp]);
+      }
+      ctx.log(`stateStores: round ${round + 1}/${rounds} done`);
+    }
+  } finally {
+    await stop();
+  }
+  const { figures, ratios, goals } = summary(stores, samples, perSlice, rounds);
   return {
     title: "State stores: keyed writes through each store, as ratios to the embedded one",
     notes: [
