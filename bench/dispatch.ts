@@ -3,6 +3,9 @@
  * mnote.page.save per call, text in and text out (JSON.stringify(await dispatch(text))), against
  * the floor for the same payloads (JSON.parse of the request text plus JSON.stringify of the
  * response object), and where the time goes, each phase measured on its own with the same inputs.
+ * Beside each, the same requests through a dispatcher on a stub kernel (the reference kernel's
+ * replies recorded once at set-up and handed back at once, same state stores): the dispatcher's
+ * own cost, apart from the kernel's.
  */
 import { benchApproval } from "./approval";
 import { readFileSync } from "node:fs";
@@ -68,18 +71,64 @@ async function setup() {
     if (!r.ok) throw new Error(`a bench request failed: ${JSON.stringify(r.error)}`);
     if (r.audit.replayed) throw new Error("a bench save was a replay");
   }
-  return { runtime, kernel, gets, saves, saveText, getResponses, saveResponses };
+  const stub = await stubDispatcher(runtime, gets[0]!, saveText(saves[0]!));
+  return { runtime, kernel, gets, saves, saveText, getResponses, saveResponses, stub };
+}
+
+/**
+ * A dispatcher on a stub kernel: every kernel answer (access check per document, reply per command)
+ * recorded once from the reference kernel through a first dispatch of each tool, then handed back at
+ * once. Its grant and idempotency stores are SQLite stores on the runtime's own state database, as
+ * the reference-kernel dispatcher's are.
+ */
+async function stubDispatcher(
+  runtime: Awaited<ReturnType<typeof import("../runtime/runtime").createRuntime>>,
+  ...texts: string[]
+) {
+  const { createDispatcher } = await import("../runtime/dispatch/dispatcher");
+  const { SqliteGrantStore } = await import("../runtime/state/grant-store");
+  const { SqliteIdempotencyStore } = await import("../runtime/state/sqlite-idempotency-store");
+  const access = new Map<string, unknown>();
+  const replies = new Map<string, unknown>();
+  let recording = true;
+  const real = runtime.kernel;
+  const kernel = {
+    accessCheck: async (payload: { context: { documentId: string } }) => {
+      if (recording) access.set(payload.context.documentId, await real.accessCheck(payload as never));
+      return access.get(payload.context.documentId) as never;
+    },
+    commandStatus: async () => {
+      throw new Error("the stub kernel never loses an answer");
+    },
+    call: async (command: string, payload: unknown) => {
+      if (recording) replies.set(command, await real.call(command as never, payload as never));
+      return replies.get(command) as never;
+    },
+  };
+  const dispatcher = createDispatcher({
+    kernel: kernel as never,
+    grants: new SqliteGrantStore(runtime.state),
+    idempotency: new SqliteIdempotencyStore(runtime.state),
+    kernelTimeoutMs: null,
+    approval: benchApproval(),
+  });
+  for (const text of texts) {
+    const r = await dispatcher.dispatch(text);
+    if (!r.ok) throw new Error(`a stub-kernel request failed at set-up: ${JSON.stringify(r.error)}`);
+  }
+  recording = false;
+  return dispatcher;
 }
 
 type Setup = Awaited<ReturnType<typeof setup>>;
 
-function dispatchTasks(s: Setup): MicroTask[] {
-  const dispatch = s.runtime.dispatcher.dispatch;
+function dispatchTasks(s: Setup, on: "dispatch" | "stub" = "dispatch"): MicroTask[] {
+  const dispatch = on === "dispatch" ? s.runtime.dispatcher.dispatch : s.stub.dispatch;
   let gi = 0;
   let si = 0;
   return [
     {
-      name: "dispatch/get",
+      name: `${on}/get`,
       batch: 16,
       async: true,
       fn: async () => {
@@ -91,7 +140,7 @@ function dispatchTasks(s: Setup): MicroTask[] {
       },
     },
     {
-      name: "dispatch/save",
+      name: `${on}/save`,
       batch: 16,
       async: true,
       fn: async () => {
@@ -153,7 +202,10 @@ export async function worker(
         { time: options.time ?? 1000, warmupTime: options.warmupTime },
       );
     }
-    return await measureSliced([...dispatchTasks(s), ...floorTasks(s), ...(await phaseTasks(s))], options);
+    return await measureSliced(
+      [...dispatchTasks(s), ...dispatchTasks(s, "stub"), ...floorTasks(s), ...(await phaseTasks(s))],
+      options,
+    );
   } finally {
     await s.runtime.close();
   }
@@ -391,9 +443,18 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
     const phases = tool === "get" ? GET_PHASES : SAVE_PHASES;
     const phaseFigures: FigureTree = {};
     for (const p of phases) phaseFigures[p] = us(`phases/${tool}/${p}`);
-    figures[tool] = { dispatch: us(`dispatch/${tool}`), floor: us(`floor/${tool}`), phases: phaseFigures };
+    figures[tool] = {
+      dispatch: us(`dispatch/${tool}`),
+      "dispatch (stub kernel)": us(`stub/${tool}`),
+      floor: us(`floor/${tool}`),
+      phases: phaseFigures,
+    };
     const ratio = pairedRatio(perSlice.get(`dispatch/${tool}`)!, perSlice.get(`floor/${tool}`)!);
-    ratios[tool] = { "dispatch/floor": ratio };
+    ratios[tool] = {
+      "dispatch/floor": ratio,
+      "dispatch (stub kernel)/floor": pairedRatio(perSlice.get(`stub/${tool}`)!, perSlice.get(`floor/${tool}`)!),
+      "dispatch/dispatch (stub kernel)": pairedRatio(perSlice.get(`dispatch/${tool}`)!, perSlice.get(`stub/${tool}`)!),
+    };
     const total = medianOf(perSlice.get(`dispatch/${tool}`)!);
     const share: Record<string, number> = {};
     let attributed = 0;
@@ -408,13 +469,7 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
   }
   return {
     title: "Dispatch in process (in-memory reference kernel)",
-    notes: [
-      "µs per call (lower is better). dispatch: JSON.stringify(await dispatcher.dispatch(requestText)), text in and text out, on a runtime with the in-memory reference kernel and in-memory state, seeded with the demo workspace.",
-      "page.get reads doc_1 (3 blocks, every include flag on). page.save writes 1 to 4 blocks to a page of its own in mode replace without baseRevision, each call with a new idempotency key: every call is a fresh write (claim, kernel transaction, record), never a replay.",
-      "floor: JSON.parse of the same request text plus JSON.stringify of the same response object: the least any JSON tool endpoint does.",
-      "phases: each step of the dispatcher measured on its own with the same requests (parse = readRequest with limits; validate = envelope, tool request and echo validators; authorize = grant lookup and kernel access check; idempotency = scope, fingerprint, claim and complete; kernel = the kernel command; wrap = success envelope and response validation; stringify). share = phase median / dispatch median; unattributed is the rest (await turns, the onCall record, allocation).",
-      `Interleaved: in each of ${rounds} processes, dispatch, floor and every phase take turns in ${options.slices} slices of ${options.sliceTime} ms (tinybench runs, a new shuffled order each slice); the ratio is dispatch / floor per slice, median and p10..p90 over slices; shares use the medians over slices.`,
-    ],
+    notes: sectionNotes(rounds, options),
     figures,
     ratios,
     goals,
@@ -429,6 +484,18 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
     ),
     seconds: (Date.now() - started) / 1000,
   };
+}
+
+/** What the section's rows mean and how they were taken. */
+function sectionNotes(rounds: number, options: WorkerOptions): string[] {
+  return [
+    "µs per call (lower is better). dispatch: JSON.stringify(await dispatcher.dispatch(requestText)), text in and text out, on a runtime with the in-memory reference kernel and in-memory state, seeded with the demo workspace.",
+    "page.get reads doc_1 (3 blocks, every include flag on). page.save writes 1 to 4 blocks to a page of its own in mode replace without baseRevision, each call with a new idempotency key: every call is a fresh write (claim, kernel transaction, record), never a replay.",
+    "dispatch (stub kernel): the same requests through a dispatcher whose kernel hands back the reference kernel's answers recorded at set-up (access check per document, reply per command), at once, with the same SQLite state stores: the dispatcher's own cost. dispatch/dispatch (stub kernel) is how much the reference kernel adds.",
+    "floor: JSON.parse of the same request text plus JSON.stringify of the same response object: the least any JSON tool endpoint does.",
+    "phases: each step of the dispatcher measured on its own with the same requests (parse = readRequest with limits; validate = envelope, tool request and echo validators; authorize = grant lookup and kernel access check; idempotency = scope, fingerprint, claim and complete; kernel = the kernel command; wrap = success envelope and response validation; stringify). share = phase median / dispatch median; unattributed is the rest (await turns, the onCall record, allocation).",
+    `Interleaved: in each of ${rounds} processes, dispatch, floor and every phase take turns in ${options.slices} slices of ${options.sliceTime} ms (tinybench runs, a new shuffled order each slice); the ratio is dispatch / floor per slice, median and p10..p90 over slices; shares use the medians over slices.`,
+  ];
 }
 
 function round3(x: number): number {

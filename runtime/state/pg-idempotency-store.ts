@@ -3,12 +3,18 @@
  * forget: a committed write's record, a used approval nonce and an uncertain write's key survive a
  * restart of any instance and of Postgres itself (it is durable by default).
  *
- * Each promise is one statement or one short transaction, so instances agree without talking:
- * - claim: one INSERT ... ON CONFLICT RETURNING takes a free key, or one whose lease or lifetime has
- *   run out (DO UPDATE ... WHERE expired; a live record is left alone, as DO NOTHING would): one
- *   statement, one round trip, committed on its own. When nothing is returned the live record is
- *   read and answered from (in_progress, conflict or replay). Two claimers of one key: one inserts,
- *   the other's insert waits for that commit and then takes nothing, never a second "claimed".
+ * Each promise is one statement (a prepared one, pg-pool.ts) or one short transaction, so instances
+ * agree without talking:
+ * - claim: one call of mnote_claim (pg-migrations.ts, migration 3), one round trip whatever the
+ *   answer: its INSERT ... ON CONFLICT takes a free key, or one whose lease or lifetime has run out
+ *   (DO UPDATE ... WHERE expired; a live record is left alone, as DO NOTHING would); when nothing was
+ *   taken the live record is read and answered from (in_progress, conflict or replay). Two claimers
+ *   of one key: one inserts, the other's insert waits for that commit and then takes nothing, never
+ *   a second "claimed". On a schema before migration 3 (an instance opened with migrate off), the
+ *   same two statements are sent one by one.
+ * - claimUncertain: a keyOrigin "tool_call" write's slot read, slot written and claim taken, in one
+ *   call of mnote_claim_uncertain (one transaction, one round trip), as SQLite does; a second round
+ *   trip (a claim) only when the slot held another key (the retry of an uncertain write).
  * - complete / release / renew: UPDATE or DELETE ... WHERE token = $token: only the holder's
  *   token changes a record, so a claim taken over after a lost lease cannot be overwritten by the
  *   process that lost it. Claim and completion agree through that token, not through one database
@@ -28,10 +34,18 @@
  *
  * One private method per operation: a method added to IdempotencyStore is one more here.
  */
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import type pg from "pg";
-import type { ApprovalUse, Claim, IdempotencyStore, StoredOutcome } from "./idempotency-store";
-import { query, transaction } from "./pg-pool";
+import type {
+  ApprovalUse,
+  Claim,
+  IdempotencyStore,
+  SlotOfWrite,
+  StoredOutcome,
+  UncertainClaim,
+} from "./idempotency-store";
+import { prepared, query, transaction } from "./pg-pool";
+import { CLAIM, CLAIM_UNCERTAIN, claimByStatements, claimOf, type ClaimRow } from "./pg-claim";
 
 /** How many expired rows of one table a purge deletes per statement: the purge never holds locks long. */
 export const PURGE_BATCH = 1_000;
@@ -39,65 +53,58 @@ export const PURGE_BATCH = 1_000;
 /** An interval of ms milliseconds, as SQL over a parameter. */
 const ms = (param: string) => `(${param}::double precision * interval '1 millisecond')`;
 
-interface RecordRow {
-  fingerprint: string;
-  state: "pending" | "done";
-  outcome: string | null;
-}
-
-/** A record (aliased r) that no longer holds its key: a lease or a lifetime run out, on the database's clock. */
-const EXPIRED = "(CASE WHEN r.state = 'done' THEN r.expires_at <= now() ELSE r.lease_until <= now() END)";
-
 export class PgIdempotencyStore implements IdempotencyStore {
-  /** closePool: whoever owns the pool closes it (pg-state.ts); the store only uses it. */
+  /** Set when the schema has the server-side steps (migration 3); else the caller takes the steps one by one. */
+  readonly claimUncertain?: IdempotencyStore["claimUncertain"];
+
+  /**
+   * closePool: whoever owns the pool closes it (pg-state.ts); the store only uses it. serverSteps:
+   * the schema has migration 3's functions (pg-state.ts checks the ledger).
+   */
   constructor(
     private readonly pool: pg.Pool,
     private readonly closePool: () => Promise<void> = async () => undefined,
-  ) {}
-
-  async claim(scope: string, fingerprint: string, leaseMs: number): Promise<Claim> {
-    const token = randomBytes(12).toString("hex");
-    // each statement is atomic on its own: the common case (a free key) is one round trip
-    // a key that turns over between the two statements is looked at again; three rounds is plenty
-    for (let round = 0; round < 3; round++) {
-      const answer = await this.claimRound(scope, fingerprint, token, leaseMs);
-      if (answer) return answer;
-    }
-    return { kind: "in_progress" };
+    private readonly serverSteps = true,
+  ) {
+    if (serverSteps)
+      this.claimUncertain = (slot, scopeOf, fp, leaseMs) => this.slotAndClaim(slot, scopeOf, fp, leaseMs);
   }
 
-  /** One try: take the key if free or expired, else say what holds it; undefined when it moved meanwhile. */
-  private async claimRound(
-    scope: string,
+  async claim(scope: string, fingerprint: string, leaseMs: number): Promise<Claim> {
+    // a claim's holder id, compared for equality only (randomUUID: Node's batched entropy)
+    const token = randomUUID();
+    if (this.serverSteps)
+      return claimOf((await query<ClaimRow>(this.pool, CLAIM, [scope, fingerprint, token, leaseMs])).rows[0]!, token);
+    return claimByStatements(this.pool, scope, fingerprint, token, leaseMs);
+  }
+
+  /** The slot, the claim and the read of a tool_call write in one transaction (mnote_claim_uncertain). */
+  private async slotAndClaim(
+    slot: SlotOfWrite,
+    scopeOf: (key: string) => string,
     fingerprint: string,
-    token: string,
     leaseMs: number,
-  ): Promise<Claim | undefined> {
-    // a concurrent claimer's uncommitted insert makes this wait for its commit, then leave it alone
-    const taken = await query(
-      this.pool,
-      `INSERT INTO mnote_idempotency_records AS r (scope, fingerprint, state, token, lease_until, expires_at, outcome)
-         VALUES ($1, $2, 'pending', $3, now() + ${ms("$4")}, now() + ${ms("$4")}, NULL)
-         ON CONFLICT (scope) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'pending',
-           token = excluded.token, lease_until = excluded.lease_until, expires_at = excluded.expires_at, outcome = NULL
-           WHERE ${EXPIRED}
-         RETURNING token`,
-      [scope, fingerprint, token, leaseMs],
-    );
-    if (taken.rowCount === 1) return { kind: "claimed", token };
-    // held by a live record: whose
+  ): Promise<UncertainClaim> {
+    const token = randomUUID();
+    const scope = scopeOf(slot.key);
     const row = (
-      await query<RecordRow>(
-        this.pool,
-        `SELECT fingerprint, state, outcome FROM mnote_idempotency_records AS r WHERE scope = $1 AND NOT (${EXPIRED})`,
-        [scope],
-      )
-    ).rows[0];
-    if (!row) return undefined;
-    if (row.fingerprint !== fingerprint) return { kind: "conflict" };
-    return row.state === "done"
-      ? { kind: "replay", outcome: JSON.parse(row.outcome!) as StoredOutcome }
-      : { kind: "in_progress" };
+      await query<ClaimRow & { remembered: string | null; held_key: string }>(this.pool, CLAIM_UNCERTAIN, [
+        slot.sessionId,
+        slot.slot,
+        slot.key,
+        slot.ttlMs,
+        slot.cap,
+        scope,
+        fingerprint,
+        token,
+        leaseMs,
+      ])
+    ).rows[0]!;
+    const remembered = row.remembered ?? undefined;
+    if (row.held_key === slot.key) return { remembered, key: slot.key, scope, claim: claimOf(row, token) };
+    // the slot holds an earlier write's key: that key's scope is claimed (the runtime hashes scopes)
+    const held = scopeOf(row.held_key);
+    return { remembered, key: row.held_key, scope: held, claim: await this.claim(held, fingerprint, leaseMs) };
   }
 
   async complete(
@@ -145,18 +152,22 @@ export class PgIdempotencyStore implements IdempotencyStore {
   async rememberUncertain(sessionId: string, slot: string, key: string, ttlMs: number, cap: number): Promise<void> {
     await transaction(this.pool, async (client) => {
       await client.query(
-        `INSERT INTO mnote_uncertain_writes (session_id, slot, idempotency_key, created_at, expires_at)
+        prepared(
+          `INSERT INTO mnote_uncertain_writes (session_id, slot, idempotency_key, created_at, expires_at)
            VALUES ($1, $2, $3, clock_timestamp(), now() + ${ms("$4")})
            ON CONFLICT (session_id, slot) DO UPDATE SET idempotency_key = excluded.idempotency_key,
              created_at = excluded.created_at, expires_at = excluded.expires_at`,
-        [sessionId, slot, key, ttlMs],
+          [sessionId, slot, key, ttlMs],
+        ),
       );
       // the session's expired slots go, then all but its newest `cap` (this one always stays)
       await client.query(
-        `DELETE FROM mnote_uncertain_writes WHERE session_id = $1 AND (expires_at <= now() OR slot NOT IN
+        prepared(
+          `DELETE FROM mnote_uncertain_writes WHERE session_id = $1 AND (expires_at <= now() OR slot NOT IN
            (SELECT slot FROM mnote_uncertain_writes WHERE session_id = $1
               ORDER BY slot = $2 DESC, created_at DESC, slot LIMIT $3))`,
-        [sessionId, slot, cap],
+          [sessionId, slot, cap],
+        ),
       );
     });
   }
@@ -195,21 +206,25 @@ export class PgIdempotencyStore implements IdempotencyStore {
     return transaction(this.pool, async (client) => {
       // an expired row is a nonce whose token is dead: it is cleared and made anew
       await client.query(
-        `INSERT INTO mnote_approval_nonces (nonce, expires_at) VALUES ($1, now() + ${ms("$2")})
+        prepared(
+          `INSERT INTO mnote_approval_nonces (nonce, expires_at) VALUES ($1, now() + ${ms("$2")})
            ON CONFLICT (nonce) DO UPDATE SET owner = NULL, used_at = NULL, expires_at = excluded.expires_at
            WHERE mnote_approval_nonces.expires_at <= now()`,
-        [nonce, ttlMs],
+          [nonce, ttlMs],
+        ),
       );
       const used = await client.query(
-        `UPDATE mnote_approval_nonces SET used_at = now(), owner = $2,
+        prepared(
+          `UPDATE mnote_approval_nonces SET used_at = now(), owner = $2,
            expires_at = GREATEST(expires_at, now() + ${ms("$3")})
            WHERE nonce = $1 AND used_at IS NULL RETURNING nonce`,
-        [nonce, owner, ttlMs],
+          [nonce, owner, ttlMs],
+        ),
       );
       if (used.rowCount === 1) return "fresh";
-      const row = await client.query<{ owner: string }>("SELECT owner FROM mnote_approval_nonces WHERE nonce = $1", [
-        nonce,
-      ]);
+      const row = await client.query<{ owner: string }>(
+        prepared("SELECT owner FROM mnote_approval_nonces WHERE nonce = $1", [nonce]),
+      );
       return row.rows[0]?.owner === owner ? "same" : "used";
     });
   }

@@ -15,12 +15,93 @@
  */
 import type pg from "pg";
 import { storeError } from "./pg-pool";
+import { EXPIRED } from "./pg-claim";
 
 export interface Migration {
   version: number;
   name: string;
   sql: string;
 }
+
+const MS = "* interval '1 millisecond'";
+
+/**
+ * The steps of a keyed write that used to take a round trip each, as plpgsql functions, so each is
+ * one statement from the runtime (the caller's implicit transaction; every statement inside takes a
+ * fresh snapshot, READ COMMITTED, as the separate statements did):
+ * - mnote_claim: the claim's insert (a free or expired key taken; a live record left alone, a
+ *   concurrent claimer's insert waited for), then, when nothing was taken, the live record read and
+ *   answered from (conflict, replay with its outcome, in_progress); a key that turned over between
+ *   the two is looked at again, three rounds at most. Claim and read in one round trip instead of two.
+ * - mnote_claim_uncertain: a keyOrigin "tool_call" write's slot read (locked), the slot written (a
+ *   live slot keeps its key, even one a concurrent caller has just written), the session trimmed to
+ *   its cap, and, when the slot holds the request's own key, the claim of its scope (computed by the
+ *   runtime): one transaction, one round trip, as SQLite's claimUncertain. When the slot holds
+ *   another key (an uncertain write being retried), no claim is taken and that key is returned: the
+ *   runtime claims its scope next (the scope is a hash the runtime computes).
+ */
+const CLAIM_FUNCTIONS = `
+      CREATE FUNCTION mnote_claim(p_scope text, p_fingerprint text, p_token text, p_lease_ms double precision,
+          OUT claim_kind text, OUT claim_outcome text) LANGUAGE plpgsql AS $fn$
+      DECLARE
+        v_fingerprint text;
+        v_state text;
+      BEGIN
+        FOR attempt IN 1..3 LOOP
+          INSERT INTO mnote_idempotency_records AS r (scope, fingerprint, state, token, lease_until, expires_at, outcome)
+            VALUES (p_scope, p_fingerprint, 'pending', p_token, now() + p_lease_ms ${MS}, now() + p_lease_ms ${MS}, NULL)
+            ON CONFLICT (scope) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'pending',
+              token = excluded.token, lease_until = excluded.lease_until, expires_at = excluded.expires_at, outcome = NULL
+            WHERE ${EXPIRED};
+          IF FOUND THEN
+            claim_kind := 'claimed';
+            RETURN;
+          END IF;
+          SELECT r.fingerprint, r.state, r.outcome INTO v_fingerprint, v_state, claim_outcome
+            FROM mnote_idempotency_records AS r WHERE r.scope = p_scope AND NOT ${EXPIRED};
+          IF FOUND THEN
+            IF v_fingerprint <> p_fingerprint THEN
+              claim_kind := 'conflict';
+            ELSIF v_state = 'done' THEN
+              claim_kind := 'replay';
+              RETURN;
+            ELSE
+              claim_kind := 'in_progress';
+            END IF;
+            claim_outcome := NULL;
+            RETURN;
+          END IF;
+        END LOOP;
+        claim_kind := 'in_progress';
+        claim_outcome := NULL;
+      END
+      $fn$;
+      CREATE FUNCTION mnote_claim_uncertain(p_session text, p_slot text, p_key text, p_ttl_ms double precision,
+          p_cap integer, p_scope text, p_fingerprint text, p_token text, p_lease_ms double precision,
+          OUT remembered text, OUT held_key text, OUT claim_kind text, OUT claim_outcome text)
+          LANGUAGE plpgsql AS $fn$
+      BEGIN
+        SELECT u.idempotency_key INTO remembered FROM mnote_uncertain_writes AS u
+          WHERE u.session_id = p_session AND u.slot = p_slot AND u.expires_at > now() FOR UPDATE;
+        INSERT INTO mnote_uncertain_writes AS u (session_id, slot, idempotency_key, created_at, expires_at)
+          VALUES (p_session, p_slot, COALESCE(remembered, p_key), clock_timestamp(), now() + p_ttl_ms ${MS})
+          ON CONFLICT (session_id, slot) DO UPDATE SET
+            idempotency_key = CASE WHEN u.expires_at > now() THEN u.idempotency_key ELSE excluded.idempotency_key END,
+            created_at = excluded.created_at, expires_at = excluded.expires_at
+          RETURNING u.idempotency_key INTO held_key;
+        IF remembered IS NULL AND held_key <> p_key THEN
+          remembered := held_key;
+        END IF;
+        -- the session's expired slots go, then all but its newest p_cap (this one always stays)
+        DELETE FROM mnote_uncertain_writes AS d WHERE d.session_id = p_session AND (d.expires_at <= now() OR d.slot NOT IN
+          (SELECT k.slot FROM mnote_uncertain_writes AS k WHERE k.session_id = p_session
+             ORDER BY k.slot = p_slot DESC, k.created_at DESC, k.slot LIMIT p_cap));
+        IF held_key = p_key THEN
+          SELECT c.claim_kind, c.claim_outcome INTO claim_kind, claim_outcome
+            FROM mnote_claim(p_scope, p_fingerprint, p_token, p_lease_ms) AS c;
+        END IF;
+      END
+      $fn$;`;
 
 /**
  * Times are timestamptz set from the database's clock (now()), never from a runtime's: every
@@ -78,6 +159,11 @@ export const MIGRATIONS: readonly Migration[] = [
         singleton integer PRIMARY KEY CHECK (singleton = 1),
         id text NOT NULL
       );`,
+  },
+  {
+    version: 3,
+    name: "one round trip per step: a claim, and a keyed write's slot, claim and read, as server-side functions",
+    sql: CLAIM_FUNCTIONS,
   },
 ];
 

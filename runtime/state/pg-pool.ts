@@ -1,9 +1,12 @@
 /**
  * The PostgreSQL connection of the runtime's state: one bounded pool per process, failing fast.
  *
- * - Bounded: at most `max` connections (default 4), so N instances hold at most N x max of the
- *   server's connection slots; a call that finds every connection busy waits at most
- *   connectTimeoutMs, then fails.
+ * - Bounded: at most `max` connections (default 8: a keyed write holds one for a statement at a
+ *   time, so 8 concurrent writes each find one and their commits share the server's WAL flushes),
+ *   so N instances hold at most N x max of the server's connection slots; a call that finds every
+ *   connection busy waits at most connectTimeoutMs, then fails.
+ * - Prepared: every statement is named (prepared()), so each connection parses and plans it once,
+ *   not on every call.
  * - Fast failure: a connection attempt, a statement and an idle transaction are each bounded, so a
  *   Postgres that is down or stuck is an error the caller can act on, not a hang.
  * - Every failure of the server or the network (refused, reset, timed out, shut down, too many
@@ -11,12 +14,13 @@
  *   dispatcher reads as mnote_tool_store_unavailable (retryable), as with SQLite and Redis; an
  *   error of ours (a SQL mistake) is left as it is, a bug.
  */
+import { createHash } from "node:crypto";
 import pg from "pg";
 
 export interface PgPoolOptions {
   /** postgres://user:password@host:port/db */
   url: string;
-  /** Most connections this process opens (default 4). */
+  /** Most connections this process opens (default 8). */
   max?: number;
   /** Longest wait for a connection, new or from the pool (default 2000 ms). */
   connectTimeoutMs?: number;
@@ -74,11 +78,31 @@ export function storeError(e: unknown): unknown {
   return new StoreUnavailableError((e as Error).message, e);
 }
 
+/** The pool's default size: one connection per write in flight for 8 concurrent writes. */
+export const DEFAULT_POOL_MAX = 8;
+
+/** Statement text -> its name: the set of texts is fixed (ours), so this stays small. */
+const names = new Map<string, string>();
+
+/**
+ * A named statement: pg prepares it on a connection the first time and then only binds and
+ * executes it (no parse, no plan per call). The name is a hash of the text, so two texts never
+ * share a name and the same text always has the same one.
+ */
+export function prepared(text: string, values: unknown[] = []): pg.QueryConfig {
+  let name = names.get(text);
+  if (name === undefined) {
+    name = `mnote_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
+    names.set(text, name);
+  }
+  return { name, text, values };
+}
+
 export function openPgPool(options: PgPoolOptions): pg.Pool {
   const statementTimeout = options.statementTimeoutMs ?? 5_000;
   const pool = new pg.Pool({
     connectionString: options.url,
-    max: options.max ?? 4,
+    max: options.max ?? DEFAULT_POOL_MAX,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 2_000,
     idleTimeoutMillis: 10_000,
     // the server gives up on a statement, and the client on an answer a little later (a dead link)
@@ -94,14 +118,14 @@ export function openPgPool(options: PgPoolOptions): pg.Pool {
   return pool;
 }
 
-/** One query through the pool, its failure mapped (storeError). */
+/** One query through the pool, as a prepared statement, its failure mapped (storeError). */
 export async function query<R extends pg.QueryResultRow>(
   pool: pg.Pool,
   text: string,
   values: unknown[] = [],
 ): Promise<pg.QueryResult<R>> {
   try {
-    return await pool.query<R>(text, values);
+    return await pool.query<R>(prepared(text, values));
   } catch (e) {
     throw storeError(e);
   }

@@ -47,7 +47,7 @@ export async function openPgState(options: PgStateOptions): Promise<PgState> {
     await pool.end().catch(() => undefined);
   };
   const grants = new PgGrantStore(pool, release);
-  const idempotency = new PgIdempotencyStore(pool, release);
+  const idempotency = new PgIdempotencyStore(pool, release, options.migrate !== false || (await hasServerSteps(pool)));
   const purge = async () => (await grants.purgeExpired()) + (await idempotency.purgeExpired());
   // a purge that fails (Postgres down) is tried again next time; reads ignore expired rows meanwhile
   await purge().catch(() => undefined);
@@ -67,6 +67,12 @@ export async function openPgState(options: PgStateOptions): Promise<PgState> {
       await release();
     },
   };
+}
+
+/** Whether the schema has migration 3's functions (an instance opened with migrate off may find an older one). */
+async function hasServerSteps(pool: pg.Pool): Promise<boolean> {
+  const found = await query(pool, "SELECT 1 FROM mnote_schema_migrations WHERE version = 3").catch(() => undefined);
+  return found?.rowCount === 1;
 }
 
 async function approvalSecret(pool: pg.Pool): Promise<Buffer> {

@@ -5,7 +5,9 @@
  * actor, tool and key), holding a JSON record {state, fp, token, outcome?}. Its Redis expiry is
  * the lease while the write runs (state "pending") and the idempotency window once it is done
  * (state "done"), so one time unit, milliseconds (PX), covers both. Each operation is one Lua
- * script, so claim, complete and release are atomic and check the fingerprint on every path.
+ * script, so claim, complete and release are atomic and check the fingerprint on every path; a
+ * keyOrigin "tool_call" write's slot read, slot remembered and claim are one script too
+ * (claimUncertain: one round trip, as SQLite's one transaction).
  *
  * Keys of uncertain writes: one hash per session, `<prefix>:uncertain:<sessionId>`, field = slot
  * (64 hex), value = JSON {k: key, c: created, e: expires} (ms). The hash expires (PX) with its newest
@@ -24,81 +26,24 @@
  */
 import type { Redis } from "ioredis";
 import { openRedis, redisReady } from "./redis-connection";
-import type { ApprovalUse, Claim, IdempotencyStore, StoredOutcome } from "./idempotency-store";
-import { randomBytes } from "node:crypto";
+import { CLAIM, COMPLETE, RELEASE, RENEW, REMEMBER, CLAIM_UNCERTAIN, FORGET, STORE_ID, CONSUME } from "./redis-scripts";
+import type {
+  ApprovalUse,
+  Claim,
+  IdempotencyStore,
+  SlotOfWrite,
+  StoredOutcome,
+  UncertainClaim,
+} from "./idempotency-store";
+import { randomBytes, randomUUID } from "node:crypto";
 
-const CLAIM = `
-local current = redis.call('GET', KEYS[1])
-if current then
-  local record = cjson.decode(current)
-  if record.fp ~= ARGV[1] then return {'conflict'} end
-  if record.state == 'done' then return {'replay', record.outcome} end
-  return {'in_progress'}
-end
-redis.call('SET', KEYS[1], cjson.encode({state = 'pending', fp = ARGV[1], token = ARGV[2]}), 'PX', ARGV[3])
-return {'claimed'}
-`;
-
-const COMPLETE = `
-local current = redis.call('GET', KEYS[1])
-if current then
-  local record = cjson.decode(current)
-  if record.token ~= ARGV[1] then return 0 end
-end
-redis.call('SET', KEYS[1], cjson.encode({state = 'done', fp = ARGV[2], token = ARGV[1], outcome = ARGV[3]}), 'PX', ARGV[4])
-return 1
-`;
-
-const RELEASE = `
-local current = redis.call('GET', KEYS[1])
-if not current then return 0 end
-local record = cjson.decode(current)
-if record.token == ARGV[1] and record.state == 'pending' then return redis.call('DEL', KEYS[1]) end
-return 0
-`;
-
-const RENEW = `
-local current = redis.call('GET', KEYS[1])
-if not current then return 0 end
-local record = cjson.decode(current)
-if record.token == ARGV[1] and record.state == 'pending' then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0
-`;
-
-const REMEMBER = `
-local now = tonumber(ARGV[3])
-redis.call('HSET', KEYS[1], ARGV[1], cjson.encode({k = ARGV[2], c = now, e = now + tonumber(ARGV[4])}))
-local fields = redis.call('HGETALL', KEYS[1])
-local live = {}
-for i = 1, #fields, 2 do
-  local entry = cjson.decode(fields[i + 1])
-  if entry.e <= now then redis.call('HDEL', KEYS[1], fields[i])
-  elseif fields[i] ~= ARGV[1] then table.insert(live, {fields[i], entry.c}) end
-end
-table.sort(live, function(a, b) return a[2] > b[2] end)
-for i = tonumber(ARGV[5]), #live do redis.call('HDEL', KEYS[1], live[i][1]) end
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < tonumber(ARGV[4]) then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
-return 1
-`;
-
-const FORGET = `
-local current = redis.call('HGET', KEYS[1], ARGV[1])
-if not current then return 0 end
-if ARGV[2] ~= '' and cjson.decode(current).k ~= ARGV[2] then return 0 end
-return redis.call('HDEL', KEYS[1], ARGV[1])
-`;
-
-const STORE_ID = `
-if redis.call('SET', KEYS[1], ARGV[1], 'NX') then return ARGV[1] end
-return redis.call('GET', KEYS[1])
-`;
-
-const CONSUME = `
-if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 'fresh' end
-if redis.call('GET', KEYS[1]) == ARGV[1] then return 'same' end
-return 'used'
-`;
+/** The Claim a script's answer says, the token being the one sent. */
+function claimOf(kind: string | undefined, outcome: string | undefined, token: string): Claim {
+  if (kind === "claimed") return { kind, token };
+  if (kind === "replay") return { kind, outcome: JSON.parse(outcome!) as StoredOutcome };
+  if (kind === "conflict" || kind === "in_progress") return { kind };
+  throw new Error(`unexpected claim answer from Redis: ${String(kind)}`);
+}
 
 interface ScriptedRedis extends Redis {
   mnoteStoreId(key: string, fresh: string): Promise<string>;
@@ -114,6 +59,18 @@ interface ScriptedRedis extends Redis {
     cap: number,
   ): Promise<number>;
   mnoteClaim(key: string, fingerprint: string, token: string, leaseMs: number): Promise<[string, string?]>;
+  mnoteClaimUncertain(
+    hash: string,
+    record: string,
+    slot: string,
+    idempotencyKey: string,
+    now: number,
+    ttlMs: number,
+    cap: number,
+    fingerprint: string,
+    token: string,
+    leaseMs: number,
+  ): Promise<[string, string, string?, string?]>;
   mnoteComplete(key: string, token: string, fingerprint: string, outcome: string, ttlMs: number): Promise<number>;
   mnoteRelease(key: string, token: string): Promise<number>;
 }
@@ -135,6 +92,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     this.prefix = options.prefix ?? "mnote";
     this.redis = openRedis(options.url, options.commandTimeoutMs) as ScriptedRedis;
     this.redis.defineCommand("mnoteClaim", { numberOfKeys: 1, lua: CLAIM });
+    this.redis.defineCommand("mnoteClaimUncertain", { numberOfKeys: 2, lua: CLAIM_UNCERTAIN });
     this.redis.defineCommand("mnoteComplete", { numberOfKeys: 1, lua: COMPLETE });
     this.redis.defineCommand("mnoteRelease", { numberOfKeys: 1, lua: RELEASE });
     this.redis.defineCommand("mnoteRenew", { numberOfKeys: 1, lua: RENEW });
@@ -149,12 +107,38 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   }
 
   async claim(scope: string, fingerprint: string, leaseMs: number): Promise<Claim> {
-    const token = randomBytes(12).toString("hex");
+    // a claim's holder id, compared for equality only (randomUUID: Node's batched entropy)
+    const token = randomUUID();
     const [kind, outcome] = await this.redis.mnoteClaim(this.key(scope), fingerprint, token, leaseMs);
-    if (kind === "claimed") return { kind, token };
-    if (kind === "replay") return { kind, outcome: JSON.parse(outcome!) as StoredOutcome };
-    if (kind === "conflict" || kind === "in_progress") return { kind };
-    throw new Error(`unexpected claim answer from Redis: ${String(kind)}`);
+    return claimOf(kind, outcome, token);
+  }
+
+  /** The slot's key read, the slot remembered and the claim taken in one script (CLAIM_UNCERTAIN). */
+  async claimUncertain(
+    slot: SlotOfWrite,
+    scopeOf: (key: string) => string,
+    fingerprint: string,
+    leaseMs: number,
+  ): Promise<UncertainClaim> {
+    const token = randomUUID();
+    const scope = scopeOf(slot.key);
+    const [key, had, kind, outcome] = await this.redis.mnoteClaimUncertain(
+      this.uncertainHash(slot.sessionId),
+      this.key(scope),
+      slot.slot,
+      slot.key,
+      Date.now(),
+      slot.ttlMs,
+      slot.cap,
+      fingerprint,
+      token,
+      leaseMs,
+    );
+    const remembered = had === "1" ? key : undefined;
+    if (key === slot.key) return { remembered, key, scope, claim: claimOf(kind, outcome, token) };
+    // the slot holds an earlier write's key: that key's scope is claimed (the runtime hashes scopes)
+    const held = scopeOf(key);
+    return { remembered, key, scope: held, claim: await this.claim(held, fingerprint, leaseMs) };
   }
 
   async complete(
