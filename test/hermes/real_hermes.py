@@ -27,12 +27,14 @@ is still Hermes' own code.
 """
 
 import io
-
 import json
 import os
 import shutil
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hermes_boot  # noqa: E402
 
 BLOCKER = '''
 def _block(tool_name=None, args=None, **_):
@@ -46,62 +48,10 @@ def register(ctx):
 '''
 
 
-def _stand_ins():
-    """Minimal gateway.session_context, agent.redact and agent.i18n, only where the real ones are missing."""
-    import importlib
-    import types
-
-    def missing(name):
-        try:
-            importlib.import_module(name)
-            return False
-        except ImportError:
-            return True
-
-    if missing("gateway.session_context"):
-        gateway = types.ModuleType("gateway")
-        context = types.ModuleType("gateway.session_context")
-        context.get_session_env = lambda name, default="": os.environ.get(name, default)  # Hermes' CLI fallback
-        gateway.session_context = context
-        sys.modules["gateway"] = gateway
-        sys.modules["gateway.session_context"] = context
-    if missing("agent.redact"):
-        redact = types.ModuleType("agent.redact")
-        redact.redact_sensitive_text = lambda text: text
-        sys.modules["agent.redact"] = redact
-    if missing("agent.i18n"):
-        i18n = types.ModuleType("agent.i18n")
-        i18n.t = lambda key, **kw: key + (" " + " ".join("%s=%s" % kv for kv in sorted(kw.items())) if kw else "")
-        sys.modules["agent.i18n"] = i18n
-
-
-def _terminal_tool():
-    """tools.terminal_tool (its per-thread approval callback), or a stand-in of the same shape where
-    the source does not hold it (the v0.18 extract)."""
-    import importlib
-    import threading
-    import types
-
-    try:
-        return importlib.import_module("tools.terminal_tool")
-    except Exception:
-        module = types.ModuleType("tools.terminal_tool")
-        module._callback_tls = threading.local()
-        module._get_approval_callback = lambda: getattr(module._callback_tls, "approval", None)
-
-        def set_approval_callback(cb):
-            module._callback_tls.approval = cb
-
-        module.set_approval_callback = set_approval_callback
-        sys.modules["tools.terminal_tool"] = module
-        return module
-
-
 def main():
     hermes_src, plugin_dir, config_file = sys.argv[1], sys.argv[2], sys.argv[3]
     with open(config_file, encoding="utf-8") as f:
         config = json.load(f)
-    sys.dont_write_bytecode = True
     home = tempfile.mkdtemp(prefix="hermes-home-")
     bundled = tempfile.mkdtemp(prefix="hermes-bundled-")
     shutil.copytree(plugin_dir, os.path.join(home, "plugins", "mnote"))
@@ -113,31 +63,21 @@ def main():
     with open(os.path.join(home, "config.yaml"), "w", encoding="utf-8") as f:
         f.write("plugins:\n  enabled: [mnote, blocker]\n")
     os.environ.update({"HERMES_HOME": home, "HERMES_BUNDLED_PLUGINS": bundled, "MNOTE_TOOLS_URL": config["url"], "MNOTE_TOOLS_TOKEN": config["token"]})
-    sys.path.insert(0, hermes_src)
-    if config.get("skill_raises"):
-        sys.modules["agent.skill_utils"] = None  # import agent.skill_utils now raises ImportError
-
-    if "consent" in config or "cli_callback" in config:
-        _stand_ins()
+    version, hermes_plugins = hermes_boot.boot(hermes_src, consent="consent" in config or "cli_callback" in config, skill_raises=config.get("skill_raises"))
     panel = []
     if "cli_callback" in config:
         panel_answers = list(config["cli_callback"])
-        terminal = _terminal_tool()
+        terminal = hermes_boot.terminal_tool()
 
         def cli_panel(command, description, **kwargs):
             panel.append({"command": command, "description": description, "kwargs": kwargs})
             return panel_answers.pop(0) if panel_answers else "deny"
 
         terminal.set_approval_callback(cli_panel)
-    from hermes_cli import plugins as hermes_plugins
-    hermes_plugins.discover_plugins(force=True)
     from tools.registry import registry
     import model_tools
 
-    manager = hermes_plugins.get_plugin_manager()
-    loaded = {}
-    for key, plugin in getattr(manager, "_plugins", {}).items():
-        loaded[key] = {"enabled": bool(getattr(plugin, "enabled", False)), "error": getattr(plugin, "error", None)}
+    loaded = hermes_boot.loaded_plugins(hermes_plugins)
     module = sys.modules.get("hermes_plugins.mnote")
     sent = []
     if module is not None:
@@ -179,7 +119,7 @@ def main():
         calls.append({"tool": name, "tool_call_id": call_id, "output": output, "request": sent[-1] if len(sent) > before else None, "requests": sent[before:], "shown": shown.getvalue(), "panel": panel[shown_panel:]})
 
     names = sorted(n for n in registry.get_all_tool_names() if n.startswith("mnote_")) if hasattr(registry, "get_all_tool_names") else sorted(n for n in getattr(registry, "_tools", {}) if n.startswith("mnote_"))
-    print(json.dumps({"tools": names, "plugins": loaded, "calls": calls}, default=str))
+    print(json.dumps({"version": version, "tools": names, "plugins": loaded, "calls": calls}, default=str))
 
 
 if __name__ == "__main__":
