@@ -69,6 +69,11 @@ def boot(hermes_src, consent=False, skill_raises=False):
         os.environ["HERMES_TREE"] = hermes_src
         sys.path.insert(1, standins)
         importlib.import_module("shim_boot")  # stand-ins only where the tree lacks the module
+        i18n = sys.modules.get("agent.i18n")
+        if getattr(i18n, "__shim__", False):
+            # the stand-in prints a prompt's key only; show its arguments too (the description the
+            # person reads), as the v0.18 stand-in below does: the prompt's words stay a stand-in's
+            i18n.t = lambda key, **kw: key + (" " + " ".join("%s=%s" % kv for kv in sorted(kw.items())) if kw else "")
         from hermes_cli import plugins
 
         # force=True needs gateway.platform_registry (not in the tree): the first discovery loads all

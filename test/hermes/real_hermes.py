@@ -1,4 +1,5 @@
-"""Loads the generated plugin with the REAL Hermes Agent modules (v0.18.0), kept outside the repo.
+"""Loads the generated plugin with the REAL Hermes Agent modules (v0.18.0 or v0.21, booted by
+hermes_boot.py), kept outside the repo.
 
     python3 real_hermes.py <hermes_src> <plugin_dir> <config.json>
 
@@ -19,11 +20,16 @@ with Hermes' own shape where the module is not in the source), which answers as 
 records what it was shown; each call's "panel" lists those. With "prompt_toolkit_active", the calls
 run while a prompt_toolkit Application is current, as inside the interactive `hermes` CLI.
 
-The extract in shared/ holds the 24 modules that load and dispatch plugins, not three that
-tools/approval.py imports on that path (gateway.session_context, agent.redact, agent.i18n): where
-they cannot be imported, STAND_INS below supply the behaviour Hermes documents for a CLI session
-(the session key from the environment, nothing to redact, the prompt's own words); every decision
-is still Hermes' own code.
+Newer-Hermes settings (v0.21): "interactive" marks the session as the interactive CLI does
+(set_hermes_interactive_context; implied by "prompt_toolkit_active" and "cli_callback"), "yolo"
+starts Hermes as --yolo does (HERMES_YOLO_MODE), "approvals_mode" writes approvals.mode,
+"hook_timeout" plugins.hook_callback_timeout, "always_config" keeps the config.yaml an "always"
+wrote (reported as "allowlist"), and "modify" installs a third plugin whose pre_tool_call rewrites
+one tool's arguments ({"tool", "args"}) with 0.21's modify action. Each call reports its
+"seconds" (the whole handle_function_call) and what the gate's CLI prompt hooks saw ("gate").
+
+Where a tree lacks a module the path imports, hermes_boot.py names the stand-in; every decision is
+still Hermes' own code.
 """
 
 import io
@@ -32,6 +38,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hermes_boot  # noqa: E402
@@ -48,6 +55,43 @@ def register(ctx):
 '''
 
 
+MODIFIER = '''
+import json, os
+_RULE = json.loads(os.environ["MNOTE_TEST_MODIFY"])
+
+
+def _modify(tool_name=None, args=None, **_):
+    if tool_name == _RULE["tool"]:
+        return {"action": "modify", "args": _RULE["args"]}
+    return None
+
+
+def register(ctx):
+    ctx.register_hook("pre_tool_call", _modify)
+'''
+
+
+def _write_home(home, config):
+    plugins = ["mnote", "blocker"]
+    if config.get("modify"):
+        plugins.append("modifier")
+        os.makedirs(os.path.join(home, "plugins", "modifier"))
+        with open(os.path.join(home, "plugins", "modifier", "plugin.yaml"), "w", encoding="utf-8") as f:
+            f.write("name: modifier\nversion: 0.0.1\ndescription: rewrites one tool's arguments\n")
+        with open(os.path.join(home, "plugins", "modifier", "__init__.py"), "w", encoding="utf-8") as f:
+            f.write(MODIFIER)
+        os.environ["MNOTE_TEST_MODIFY"] = json.dumps(config["modify"])
+    text = "plugins:\n  enabled: [%s]\n" % ", ".join(plugins)
+    if config.get("hook_timeout"):
+        text += "  hook_callback_timeout: %s\n" % config["hook_timeout"]
+    if config.get("approvals_mode"):
+        text += 'approvals:\n  mode: "%s"\n' % config["approvals_mode"]
+    with open(os.path.join(home, "config.yaml"), "w", encoding="utf-8") as f:
+        f.write(text)
+    if config.get("yolo"):
+        os.environ["HERMES_YOLO_MODE"] = "1"
+
+
 def main():
     hermes_src, plugin_dir, config_file = sys.argv[1], sys.argv[2], sys.argv[3]
     with open(config_file, encoding="utf-8") as f:
@@ -60,10 +104,17 @@ def main():
         f.write("name: blocker\nversion: 0.0.1\ndescription: blocks one call\n")
     with open(os.path.join(home, "plugins", "blocker", "__init__.py"), "w", encoding="utf-8") as f:
         f.write(BLOCKER)
-    with open(os.path.join(home, "config.yaml"), "w", encoding="utf-8") as f:
-        f.write("plugins:\n  enabled: [mnote, blocker]\n")
+    _write_home(home, config)
     os.environ.update({"HERMES_HOME": home, "HERMES_BUNDLED_PLUGINS": bundled, "MNOTE_TOOLS_URL": config["url"], "MNOTE_TOOLS_TOKEN": config["token"]})
     version, hermes_plugins = hermes_boot.boot(hermes_src, consent="consent" in config or "cli_callback" in config, skill_raises=config.get("skill_raises"))
+    if version == "0.21" and (config.get("interactive") or config.get("prompt_toolkit_active") or "cli_callback" in config):
+        from tools.approval_context import set_hermes_interactive_context
+
+        set_hermes_interactive_context(True)
+    gate = []
+    if version == "0.21":
+        # what the gate's CLI prompt reported (its post_approval_response hook), as an observer plugin sees it
+        hermes_plugins.get_plugin_manager()._hooks.setdefault("post_approval_response", []).append(lambda **kw: gate.append({k: kw.get(k) for k in ("pattern_key", "choice", "description")}))
     panel = []
     if "cli_callback" in config:
         panel_answers = list(config["cli_callback"])
@@ -102,7 +153,7 @@ def main():
         if "consent" in config:
             sys.stdin = io.StringIO((answers.pop(0) if answers else "") + "\n")
             sys.stdout = shown
-        shown_panel = len(panel)
+        shown_panel, shown_gate = len(panel), len(gate)
         app_context = None
         if config.get("prompt_toolkit_active"):
             from prompt_toolkit.application import Application
@@ -110,16 +161,19 @@ def main():
 
             app_context = set_app(Application())
             app_context.__enter__()
+        started = time.monotonic()
         try:
             output = model_tools.handle_function_call(name, dict(args) if isinstance(args, dict) else args, task_id="task_1", tool_call_id=call_id, session_id=config["session_id"])
         finally:
             sys.stdin, sys.stdout = stdin, stdout
             if app_context is not None:
                 app_context.__exit__(None, None, None)
-        calls.append({"tool": name, "tool_call_id": call_id, "output": output, "request": sent[-1] if len(sent) > before else None, "requests": sent[before:], "shown": shown.getvalue(), "panel": panel[shown_panel:]})
+        calls.append({"tool": name, "tool_call_id": call_id, "output": output, "request": sent[-1] if len(sent) > before else None, "requests": sent[before:], "shown": shown.getvalue(), "panel": panel[shown_panel:], "gate": gate[shown_gate:], "seconds": time.monotonic() - started})
 
     names = sorted(n for n in registry.get_all_tool_names() if n.startswith("mnote_")) if hasattr(registry, "get_all_tool_names") else sorted(n for n in getattr(registry, "_tools", {}) if n.startswith("mnote_"))
-    print(json.dumps({"version": version, "tools": names, "plugins": loaded, "calls": calls}, default=str))
+    with open(os.path.join(home, "config.yaml"), encoding="utf-8") as f:
+        allowlist = [line.strip() for line in f if "plugin_rule:" in line]
+    print(json.dumps({"version": version, "tools": names, "plugins": loaded, "calls": calls, "allowlist": allowlist}, default=str))
 
 
 if __name__ == "__main__":
