@@ -23,8 +23,8 @@ run while a prompt_toolkit Application is current, as inside the interactive `he
 Newer-Hermes settings (v0.21): "interactive" marks the session as the interactive CLI does
 (set_hermes_interactive_context; implied by "prompt_toolkit_active" and "cli_callback"), "yolo"
 starts Hermes as --yolo does (HERMES_YOLO_MODE), "approvals_mode" writes approvals.mode,
-"hook_timeout" plugins.hook_callback_timeout, "always_config" keeps the config.yaml an "always"
-wrote (reported as "allowlist"), and "modify" installs a third plugin whose pre_tool_call rewrites
+"hook_timeout" plugins.hook_callback_timeout, the gate's permanent allowlist ("always") is
+reported as "allowlist", and "modify" installs a third plugin whose pre_tool_call rewrites
 one tool's arguments ({"tool", "args"}) with 0.21's modify action. Each call reports its
 "seconds" (the whole handle_function_call) and what the gate's CLI prompt hooks saw ("gate").
 
@@ -38,6 +38,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -122,7 +123,11 @@ def main():
 
         def cli_panel(command, description, **kwargs):
             panel.append({"command": command, "description": description, "kwargs": kwargs})
-            return panel_answers.pop(0) if panel_answers else "deny"
+            answer = panel_answers.pop(0) if panel_answers else "deny"
+            if answer == "hang":  # a person who never answers (the test interrupts the turn)
+                time.sleep(120)
+                return "deny"
+            return answer
 
         terminal.set_approval_callback(cli_panel)
     from tools.registry import registry
@@ -142,11 +147,19 @@ def main():
 
     calls = []
     answers = list(config.get("consent") or [])
-    for name, args, call_id in config.get("calls") or [
+    for name, args, call_id, *options in config.get("calls") or [
         ("mnote_page_update_title", {"title": "Blocked"}, "call_blocked"),
         ("mnote_page_update_title", {"title": "Allowed"}, "call_allowed"),
         ("mnote_page_get", {"includeBlocks": False}, "call_get"),
     ]:
+        # per call: {"skip_hook": true} (the caller fired pre_tool_call itself: Hermes skips it, and the
+        # handler has only the running call id), {"interrupt_after": s} (/stop on this thread after s)
+        options = options[0] if options else {}
+        if options.get("interrupt_after"):
+            from tools import interrupt
+
+            agent_thread = threading.get_ident()
+            threading.Timer(options["interrupt_after"], lambda: interrupt.set_interrupt(True, agent_thread)).start()
         before = len(sent)
         stdin, stdout = sys.stdin, sys.stdout
         shown = io.StringIO()
@@ -163,16 +176,23 @@ def main():
             app_context.__enter__()
         started = time.monotonic()
         try:
-            output = model_tools.handle_function_call(name, dict(args) if isinstance(args, dict) else args, task_id="task_1", tool_call_id=call_id, session_id=config["session_id"])
+            extra = {"skip_pre_tool_call_hook": True} if options.get("skip_hook") else {}
+            output = model_tools.handle_function_call(name, dict(args) if isinstance(args, dict) else args, task_id="task_1", tool_call_id=call_id, session_id=config["session_id"], **extra)
         finally:
             sys.stdin, sys.stdout = stdin, stdout
             if app_context is not None:
                 app_context.__exit__(None, None, None)
+            if options.get("interrupt_after"):
+                from tools import interrupt
+
+                interrupt.set_interrupt(False, threading.get_ident())
         calls.append({"tool": name, "tool_call_id": call_id, "output": output, "request": sent[-1] if len(sent) > before else None, "requests": sent[before:], "shown": shown.getvalue(), "panel": panel[shown_panel:], "gate": gate[shown_gate:], "seconds": time.monotonic() - started})
 
     names = sorted(n for n in registry.get_all_tool_names() if n.startswith("mnote_")) if hasattr(registry, "get_all_tool_names") else sorted(n for n in getattr(registry, "_tools", {}) if n.startswith("mnote_"))
-    with open(os.path.join(home, "config.yaml"), encoding="utf-8") as f:
-        allowlist = [line.strip() for line in f if "plugin_rule:" in line]
+    # the permanent allowlist the gate consults ("always"): v0.21 keeps it in memory and saves it to
+    # config.yaml, which needs ruamel.yaml (not installed here: the save is logged as failed)
+    approval = sys.modules.get("tools.approval")
+    allowlist = sorted(k for k in approval._permanent_set() if k.startswith("plugin_rule:")) if version == "0.21" and approval else []
     print(json.dumps({"version": version, "tools": names, "plugins": loaded, "calls": calls, "allowlist": allowlist}, default=str))
 
 

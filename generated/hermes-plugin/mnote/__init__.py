@@ -722,8 +722,11 @@ def _prompt_function():
     """Hermes' prompt_dangerous_approval (tools/approval_prompt.py in newer Hermes, tools/approval.py in
     v0.18): the prompt that shows the interactive CLI's own approval panel when given its callback."""
     for module_name in ("tools.approval_prompt", "tools.approval"):
-        module = sys.modules.get(module_name)
-        prompt = getattr(module, "prompt_dangerous_approval", None) if module is not None else None
+        try:
+            module = importlib.import_module(module_name)
+        except Exception:
+            continue
+        prompt = getattr(module, "prompt_dangerous_approval", None)
         if callable(prompt):
             return prompt
     return None
