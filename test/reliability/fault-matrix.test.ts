@@ -397,6 +397,19 @@ const redisRestarted: Fault = {
   after: (w) => w.restartRedis(),
 };
 
+/**
+ * The runtime's state lost (Redis without persistence restarted) while the write is uncertain: the
+ * runtime no longer knows the write; only a host that kept its own key across its restart (the
+ * plugin's ctx.state on Hermes 0.21) retries with the first key, which the kernel's record replays.
+ */
+const volatileRedisRestarted: Fault = {
+  name: "Redis without persistence restarted while the write is uncertain",
+  world: { redis: true, volatileRedis: true },
+  skip: redisServerPath() ? undefined : "skipped: redis-server not found (apt-get install redis-server)",
+  arm: (w, content, s) => w.faultWrite(content, { kind: "delay", ms: s.delayMs }),
+  after: (w) => w.restartRedis(),
+};
+
 // ---------------------------------------------------------------------------------------------
 // The matrix
 
@@ -434,6 +447,9 @@ const rows: Array<[Surface, Fault, RetryKind]> = [
   [hermesNextHttp, runtimeKilled, "new call"],
   [hermesNextCli, kernelDelay, "new call"],
   [hermesNextCli, kernelDelay, "host restart"],
+  // Hermes 0.21 keeps an uncertain write's key in ctx.state: the runtime's state lost, then a Hermes
+  // restart, writes once (the same row on v0.18 writes twice: docs/RELIABILITY.md)
+  [hermesNextHttp, volatileRedisRestarted, "host restart"],
 ];
 
 const RETRY_BUDGET_MS = 60_000;
