@@ -42,6 +42,19 @@ for (const tree of HERMES_TREES) {
           });
           expect(report.tools).toEqual(toolList.map((t) => t.providerName).sort());
           expect(report.plugins.mnote).toEqual({ enabled: true, error: null });
+          // Hermes' loader warns about nothing of ours (the plugin's own log aside: no agent.skill_utils here)
+          expect(report.warnings.filter((w: any) => w.logger !== "hermes_plugins.mnote")).toEqual([]);
+          if (gate)
+            // 0.21 finds it through plugins_discovery.scan_directory; no manifest_version is v1, which every
+            // 0.21 installer accepts (up to 0.21.3 it refuses 2); the approve gate is there
+            expect(report.loader).toEqual({
+              scanned: ["blocker", "mnote"],
+              manifest_version: 1,
+              supported_manifest_version: 2,
+              provides_tools: toolList.map((t) => t.providerName).sort(),
+              provides_hooks: ["post_approval_response", "post_tool_call", "pre_tool_call"],
+              resolve_pre_tool_block: true,
+            });
           const [blocked, allowed, get] = report.calls;
           if (gate) {
             // the hook's preview request only (no token): Hermes' block wins over the approve action

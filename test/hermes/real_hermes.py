@@ -34,6 +34,7 @@ still Hermes' own code.
 
 import io
 import json
+import logging
 import os
 import shutil
 import sys
@@ -106,6 +107,15 @@ def main():
     with open(os.path.join(home, "plugins", "blocker", "__init__.py"), "w", encoding="utf-8") as f:
         f.write(BLOCKER)
     _write_home(home, config)
+    # every warning Hermes logs while it discovers and loads the plugins (the report's "warnings")
+    warnings = []
+
+    class _Collect(logging.Handler):
+        def emit(self, record):
+            if record.levelno >= logging.WARNING:
+                warnings.append({"logger": record.name, "message": record.getMessage()})
+
+    logging.getLogger().addHandler(_Collect())
     os.environ.update({"HERMES_HOME": home, "HERMES_BUNDLED_PLUGINS": bundled, "MNOTE_TOOLS_URL": config["url"], "MNOTE_TOOLS_TOKEN": config["token"]})
     version, hermes_plugins = hermes_boot.boot(hermes_src, consent="consent" in config or "cli_callback" in config, skill_raises=config.get("skill_raises"))
     if version == "0.21" and (config.get("interactive") or config.get("prompt_toolkit_active") or "cli_callback" in config):
@@ -193,7 +203,25 @@ def main():
     # config.yaml, which needs ruamel.yaml (not installed here: the save is logged as failed)
     approval = sys.modules.get("tools.approval")
     allowlist = sorted(k for k in approval._permanent_set() if k.startswith("plugin_rule:")) if version == "0.21" and approval else []
-    print(json.dumps({"version": version, "tools": names, "plugins": loaded, "calls": calls, "allowlist": allowlist}, default=str))
+    loader = {}
+    if version == "0.21":
+        # how 0.21 finds the plugin: plugins_discovery.scan_directory over the user's plugins folder
+        from pathlib import Path
+
+        from hermes_cli.plugins_discovery import scan_directory
+        from hermes_cli.plugins_manifest import SUPPORTED_MANIFEST_VERSION
+
+        found = {m.name: m for m in scan_directory(Path(home) / "plugins", "user")}
+        mnote = found.get("mnote")
+        loader = {
+            "scanned": sorted(found),
+            "manifest_version": getattr(mnote, "manifest_version", None),
+            "supported_manifest_version": SUPPORTED_MANIFEST_VERSION,
+            "provides_tools": sorted(getattr(mnote, "provides_tools", []) or []),
+            "provides_hooks": sorted(getattr(mnote, "provides_hooks", []) or []),
+            "resolve_pre_tool_block": callable(getattr(hermes_plugins, "resolve_pre_tool_block", None)),
+        }
+    print(json.dumps({"version": version, "tools": names, "plugins": loaded, "calls": calls, "allowlist": allowlist, "warnings": warnings, "loader": loader}, default=str))
 
 
 if __name__ == "__main__":
