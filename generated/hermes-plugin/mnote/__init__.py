@@ -28,9 +28,17 @@ a retryable one such as in_progress, outcome_unknown, unavailable or a timeout),
 keeps (session, tool, args) -> key (hashed, at most 64, for 6 hours) for the model's retry, and
 the runtime keeps the write uncertain until an answer was delivered (docs/RELIABILITY.md). After a
 definite answer nothing is kept: the same call made on purpose after a success is a new write (a
-second AI note stays a second note).
+second AI note stays a second note). On Hermes 0.21 and newer the key is also kept in Hermes'
+durable plugin state (ctx.state), from before the write is sent, so it outlives a Hermes restart.
 
-Approval (docs/APPROVAL.md): a call the runtime answers approval_required (page.save replace,
+Approval on Hermes 0.21 and newer (docs/APPROVAL.md): for a write the contract has a person approve,
+pre_tool_call sends the call itself and answers Hermes with the approve action, the runtime's
+preview as message and a rule key only that preview has; Hermes asks through its own gate and runs
+the handler only after a yes, which then sends the token. Nobody to ask (yolo, approvals.mode off,
+unattended): no approve action, the handler refuses no_one_to_ask. Arguments another plugin
+rewrote after the preview: refused other_args. No preview in time: the handler asks as below.
+
+Approval otherwise: a call the runtime answers approval_required (page.save replace,
 update_title, or whatever the contract and host policy say) is put to the person through Hermes'
 own request_elicitation_consent (tools/approval_prompt.py in newer Hermes, tools/approval.py in
 v0.18; imported defensively, None when absent), showing the runtime's summary of the preview (the
@@ -39,7 +47,8 @@ with the token. Anything else (declined, cancelled or timed out, a headless sess
 fails closed, no consent function) is sent to the runtime as the same call with the token and that
 answer, so the runtime logs the decision and uses the token up; the model reads approval_denied
 with the reason, and nothing is written. Hermes reports "session" and "always" to a plugin as a
-plain accept, so each change is asked about on its own (see docs/APPROVAL.md). The question is
+plain accept, so each change is asked about on its own (see docs/APPROVAL.md). /stop (Hermes'
+interrupt of the handler's thread) ends the wait at once, told to the runtime as declined. The question is
 asked from a worker thread carrying the handler's context (contextvars: the session key): Hermes
 blocks the asking thread until the person answers (_await_gateway_decision, or input() on the
 CLI), and a handler running on an event loop must not block the loop that delivers that answer.
