@@ -4,7 +4,9 @@
  * plugin's modify, a slow runtime, the running call id, and /stop while a person is asked (on both
  * trees). Each asserts the kernel's state. Stand-ins on these paths (test/hermes/hermes_boot.py):
  * the CLI's approval panel is a callback registered the way the CLI registers its own
- * (tools/terminal_tool.py is not in either tree), and config_backups (the "always" save).
+ * (tools/terminal_tool.py is not in either tree); the "always" save to config.yaml fails without
+ * ruamel.yaml, so the allowlist read is Hermes' in-memory one; the operator's transport runs through a
+ * stand-in hermes_cli/approval_transport.py (the registration and the selection are the tree's).
  */
 import { createServer, request as httpRequest, type Server } from "node:http";
 import Database from "better-sqlite3";
@@ -192,6 +194,38 @@ next(`Hermes' own gate on ${HERMES_NEXT.name} (${HERMES_NEXT.present ? HERMES_NE
       expect(kernel(p.db)).toMatchObject({ writes: 1, title: "Slowly approved" });
     } finally {
       proxy.close();
+      await server.stop();
+    }
+  });
+
+  it("an operator's approval transport is used where there is one: it sees the preview, no built-in prompt; deny, once, and a failed transport (nobody saw it)", async () => {
+    const { p, server, base } = await runtime();
+    try {
+      const r = await run({
+        ...base,
+        interactive: true,
+        cli_callback: ["once", "once", "once"], // the CLI's panel would say yes: it must not be asked
+        transport: ["deny", "once", "not an answer"],
+        calls: [
+          ["mnote_page_update_title", { title: "Refused" }, "call_t1"],
+          ["mnote_page_update_title", { title: "Approved" }, "call_t2"],
+          ["mnote_page_update_title", { title: "Unseen" }, "call_t3"],
+        ],
+      });
+      const [no, yes, failed] = r.calls;
+      expect(r.calls.map((c: any) => c.panel.length)).toEqual([0, 0, 0]);
+      expect(r.transport.map((t: any) => t.description)).toEqual([
+        "重命名页面：「项目计划」 → 「Refused」。",
+        "重命名页面：「项目计划」 → 「Approved」。",
+        "重命名页面：「Approved」 → 「Unseen」。",
+      ]);
+      expect(r.transport[0]).toMatchObject({ allow_session: false, allow_permanent: false });
+      expect(no.requests.map((q: any) => q.approval?.answer ?? null)).toEqual([null, "declined"]);
+      expect(JSON.parse(yes.output)).toMatchObject({ ok: true, toolCallId: "call_t2" });
+      // a transport that failed is not a person's "no": told as no_one_to_ask
+      expect(failed.requests.map((q: any) => q.approval?.answer ?? null)).toEqual([null, "no_one_to_ask"]);
+      expect(kernel(p.db)).toMatchObject({ writes: 1, title: "Approved" });
+    } finally {
       await server.stop();
     }
   });

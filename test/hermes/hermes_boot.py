@@ -10,7 +10,8 @@
   modules that tree could not hold are supplied by the scratch stand-ins beside it
   (shared/hermes-agent-v0.21-standins/shim_boot.py, named by MNOTE_HERMES_STANDINS; see its
   SOURCE.md): the callback registry of tools/terminal_tool.py, agent.i18n (prompt keys instead of
-  words), agent.redact (identity), the connector and observability hooks, config_providers. Every
+  words), agent.redact (identity), the connector and observability hooks, config_providers; and,
+from here, hermes_cli.approval_transport (an operator's approval transport; the tree lacks it). Every
   decision the tests assert (discovery, hooks, the approve gate, yolo, the allowlist, ctx.state) is
   the tree's own code.
 
@@ -55,6 +56,70 @@ def _v018_stand_ins():
         sys.modules["agent.i18n"] = i18n
 
 
+def _approval_transport_stand_in():
+    """hermes_cli.approval_transport is not in the v0.21 tree (its SOURCE.md): a stand-in with the
+    shapes its call sites use (hermes_cli/plugins.py register_approval_transport,
+    tools/approval_prompt.py _present_with_selected_transport): the transport's present(request)
+    answers a choice on a worker thread, bounded by the timeout and Hermes' interrupt."""
+    if not _missing("hermes_cli.approval_transport"):
+        return
+    import dataclasses
+    import threading
+    import time
+    import uuid
+
+    module = types.ModuleType("hermes_cli.approval_transport")
+
+    @dataclasses.dataclass
+    class RegisteredApprovalTransport:
+        name: str
+        present: object
+        plugin_id: str
+        profile_home: str
+
+    @dataclasses.dataclass
+    class ApprovalRequest:
+        command: str
+        description: str
+        pattern_key: str
+        pattern_keys: tuple
+        session_key: str
+        surface: str
+        allow_session: bool
+        allow_permanent: bool
+        timeout_seconds: float
+        request_id: str = ""
+        digest: str = ""
+
+        @classmethod
+        def create(cls, **fields):
+            return cls(request_id=uuid.uuid4().hex, **fields)
+
+    @dataclasses.dataclass
+    class Result:
+        choice: object = None
+        failure: object = None
+
+    def invoke_approval_transport(present, request, timeout_seconds, on_poll=None, is_interrupted=None):
+        box = {}
+        worker = threading.Thread(target=lambda: box.update(choice=present(request)), daemon=True)
+        worker.start()
+        deadline = time.monotonic() + float(timeout_seconds or 300)
+        while worker.is_alive() and time.monotonic() < deadline:
+            worker.join(0.1)
+            if is_interrupted is not None and is_interrupted():
+                return Result(failure="interrupted")
+        if "choice" not in box:
+            return Result(failure="timeout")
+        allowed = ("once", "session", "always", "deny")
+        return Result(choice=box["choice"]) if box["choice"] in allowed else Result(failure="invalid")
+
+    module.RegisteredApprovalTransport = RegisteredApprovalTransport
+    module.ApprovalRequest = ApprovalRequest
+    module.invoke_approval_transport = invoke_approval_transport
+    sys.modules["hermes_cli.approval_transport"] = module
+
+
 def boot(hermes_src, consent=False, skill_raises=False):
     """Puts the tree on sys.path, installs the stand-ins it needs, and runs Hermes' own plugin
     discovery. Returns ("0.21" | "0.18", the plugins module)."""
@@ -74,6 +139,7 @@ def boot(hermes_src, consent=False, skill_raises=False):
             # the stand-in prints a prompt's key only; show its arguments too (the description the
             # person reads), as the v0.18 stand-in below does: the prompt's words stay a stand-in's
             i18n.t = lambda key, **kw: key + (" " + " ".join("%s=%s" % kv for kv in sorted(kw.items())) if kw else "")
+        _approval_transport_stand_in()
         from hermes_cli import plugins
 
         # force=True needs gateway.platform_registry (not in the tree): the first discovery loads all

@@ -25,7 +25,9 @@ Newer-Hermes settings (v0.21): "interactive" marks the session as the interactiv
 starts Hermes as --yolo does (HERMES_YOLO_MODE), "approvals_mode" writes approvals.mode,
 "hook_timeout" plugins.hook_callback_timeout, the gate's permanent allowlist ("always") is
 reported as "allowlist", and "modify" installs a third plugin whose pre_tool_call rewrites
-one tool's arguments ({"tool", "args"}) with 0.21's modify action. Each call reports its
+one tool's arguments ({"tool", "args"}) with 0.21's modify action; "transport" (answers, e.g.
+["once"]) installs an operator's plugin that registers approval transport "ops" and selects it
+(security.approval.transport), reported as "transport" (what it was shown). Each call reports its
 "seconds" (the whole handle_function_call) and what the gate's CLI prompt hooks saw ("gate").
 
 Where a tree lacks a module the path imports, hermes_boot.py names the stand-in; every decision is
@@ -73,8 +75,34 @@ def register(ctx):
 '''
 
 
+OPERATOR_TRANSPORT = '''
+import json, os
+SEEN = []
+_ANSWERS = json.loads(os.environ["MNOTE_TEST_TRANSPORT_ANSWERS"])
+
+
+def _present(request):
+    SEEN.append({"command": request.command, "description": request.description, "surface": request.surface,
+                 "allow_session": request.allow_session, "allow_permanent": request.allow_permanent})
+    return _ANSWERS.pop(0) if _ANSWERS else "deny"
+
+
+def register(ctx):
+    ctx.register_approval_transport("ops", _present)
+'''
+
+
 def _write_home(home, config):
     plugins = ["mnote", "blocker"]
+    if "transport" in config:
+        # an operator's approval channel: a plugin registering transport "ops", selected in config.yaml
+        plugins.append("ops_approvals")
+        os.makedirs(os.path.join(home, "plugins", "ops_approvals"))
+        with open(os.path.join(home, "plugins", "ops_approvals", "plugin.yaml"), "w", encoding="utf-8") as f:
+            f.write("name: ops_approvals\nversion: 0.0.1\ndescription: the operator's approval channel\n")
+        with open(os.path.join(home, "plugins", "ops_approvals", "__init__.py"), "w", encoding="utf-8") as f:
+            f.write(OPERATOR_TRANSPORT)
+        os.environ["MNOTE_TEST_TRANSPORT_ANSWERS"] = json.dumps(config["transport"])
     if config.get("modify"):
         plugins.append("modifier")
         os.makedirs(os.path.join(home, "plugins", "modifier"))
@@ -88,6 +116,8 @@ def _write_home(home, config):
         text += "  hook_callback_timeout: %s\n" % config["hook_timeout"]
     if config.get("approvals_mode"):
         text += 'approvals:\n  mode: "%s"\n' % config["approvals_mode"]
+    if "transport" in config:
+        text += "security:\n  approval:\n    transport: ops\n"
     with open(os.path.join(home, "config.yaml"), "w", encoding="utf-8") as f:
         f.write(text)
     if config.get("yolo"):
@@ -221,7 +251,9 @@ def main():
             "provides_hooks": sorted(getattr(mnote, "provides_hooks", []) or []),
             "resolve_pre_tool_block": callable(getattr(hermes_plugins, "resolve_pre_tool_block", None)),
         }
-    print(json.dumps({"version": version, "tools": names, "plugins": loaded, "calls": calls, "allowlist": allowlist, "warnings": warnings, "loader": loader}, default=str))
+    operator = sys.modules.get("hermes_plugins.ops_approvals")
+    transport_seen = list(getattr(operator, "SEEN", []))
+    print(json.dumps({"version": version, "tools": names, "plugins": loaded, "calls": calls, "allowlist": allowlist, "warnings": warnings, "loader": loader, "transport": transport_seen}, default=str))
 
 
 if __name__ == "__main__":

@@ -658,8 +658,10 @@ def _gate_directive(tool, args, task_id, session_id, call_id):
         return None
     nobody = _gate.nobody_to_ask()
     rule = _gate.rule_key(challenge)
-    _park(call_id, {"kind": "challenge", "challenge": challenge, "request": prepared["request"], "nobody": nobody, "rule_key": rule})
-    if nobody:
+    # an operator's approval transport replaces Hermes' prompts, but not in its plugin gate: the handler asks it
+    transport = not nobody and _gate.transport_selected()
+    _park(call_id, {"kind": "challenge", "challenge": challenge, "request": prepared["request"], "nobody": nobody, "rule_key": rule, "transport": transport})
+    if nobody or transport:
         return None
     return {"action": "approve", "message": _approval_text(tool, challenge), "rule_key": rule}
 
@@ -678,6 +680,10 @@ def _finish_parked(tool, prepared, parked):
         return failure
     if parked["nobody"]:
         return _not_approved(transport, tool, previewed, challenge, _APPROVAL["answers"]["no_one_to_ask"])
+    if parked.get("transport"):
+        answer = _ask_person(tool, challenge)
+        if answer != "accept":
+            return _not_approved(transport, tool, previewed, challenge, answer)
     # Hermes runs the tool only after its gate approved this preview: the token makes the write
     request = dict(previewed, approval={"token": challenge["token"]})
     _sending(tool, prepared)
@@ -798,6 +804,11 @@ def _ask_person(tool, challenge):
     or asking failed)."""
     message = _approval_text(tool, challenge)
     callback, prompt = _cli_approval_callback(), _prompt_function()
+    if _gate.transport_selected():
+        # the operator's approval transport replaces every built-in prompt (Hermes 0.21 and newer)
+        via = _gate.ask_transport(message, _gate.rule_key(challenge), "cli" if callback is not None else "gateway")
+        if via is not None:
+            return _APPROVAL_ANSWERS.get(via, via)
     if callback is not None and prompt is not None:
         # The interactive CLI: its prompt_toolkit app owns the terminal, where Hermes' consent would
         # fail closed; its own approval panel (the callback it registered) asks the person. Only

@@ -126,3 +126,39 @@ class DurableKeys:
                 self._state.set(self.STATE_KEY, slots)
             except Exception as exc:
                 _log.warning("mnote: could not write the plugin state: %s", exc)
+
+
+def transport_selected():
+    """True when the operator selected a plugin approval transport (security.approval.transport):
+    it "replaces every built-in prompt surface", but Hermes 0.21's plugin gate does not use it, so
+    the plugin asks through it itself (ask_transport)."""
+    try:
+        context = importlib.import_module("tools.approval_context")
+        return context._get_approval_transport_config()[0] != "builtin"
+    except Exception:
+        return False
+
+
+def ask_transport(message, rule, surface):
+    """Asks through the operator's selected approval transport, as Hermes asks about a dangerous
+    command (tools.approval_prompt._present_with_selected_transport, then _transport_choice): once
+    only, nothing remembered. Returns "accept", "declined", "no_one_to_ask" (the transport failed
+    or is missing: nobody saw it), or None (none selected, or its explicit builtin fallback)."""
+    try:
+        prompt = importlib.import_module("tools.approval_prompt")
+        context = importlib.import_module("tools.approval_context")
+        pattern_key = "plugin_rule:" + rule
+        attempt = prompt._present_with_selected_transport(
+            command="mnote", description=message, pattern_key=pattern_key, pattern_keys=[pattern_key],
+            session_key=context.get_current_session_key(default=""), surface=surface,
+            allow_session=False, allow_permanent=False,
+        )
+        choice, denied = prompt._transport_choice(attempt, pattern_key=pattern_key, description=message)
+    except Exception as exc:
+        _log.warning("mnote: the approval transport could not be asked: %s", type(exc).__name__)
+        return "no_one_to_ask"
+    if denied is not None:
+        return "no_one_to_ask"
+    if choice is None:
+        return None
+    return "accept" if choice in ("once", "session", "always") else "declined"
