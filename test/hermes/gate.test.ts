@@ -110,6 +110,28 @@ next(`Hermes' own gate on ${HERMES_NEXT.name} (${HERMES_NEXT.present ? HERMES_NE
     },
   );
 
+  it("a Hermes that ran the tool around its gate (no yes seen from a person): nothing written, no_one_to_ask", async () => {
+    const { p, server, base } = await runtime();
+    try {
+      const before = hashDatabaseFile(p.db);
+      const r = await run({
+        ...base,
+        interactive: true,
+        gate_bypassed: true,
+        calls: [["mnote_page_update_title", { title: "Nobody approved" }, "call_bypass"]],
+      });
+      const call = r.calls[0];
+      expect(call.gate).toEqual([]);
+      expect(JSON.parse(call.output)).toMatchObject({
+        error: { code: "mnote_tool_approval_denied", reason: "no_one_to_ask" },
+      });
+      expect(call.requests.map((q: any) => q.approval?.answer ?? null)).toEqual([null, "no_one_to_ask"]);
+      expect(hashDatabaseFile(p.db)).toBe(before);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it("under --yolo a write the mnote policy allows is written, once", async () => {
     const { p, server, base } = await runtime(true);
     try {

@@ -27,7 +27,8 @@ starts Hermes as --yolo does (HERMES_YOLO_MODE), "approvals_mode" writes approva
 reported as "allowlist", and "modify" installs a third plugin whose pre_tool_call rewrites
 one tool's arguments ({"tool", "args"}) with 0.21's modify action; "transport" (answers, e.g.
 ["once"]) installs an operator's plugin that registers approval transport "ops" and selects it
-(security.approval.transport), reported as "transport" (what it was shown). Each call reports its
+(security.approval.transport), reported as "transport" (what it was shown); "gate_bypassed"
+replaces the gate by one that approves without asking anyone. Each call reports its
 "seconds" (the whole handle_function_call) and what the gate's CLI prompt hooks saw ("gate").
 
 Where a tree lacks a module the path imports, hermes_boot.py names the stand-in; every decision is
@@ -152,6 +153,11 @@ def main():
         from tools.approval_context import set_hermes_interactive_context
 
         set_hermes_interactive_context(True)
+    if version == "0.21" and config.get("gate_bypassed"):
+        # a Hermes that runs the tool around its gate (approved, nobody asked): the plugin must not write
+        import tools.approval
+
+        tools.approval.request_tool_approval = lambda *a, **k: {"approved": True, "message": None}
     gate = []
     if version == "0.21":
         # what the gate's CLI prompt reported (its post_approval_response hook), as an observer plugin sees it

@@ -684,7 +684,14 @@ def _finish_parked(tool, prepared, parked):
         answer = _ask_person(tool, challenge)
         if answer != "accept":
             return _not_approved(transport, tool, previewed, challenge, answer)
-    # Hermes runs the tool only after its gate approved this preview: the token makes the write
+    # Hermes runs the tool only after its gate approved this preview, and the gate reports the
+    # person's answer (post_approval_response, on the CLI and the gateway alike). Without a yes seen
+    # here (Hermes let the tool run around its gate: an error while it collected the directives),
+    # nobody approved: fail closed.
+    with _lock:
+        seen = _gate_answers.pop(parked["rule_key"], None)
+    if seen is None or seen[1] not in ("once", "session", "always"):
+        return _not_approved(transport, tool, previewed, challenge, _APPROVAL["answers"]["no_one_to_ask"])
     request = dict(previewed, approval={"token": challenge["token"]})
     _sending(tool, prepared)
     response, answered = _send_with_retries(transport, tool, request)
