@@ -252,6 +252,29 @@ next(`Hermes' own gate on ${HERMES_NEXT.name} (${HERMES_NEXT.present ? HERMES_NE
     }
   });
 
+  it("pre_tool_call never raises: a runtime that cannot be reached is the handler's unavailable, not Hermes' hook failure", async () => {
+    const { p, server } = await runtime();
+    try {
+      const before = hashDatabaseFile(p.db);
+      const r = await run(
+        {
+          url: "http://127.0.0.1:1", // nothing listens there
+          token: "tok",
+          session_id: "s_gate",
+          interactive: true,
+          calls: [["mnote_page_update_title", { title: "Unreachable" }, "call_down"]],
+        },
+        { MNOTE_TOOLS_RETRIES: "0" },
+      );
+      const out = JSON.parse(r.calls[0].output);
+      expect(out).toMatchObject({ ok: false, error: { code: "mnote_tool_unavailable" } });
+      expect(r.warnings.filter((w: any) => /raised|timed out/.test(w.message))).toEqual([]);
+      expect(hashDatabaseFile(p.db)).toBe(before);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it("the running call id is read from tools.approval_context: a call whose pre_tool_call was skipped keeps its own id", async () => {
     const { p, server, base } = await runtime(true);
     try {
