@@ -211,8 +211,11 @@ next(`Hermes' own gate on ${HERMES_NEXT.name} (${HERMES_NEXT.present ? HERMES_NE
       expect(call.output).not.toContain("timed out or is still running"); // Hermes never blocked the hook
       expect(call.panel).toHaveLength(1); // asked once (by the handler: the hook had no preview in time)
       expect(JSON.parse(call.output)).toMatchObject({ ok: true, toolCallId: "call_slow" });
-      // the hook's request, the handler's (the same key), the approved one: one key for all
+      // the hook gave up after 3 s (a 5 s answer would still have fit Hermes' 6 s): its request, the
+      // handler's, the approved one, all with one key; Hermes' gate never asked (the handler did)
+      expect(call.requests.map((q: any) => q.approval?.token === undefined)).toEqual([true, true, false]);
       expect(new Set(call.requests.map((q: any) => q.idempotencyKey)).size).toBe(1);
+      expect(call.gate).toEqual([]);
       expect(kernel(p.db)).toMatchObject({ writes: 1, title: "Slowly approved" });
     } finally {
       proxy.close();
