@@ -35,22 +35,11 @@ export const hermesPluginTarget: Target = {
       dryRun: t.dryRun,
       parameters: portable.get(t.name)!,
       modelEnvelopeFields: modelEnvelopeFields.filter((f) => f in ((t.parameters.properties as object) ?? {})),
+      // the contract's approval rule: on Hermes 0.21 pre_tool_call puts such a write to Hermes' own gate
+      approval: t.approval,
+      argDefaults: t.argDefaults,
     }));
-    // the two codes the plugin's consent step acts on (docs/APPROVAL.md), checked against the catalog
-    const approvalCodes = {
-      required: "mnote_tool_approval_required",
-      denied: "mnote_tool_approval_denied",
-      // the answers a host sends when the person did not say yes (ApprovalGrant.answer): approval_denied reasons
-      answers: { declined: "declined", timed_out: "timed_out", no_one_to_ask: "no_one_to_ask" },
-    };
-    for (const code of [approvalCodes.required, approvalCodes.denied]) {
-      if (!model.errors.some((e) => e.code === code)) throw new Error(`the error catalog has no ${code}`);
-    }
-    const deniedReasons = model.errors.find((e) => e.code === approvalCodes.denied)?.reasons ?? {};
-    for (const answer of Object.values(approvalCodes.answers)) {
-      if (!Object.prototype.hasOwnProperty.call(deniedReasons, answer))
-        throw new Error(`the error catalog has no reason ${answer} for ${approvalCodes.denied}`);
-    }
+    const approvalCodes = approvalCodesOf(model);
     const spec = {
       generated: bannerText(model),
       approvalCodes,
@@ -88,6 +77,7 @@ export const hermesPluginTarget: Target = {
         content: template("plugin.yaml.hbs")({ ...context, banner: banner(model, "yaml").trimEnd() }),
       },
       { path: `${HERMES_PLUGIN_DIR}/__init__.py`, content: template("__init__.py.hbs")(context) },
+      { path: `${HERMES_PLUGIN_DIR}/gate.py`, content: template("gate.py.hbs")(context) },
       {
         path: `${HERMES_PLUGIN_DIR}/SKILL.md`,
         content: template("SKILL.md.hbs")({ ...context, banner: banner(model, "yaml").trimEnd() }),
@@ -96,3 +86,28 @@ export const hermesPluginTarget: Target = {
     ];
   },
 };
+
+/** The approval codes and answers the plugin acts on (docs/APPROVAL.md), each checked against the catalog. */
+function approvalCodesOf(model: Parameters<Target["emit"]>[0]) {
+  // the codes the plugin's approval steps act on
+  const approvalCodes = {
+    required: "mnote_tool_approval_required",
+    denied: "mnote_tool_approval_denied",
+    // refused by the plugin itself: arguments rewritten after the preview (Hermes 0.21's modify)
+    invalid: "mnote_tool_approval_invalid",
+    // the answers a host sends when the person did not say yes (ApprovalGrant.answer): approval_denied reasons
+    answers: { declined: "declined", timed_out: "timed_out", no_one_to_ask: "no_one_to_ask" },
+  };
+  for (const code of [approvalCodes.required, approvalCodes.denied, approvalCodes.invalid]) {
+    if (!model.errors.some((e) => e.code === code)) throw new Error(`the error catalog has no ${code}`);
+  }
+  const invalidReasons = model.errors.find((e) => e.code === approvalCodes.invalid)?.reasons ?? {};
+  if (!Object.prototype.hasOwnProperty.call(invalidReasons, "other_args"))
+    throw new Error(`the error catalog has no reason other_args for ${approvalCodes.invalid}`);
+  const deniedReasons = model.errors.find((e) => e.code === approvalCodes.denied)?.reasons ?? {};
+  for (const answer of Object.values(approvalCodes.answers)) {
+    if (!Object.prototype.hasOwnProperty.call(deniedReasons, answer))
+      throw new Error(`the error catalog has no reason ${answer} for ${approvalCodes.denied}`);
+  }
+  return approvalCodes;
+}

@@ -12,6 +12,7 @@ it("copies the generated plugin into the Hermes home and prints how to enable it
   expect(readdirSync(target).sort()).toEqual([
     "SKILL.md",
     "__init__.py",
+    "gate.py",
     "plugin.yaml",
     "raise.json",
     "raise_args.py",

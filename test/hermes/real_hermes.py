@@ -1,4 +1,5 @@
-"""Loads the generated plugin with the REAL Hermes Agent modules (v0.18.0), kept outside the repo.
+"""Loads the generated plugin with the REAL Hermes Agent modules (v0.18.0 or v0.21, booted by
+hermes_boot.py), kept outside the repo.
 
     python3 real_hermes.py <hermes_src> <plugin_dir> <config.json>
 
@@ -19,20 +20,33 @@ with Hermes' own shape where the module is not in the source), which answers as 
 records what it was shown; each call's "panel" lists those. With "prompt_toolkit_active", the calls
 run while a prompt_toolkit Application is current, as inside the interactive `hermes` CLI.
 
-The extract in shared/ holds the 24 modules that load and dispatch plugins, not three that
-tools/approval.py imports on that path (gateway.session_context, agent.redact, agent.i18n): where
-they cannot be imported, STAND_INS below supply the behaviour Hermes documents for a CLI session
-(the session key from the environment, nothing to redact, the prompt's own words); every decision
-is still Hermes' own code.
+Newer-Hermes settings (v0.21): "interactive" marks the session as the interactive CLI does
+(set_hermes_interactive_context; implied by "prompt_toolkit_active" and "cli_callback"), "yolo"
+starts Hermes as --yolo does (HERMES_YOLO_MODE), "approvals_mode" writes approvals.mode,
+"hook_timeout" plugins.hook_callback_timeout, the gate's permanent allowlist ("always") is
+reported as "allowlist", and "modify" installs a third plugin whose pre_tool_call rewrites
+one tool's arguments ({"tool", "args"}) with 0.21's modify action; "transport" (answers, e.g.
+["once"]) installs an operator's plugin that registers approval transport "ops" and selects it
+(security.approval.transport), reported as "transport" (what it was shown); "gate_bypassed"
+replaces the gate by one that approves without asking anyone. Each call reports its
+"seconds" (the whole handle_function_call) and what the gate's CLI prompt hooks saw ("gate").
+
+Where a tree lacks a module the path imports, hermes_boot.py names the stand-in; every decision is
+still Hermes' own code.
 """
 
 import io
-
 import json
+import logging
 import os
 import shutil
 import sys
 import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hermes_boot  # noqa: E402
 
 BLOCKER = '''
 def _block(tool_name=None, args=None, **_):
@@ -46,62 +60,75 @@ def register(ctx):
 '''
 
 
-def _stand_ins():
-    """Minimal gateway.session_context, agent.redact and agent.i18n, only where the real ones are missing."""
-    import importlib
-    import types
-
-    def missing(name):
-        try:
-            importlib.import_module(name)
-            return False
-        except ImportError:
-            return True
-
-    if missing("gateway.session_context"):
-        gateway = types.ModuleType("gateway")
-        context = types.ModuleType("gateway.session_context")
-        context.get_session_env = lambda name, default="": os.environ.get(name, default)  # Hermes' CLI fallback
-        gateway.session_context = context
-        sys.modules["gateway"] = gateway
-        sys.modules["gateway.session_context"] = context
-    if missing("agent.redact"):
-        redact = types.ModuleType("agent.redact")
-        redact.redact_sensitive_text = lambda text: text
-        sys.modules["agent.redact"] = redact
-    if missing("agent.i18n"):
-        i18n = types.ModuleType("agent.i18n")
-        i18n.t = lambda key, **kw: key + (" " + " ".join("%s=%s" % kv for kv in sorted(kw.items())) if kw else "")
-        sys.modules["agent.i18n"] = i18n
+MODIFIER = '''
+import json, os
+_RULE = json.loads(os.environ["MNOTE_TEST_MODIFY"])
 
 
-def _terminal_tool():
-    """tools.terminal_tool (its per-thread approval callback), or a stand-in of the same shape where
-    the source does not hold it (the v0.18 extract)."""
-    import importlib
-    import threading
-    import types
+def _modify(tool_name=None, args=None, **_):
+    if tool_name == _RULE["tool"]:
+        return {"action": "modify", "args": _RULE["args"]}
+    return None
 
-    try:
-        return importlib.import_module("tools.terminal_tool")
-    except Exception:
-        module = types.ModuleType("tools.terminal_tool")
-        module._callback_tls = threading.local()
-        module._get_approval_callback = lambda: getattr(module._callback_tls, "approval", None)
 
-        def set_approval_callback(cb):
-            module._callback_tls.approval = cb
+def register(ctx):
+    ctx.register_hook("pre_tool_call", _modify)
+'''
 
-        module.set_approval_callback = set_approval_callback
-        sys.modules["tools.terminal_tool"] = module
-        return module
+
+OPERATOR_TRANSPORT = '''
+import json, os
+SEEN = []
+_ANSWERS = json.loads(os.environ["MNOTE_TEST_TRANSPORT_ANSWERS"])
+
+
+def _present(request):
+    SEEN.append({"command": request.command, "description": request.description, "surface": request.surface,
+                 "allow_session": request.allow_session, "allow_permanent": request.allow_permanent})
+    return _ANSWERS.pop(0) if _ANSWERS else "deny"
+
+
+def register(ctx):
+    ctx.register_approval_transport("ops", _present)
+'''
+
+
+def _write_home(home, config):
+    plugins = ["mnote", "blocker"]
+    if "transport" in config:
+        # an operator's approval channel: a plugin registering transport "ops", selected in config.yaml
+        plugins.append("ops_approvals")
+        os.makedirs(os.path.join(home, "plugins", "ops_approvals"))
+        with open(os.path.join(home, "plugins", "ops_approvals", "plugin.yaml"), "w", encoding="utf-8") as f:
+            f.write("name: ops_approvals\nversion: 0.0.1\ndescription: the operator's approval channel\n")
+        with open(os.path.join(home, "plugins", "ops_approvals", "__init__.py"), "w", encoding="utf-8") as f:
+            f.write(OPERATOR_TRANSPORT)
+        os.environ["MNOTE_TEST_TRANSPORT_ANSWERS"] = json.dumps(config["transport"])
+    if config.get("modify"):
+        plugins.append("modifier")
+        os.makedirs(os.path.join(home, "plugins", "modifier"))
+        with open(os.path.join(home, "plugins", "modifier", "plugin.yaml"), "w", encoding="utf-8") as f:
+            f.write("name: modifier\nversion: 0.0.1\ndescription: rewrites one tool's arguments\n")
+        with open(os.path.join(home, "plugins", "modifier", "__init__.py"), "w", encoding="utf-8") as f:
+            f.write(MODIFIER)
+        os.environ["MNOTE_TEST_MODIFY"] = json.dumps(config["modify"])
+    text = "plugins:\n  enabled: [%s]\n" % ", ".join(plugins)
+    if config.get("hook_timeout"):
+        text += "  hook_callback_timeout: %s\n" % config["hook_timeout"]
+    if config.get("approvals_mode"):
+        text += 'approvals:\n  mode: "%s"\n' % config["approvals_mode"]
+    if "transport" in config:
+        text += "security:\n  approval:\n    transport: ops\n"
+    with open(os.path.join(home, "config.yaml"), "w", encoding="utf-8") as f:
+        f.write(text)
+    if config.get("yolo"):
+        os.environ["HERMES_YOLO_MODE"] = "1"
 
 
 def main():
     hermes_src, plugin_dir, config_file = sys.argv[1], sys.argv[2], sys.argv[3]
     with open(config_file, encoding="utf-8") as f:
         config = json.load(f)
-    sys.dont_write_bytecode = True
     home = tempfile.mkdtemp(prefix="hermes-home-")
     bundled = tempfile.mkdtemp(prefix="hermes-bundled-")
     shutil.copytree(plugin_dir, os.path.join(home, "plugins", "mnote"))
@@ -110,34 +137,49 @@ def main():
         f.write("name: blocker\nversion: 0.0.1\ndescription: blocks one call\n")
     with open(os.path.join(home, "plugins", "blocker", "__init__.py"), "w", encoding="utf-8") as f:
         f.write(BLOCKER)
-    with open(os.path.join(home, "config.yaml"), "w", encoding="utf-8") as f:
-        f.write("plugins:\n  enabled: [mnote, blocker]\n")
-    os.environ.update({"HERMES_HOME": home, "HERMES_BUNDLED_PLUGINS": bundled, "MNOTE_TOOLS_URL": config["url"], "MNOTE_TOOLS_TOKEN": config["token"]})
-    sys.path.insert(0, hermes_src)
-    if config.get("skill_raises"):
-        sys.modules["agent.skill_utils"] = None  # import agent.skill_utils now raises ImportError
+    _write_home(home, config)
+    # every warning Hermes logs while it discovers and loads the plugins (the report's "warnings")
+    warnings = []
 
-    if "consent" in config or "cli_callback" in config:
-        _stand_ins()
+    class _Collect(logging.Handler):
+        def emit(self, record):
+            if record.levelno >= logging.WARNING:
+                warnings.append({"logger": record.name, "message": record.getMessage()})
+
+    logging.getLogger().addHandler(_Collect())
+    os.environ.update({"HERMES_HOME": home, "HERMES_BUNDLED_PLUGINS": bundled, "MNOTE_TOOLS_URL": config["url"], "MNOTE_TOOLS_TOKEN": config["token"]})
+    version, hermes_plugins = hermes_boot.boot(hermes_src, consent="consent" in config or "cli_callback" in config, skill_raises=config.get("skill_raises"))
+    if version == "0.21" and (config.get("interactive") or config.get("prompt_toolkit_active") or "cli_callback" in config):
+        from tools.approval_context import set_hermes_interactive_context
+
+        set_hermes_interactive_context(True)
+    if version == "0.21" and config.get("gate_bypassed"):
+        # a Hermes that runs the tool around its gate (approved, nobody asked): the plugin must not write
+        import tools.approval
+
+        tools.approval.request_tool_approval = lambda *a, **k: {"approved": True, "message": None}
+    gate = []
+    if version == "0.21":
+        # what the gate's CLI prompt reported (its post_approval_response hook), as an observer plugin sees it
+        hermes_plugins.get_plugin_manager()._hooks.setdefault("post_approval_response", []).append(lambda **kw: gate.append({k: kw.get(k) for k in ("pattern_key", "choice", "description")}))
     panel = []
     if "cli_callback" in config:
         panel_answers = list(config["cli_callback"])
-        terminal = _terminal_tool()
+        terminal = hermes_boot.terminal_tool()
 
         def cli_panel(command, description, **kwargs):
             panel.append({"command": command, "description": description, "kwargs": kwargs})
-            return panel_answers.pop(0) if panel_answers else "deny"
+            answer = panel_answers.pop(0) if panel_answers else "deny"
+            if answer == "hang":  # a person who never answers (the test interrupts the turn)
+                time.sleep(120)
+                return "deny"
+            return answer
 
         terminal.set_approval_callback(cli_panel)
-    from hermes_cli import plugins as hermes_plugins
-    hermes_plugins.discover_plugins(force=True)
     from tools.registry import registry
     import model_tools
 
-    manager = hermes_plugins.get_plugin_manager()
-    loaded = {}
-    for key, plugin in getattr(manager, "_plugins", {}).items():
-        loaded[key] = {"enabled": bool(getattr(plugin, "enabled", False)), "error": getattr(plugin, "error", None)}
+    loaded = hermes_boot.loaded_plugins(hermes_plugins)
     module = sys.modules.get("hermes_plugins.mnote")
     sent = []
     if module is not None:
@@ -151,18 +193,26 @@ def main():
 
     calls = []
     answers = list(config.get("consent") or [])
-    for name, args, call_id in config.get("calls") or [
+    for name, args, call_id, *options in config.get("calls") or [
         ("mnote_page_update_title", {"title": "Blocked"}, "call_blocked"),
         ("mnote_page_update_title", {"title": "Allowed"}, "call_allowed"),
         ("mnote_page_get", {"includeBlocks": False}, "call_get"),
     ]:
+        # per call: {"skip_hook": true} (the caller fired pre_tool_call itself: Hermes skips it, and the
+        # handler has only the running call id), {"interrupt_after": s} (/stop on this thread after s)
+        options = options[0] if options else {}
+        if options.get("interrupt_after"):
+            from tools import interrupt
+
+            agent_thread = threading.get_ident()
+            threading.Timer(options["interrupt_after"], lambda: interrupt.set_interrupt(True, agent_thread)).start()
         before = len(sent)
         stdin, stdout = sys.stdin, sys.stdout
         shown = io.StringIO()
         if "consent" in config:
             sys.stdin = io.StringIO((answers.pop(0) if answers else "") + "\n")
             sys.stdout = shown
-        shown_panel = len(panel)
+        shown_panel, shown_gate = len(panel), len(gate)
         app_context = None
         if config.get("prompt_toolkit_active"):
             from prompt_toolkit.application import Application
@@ -170,16 +220,46 @@ def main():
 
             app_context = set_app(Application())
             app_context.__enter__()
+        started = time.monotonic()
         try:
-            output = model_tools.handle_function_call(name, dict(args) if isinstance(args, dict) else args, task_id="task_1", tool_call_id=call_id, session_id=config["session_id"])
+            extra = {"skip_pre_tool_call_hook": True} if options.get("skip_hook") else {}
+            output = model_tools.handle_function_call(name, dict(args) if isinstance(args, dict) else args, task_id="task_1", tool_call_id=call_id, session_id=config["session_id"], **extra)
         finally:
             sys.stdin, sys.stdout = stdin, stdout
             if app_context is not None:
                 app_context.__exit__(None, None, None)
-        calls.append({"tool": name, "tool_call_id": call_id, "output": output, "request": sent[-1] if len(sent) > before else None, "requests": sent[before:], "shown": shown.getvalue(), "panel": panel[shown_panel:]})
+            if options.get("interrupt_after"):
+                from tools import interrupt
+
+                interrupt.set_interrupt(False, threading.get_ident())
+        calls.append({"tool": name, "tool_call_id": call_id, "output": output, "request": sent[-1] if len(sent) > before else None, "requests": sent[before:], "shown": shown.getvalue(), "panel": panel[shown_panel:], "gate": gate[shown_gate:], "seconds": time.monotonic() - started})
 
     names = sorted(n for n in registry.get_all_tool_names() if n.startswith("mnote_")) if hasattr(registry, "get_all_tool_names") else sorted(n for n in getattr(registry, "_tools", {}) if n.startswith("mnote_"))
-    print(json.dumps({"tools": names, "plugins": loaded, "calls": calls}, default=str))
+    # the permanent allowlist the gate consults ("always"): v0.21 keeps it in memory and saves it to
+    # config.yaml, which needs ruamel.yaml (not installed here: the save is logged as failed)
+    approval = sys.modules.get("tools.approval")
+    allowlist = sorted(k for k in approval._permanent_set() if k.startswith("plugin_rule:")) if version == "0.21" and approval else []
+    loader = {}
+    if version == "0.21":
+        # how 0.21 finds the plugin: plugins_discovery.scan_directory over the user's plugins folder
+        from pathlib import Path
+
+        from hermes_cli.plugins_discovery import scan_directory
+        from hermes_cli.plugins_manifest import SUPPORTED_MANIFEST_VERSION
+
+        found = {m.name: m for m in scan_directory(Path(home) / "plugins", "user")}
+        mnote = found.get("mnote")
+        loader = {
+            "scanned": sorted(found),
+            "manifest_version": getattr(mnote, "manifest_version", None),
+            "supported_manifest_version": SUPPORTED_MANIFEST_VERSION,
+            "provides_tools": sorted(getattr(mnote, "provides_tools", []) or []),
+            "provides_hooks": sorted(getattr(mnote, "provides_hooks", []) or []),
+            "resolve_pre_tool_block": callable(getattr(hermes_plugins, "resolve_pre_tool_block", None)),
+        }
+    operator = sys.modules.get("hermes_plugins.ops_approvals")
+    transport_seen = list(getattr(operator, "SEEN", []))
+    print(json.dumps({"version": version, "tools": names, "plugins": loaded, "calls": calls, "allowlist": allowlist, "warnings": warnings, "loader": loader, "transport": transport_seen}, default=str))
 
 
 if __name__ == "__main__":

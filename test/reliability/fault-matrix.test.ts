@@ -35,6 +35,10 @@ import {
 import { tempDir } from "../support/tmp";
 import { allowAllPolicyFile } from "../support/approval";
 import { makeRequest } from "../support/requests";
+import { HERMES_NEXT, namedButMissing, type HermesTree } from "../support/hermes-trees";
+
+/** Each row's HERMES_HOME: a restarted Hermes finds the profile the first one used. */
+const homes = new WeakMap<World, string>();
 
 const TOOL = "mnote.artifact.create_ai_note";
 const PROVIDER_TOOL = "mnote_artifact_create_ai_note";
@@ -255,14 +259,18 @@ const hermesSkip = hermesPresent
   ? undefined
   : "skipped: MNOTE_HERMES_SRC does not name the extracted Hermes Agent v0.18.0 modules (see shared/reference/hermes-real.md)";
 
-/** The plugin in a real Hermes process; "same key" lets the plugin resend on its own, else the model retries. */
-function hermesSurface(transport: "http" | "cli"): Surface {
+/**
+ * The plugin in a real Hermes process; "same key" lets the plugin resend on its own, else the model
+ * retries. On the v0.21 tree (HERMES_NEXT: MNOTE_HERMES_NEXT_SRC with its stand-ins) the plugin
+ * keeps an uncertain write's key in Hermes' durable ctx.state, so a Hermes restart keeps it too.
+ */
+function hermesSurface(transport: "http" | "cli", tree?: HermesTree): Surface {
   const timeoutMs = transport === "http" ? 2_000 : 4_000;
   return {
-    name: `Hermes plugin over ${transport.toUpperCase()}`,
+    name: `Hermes${tree ? ` ${tree.name}` : ""} plugin over ${transport.toUpperCase()}`,
     timeoutMs,
     delayMs: transport === "http" ? 6_000 : 12_000,
-    skip: hermesSkip,
+    skip: tree ? tree.skip : hermesSkip,
     async connect(w, retry) {
       const env: Record<string, string> = {
         MNOTE_TOOLS_TIMEOUT: String(timeoutMs / 1000),
@@ -277,16 +285,21 @@ function hermesSurface(transport: "http" | "cli"): Surface {
             }),
       };
       const file = join(tempDir("mnote-hermes-faults-"), "config.json");
-      writeFileSync(file, JSON.stringify({ env, session_id: SESSION }));
+      // one HERMES_HOME per row, kept across a "host restart" (Hermes restarted on the same profile)
+      homes.set(w, homes.get(w) ?? tempDir("mnote-hermes-home-"));
+      writeFileSync(file, JSON.stringify({ env, session_id: SESSION, home: homes.get(w) }));
       const child = spawn(
         "python3",
         [
           join(repoRoot, "test", "reliability", "hermes_faults.py"),
-          hermesSrc,
+          tree ? tree.src : hermesSrc,
           join(generatedDir, "hermes-plugin", "mnote"),
           file,
         ],
-        { env: { PATH: process.env.PATH, HOME: tempDir("mnote-home-") }, stdio: ["pipe", "pipe", "pipe"] },
+        {
+          env: { PATH: process.env.PATH, HOME: tempDir("mnote-home-"), ...(tree ? tree.env : {}) },
+          stdio: ["pipe", "pipe", "pipe"],
+        },
       );
       return hermesHost(child);
     },
@@ -384,11 +397,26 @@ const redisRestarted: Fault = {
   after: (w) => w.restartRedis(),
 };
 
+/**
+ * The runtime's state lost (Redis without persistence restarted) while the write is uncertain: the
+ * runtime no longer knows the write; only a host that kept its own key across its restart (the
+ * plugin's ctx.state on Hermes 0.21) retries with the first key, which the kernel's record replays.
+ */
+const volatileRedisRestarted: Fault = {
+  name: "Redis without persistence restarted while the write is uncertain",
+  world: { redis: true, volatileRedis: true },
+  skip: redisServerPath() ? undefined : "skipped: redis-server not found (apt-get install redis-server)",
+  arm: (w, content, s) => w.faultWrite(content, { kind: "delay", ms: s.delayMs }),
+  after: (w) => w.restartRedis(),
+};
+
 // ---------------------------------------------------------------------------------------------
 // The matrix
 
 const hermesHttp = hermesSurface("http");
 const hermesCli = hermesSurface("cli");
+const hermesNextHttp = hermesSurface("http", HERMES_NEXT);
+const hermesNextCli = hermesSurface("cli", HERMES_NEXT);
 
 const rows: Array<[Surface, Fault, RetryKind]> = [
   // the issue's headline: HTTP, 2 s plugin timeout, 6 s kernel delay, each kind of retry -> one note
@@ -411,6 +439,17 @@ const rows: Array<[Surface, Fault, RetryKind]> = [
   [mcpHttpSurface, kernelDelay, "same key"],
   [mcpStdioSurface, kernelDelay, "new call"],
   [mcpStdioSurface, kernelDelay, "host restart"],
+  // the same Hermes rows on the newest Hermes (v0.21)
+  [hermesNextHttp, kernelDelay, "same key"],
+  [hermesNextHttp, kernelDelay, "new call"],
+  [hermesNextHttp, kernelDelay, "host restart"],
+  [hermesNextHttp, hostProxyHold, "new call"],
+  [hermesNextHttp, runtimeKilled, "new call"],
+  [hermesNextCli, kernelDelay, "new call"],
+  [hermesNextCli, kernelDelay, "host restart"],
+  // Hermes 0.21 keeps an uncertain write's key in ctx.state: the runtime's state lost, then a Hermes
+  // restart, writes once (the same row on v0.18 writes twice: docs/RELIABILITY.md)
+  [hermesNextHttp, volatileRedisRestarted, "host restart"],
 ];
 
 const RETRY_BUDGET_MS = 60_000;
@@ -477,6 +516,7 @@ if (hermesSrc !== "" && !hermesPresent)
   it("MNOTE_HERMES_SRC holds the Hermes Agent modules", () => {
     throw new Error(`MNOTE_HERMES_SRC=${hermesSrc} has no hermes_cli/plugins.py and model_tools.py`);
   });
+if (HERMES_NEXT.src !== "" && !HERMES_NEXT.present) namedButMissing();
 if (process.env.MNOTE_REQUIRE_REDIS === "1" && !redisServerPath())
   it("redis-server is on PATH (MNOTE_REQUIRE_REDIS=1)", () => {
     throw new Error("redis-server not found (apt-get install redis-server)");

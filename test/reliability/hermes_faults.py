@@ -1,9 +1,11 @@
-"""Drives the generated plugin through the REAL Hermes Agent call path (v0.18.0, kept outside the
-repo) for the fault matrix (fault-matrix.test.ts).
+"""Drives the generated plugin through the REAL Hermes Agent call path (v0.18.0 or v0.21, kept
+outside the repo; test/hermes/hermes_boot.py boots either) for the fault matrix (fault-matrix.test.ts).
 
     python3 hermes_faults.py <hermes_src> <plugin_dir> <config.json>
 
-config: {"env": {MNOTE_TOOLS_URL/TOKEN or MNOTE_TOOLS_CLI, MNOTE_TOOLS_TIMEOUT, ...}, "session_id"};
+config: {"env": {MNOTE_TOOLS_URL/TOKEN or MNOTE_TOOLS_CLI, MNOTE_TOOLS_TIMEOUT, ...}, "session_id",
+"home"?: the HERMES_HOME to use (a restarted Hermes is given the same one, as a real restart keeps
+its profile: on v0.21 the plugin's ctx.state lives there)};
 then one model tool call per line on stdin: [tool, args, tool_call_id]. One process is one Hermes
 run: the plugin's memory lives as long as it does (a test kills it to restart Hermes). Installs the plugin into a scratch
 HERMES_HOME, loads it with Hermes' own discover_plugins(), and makes each call through
@@ -20,23 +22,22 @@ import shutil
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "hermes"))
+import hermes_boot  # noqa: E402
+
 
 def main():
     hermes_src, plugin_dir, config_file = sys.argv[1], sys.argv[2], sys.argv[3]
     with open(config_file, encoding="utf-8") as f:
         config = json.load(f)
-    sys.dont_write_bytecode = True
-    home = tempfile.mkdtemp(prefix="hermes-home-")
+    home = config.get("home") or tempfile.mkdtemp(prefix="hermes-home-")
     bundled = tempfile.mkdtemp(prefix="hermes-bundled-")
-    shutil.copytree(plugin_dir, os.path.join(home, "plugins", "mnote"))
+    shutil.copytree(plugin_dir, os.path.join(home, "plugins", "mnote"), dirs_exist_ok=True)
     with open(os.path.join(home, "config.yaml"), "w", encoding="utf-8") as f:
         f.write("plugins:\n  enabled: [mnote]\n")
     os.environ.update({"HERMES_HOME": home, "HERMES_BUNDLED_PLUGINS": bundled})
     os.environ.update(config["env"])
-    sys.path.insert(0, hermes_src)
-    from hermes_cli import plugins as hermes_plugins
-
-    hermes_plugins.discover_plugins(force=True)
+    hermes_boot.boot(hermes_src)
     import model_tools
 
     module = sys.modules.get("hermes_plugins.mnote")

@@ -10,8 +10,12 @@ import { tempDir } from "../support/tmp";
 const Reporter = require("../support/summary-reporter.js") as {
   skipReasons: (rootDir: string, results: unknown, onlyReasoned?: boolean) => string[];
 };
-const { defaultHermesSrc } = require("../support/hermes-setup.js") as {
+const { defaultHermesSrc, defaultHermesNext } = require("../support/hermes-setup.js") as {
   defaultHermesSrc: (env: NodeJS.ProcessEnv, repoRoot: string) => string | undefined;
+  defaultHermesNext: (
+    env: NodeJS.ProcessEnv,
+    repoRoot: string,
+  ) => { src: string | undefined; standins: string | undefined };
 };
 
 const test = (status: string, title: string, ancestorTitles: string[] = []) => ({ status, title, ancestorTitles });
@@ -78,5 +82,26 @@ describe("MNOTE_HERMES_SRC's default", () => {
   });
   it("is unset (the suites skip with the reason) when nothing is beside the clone", () => {
     expect(defaultHermesSrc({}, layout(false).clone)).toBeUndefined();
+  });
+});
+
+describe("MNOTE_HERMES_NEXT_SRC's and MNOTE_HERMES_STANDINS' defaults", () => {
+  it("are shared/hermes-agent-v0.21 and the stand-ins beside it when there; never override what is set", () => {
+    const root = tempDir("mnote-layout-");
+    const clone = join(root, "clone");
+    mkdirSync(clone);
+    expect(defaultHermesNext({}, clone)).toEqual({ src: undefined, standins: undefined });
+    const next = join(root, "shared", "hermes-agent-v0.21");
+    mkdirSync(join(next, "hermes_cli"), { recursive: true });
+    writeFileSync(join(next, "hermes_cli", "plugins.py"), "");
+    writeFileSync(join(next, "model_tools.py"), "");
+    const standins = join(root, "shared", "hermes-agent-v0.21-standins");
+    mkdirSync(standins);
+    writeFileSync(join(standins, "shim_boot.py"), "");
+    expect(defaultHermesNext({}, clone)).toEqual({ src: next, standins });
+    expect(defaultHermesNext({ MNOTE_HERMES_NEXT_SRC: "/x", MNOTE_HERMES_STANDINS: "/y" }, clone)).toEqual({
+      src: undefined,
+      standins: undefined,
+    });
   });
 });

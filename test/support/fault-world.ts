@@ -45,6 +45,8 @@ export interface WorldOptions {
   /** "serve" (default) or "mcp": `mcp --http` for the session. */
   runtime?: "serve" | "mcp";
   redis?: boolean;
+  /** With redis: a Redis without persistence (a restart forgets everything the runtime kept there). */
+  volatileRedis?: boolean;
   hostProxy?: boolean;
 }
 
@@ -61,7 +63,7 @@ export async function faultWorld(options: WorldOptions = {}): Promise<World> {
   let kernel = await start(["kernel", "serve", "--db", p.db, "--port", "0", "--token", KERNEL_TOKEN]);
   const faults = new Map<string, { fault: KernelFault; onCommitted?: () => void }>();
   const kernelProxy = await faultingProxy(() => kernel.url, faults);
-  const redis = options.redis ? await privateRedis(true) : undefined;
+  const redis = options.redis ? await privateRedis(!options.volatileRedis) : undefined;
   const runtimeArgs = (port: string) => [
     ...(options.runtime === "mcp" ? ["mcp", "--http", "--session", SESSION] : ["serve"]),
     ...["--state", p.state, "--port", port, "--token", TOOL_TOKEN],

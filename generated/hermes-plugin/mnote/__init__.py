@@ -28,9 +28,17 @@ a retryable one such as in_progress, outcome_unknown, unavailable or a timeout),
 keeps (session, tool, args) -> key (hashed, at most 64, for 6 hours) for the model's retry, and
 the runtime keeps the write uncertain until an answer was delivered (docs/RELIABILITY.md). After a
 definite answer nothing is kept: the same call made on purpose after a success is a new write (a
-second AI note stays a second note).
+second AI note stays a second note). On Hermes 0.21 and newer the key is also kept in Hermes'
+durable plugin state (ctx.state), from before the write is sent, so it outlives a Hermes restart.
 
-Approval (docs/APPROVAL.md): a call the runtime answers approval_required (page.save replace,
+Approval on Hermes 0.21 and newer (docs/APPROVAL.md): for a write the contract has a person approve,
+pre_tool_call sends the call itself and answers Hermes with the approve action, the runtime's
+preview as message and a rule key only that preview has; Hermes asks through its own gate and runs
+the handler only after a yes, which then sends the token. Nobody to ask (yolo, approvals.mode off,
+unattended): no approve action, the handler refuses no_one_to_ask. Arguments another plugin
+rewrote after the preview: refused other_args. No preview in time: the handler asks as below.
+
+Approval otherwise: a call the runtime answers approval_required (page.save replace,
 update_title, or whatever the contract and host policy say) is put to the person through Hermes'
 own request_elicitation_consent (tools/approval_prompt.py in newer Hermes, tools/approval.py in
 v0.18; imported defensively, None when absent), showing the runtime's summary of the preview (the
@@ -39,7 +47,8 @@ with the token. Anything else (declined, cancelled or timed out, a headless sess
 fails closed, no consent function) is sent to the runtime as the same call with the token and that
 answer, so the runtime logs the decision and uses the token up; the model reads approval_denied
 with the reason, and nothing is written. Hermes reports "session" and "always" to a plugin as a
-plain accept, so each change is asked about on its own (see docs/APPROVAL.md). The question is
+plain accept, so each change is asked about on its own (see docs/APPROVAL.md). /stop (Hermes'
+interrupt of the handler's thread) ends the wait at once, told to the runtime as declined. The question is
 asked from a worker thread carrying the handler's context (contextvars: the session key): Hermes
 blocks the asking thread until the person answers (_await_gateway_decision, or input() on the
 CLI), and a handler running on an event loop must not block the loop that delivers that answer.
@@ -67,6 +76,7 @@ import urllib.parse
 import urllib.request
 import uuid
 
+from . import gate as _gate  # what the newest Hermes adds: the approve gate, ctx.state (gate.py)
 from . import raise_args  # null means absent; generated from the contract (raise.json)
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -99,13 +109,40 @@ _lock = threading.Lock()
 _pending_call_ids = {}  # (session id, task id, provider name, canonical args) -> [(monotonic time, tool call id), ...]
 _bindings = {}  # session id -> (monotonic expiry, binding)
 _unanswered = {}  # sha256 of (session id, provider name, canonical args) -> (monotonic time, idempotency key)
+_durable = None  # Hermes 0.21's ctx.state for the same slots (gate.DurableKeys), set by register()
+# What pre_tool_call asked the runtime for a call Hermes' 0.21 gate then approves (or blocks):
+_parked = {}  # exact tool call id -> (monotonic time, {"challenge" | "response", ...})
+# The gate's answers seen by post_approval_response, by rule key (0.21's CLI prompt fires it).
+_gate_answers = {}  # rule key -> (monotonic time, choice)
 
 
-def _timeout():
+# The time left to pre_tool_call (a monotonic deadline), while it asks the runtime itself.
+_budget = contextvars.ContextVar("mnote_budget", default=None)
+
+
+def _configured_timeout():
     try:
         return max(1.0, float(os.environ.get("MNOTE_TOOLS_TIMEOUT", "30")))
     except ValueError:
         return 30.0
+
+
+def _timeout():
+    deadline = _budget.get()
+    if deadline is None:
+        return _configured_timeout()
+    return max(0.1, min(_configured_timeout(), deadline - time.monotonic()))
+
+
+def _hook_seconds():
+    """pre_tool_call's own budget: half of Hermes' hook timeout (plugins.hook_callback_timeout, 30 s
+    by default), after which Hermes would block the tool, and never more than MNOTE_TOOLS_TIMEOUT."""
+    limit = 30.0
+    try:
+        limit = float(sys.modules["hermes_cli.plugins"]._resolve_hook_callback_timeout()) or limit
+    except Exception:
+        pass
+    return max(0.5, min(_configured_timeout(), limit / 2))
 
 
 def _retry_policy():
@@ -165,6 +202,8 @@ def _call_key(session_id, task_id, provider_name, args):
 
 
 def on_pre_tool_call(tool_name=None, args=None, task_id=None, session_id=None, tool_call_id=None, **_ignored):
+    """Parks the tool call id for the handler; on Hermes 0.21 also answers with the approve action
+    for a write the person must approve (_gate_directive). Never raises; within _hook_seconds()."""
     try:
         if tool_name in _BY_PROVIDER_NAME and tool_call_id:
             now = time.monotonic()
@@ -174,29 +213,46 @@ def on_pre_tool_call(tool_name=None, args=None, task_id=None, session_id=None, t
                 queue = _pending_call_ids.setdefault(_call_key(session_id, task_id, tool_name, args), [])
                 queue.append((now, str(tool_call_id)))
                 del queue[:-_MAX_PENDING_IDS]
+            if _gate.gate_available():
+                return _gate_directive(_BY_PROVIDER_NAME[tool_name], args, task_id, session_id, str(tool_call_id))
     except Exception:
         pass  # a hook must not break the agent
+    return None
 
 
-def on_post_tool_call(tool_name=None, args=None, task_id=None, session_id=None, tool_call_id=None, **_ignored):
-    """Forgets the id of a call that is over, including one Hermes blocked after pre_tool_call."""
+def on_post_tool_call(tool_name=None, args=None, task_id=None, session_id=None, tool_call_id=None, status=None, **_ignored):
+    """Forgets the id of a call that is over, including one Hermes blocked after pre_tool_call; a
+    blocked call whose preview the 0.21 gate put to the person has the person's answer told to the
+    runtime (logged, the token used up), as far as Hermes let the plugin see it."""
     try:
         if tool_name in _BY_PROVIDER_NAME and tool_call_id:
             with _lock:
                 queue = _pending_call_ids.get(_call_key(session_id, task_id, tool_name, args)) or []
                 queue[:] = [entry for entry in queue if entry[1] != str(tool_call_id)]
+            parked = _take_parked(str(tool_call_id))
+            if status == "blocked" and parked is not None and parked["kind"] == "challenge":
+                _tell_gate_answer(_BY_PROVIDER_NAME[tool_name], parked)
+    except Exception:
+        pass
+
+
+def on_post_approval_response(pattern_key=None, choice=None, **_ignored):
+    """Hermes 0.21 fires this after its CLI prompt: the answer to one of our previews, by rule key."""
+    try:
+        if isinstance(pattern_key, str) and pattern_key.startswith("plugin_rule:mnote:"):
+            now = time.monotonic()
+            with _lock:
+                _gate_answers[pattern_key[len("plugin_rule:"):]] = (now, str(choice))
+                for key in [k for k, (at, _c) in _gate_answers.items() if at < now - _PENDING_ID_SECONDS]:
+                    del _gate_answers[key]
     except Exception:
         pass
 
 
 def _running_call_id():
-    """The id Hermes v0.18 binds while it dispatches a tool (tools.approval), when it is loaded."""
-    try:
-        approval = sys.modules.get("tools.approval")
-        value = approval._approval_tool_call_id.get() if approval is not None else ""
-        return str(value) if value else None
-    except Exception:
-        return None
+    """The id Hermes binds while it dispatches a tool (tools.approval_context in 0.21, tools.approval
+    in v0.18), when it is loaded."""
+    return _gate.running_call_id()
 
 
 def _take_call_id(session_id, task_id, provider_name, args):
@@ -222,9 +278,13 @@ def _slot(session_id, provider_name, args):
 
 def _unanswered_key(session_id, provider_name, args):
     now = time.monotonic()
+    slot = _slot(session_id, provider_name, args)
     with _lock:
-        entry = _unanswered.get(_slot(session_id, provider_name, args))
-    return entry[1] if entry and entry[0] > now - _UNANSWERED_SECONDS else None
+        entry = _unanswered.get(slot)
+    if entry and entry[0] > now - _UNANSWERED_SECONDS:
+        return entry[1]
+    # kept by an earlier Hermes process on this profile (0.21's ctx.state): a restart in between
+    return _durable.get(slot) if _durable is not None else None
 
 
 def _retryable(response):
@@ -248,6 +308,8 @@ def _remember_unanswered(session_id, provider_name, args, key, unanswered):
                 del _unanswered[min(_unanswered, key=lambda k: _unanswered[k][0])]
         else:
             _unanswered.pop(slot, None)
+    if _durable is not None:
+        _durable.put(slot, key if unanswered else None)
 
 
 def _length_prefixed(text):
@@ -402,19 +464,19 @@ def _send(transport, request):
     return envelope
 
 
-def _handle(tool, args, kwargs):
+def _prepare(tool, args, session_id, task_id, call_id, attempts=None):
+    """Everything before the first send: the transport, the session's grant, the raised arguments,
+    the envelope and its key. Returns (prepared, None), or (None, the failure the model reads)."""
     transport = _transport()
     if transport is None:
-        return _failure(tool, "mnote_tool_not_configured")
+        return None, _failure(tool, "mnote_tool_not_configured")
     if transport[0] == "cli" and _cli_state_paths_missing():
-        return _failure(tool, "mnote_tool_not_configured", reason="state_paths")
-    session_id = kwargs.get("session_id")
+        return None, _failure(tool, "mnote_tool_not_configured", reason="state_paths")
     if not session_id:
-        return _failure(tool, "mnote_tool_not_authenticated", reason="no_session")
+        return None, _failure(tool, "mnote_tool_not_authenticated", reason="no_session")
     session_id = str(session_id)
-    call_id = _take_call_id(session_id, kwargs.get("task_id"), tool["providerName"], args)
     tool_call_id = display_call_id(call_id)  # for display only: the key comes from the exact id
-    run_id = _identifier(kwargs.get("task_id"), "run_" + hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:16])
+    run_id = _identifier(task_id, "run_" + hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:16])
     partial = {"toolCallId": tool_call_id}
     # validate, then raise: what cannot be raised safely is refused before anything is sent
     refusal = raise_args.raise_refusal(tool["name"], args)
@@ -422,9 +484,10 @@ def _handle(tool, args, kwargs):
         rule = {"keyword": refusal["keyword"], "pointer": raise_args.envelope_pointer(tool["name"], refusal["pointer"])}
         if "limit" in refusal:
             rule["limit"] = refusal["limit"]
-        return _failure(tool, "mnote_tool_invalid_input", partial, rule=rule)
+        return None, _failure(tool, "mnote_tool_invalid_input", partial, rule=rule)
     args = dict(args)
-    attempts, seconds = _retry_policy()
+    retries, seconds = _retry_policy()
+    attempts = retries if attempts is None else attempts
     deadline = time.monotonic() + seconds
     pause = 0.5
     for attempt in range(attempts + 1):
@@ -432,15 +495,15 @@ def _handle(tool, args, kwargs):
             binding = _binding(transport, session_id)
             break
         except _TokenRejected:
-            return _failure(tool, "mnote_tool_not_authenticated", partial, reason="token_rejected")
+            return None, _failure(tool, "mnote_tool_not_authenticated", partial, reason="token_rejected")
         except (OSError, ValueError, subprocess.SubprocessError, urllib.error.URLError):
             # nothing was written yet: the runtime could not be reached; ask again within the budget
             if attempt == attempts or time.monotonic() + pause > deadline:
-                return _failure(tool, "mnote_tool_unavailable", partial)
+                return None, _failure(tool, "mnote_tool_unavailable", partial)
             time.sleep(pause)
             pause = min(pause * 2, 4.0)
     if binding is None:
-        return _failure(tool, "mnote_tool_not_authenticated", partial, reason="session_unknown")
+        return None, _failure(tool, "mnote_tool_not_authenticated", partial, reason="session_unknown")
 
     # models send null for what they leave out, and fill every option: canonical args before the envelope
     args = raise_args.raise_call(tool["name"], args)
@@ -458,6 +521,29 @@ def _handle(tool, args, kwargs):
         request["keyOrigin"] = "tool_call"
     if tool["dryRun"] == "required":
         request["dryRun"] = dry_run
+    prepared = {"transport": transport, "binding": binding, "session_id": session_id, "run_id": run_id, "tool_call_id": tool_call_id}
+    prepared.update({"args": args, "request": request, "write": keyed and not dry_run})
+    return prepared, None
+
+
+def _handle(tool, args, kwargs):
+    session_id = kwargs.get("session_id")
+    call_id = _take_call_id(str(session_id or ""), kwargs.get("task_id"), tool["providerName"], args)
+    parked = _take_parked(call_id)  # what pre_tool_call already asked the runtime (Hermes 0.21's gate)
+    prepared, failure = _prepare(tool, args, session_id, kwargs.get("task_id"), call_id)
+    if failure is not None:
+        return failure
+    if parked is not None:
+        return _finish_parked(tool, prepared, parked)
+    return _call(tool, prepared)
+
+
+def _call(tool, prepared):
+    """Sends the prepared request (resending it on an uncertain answer), fetches a re-bound grant
+    once, and puts an approval_required answer to the person (v0.18's path, or 0.21's when the hook
+    could not ask the runtime first)."""
+    transport, request, session_id = prepared["transport"], prepared["request"], prepared["session_id"]
+    _sending(tool, prepared)
     response, answered = _send_with_retries(transport, tool, request)
     reason = (response.get("error") or {}).get("reason") if not response.get("ok") else None
     if reason in _REFETCH_REASONS:
@@ -466,27 +552,169 @@ def _handle(tool, args, kwargs):
             fresh = _binding(transport, session_id, fresh=True)
         except (_TokenRejected, OSError, ValueError, subprocess.SubprocessError, urllib.error.URLError):
             fresh = None
-        if fresh is not None and fresh != binding:
-            retried = _envelope(tool, fresh, session_id, run_id, tool_call_id, args)
+        if fresh is not None and fresh != prepared["binding"]:
+            retried = _envelope(tool, fresh, session_id, prepared["run_id"], prepared["tool_call_id"], prepared["args"])
             for name in ("idempotencyKey", "keyOrigin", "dryRun"):
                 if name in request:
                     retried[name] = request[name]
-            request = retried
+            request = prepared["request"] = retried
             response, answered = _send_with_retries(transport, tool, retried)
     challenge = _approval_challenge(response)
     if challenge is not None:
         # the runtime wants a person's yes for this exact call: ask through Hermes, resend only on accept
         answer = _ask_person(tool, challenge)
         if answer != "accept":
+            _settled(tool, prepared, True, response)
             return _not_approved(transport, tool, request, challenge, answer)
         request = dict(request, approval={"token": challenge["token"]})
         response, answered = _send_with_retries(transport, tool, request)
-    if keyed and not dry_run:
-        _remember_unanswered(session_id, tool["providerName"], args, request["idempotencyKey"], not answered or _retryable(response))
+    _settled(tool, prepared, answered, response)
     return response
 
 
+def _sending(tool, prepared):
+    """Before a write is sent: its key kept where it outlives this process (Hermes 0.21's ctx.state),
+    so a Hermes killed mid-call still hands it to the model's retry after the restart."""
+    if prepared["write"] and _durable is not None:
+        _durable.put(_slot(prepared["session_id"], tool["providerName"], prepared["args"]), prepared["request"]["idempotencyKey"])
+
+
+def _settled(tool, prepared, answered, response):
+    if prepared["write"]:
+        request = prepared["request"]
+        _remember_unanswered(prepared["session_id"], tool["providerName"], prepared["args"], request["idempotencyKey"], not answered or _retryable(response))
+
+
 _APPROVAL = SPEC["approvalCodes"]
+_APPROVAL_ANSWERS = _APPROVAL["answers"]
+
+
+def _contract_level(tool, args):
+    """The contract's approval level of this call (its rule: the first condition that holds, else the
+    default; generated/frameworks/decision.ts makes the same decision). The host policy can change
+    it at the runtime, which alone decides; this only picks the calls pre_tool_call asks about."""
+    rule = tool.get("approval") or {"default": "allow", "when": []}
+    given = args if isinstance(args, dict) else {}
+    defaults = tool.get("argDefaults") or {}
+
+    def holds(field, expected):
+        value = given.get(field)
+        if expected is None:
+            return value is None
+        if value is None:
+            value = defaults.get(field)
+        return type(value) is type(expected) and value == expected
+
+    for condition in rule.get("when") or []:
+        if all(holds(field, expected) for field, expected in condition["args"].items()):
+            return condition["approval"]
+    return rule["default"]
+
+
+def _park(call_id, entry):
+    now = time.monotonic()
+    with _lock:
+        for key in [k for k, (at, _e) in _parked.items() if at < now - _PENDING_ID_SECONDS]:
+            del _parked[key]
+        _parked[call_id] = (now, entry)
+        while len(_parked) > _MAX_PENDING_IDS:
+            del _parked[min(_parked, key=lambda k: _parked[k][0])]
+
+
+def _take_parked(call_id):
+    with _lock:
+        entry = _parked.pop(call_id, None)
+    return entry[1] if entry and entry[0] >= time.monotonic() - _PENDING_ID_SECONDS else None
+
+
+def _gate_directive(tool, args, task_id, session_id, call_id):
+    """Hermes 0.21: a write the contract has a person approve is sent from pre_tool_call (the same
+    request, the same key the handler would send), so the person can see the runtime's preview in
+    Hermes' own gate. approval_required: the approve action, the preview as message, a rule key
+    only this preview has; the token waits for the handler, which Hermes runs only after a yes.
+    When nobody would be asked (yolo, approvals.mode off, unattended) no approve action is given and
+    the handler refuses no_one_to_ask. Any other answer (written where the host policy allows it, a
+    failure) is kept for the handler; no answer in time: the handler sends the same request again."""
+    if tool["effect"] != "write" or _contract_level(tool, args) != "ask":
+        return None
+    token = _budget.set(time.monotonic() + _hook_seconds())
+    try:
+        prepared, failure = _prepare(tool, args, session_id, task_id, call_id, attempts=0)
+        if failure is not None or not prepared["write"]:
+            return None  # the handler answers it the same way
+        _sending(tool, prepared)
+        try:
+            response = _send(prepared["transport"], prepared["request"])
+        except (OSError, ValueError, subprocess.SubprocessError, urllib.error.URLError):
+            return None  # no answer: the handler resends the same request (same key: it replays)
+    finally:
+        _budget.reset(token)
+    if _retryable(response):
+        return None
+    _settled(tool, prepared, True, response)
+    challenge = _approval_challenge(response)
+    if challenge is None:
+        _park(call_id, {"kind": "response", "response": response})
+        return None
+    nobody = _gate.nobody_to_ask()
+    rule = _gate.rule_key(challenge)
+    # an operator's approval transport replaces Hermes' prompts, but not in its plugin gate: the handler asks it
+    transport = not nobody and _gate.transport_selected()
+    _park(call_id, {"kind": "challenge", "challenge": challenge, "request": prepared["request"], "nobody": nobody, "rule_key": rule, "transport": transport})
+    if nobody or transport:
+        return None
+    return {"action": "approve", "message": _approval_text(tool, challenge), "rule_key": rule}
+
+
+def _finish_parked(tool, prepared, parked):
+    """The handler of a call pre_tool_call already sent (Hermes 0.21)."""
+    transport = prepared["transport"]
+    if parked["kind"] == "response":
+        _settled(tool, prepared, True, parked["response"])
+        return parked["response"]
+    challenge, previewed = parked["challenge"], parked["request"]
+    if _canonical([prepared["request"].get("args"), prepared["request"].get("dryRun")]) != _canonical([previewed.get("args"), previewed.get("dryRun")]):
+        # another plugin rewrote the arguments (0.21's modify) after the person saw the preview
+        failure = _failure(tool, _APPROVAL["invalid"], prepared["request"], reason="other_args")
+        failure["audit"]["approval"] = {"decision": "invalid", "level": "ask"}
+        return failure
+    if parked["nobody"]:
+        return _not_approved(transport, tool, previewed, challenge, _APPROVAL["answers"]["no_one_to_ask"])
+    if parked.get("transport"):
+        answer = _ask_person(tool, challenge)
+        if answer != "accept":
+            return _not_approved(transport, tool, previewed, challenge, answer)
+    # Hermes runs the tool only after its gate approved this preview, and the gate reports the
+    # person's answer (post_approval_response, on the CLI and the gateway alike). Without a yes seen
+    # here (Hermes let the tool run around its gate: an error while it collected the directives),
+    # nobody approved: fail closed.
+    with _lock:
+        seen = _gate_answers.pop(parked["rule_key"], None)
+    if seen is None or seen[1] not in ("once", "session", "always"):
+        return _not_approved(transport, tool, previewed, challenge, _APPROVAL["answers"]["no_one_to_ask"])
+    request = dict(previewed, approval={"token": challenge["token"]})
+    _sending(tool, prepared)
+    response, answered = _send_with_retries(transport, tool, request)
+    _settled(tool, prepared, answered, response)
+    return response
+
+
+# The 0.21 gate's CLI answers (post_approval_response) as the runtime records a "no".
+_GATE_NO = {"deny": _APPROVAL_ANSWERS["declined"], "timeout": _APPROVAL_ANSWERS["timed_out"]}
+
+
+def _tell_gate_answer(tool, parked):
+    """A previewed call Hermes blocked: the person's "no" (or silence) told to the runtime. Without
+    an answer the plugin saw (another plugin blocked it; the gateway's card, which fires no hook),
+    nothing is told and the unused token expires."""
+    with _lock:
+        seen = _gate_answers.pop(parked["rule_key"], None)
+    if seen is None:
+        return
+    answer = _GATE_NO.get(seen[1], _APPROVAL_ANSWERS["no_one_to_ask"])
+    if seen[1] in ("once", "session", "always"):
+        return  # approved, yet blocked by another plugin: not the person's "no"
+    _not_approved(_transport(), tool, parked["request"], parked["challenge"], answer)
 
 
 def _approval_challenge(response):
@@ -516,8 +744,11 @@ def _prompt_function():
     """Hermes' prompt_dangerous_approval (tools/approval_prompt.py in newer Hermes, tools/approval.py in
     v0.18): the prompt that shows the interactive CLI's own approval panel when given its callback."""
     for module_name in ("tools.approval_prompt", "tools.approval"):
-        module = sys.modules.get(module_name)
-        prompt = getattr(module, "prompt_dangerous_approval", None) if module is not None else None
+        try:
+            module = importlib.import_module(module_name)
+        except Exception:
+            continue
+        prompt = getattr(module, "prompt_dangerous_approval", None)
         if callable(prompt):
             return prompt
     return None
@@ -580,6 +811,11 @@ def _ask_person(tool, challenge):
     or asking failed)."""
     message = _approval_text(tool, challenge)
     callback, prompt = _cli_approval_callback(), _prompt_function()
+    if _gate.transport_selected():
+        # the operator's approval transport replaces every built-in prompt (Hermes 0.21 and newer)
+        via = _gate.ask_transport(message, _gate.rule_key(challenge), "cli" if callback is not None else "gateway")
+        if via is not None:
+            return _APPROVAL_ANSWERS.get(via, via)
     if callback is not None and prompt is not None:
         # The interactive CLI: its prompt_toolkit app owns the terminal, where Hermes' consent would
         # fail closed; its own approval panel (the callback it registered) asks the person. Only
@@ -608,10 +844,25 @@ def _ask_person(tool, challenge):
 
     worker = threading.Thread(target=ask, name="mnote-approval", daemon=True)
     worker.start()
-    worker.join(_approval_timeout())
+    deadline = time.monotonic() + _approval_timeout()
+    while worker.is_alive() and time.monotonic() < deadline:
+        worker.join(0.2)
+        if _interrupted():
+            # /stop: Hermes interrupts the agent's thread (this one), never the worker that asks
+            return _APPROVAL["answers"]["declined"]
     if worker.is_alive():
         return _APPROVAL["answers"]["timed_out"]
     return choices.get(str(answer["choice"]), _APPROVAL["answers"]["no_one_to_ask"])
+
+
+def _interrupted():
+    """Whether Hermes was told to stop this thread's turn (/stop, a new message): tools.interrupt,
+    per thread, in v0.18 and 0.21; False where it is not loaded."""
+    module = sys.modules.get("tools.interrupt")
+    try:
+        return bool(module.is_interrupted()) if module is not None else False
+    except Exception:
+        return False
 
 
 def _not_approved(transport, tool, request, challenge, answer):
@@ -705,7 +956,12 @@ def register(ctx):
             )
         except Exception as exc:
             _log.warning("mnote: could not register tool %s: %s", tool.get("providerName"), exc)
-    for hook, fn in (("pre_tool_call", on_pre_tool_call), ("post_tool_call", on_post_tool_call)):
+    global _durable
+    _durable = _gate.DurableKeys.of(ctx, _UNANSWERED_SECONDS, _MAX_UNANSWERED)
+    hooks = [("pre_tool_call", on_pre_tool_call), ("post_tool_call", on_post_tool_call)]
+    if _gate.gate_available():
+        hooks.append(("post_approval_response", on_post_approval_response))
+    for hook, fn in hooks:
         try:
             ctx.register_hook(hook, fn)
         except Exception as exc:
