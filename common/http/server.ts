@@ -562,6 +562,7 @@ export async function serveUntilSignal(
   });
   // logged first: whoever waits for the announcement finds the log line already written
   options.log.info({ event: "listening", url }, "listening");
+  options.log.flush(); // the log buffers a turn's lines (logger.ts): written before the announcement
   if (options.announce) options.announce(url);
   else process.stdout.write(JSON.stringify({ listening: url, pid: process.pid }) + "\n");
   await stopped;
