@@ -133,7 +133,8 @@ async function sendResponse(res: ServerResponse, response: Response, caller?: Mc
   // when it was written and it finished with the connection open (watchDelivery), never merely
   // because the kernel committed it (docs/RELIABILITY.md)
   const answer = watchDelivery(res);
-  const onDelivered = caller && awaitsDelivery(caller) ? () => confirmDeliveries(caller) : undefined;
+  // asked once the body is read: a streamed body may finish the call while it is read
+  const onDelivered = () => (caller && awaitsDelivery(caller) ? () => confirmDeliveries(caller) : undefined);
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => (headers[name] = value));
   if (!response.body || !/^text\/event-stream\b/i.test(headers["content-type"] ?? "")) {
@@ -143,12 +144,12 @@ async function sendResponse(res: ServerResponse, response: Response, caller?: Mc
     return answer(() => {
       res.writeHead(response.status, headers);
       res.end(body);
-    }, onDelivered);
+    }, onDelivered());
   }
   // a stream is written as it comes; the rule is judged when it ends
   res.writeHead(response.status, headers);
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
-  await answer(() => res.end(), onDelivered);
+  await answer(() => res.end(), onDelivered());
 }
 
 /** Whether a caller's answers release anything once delivered (a write's uncertain slot). */
