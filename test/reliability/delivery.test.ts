@@ -189,10 +189,10 @@ describe("the delivery rule at the socket: serve and mcp --http on the embedded 
    * One request on a fresh raw connection, then the hang-up. Resolves with the bytes the client
    * read (none for the send-then cases) once the connection is gone.
    */
-  function rawRequest(url: string, path: string, body: string, hangUp: HangUp): Promise<Buffer> {
+  function rawRequest(url: string, path: string, body: string, hangUp: HangUp, headers = ""): Promise<Buffer> {
     const { hostname, port } = new URL(url);
     const text =
-      `POST ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer tok\r\n` +
+      `POST ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer tok\r\n${headers}` +
       `Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
     return new Promise((resolve, reject) => {
@@ -238,6 +238,8 @@ describe("the delivery rule at the socket: serve and mcp --http on the embedded 
     name: string;
     args(p: { db: string; state: string }): string[];
     path: string;
+    /** Header lines of its own (each ending in CRLF). */
+    headers?: string;
     /** The request of one model tool call (a new call id each time), and its log line's toolCallId when known. */
     call(n: number): { body: string; toolCallId?: string };
     /** The kernel's note id in a read answer. */
@@ -293,6 +295,23 @@ describe("the delivery rule at the socket: serve and mcp --http on the embedded 
         .result.artifactId,
   };
 
+  // the 2026-07-28 revision: the SDK's createMcpHandler answers, the client's envelope in _meta
+  const modern: Surface = {
+    ...mcp,
+    name: "mcp --http (2026-07-28)",
+    headers:
+      "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: mnote_artifact_create_ai_note\r\n",
+    call: (n) => {
+      const message = JSON.parse(mcp.call(n).body) as { params: Record<string, unknown> };
+      message.params._meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": { name: "raw", version: "0" },
+        "io.modelcontextprotocol/clientCapabilities": {},
+      };
+      return { body: JSON.stringify(message) };
+    },
+  };
+
   const cases: Array<{ hangUp: HangUp; delivered: boolean }> = [
     { hangUp: "send-then-FIN", delivered: false },
     { hangUp: "send-then-RST", delivered: false },
@@ -301,7 +320,7 @@ describe("the delivery rule at the socket: serve and mcp --http on the embedded 
     { hangUp: "read-12-bytes-then-RST", delivered: true },
   ];
 
-  for (const surface of [serve, mcp])
+  for (const surface of [serve, mcp, modern])
     for (const { hangUp, delivered } of cases)
       it(`${surface.name}, ${hangUp}: the model's retry with a new call id ${delivered ? "is a second note (delivered)" : "replays the one note"}`, async () => {
         const p = seededProject(grants);
@@ -311,14 +330,14 @@ describe("the delivery rule at the socket: serve and mcp --http on the embedded 
           const base = `${url.protocol}//${url.host}`;
           const calls = () => server.stderr.filter((l) => l.includes('"event":"tool_call"')).length;
           const first = surface.call(1);
-          const read = await rawRequest(base, surface.path, first.body, hangUp);
+          const read = await rawRequest(base, surface.path, first.body, hangUp, surface.headers);
           // the first write committed in the kernel, and the server is done with the call
           await until("the first write", () => kernelNotes(p.db) === 1 && calls() === 1);
           if (hangUp === "read-all-then-RST") expect(read.toString("latin1")).toMatch(/^HTTP\/1\.1 200 /);
           if (hangUp === "read-12-bytes-then-RST") expect(read.toString("latin1")).toBe("HTTP/1.1 200");
 
           const retry = surface.call(2);
-          const answer = await rawRequest(base, surface.path, retry.body, "read-all-then-RST");
+          const answer = await rawRequest(base, surface.path, retry.body, "read-all-then-RST", surface.headers);
           await until("the retry's call", () => calls() === 2);
           expect(kernelNotes(p.db)).toBe(delivered ? 2 : 1);
           expect(answer.toString("latin1")).toMatch(/^HTTP\/1\.1 200 /);
