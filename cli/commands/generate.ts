@@ -40,8 +40,10 @@ export async function runGenerate(opts: GenerateOptions): Promise<void> {
   // watch mode keeps the costly steps' results in memory between runs (codegen/support/memo.ts)
   rememberResults(opts.watch === true);
   // and every run keeps them on disk, in the user's own cache folder, for the next process
-  // (codegen/support/disk-cache.ts); no folder that is safe to use means no cache
-  useDiskCache(opts.cache === false ? undefined : userCacheDir("codegen"));
+  // (codegen/support/disk-cache.ts); no folder that is safe to use means no cache. The drift check
+  // never reads it: an entry's checksum is no proof against whoever can write the folder, and CI
+  // must not trust a cache it did not write; it still stores what it made
+  useDiskCache(opts.cache === false ? undefined : userCacheDir("codegen"), { read: opts.check !== true });
   const code = await once(opts, plan);
   if (!opts.watch) {
     if (code !== 0) throw new CliExit(code);

@@ -9,9 +9,26 @@
  * The folder is the user's own (common/user-cache.ts refuses one another user could write), and
  * still an entry is checked before it is used: it names itself and the sha256 of its text, and
  * one that does not match (cut short, edited, copied under another name) is ignored and made
- * again. Entries are written whole (a temp file renamed over), 0600.
+ * again. Entries are written whole (a temp file renamed over), 0600. An entry is opened without
+ * blocking and only when it is a regular file (lstat first, then O_NONBLOCK | O_NOFOLLOW and the
+ * same check on the open descriptor): a FIFO or a device under an entry's name is refused, never
+ * waited on.
+ *
+ * The checksum catches accidents, not the cache's owner: whoever can write the folder can write an
+ * entry with a matching sum. So the drift check (`generate --check`) never reads the cache
+ * (useDiskCache's `read: false`): it makes every step itself and only stores what it made.
  */
-import { closeSync, fstatSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import {
+  closeSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { constants, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sha256Hex } from "../../common/hash";
@@ -24,11 +41,17 @@ const KEEP = 48;
 const KEEP_BYTES = 256 * 1024 * 1024;
 
 let folder: string | undefined;
+/** Whether entries are read (false: the drift check, which trusts only what it made; see above). */
+let reading = true;
 const counts = { hits: 0, misses: 0, rejected: 0 };
 
-/** Turns the cache on (a folder from userCacheDir) or off (undefined, the default). */
-export function useDiskCache(dir: string | undefined): void {
+/**
+ * Turns the cache on (a folder from userCacheDir) or off (undefined, the default). With
+ * `read: false` nothing is read from it (every step runs) and what the steps made is stored.
+ */
+export function useDiskCache(dir: string | undefined, options: { read?: boolean } = {}): void {
   folder = dir;
+  reading = options.read ?? true;
 }
 
 /** Whether a step's result is looked for on disk. */
@@ -48,25 +71,18 @@ function entryName(step: string, inputHash: string): string {
 
 /** The text stored for (step, inputHash), or undefined: no cache, no entry, or an entry that fails its check. */
 export function readEntry(step: string, inputHash: string): string | undefined {
-  if (!folder) return undefined;
+  if (!folder || !reading) return undefined;
   const name = entryName(step, inputHash);
   const path = join(folder, name);
-  let text: string;
+  let text: string | undefined;
   try {
-    // no symlink followed; a regular file of this user's only
-    const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-    try {
-      const stat = fstatSync(fd);
-      if (!stat.isFile() || stat.uid !== process.getuid?.() || (stat.mode & 0o077) !== 0) {
-        counts.rejected++;
-        return undefined;
-      }
-      text = readFileSync(fd, "utf8");
-    } finally {
-      closeSync(fd);
-    }
+    text = readRegularFile(path);
   } catch {
     counts.misses++;
+    return undefined;
+  }
+  if (text === undefined) {
+    counts.rejected++;
     return undefined;
   }
   const body = checkedBody(text, name);
@@ -82,6 +98,26 @@ export function readEntry(step: string, inputHash: string): string | undefined {
     // a cache that cannot be touched still answers
   }
   return body;
+}
+
+/** A regular file of this user's only, 0600 or tighter */
+const isOwnPrivateFile = (stat: { isFile(): boolean; uid: number; mode: number }) =>
+  stat.isFile() && stat.uid === process.getuid?.() && (stat.mode & 0o077) === 0;
+
+/**
+ * The text of path when it is a regular file of this user's only; undefined when it is anything
+ * else (a FIFO, a device, a symlink, another user's). Throws when there is nothing at path. Never
+ * blocks: the type is read with lstat before the open, the open is non-blocking and follows no
+ * symlink, and the descriptor is checked again (the name may have been swapped in between).
+ */
+function readRegularFile(path: string): string | undefined {
+  if (!isOwnPrivateFile(lstatSync(path))) return undefined;
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    return isOwnPrivateFile(fstatSync(fd)) ? readFileSync(fd, "utf8") : undefined;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The body of an entry whose header names it and the sha256 of its body; undefined otherwise. */

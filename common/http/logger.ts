@@ -14,6 +14,15 @@
  * built field by field from the CallRecord's schema only (ids, codes, flags, a count: nothing a
  * secret or page content can be in, and nothing else a caller adds) and written by an unredacted
  * twin of the logger, with the same options, destination and level.
+ *
+ * The default destination (stderr) takes the log line off a request's path (issue 46): a line is
+ * appended to a buffer, and the buffer goes to stderr in one synchronous write per turn of the
+ * event loop (setImmediate: after the answers that turn wrote), at once for a fatal line, and on
+ * the process's 'exit' (process.exit, an uncaught exception, the end of the event loop). The write
+ * itself is pino's SonicBoom in sync mode (partial writes and EAGAIN on a full pipe handled). No
+ * line is left in flight: pino's asynchronous SonicBoom hands a write to libuv's thread pool, and
+ * one still queued there when the process exits is lost, which flushSync cannot wait for. What a
+ * SIGKILL (or a signal nobody handles) ends is at most the lines of the turn it interrupts.
  */
 import {
   pino,
@@ -56,7 +65,7 @@ export interface LoggerOptions {
   service: string;
   /** trace | debug | info | warn | error | fatal | silent (env MNOTE_TOOLS_LOG_LEVEL; default info). */
   level?: string;
-  /** Where lines go (default: stderr, written synchronously so nothing is lost on exit). */
+  /** Where lines go (default: stderr, one write per event-loop turn, flushed on exit and for a fatal line). */
   destination?: DestinationStream;
 }
 
@@ -78,11 +87,47 @@ export function createLogger(options: LoggerOptions): Logger {
     // a line written while a span is active names it, so a log line and its trace can be joined
     mixin: activeSpanFields,
   };
-  const stream = options.destination ?? destination({ fd: 2, sync: true });
+  const stream = options.destination ?? stderrPerTurn();
   const log = pino({ ...common, level, redact: { paths: REDACT_PATHS, censor: "[redacted]" } }, stream);
   // the twin writes only what log would (logEvent asks log's level first), so it lets every level through
   SAFE_TWIN.set(log, pino({ ...common, level: "trace" }, stream));
   return log;
+}
+
+/** A destination whose lines reach `target` in one write per event-loop turn (see the top of this file). */
+export interface BatchedDestination extends DestinationStream {
+  /** Writes what is buffered now (synchronously, when the target is), then calls done (pino's logger.flush). */
+  flush(done?: (err?: Error) => void): void;
+}
+
+/** Lines buffered, then written to target once per turn, at once for a fatal line, and on exit. */
+export function batchedDestination(target: { write(text: string): unknown }): BatchedDestination {
+  let pending = "";
+  const flush = (done?: (err?: Error) => void) => {
+    if (pending !== "") {
+      const text = pending;
+      pending = "";
+      target.write(text);
+    }
+    done?.();
+  };
+  process.on("exit", () => flush());
+  return {
+    write(line: string) {
+      if (pending === "") setImmediate(() => flush());
+      pending += line;
+      // the line before a crash is the one an operator needs: it does not wait for the turn
+      if (line.includes('"level":"fatal"')) flush();
+    },
+    flush,
+  };
+}
+
+let stderrDestination: BatchedDestination | undefined;
+
+/** The one stderr destination of this process (one buffer, one exit hook, whatever the loggers). */
+function stderrPerTurn(): BatchedDestination {
+  return (stderrDestination ??= batchedDestination(destination({ fd: 2, sync: true })));
 }
 
 /**

@@ -131,7 +131,7 @@ export function createHttpService(options: HttpServiceOptions): Server {
     });
   }
 
-  return createServer(
+  const server = createServer(
     {
       requestTimeout,
       headersTimeout,
@@ -143,6 +143,12 @@ export function createHttpService(options: HttpServiceOptions): Server {
       handle(req, res).catch((e: unknown) => answerThrown(res, e, errorBody));
     },
   );
+  // A client that half-closes after its request (FIN, then it reads) still gets its answer, then
+  // the connection closes: Node's own policy for a half-open HTTP connection, instead of its
+  // default, which ends the socket at once and loses the answer. (The answer of a write then does
+  // not count as delivered: the FIN came first; watchDelivery.)
+  Object.assign(server, { httpAllowHalfOpen: true });
+  return server;
 }
 
 type HostAnswer = { status: 400 | 403; problem: string | undefined };
@@ -430,25 +436,59 @@ export function sendJson(
 }
 
 /**
- * Watches one response from the start of its request, for the delivery rule (docs/RELIABILITY.md):
- * the returned function registers what to run once the answer reached the client, which is when
- * the response emits 'finish' (every byte handed to the connection) with no 'close' before it and
- * no error. A client that hung up first (its timeout, a dropped connection) closes the response
- * before it finishes, and the callback never runs. Call it at the start of the handler: a hang-up
- * during a long write happens before the answer exists.
+ * Sends an answer, and says whether it counts as delivered: see watchDelivery. `write` sends the
+ * whole answer; `onDelivered`, when given, runs once the answer counts as delivered (never when it
+ * does not).
  */
-export function watchDelivery(res: ServerResponse): (onDelivered: () => void) => void {
+export type DeliveringWrite = (write: () => void, onDelivered?: () => void) => Promise<void>;
+
+/**
+ * Watches one response from the start of its request, for the delivery rule (docs/RELIABILITY.md,
+ * "What the server can know"). An answer counts as delivered only when
+ *
+ * 1. no hang-up of the client had been read when the answer was written: before it writes an
+ *    answer that has something to deliver, the server lets the event loop poll its sockets once
+ *    (ioTurn), so a FIN or a reset that arrived while the call ran (the client closed at once;
+ *    the embedded kernel answers in a millisecond, all of it without touching the event loop) is
+ *    read first; then the connection must be open in both directions: not destroyed, no error,
+ *    and no end of the request's stream (a FIN: the client closed, or at least said it sends
+ *    nothing more);
+ * 2. the whole answer was handed to the operating system's socket buffer ('finish') while the
+ *    connection was still open: no 'close' of the response before 'finish', no error.
+ *
+ * What happens after that is not seen: TCP tells a server neither that the client's host received
+ * the bytes nor that its program read them, so a client that resets after the answer reached its
+ * buffer (read 12 bytes of it, or none) is counted as delivered. Call it at the start of the
+ * handler: a hang-up during a long write happens before the answer exists.
+ */
+export function watchDelivery(res: ServerResponse): DeliveringWrite {
+  // captured now: the response lets go of its socket once it finished
+  const socket = res.socket;
   let lost = false;
   res.once("close", () => {
     if (!res.writableFinished) lost = true;
   });
   res.once("error", () => (lost = true));
-  return (onDelivered) => {
-    if (lost || res.destroyed) return;
-    res.once("finish", () => {
-      if (!lost && !res.destroyed) onDelivered();
-    });
+  const hungUp = () =>
+    lost || res.destroyed || !socket || socket.destroyed || socket.errored !== null || socket.readableEnded;
+  return async (write, onDelivered) => {
+    if (!onDelivered) return write();
+    await ioTurn();
+    if (!hungUp())
+      res.once("finish", () => {
+        if (!lost && !res.destroyed && !socket!.errored) onDelivered();
+      });
+    write();
   };
+}
+
+/**
+ * Resolves after the event loop polled for I/O at least once: whatever had already arrived on a
+ * socket (data, a FIN, a reset) has been read by then. setImmediate runs after the poll of its
+ * own turn, which may have passed already; the second one runs after the next turn's poll.
+ */
+function ioTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 }
 
 /** Stops accepting, lets requests in flight finish (up to graceMs), then resolves. */
@@ -522,6 +562,7 @@ export async function serveUntilSignal(
   });
   // logged first: whoever waits for the announcement finds the log line already written
   options.log.info({ event: "listening", url }, "listening");
+  options.log.flush(); // the log buffers a turn's lines (logger.ts): written before the announcement
   if (options.announce) options.announce(url);
   else process.stdout.write(JSON.stringify({ listening: url, pid: process.pid }) + "\n");
   await stopped;

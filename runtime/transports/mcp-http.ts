@@ -48,6 +48,7 @@ import { rawRefusal } from "./mcp-guard";
 import type { McpRequestStates } from "./mcp-request-state";
 import type { McpOAuth, OAuthCaller } from "./mcp-oauth";
 import type { ProviderName } from "../../generated/providers";
+import { NOTHING_TO_DELIVER } from "../dispatch/steps/uncertain";
 
 export interface McpHttpOptions {
   /** The dispatcher's dispatchTracked (or dispatch: then an answer counts as delivered when returned). */
@@ -129,17 +130,32 @@ function webRequest(req: IncomingMessage, text: string): Request {
 
 /** Hands the SDK's answer to the caller: the one place a response leaves this transport. */
 async function sendResponse(res: ServerResponse, response: Response, caller?: McpCaller): Promise<void> {
-  // the delivery rule: a write's answer is delivered when this response finished before the client
-  // hung up (watchDelivery), never merely because the kernel committed it (docs/RELIABILITY.md)
-  const watched = watchDelivery(res);
-  if (caller) watched(() => confirmDeliveries(caller));
+  // the delivery rule: a write's answer is delivered when no hang-up of the client had been read
+  // when it was written and it finished with the connection open (watchDelivery), never merely
+  // because the kernel committed it (docs/RELIABILITY.md)
+  const answer = watchDelivery(res);
+  // asked once the body is read: a streamed body may finish the call while it is read
+  const onDelivered = () => (caller && awaitsDelivery(caller) ? () => confirmDeliveries(caller) : undefined);
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => (headers[name] = value));
+  if (!response.body || !/^text\/event-stream\b/i.test(headers["content-type"] ?? "")) {
+    // a JSON answer (or none) goes out in one write, headers and body together
+    const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
+    if (body) headers["content-length"] = String(body.length);
+    return answer(() => {
+      res.writeHead(response.status, headers);
+      res.end(body);
+    }, onDelivered());
+  }
+  // a stream is written as it comes; the rule is judged when it ends
   res.writeHead(response.status, headers);
-  if (!response.body) return void res.end();
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
-  res.end();
+  await answer(() => res.end(), onDelivered());
 }
+
+/** Whether a caller's answers release anything once delivered (a write's uncertain slot). */
+const awaitsDelivery = (caller: McpCaller) =>
+  [...(caller.undelivered?.values() ?? [])].some((d) => d !== NOTHING_TO_DELIVER);
 
 /** The MCP Streamable HTTP server (not yet listening). */
 export function createMcpHttpServer(options: McpHttpOptions): Server {

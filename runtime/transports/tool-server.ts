@@ -15,8 +15,9 @@
  * body over the limit (413) and a body that is not application/json (415), which still carry a
  * failure envelope. Host/Origin checks, body limits, timeouts and the http_error log line are the
  * shared HTTP layer's (common/http/server.ts); tool_call lines come from the dispatcher's onCall.
- * A tool answer counts as delivered (releasing a write's uncertain slot) only when the response
- * finished without the client having hung up first (watchDelivery; docs/RELIABILITY.md).
+ * A tool answer counts as delivered (releasing a write's uncertain slot) only when no hang-up of the
+ * client had been read when it was written and the response finished with the connection open
+ * (watchDelivery; docs/RELIABILITY.md).
  */
 import type { Server } from "node:http";
 import { contract, ERR, toolList } from "../../generated/registry";
@@ -44,6 +45,8 @@ import { DEFAULT_LIMITS, readRequest } from "../dispatch/limits";
 import { failureResponse } from "../dispatch/dispatcher";
 import { ToolFailure } from "../dispatch/tool-failure";
 import { frameworkCaller } from "./framework-call";
+import type { Delivery } from "../dispatch/api";
+import { NOTHING_TO_DELIVER } from "../dispatch/steps/uncertain";
 
 /**
  * A framework call's body: the model's arguments one level deeper than an envelope's args, and a
@@ -122,8 +125,12 @@ async function toolBody(s: Serving, req: RequestContext["req"]): Promise<Buffer>
   }
 }
 
+/** What runs once an answer counts as delivered, when there is anything to release (a write's slot). */
+const toRelease = (delivery: Delivery) =>
+  delivery === NOTHING_TO_DELIVER ? undefined : () => void delivery.delivered();
+
 async function toolCall(s: Serving, { req, res }: RequestContext): Promise<void> {
-  const onDelivered = watchDelivery(res);
+  const answer = watchDelivery(res);
   requireToolToken(s, req);
   const body = await toolBody(s, req);
   // a W3C traceparent header is continued: the tool call's span becomes the caller's child
@@ -131,12 +138,11 @@ async function toolCall(s: Serving, { req, res }: RequestContext): Promise<void>
     s.options.runtime.dispatcher.dispatchTracked(body),
   );
   // the delivery rule: a write stays uncertain until this answer reached the client
-  onDelivered(() => void delivery.delivered());
-  sendJson(res, 200, response);
+  await answer(() => sendJson(res, 200, response), toRelease(delivery));
 }
 
 async function modelCall(s: Serving, { req, res }: RequestContext): Promise<void> {
-  const onDelivered = watchDelivery(res);
+  const answer = watchDelivery(res);
   requireToolToken(s, req);
   const body = await toolBody(s, req);
   let call: unknown;
@@ -148,8 +154,7 @@ async function modelCall(s: Serving, { req, res }: RequestContext): Promise<void
     return sendJson(res, 200, failureResponse(e, undefined, undefined, "zh-CN"));
   }
   const { response, delivery } = await s.frameworks.callModelToolTracked(call, req.headers);
-  onDelivered(() => void delivery.delivered()); // as /v1/tools/call
-  sendJson(res, 200, response);
+  await answer(() => sendJson(res, 200, response), toRelease(delivery)); // as /v1/tools/call
 }
 
 /** Every tool's names, facts and parameters, as the registry has them. */
