@@ -156,6 +156,7 @@ export async function runtimeFrom(
     approval,
     idempotency: opts.store ? await redisIdempotencyStore(opts.store) : pg?.idempotency,
     grants: opts.grants ? await redisGrantStore(opts.grants) : pg?.grants,
+    budgets: await budgetStoreFor(opts, pg),
     onStoreError: extra.onStoreError,
     kernel: choice,
     // with Postgres, the local SQLite state holds nothing shared: it lives in memory
@@ -229,6 +230,21 @@ export async function pgState(url: string, migrate = true) {
     // unreachable, or refusing us (a wrong password, no such database): the operator's to fix
     throw environmentError(`--state ${withoutPassword(url)}: cannot use PostgreSQL (${(e as Error).message})`);
   }
+}
+
+/**
+ * Where the budget counters live (docs/RELIABILITY.md, "Budgets"): with the idempotency records
+ * (Redis with --store, else Postgres with a postgres:// state), so instances sharing those share
+ * every budget; undefined: the state file's SQLite.
+ */
+async function budgetStoreFor(opts: RuntimeCliOptions, pg: { pool: import("pg").Pool } | undefined) {
+  if (opts.store) {
+    const { RedisBudgetStore } = await import("../runtime/state/budget-redis");
+    return new RedisBudgetStore({ url: opts.store });
+  }
+  if (!pg) return undefined;
+  const { PgBudgetStore } = await import("../runtime/state/budget-pg");
+  return new PgBudgetStore(pg.pool);
 }
 
 /** Idempotency records in Redis, shared by every instance pointed at the same URL. */

@@ -132,7 +132,7 @@ async function toolCall(s: Serving, { req, res }: RequestContext): Promise<void>
   );
   // the delivery rule: a write stays uncertain until this answer reached the client
   onDelivered(() => void delivery.delivered());
-  sendJson(res, 200, response);
+  sendEnvelope(res, response);
 }
 
 async function modelCall(s: Serving, { req, res }: RequestContext): Promise<void> {
@@ -149,6 +149,18 @@ async function modelCall(s: Serving, { req, res }: RequestContext): Promise<void
   }
   const { response, delivery } = await s.frameworks.callModelToolTracked(call, req.headers);
   onDelivered(() => void delivery.delivered()); // as /v1/tools/call
+  sendEnvelope(res, response);
+}
+
+/**
+ * A response envelope: 200, except a used-up budget (mnote_tool_rate_limited), which is 429 with
+ * Retry-After (its error.retryAfterSeconds) so HTTP clients and proxies back off too; the body is
+ * the same envelope either way.
+ */
+function sendEnvelope(res: RequestContext["res"], response: { ok: boolean; error?: unknown }): void {
+  const error = response.ok ? undefined : (response.error as { code?: string; retryAfterSeconds?: number } | null);
+  if (error?.code === ERR.rateLimited && error.retryAfterSeconds !== undefined)
+    return sendJson(res, 429, response, { "retry-after": String(error.retryAfterSeconds) });
   sendJson(res, 200, response);
 }
 
