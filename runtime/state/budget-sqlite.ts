@@ -34,12 +34,9 @@ export class SqliteBudgetStore implements BudgetStore {
     this.takeTransaction = db.transaction((counters, windowMs) => this.takeNow(counters, windowMs));
   }
 
-  take(counters: readonly BudgetCounter[], windowMs: number): Promise<BudgetTake> {
-    try {
-      return Promise.resolve(this.takeTransaction.immediate(counters, windowMs));
-    } catch (e) {
-      return Promise.reject(e);
-    }
+  // async: a SQLite error (busy past its timeout, a full disk) becomes a rejection, as the other stores'
+  async take(counters: readonly BudgetCounter[], windowMs: number): Promise<BudgetTake> {
+    return this.takeTransaction.immediate(counters, windowMs);
   }
 
   private takeNow(counters: readonly BudgetCounter[], windowMs: number): BudgetTake {
