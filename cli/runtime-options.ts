@@ -21,6 +21,7 @@ export interface RuntimeCliOptions {
   grants?: string;
   approvalPolicy?: string;
   approvalTtl: number;
+  budgets: "on" | "off";
 }
 
 export const DEFAULT_DB = ".mnote/kernel.db";
@@ -95,9 +96,8 @@ export function addRuntimeOptions(command: Command): Command {
         { env: "MNOTE_APPROVAL_POLICY" },
       ),
     )
-    .addOption(
-      option("--approval-ttl <ms>", "how long an approval token is good for", parseMs, { default: 10 * 60 * 1000 }),
-    )
+    .addOption(budgetsOption())
+    .addOption(option("--approval-ttl <ms>", "how long an approval token is good for", parseMs, { default: 600_000 }))
     .addOption(
       option(
         "--lease <ms>",
@@ -106,6 +106,16 @@ export function addRuntimeOptions(command: Command): Command {
         { default: 5_000 },
       ),
     );
+}
+
+/** --budgets: on (the default) counts the contract's budgets; off is for benchmarks and hosts that limit calls in front. */
+function budgetsOption() {
+  return option(
+    "--budgets <on|off>",
+    "count every tool's budget (the contract's calls per window per session, person and page, as --approval-policy lowers them; docs/RELIABILITY.md). off counts none: only for benchmarks and hosts that limit calls in front of mnote-tools",
+    undefined,
+    { default: "on", env: "MNOTE_BUDGETS" },
+  ).choices(["on", "off"]);
 }
 
 /**
@@ -156,7 +166,7 @@ export async function runtimeFrom(
     approval,
     idempotency: opts.store ? await redisIdempotencyStore(opts.store) : pg?.idempotency,
     grants: opts.grants ? await redisGrantStore(opts.grants) : pg?.grants,
-    budgets: await budgetStoreFor(opts, pg),
+    budgets: opts.budgets === "off" ? null : await budgetStoreFor(opts, pg),
     onStoreError: extra.onStoreError,
     kernel: choice,
     // with Postgres, the local SQLite state holds nothing shared: it lives in memory

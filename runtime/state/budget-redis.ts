@@ -6,7 +6,7 @@
  * deletes itself when its window ends.
  */
 import type { Redis } from "ioredis";
-import { openRedis } from "./redis-connection";
+import { openRedis, redisReady } from "./redis-connection";
 import type { BudgetCounter, BudgetStore, BudgetTake } from "./budget-store";
 
 const TAKE = `
@@ -51,6 +51,8 @@ export class RedisBudgetStore implements BudgetStore {
   }
 
   async take(counters: readonly BudgetCounter[], windowMs: number): Promise<BudgetTake> {
+    // no offline queue: a connection still being made is waited for (briefly), not failed at once
+    if (this.redis.status !== "ready") await redisReady(this.redis, 1_000);
     const keys = counters.map((c) => `${this.prefix}:budget:${c.key}`);
     const [over, ttl] = await this.redis.mnoteBudgetTake(
       keys.length,

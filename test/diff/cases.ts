@@ -204,6 +204,32 @@ export const CASES: Case[] = [
     reverse: [["tool-approval-loosened", "warning", save, `${FACTS}/approval`]],
   },
   {
+    name: "budget: fewer calls per session is breaking; more is a loosening (warning)",
+    after: [set(SAVE, `${FACTS}/budget/perSession`, 10)],
+    expect: [["tool-budget-lowered", "breaking", save, `${FACTS}/budget`]],
+    reverse: [["tool-budget-raised", "warning", save, `${FACTS}/budget`]],
+  },
+  {
+    name: "budget: the same counts over a longer window are fewer calls per second (lowered)",
+    after: [set(SAVE, `${FACTS}/budget/windowSeconds`, 120)],
+    expect: [["tool-budget-lowered", "breaking", save, `${FACTS}/budget`]],
+    reverse: [["tool-budget-raised", "warning", save, `${FACTS}/budget`]],
+  },
+  {
+    name: "budget: a shorter window with fewer calls: a smaller burst and a higher rate (both)",
+    after: [set(SAVE, `${FACTS}/budget`, { windowSeconds: 10, perSession: 20, perActor: 120, perPage: 240 })],
+    expect: [
+      ["tool-budget-lowered", "breaking", save, `${FACTS}/budget`],
+      ["tool-budget-raised", "warning", save, `${FACTS}/budget`],
+    ],
+  },
+  {
+    name: "budget: none where there was one is raised; one where there was none is lowered",
+    after: [unset(SAVE, `${FACTS}/budget`)],
+    expect: [["tool-budget-raised", "warning", save, `${FACTS}/budget`]],
+    reverse: [["tool-budget-lowered", "breaking", save, `${FACTS}/budget`]],
+  },
+  {
     name: "a changed tool title",
     after: [set(SAVE, `${FACTS}/title`, "Save the page body")],
     expect: [["tool-title-changed", "warning", save, `${FACTS}/title`]],
