@@ -10,6 +10,7 @@ import { allowEveryTool, approvalPolicyFrom, ApprovalPolicyError } from "../../r
 import { SqliteBudgetStore } from "../../runtime/state/budget-sqlite";
 import { openDatabase } from "../../common/sqlite";
 import { testRuntime, type TestRuntime } from "../support/runtime";
+import { makeRequest } from "../support/requests";
 
 const NOTE = "mnote.artifact.create_ai_note";
 const budget = toolByName(NOTE)!.budget!;
@@ -135,5 +136,41 @@ describe("budgets lowered by the host's policy", () => {
     expect(() => lowered({ [NOTE]: { perSession: 0 } })).toThrow(ApprovalPolicyError);
     expect(() => lowered({ [NOTE]: { windowSeconds: 1 } })).toThrow(ApprovalPolicyError);
     expect(() => lowered({ [NOTE]: { perSession: "3" } })).toThrow(ApprovalPolicyError);
+  });
+});
+
+describe("an approved write counts once", () => {
+  const clock = controlledClock();
+  const TITLE = "mnote.page.update_title";
+
+  it("previews never count; each approved write counts once; its replay is answered after the budget is used up", async () => {
+    // the contract's level for update_title is ask; the budget lowered to 2 per session
+    const policy = approvalPolicyFrom({ budgets: { [TITLE]: { perSession: 2 } } });
+    const r = await testRuntime({ now: clock.now, approval: { policy }, budgets: counters(clock.now) });
+    try {
+      const me = await r.session({ actorId: "user_1" });
+      const approvedWrite = async (title: string, revision: number) => {
+        const args = { title, baseRevision: revision };
+        // several previews of the same call: dry runs, not counted
+        for (let i = 0; i < 3; i++)
+          expect((await r.call(TITLE, me, args)).error?.code).toBe("mnote_tool_approval_required");
+        const preview = await r.call(TITLE, me, args);
+        const request = makeRequest(TITLE, args, { approval: { token: preview.error!.approval!.token } }, me);
+        return { request, answer: await r.runtime.dispatcher.dispatch(request) };
+      };
+      const first = await approvedWrite("First title", 0);
+      expect(first.answer).toMatchObject({ ok: true, audit: { effect: "write", approval: { decision: "approved" } } });
+      const second = await approvedWrite("Second title", 1);
+      expect(second.answer.ok).toBe(true);
+      const third = await approvedWrite("Third title", 2);
+      expect(third.answer).toMatchObject({ ok: false, error: { code: "mnote_tool_rate_limited", reason: "session" } });
+      expect(r.count("command_log")).toBe(2);
+      // the first approved write, sent again (its answer lost): replayed, not refused
+      const again = await r.runtime.dispatcher.dispatch(first.request);
+      expect(again).toMatchObject({ ok: true, audit: { replayed: true, commandId: first.answer.audit.commandId } });
+      expect(r.count("command_log")).toBe(2);
+    } finally {
+      await r.close();
+    }
   });
 });
