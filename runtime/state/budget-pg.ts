@@ -10,12 +10,17 @@ import { query } from "./pg-pool";
 import type { BudgetCounter, BudgetStore, BudgetTake } from "./budget-store";
 
 const PURGE_BATCH = 64;
+/** Every this many takes, one bounded purge runs beside them (counters of sessions long gone). */
+const PURGE_EVERY = 256;
 
 export class PgBudgetStore implements BudgetStore {
   /** The pool is the Postgres state's (pg-state.ts), which closes it. */
+  private takes = 0;
+
   constructor(private readonly pool: pg.Pool) {}
 
   async take(counters: readonly BudgetCounter[], windowMs: number): Promise<BudgetTake> {
+    if (++this.takes % PURGE_EVERY === 0) void this.purgeExpired().catch(() => undefined);
     const result = await query<{ over_index: number | null; retry_after_ms: string | null }>(
       this.pool,
       "SELECT over_index, retry_after_ms FROM mnote_budget_take($1::text[], $2::integer[], $3::bigint)",

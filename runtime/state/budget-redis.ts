@@ -43,6 +43,7 @@ export interface RedisBudgetOptions {
 export class RedisBudgetStore implements BudgetStore {
   private readonly redis: ScriptedRedis;
   private readonly prefix: string;
+  private connected: Promise<void> | undefined;
 
   constructor(options: RedisBudgetOptions) {
     this.prefix = options.prefix ?? "mnote";
@@ -51,8 +52,9 @@ export class RedisBudgetStore implements BudgetStore {
   }
 
   async take(counters: readonly BudgetCounter[], windowMs: number): Promise<BudgetTake> {
-    // no offline queue: a connection still being made is waited for (briefly), not failed at once
-    if (this.redis.status !== "ready") await redisReady(this.redis, 1_000);
+    // no offline queue: the first connection is waited for (once, briefly); after that a Redis that
+    // is down fails the take at once (the dispatcher reports it and the call goes on)
+    if (this.redis.status !== "ready") await (this.connected ??= redisReady(this.redis, 1_000).catch(() => undefined));
     const keys = counters.map((c) => `${this.prefix}:budget:${c.key}`);
     const [over, ttl] = await this.redis.mnoteBudgetTake(
       keys.length,

@@ -1,13 +1,14 @@
 /**
  * The embedded budget counters: a table in the runtime's SQLite state file, shared by every process
  * on that file. take() is one IMMEDIATE transaction (read the counters, refuse or count), on the
- * runtime's injected clock; counters whose window ended long ago are deleted a bounded batch at a
- * time, on refusals (so a quiet runtime does no extra work).
+ * runtime's injected clock; counters whose window ended are deleted a bounded batch at a time, on
+ * refusals and every PURGE_EVERY takes.
  */
 import { statementCache, type Db } from "../../common/sqlite";
 import { verdictOf, type BudgetCounter, type BudgetStore, type BudgetTake } from "./budget-store";
 
 const PURGE_BATCH = 64;
+const PURGE_EVERY = 256;
 
 interface Row {
   count: number;
@@ -16,6 +17,7 @@ interface Row {
 
 export class SqliteBudgetStore implements BudgetStore {
   private readonly sql: ReturnType<typeof statementCache>;
+  private takes = 0;
   private readonly takeTransaction: import("better-sqlite3").Transaction<
     (counters: readonly BudgetCounter[], windowMs: number) => BudgetTake
   >;
@@ -47,10 +49,8 @@ export class SqliteBudgetStore implements BudgetStore {
       return row ? { count: row.count, windowEnd: row.window_end } : { count: 0, windowEnd: 0 };
     });
     const verdict = verdictOf(counters, state, now);
-    if (!verdict.ok) {
-      this.purgeNow(now);
-      return verdict;
-    }
+    if (!verdict.ok || ++this.takes % PURGE_EVERY === 0) this.purgeNow(now);
+    if (!verdict.ok) return verdict;
     const count = this.sql(
       `INSERT INTO budget_counters (key, count, window_end) VALUES (?, 1, ?)
        ON CONFLICT (key) DO UPDATE SET

@@ -60,6 +60,17 @@ describe("budget counters: SQLite", () => {
   afterAll(() => db.close());
   cases(() => new SqliteBudgetStore(db));
 
+  it("purges counters whose window ended (on the store's clock)", async () => {
+    let t = 1_000_000;
+    const store = new SqliteBudgetStore(db, () => t);
+    const c = { key: key("old"), limit: 1 };
+    await store.take([c], WIDE);
+    expect(await store.take([c], WIDE)).toMatchObject({ ok: false, over: 0, retryAfterMs: WIDE });
+    t += WIDE;
+    expect(await store.purgeExpired()).toBeGreaterThanOrEqual(1);
+    expect((await store.take([c], WIDE)).ok).toBe(true);
+  });
+
   it("two stores on one file share the counters (two processes on one state file)", async () => {
     const other = openDatabase(join(dir, "state.db"));
     try {
