@@ -174,3 +174,23 @@ describe("an approved write counts once", () => {
     }
   });
 });
+
+describe("a budget store that cannot be used", () => {
+  it("is reported, and the calls go on (the budget guards floods; no write depends on it)", async () => {
+    const reported: string[] = [];
+    const r = await testRuntime({
+      budgets: { take: () => Promise.reject(new Error("connection refused")) },
+      onStoreError: (e) => reported.push((e as Error).message),
+    });
+    try {
+      const me = await r.session({ actorId: "user_1" });
+      for (let i = 0; i < 3; i++) expect((await r.call(NOTE, me, noteArgs(i))).ok).toBe(true);
+      expect(notes(r)).toBe(3);
+      expect(reported).toEqual(
+        Array(3).fill("the budget counters cannot be used (connection refused): the call goes on without its budget"),
+      );
+    } finally {
+      await r.close();
+    }
+  });
+});

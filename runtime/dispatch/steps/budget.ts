@@ -50,7 +50,7 @@ export async function chargeBudget(deps: DispatchDeps, call: ToolCall): Promise<
   const counters = store ? countersOf(deps, call) : undefined;
   if (!store || !counters) return;
   const windowMs = call.tool.budget!.windowSeconds * 1000;
-  const take = await store.take(counters, windowMs).catch((e: unknown) => storeError(deps, e));
+  const take = await store.take(counters, windowMs).catch((e: unknown) => storeError(deps, unbudgeted(e)));
   if (!take || take.ok) return;
   const reason = SCOPES[take.over]!;
   const retryAfterSeconds = Math.min(86_400, Math.max(1, Math.ceil(take.retryAfterMs / 1000)));
@@ -61,4 +61,10 @@ export async function chargeBudget(deps: DispatchDeps, call: ToolCall): Promise<
       "mnote.budget.retry_after_s": retryAfterSeconds,
     });
   throw new ToolFailure(ERR.rateLimited, { reason, retryAfterSeconds });
+}
+
+/** A budget store's failure as the log says it: which store failed, and that the call went on without its budget. */
+function unbudgeted(e: unknown): Error {
+  const cause = e instanceof Error ? e.message : String(e);
+  return new Error(`the budget counters cannot be used (${cause}): the call goes on without its budget`, { cause: e });
 }
