@@ -35,6 +35,8 @@ async function setup() {
   const { seedKernel } = await import("../kernel/seed");
   const runtime = createRuntime({
     kernel: { kind: "embedded", path: ":memory:" },
+    // the bench measures the calls themselves: its loops would use a budget up (docs/RELIABILITY.md)
+    budgets: null,
     statePath: ":memory:",
     approval: benchApproval(),
   });

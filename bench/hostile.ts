@@ -100,6 +100,8 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
   const { createRuntime } = await import("../runtime/runtime");
   const runtime = createRuntime({
     kernel: { kind: "embedded", path: ":memory:" },
+    // the bench measures the calls themselves: its loops would use a budget up (docs/RELIABILITY.md)
+    budgets: null,
     statePath: ":memory:",
     approval: benchApproval(),
   });

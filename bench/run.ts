@@ -102,6 +102,9 @@ function machine(): Record<string, unknown> {
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
+  // the serve and mcp processes the sections start count no budgets: their loops of calls from one
+  // session would use them up (docs/RELIABILITY.md, "Budgets"); the in-process runtimes pass budgets: null
+  process.env.MNOTE_BUDGETS ??= "off";
   const started = Date.now();
   const log = (line: string) =>
     process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);

@@ -90,6 +90,8 @@ async function recordReplies(grant: Grant, names: readonly string[], envelope: E
   const { memoryIdempotencyStore } = await import("./memory-stores");
   const real = createRuntime({
     kernel: { kind: "embedded", path: ":memory:" },
+    // the bench measures the calls themselves: its loops would use a budget up (docs/RELIABILITY.md)
+    budgets: null,
     statePath: ":memory:",
     approval: benchApproval(),
   });

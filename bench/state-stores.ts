@@ -62,6 +62,8 @@ async function runtimeWith(store: Store, options: WorkerOptions) {
   }
   const runtime = createRuntime({
     kernel: { kind: "embedded", path: ":memory:" },
+    // the bench measures the calls themselves: its loops would use a budget up (docs/RELIABILITY.md)
+    budgets: null,
     statePath: store === "postgres" ? ":memory:" : join(scratchDir("state"), "runtime.db"),
     idempotency,
     grants,

@@ -36,6 +36,8 @@ async function runtimeWith(store: (typeof STORES)[number]) {
   }
   const runtime = createRuntime({
     kernel: { kind: "embedded", path: ":memory:" },
+    // the bench measures the calls themselves: its loops would use a budget up (docs/RELIABILITY.md)
+    budgets: null,
     statePath: ":memory:",
     idempotency,
     approval: benchApproval(),

@@ -21,6 +21,7 @@ export interface RuntimeCliOptions {
   grants?: string;
   approvalPolicy?: string;
   approvalTtl: number;
+  budgets: "on" | "off";
 }
 
 export const DEFAULT_DB = ".mnote/kernel.db";
@@ -95,9 +96,8 @@ export function addRuntimeOptions(command: Command): Command {
         { env: "MNOTE_APPROVAL_POLICY" },
       ),
     )
-    .addOption(
-      option("--approval-ttl <ms>", "how long an approval token is good for", parseMs, { default: 10 * 60 * 1000 }),
-    )
+    .addOption(budgetsOption())
+    .addOption(option("--approval-ttl <ms>", "how long an approval token is good for", parseMs, { default: 600_000 }))
     .addOption(
       option(
         "--lease <ms>",
@@ -106,6 +106,16 @@ export function addRuntimeOptions(command: Command): Command {
         { default: 5_000 },
       ),
     );
+}
+
+/** --budgets: on (the default) counts the contract's budgets; off is for benchmarks and hosts that limit calls in front. */
+function budgetsOption() {
+  return option(
+    "--budgets <on|off>",
+    "count every tool's budget (the contract's calls per window per session, person and page, as --approval-policy lowers them; docs/RELIABILITY.md). off counts none: only for benchmarks and hosts that limit calls in front of mnote-tools",
+    undefined,
+    { default: "on", env: "MNOTE_BUDGETS" },
+  ).choices(["on", "off"]);
 }
 
 /**
@@ -156,6 +166,7 @@ export async function runtimeFrom(
     approval,
     idempotency: opts.store ? await redisIdempotencyStore(opts.store) : pg?.idempotency,
     grants: opts.grants ? await redisGrantStore(opts.grants) : pg?.grants,
+    budgets: opts.budgets === "off" ? null : await budgetStoreFor(opts, pg),
     onStoreError: extra.onStoreError,
     kernel: choice,
     // with Postgres, the local SQLite state holds nothing shared: it lives in memory
@@ -229,6 +240,21 @@ export async function pgState(url: string, migrate = true) {
     // unreachable, or refusing us (a wrong password, no such database): the operator's to fix
     throw environmentError(`--state ${withoutPassword(url)}: cannot use PostgreSQL (${(e as Error).message})`);
   }
+}
+
+/**
+ * Where the budget counters live (docs/RELIABILITY.md, "Budgets"): with the idempotency records
+ * (Redis with --store, else Postgres with a postgres:// state), so instances sharing those share
+ * every budget; undefined: the state file's SQLite.
+ */
+async function budgetStoreFor(opts: RuntimeCliOptions, pg: { pool: import("pg").Pool } | undefined) {
+  if (opts.store) {
+    const { RedisBudgetStore } = await import("../runtime/state/budget-redis");
+    return new RedisBudgetStore({ url: opts.store });
+  }
+  if (!pg) return undefined;
+  const { PgBudgetStore } = await import("../runtime/state/budget-pg");
+  return new PgBudgetStore(pg.pool);
 }
 
 /** Idempotency records in Redis, shared by every instance pointed at the same URL. */

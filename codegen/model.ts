@@ -46,6 +46,14 @@ export interface ApprovalModel {
   when: Array<{ args: Record<string, string | number | boolean | null>; approval: ApprovalLevel }>;
 }
 
+/** A tool's budget (x-mnote-tool budget): calls counted per window, per session, principal and page. */
+export interface BudgetModel {
+  windowSeconds: number;
+  perSession: number;
+  perActor: number;
+  perPage: number;
+}
+
 export interface ToolModel {
   name: string;
   providerName: string;
@@ -85,6 +93,8 @@ export interface ToolModel {
   unwiredFields: UnwiredField[];
   /** The part the tool plays in the agent's guide (x-mnote-tool guideRole), if any. */
   guideRole?: string;
+  /** How many calls count per window (x-mnote-tool budget): the ceilings a host policy may lower; null: none. */
+  budget: BudgetModel | null;
 }
 
 export interface KernelCommandModel {

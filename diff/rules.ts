@@ -117,6 +117,22 @@ export const RULES = [
       "A call needs less approval than before (ask -> allow, deny -> ask or allow): writes that waited for a person now go through without one.",
   },
   {
+    id: "tool-budget-lowered",
+    level: "breaking",
+    area: "tool",
+    categories: ["wire"],
+    summary:
+      "A tool's budget (x-mnote-tool budget) allows fewer calls per window, or there is one where there was none: callers that kept to the old budget get mnote_tool_rate_limited.",
+  },
+  {
+    id: "tool-budget-raised",
+    level: "warning",
+    area: "tool",
+    categories: ["wire"],
+    summary:
+      "A tool's budget allows more calls per window, or is gone: a loosening, for the hosts whose policy lowers it (a flood is let through further).",
+  },
+  {
     id: "tool-title-changed",
     level: "warning",
     area: "tool",

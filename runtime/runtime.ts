@@ -10,6 +10,7 @@ import { ReferenceKernel } from "../kernel/reference-kernel";
 import { SqliteGrantStore, type GrantStore } from "./state/grant-store";
 import { SqliteIdempotencyStore } from "./state/sqlite-idempotency-store";
 import type { IdempotencyStore } from "./state/idempotency-store";
+import { SqliteBudgetStore } from "./state/budget-sqlite";
 import { openDatabase, type Db } from "../common/sqlite";
 import { tracedTransport } from "./telemetry/kernel-client";
 import { currentTraceFields } from "../common/telemetry/propagation";
@@ -53,6 +54,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const state = openDatabase(options.statePath);
   const grants = options.grants ?? new SqliteGrantStore(state, now);
   const idempotency = options.idempotency ?? new SqliteIdempotencyStore(state, now);
+  // the budget counters: the shared store's when one is given (null: none), else the state file's
+  const budgets = options.budgets !== undefined ? options.budgets : new SqliteBudgetStore(state, now);
   let embeddedKernel: ReferenceKernel | undefined;
   let kernel: KernelPort;
   const choice = options.kernel;
@@ -90,7 +93,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     choice.kind === "embedded" && options.kernelTimeoutMs === undefined ? null : options.kernelTimeoutMs;
   // the tokens' key: the host's, else the state file's own (runtime/approval/secret.ts)
   const approval = { ...options.approval, secret: options.approval?.secret ?? stateSecret(state) };
-  const dispatcher = createDispatcher({ ...options, now, kernelTimeoutMs, kernel, grants, idempotency, approval });
+  const dispatcher = createDispatcher({
+    ...options,
+    now,
+    kernelTimeoutMs,
+    kernel,
+    grants,
+    idempotency,
+    approval,
+    budgets,
+  });
   return {
     dispatcher,
     grants,
@@ -102,6 +114,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     async close() {
       await idempotency.close();
       if (options.grants) await options.grants.close?.();
+      if (options.budgets) await options.budgets.close?.();
       embeddedKernel?.close();
       state.close();
     },

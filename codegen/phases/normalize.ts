@@ -18,6 +18,7 @@ import type {
   UnwiredField,
   ApprovalLevel,
   ApprovalModel,
+  BudgetModel,
   LimitModel,
   TruncationModel,
   OptionSetModel,
@@ -48,6 +49,7 @@ interface ToolFacts {
   approval?: ApprovalLevel | { default: ApprovalLevel; when?: ApprovalModel["when"] };
   messages?: Record<string, Messages>;
   guideRole?: string;
+  budget?: BudgetModel;
 }
 
 interface CommandFacts {
@@ -239,6 +241,7 @@ function toolModelOf(g: Gathering, file: SchemaFile, prefix: string, facts: Tool
     dryRun: facts.dryRun,
     semantics: facts.semantics,
     approval: approvalOf(facts.approval),
+    budget: facts.budget ?? null,
     revisionField: revisionFieldOf(defs.Args!, file.id, g.manifest.baseUri),
     argDefaults: argDefaultsOf(args),
     messages: facts.messages ?? {},

@@ -68,6 +68,7 @@ function toolEntry(t: ContractModel["tools"][number]): string {
     dryRun: ${tsString(t.dryRun)},
     semantics: ${tsLiteral(t.semantics, 2)},
     approval: ${tsLiteral(t.approval, 2)},
+    budget: ${t.budget === null ? "null" : tsLiteral(t.budget, 2)},
     revisionField: ${t.revisionField === null ? "null" : tsString(t.revisionField)},
     argDefaults: ${tsLiteral(t.argDefaults, 2)},
     messages: ${tsLiteral(t.messages, 2)},
@@ -192,6 +193,14 @@ export interface ApprovalFact {
   }>;
 }
 
+/** A tool's budget (x-mnote-tool budget): calls per window of windowSeconds. */
+export interface BudgetFact {
+  readonly windowSeconds: number;
+  readonly perSession: number;
+  readonly perActor: number;
+  readonly perPage: number;
+}
+
 export interface ToolDescriptor {
   readonly name: RegisteredToolName;
   /** The name model providers accept: ^[a-zA-Z0-9_-]{1,64}$. */
@@ -207,6 +216,11 @@ export interface ToolDescriptor {
   readonly semantics: { readonly destructive: boolean; readonly idempotent: boolean };
   /** Whether a call needs a person's approval, before any host policy (docs/APPROVAL.md). */
   readonly approval: ApprovalFact;
+  /**
+   * How many calls count per window, per session, per principal and per page (x-mnote-tool budget):
+   * ceilings a host policy may lower, never raise (docs/RELIABILITY.md, budgets); null: no budget.
+   */
+  readonly budget: BudgetFact | null;
   /** The args field an approved write carries the previewed revision in (the kernel's conflict check), or null. */
   readonly revisionField: string | null;
   /** Per top-level args field, its schema default: what an absent field means to an approval condition. */

@@ -13,6 +13,7 @@ import { expanders, unchangedFile, type DiffSide } from "./side";
 import { sameJson, show } from "../normalize/json";
 import { compareApproval, describeCells } from "../judge/approval";
 import { fieldDomain, intersect } from "../normalize/arg-space";
+import { compareBudget } from "./compare-budgets";
 
 const FACTS = "/x-mnote-tool";
 
@@ -142,6 +143,7 @@ function compareTool(b: ToolModel, a: ToolModel, base: DiffSide, head: DiffSide,
     approvalChange("tool-approval-tightened", describeCells(shift.tightened, shift.tightenedCount).join("; "));
   if (shift.loosenedCount > 0)
     approvalChange("tool-approval-loosened", describeCells(shift.loosened, shift.loosenedCount).join("; "));
+  out.push(...compareBudget(b, a, at));
   for (const code of [...new Set([...Object.keys(b.messages), ...Object.keys(a.messages)])].sort()) {
     if (sameJson(b.messages[code], a.messages[code])) continue;
     const pointer = joinPointer(FACTS, "messages", code);

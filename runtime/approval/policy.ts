@@ -9,12 +9,15 @@ import type * as T from "../../generated/types";
 import { toolByName as generatedToolByName, toolList, type ToolDescriptor } from "../../generated/registry";
 import { validateApprovalPolicy } from "../../generated/validators";
 import { conditionValueProblem } from "./condition-values";
+import { budgetPolicyFrom, type BudgetCounts } from "./budget-policy";
 
 export interface ApprovalPolicyIndex {
   /** Workspace rules by tool name. */
   readonly tools: ReadonlyMap<string, T.ApprovalRule>;
   /** Per session: rules by tool name. */
   readonly sessions: ReadonlyMap<string, ReadonlyMap<string, T.ApprovalRule>>;
+  /** Budgets the host lowered, by tool name (budget-policy.ts); a tool not here keeps the contract's. */
+  readonly budgets?: ReadonlyMap<string, BudgetCounts>;
 }
 
 /** No policy: the contract's levels as they are. */
@@ -63,7 +66,8 @@ export function approvalPolicyFrom(
   const sessions = new Map<string, ReadonlyMap<string, T.ApprovalRule>>();
   for (const sessionId of Object.keys(value.sessions ?? {}))
     sessions.set(sessionId, rules(value.sessions![sessionId]!.tools, `/sessions/${sessionId}/tools`));
-  return { tools: rules(value.tools, "/tools"), sessions };
+  const budgets = budgetPolicyFrom(value.budgets, toolByName, (m) => new ApprovalPolicyError(m));
+  return { tools: rules(value.tools, "/tools"), sessions, budgets };
 }
 
 /** A rule fits its tool: conditions name its top-level args fields, with values they can hold; ask needs the tool's dry run. */

@@ -9,6 +9,7 @@ import type { MessageLocale, ToolDescriptor } from "../../generated/registry";
 import type { GrantStore } from "../state/grant-store";
 import type { IdempotencyStore } from "../state/idempotency-store";
 import type { ApprovalPolicyIndex } from "../approval/policy";
+import type { BudgetStore } from "../state/budget-store";
 import type { Limits } from "./limits";
 
 /** The part of a kernel client the dispatcher uses. */
@@ -42,6 +43,11 @@ export interface DispatcherOptions {
   onStoreError?: (error: unknown) => void;
   /** Called once per call with facts for a log line (never page content). */
   onCall?: (record: CallRecord) => void;
+  /**
+   * Where the budget counters live (runtime/state/budget-*.ts; docs/RELIABILITY.md, "Budgets").
+   * Absent: no budgets are counted (createRuntime always gives one: the state file's, or the shared store's).
+   */
+  budgets?: BudgetStore | null;
   /** Human approval (docs/APPROVAL.md): the host's secret and policy. */
   approval?: ApprovalOptions;
 }

@@ -17,6 +17,8 @@ export class ToolFailure extends Error {
       approval?: ApprovalChallenge;
       /** The approval decision, for the audit. */
       decision?: ApprovalAudit;
+      /** rate_limited: the seconds until the budget's window ends (error.retryAfterSeconds, HTTP Retry-After). */
+      retryAfterSeconds?: number;
     } = {},
   ) {
     super(code + (detail.reason ? ` (${detail.reason})` : ""));

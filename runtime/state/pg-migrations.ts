@@ -165,6 +165,42 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "one round trip per step: a claim, and a keyed write's slot, claim and read, as server-side functions",
     sql: CLAIM_FUNCTIONS,
   },
+  {
+    version: 4,
+    name: "budget counters: calls per window, per session, principal and page (docs/RELIABILITY.md, budgets)",
+    sql: `
+      CREATE TABLE mnote_budget_counters (
+        key text PRIMARY KEY,
+        count integer NOT NULL,
+        window_end timestamptz NOT NULL
+      );
+      CREATE INDEX mnote_budget_counters_end ON mnote_budget_counters (window_end);
+      CREATE FUNCTION mnote_budget_take(keys text[], limits integer[], window_ms bigint)
+        RETURNS TABLE (over_index integer, retry_after_ms bigint) LANGUAGE plpgsql AS $fn$
+      DECLARE
+        t timestamptz := now();
+        c record;
+      BEGIN
+        INSERT INTO mnote_budget_counters (key, count, window_end)
+          SELECT k, 0, t FROM unnest(keys) AS k ORDER BY k ON CONFLICT (key) DO NOTHING;
+        PERFORM 1 FROM mnote_budget_counters b WHERE b.key = ANY(keys) ORDER BY b.key FOR UPDATE;
+        FOR i IN 1 .. coalesce(array_length(keys, 1), 0) LOOP
+          SELECT b.count, b.window_end INTO c FROM mnote_budget_counters b WHERE b.key = keys[i];
+          IF c.window_end > t AND c.count >= limits[i] THEN
+            over_index := i - 1;
+            retry_after_ms := greatest(1, ceil(extract(epoch FROM (c.window_end - t)) * 1000)::bigint);
+            RETURN NEXT;
+            RETURN;
+          END IF;
+        END LOOP;
+        UPDATE mnote_budget_counters b SET
+          count = CASE WHEN b.window_end > t THEN b.count + 1 ELSE 1 END,
+          window_end = CASE WHEN b.window_end > t THEN b.window_end ELSE t + window_ms * interval '1 millisecond' END
+        WHERE b.key = ANY(keys);
+        RETURN;
+      END
+      $fn$;`,
+  },
 ];
 
 /** The advisory lock's key: a constant of ours ("mnote" in ASCII), the same in every instance. */

@@ -138,7 +138,7 @@ async function toolCall(s: Serving, { req, res }: RequestContext): Promise<void>
     s.options.runtime.dispatcher.dispatchTracked(body),
   );
   // the delivery rule: a write stays uncertain until this answer reached the client
-  await answer(() => sendJson(res, 200, response), toRelease(delivery));
+  await answer(() => sendEnvelope(res, response), toRelease(delivery));
 }
 
 async function modelCall(s: Serving, { req, res }: RequestContext): Promise<void> {
@@ -154,7 +154,19 @@ async function modelCall(s: Serving, { req, res }: RequestContext): Promise<void
     return sendJson(res, 200, failureResponse(e, undefined, undefined, "zh-CN"));
   }
   const { response, delivery } = await s.frameworks.callModelToolTracked(call, req.headers);
-  await answer(() => sendJson(res, 200, response), toRelease(delivery)); // as /v1/tools/call
+  await answer(() => sendEnvelope(res, response), toRelease(delivery)); // as /v1/tools/call
+}
+
+/**
+ * A response envelope: 200, except a used-up budget (mnote_tool_rate_limited), which is 429 with
+ * Retry-After (its error.retryAfterSeconds) so HTTP clients and proxies back off too; the body is
+ * the same envelope either way.
+ */
+function sendEnvelope(res: RequestContext["res"], response: { ok: boolean; error?: unknown }): void {
+  const error = response.ok ? undefined : (response.error as { code?: string; retryAfterSeconds?: number } | null);
+  if (error?.code === ERR.rateLimited && error.retryAfterSeconds !== undefined)
+    return sendJson(res, 429, response, { "retry-after": String(error.retryAfterSeconds) });
+  sendJson(res, 200, response);
 }
 
 /** Every tool's names, facts and parameters, as the registry has them. */

@@ -97,7 +97,8 @@ function renamedCommand(): Edit {
 }
 
 const newError = {
-  const: "mnote_tool_rate_limited",
+  // (not mnote_tool_rate_limited: the contract has that one since issue 44)
+  const: "mnote_tool_quota_exceeded",
   description: "Too many calls in a short time; wait and retry.",
   "x-mnote-error": { retryable: true, messages: { "zh-CN": "调用过于频繁", en: "Too many calls" } },
 };
@@ -202,6 +203,29 @@ export const CASES: Case[] = [
     after: [set(SAVE, `${FACTS}/approval`, "deny")],
     expect: [["tool-approval-tightened", "breaking", save, `${FACTS}/approval`]],
     reverse: [["tool-approval-loosened", "warning", save, `${FACTS}/approval`]],
+  },
+  {
+    name: "budget: fewer calls per session is breaking; more is a loosening (warning)",
+    after: [set(SAVE, `${FACTS}/budget/perSession`, 10)],
+    expect: [["tool-budget-lowered", "breaking", save, `${FACTS}/budget`]],
+    reverse: [["tool-budget-raised", "warning", save, `${FACTS}/budget`]],
+  },
+  {
+    name: "budget: the same counts over a longer window are fewer calls per second (lowered)",
+    after: [set(SAVE, `${FACTS}/budget/windowSeconds`, 120)],
+    expect: [["tool-budget-lowered", "breaking", save, `${FACTS}/budget`]],
+    reverse: [["tool-budget-raised", "warning", save, `${FACTS}/budget`]],
+  },
+  {
+    name: "budget: a shorter window with fewer calls (a smaller burst, a higher rate): the worst, lowered, stays",
+    after: [set(SAVE, `${FACTS}/budget`, { windowSeconds: 10, perSession: 20, perActor: 120, perPage: 240 })],
+    expect: [["tool-budget-lowered", "breaking", save, `${FACTS}/budget`]],
+  },
+  {
+    name: "budget: none where there was one is raised; one where there was none is lowered",
+    after: [unset(SAVE, `${FACTS}/budget`)],
+    expect: [["tool-budget-raised", "warning", save, `${FACTS}/budget`]],
+    reverse: [["tool-budget-lowered", "breaking", save, `${FACTS}/budget`]],
   },
   {
     name: "a changed tool title",
@@ -633,8 +657,8 @@ export const CASES: Case[] = [
   {
     name: "a new error code (not a widened enum in ToolError or DryRunWarning)",
     after: [set(ERRORS, "/$defs/ErrorCode/oneOf/-", newError)],
-    expect: [["error-code-added", "safe", "errors", "/mnote_tool_rate_limited"]],
-    reverse: [["error-code-removed", "breaking", "errors", "/mnote_tool_rate_limited"]],
+    expect: [["error-code-added", "safe", "errors", "/mnote_tool_quota_exceeded"]],
+    reverse: [["error-code-removed", "breaking", "errors", "/mnote_tool_quota_exceeded"]],
   },
   {
     name: "a code changes retryable",

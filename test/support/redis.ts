@@ -20,6 +20,7 @@ export const REDIS_DB = {
   uncertainAndRenew: 13,
   approval: 14,
   storeSuite: 11,
+  budgets: 15,
 } as const;
 
 export function redisUrl(db: number): string {

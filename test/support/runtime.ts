@@ -51,6 +51,8 @@ export async function testRuntime(
     statePath: ":memory:",
     // every tool allowed, explicitly: suites about approval pass their own (test/support/approval.ts)
     approval: { policy: allowAllPolicy() },
+    // no budgets counted, as the suites' processes (global-setup.js): test/budgets passes its store
+    budgets: null,
     ...options,
   });
   const kernel = runtime.embeddedKernel!;

@@ -88,13 +88,17 @@ export function failure(
   tool: ToolDescriptor | undefined,
   locale: MessageLocale,
 ): T.ToolFailure {
-  const { code, reason, pointer, field, rule, approval, decision } = toFailure(e);
+  const { code, reason, pointer, field, rule, approval, decision, retryAfterSeconds } = toFailure(e);
   // A failed rule says what to fix in the caller's language; a reason or a tool's own wording wins.
   const message =
     rule && reason === undefined && !tool?.messages[code]
       ? ruleMessage(rule, locale)
       : messageFor(code, reason, tool, locale);
   const error: T.ToolError = { code, message, retryable: errorCatalog[code].retryable };
+  if (retryAfterSeconds !== undefined) {
+    error.retryAfterSeconds = retryAfterSeconds;
+    error.message = message.replace("{retryAfter}", String(retryAfterSeconds));
+  }
   if (reason !== undefined) error.reason = reason;
   if (pointer !== undefined) error.pointer = pointer;
   if (rule !== undefined) error.rule = rule;
@@ -127,6 +131,7 @@ export function toFailure(e: unknown): {
   rule?: T.FailedRule;
   approval?: T.ApprovalChallenge;
   decision?: T.ApprovalAudit;
+  retryAfterSeconds?: number;
 } {
   if (e instanceof ToolFailure) return { code: e.code, ...e.detail };
   if (e instanceof KernelRefusal && isErrorCode(e.code)) return { code: e.code, reason: e.reason, field: e.field };
@@ -177,5 +182,7 @@ export function record(echo: Echo, response: T.ToolResponse, ms: number, cause?:
     ...(cause !== undefined ? { cause } : {}),
     ...(response.audit.approval ? { approval: response.audit.approval } : {}),
     ...(!response.ok && response.audit.approval && response.error.reason ? { reason: response.error.reason } : {}),
+    // a refused budget: the log line names it (the tool and reason session, actor or page), never the content
+    ...(!response.ok && response.error.code === ERR.rateLimited ? { reason: response.error.reason } : {}),
   };
 }

@@ -15,6 +15,7 @@ import { idempotencyScope } from "../keys";
 import { refuse } from "../tool-failure";
 import { storeError, type BeforeClaim, type DispatchDeps, type Keyed, type Outcome, type ToolCall } from "./context";
 import { applyWrite } from "./kernel";
+import { chargeBudget } from "./budget";
 import type { Claim } from "../../state/idempotency-store";
 
 /** A write under its key: the scope that key makes, what runs before the claim (approval), then the claim. */
@@ -56,7 +57,7 @@ export async function claimedWrite(deps: DispatchDeps, call: ToolCall, keyed: Ke
       deps.onStoreError?.(e);
       return { kind: "unavailable" } as const;
     }));
-  if (claim.kind === "unavailable") return applyWrite(deps, call, keyed);
+  if (claim.kind === "unavailable") return chargeBudget(deps, call).then(() => applyWrite(deps, call, keyed));
   if (claim.kind === "replay")
     return {
       result: claim.outcome.result as Record<string, unknown>,
@@ -75,6 +76,7 @@ export async function claimedWrite(deps: DispatchDeps, call: ToolCall, keyed: Ke
   );
   heartbeat.unref();
   try {
+    await chargeBudget(deps, call);
     const outcome = await applyWrite(deps, call, keyed);
     // The write is committed: a store that cannot record it must not turn it into a failure.
     // Free the claim instead, and the kernel's own record answers the retry.

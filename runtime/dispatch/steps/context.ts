@@ -13,6 +13,7 @@ import {
 } from "../../../generated/registry";
 import type { GrantStore } from "../../state/grant-store";
 import type { IdempotencyStore } from "../../state/idempotency-store";
+import type { BudgetStore } from "../../state/budget-store";
 import { EMPTY_POLICY, type ApprovalPolicyIndex } from "../../approval/policy";
 import { DEFAULT_LIMITS, type Limits } from "../limits";
 import {
@@ -32,6 +33,8 @@ export interface DispatchDeps {
   kernel: KernelPort;
   grants: GrantStore;
   idempotency: IdempotencyStore;
+  /** The budget counters (steps/budget.ts); null: none counted. */
+  budgets: BudgetStore | null;
   toolByName: (name: string) => ToolDescriptor | undefined;
   limits: Limits;
   idempotencyTtlMs: number;
@@ -56,6 +59,7 @@ export function dispatchDeps(options: DispatcherOptions): DispatchDeps {
     kernel: options.kernel,
     grants: options.grants,
     idempotency: options.idempotency,
+    budgets: options.budgets ?? null,
     toolByName: options.toolByName ?? generatedToolByName,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     idempotencyTtlMs: options.idempotencyTtlMs ?? DAY_MS,

@@ -11,6 +11,7 @@ import { askedWrite } from "./approval";
 import type { DispatchDeps, Outcome, ToolCall } from "./context";
 import { kernelCall } from "./kernel";
 import { uncertainWrite } from "./uncertain";
+import { chargeBudget } from "./budget";
 import type * as T from "../../../generated/types";
 
 export async function perform(deps: DispatchDeps, call: ToolCall, level: T.ApprovalLevel): Promise<Outcome> {
@@ -31,6 +32,7 @@ export async function perform(deps: DispatchDeps, call: ToolCall, level: T.Appro
   }
   if (unwired.length > 0) refuse(ERR.unsupportedOption, undefined, { field: unwired[0]!.field });
   if (tool.effect === "read") {
+    await chargeBudget(deps, call);
     const reply = await kernelCall(deps, command, { context, args });
     return { result: reply.result as Record<string, unknown>, effect: "read", commandId: null, replayed: false };
   }
