@@ -19,15 +19,12 @@
  * there.
  */
 import type { Server } from "node:http";
-import { ERR } from "../../generated/registry";
 import type { ToolResponse } from "../../generated/types";
 import type { GrantStore } from "../state/grant-store";
 import {
   createHttpService,
-  decodeUtf8,
   hasBearer,
   HttpError,
-  readBody,
   requireBearer,
   watchDelivery,
   type Timeouts,
@@ -43,7 +40,7 @@ import {
 import type { Dispatched } from "../dispatch/dispatcher";
 import { isPlainObject } from "../../common/values";
 import { confirmDeliveries, createMcpServer, mcpToolOf, type McpCaller } from "./mcp-server";
-import { jsonRpcTooLarge } from "./json-rpc-limits";
+import { codeFor, jsonRpcError, readJsonRpc, webRequest } from "./mcp-http-body";
 import { rawRefusal } from "./mcp-guard";
 import type { McpRequestStates } from "./mcp-request-state";
 import type { McpOAuth, OAuthCaller } from "./mcp-oauth";
@@ -72,61 +69,8 @@ export interface McpHttpOptions {
   timeouts?: Partial<Timeouts>;
 }
 
-/** A JSON-RPC error object as the MCP transport answers one (id null: the request was not read). */
-export function jsonRpcError(code: number, message: string, data?: unknown): unknown {
-  return { jsonrpc: "2.0", error: data === undefined ? { code, message } : { code, message, data }, id: null };
-}
-
-/** JSON-RPC codes for the HTTP statuses the layer answers itself. */
-function codeFor(status: number): number {
-  if (status === 400) return -32700;
-  if (status === 401) return -32001;
-  if (status >= 500) return -32603;
-  return -32000;
-}
-
 /** The caller of one request, handed to the factory through the SDK's pass-through authInfo. */
 const CALLER = "mnote/caller";
-
-/** The parsed body of a POST, held to the limits (strict UTF-8, pre-scan, JSON). */
-async function readJsonRpc(req: IncomingMessage, maxBytes: number): Promise<{ text: string; body: unknown }> {
-  const text = decodeUtf8(await readBody(req, maxBytes));
-  if (text === undefined)
-    throw new HttpError(
-      400,
-      "the body is not valid UTF-8",
-      jsonRpcError(-32700, "Parse error: the body is not valid UTF-8", { code: ERR.invalidInput }),
-    );
-  // refused before JSON.parse when parsing itself would be the cost (runtime/dispatch/prescan.ts)
-  const tooLarge = jsonRpcTooLarge(text);
-  if (tooLarge)
-    throw new HttpError(
-      413,
-      tooLarge,
-      jsonRpcError(-32600, `Request too large: ${tooLarge}`, { code: ERR.payloadTooLarge }),
-    );
-  try {
-    return { text, body: JSON.parse(text) };
-  } catch {
-    throw new HttpError(
-      400,
-      "the body is not JSON",
-      jsonRpcError(-32700, "Parse error: the body is not JSON", { code: ERR.invalidInput }),
-    );
-  }
-}
-
-/** The node request as a web Request for the SDK's handler (the body already read and checked). */
-function webRequest(req: IncomingMessage, text: string): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers))
-    if (value !== undefined) for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
-  return new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/mcp"}`, {
-    method: "POST",
-    headers,
-    body: text,
-  });
-}
 
 /** Hands the SDK's answer to the caller: the one place a response leaves this transport. */
 async function sendResponse(res: ServerResponse, response: Response, caller?: McpCaller): Promise<void> {
