@@ -245,9 +245,11 @@ async function postMcp(s: Serving, req: IncomingMessage, res: ServerResponse): P
     undelivered: new Map(),
     ...(who.oauth ? { principal: who.oauth.principal } : {}),
   };
-  // what the SDK's parse would hide is noted first (mcp-guard.ts)
-  const raw = rawRefusal(body, mcpToolOf);
-  if (raw) caller.refusals.set(raw.id, raw);
+  // what the SDK's parse would hide is noted first (mcp-guard.ts), in every message of a batch too
+  for (const message of Array.isArray(body) ? body : [body]) {
+    const raw = rawRefusal(message, mcpToolOf);
+    if (raw) caller.refusals.set(raw.id, raw);
+  }
   // the token is checked above and never handed on (nor logged): authInfo carries the caller only
   const authInfo: AuthInfo = {
     token: "",
