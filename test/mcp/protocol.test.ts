@@ -191,6 +191,30 @@ describe("MCP 2026-07-28 on the wire", () => {
     expect(t.kernelStateHash()).toBe(before);
   });
 
+  it("a batch where a refused call shares its id with another call: the whole batch refused, nothing written", async () => {
+    // the refusal is noted by request id: with two calls under one id, the clean one could take it
+    // and the one whose "__proto__" the SDK drops would write
+    const body =
+      `[{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"mnote_artifact_create_ai_note",` +
+      `"arguments":{"content":"same id clean"}}},` +
+      `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"mnote_artifact_create_ai_note",` +
+      `"arguments":{"__proto__":{"dryRun":true},"content":"same id dry run"}}}]`;
+    const before = t.kernelStateHash();
+    const res = await fetch(url, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body,
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as any).error.code).toBe(-32600);
+    expect(t.count("artifacts", "content LIKE 'same id%'")).toBe(0);
+    expect(t.kernelStateHash()).toBe(before);
+  });
+
   it("the v2 client connects with no initialize and no session id, and calls a tool", async () => {
     const client = new Client({ name: "c", version: "1" }, { versionNegotiation: { mode: { pin: MODERN } } });
     const transport = new StreamableHTTPClientTransport(new URL(url), {
