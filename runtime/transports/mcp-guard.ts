@@ -10,7 +10,8 @@
  * prototype member at any depth, a non-boolean dryRun) is noted by its request id; the tools/call
  * handler then answers the tool result the raise step would give (invalid_input naming the place),
  * through the SDK, so the answer has the shape of the request's protocol revision. On stdio the
- * transport is wrapped (guardRawToolCalls); over HTTP the parsed body is checked (rawRefusal).
+ * transport is wrapped (guardRawToolCalls); over HTTP the parsed body is checked, each message of a
+ * batch (rawRefusalsOf; a refused call sharing its id with another message refuses the body).
  */
 import type { JSONRPCMessage, MessageExtraInfo, Transport, TransportSendOptions } from "@modelcontextprotocol/server";
 import type { RaiseRefusal } from "../../generated/raise";
@@ -40,6 +41,26 @@ export function rawRefusal(
   if (!tool || !isPlainObject(m.params.arguments)) return undefined;
   const refusal = raiseRefusal(tool.name, m.params.arguments);
   return refusal ? { id: m.id, tool, refusal } : undefined;
+}
+
+/**
+ * The raw refusals of an HTTP body, every message of a batch too; undefined when a refused call
+ * shares its request id with another message of the body (which call a refusal is for could not be
+ * told: the caller refuses the whole body).
+ */
+export function rawRefusalsOf(
+  body: unknown,
+  toolOf: (name: string) => ToolDescriptor | undefined,
+): RawRefusals | undefined {
+  const messages = Array.isArray(body) ? body : [body];
+  const refusals: RawRefusals = new Map();
+  for (const message of messages) {
+    const refused = rawRefusal(message, toolOf);
+    if (refused) refusals.set(refused.id, { tool: refused.tool, refusal: refused.refusal });
+  }
+  const ids = messages.map((m) => (isPlainObject(m) ? m.id : undefined));
+  for (const id of refusals.keys()) if (ids.filter((other) => other === id).length > 1) return undefined;
+  return refusals;
 }
 
 /** The transport, with every raw tools/call the raise step refuses noted in `refusals` before the SDK parses it. */

@@ -41,7 +41,7 @@ import type { Dispatched } from "../dispatch/dispatcher";
 import { isPlainObject } from "../../common/values";
 import { confirmDeliveries, createMcpServer, mcpToolOf, type McpCaller } from "./mcp-server";
 import { codeFor, jsonRpcError, readJsonRpc, webRequest } from "./mcp-http-body";
-import { rawRefusal } from "./mcp-guard";
+import { rawRefusalsOf } from "./mcp-guard";
 import type { McpRequestStates } from "./mcp-request-state";
 import type { McpOAuth, OAuthCaller } from "./mcp-oauth";
 import type { ProviderName } from "../../generated/providers";
@@ -197,17 +197,18 @@ async function postMcp(s: Serving, req: IncomingMessage, res: ServerResponse): P
   // the scope gate: every message of the body (a batch's elements too), before anything runs
   const refused = who.oauth && options.oauth!.scopeRefusal(body, who.oauth);
   if (refused) return sendResponse(res, refused);
+  // what the SDK's parse would hide is noted first (mcp-guard.ts), in every message of a batch too
+  const refusals = rawRefusalsOf(body, mcpToolOf);
+  if (!refusals)
+    throw new HttpError(400, "a refused call shares its id", jsonRpcError(-32600, "Invalid Request: duplicate id"));
   const header = req.headers["x-mnote-session"];
   const caller: McpCaller = {
     // X-Mnote-Session names the session; an OAuth caller may use only a grant issued to its principal (mcp-server.ts)
     sessionId: typeof header === "string" && header ? header : options.sessionId,
-    refusals: new Map(),
+    refusals,
     undelivered: new Map(),
     ...(who.oauth ? { principal: who.oauth.principal } : {}),
   };
-  // what the SDK's parse would hide is noted first (mcp-guard.ts)
-  const raw = rawRefusal(body, mcpToolOf);
-  if (raw) caller.refusals.set(raw.id, raw);
   // the token is checked above and never handed on (nor logged): authInfo carries the caller only
   const authInfo: AuthInfo = {
     token: "",

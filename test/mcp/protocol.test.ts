@@ -165,6 +165,56 @@ describe("MCP 2026-07-28 on the wire", () => {
     expect(await (await send({ authorization: "Bearer wrong" })).text()).not.toContain("wrong");
   });
 
+  it("a 2025-era batch: a top-level __proto__ in any element is refused as in a single call, nothing written", async () => {
+    // the SDK's parse drops a top-level "__proto__" of the arguments: the model's dry run would be a real write
+    const call = (id: number, content: string) =>
+      `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"mnote_artifact_create_ai_note",` +
+      `"arguments":{"__proto__":{"dryRun":true},"content":"${content}"}}}`;
+    const before = t.kernelStateHash();
+    const res = await fetch(url, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: `[${call(1, "batched dry run 1")},${call(2, "batched dry run 2")}]`,
+    });
+    const answers = (await res.json()) as any[];
+    expect(answers).toHaveLength(2);
+    for (const answer of answers)
+      expect(answer.result.structuredContent.error).toMatchObject({
+        code: "mnote_tool_invalid_input",
+        pointer: "/args/__proto__",
+      });
+    expect(t.count("artifacts", "content LIKE 'batched dry run%'")).toBe(0);
+    expect(t.kernelStateHash()).toBe(before);
+  });
+
+  it("a batch where a refused call shares its id with another call: the whole batch refused, nothing written", async () => {
+    // the refusal is noted by request id: with two calls under one id, the clean one could take it
+    // and the one whose "__proto__" the SDK drops would write
+    const body =
+      `[{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"mnote_artifact_create_ai_note",` +
+      `"arguments":{"content":"same id clean"}}},` +
+      `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"mnote_artifact_create_ai_note",` +
+      `"arguments":{"__proto__":{"dryRun":true},"content":"same id dry run"}}}]`;
+    const before = t.kernelStateHash();
+    const res = await fetch(url, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body,
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as any).error.code).toBe(-32600);
+    expect(t.count("artifacts", "content LIKE 'same id%'")).toBe(0);
+    expect(t.kernelStateHash()).toBe(before);
+  });
+
   it("the v2 client connects with no initialize and no session id, and calls a tool", async () => {
     const client = new Client({ name: "c", version: "1" }, { versionNegotiation: { mode: { pin: MODERN } } });
     const transport = new StreamableHTTPClientTransport(new URL(url), {

@@ -18,6 +18,9 @@ import { describeRedis, REDIS_DB, redisUrl } from "../support/redis";
 import { describePostgres, freshDatabase, testPostgres, type TestPostgres } from "../support/postgres";
 import { tempDir } from "../support/tmp";
 import { join } from "node:path";
+import { STORE_UNAVAILABLE_CODE } from "../../runtime/state/pg-pool";
+import { testRuntime } from "../support/runtime";
+import { makeRequest } from "../support/requests";
 
 type Combined = IdempotencyStore & Required<Pick<IdempotencyStore, "claimUncertain">>;
 
@@ -188,6 +191,45 @@ describePostgres("PostgreSQL before migration 3 (an instance opened with migrate
       expect(await store.claim(fresh("scope"), "fp", 10_000)).toMatchObject({ kind: "claimed" });
     } finally {
       await pool.end();
+    }
+  });
+});
+
+describe("the combined step's answer lost after it ran (a store restarted or a command timed out mid-call)", () => {
+  it("the slot and the claim stand: in_progress (retryable, nothing written) until the lease runs out, then one write", async () => {
+    // one clock for the store and the runtime, moved by the test: no timing in the assertions
+    let clock = Date.now();
+    const now = () => clock;
+    const real = new SqliteIdempotencyStore(openDatabase(":memory:"), now);
+    let lose = true;
+    // the step runs and commits; its answer never arrives
+    const store: IdempotencyStore = Object.create(real);
+    store.claimUncertain = async (...args) => {
+      const answer = await real.claimUncertain!(...args);
+      if (lose) throw Object.assign(new Error("Connection terminated unexpectedly"), { code: STORE_UNAVAILABLE_CODE });
+      return answer;
+    };
+    const t = await testRuntime({ idempotency: store, leaseMs: 5_000, now });
+    try {
+      const as = await t.session({ actorId: "user_1" });
+      const call = () =>
+        t.runtime.dispatcher.dispatch(
+          makeRequest("mnote.artifact.create_ai_note", { content: "lost answer" }, { keyOrigin: "tool_call" }, as),
+        );
+      const written = () => t.count("artifacts", "content = ?", "lost answer");
+      const before = t.kernelStateHash();
+      const first = await call();
+      expect(first.error).toMatchObject({ code: "mnote_tool_in_progress", retryable: true });
+      lose = false;
+      // the model's retry (a new key) within the lease: the slot's key is held, still in progress
+      expect((await call()).error).toMatchObject({ code: "mnote_tool_in_progress" });
+      expect(t.kernelStateHash()).toBe(before);
+      clock += 6_000; // the lost claim's lease runs out
+      const done = await call();
+      expect(done.ok).toBe(true);
+      expect(written()).toBe(1);
+    } finally {
+      await t.close();
     }
   });
 });

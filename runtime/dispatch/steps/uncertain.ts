@@ -78,9 +78,11 @@ export async function uncertainWrite(deps: DispatchDeps, call: ToolCall, beforeC
 /**
  * The slot's key read, the slot written and the claim taken in one step of the store, when it has
  * one (claimUncertain) and nothing runs between the slot and the claim (an approval does). Undefined
- * when the store has no such step or it failed: then nothing of it happened, and the caller takes
- * the three steps one by one, each reporting its own failure (so a store that is down is reported
- * as often as before).
+ * when the store has no such step or it failed, and the caller takes the three steps one by one,
+ * each reporting its own failure (so a store that is down is reported as often as before). A failed
+ * step may still have run (its answer lost: a store restarted or a command timed out): the slot then
+ * holds this key and the claim is held until its lease runs out, so the steps answer in_progress
+ * until then, never a second write (test/state/claim-uncertain.test.ts).
  */
 async function slotAndClaim(
   deps: DispatchDeps,
