@@ -9,6 +9,7 @@ import type { MessageLocale, ToolDescriptor } from "../../generated/registry";
 import type { GrantStore } from "../state/grant-store";
 import type { IdempotencyStore } from "../state/idempotency-store";
 import type { ApprovalPolicyIndex } from "../approval/policy";
+import type { ApprovalRecordStore } from "../approval/record";
 import type { Limits } from "./limits";
 
 /** The part of a kernel client the dispatcher uses. */
@@ -53,6 +54,8 @@ export interface ApprovalOptions {
   policy?: ApprovalPolicyIndex;
   /** How long an approval token is good for (default 10 min). */
   ttlMs?: number;
+  /** Where approval records live (runtime/approval/record.ts): the runtime's shared store. */
+  records?: ApprovalRecordStore;
 }
 
 /** Default life of an approval token. */

@@ -28,6 +28,7 @@
  *
  * One private method per operation: a method added to IdempotencyStore is one more here.
  */
+import { PgApprovalRecords } from "./approval-pg";
 import { randomBytes } from "node:crypto";
 import type pg from "pg";
 import type { ApprovalUse, Claim, IdempotencyStore, StoredOutcome } from "./idempotency-store";
@@ -54,6 +55,10 @@ export class PgIdempotencyStore implements IdempotencyStore {
     private readonly pool: pg.Pool,
     private readonly closePool: () => Promise<void> = async () => undefined,
   ) {}
+
+  approvalRecords(now: () => number): PgApprovalRecords {
+    return new PgApprovalRecords(this.pool, now);
+  }
 
   async claim(scope: string, fingerprint: string, leaseMs: number): Promise<Claim> {
     const token = randomBytes(12).toString("hex");

@@ -26,6 +26,7 @@ import type { Redis } from "ioredis";
 import { openRedis, redisReady } from "./redis-connection";
 import type { ApprovalUse, Claim, IdempotencyStore, StoredOutcome } from "./idempotency-store";
 import { randomBytes } from "node:crypto";
+import { RedisApprovalRecords } from "./approval-redis";
 
 const CLAIM = `
 local current = redis.call('GET', KEYS[1])
@@ -142,6 +143,10 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     this.redis.defineCommand("mnoteConsume", { numberOfKeys: 1, lua: CONSUME });
     this.redis.defineCommand("mnoteForget", { numberOfKeys: 1, lua: FORGET });
     this.redis.defineCommand("mnoteStoreId", { numberOfKeys: 1, lua: STORE_ID });
+  }
+
+  approvalRecords(now: () => number): RedisApprovalRecords {
+    return new RedisApprovalRecords({ redis: this.redis, prefix: this.prefix }, now);
   }
 
   key(scope: string): string {
