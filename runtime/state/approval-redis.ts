@@ -5,7 +5,7 @@
  * past its expiry unless it expires it), so of two instances answering at once exactly one moves it.
  */
 import type { Redis } from "ioredis";
-import { openRedis } from "./redis-connection";
+import { openRedis, redisReady } from "./redis-connection";
 import {
   RECORD_KEPT_MS,
   recordBody,
@@ -51,6 +51,11 @@ export class RedisApprovalRecords implements ApprovalRecordStore {
     this.redis = ("url" in options ? openRedis(options.url, options.commandTimeoutMs) : options.redis) as ScriptedRedis;
     this.redis.defineCommand("mnoteApprovalCreate", { numberOfKeys: 1, lua: CREATE });
     this.redis.defineCommand("mnoteApprovalSettle", { numberOfKeys: 1, lua: SETTLE });
+  }
+
+  /** Resolves once the connection answers (a store on its own connection, before its first command). */
+  ready(): Promise<void> {
+    return redisReady(this.redis);
   }
 
   private key(id: string): string {
