@@ -48,7 +48,8 @@ import type { GrantStore } from "../state/grant-store";
 import { raiseRefusalFailure } from "./request-builder";
 import { requestFromModelCall } from "./model-call";
 import type { RawRefusals } from "./mcp-guard";
-import { approvalAnswer, askApproval, challengeOf } from "./mcp-approval";
+import { approvalAnswer, askAgain, askApproval, challengeOf } from "./mcp-approval";
+import { vouchPrincipal } from "../approval/record";
 import { mcpRequestStates, type ApprovalState, type McpRequestStates } from "./mcp-request-state";
 import { ToolFailure } from "../dispatch/tool-failure";
 import { isGrantLive } from "../../common/grant-liveness";
@@ -188,6 +189,7 @@ function refuseRawCall(tool: ToolDescriptor, grant: SessionGrant, refusal: Raise
 /** The dispatch, its delivery parked until the response to request `id` is sent. */
 async function dispatchFor(u: Unit, id: string | number, envelope: object, grant: SessionGrant): Promise<ToolResponse> {
   vouchGrant(envelope, grant, u.options.grants); // read for this call already: not read twice
+  vouchPrincipal(envelope, u.principal); // the approval record is this principal's (runtime/approval/record.ts)
   const answer = await u.options.dispatch(envelope);
   if (!("delivery" in answer)) return answer;
   if (u.caller.undelivered) u.caller.undelivered.set(id, answer.delivery);
@@ -237,6 +239,7 @@ async function callTool(
       // the retry of an approval round (mcp-approval.ts): a yes writes, once; anything else writes nothing
       const answer = approvalAnswer(u.states, tool, state, ctx, { principal: u.principal, args, now: u.now() });
       if (answer instanceof ToolFailure) return fail(answer, grant, tool, envelope);
+      if ("again" in answer) return askAgain(u.states, state);
       // a yes writes; anything else reaches the runtime as declined (logged, token used up, nothing written)
       return asResult(await dispatchFor(u, ctx.mcpReq.id, { ...envelope, approval: answer }, grant));
     }

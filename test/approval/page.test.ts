@@ -51,9 +51,9 @@ it("approve on the page, then the host's retry writes once; the second answer is
   expect((await answer(id, cookie, "x".repeat(43), { answer: "approve" })).status).toBe(403);
   expect((await w.t.runtime.approvalRecords.get(id))?.status).toBe("pending");
   const yes = await answer(id, cookie, p.csrf, { answer: "approve" });
-  expect([yes.status, (await yes.json()).status]).toEqual([200, "approved"]);
+  expect([yes.status, ((await yes.json()) as any).status]).toEqual([200, "approved"]);
   const again = await answer(id, cookie, p.csrf, { answer: "decline" });
-  expect([again.status, (await again.json()).status]).toEqual([409, "approved"]);
+  expect([again.status, ((await again.json()) as any).status]).toEqual([409, "approved"]);
   expect(w.writes()).toBe(0);
   expect((await w.retry(token)).ok).toBe(true);
   expect(w.writes()).toBe(1);
@@ -100,14 +100,14 @@ it("another person's cookie, no cookie, a forged ticket: refused, the preview no
 it("the JSON API shows the record to its person; an expired record takes no answer and writes nothing", async () => {
   const { token, id } = await w.ask();
   const cookie = await signIn(id);
-  const json = await (await fetch(`${w.base}/v1/approvals/${id}`, { headers: { cookie } })).json();
+  const json = (await (await fetch(`${w.base}/v1/approvals/${id}`, { headers: { cookie } })).json()) as any;
   expect(json).toMatchObject({ id, status: "pending", locale: "en" });
   expect(Object.keys(json).sort()).toEqual(["answeredAt", "expiresAt", "id", "locale", "status", "summary"]);
   const { csrf } = await page(id, cookie);
   w.clock.now += 11 * 60 * 1000; // past the 10-minute token
   expect((await page(id, cookie)).html).toContain('data-initial="expired"');
   const late = await answer(id, cookie, csrf, { answer: "approve" });
-  expect([late.status, (await late.json()).status]).toEqual([409, "expired"]);
+  expect([late.status, ((await late.json()) as any).status]).toEqual([409, "expired"]);
   const r = await w.retry(token);
   expect(r.error?.code).toBe("mnote_tool_approval_expired");
   expect(w.writes()).toBe(0);

@@ -95,7 +95,7 @@ function storeCases(open: () => Promise<{ store: ApprovalRecordStore; close(): P
 describe("approval records: SQLite", () => {
   storeCases(async () => {
     const db = openDatabase(join(tempDir("mnote-records-"), "state.db"));
-    return { store: new SqliteApprovalRecords(db, () => NOW), close: async () => db.close() };
+    return { store: new SqliteApprovalRecords(db, () => NOW), close: async () => void db.close() };
   });
 });
 
