@@ -5,6 +5,10 @@
  * an answer moves the record once; the host's retry then writes once on approve and never on
  * decline; an expired record takes no answer and writes nothing. The kernel's writes are counted.
  */
+import { once } from "node:events";
+import { createMcpHttpServer } from "../../runtime/transports/mcp-http";
+import { pageStores } from "../../runtime/transports/approval-page";
+import { createLogger } from "../../common/http/logger";
 import { pageWorld, type PageWorld } from "./page-support";
 
 let w: PageWorld;
@@ -111,4 +115,36 @@ it("the JSON API shows the record to its person; an expired record takes no answ
   const r = await w.retry(token);
   expect(r.error?.code).toBe("mnote_tool_approval_expired");
   expect(w.writes()).toBe(0);
+});
+
+it("mcp --http serves the same page: a record asked over MCP is answered there by its person", async () => {
+  const server = createMcpHttpServer({
+    dispatch: (r) => w.t.runtime.dispatcher.dispatch(r),
+    grants: w.t.runtime.grants,
+    sessionId: w.as.sessionId,
+    token: "mcp-bearer",
+    log: createLogger({ service: "test", level: "silent" }),
+    approvalPage: { ...pageStores(w.t.runtime), hostTokens: ["mcp-bearer"] },
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  try {
+    const { id } = await w.ask();
+    const minted = await fetch(`${base}/v1/approvals/tickets`, {
+      method: "POST",
+      headers: { authorization: "Bearer mcp-bearer", "content-type": "application/json" },
+      body: JSON.stringify({ sessionId: w.as.sessionId }),
+    });
+    const { ticket } = (await minted.json()) as { ticket: string };
+    const signed = await fetch(`${base}/approvals/${id}?ticket=${ticket}`, { redirect: "manual" });
+    const cookie = signed.headers.get("set-cookie")!.split(";")[0]!;
+    const r = await fetch(`${base}/approvals/${id}`, { headers: { cookie, "accept-language": "en" } });
+    expect([r.status, (await r.text()).includes("Replace all text of")]).toEqual([200, true]);
+    expect((await fetch(`${base}/approvals/${id}`)).status).toBe(401);
+  } finally {
+    server.closeAllConnections();
+    server.close();
+    await once(server, "close");
+  }
 });

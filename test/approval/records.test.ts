@@ -272,3 +272,30 @@ describePostgres("one yes, one write, across OS processes on one PostgreSQL", ()
     }
   }, 120_000);
 });
+
+describe("honest states", () => {
+  it("a store that forgot the record asks again (a fresh preview and token), never 'altered', and writes nothing", async () => {
+    const { testRuntime, failed, ok } = await import("../support/runtime");
+    const { EMPTY_POLICY } = await import("../../runtime/approval/policy");
+    const t = await testRuntime({ approval: { policy: EMPTY_POLICY } });
+    try {
+      const as = await t.session({ actorId: "user_1" });
+      const args = { content: [{ type: "paragraph", text: "Asked twice." }], mode: "replace" };
+      const { token } = failed(await t.call("mnote.page.save", as, args)).error.approval!;
+      const before = t.kernelStateHash();
+      // the store forgets every record (as a Redis restarted without persistence would)
+      t.runtime.state.prepare("DELETE FROM approval_records").run();
+      const again = failed(await t.call("mnote.page.save", as, args, { approval: { token } }));
+      expect(again.error.code).toBe("mnote_tool_approval_required");
+      const fresh = again.error.approval!.token;
+      expect(approvalIdOf(fresh)).not.toBe(approvalIdOf(token));
+      expect(t.kernelStateHash()).toBe(before);
+      // the person's yes to the fresh preview writes once
+      ok(await t.call("mnote.page.save", as, args, { approval: { token: fresh } }));
+      expect(t.count("command_log")).toBe(1);
+      expect((await t.runtime.approvalRecords.get(approvalIdOf(fresh)!))?.status).toBe("approved");
+    } finally {
+      await t.close();
+    }
+  });
+});
