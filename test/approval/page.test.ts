@@ -117,7 +117,7 @@ it("the JSON API shows the record to its person; an expired record takes no answ
   expect(w.writes()).toBe(0);
 });
 
-it("mcp --http serves the same page: a record asked over MCP is answered there by its person", async () => {
+it("mcp --http serves the same page: the record's person signs in with the bearer holder's ticket and reads it there", async () => {
   const server = createMcpHttpServer({
     dispatch: (r) => w.t.runtime.dispatcher.dispatch(r),
     grants: w.t.runtime.grants,
