@@ -16,6 +16,8 @@ import { tracedTransport } from "./telemetry/kernel-client";
 import { currentTraceFields } from "../common/telemetry/propagation";
 import { stateSecret } from "./approval/secret";
 import { privateStateFile } from "./approval/state-file";
+import type { ApprovalRecordStore } from "./approval/record";
+import { SqliteApprovalRecords } from "./state/approval-sqlite";
 
 export type KernelChoice =
   | { kind: "embedded"; path: string }
@@ -44,6 +46,8 @@ export interface Runtime {
   now: () => number;
   /** The key approval tokens are signed with (the MCP server derives its requestState key from it). */
   approvalSecret: Buffer;
+  /** Where approval records live (the approval page reads and answers them). */
+  approvalRecords: ApprovalRecordStore;
   close(): Promise<void>;
 }
 
@@ -53,7 +57,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   privateStateFile(options.statePath, options.approval?.secret === undefined);
   const state = openDatabase(options.statePath);
   const grants = options.grants ?? new SqliteGrantStore(state, now);
-  const idempotency = options.idempotency ?? new SqliteIdempotencyStore(state, now);
+  const idempotency: IdempotencyStore = options.idempotency ?? new SqliteIdempotencyStore(state, now);
   // the budget counters: the shared store's when one is given (null: none), else the state file's
   const budgets = options.budgets !== undefined ? options.budgets : new SqliteBudgetStore(state, now);
   let embeddedKernel: ReferenceKernel | undefined;
@@ -92,7 +96,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const kernelTimeoutMs =
     choice.kind === "embedded" && options.kernelTimeoutMs === undefined ? null : options.kernelTimeoutMs;
   // the tokens' key: the host's, else the state file's own (runtime/approval/secret.ts)
-  const approval = { ...options.approval, secret: options.approval?.secret ?? stateSecret(state) };
+  const approval = {
+    ...options.approval,
+    secret: options.approval?.secret ?? stateSecret(state),
+    // approval records beside the nonces: the host's store (Redis, Postgres), else the state file's
+    records: options.approval?.records ?? idempotency.approvalRecords?.(now) ?? new SqliteApprovalRecords(state, now),
+  };
   const dispatcher = createDispatcher({
     ...options,
     now,
@@ -111,8 +120,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     kernel,
     now,
     approvalSecret: approval.secret,
+    approvalRecords: approval.records,
     async close() {
       await idempotency.close();
+      if (options.approval?.records) await options.approval.records.close?.();
       if (options.grants) await options.grants.close?.();
       if (options.budgets) await options.budgets.close?.();
       embeddedKernel?.close();

@@ -121,6 +121,11 @@ async function serveHttp(opts: McpOptions, s: McpServing): Promise<void> {
     ...serverOptions(opts, s),
     oauth,
     token,
+    // the approval page beside /mcp: the bearer token's holder signs its person in
+    approvalPage: {
+      ...(await import("../../runtime/transports/approval-page")).pageStores(s.runtime),
+      hostTokens: [token],
+    },
     maxBytes: opts.maxBytes,
     log: s.log,
     ...(await httpServiceOptions(opts)),

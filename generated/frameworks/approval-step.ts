@@ -19,7 +19,10 @@ export interface MnotePreview {
   toolName: string;
   /** The framework's id of the call. */
   toolCallId: string;
-  /** One short screen for a person: the tool's title and what would change. */
+  /**
+   * The person's preview, written by the runtime (the same text MCP and Hermes show), in the
+   * session's locale (zh-CN or en): the page by its title, what goes and what comes, old -> new on a rename.
+   */
   text: string;
   /** The runtime's preview, as data (the tool's dry run). */
   preview: ApprovalPreview;
@@ -79,7 +82,10 @@ function describeOp(op: DiffOp): string {
   }
 }
 
-/** The person's screen for a preview: the tool's title, then one line per planned change. */
+/**
+ * A terse English outline of a preview's ops (the tool's title, one line per planned change), for
+ * logs and tests; MnotePreview.text is the runtime's own preview for the person.
+ */
 export function previewText(tool: ProviderToolDefinition, preview: ApprovalPreview): string {
   const title = toolByName(tool.canonicalName)?.title ?? tool.name;
   const lines = [`${title}:`, ...preview.ops.map((op) => `- ${describeOp(op)}`)];
@@ -143,7 +149,8 @@ export function frameworkCalls(options: MnoteToolsOptions): FrameworkCalls {
       const preview: MnotePreview = {
         toolName: tool.name,
         toolCallId,
-        text: previewText(tool, challenge.preview),
+        // the person's preview the runtime wrote (the same text MCP and Hermes show), in the session's locale
+        text: challenge.summary,
         preview: challenge.preview,
         expiresAt: challenge.expiresAt,
       };

@@ -17,8 +17,14 @@ export interface ApprovalClaims {
   revision: number | null;
   /** Milliseconds since the epoch. */
   expiresAt: number;
-  /** 32 hex characters, random: the single-use identity of this token. */
+  /** 32 hex characters, random: the single-use identity of this token, and the id of its approval record. */
   nonce: string;
+  /**
+   * The identity of the store that keeps its record and uses its nonce up (IdempotencyStore.storeId):
+   * a token whose store is not the checking instance's names a record that store never had or
+   * forgot, and the person is asked again (never "altered"). Absent: the store has no identity.
+   */
+  store?: string;
 }
 
 /** Why a token does not fit a call (catalog reasons of approval_invalid), or that it expired. */
@@ -60,27 +66,37 @@ export function signApproval(secret: Buffer, claims: ApprovalClaims): string {
       r: claims.revision,
       e: claims.expiresAt,
       n: claims.nonce,
+      ...(claims.store === undefined ? {} : { d: claims.store }),
     }),
   ).toString("base64url");
   return `${payload}.${mac(secret, payload).toString("base64url")}`;
 }
 
-/** The claims of a token whose mac matches, or undefined (malformed or altered). */
-export function readApproval(secret: Buffer, token: string): ApprovalClaims | undefined {
+/**
+ * The claims of a token whose mac matches, or undefined (malformed or altered). `key` is the key,
+ * or picks it from the store the payload names (the only member read before the mac matched: it
+ * chooses a key, and a wrong choice fails the mac).
+ */
+export function readApproval(
+  key: Buffer | ((store: string | undefined) => Buffer),
+  token: string,
+): ApprovalClaims | undefined {
   const dot = token.indexOf(".");
   if (dot <= 0 || dot !== token.lastIndexOf(".")) return undefined;
   const payload = token.slice(0, dot);
   const given = token.slice(dot + 1);
   if (!B64URL.test(payload) || !B64URL.test(given)) return undefined;
-  const expected = mac(secret, payload);
-  const actual = Buffer.from(given, "base64url");
-  if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) return undefined;
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
   } catch {
     return undefined;
   }
+  const named = (value as { d?: unknown } | null)?.d;
+  const secret = typeof key === "function" ? key(typeof named === "string" ? named : undefined) : key;
+  const expected = mac(secret, payload);
+  const actual = Buffer.from(given, "base64url");
+  if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) return undefined;
   return claimsOf(value);
 }
 
@@ -97,7 +113,8 @@ function claimsOf(value: unknown): ApprovalClaims | undefined {
     typeof p.e === "number" &&
     Number.isSafeInteger(p.e) &&
     typeof p.n === "string" &&
-    /^[0-9a-f]{32}$/.test(p.n);
+    /^[0-9a-f]{32}$/.test(p.n) &&
+    (p.d === undefined || typeof p.d === "string");
   if (!ok) return undefined;
   return {
     sessionId: p.s as string,
@@ -106,7 +123,23 @@ function claimsOf(value: unknown): ApprovalClaims | undefined {
     revision: p.r as number | null,
     expiresAt: p.e as number,
     nonce: p.n as string,
+    ...(p.d === undefined ? {} : { store: p.d as string }),
   };
+}
+
+/**
+ * The approval record a token names (its nonce), read without checking the mac: a name, not a
+ * permission (the page and its API check who answers; the dispatcher checks the token itself).
+ */
+export function approvalIdOf(token: string): string | undefined {
+  const dot = token.indexOf(".");
+  if (dot <= 0) return undefined;
+  try {
+    const value = JSON.parse(Buffer.from(token.slice(0, dot), "base64url").toString("utf8")) as { n?: unknown };
+    return typeof value.n === "string" && /^[0-9a-f]{32}$/.test(value.n) ? value.n : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -116,9 +149,16 @@ function claimsOf(value: unknown): ApprovalClaims | undefined {
 export function checkApproval(
   secret: Buffer,
   token: string,
-  call: { sessionId: string; toolName: string; fingerprint: string; now: number },
+  call: {
+    sessionId: string;
+    toolName: string;
+    fingerprint: string;
+    now: number;
+    /** Picks the key from the store the token names (else `secret` is the key). */
+    keyFor?: (store: string | undefined) => Buffer;
+  },
 ): { ok: true; claims: ApprovalClaims } | { ok: false; problem: TokenProblem } {
-  const claims = readApproval(secret, token);
+  const claims = readApproval(call.keyFor ?? secret, token);
   if (!claims) return { ok: false, problem: "altered" };
   if (claims.toolName !== call.toolName) return { ok: false, problem: "other_tool" };
   if (claims.sessionId !== call.sessionId) return { ok: false, problem: "other_session" };

@@ -10,6 +10,7 @@ import type { GrantStore } from "../state/grant-store";
 import type { IdempotencyStore } from "../state/idempotency-store";
 import type { ApprovalPolicyIndex } from "../approval/policy";
 import type { BudgetStore } from "../state/budget-store";
+import type { ApprovalRecordStore } from "../approval/record";
 import type { Limits } from "./limits";
 
 /** The part of a kernel client the dispatcher uses. */
@@ -59,6 +60,8 @@ export interface ApprovalOptions {
   policy?: ApprovalPolicyIndex;
   /** How long an approval token is good for (default 10 min). */
   ttlMs?: number;
+  /** Where approval records live (runtime/approval/record.ts): the runtime's shared store. */
+  records?: ApprovalRecordStore;
 }
 
 /** Default life of an approval token. */

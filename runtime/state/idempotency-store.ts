@@ -23,6 +23,8 @@
  * expires. A retry of the same write (same key) finds its own consumption and goes on to replay;
  * any other use finds the nonce used.
  */
+import type { ApprovalRecordStore } from "../approval/record";
+
 export interface StoredOutcome {
   commandId: string;
   result: unknown;
@@ -108,5 +110,10 @@ export interface IdempotencyStore {
    * (a benchmark's) may leave it out, and then tokens are bound to the secret alone.
    */
   storeId?(): Promise<string>;
+  /**
+   * Approval records kept beside the nonces (runtime/approval/record.ts), on the same connection:
+   * Redis and Postgres give theirs; without it the runtime keeps them in its state file.
+   */
+  approvalRecords?(now: () => number): ApprovalRecordStore;
   close(): Promise<void>;
 }

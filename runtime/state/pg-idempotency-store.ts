@@ -35,6 +35,7 @@
  * One private method per operation: a method added to IdempotencyStore is one more here.
  */
 import { randomBytes, randomUUID } from "node:crypto";
+import { PgApprovalRecords } from "./approval-pg";
 import type pg from "pg";
 import type {
   ApprovalUse,
@@ -68,6 +69,10 @@ export class PgIdempotencyStore implements IdempotencyStore {
   ) {
     if (serverSteps)
       this.claimUncertain = (slot, scopeOf, fp, leaseMs) => this.slotAndClaim(slot, scopeOf, fp, leaseMs);
+  }
+
+  approvalRecords(now: () => number): PgApprovalRecords {
+    return new PgApprovalRecords(this.pool, now);
   }
 
   async claim(scope: string, fingerprint: string, leaseMs: number): Promise<Claim> {

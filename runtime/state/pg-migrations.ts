@@ -201,6 +201,22 @@ export const MIGRATIONS: readonly Migration[] = [
       END
       $fn$;`,
   },
+  {
+    version: 5,
+    name: "approval records: one row per question put to a person (docs/APPROVAL.md)",
+    sql: `
+      CREATE TABLE mnote_approval_records (
+        id text PRIMARY KEY,
+        body text NOT NULL,
+        status text NOT NULL CHECK (status IN ('pending', 'approved', 'declined', 'expired', 'cancelled')),
+        answered_by text,
+        answered_at bigint,
+        reason text,
+        expires_at bigint NOT NULL,
+        keep_until bigint NOT NULL
+      );
+      CREATE INDEX mnote_approval_records_keep ON mnote_approval_records (keep_until);`,
+  },
 ];
 
 /** The advisory lock's key: a constant of ours ("mnote" in ASCII), the same in every instance. */

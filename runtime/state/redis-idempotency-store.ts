@@ -36,6 +36,7 @@ import type {
   UncertainClaim,
 } from "./idempotency-store";
 import { randomBytes, randomUUID } from "node:crypto";
+import { RedisApprovalRecords } from "./approval-redis";
 
 /** The Claim a script's answer says, the token being the one sent. */
 function claimOf(kind: string | undefined, outcome: string | undefined, token: string): Claim {
@@ -100,6 +101,10 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     this.redis.defineCommand("mnoteConsume", { numberOfKeys: 1, lua: CONSUME });
     this.redis.defineCommand("mnoteForget", { numberOfKeys: 1, lua: FORGET });
     this.redis.defineCommand("mnoteStoreId", { numberOfKeys: 1, lua: STORE_ID });
+  }
+
+  approvalRecords(now: () => number): RedisApprovalRecords {
+    return new RedisApprovalRecords({ redis: this.redis, prefix: this.prefix }, now);
   }
 
   key(scope: string): string {

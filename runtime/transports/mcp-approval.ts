@@ -5,8 +5,8 @@
  * The requestState (mcp-request-state.ts) binds principal, tool, argument fingerprint, previewed
  * revision and expiry, and carries the approval token sealed. The client retries with the answer:
  * an explicit yes sends the call to the dispatcher with the token (its nonce is used up there, so
- * a replayed requestState writes nothing); decline, cancel or no answer sends it with the token and
- * answer "declined", so the decision reaches the runtime's audit and log, the token is used up and
+ * a replayed requestState writes nothing); a retry with no answer at all is asked again (the same
+ * form, nothing used up: SEP-2322); decline or cancel sends it with the token and answer "declined", so the decision reaches the runtime's audit and log, the token is used up and
  * the answer is approval_denied (declined): nothing is written.
  *
  * The same handler serves 2025-11-25 clients through the SDK's legacy shim (a real
@@ -55,17 +55,27 @@ export async function askApproval(
     r: challenge.preview.revision ?? null,
     e: Date.parse(challenge.expiresAt),
     k: states.seal(challenge.token),
+    m: challenge.summary,
   };
+  return formFor(states, state);
+}
+
+/** The form for one approval state: the preview written for a person, in the session's locale (runtime/approval/preview-text.ts). */
+async function formFor(states: McpRequestStates, state: ApprovalState): Promise<InputRequiredResult> {
   return inputRequired({
     inputRequests: {
-      [APPROVAL_INPUT]: inputRequired.elicit({
-        // the preview written for a person, in the session's locale (runtime/approval/preview-text.ts)
-        message: challenge.summary,
-        requestedSchema: YES_NO,
-      }),
+      [APPROVAL_INPUT]: inputRequired.elicit({ message: state.m ?? "", requestedSchema: YES_NO }),
     },
     requestState: await states.codec.mint(state),
   });
+}
+
+/**
+ * A retry that carries the requestState but no answer at all (SEP-2322: ask again): the same form
+ * again, the same token sealed in it; nothing reaches the runtime, so the approval is not used up.
+ */
+export function askAgain(states: McpRequestStates, state: ApprovalState): Promise<InputRequiredResult> {
+  return formFor(states, state);
 }
 
 /**
@@ -78,7 +88,7 @@ export function approvalAnswer(
   state: ApprovalState,
   ctx: ServerContext,
   call: { principal: string; args: unknown; now: number },
-): { token: string; answer?: "declined" } | ToolFailure {
+): { token: string; answer?: "declined" } | { again: true } | ToolFailure {
   const invalid = (reason: string) =>
     new ToolFailure(ERR.approvalInvalid, { reason, decision: { decision: "invalid", level: "ask" } });
   if (state.p !== call.principal) return invalid("other_session");
@@ -87,6 +97,8 @@ export function approvalAnswer(
   if (call.now >= state.e)
     return new ToolFailure(ERR.approvalExpired, { decision: { decision: "invalid", level: "ask" } });
   const answer = inputResponse(ctx.mcpReq.inputResponses, APPROVAL_INPUT);
+  // no answer at all is not a no: the person is asked again, and the approval is not used up
+  if (answer.kind === "missing" && typeof state.m === "string") return { again: true };
   const yes = answer.kind === "elicit" && answer.action === "accept" && answer.content?.[APPROVAL_INPUT] === true;
   const token = states.unseal(state.k);
   if (token === undefined) return invalid("altered");

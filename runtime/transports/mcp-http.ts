@@ -18,6 +18,7 @@
  * The one place an answer is handed to the caller is sendResponse (below): delivery tracking hooks
  * there.
  */
+import { approvalPageRoutes, type ApprovalPageOptions } from "./approval-page";
 import type { Server } from "node:http";
 import type { ToolResponse } from "../../generated/types";
 import type { GrantStore } from "../state/grant-store";
@@ -48,6 +49,8 @@ import type { ProviderName } from "../../generated/providers";
 import { NOTHING_TO_DELIVER } from "../dispatch/steps/uncertain";
 
 export interface McpHttpOptions {
+  /** The approval page and its JSON API (approval-page.ts), served beside /mcp. */
+  approvalPage?: ApprovalPageOptions;
   /** The dispatcher's dispatchTracked (or dispatch: then an answer counts as delivered when returned). */
   dispatch(request: unknown): Promise<Dispatched | ToolResponse>;
   grants: GrantStore;
@@ -143,6 +146,7 @@ export function createMcpHttpServer(options: McpHttpOptions): Server {
             },
           ]
         : []),
+      ...(options.approvalPage ? approvalPageRoutes(options.approvalPage) : []),
       // stateless: no SSE stream to open (GET) and no session to end (DELETE)
       ...["GET", "DELETE"].map((method) => ({
         method,

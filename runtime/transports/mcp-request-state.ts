@@ -29,6 +29,8 @@ export interface ApprovalState {
   e: number;
   /** The approval token, sealed (AES-256-GCM, base64url iv.tag.ciphertext). */
   k: string;
+  /** The person's preview the form showed, to show again when a retry carries no answer. */
+  m?: string;
 }
 
 export interface McpRequestStates {

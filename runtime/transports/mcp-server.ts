@@ -22,12 +22,11 @@
  * Validate, then raise (model-call.ts): the model's raw arguments are checked by the raise step's
  * refusals and the tool's model-arguments schema, raised, and built into an envelope that the
  * dispatcher validates in full. What the SDK's own parse would hide (a top-level "__proto__"
- * member of the arguments) is noted before it (mcp-guard.ts) and refused here.
- *
- * What the model reads is the response's model view (modelView: toolName is the provider name).
- * An unknown tool name is a protocol error: JSON-RPC -32602 (Invalid params). Approval is an
- * input_required round (mcp-approval.ts). A W3C trace context in _meta (`traceparent`,
- * `tracestate`) is continued by the call's span.
+ * member of the arguments) is noted before it (mcp-guard.ts) and refused here. What the model
+ * reads is the response's model view (modelView: toolName is the provider name). An unknown tool
+ * name is a protocol error: JSON-RPC -32602 (Invalid params). Approval is an input_required round
+ * (mcp-approval.ts). A W3C trace context in _meta (`traceparent`, `tracestate`) is continued by
+ * the call's span.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import {
@@ -49,7 +48,8 @@ import { grantBelongsTo, type GrantStore, type Principal } from "../state/grant-
 import { raiseRefusalFailure } from "./request-builder";
 import { requestFromModelCall } from "./model-call";
 import type { RawRefusals } from "./mcp-guard";
-import { approvalAnswer, askApproval, challengeOf } from "./mcp-approval";
+import { approvalAnswer, askAgain, askApproval, challengeOf } from "./mcp-approval";
+import { principalKey, vouchPrincipal } from "../approval/record";
 import { mcpRequestStates, type ApprovalState, type McpRequestStates } from "./mcp-request-state";
 import { ToolFailure } from "../dispatch/tool-failure";
 import { isGrantLive } from "../../common/grant-liveness";
@@ -151,7 +151,7 @@ export function createMcpServer(
     states,
     now: options.now ?? Date.now,
     // the session, and over OAuth the issuer and subject: unambiguous (JSON), never client_id
-    principal: JSON.stringify([caller.sessionId, caller.principal?.issuer ?? null, caller.principal?.subject ?? null]),
+    principal: principalKey(caller.sessionId, caller.principal),
   };
 
   server.setRequestHandler("tools/list", async () => ({ tools: toolsFor(provider) as never }));
@@ -193,6 +193,7 @@ function refuseRawCall(tool: ToolDescriptor, grant: SessionGrant, refusal: Raise
 /** The dispatch, its delivery parked until the response to request `id` is sent. */
 async function dispatchFor(u: Unit, id: string | number, envelope: object, grant: SessionGrant): Promise<ToolResponse> {
   vouchGrant(envelope, grant, u.options.grants); // read for this call already: not read twice
+  vouchPrincipal(envelope, u.principal); // the approval record is this principal's (runtime/approval/record.ts)
   const answer = await u.options.dispatch(envelope);
   if (!("delivery" in answer)) return answer;
   if (u.caller.undelivered) u.caller.undelivered.set(id, answer.delivery);
@@ -242,6 +243,7 @@ async function callTool(
       // the retry of an approval round (mcp-approval.ts): a yes writes, once; anything else writes nothing
       const answer = approvalAnswer(u.states, tool, state, ctx, { principal: u.principal, args, now: u.now() });
       if (answer instanceof ToolFailure) return fail(answer, grant, tool, envelope);
+      if ("again" in answer) return askAgain(u.states, state);
       // a yes writes; anything else reaches the runtime as declined (logged, token used up, nothing written)
       return asResult(await dispatchFor(u, ctx.mcpReq.id, { ...envelope, approval: answer }, grant));
     }

@@ -11,6 +11,7 @@
  *   GET  /v1/sessions/:id     read a session's binding (tool or host token: the Hermes plugin needs
  *                             it to build requests; see the threat model in docs/RELIABILITY.md)
  *   DELETE /v1/sessions/:id   revoke a grant (host token)
+ *   /approvals/:id, /v1/approvals/...  the approval page and its JSON API (approval-page.ts)
  * Every envelope answer is HTTP 200, whatever the envelope says, except a refused token (401), a
  * body over the limit (413) and a body that is not application/json (415), which still carry a
  * failure envelope. Host/Origin checks, body limits, timeouts and the http_error log line are the
@@ -47,6 +48,7 @@ import { ToolFailure } from "../dispatch/tool-failure";
 import { frameworkCaller } from "./framework-call";
 import type { Delivery } from "../dispatch/api";
 import { NOTHING_TO_DELIVER } from "../dispatch/steps/uncertain";
+import { approvalPageRoutes, pageStores } from "./approval-page";
 
 /**
  * A framework call's body: the model's arguments one level deeper than an envelope's args, and a
@@ -95,6 +97,8 @@ export function createToolServer(options: ToolServerOptions): Server {
       { method: "POST", path: "/v1/sessions", handle: (ctx) => putGrant(serving, ctx) },
       { method: "GET", path: SESSION_PATH, handle: (ctx) => getGrant(serving, ctx) },
       { method: "DELETE", path: SESSION_PATH, handle: (ctx) => revokeGrant(serving, ctx) },
+      // the approval page and its JSON API (approval-page.ts); the host signs its person in
+      ...approvalPageRoutes({ ...pageStores(options.runtime), hostTokens: [options.hostToken ?? options.token] }),
     ],
   });
 }

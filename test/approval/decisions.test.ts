@@ -6,6 +6,7 @@
  */
 import { EMPTY_POLICY } from "../../runtime/approval/policy";
 import type { CallRecord } from "../../runtime/dispatch/dispatcher";
+import { approvalIdOf } from "../../runtime/approval/token";
 import { failed, testRuntime } from "../support/runtime";
 
 const REPLACE = { content: [{ type: "paragraph", text: "Nobody said yes." }], mode: "replace" };
@@ -31,9 +32,11 @@ it.each(["declined", "timed_out", "no_one_to_ask"] as const)(
         approval: { decision: "denied" },
         reason: answer,
       });
-      // a no is final: the same token cannot approve afterwards
+      // a no is final: the same token cannot approve afterwards; its approval record says why
       const later = failed(await t.call("mnote.page.save", as, REPLACE, { approval: { token } }));
-      expect([later.error.code, later.error.reason]).toEqual(["mnote_tool_approval_invalid", "replayed"]);
+      expect([later.error.code, later.error.reason]).toEqual(["mnote_tool_approval_denied", answer]);
+      const record = await t.runtime.approvalRecords.get(approvalIdOf(token)!);
+      expect([record?.status, record?.reason]).toEqual([answer === "declined" ? "declined" : "cancelled", answer]);
       expect(t.kernelStateHash()).toBe(before);
       // a forged or foreign token is not a decision anyone can record
       const forged = failed(

@@ -216,6 +216,27 @@ describe("approval over MCP (2026-07-28, input_required), over Streamable HTTP",
     await s.close();
   });
 
+  it("a retry with the requestState but no answer asks again, without using the approval up (SEP-2322)", async () => {
+    const s = await httpServed();
+    const before = s.t.kernelStateHash();
+    const round = (await rawCall(s.url, { name: "mnote_page_save", arguments: REPLACE })).json.result;
+    const retry = (extra: Record<string, unknown>) =>
+      rawCall(s.url, { name: "mnote_page_save", arguments: REPLACE, ...extra });
+    for (const inputResponses of [undefined, {}]) {
+      const again = await retry({ requestState: round.requestState, ...(inputResponses ? { inputResponses } : {}) });
+      expect(again.json.result.resultType).toBe("input_required");
+      expect(again.json.result.inputRequests.approve.params.message).toBe(round.inputRequests.approve.params.message);
+      expect(again.text).not.toContain(TOKEN_PREFIX);
+      expect(s.t.kernelStateHash()).toBe(before);
+    }
+    // nothing was used up: the record is still pending, and the yes that follows writes once
+    const yes = { approve: { action: "accept", content: { approve: true } } };
+    const done = await retry({ inputResponses: yes, requestState: round.requestState });
+    expect(done.json.result.structuredContent).toMatchObject({ ok: true, audit: { effect: "write" } });
+    expect(s.t.count("command_log")).toBe(1);
+    await s.close();
+  });
+
   it("a client without elicitation is told so (-32021), and nothing is written", async () => {
     const s = await httpServed();
     const before = s.t.kernelStateHash();

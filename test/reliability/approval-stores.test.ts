@@ -3,7 +3,8 @@
  * (docs/RELIABILITY.md, "What each store keeps"). The approval key is the host's secret bound to
  * the identity of the store that uses nonces up (IdempotencyStore.storeId):
  *   - a Redis restarted without persistence forgot the used nonce, and its identity with it: the
- *     used token no longer verifies (before: it wrote a second time);
+ *     used token's record is gone and the person is asked again (before: it wrote a second time;
+ *     then: "altered", final);
  *   - two instances sharing MNOTE_APPROVAL_SECRET but not the nonce store cannot honour each
  *     other's tokens (before: one approval could write once on each, silently);
  *   - the Redis store says whether it forgets (CONFIG GET appendonly / save), for the start-up warning.
@@ -62,8 +63,10 @@ describe("approval tokens and the nonce store", () => {
     try {
       const token = failed(await a.dispatcher.dispatch(title())).error.approval!.token;
       const before = commands(a);
+      // b's store never had the token's record: b asks its person again (a fresh token), never "altered"
       const refused = failed(await b.dispatcher.dispatch(title({ approval: { token } })));
-      expect(refused.error.code).toBe("mnote_tool_approval_invalid");
+      expect(refused.error.code).toBe("mnote_tool_approval_required");
+      expect(refused.error.approval!.token).not.toBe(token);
       expect(commands(a)).toBe(before);
       // on the instance that issued it, the token is good, once
       ok(await a.dispatcher.dispatch(title({ approval: { token } })));
@@ -90,8 +93,10 @@ describe("approval tokens and the nonce store", () => {
         const written = commands(runtime);
         await redis.restart();
         await store.ping();
+        // the store forgot the record: the person would be asked again (issue 41), never "altered";
+        // the title is already the approved one, so the fresh preview plans no change and asks nobody
         const again = await runtime.dispatcher.dispatch(title({ approval: { token }, keyOrigin: "caller" }));
-        expect(failed(again).error.code).toBe("mnote_tool_approval_invalid");
+        expect([again.ok, again.audit.approval?.decision]).toEqual([true, "unchanged"]);
         expect(commands(runtime)).toBe(written);
       } finally {
         await runtime.close();

@@ -118,7 +118,7 @@ describe("Vercel AI SDK 7: toolApproval's reason is the runtime's preview", () =
     const { t, options, stateBefore } = await setup();
     const { request, answer, read } = await ask(options, replace());
     expect(request).toBeDefined();
-    expect(request!.reason).toMatch(/replace the whole body: 3 blocks removed, 1 block written/);
+    expect(request!.reason).toMatch(/^替换「项目计划」的全部内容：删除 3 段，写入 1 段。\n删除：“章节一”/);
     expect(t.kernelStateHash()).toBe(stateBefore);
     await answer(true);
     expectReplacedOnce(t);
@@ -212,7 +212,7 @@ describe("Vercel AI SDK 7: the same through streamText", () => {
     for await (const part of first.fullStream)
       if (part.type === "tool-approval-request")
         ({ reason, approvalId } = { reason: part.reason, approvalId: part.approvalId });
-    expect(reason).toMatch(/replace the whole body: 3 blocks removed, 1 block written/);
+    expect(reason).toMatch(/^替换「项目计划」的全部内容：删除 3 段，写入 1 段。\n删除：“章节一”/);
     expect(t.kernelStateHash()).toBe(stateBefore);
     const messages: ModelMessage[] = [
       ...prompt,
@@ -273,7 +273,10 @@ describe("OpenAI Agents 0.20: needsApproval previews, mnotePreview shows it, a s
     const { t, options, stateBefore } = await setup();
     const { agent, agentOptions, first, state } = await interrupted(options, [replace()]);
     expect(first.interruptions).toHaveLength(1);
-    expect(mnotePreview(agentOptions, first.interruptions[0]!)?.text).toMatch(/replace the whole body/);
+    // the person's preview the runtime wrote, as MCP shows it, in the session's locale (zh-CN here)
+    expect(mnotePreview(agentOptions, first.interruptions[0]!)?.text).toMatch(
+      /^替换「项目计划」的全部内容：删除 \d+ 段，写入 1 段。/,
+    );
     expect(t.kernelStateHash()).toBe(stateBefore);
     const [item] = state.getInterruptions();
     if (approved) state.approve(item!);
@@ -386,7 +389,7 @@ describe("LangChain 1.5: humanInTheLoopMiddleware's description is the runtime's
     async (decision) => {
       const { t, options, stateBefore } = await setup();
       const { shown, decide } = await interrupted(options, replace());
-      expect(shown).toMatch(/replace the whole body: 3 blocks removed, 1 block written/);
+      expect(shown).toMatch(/^替换「项目计划」的全部内容：删除 3 段，写入 1 段。\n删除：“章节一”/);
       expect(t.kernelStateHash()).toBe(stateBefore);
       await decide(decision);
       if (decision === "approve") expectReplacedOnce(t);

@@ -8,6 +8,7 @@ import type * as T from "../../../generated/types";
 import { ERR } from "../../../generated/registry";
 import { effectiveLevel } from "../../approval/level";
 import { checkApproval, newNonce, signApproval, storeBoundKey, type ApprovalClaims } from "../../approval/token";
+import { principalOf, statusAt, statusOfAnswer, type ApprovalRecord, type FinalStatus } from "../../approval/record";
 import { previewOf } from "../../approval/preview";
 import { previewText } from "../../approval/preview-text";
 import { requestFingerprint } from "../keys";
@@ -59,18 +60,22 @@ export async function askedWrite(deps: DispatchDeps, call: ToolCall): Promise<Ou
 
 /**
  * A write whose level is ask. Without a token: the preview (askFor). With one: the token checked
- * (signature, binding, expiry); it is used up by the write itself (useApproval), which carries
- * the previewed revision to the kernel.
+ * (signature, binding, expiry), then its approval record (recorded.ts): a store that never had or
+ * forgot the record asks the person again; a record the person declined on the approval page
+ * refuses. The token is used up by the write itself (useApproval), which carries the previewed
+ * revision to the kernel.
  */
 export async function approve(deps: DispatchDeps, call: ToolCall): Promise<Approved | { outcome: Outcome }> {
   const { tool, request } = call;
   const fingerprint = requestFingerprint(request.documentId, request.args);
   if (!request.approval) return askFor(deps, call, fingerprint);
-  const check = checkApproval(await approvalKey(deps), request.approval.token, {
+  const store = await storeIdOf(deps);
+  const check = checkApproval(deps.approval.secret, request.approval.token, {
     sessionId: request.sessionId,
     toolName: tool.name,
     fingerprint,
     now: deps.now(),
+    keyFor: (claimed) => signingKey(deps, claimed ?? store),
   });
   if (!check.ok) {
     if (check.problem === "expired")
@@ -81,23 +86,30 @@ export async function approve(deps: DispatchDeps, call: ToolCall): Promise<Appro
     });
   }
   const { answer } = request.approval;
+  const approvedBy = request.approval.approvedBy ?? request.actorId;
+  // a token whose store is not ours names a record this store never had or forgot: ask again
+  const record = (check.claims.store ?? store) === store ? await recordOf(deps, check.claims) : null;
   if (answer !== undefined) {
     // the person did not say yes (or could not be asked): recorded, the token used up, nothing written
+    if (record) await settleRecord(deps, check.claims.nonce, statusOfAnswer(answer), approvedBy, answer);
     const ttl = Math.max(0, check.claims.expiresAt - deps.now()) + NONCE_MARGIN_MS;
     await deps.idempotency
       .consumeApproval(check.claims.nonce, "not_approved", ttl)
       .catch((e: unknown) => storeError(deps, e));
     throw new ToolFailure(ERR.approvalDenied, { reason: answer, decision: { decision: "denied", level: ASK } });
   }
+  if (record === null) return askFor(deps, call, fingerprint);
+  if (record) await recordSaysYes(deps, record, approvedBy);
   // a token bound to no revision (made before this check existed) would write unbound
   if (check.claims.revision === null || tool.revisionField === null) refuse(ERR.kernelMisconfigured, "no_revision");
-  return { claims: check.claims, approvedBy: request.approval.approvedBy ?? request.actorId };
+  return { claims: check.claims, approvedBy };
 }
 
 /**
  * No token yet: the tool's own dry run becomes the preview, and the answer is approval_required
- * with a token bound to this session, tool, args and the previewed revision. A call whose dry run
- * plans no change asks nobody: it is answered with that dry run (decision unchanged).
+ * with a token bound to this session, tool, args and the previewed revision, naming the approval
+ * record made for it in the shared store. A call whose dry run plans no change asks nobody: it is
+ * answered with that dry run (decision unchanged).
  */
 async function askFor(deps: DispatchDeps, call: ToolCall, fingerprint: string): Promise<{ outcome: Outcome }> {
   const { tool, request } = call;
@@ -112,13 +124,21 @@ async function askFor(deps: DispatchDeps, call: ToolCall, fingerprint: string): 
   // no revision to bind (the contract's baseRevision is optional): a token could write unbound
   if (preview.revision === undefined || tool.revisionField === null) refuse(ERR.kernelMisconfigured, "no_revision");
   const expiresAt = deps.now() + deps.approval.ttlMs;
-  const token = signApproval(await approvalKey(deps), {
-    sessionId: request.sessionId,
-    toolName: tool.name,
-    fingerprint,
-    revision: preview.revision,
+  const store = await storeIdOf(deps);
+  const claims = { sessionId: request.sessionId, toolName: tool.name, fingerprint, revision: preview.revision };
+  const nonce = newNonce();
+  const token = signApproval(signingKey(deps, store), { ...claims, expiresAt, nonce, store });
+  await createRecord(deps, {
+    ...claims,
+    id: nonce,
+    principal: principalOf(request, request.sessionId),
     expiresAt,
-    nonce: newNonce(),
+    createdAt: deps.now(),
+    summary: { en: previewText(preview, "en"), "zh-CN": previewText(preview, "zh-CN") },
+    status: "pending",
+    answeredBy: null,
+    answeredAt: null,
+    reason: null,
   });
   throw new ToolFailure(ERR.approvalRequired, {
     approval: {
@@ -157,17 +177,65 @@ function useApproval(deps: DispatchDeps, approved: Approved): BeforeClaim {
 
 /**
  * The key approval tokens are signed with: the host's secret bound to the identity of the store
- * that uses their nonces up (IdempotencyStore.storeId). Instances that share the secret but not
- * the nonce store cannot honour each other's tokens (one yes is never two writes, silently), and
- * a store that forgot everything (a Redis restarted without persistence) has a new identity, so
- * the tokens whose nonces it forgot are invalid too. Read at every approval, never cached.
+ * that keeps their records and uses their nonces up (IdempotencyStore.storeId). Instances that
+ * share the secret but not the store cannot honour each other's tokens (one yes is never two
+ * writes, silently). A token names its store, so a token whose store is not ours (a Redis
+ * restarted without persistence has a new identity) is told apart from an altered one: the person
+ * is asked again. Read at every approval, never cached.
  */
-async function approvalKey(deps: DispatchDeps): Promise<Buffer> {
+async function storeIdOf(deps: DispatchDeps): Promise<string | undefined> {
   const store = deps.idempotency;
-  if (!store.storeId) return deps.approval.secret;
-  const id = await store.storeId().catch((e: unknown) => {
-    deps.onStoreError?.(e);
-    return refuse(ERR.storeUnavailable);
+  if (!store.storeId) return undefined;
+  return store.storeId().catch((e: unknown) => recordStoreDown(deps, e));
+}
+
+function signingKey(deps: DispatchDeps, store: string | undefined): Buffer {
+  return store === undefined ? deps.approval.secret : storeBoundKey(deps.approval.secret, store);
+}
+
+/** A store that cannot answer refuses, retryably: the record may say no, the nonce may be used. */
+function recordStoreDown(deps: DispatchDeps, e: unknown): never {
+  deps.onStoreError?.(e);
+  return refuse(ERR.storeUnavailable);
+}
+
+async function createRecord(deps: DispatchDeps, record: ApprovalRecord): Promise<void> {
+  await deps.approval.records?.create(record).catch((e: unknown) => recordStoreDown(deps, e));
+}
+
+/** The token's record; null when the store has none (never had or forgot it); undefined without a record store. */
+async function recordOf(deps: DispatchDeps, claims: ApprovalClaims): Promise<ApprovalRecord | null | undefined> {
+  const records = deps.approval.records;
+  if (!records) return undefined;
+  const record = await records.get(claims.nonce).catch((e: unknown) => recordStoreDown(deps, e));
+  return record ?? null;
+}
+
+/** A no: recorded when the record is still pending (the nonce, used up next, is the guard). */
+async function settleRecord(deps: DispatchDeps, id: string, to: FinalStatus, by: string, reason: string) {
+  await deps.approval.records
+    ?.settle(id, to, { by, reason, now: deps.now() })
+    .catch((e: unknown) => storeError(deps, e));
+}
+
+/**
+ * A token sent back without an answer is the host's yes: a pending record becomes approved (once,
+ * atomically); one the person answered on the approval page says what they answered.
+ */
+async function recordSaysYes(deps: DispatchDeps, record: ApprovalRecord, approvedBy: string): Promise<void> {
+  let now = record;
+  if (statusAt(record, deps.now()) === "pending") {
+    const settled = await deps.approval
+      .records!.settle(record.id, "approved", { by: approvedBy, reason: null, now: deps.now() })
+      .catch((e: unknown) => recordStoreDown(deps, e));
+    now = settled.record ?? { ...record, status: "expired" };
+  }
+  const status = statusAt(now, deps.now());
+  if (status === "approved") return;
+  if (status === "expired" || status === "pending")
+    throw new ToolFailure(ERR.approvalExpired, { decision: { decision: "expired", level: ASK } });
+  throw new ToolFailure(ERR.approvalDenied, {
+    reason: now.reason ?? "declined",
+    decision: { decision: "denied", level: ASK },
   });
-  return storeBoundKey(deps.approval.secret, id);
 }

@@ -15,6 +15,7 @@ import type { GrantStore } from "../../state/grant-store";
 import type { IdempotencyStore } from "../../state/idempotency-store";
 import type { BudgetStore } from "../../state/budget-store";
 import { EMPTY_POLICY, type ApprovalPolicyIndex } from "../../approval/policy";
+import type { ApprovalRecordStore } from "../../approval/record";
 import { DEFAULT_LIMITS, type Limits } from "../limits";
 import {
   DEFAULT_APPROVAL_TTL_MS,
@@ -47,7 +48,7 @@ export interface DispatchDeps {
   now: () => number;
   onStoreError?: (error: unknown) => void;
   onCall?: (record: CallRecord) => void;
-  approval: { secret: Buffer; policy: ApprovalPolicyIndex; ttlMs: number };
+  approval: { secret: Buffer; policy: ApprovalPolicyIndex; ttlMs: number; records?: ApprovalRecordStore };
   /** Claims held by writes running now: what releaseClaims gives up. */
   held: Map<string, { scope: string; token: string }>;
   /** Slots being released right now: a write of the same slot waits for it (a caller's next call may come quickly). */
@@ -76,6 +77,7 @@ export function dispatchDeps(options: DispatcherOptions): DispatchDeps {
       secret: options.approval?.secret ?? randomBytes(32),
       policy: options.approval?.policy ?? EMPTY_POLICY,
       ttlMs: options.approval?.ttlMs ?? DEFAULT_APPROVAL_TTL_MS,
+      records: options.approval?.records,
     },
     held: new Map(),
     releasing: new Map(),
