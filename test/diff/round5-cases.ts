@@ -1,0 +1,100 @@
+/**
+ * The round-5 table (issue 45): for each class of the issue, edits with the verdict written down
+ * before the diff ran. Rows (`ROUND5_ROWS`) are schema edits put into a tool's Args (request) and a
+ * tool's Result (response) as a field "probe" (table-verdicts.ts); each row that says "no change"
+ * in both directions carries `probes`, values ajv must judge alike on both sides (round5-table
+ * checks them beside the verdict, with random JSON values), and each row that finds a change may
+ * carry a `witness`, a value ajv accepts on one side only. Edit rows (`ROUND5_EDITS`) change the
+ * contract itself and list every rule the diff must report.
+ */
+import type { Level, RuleId } from "../../diff/rules";
+import type { Verdict } from "./semantic-cases";
+import type { ProbeRow } from "./table-verdicts";
+import { set, type Edit } from "./harness";
+
+export const CLASSES = ["approval-null"] as const;
+export type IssueClass = (typeof CLASSES)[number];
+
+export interface Round5Row extends ProbeRow {
+  cls: IssueClass;
+  name: string;
+  request: Verdict;
+  response: Verdict;
+  /** Values ajv must accept on both sides or refuse on both (rows with no change). */
+  probes?: unknown[];
+  /** A value ajv accepts on exactly one side (rows with a change). */
+  witness?: unknown;
+}
+
+export interface Round5EditRow {
+  cls: IssueClass;
+  name: string;
+  before?: Edit[];
+  after: Edit[];
+  expect: Array<[RuleId, Level]>;
+  /** Words the messages of the changes must hold (the example calls of an approval change). */
+  messages?: string[];
+}
+
+export const ROUND5_ROWS: Round5Row[] = [];
+
+const SAVE = "tools/page.save.tool.json";
+const APPROVAL = "/x-mnote-tool/approval";
+const rule = (fallback: string, ...when: Array<[Record<string, unknown>, string]>) =>
+  set(SAVE, APPROVAL, { default: fallback, when: when.map(([args, level]) => ({ args, approval: level })) });
+const approval = (...when: Array<[Record<string, unknown>, string]>) => rule("allow", ...when);
+
+export const ROUND5_EDITS: Round5EditRow[] = [
+  // ---- a condition naming null: "the call gives no value for the field" (left out, or null)
+  {
+    cls: "approval-null",
+    name: "a {baseRevision: null} -> ask condition added: calls without a revision go allow -> ask",
+    after: [approval([{ mode: "replace" }, "ask"], [{ baseRevision: null }, "ask"])],
+    expect: [["tool-approval-tightened", "breaking"]],
+    messages: ['{"mode":"append"} (baseRevision left out): allow -> ask'],
+  },
+  {
+    cls: "approval-null",
+    name: "the {baseRevision: null} -> ask condition removed: calls without a revision stop asking",
+    before: [approval([{ mode: "replace" }, "ask"], [{ baseRevision: null }, "ask"])],
+    after: [approval([{ mode: "replace" }, "ask"])],
+    expect: [["tool-approval-loosened", "warning"]],
+    messages: ['{"mode":"append"} (baseRevision left out): ask -> allow'],
+  },
+  {
+    cls: "approval-null",
+    name: "a {baseRevision: null} -> allow condition added under an ask default",
+    before: [rule("ask")],
+    after: [rule("ask", [{ baseRevision: null }, "allow"])],
+    expect: [["tool-approval-loosened", "warning"]],
+    messages: ["(baseRevision left out): ask -> allow"],
+  },
+  {
+    cls: "approval-null",
+    name: "a null condition on a defaulted field holds when it is left out, whatever its default",
+    after: [approval([{ mode: "replace" }, "ask"], [{ mode: null }, "deny"])],
+    expect: [["tool-approval-tightened", "breaking"]],
+    messages: ["(mode left out): allow -> deny"],
+  },
+  {
+    cls: "approval-null",
+    name: "a null condition after one that already catches every call without a revision",
+    before: [approval([{ baseRevision: null }, "ask"])],
+    after: [approval([{ baseRevision: null }, "ask"], [{ baseRevision: null, mode: "replace" }, "deny"])],
+    expect: [],
+  },
+  {
+    cls: "approval-null",
+    name: "a null condition on a required field never holds",
+    after: [approval([{ mode: "replace" }, "ask"], [{ content: null }, "deny"])],
+    expect: [],
+  },
+  {
+    cls: "approval-null",
+    name: "an explicit append stops asking when the condition names null for the default's value",
+    before: [approval([{ mode: "append" }, "ask"])],
+    after: [approval([{ mode: null }, "ask"])],
+    expect: [["tool-approval-loosened", "warning"]],
+    messages: ['{"mode":"append"}: ask -> allow'],
+  },
+];
