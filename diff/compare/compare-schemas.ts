@@ -16,6 +16,7 @@ import { isVendorKeyword } from "../../codegen/vendor-keywords";
 import { enumKeyword, normalize } from "../normalize/normalize";
 import { accepts } from "../normalize/accepts";
 import { comparePatterns } from "../normalize/regex";
+import { declaredSchema, matchingPatterns, onlyNames } from "../normalize/object-keys";
 import { pairwiseDisjoint, proveEquivalent, proveSubset, type ProofSides } from "../normalize/subset";
 import {
   asSchema,
@@ -684,7 +685,7 @@ class SchemaComparer {
             bp[name],
             undefined,
           );
-        else this.compare(bp[name], rest, at, depth + 1);
+        else this.compare(declaredSchema(b, name), rest, at, depth + 1);
       } else if (!has(bp, name)) {
         const rest = effectiveSchema(b, name);
         const required = aReq.has(name);
@@ -699,8 +700,13 @@ class SchemaComparer {
             undefined,
             ap[name],
           );
-        } else this.compare(rest, ap[name], at, depth + 1);
-      } else this.compare(bp[name], ap[name], at, depth + 1, { requiredProperty: bReq.has(name) || aReq.has(name) });
+        } else this.compare(rest, declaredSchema(a, name), at, depth + 1);
+      } else {
+        // the patterns matching a declared name apply to it too: compared with it when they differ
+        const patterned = canonical(matchingPatterns(b, name)) !== canonical(matchingPatterns(a, name));
+        const [bs, as] = patterned ? [declaredSchema(b, name), declaredSchema(a, name)] : [bp[name], ap[name]];
+        this.compare(bs, as, at, depth + 1, { requiredProperty: bReq.has(name) || aReq.has(name) });
+      }
     }
     for (const name of [...new Set([...bReq, ...aReq])].sort()) {
       if (bReq.has(name) === aReq.has(name)) continue;
@@ -761,8 +767,11 @@ class SchemaComparer {
     let am = isPlainObject(a[key]) ? (a[key] as Schema) : {};
     if (sameJson(bm, am)) return;
     if (key === "patternProperties") am = renameEquivalentPatterns(bm, am);
+    const declared = [...new Set([...Object.keys(asSchema(b.properties)), ...Object.keys(asSchema(a.properties))])];
     for (const name of [...new Set([...Object.keys(bm), ...Object.keys(am)])].sort()) {
       const at = joinPointer(pointer, key, name);
+      // an entry matching only declared names was judged with them (compareProperties)
+      if (key === "patternProperties" && onlyNames(name, declared)) continue;
       if (name in bm && name in am) this.compare(bm[name], am[name], at, depth + 1);
       else if (key === "patternProperties") {
         // Keys a pattern no longer (or newly) covers fall to additionalProperties on the other side.

@@ -15,6 +15,7 @@
 import { isPlainObject } from "../../codegen/support/schema-walk";
 import { accepts } from "./accepts";
 import { canonical } from "./json";
+import { declaredSchema, matchingPatterns, onlyNames } from "./object-keys";
 import { patternIncludes } from "./regex";
 import {
   TYPE_KEYWORDS,
@@ -315,11 +316,19 @@ class Prover {
 
   /** Keys neither side lists: what sub allows for them must be inside what sup allows. */
   private otherKeys(sub: Schema, sup: Schema, depth: number): boolean {
-    const supOpen = !("patternProperties" in sup) && isEverything(sup.additionalProperties);
-    if (supOpen) return true;
-    if (closedObject(sub)) return true;
-    const subPatterns = isPlainObject(sub.patternProperties) ? sub.patternProperties : {};
-    const supPatterns = isPlainObject(sup.patternProperties) ? sup.patternProperties : {};
+    // an entry matching only names either side declares never reaches a key listed by neither
+    const declared = [...new Set([...Object.keys(asSchema(sub.properties)), ...Object.keys(asSchema(sup.properties))])];
+    const reach = (s: Schema) =>
+      Object.fromEntries(
+        Object.entries(isPlainObject(s.patternProperties) ? s.patternProperties : {}).filter(
+          ([p]) => !onlyNames(p, declared),
+        ),
+      );
+    const subPatterns = reach(sub);
+    const supPatterns = reach(sup);
+    const none = (m: Schema) => Object.keys(m).length === 0;
+    if (none(supPatterns) && isEverything(sup.additionalProperties)) return true;
+    if (none(subPatterns) && (sub.additionalProperties === false || isNothing(sub.additionalProperties))) return true;
     if (canonical(Object.keys(subPatterns).sort()) !== canonical(Object.keys(supPatterns).sort())) return false;
     for (const p of Object.keys(supPatterns)) if (!this.prove(subPatterns[p], supPatterns[p], depth + 1)) return false;
     return this.prove(sub.additionalProperties, sup.additionalProperties, depth + 1);
@@ -451,19 +460,15 @@ function finiteValues(s: Schema): unknown[] | null {
   return null;
 }
 
-/** The schema a property name gets: its own, else the patternProperties it matches, else additionalProperties. */
+/**
+ * The schema a property name gets: its own together with the patternProperties it matches (both
+ * apply to a declared name), else the patterns it matches, else additionalProperties.
+ */
 function effective(s: Schema, name: string): unknown {
   const props = isPlainObject(s.properties) ? s.properties : {};
-  if (Object.prototype.hasOwnProperty.call(props, name)) return props[name];
-  const patterns = isPlainObject(s.patternProperties) ? s.patternProperties : {};
-  const matching: unknown[] = [];
-  for (const [pattern, sub] of Object.entries(patterns)) {
-    try {
-      if (new RegExp(pattern, "u").test(name)) matching.push(sub);
-    } catch {
-      return { not: {} };
-    }
-  }
+  if (Object.prototype.hasOwnProperty.call(props, name)) return declaredSchema(s, name);
+  const matching = matchingPatterns(s, name);
+  if (matching === "invalid") return { not: {} };
   if (matching.length === 1) return matching[0];
   if (matching.length > 1) return { allOf: matching };
   return "additionalProperties" in s ? s.additionalProperties : true;

@@ -12,7 +12,7 @@ import type { Verdict } from "./semantic-cases";
 import type { ProbeRow } from "./table-verdicts";
 import { set, type Edit } from "./harness";
 
-export const CLASSES = ["approval-null"] as const;
+export const CLASSES = ["approval-null", "pattern-properties"] as const;
 export type IssueClass = (typeof CLASSES)[number];
 
 export interface Round5Row extends ProbeRow {
@@ -36,7 +36,76 @@ export interface Round5EditRow {
   messages?: string[];
 }
 
-export const ROUND5_ROWS: Round5Row[] = [];
+const str = { type: "string" };
+const obj = (extra: Record<string, unknown>) => ({ type: "object", properties: { a: str, b: str }, ...extra });
+const closed = (extra: Record<string, unknown>) => obj({ additionalProperties: false, ...extra });
+
+export const ROUND5_ROWS: Round5Row[] = [
+  // ---- patternProperties apply to declared properties too
+  {
+    cls: "pattern-properties",
+    name: "a pattern matching a declared property of a closed object narrows it",
+    before: closed({}),
+    after: closed({ patternProperties: { "^a$": { maxLength: 3 } } }),
+    request: "breaking",
+    response: "safe",
+    witness: { a: "long text" },
+  },
+  {
+    cls: "pattern-properties",
+    name: "a pattern matching a declared property and other keys of a closed object",
+    before: closed({}),
+    after: closed({ patternProperties: { "^a": { maxLength: 3 } } }),
+    request: "breaking",
+    response: "breaking",
+    witness: { ab: "x" },
+  },
+  {
+    cls: "pattern-properties",
+    name: "a pattern's bound moved onto the declared property it matches",
+    before: closed({ patternProperties: { "^a$": { maxLength: 3 } } }),
+    after: { type: "object", properties: { a: { type: "string", maxLength: 3 }, b: str }, additionalProperties: false },
+    request: "none",
+    response: "none",
+    probes: [{ a: "abc" }, { a: "abcd" }, { b: "long text" }, { c: "x" }, {}],
+  },
+  {
+    cls: "pattern-properties",
+    name: "a pattern that narrows a declared property removed",
+    before: obj({ patternProperties: { "^b$": { minLength: 2 } } }),
+    after: obj({}),
+    request: "safe",
+    response: "breaking",
+    witness: { b: "x" },
+  },
+  {
+    cls: "pattern-properties",
+    name: "a pattern on a declared property it does not narrow, added",
+    before: closed({}),
+    after: closed({ patternProperties: { "^(a|b)$": { type: "string" } } }),
+    request: "none",
+    response: "none",
+    probes: [{ a: "x", b: "y" }, { a: 1 }, { c: "x" }],
+  },
+  {
+    cls: "pattern-properties",
+    name: "a pattern's schema on a declared property widened",
+    before: obj({ patternProperties: { "^a$": { maxLength: 3 } } }),
+    after: obj({ patternProperties: { "^a$": { maxLength: 5 } } }),
+    request: "safe",
+    response: "breaking",
+    witness: { a: "abcd" },
+  },
+  {
+    cls: "pattern-properties",
+    name: "additionalProperties false beside a pattern covering every other key",
+    before: obj({ patternProperties: { "^x-": { type: "integer" } }, additionalProperties: false }),
+    after: obj({ patternProperties: { "^x-": { type: "integer" } }, additionalProperties: { not: {} } }),
+    request: "none",
+    response: "none",
+    probes: [{ "x-a": 1 }, { "x-a": "s" }, { c: 1 }, { a: "x" }],
+  },
+];
 
 const SAVE = "tools/page.save.tool.json";
 const APPROVAL = "/x-mnote-tool/approval";
