@@ -12,7 +12,7 @@ import type { Verdict } from "./semantic-cases";
 import type { ProbeRow } from "./table-verdicts";
 import { set, type Edit } from "./harness";
 
-export const CLASSES = ["approval-null", "pattern-properties"] as const;
+export const CLASSES = ["approval-null", "pattern-properties", "kernel-audience"] as const;
 export type IssueClass = (typeof CLASSES)[number];
 
 export interface Round5Row extends ProbeRow {
@@ -108,6 +108,9 @@ export const ROUND5_ROWS: Round5Row[] = [
 ];
 
 const SAVE = "tools/page.save.tool.json";
+const GET = "tools/page.get.tool.json";
+const ACCESS = "kernel/access.check.command.json";
+const KERNEL_ENVELOPE = "kernel/envelope.schema.json";
 const APPROVAL = "/x-mnote-tool/approval";
 const rule = (fallback: string, ...when: Array<[Record<string, unknown>, string]>) =>
   set(SAVE, APPROVAL, { default: fallback, when: when.map(([args, level]) => ({ args, approval: level })) });
@@ -165,5 +168,64 @@ export const ROUND5_EDITS: Round5EditRow[] = [
     after: [approval([{ mode: null }, "ask"])],
     expect: [["tool-approval-loosened", "warning"]],
     messages: ['{"mode":"append"}: ask -> allow'],
+  },
+  // ---- the kernel as its own audience: replies the base's kernels send must still pass the head
+  {
+    cls: "kernel-audience",
+    name: "a new required field in a kernel error",
+    after: [set(KERNEL_ENVELOPE, "/$defs/KernelError/required", ["code", "reason"])],
+    expect: [
+      ["kernel-reply-narrowed", "breaking"],
+      ["response-required-added", "safe"],
+    ],
+    messages: ["kernels built on the base may reply with values the head refuses"],
+  },
+  {
+    cls: "kernel-audience",
+    name: "minItems 1 on a list kernels answer empty",
+    after: [set(ACCESS, "/$defs/Result/properties/result/properties/granted/minItems", 1)],
+    expect: [
+      ["kernel-reply-narrowed", "breaking"],
+      ["response-constraint-tightened", "safe"],
+    ],
+  },
+  {
+    cls: "kernel-audience",
+    name: "a kernel's success result closed",
+    after: [set(KERNEL_ENVELOPE, "/$defs/KernelReply/anyOf/0/properties/result/additionalProperties", false)],
+    expect: [
+      ["kernel-reply-narrowed", "breaking"],
+      ["response-additional-properties-closed", "safe"],
+    ],
+  },
+  {
+    cls: "kernel-audience",
+    name: "a const where kernels send other values",
+    after: [set(ACCESS, "/$defs/Result/properties/result/properties/member/const", true)],
+    expect: [
+      ["kernel-reply-narrowed", "breaking"],
+      ["response-enum-narrowed", "safe"],
+    ],
+  },
+  {
+    cls: "kernel-audience",
+    name: "a newly required member of a tool's result, which its kernel command returns",
+    after: [set(GET, "/$defs/Result/required", ["documentId", "workspaceId", "title", "revision", "bodySummary"])],
+    expect: [
+      ["kernel-reply-narrowed", "breaking"],
+      ["response-required-added", "safe"],
+    ],
+  },
+  {
+    cls: "kernel-audience",
+    name: "a longer title in a tool's result breaks readers, not kernels",
+    after: [set(GET, "/$defs/Result/properties/title/maxLength", 1000)],
+    expect: [["response-constraint-loosened", "breaking"]],
+  },
+  {
+    cls: "kernel-audience",
+    name: "a kernel error's reason allowed longer breaks the runtime reading it, not kernels",
+    after: [set(KERNEL_ENVELOPE, "/$defs/KernelError/properties/reason/maxLength", 128)],
+    expect: [["response-constraint-loosened", "breaking"]],
   },
 ];

@@ -8,7 +8,10 @@
 import Ajv2020 from "ajv/dist/2020";
 import fc from "fast-check";
 import { diffContracts } from "../../diff";
-import { modelWith } from "./harness";
+import { resolveSeverities } from "../../diff/judge/severity";
+import { formatMarkdown } from "../../diff/report/report";
+import { formatSarif } from "../../diff/report/sarif";
+import { modelWith, set } from "./harness";
 import { CLASSES, ROUND5_EDITS, ROUND5_ROWS, type Round5Row } from "./round5-cases";
 import { verdicts } from "./table-verdicts";
 
@@ -66,5 +69,47 @@ describe("the round-5 table", () => {
         for (const words of row.messages ?? [])
           expect(report.changes.map((c) => c.message).join("\n")).toContain(words);
       });
+  });
+});
+
+describe("the kernel as an audience", () => {
+  const narrowed = [
+    set("kernel/access.check.command.json", "/$defs/Result/properties/result/properties/granted/minItems", 1),
+  ];
+  const labels = { base: "contract-releases/1.0.0", head: "contract" };
+
+  it("names the audience: kernels for the kernel-reply rule, the runtime for the response rule at the same place", () => {
+    const report = diffContracts(modelWith([]), modelWith(narrowed));
+    const byRule = new Map(report.changes.map((c) => [c.rule, c]));
+    expect(byRule.get("kernel-reply-narrowed")).toMatchObject({
+      subject: "kernel:access.check",
+      pointer: "/result/properties/result/properties/granted/minItems",
+      categories: ["kernel"],
+      audiences: ["kernels"],
+      severity: "error",
+    });
+    expect(byRule.get("response-constraint-tightened")).toMatchObject({ audiences: ["runtimes"], severity: "info" });
+    expect(report.verdict.ok).toBe(false);
+
+    const sarif = JSON.parse(formatSarif(report, labels)) as {
+      runs: Array<{
+        results: Array<{ ruleId: string; message: { text: string }; properties: { audiences: string[] } }>;
+      }>;
+    };
+    const result = sarif.runs[0]!.results.find((r) => r.ruleId === "kernel-reply-narrowed")!;
+    expect(result.properties.audiences).toEqual(["kernels"]);
+    expect(result.message.text).toMatch(/\(for kernels\)$/);
+    const markdown = formatMarkdown(report, labels);
+    expect(markdown).toContain("| rule | for | where | change | file |");
+    expect(markdown).toMatch(/\| `kernel-reply-narrowed` \| kernels \| kernel:access\.check /);
+  });
+
+  it("takes its severity from the severity file, like every rule", () => {
+    const warnOnly = resolveSeverities({ rules: { "kernel-reply-narrowed": "warn" } });
+    const report = diffContracts(modelWith([]), modelWith(narrowed), { severities: warnOnly });
+    expect(report.changes.find((c) => c.rule === "kernel-reply-narrowed")?.severity).toBe("warn");
+    expect(report.verdict.ok).toBe(true);
+    const off = resolveSeverities({ except: ["kernel"] });
+    expect(diffContracts(modelWith([]), modelWith(narrowed), { severities: off }).changes).toEqual([]);
   });
 });
