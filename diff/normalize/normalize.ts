@@ -69,6 +69,7 @@ export const NORMALIZER_RULES: ReadonlyArray<readonly [name: string, rule: Rule]
   ["contains that every item passes is a bound on the item count", containsImplied],
   ["maxContains 1 of one value under uniqueItems goes", uniqueContains],
   ["if {not: X} is if X with the branches swapped", negatedCondition],
+  ["if: true is its then, if: false its else", constantCondition],
   ["a branch the node already requires goes", conditionalImplied],
   ["disjoint conditions on a required property are in one order", canonicalConditions],
 ];
@@ -660,6 +661,14 @@ function negatedCondition(s: Schema): Schema {
   if ("else" in s) out.then = s.else;
   if ("then" in s) out.else = s.then;
   return out;
+}
+
+/** `if: true` (every value passes) leaves only the then; `if: false` (none does) only the else. */
+function constantCondition(s: Schema): Schema {
+  if (!("if" in s) || !(isEverything(s.if) || isNothing(s.if))) return s;
+  const branch = isEverything(s.if) ? s.then : s.else;
+  const allOf = Array.isArray(s.allOf) ? s.allOf : [];
+  return derive(s, ["if", "then", "else"], branch === undefined ? {} : { allOf: [...allOf, branch] });
 }
 
 /** A then/else that the node without its conditional already implies changes nothing; equal branches make the if irrelevant. */

@@ -12,7 +12,14 @@ import type { Verdict } from "./semantic-cases";
 import type { ProbeRow } from "./table-verdicts";
 import { set, type Edit } from "./harness";
 
-export const CLASSES = ["approval-null", "pattern-properties", "kernel-audience"] as const;
+export const CLASSES = [
+  "approval-null",
+  "pattern-properties",
+  "kernel-audience",
+  "union-equivalence",
+  "allof-ref",
+  "small-false-alarms",
+] as const;
 export type IssueClass = (typeof CLASSES)[number];
 
 export interface Round5Row extends ProbeRow {
@@ -40,7 +47,252 @@ const str = { type: "string" };
 const obj = (extra: Record<string, unknown>) => ({ type: "object", properties: { a: str, b: str }, ...extra });
 const closed = (extra: Record<string, unknown>) => obj({ additionalProperties: false, ...extra });
 
+const int = (min: number, max: number) => ({ type: "integer", minimum: min, maximum: max });
+const closedAB = (extra: Record<string, unknown>) => ({
+  type: "object",
+  additionalProperties: false,
+  properties: { a: str, b: str },
+  ...extra,
+});
+const kinded = (extra: Record<string, unknown>) => ({
+  type: "object",
+  additionalProperties: false,
+  required: ["kind"],
+  properties: { kind: { enum: ["x", "y"] }, x: str, y: str },
+  ...extra,
+});
+const kindIs = (k: string) => ({ properties: { kind: { const: k } } });
+const COMMON_REF = (name: string) => ({ $ref: `../model/common.schema.json#/$defs/${name}` });
+const ANY_JSON = {
+  anyOf: [
+    { type: ["null", "boolean", "number", "string"] },
+    { type: "array", items: { $ref: "#/$defs/ProbeJson" } },
+    { type: "object", additionalProperties: { $ref: "#/$defs/ProbeJson" } },
+  ],
+};
+const TREE = {
+  type: "object",
+  additionalProperties: false,
+  required: ["text"],
+  properties: {
+    text: { type: "string", maxLength: 20 },
+    children: { type: "array", items: { $ref: "#/$defs/ProbeTree" } },
+  },
+};
+const JSON_PROBES = [null, true, 1, 2.5, "s", [], [1, [2, {}]], {}, { a: { b: [null] } }];
+const TREE_PROBES = [
+  { text: "a" },
+  { text: "a", children: [{ text: "b" }] },
+  { text: "a", children: [{}] },
+  { text: 1 },
+  {},
+];
+
 export const ROUND5_ROWS: Round5Row[] = [
+  // ---- unions that partition a single schema
+  {
+    cls: "union-equivalence",
+    name: "an integer range split into two adjacent ranges",
+    before: int(0, 100),
+    after: { anyOf: [int(0, 49), int(50, 100)] },
+    request: "none",
+    response: "none",
+    probes: [-1, 0, 49, 50, 100, 101, 49.5, "1"],
+  },
+  {
+    cls: "union-equivalence",
+    name: "a number range split at an exclusive bound",
+    before: { type: "number", minimum: 0, maximum: 10 },
+    after: {
+      anyOf: [
+        { type: "number", minimum: 0, exclusiveMaximum: 5 },
+        { type: "number", minimum: 5, maximum: 10 },
+      ],
+    },
+    request: "none",
+    response: "none",
+    probes: [0, 4.99, 5, 10, 10.01, -0.1],
+  },
+  {
+    cls: "union-equivalence",
+    name: "an integer range split with a gap is narrower",
+    before: int(0, 100),
+    after: { anyOf: [int(0, 49), int(51, 100)] },
+    request: "breaking",
+    response: "safe",
+    witness: 50,
+  },
+  {
+    cls: "union-equivalence",
+    name: "minProperties 1 on a closed object as an anyOf of required sets",
+    before: closedAB({ minProperties: 1 }),
+    after: closedAB({ anyOf: [{ required: ["a"] }, { required: ["b"] }] }),
+    request: "none",
+    response: "none",
+    probes: [{}, { a: "x" }, { b: "y" }, { a: "x", b: "y" }, { c: 1 }],
+  },
+  {
+    cls: "union-equivalence",
+    name: "minProperties 1 on an open object is not an anyOf of its declared fields",
+    before: { type: "object", properties: { a: str, b: str }, minProperties: 1 },
+    after: { type: "object", properties: { a: str, b: str }, anyOf: [{ required: ["a"] }, { required: ["b"] }] },
+    request: "breaking",
+    response: "safe",
+    witness: { c: 1 },
+  },
+  {
+    cls: "union-equivalence",
+    name: "an if/then/else chain on a const discriminator as an anyOf of disjoint branches",
+    before: kinded({ if: kindIs("x"), then: { required: ["x"] }, else: { required: ["y"] } }),
+    after: kinded({
+      anyOf: [
+        { properties: { kind: { const: "x" } }, required: ["x"] },
+        { properties: { kind: { const: "y" } }, required: ["y"] },
+      ],
+    }),
+    request: "none",
+    response: "none",
+    probes: [{ kind: "x", x: "1" }, { kind: "x", y: "1" }, { kind: "y", y: "1" }, { kind: "y" }, { kind: "z", y: "1" }],
+  },
+  {
+    cls: "union-equivalence",
+    name: "the recursive any-JSON definition for an open {}",
+    before: {},
+    after: COMMON_REF("ProbeJson"),
+    defs: { before: { ProbeJson: ANY_JSON }, after: { ProbeJson: ANY_JSON } },
+    request: "none",
+    response: "none",
+    probes: JSON_PROBES,
+  },
+  {
+    cls: "union-equivalence",
+    name: "a recursive JSON definition without objects is narrower than {}",
+    before: {},
+    after: COMMON_REF("ProbeJson"),
+    defs: {
+      before: { ProbeJson: ANY_JSON },
+      after: {
+        ProbeJson: {
+          anyOf: [
+            { type: ["null", "boolean", "number", "string"] },
+            { type: "array", items: { $ref: "#/$defs/ProbeJson" } },
+          ],
+        },
+      },
+    },
+    request: "breaking",
+    response: "safe",
+    witness: {},
+  },
+  // ---- a $ref inside allOf is the $ref
+  {
+    cls: "allof-ref",
+    name: "a recursive $ref wrapped in allOf",
+    before: COMMON_REF("ProbeTree"),
+    after: { allOf: [COMMON_REF("ProbeTree")] },
+    defs: { before: { ProbeTree: TREE }, after: { ProbeTree: TREE } },
+    request: "none",
+    response: "none",
+    probes: TREE_PROBES,
+  },
+  {
+    cls: "allof-ref",
+    name: "a recursive $ref wrapped in allOf with a description beside it",
+    before: COMMON_REF("ProbeTree"),
+    after: { description: "The tree.", allOf: [COMMON_REF("ProbeTree")] },
+    defs: { before: { ProbeTree: TREE }, after: { ProbeTree: TREE } },
+    request: "warning",
+    response: "warning",
+  },
+  {
+    cls: "allof-ref",
+    name: "a recursive $ref wrapped in allOf beside a tighter bound",
+    before: COMMON_REF("ProbeTree"),
+    after: { allOf: [COMMON_REF("ProbeTree"), { maxProperties: 1 }] },
+    defs: { before: { ProbeTree: TREE }, after: { ProbeTree: TREE } },
+    request: "breaking",
+    response: "safe",
+    witness: { text: "a", children: [] },
+  },
+  // ---- small false alarms
+  {
+    cls: "small-false-alarms",
+    name: "if: false with a then",
+    before: str,
+    after: { type: "string", if: false, then: { maxLength: 1 } },
+    request: "none",
+    response: "none",
+    probes: ["", "ab", 1],
+  },
+  {
+    cls: "small-false-alarms",
+    name: "an if without required on a field the node already requires",
+    before: { type: "object", required: ["a"], properties: { a: str, b: str } },
+    after: {
+      type: "object",
+      required: ["a"],
+      properties: { a: str, b: str },
+      if: { properties: { a: { const: "x" } } },
+      then: { required: ["b"] },
+    },
+    request: "breaking",
+    response: "safe",
+    witness: { a: "x" },
+  },
+  {
+    cls: "small-false-alarms",
+    name: "an if without required on a required field, with a then the node implies",
+    before: { type: "object", required: ["a", "b"], properties: { a: str, b: str } },
+    after: {
+      type: "object",
+      required: ["a", "b"],
+      properties: { a: str, b: str },
+      if: { properties: { a: { const: "x" } } },
+      then: { required: ["b"] },
+    },
+    request: "none",
+    response: "none",
+    probes: [{ a: "x", b: "y" }, { a: "x" }, { a: "z", b: "y" }],
+  },
+  {
+    cls: "small-false-alarms",
+    name: "a pattern standing in for a length bound",
+    before: { type: "string", maxLength: 10 },
+    after: { type: "string", pattern: "^[\\s\\S]{0,10}$" },
+    request: "none",
+    response: "none",
+    probes: ["", "0123456789", "01234567890", "a\nb", "😀😀😀😀😀😀😀😀😀😀", "😀😀😀😀😀😀😀😀😀😀😀"],
+  },
+  {
+    cls: "small-false-alarms",
+    name: "a new maxLength the pattern already implies",
+    before: { type: "string", pattern: "^[a-z]{1,5}$" },
+    after: { type: "string", pattern: "^[a-z]{1,5}$", maxLength: 5 },
+    request: "none",
+    response: "none",
+    probes: ["a", "abcde", "abcdef", ""],
+  },
+  {
+    cls: "small-false-alarms",
+    name: "a new maxLength below the pattern's longest",
+    before: { type: "string", pattern: "^[a-z]{1,5}$" },
+    after: { type: "string", pattern: "^[a-z]{1,5}$", maxLength: 4 },
+    request: "breaking",
+    response: "safe",
+    witness: "abcde",
+  },
+  {
+    cls: "small-false-alarms",
+    name: "type dropped beside an enum of integers that implies it",
+    before: { type: "integer", enum: [1, 2, 3] },
+    after: { enum: [1, 2, 3] },
+    request: "none",
+    response: "none",
+    probes: [1, 2, 3, 4, "1", 1.5],
+  },
+];
+
+ROUND5_ROWS.push(
   // ---- patternProperties apply to declared properties too
   {
     cls: "pattern-properties",
@@ -105,7 +357,7 @@ export const ROUND5_ROWS: Round5Row[] = [
     response: "none",
     probes: [{ "x-a": 1 }, { "x-a": "s" }, { c: 1 }, { a: "x" }],
   },
-];
+);
 
 const SAVE = "tools/page.save.tool.json";
 const GET = "tools/page.get.tool.json";
