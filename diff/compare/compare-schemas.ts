@@ -13,7 +13,7 @@ import { matchVariants } from "./match-variants";
 import { canonical, sameJson, show } from "../normalize/json";
 import { directedRule, judgeKeyword, type DirectedKind } from "../judge/keyword-rules";
 import { isVendorKeyword } from "../../codegen/vendor-keywords";
-import { enumKeyword, normalize } from "../normalize/normalize";
+import { enumKeyword, normalize, refInAllOf } from "../normalize/normalize";
 import { accepts } from "../normalize/accepts";
 import { comparePatterns } from "../normalize/regex";
 import { declaredSchema, matchingPatterns, onlyNames } from "../normalize/object-keys";
@@ -191,8 +191,9 @@ class SchemaComparer {
   ) {}
 
   compare(before: unknown, after: unknown, pointer: string, depth: number, ctx: NodeContext = {}): void {
-    const b = asSchema(before);
-    const a = asSchema(after);
+    // a $ref alone in an allOf is that $ref (a recursive use compared as one)
+    const b = refInAllOf(asSchema(before));
+    const a = refInAllOf(asSchema(after));
     if (sameJson(b, a) && this.sameMeaning(b)) return;
     if (depth > MAX_DEPTH) {
       this.directed(
@@ -300,6 +301,8 @@ class SchemaComparer {
     let b = normalize(before);
     let a = normalize(after);
     if (sameJson(b, a) && this.sameMeaning(b)) return;
+    // normalized into a $ref (one alone in a nested allOf): compared as the $ref
+    if (isMarker(b) || isMarker(a)) return this.compareMarkers(b, a, pointer, depth, ctx);
     if (this.compareNothing(b, a, pointer)) return;
     const skip = factKeywords(b, a);
     if (this.compareValueSets(b, a, pointer)) {

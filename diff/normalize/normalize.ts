@@ -34,6 +34,7 @@ import {
   isAnnotation,
   isEverything,
   isNothing,
+  isMarker,
   matchesType,
   strings,
   typeSet,
@@ -47,6 +48,7 @@ type Rule = (s: Schema) => Schema;
 /** The rules, in the order they run; each returns its input unchanged when it does not apply. */
 export const NORMALIZER_RULES: ReadonlyArray<readonly [name: string, rule: Rule]> = [
   ["trivial keywords go", dropTrivial],
+  ["a $ref alone in an allOf is the $ref", refInAllOf],
   ["allOf members merge into their parent", flattenAllOf],
   ["const is a one-value enum", constToEnum],
   ["a union of values is an enum", valueListsToEnum],
@@ -175,6 +177,18 @@ function dropTrivial(s: Schema): Schema {
 // ---- allOf
 
 /** Merges the allOf members that can be merged exactly; the rest stay in allOf. */
+/**
+ * `{allOf: [{$ref: X}]}` with only annotations beside it is `{$ref: X}` (with them): a conjunction
+ * of one is its member, and a recursive definition wrapped so is the same use of it.
+ */
+export function refInAllOf(s: Schema): Schema {
+  if (!Array.isArray(s.allOf) || s.allOf.length !== 1 || "$ref" in s) return s;
+  const member = s.allOf[0];
+  if (!isMarker(member) || !Object.keys(member).every((k) => k === "$ref" || isAnnotation(k))) return s;
+  if (!Object.keys(s).every((k) => k === "allOf" || (isAnnotation(k) && !(k in member)))) return s;
+  return derive(s, ["allOf"], member);
+}
+
 function flattenAllOf(s: Schema): Schema {
   if (!Array.isArray(s.allOf)) return s;
   let out = derive(s, ["allOf"]);

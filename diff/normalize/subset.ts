@@ -103,6 +103,8 @@ class Prover {
     if (isMarker(subIn) || isMarker(supIn)) return this.proveMarkers(subIn, supIn, depth);
     const sub = this.sides.normalize(asSchema(subIn));
     const sup = this.sides.normalize(asSchema(supIn));
+    // a node normalized into a $ref (one alone in an allOf) is that $ref
+    if (isMarker(sub) || isMarker(sup)) return this.proveMarkers(sub, sup, depth);
     if ((sub === sup || canonical(sub) === canonical(sup)) && (this.sides.sameSide || !hasMarker(sub))) return true;
     // A keyword without a rule here (a vendor extension may even widen, like OpenAPI's nullable):
     // nothing is proven about a node that has one, on either side.

@@ -79,6 +79,12 @@ const TREE = {
     children: { type: "array", items: { $ref: "#/$defs/ProbeTree" } },
   },
 };
+const TREE_LEAF = {
+  type: "object",
+  additionalProperties: false,
+  required: ["text"],
+  properties: { text: { type: "string", maxLength: 20 }, n: { type: "integer" } },
+};
 const JSON_PROBES = [null, true, 1, 2.5, "s", [], [1, [2, {}]], {}, { a: { b: [null] } }];
 const TREE_PROBES = [
   { text: "a" },
@@ -214,6 +220,37 @@ export const ROUND5_ROWS: Round5Row[] = [
     response: "safe",
     witness: { text: "a", children: [] },
   },
+  {
+    cls: "allof-ref",
+    name: "the recursion inside a definition wrapped in allOf",
+    before: COMMON_REF("ProbeTree"),
+    after: COMMON_REF("ProbeTree"),
+    defs: {
+      before: { ProbeTree: TREE },
+      after: {
+        ProbeTree: {
+          ...TREE,
+          properties: {
+            ...TREE.properties,
+            children: { type: "array", items: { allOf: [{ $ref: "#/$defs/ProbeTree" }] } },
+          },
+        },
+      },
+    },
+    request: "none",
+    response: "none",
+    probes: TREE_PROBES,
+  },
+  {
+    cls: "allof-ref",
+    name: "an inline object replaced by allOf of a $ref to the same object",
+    before: TREE_LEAF,
+    after: { allOf: [COMMON_REF("ProbeLeaf")] },
+    defs: { before: { ProbeLeaf: TREE_LEAF }, after: { ProbeLeaf: TREE_LEAF } },
+    request: "none",
+    response: "none",
+    probes: [{ text: "a" }, { text: "a", n: 1 }, { n: 1 }, { text: 2 }],
+  },
   // ---- small false alarms
   {
     cls: "small-false-alarms",
@@ -280,6 +317,24 @@ export const ROUND5_ROWS: Round5Row[] = [
     request: "breaking",
     response: "safe",
     witness: "abcde",
+  },
+  {
+    cls: "small-false-alarms",
+    name: "an open object's property set to the boolean schema true",
+    before: { type: "object", properties: { a: str } },
+    after: { type: "object", properties: { a: true } },
+    request: "safe",
+    response: "breaking",
+    witness: { a: 1 },
+  },
+  {
+    cls: "small-false-alarms",
+    name: "a closed object's property set to the boolean schema false",
+    before: closedAB({}),
+    after: closedAB({ properties: { a: false, b: str } }),
+    request: "breaking",
+    response: "safe",
+    witness: { a: "x" },
   },
   {
     cls: "small-false-alarms",
