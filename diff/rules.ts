@@ -630,6 +630,15 @@ export const RULES = [
     summary:
       "Could not prove the head accepts every kernel reply kernels built on the base may send: judged on the safe side.",
   },
+  // ---- a removed optional response field breaks only code compiled against the types (issue 45)
+  {
+    id: "optional-response-field-removed",
+    level: "breaking",
+    area: "schema",
+    categories: ["source"],
+    summary:
+      "An optional field of a response (of a closed object) is gone: callers on the wire already handle it absent, so only code compiled against the generated types that reads it breaks (plugin code); kernels that send it are judged by kernel-reply-narrowed.",
+  },
 ] as const satisfies readonly RuleDef[];
 
 export type RuleId = (typeof RULES)[number]["id"];

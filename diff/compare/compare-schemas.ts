@@ -677,7 +677,16 @@ class SchemaComparer {
       if (!has(ap, name)) {
         const rest = effectiveSchema(a, name);
         const origin = originOf(bp[name]) ?? originOf(b, "properties");
-        if (isNothing(asSchema(rest)))
+        // an optional response field: readers handle it absent; only the types lose it
+        if (isNothing(asSchema(rest)) && this.direction === "response" && !bReq.has(name) && !this.negated)
+          this.emit(
+            "optional-response-field-removed",
+            at,
+            origin,
+            `optional field "${name}" removed (breaks code compiled against the types that reads it, not callers on the wire)`,
+            bp[name],
+          );
+        else if (isNothing(asSchema(rest)))
           this.directed("property-removed", at, origin, `field "${name}" removed`, bp[name], undefined);
         else if (isEverything(rest))
           this.directed(

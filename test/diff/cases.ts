@@ -491,7 +491,7 @@ export const CASES: Case[] = [
     after: [set(GET, `${RESULT}/createdAt`, { type: "string", format: "date-time", maxLength: 64 })],
     expect: [["response-property-added", "safe", get, "/result/properties/createdAt"]],
     reverse: [
-      ["response-property-removed", "breaking", get, "/result/properties/createdAt"],
+      ["optional-response-field-removed", "breaking", get, "/result/properties/createdAt"],
       ["kernel-reply-narrowed", "breaking", "mnote.page.get", "/result/properties/createdAt"],
     ],
   },
@@ -797,7 +797,7 @@ export const CASES: Case[] = [
     reverse: [
       ["response-nesting-reduced", "safe", get, "/result/properties/probe/properties/children/items"],
       [
-        "response-property-removed",
+        "optional-response-field-removed",
         "breaking",
         get,
         "/result/properties/probe/properties/children/items/properties/children",
@@ -894,6 +894,15 @@ export const CASES: Case[] = [
     expect: [
       ["kernel-reply-unproven-narrowing", "breaking", "envelope", "/KernelError/properties/reason/pattern"],
       ["response-unproven-widening", "breaking", "envelope", "/KernelError/properties/reason/pattern"],
+    ],
+  },
+  {
+    name: "an optional response field removed from a closed result: code reading the type breaks, callers do not",
+    after: [unset(GET, `${RESULT}/bodySummary`)],
+    expect: [
+      ["optional-response-field-removed", "breaking", get, "/result/properties/bodySummary"],
+      ["kernel-reply-narrowed", "breaking", get, "/result/properties/bodySummary"],
+      ["export-removed", "breaking", "package", "/truncations/bodySummary"],
     ],
   },
 ];

@@ -69,7 +69,7 @@ describe("where changes are reported", () => {
       ),
     );
     expect(c).toMatchObject({
-      rule: "response-property-removed",
+      rule: "optional-response-field-removed",
       pointer: "/result/properties/bodySummary",
       file: "tools/page.get.tool.json",
       filePointer: "/$defs/Result/properties/bodySummary",

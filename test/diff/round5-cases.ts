@@ -10,7 +10,7 @@
 import type { Level, RuleId } from "../../diff/rules";
 import type { Verdict } from "./semantic-cases";
 import type { ProbeRow } from "./table-verdicts";
-import { set, type Edit } from "./harness";
+import { set, unset, type Edit } from "./harness";
 
 export const CLASSES = [
   "approval-null",
@@ -534,5 +534,18 @@ export const ROUND5_EDITS: Round5EditRow[] = [
     name: "a kernel error's reason allowed longer breaks the runtime reading it, not kernels",
     after: [set(KERNEL_ENVELOPE, "/$defs/KernelError/properties/reason/maxLength", 128)],
     expect: [["response-constraint-loosened", "breaking"]],
+  },
+  // ---- a removed optional response field: for plugin code only (and kernels)
+  {
+    cls: "small-false-alarms",
+    name: "an optional response field removed is reported for plugin code and kernels, not callers",
+    after: [unset(GET, "/$defs/Result/properties/bodySummary")],
+    expect: [
+      ["optional-response-field-removed", "breaking"],
+      ["kernel-reply-narrowed", "breaking"],
+      // its x-mnote-truncate named an export
+      ["export-removed", "breaking"],
+    ],
+    messages: ["not callers on the wire"],
   },
 ];
