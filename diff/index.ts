@@ -5,6 +5,7 @@
 import type { ContractModel } from "../codegen/model";
 import { CATEGORIES, type Level } from "./rules";
 import type { Change, DiffReport } from "./types";
+import { AUDIENCES } from "./audience";
 import { diffSide } from "./compare/side";
 import { compareTools } from "./compare/compare-tools";
 import { compareEnvelope } from "./compare/compare-envelope";
@@ -96,10 +97,12 @@ export function failOnWarnings(report: DiffReport): DiffReport {
 /**
  * One pointer, one level: when one place got findings of different levels (a type swapped for
  * another is narrowed and widened at once), the worst stays and carries the others' messages.
+ * Per audience: what a place does to kernels (the kernel-reply rules) is a verdict of its own,
+ * beside what it does to the callers reading the same schema.
  */
 export function oneVerdictPerPointer(changes: readonly Change[]): Change[] {
   const worst = new Map<string, Change>();
-  const key = (c: Change) => `${c.subject}\0${c.pointer}`;
+  const key = (c: Change) => `${c.subject}\0${c.pointer}\0${c.rule.startsWith("kernel-reply-")}`;
   for (const c of changes) {
     const seen = worst.get(key(c));
     if (!seen || LEVEL_ORDER[c.level] < LEVEL_ORDER[seen.level]) worst.set(key(c), c);
@@ -134,6 +137,7 @@ export function groupByCause(changes: readonly Change[]): Change[] {
     first.count = first.occurrences.length;
     // One cause reaching the wire and the kernel is about both.
     first.categories = CATEGORIES.filter((cat) => first.categories.includes(cat) || c.categories.includes(cat));
+    first.audiences = AUDIENCES.filter((a) => first.audiences.includes(a) || c.audiences.includes(a));
   }
   return out;
 }

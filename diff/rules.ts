@@ -627,6 +627,34 @@ export const RULES = [
     categories: ["source"],
     summary: "A new name the generated package exports (a type, limits.<name>, truncations.<name>, optionSets.<Type>).",
   },
+  // ---- the kernel as its own audience (issue 45): a kernel reply is written by kernels and checked
+  // by the generated kernel client against the head, so a reply schema that accepts less breaks
+  // kernels built on the base (the response-* rules judge the same schema for the runtime reading it)
+  {
+    id: "kernel-reply-narrowed",
+    level: "breaking",
+    area: "schema",
+    categories: ["kernel"],
+    summary:
+      "A kernel reply (a command's result, a tool's Result the kernel returns, KernelReply, KernelError) accepts fewer values: the kernel client checks every reply against the head, so replies kernels built on the base send fail (a new required field, a tighter bound, a closed object, a const).",
+  },
+  {
+    id: "kernel-reply-unproven-narrowing",
+    level: "breaking",
+    area: "schema",
+    categories: ["kernel"],
+    summary:
+      "Could not prove the head accepts every kernel reply kernels built on the base may send: judged on the safe side.",
+  },
+  // ---- a removed optional response field breaks only code compiled against the types (issue 45)
+  {
+    id: "optional-response-field-removed",
+    level: "breaking",
+    area: "schema",
+    categories: ["source"],
+    summary:
+      "An optional field of a response (of a closed object) is gone: callers on the wire already handle it absent, so only code compiled against the generated types that reads it breaks (plugin code); kernels that send it are judged by kernel-reply-narrowed.",
+  },
 ] as const satisfies readonly RuleDef[];
 
 export type RuleId = (typeof RULES)[number]["id"];

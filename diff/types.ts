@@ -1,5 +1,6 @@
 /** What a diff produces: plain data, the same for the human and the JSON report. */
 import type { Category, Level, RuleId } from "./rules";
+import type { Audience } from "./audience";
 
 /**
  * What a run does with a change (severity.ts): error fails the run without a new major version,
@@ -19,6 +20,8 @@ export interface Change {
   severity: Severity;
   /** Which compatibility it concerns: wire, source, model, kernel. */
   categories: Category[];
+  /** Who it breaks or concerns (judge/audience.ts): callers, runtimes, kernels, plugin code, the model. */
+  audiences: Audience[];
   /**
    * A stable id of the finding: the rule and where the edit is (the contract file and JSON pointer
    * for schema findings, the subject and pointer for the others), hashed. Independent of line

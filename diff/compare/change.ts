@@ -1,6 +1,7 @@
 /** Builds Change records: the level and categories always come from the rule table, never from the caller. */
 import { ruleCategories, ruleLevel, type RuleId } from "../rules";
 import { DEFAULT_LEVEL_SEVERITY } from "../judge/severity";
+import { audiencesOf } from "../audience";
 import type { Change } from "../types";
 import type { SchemaFinding } from "./compare-schemas";
 
@@ -23,11 +24,13 @@ export function change(
   surface: Surface = "wire",
 ): Change {
   const level = ruleLevel(rule);
+  const categories = ruleCategories(rule, surface);
   const out: Change = {
     rule,
     level,
     severity: DEFAULT_LEVEL_SEVERITY[level],
-    categories: ruleCategories(rule, surface),
+    categories,
+    audiences: audiencesOf(rule, categories, surface),
     fingerprint: "",
     subject,
     pointer,

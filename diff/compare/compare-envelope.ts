@@ -7,12 +7,15 @@ import type { Change, Direction } from "../types";
 import { compareSchemas } from "./compare-schemas";
 import { fromFinding, type Surface } from "./change";
 import { expanders, unchangedFile, type DiffSide } from "./side";
+import { kernelReplyChanges } from "./kernel-replies";
 
 export const ENVELOPE_DEFINITIONS: ReadonlyArray<{
   file: string;
   def: string;
   direction: Direction;
   surface: Surface;
+  /** Written by kernels and checked by the kernel client: also judged for kernels (kernel-replies.ts). */
+  kernelReply?: true;
 }> = [
   { file: "envelope/request.schema.json", def: "ToolRequest", direction: "request", surface: "wire" },
   { file: "envelope/session-grant.schema.json", def: "SessionGrant", direction: "request", surface: "wire" },
@@ -32,13 +35,25 @@ export const ENVELOPE_DEFINITIONS: ReadonlyArray<{
   { file: "kernel/envelope.schema.json", def: "KernelContext", direction: "request", surface: "kernel" },
   { file: "kernel/envelope.schema.json", def: "KernelWrite", direction: "request", surface: "kernel" },
   { file: "kernel/envelope.schema.json", def: "KernelRequest", direction: "request", surface: "kernel" },
-  { file: "kernel/envelope.schema.json", def: "KernelError", direction: "response", surface: "kernel" },
-  { file: "kernel/envelope.schema.json", def: "KernelReply", direction: "response", surface: "kernel" },
+  {
+    file: "kernel/envelope.schema.json",
+    def: "KernelError",
+    direction: "response",
+    surface: "kernel",
+    kernelReply: true,
+  },
+  {
+    file: "kernel/envelope.schema.json",
+    def: "KernelReply",
+    direction: "response",
+    surface: "kernel",
+    kernelReply: true,
+  },
 ];
 
 export function compareEnvelope(base: DiffSide, head: DiffSide): Change[] {
   const out: Change[] = [];
-  for (const { file, def, direction, surface } of ENVELOPE_DEFINITIONS) {
+  for (const { file, def, direction, surface, kernelReply } of ENVELOPE_DEFINITIONS) {
     // The same file (and everything it reaches) on both sides: nothing to compare.
     if (unchangedFile(base, head, file)) continue;
     const pointer = `/$defs/${def}`;
@@ -52,6 +67,17 @@ export function compareEnvelope(base: DiffSide, head: DiffSide): Change[] {
       `/${def}`,
     );
     for (const f of findings) out.push(fromFinding(f, "envelope", { file, filePointer: pointer }, surface));
+    if (kernelReply)
+      out.push(
+        ...kernelReplyChanges(
+          base.inliner.at(file, pointer),
+          head.inliner.at(file, pointer),
+          expanders(base, head),
+          `/${def}`,
+          "envelope",
+          { file, filePointer: pointer },
+        ),
+      );
   }
   return out;
 }

@@ -11,6 +11,7 @@ import type { Change } from "../types";
 import { compareSchemas } from "./compare-schemas";
 import { change, fromFinding } from "./change";
 import { expanders, unchangedFile, type DiffSide } from "./side";
+import { kernelReplyChanges } from "./kernel-replies";
 import { canonical, show } from "../normalize/json";
 
 const FACTS = "/x-mnote-kernel-command";
@@ -142,6 +143,9 @@ function compareCommand(b: KernelCommandModel, a: KernelCommandModel, base: Diff
     const fallback = { file: a.file, filePointer: `/$defs/${def}` };
     for (const f of compareSchemas(before, after, direction, expanders(base, head), root))
       out.push(fromFinding(f, subject, fallback, "kernel"));
+    // the result is the kernel's reply: judged for kernels too
+    if (def === "Result")
+      out.push(...kernelReplyChanges(before, after, expanders(base, head), root, subject, fallback));
   }
   return out;
 }

@@ -13,9 +13,10 @@ import { matchVariants } from "./match-variants";
 import { canonical, sameJson, show } from "../normalize/json";
 import { directedRule, judgeKeyword, type DirectedKind } from "../judge/keyword-rules";
 import { isVendorKeyword } from "../../codegen/vendor-keywords";
-import { enumKeyword, normalize } from "../normalize/normalize";
+import { enumKeyword, normalize, refInAllOf } from "../normalize/normalize";
 import { accepts } from "../normalize/accepts";
 import { comparePatterns } from "../normalize/regex";
+import { declaredSchema, matchingPatterns, onlyNames } from "../normalize/object-keys";
 import { pairwiseDisjoint, proveEquivalent, proveSubset, type ProofSides } from "../normalize/subset";
 import {
   asSchema,
@@ -190,8 +191,9 @@ class SchemaComparer {
   ) {}
 
   compare(before: unknown, after: unknown, pointer: string, depth: number, ctx: NodeContext = {}): void {
-    const b = asSchema(before);
-    const a = asSchema(after);
+    // a $ref alone in an allOf is that $ref (a recursive use compared as one)
+    const b = refInAllOf(asSchema(before));
+    const a = refInAllOf(asSchema(after));
     if (sameJson(b, a) && this.sameMeaning(b)) return;
     if (depth > MAX_DEPTH) {
       this.directed(
@@ -299,6 +301,8 @@ class SchemaComparer {
     let b = normalize(before);
     let a = normalize(after);
     if (sameJson(b, a) && this.sameMeaning(b)) return;
+    // normalized into a $ref (one alone in a nested allOf): compared as the $ref
+    if (isMarker(b) || isMarker(a)) return this.compareMarkers(b, a, pointer, depth, ctx);
     if (this.compareNothing(b, a, pointer)) return;
     const skip = factKeywords(b, a);
     if (this.compareValueSets(b, a, pointer)) {
@@ -673,7 +677,16 @@ class SchemaComparer {
       if (!has(ap, name)) {
         const rest = effectiveSchema(a, name);
         const origin = originOf(bp[name]) ?? originOf(b, "properties");
-        if (isNothing(asSchema(rest)))
+        // an optional response field: readers handle it absent; only the types lose it
+        if (isNothing(asSchema(rest)) && this.direction === "response" && !bReq.has(name) && !this.negated)
+          this.emit(
+            "optional-response-field-removed",
+            at,
+            origin,
+            `optional field "${name}" removed (breaks code compiled against the types that reads it, not callers on the wire)`,
+            bp[name],
+          );
+        else if (isNothing(asSchema(rest)))
           this.directed("property-removed", at, origin, `field "${name}" removed`, bp[name], undefined);
         else if (isEverything(rest))
           this.directed(
@@ -684,7 +697,7 @@ class SchemaComparer {
             bp[name],
             undefined,
           );
-        else this.compare(bp[name], rest, at, depth + 1);
+        else this.compare(declaredSchema(b, name), rest, at, depth + 1);
       } else if (!has(bp, name)) {
         const rest = effectiveSchema(b, name);
         const required = aReq.has(name);
@@ -699,8 +712,13 @@ class SchemaComparer {
             undefined,
             ap[name],
           );
-        } else this.compare(rest, ap[name], at, depth + 1);
-      } else this.compare(bp[name], ap[name], at, depth + 1, { requiredProperty: bReq.has(name) || aReq.has(name) });
+        } else this.compare(rest, declaredSchema(a, name), at, depth + 1);
+      } else {
+        // the patterns matching a declared name apply to it too: compared with it when they differ
+        const patterned = canonical(matchingPatterns(b, name)) !== canonical(matchingPatterns(a, name));
+        const [bs, as] = patterned ? [declaredSchema(b, name), declaredSchema(a, name)] : [bp[name], ap[name]];
+        this.compare(bs, as, at, depth + 1, { requiredProperty: bReq.has(name) || aReq.has(name) });
+      }
     }
     for (const name of [...new Set([...bReq, ...aReq])].sort()) {
       if (bReq.has(name) === aReq.has(name)) continue;
@@ -761,8 +779,11 @@ class SchemaComparer {
     let am = isPlainObject(a[key]) ? (a[key] as Schema) : {};
     if (sameJson(bm, am)) return;
     if (key === "patternProperties") am = renameEquivalentPatterns(bm, am);
+    const declared = [...new Set([...Object.keys(asSchema(b.properties)), ...Object.keys(asSchema(a.properties))])];
     for (const name of [...new Set([...Object.keys(bm), ...Object.keys(am)])].sort()) {
       const at = joinPointer(pointer, key, name);
+      // an entry matching only declared names was judged with them (compareProperties)
+      if (key === "patternProperties" && onlyNames(name, declared)) continue;
       if (name in bm && name in am) this.compare(bm[name], am[name], at, depth + 1);
       else if (key === "patternProperties") {
         // Keys a pattern no longer (or newly) covers fall to additionalProperties on the other side.

@@ -12,6 +12,7 @@ import { change, fromFinding } from "./change";
 import { expanders, unchangedFile, type DiffSide } from "./side";
 import { sameJson, show } from "../normalize/json";
 import { compareApproval, describeCells } from "../judge/approval";
+import { kernelReplyChanges } from "./kernel-replies";
 import { fieldDomain, intersect } from "../normalize/arg-space";
 import { compareBudget } from "./compare-budgets";
 
@@ -167,6 +168,9 @@ function compareTool(b: ToolModel, a: ToolModel, base: DiffSide, head: DiffSide,
     const fallback = { file: a.file, filePointer: `/$defs/${def}` };
     for (const f of compareSchemas(before, after, direction, expanders(base, head), root))
       out.push(fromFinding(f, subject, fallback, "wire"));
+    // a tool's Result is what its kernel command replies with: judged for kernels too
+    if (def === "Result" && a.kernelCommand)
+      out.push(...kernelReplyChanges(before, after, expanders(base, head), root, subject, fallback));
   }
   return out;
 }

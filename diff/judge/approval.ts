@@ -4,9 +4,11 @@
  *
  * A condition compares top-level args fields with scalars, so the space splits into finitely many
  * cells that every condition of both sides treats alike: per field named by any condition, each
- * value some condition names (and the field's schema admits), one value no condition names (when
+ * value some condition names (and the field's schema admits), null (when the schema admits it: a
+ * call giving null gives no value, as the runtime reads it), one value no condition names (when
  * the field admits one), and the field left out (when it is not required; it then counts as its
- * default, on each side its own). Every call falls in one cell, and all calls of a cell get the same
+ * default, on each side its own). A condition naming null holds exactly when the call gives no
+ * value (left out or null), whatever the default (conditionHolds below, as the runtime reads it). Every call falls in one cell, and all calls of a cell get the same
  * level on each side, so comparing the level per cell is exact. A cell whose level rose breaks
  * callers that never ask a person (or that called the tool at all, for deny); one whose level fell
  * is a warning that reaches the changelog. Each is reported with an example call.
@@ -25,14 +27,29 @@ const MAX_CELLS = 100_000;
 
 type Args = Readonly<Record<string, unknown>>;
 
+const own = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+
+/**
+ * Whether one condition holds for a call, read exactly as the runtime's one decision function
+ * reads it (generated/frameworks/decision.ts `conditionHolds`, written by
+ * codegen/targets/frameworks/decision.ts; test/diff/approval-cells.test.ts checks the two agree):
+ * a condition value of null holds when the call gives no value for the field (left out, or null,
+ * which the raise step drops), whatever its default; any other value holds when it equals the
+ * call's value, or the field's default when the call gives none.
+ */
+export function conditionHolds(condition: Readonly<Record<string, unknown>>, args: Args, defaults: Args): boolean {
+  return Object.keys(condition).every((f) => {
+    const expected = condition[f];
+    const given = own(args, f) ? args[f] : undefined;
+    const absent = given === undefined || given === null;
+    if (expected === null) return absent;
+    return sameScalar(absent ? (own(defaults, f) ? defaults[f] : undefined) : given, expected);
+  });
+}
+
 /** The level a fact gives for these args (first matching condition, else the default). */
 export function levelFor(fact: ApprovalModel, args: Args, defaults: Args): ApprovalLevel {
-  for (const c of fact.when) {
-    const hit = Object.keys(c.args).every((f) =>
-      sameScalar(Object.prototype.hasOwnProperty.call(args, f) ? args[f] : defaults[f], c.args[f]),
-    );
-    if (hit) return c.approval;
-  }
+  for (const c of fact.when) if (conditionHolds(c.args, args, defaults)) return c.approval;
   return fact.default;
 }
 
@@ -73,6 +90,8 @@ function cellValues(
       const v = c.args[field];
       if (holds(domain, v) && !named.some((n) => sameScalar(n, v))) named.push(v);
     }
+  // null is no "other value": a call giving null gives no value, so its default stands in (a cell of its own)
+  if (!named.includes(null) && holds(domain, null)) named.push(null);
   const other = otherValue(domain, named);
   return [
     ...named.map((value) => ({ value })),

@@ -6,6 +6,7 @@
 import { isPlainObject } from "../../codegen/support/schema-walk";
 import { canonical, sameJson } from "./json";
 import { fullFormats } from "ajv-formats/dist/formats";
+import { matchesSomePattern, matchingPatterns } from "./object-keys";
 import { assertsFormat, isAnnotation } from "./schema-facts";
 
 type Schema = Record<string, unknown>;
@@ -101,12 +102,28 @@ const KEYWORDS = new Map<string, Handler>(
         true,
       );
     },
+    // every entry whose pattern matches a key applies to it, declared or not
+    patternProperties: (arg, v, _s, sub) => {
+      if (!isPlainObject(v) || !isPlainObject(arg)) return true;
+      let result: boolean | undefined = true;
+      for (const n of Object.keys(v)) {
+        const matching = matchingPatterns({ patternProperties: arg }, n);
+        if (matching === "invalid") return undefined;
+        for (const p of matching) result = and(result, sub(p, v[n]));
+      }
+      return result;
+    },
+    // keys neither declared nor matched by a pattern
     additionalProperties: (arg, v, s, sub) => {
       if (!isPlainObject(v)) return true;
-      if (isPlainObject(s.patternProperties)) return undefined;
-      return Object.keys(v)
-        .filter((n) => !(isPlainObject(s.properties) && has(s.properties, n)))
-        .reduce<boolean | undefined>((r, n) => and(r, sub(arg, v[n])), true);
+      let result: boolean | undefined = true;
+      for (const n of Object.keys(v)) {
+        if (isPlainObject(s.properties) && has(s.properties, n)) continue;
+        const patterned = matchesSomePattern(s, n);
+        if (patterned === undefined) return undefined;
+        if (!patterned) result = and(result, sub(arg, v[n]));
+      }
+      return result;
     },
     minProperties: (arg, v) => !isPlainObject(v) || Object.keys(v).length >= (arg as number),
     maxProperties: (arg, v) => !isPlainObject(v) || Object.keys(v).length <= (arg as number),

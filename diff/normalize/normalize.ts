@@ -34,6 +34,7 @@ import {
   isAnnotation,
   isEverything,
   isNothing,
+  isMarker,
   matchesType,
   strings,
   typeSet,
@@ -47,6 +48,7 @@ type Rule = (s: Schema) => Schema;
 /** The rules, in the order they run; each returns its input unchanged when it does not apply. */
 export const NORMALIZER_RULES: ReadonlyArray<readonly [name: string, rule: Rule]> = [
   ["trivial keywords go", dropTrivial],
+  ["a $ref alone in an allOf is the $ref", refInAllOf],
   ["allOf members merge into their parent", flattenAllOf],
   ["const is a one-value enum", constToEnum],
   ["a union of values is an enum", valueListsToEnum],
@@ -69,6 +71,7 @@ export const NORMALIZER_RULES: ReadonlyArray<readonly [name: string, rule: Rule]
   ["contains that every item passes is a bound on the item count", containsImplied],
   ["maxContains 1 of one value under uniqueItems goes", uniqueContains],
   ["if {not: X} is if X with the branches swapped", negatedCondition],
+  ["if: true is its then, if: false its else", constantCondition],
   ["a branch the node already requires goes", conditionalImplied],
   ["disjoint conditions on a required property are in one order", canonicalConditions],
 ];
@@ -174,6 +177,18 @@ function dropTrivial(s: Schema): Schema {
 // ---- allOf
 
 /** Merges the allOf members that can be merged exactly; the rest stay in allOf. */
+/**
+ * `{allOf: [{$ref: X}]}` with only annotations beside it is `{$ref: X}` (with them): a conjunction
+ * of one is its member, and a recursive definition wrapped so is the same use of it.
+ */
+export function refInAllOf(s: Schema): Schema {
+  if (!Array.isArray(s.allOf) || s.allOf.length !== 1 || "$ref" in s) return s;
+  const member = s.allOf[0];
+  if (!isMarker(member) || !Object.keys(member).every((k) => k === "$ref" || isAnnotation(k))) return s;
+  if (!Object.keys(s).every((k) => k === "allOf" || (isAnnotation(k) && !(k in member)))) return s;
+  return derive(s, ["allOf"], member);
+}
+
 function flattenAllOf(s: Schema): Schema {
   if (!Array.isArray(s.allOf)) return s;
   let out = derive(s, ["allOf"]);
@@ -660,6 +675,14 @@ function negatedCondition(s: Schema): Schema {
   if ("else" in s) out.then = s.else;
   if ("then" in s) out.else = s.then;
   return out;
+}
+
+/** `if: true` (every value passes) leaves only the then; `if: false` (none does) only the else. */
+function constantCondition(s: Schema): Schema {
+  if (!("if" in s) || !(isEverything(s.if) || isNothing(s.if))) return s;
+  const branch = isEverything(s.if) ? s.then : s.else;
+  const allOf = Array.isArray(s.allOf) ? s.allOf : [];
+  return derive(s, ["if", "then", "else"], branch === undefined ? {} : { allOf: [...allOf, branch] });
 }
 
 /** A then/else that the node without its conditional already implies changes nothing; equal branches make the if irrelevant. */

@@ -15,7 +15,12 @@
 import { isPlainObject } from "../../codegen/support/schema-walk";
 import { accepts } from "./accepts";
 import { canonical } from "./json";
-import { patternIncludes } from "./regex";
+import { boundOf, discriminatorPieces, presencePieces, rangePieces } from "./case-split";
+import { declaredSchema, matchingPatterns, onlyNames } from "./object-keys";
+import { comparePatterns } from "./regex";
+
+/** A pattern no string matches (an empty class). */
+const NO_STRING = "[^\\s\\S]";
 import {
   TYPE_KEYWORDS,
   allowsKind,
@@ -78,6 +83,9 @@ const ids = new WeakMap<object, number>();
 let nextId = 0;
 function identity(node: unknown): string {
   if (isMarker(node)) return `ref:${node.$ref}`;
+  // everything is one node however it is spelled (an absent items, {}): the any-JSON definition
+  // against {} meets it again at each level
+  if (node === undefined || node === true || (isPlainObject(node) && Object.keys(node).length === 0)) return "any";
   if (!isPlainObject(node)) return String(node);
   let id = ids.get(node);
   if (id === undefined) ids.set(node, (id = nextId++));
@@ -95,6 +103,8 @@ class Prover {
     if (isMarker(subIn) || isMarker(supIn)) return this.proveMarkers(subIn, supIn, depth);
     const sub = this.sides.normalize(asSchema(subIn));
     const sup = this.sides.normalize(asSchema(supIn));
+    // a node normalized into a $ref (one alone in an allOf) is that $ref
+    if (isMarker(sub) || isMarker(sup)) return this.proveMarkers(sub, sup, depth);
     if ((sub === sup || canonical(sub) === canonical(sup)) && (this.sides.sameSide || !hasMarker(sub))) return true;
     // A keyword without a rule here (a vendor extension may even widen, like OpenAPI's nullable):
     // nothing is proven about a node that has one, on either side.
@@ -150,6 +160,11 @@ class Prover {
     if ("if" in sup) {
       if ("if" in sub && keys.every((k) => canonical(sub[k]) === canonical(sup[k])) && !hasMarker(pick(sup, keys)))
         return this.prove(omit(sub, keys), omit(sup, keys), depth + 1);
+      // inside the if: the then is enough; sharing no value with it: the else
+      const rest = omit(sup, keys);
+      if (this.prove(sub, sup.if, depth + 1))
+        return this.prove(sub, rest, depth + 1) && this.prove(sub, sup.then, depth + 1);
+      if (this.disjoint(sub, sup.if)) return this.prove(sub, rest, depth + 1) && this.prove(sub, sup.else, depth + 1);
       // if → then, else → else: being inside both branches is enough.
       return (
         this.prove(sub, omit(sup, keys), depth + 1) &&
@@ -157,6 +172,8 @@ class Prover {
         this.prove(sub, sup.else, depth + 1)
       );
     }
+    const pieces = discriminatorPieces(sub);
+    if (pieces) return pieces.every((p) => this.prove(p, sup, depth + 1));
     const rest = omit(sub, keys);
     return (
       this.prove(conjunction(rest, sub.then ?? true), sup, depth + 1) &&
@@ -172,8 +189,12 @@ class Prover {
     if (!this.prove(sub, rest, depth + 1)) return false;
     if (alts.some((alt) => this.prove(sub, alt, depth + 1))) return true;
     const types = typesOf(sub);
-    if (types.length < 2) return false;
-    return types.every((t) => alts.some((alt) => this.prove(restrictType(sub, t), alt, depth + 1)));
+    if (types.length >= 2)
+      return types.every((t) => alts.some((alt) => this.prove(restrictType(sub, t), alt, depth + 1)));
+    // no alternative holds all of sub: cut sub into parts each alternative holds whole or not at all
+    const normalized = alts.map((alt) => (isMarker(alt) ? {} : this.sides.normalize(asSchema(alt))));
+    const pieces = rangePieces(sub, normalized, this.sides.normalize) ?? presencePieces(sub, normalized);
+    return pieces !== null && pieces.every((p) => alts.some((alt) => this.prove(p, alt, depth + 1)));
   }
 
   /** A marker on either side: equal catalog names are equal; recursive definitions unfold, the pair assumed. */
@@ -212,6 +233,13 @@ class Prover {
     const exTypes = typesOf(excluded);
     if (!subTypes.some((t) => exTypes.includes(t) || (t === "number" && exTypes.includes("integer")))) return true;
     if (Array.isArray(excluded.enum) && excluded.enum.every((v) => this.accepts(sub, v, "sub") === false)) return true;
+    // objects: a property sub requires whose values the excluded schema's refuse
+    if (isPlainObject(excluded.properties) && subTypes.length === 1 && subTypes[0] === "object") {
+      const required = strings(sub.required);
+      for (const [name, p] of Object.entries(excluded.properties))
+        if (required.includes(name) && this.disjoint(this.sides.normalize(asSchema(effective(sub, name))), p))
+          return true;
+    }
     const values = finiteValues(sub);
     if (
       values &&
@@ -234,12 +262,31 @@ class Prover {
     return true;
   }
 
+  /**
+   * Lengths and patterns together: a pattern of sub bounds its lengths (`^[a-z]{1,5}$` is inside
+   * `maxLength: 5`), and sub's lengths bound the strings its pattern is judged on (`maxLength: 10`
+   * is inside `^[\s\S]{0,10}$`).
+   */
   private strings(sub: Schema, sup: Schema): boolean {
-    if (typeof sup.minLength === "number" && !(num(sub.minLength, 0) >= sup.minLength)) return false;
-    if (typeof sup.maxLength === "number" && !(num(sub.maxLength, Infinity) <= sup.maxLength)) return false;
+    const window = { min: num(sub.minLength, 0), max: num(sub.maxLength, Infinity) };
+    const subPattern = typeof sub.pattern === "string" ? sub.pattern : "";
+    const noneOfLengths = (min: number, max: number) =>
+      ["equal", "subset"].includes(comparePatterns(NO_STRING, subPattern, { min, max }));
+    if (
+      typeof sup.minLength === "number" &&
+      !(window.min >= sup.minLength) &&
+      !noneOfLengths(window.min, sup.minLength - 1)
+    )
+      return false;
+    if (
+      typeof sup.maxLength === "number" &&
+      !(window.max <= sup.maxLength) &&
+      !noneOfLengths(sup.maxLength + 1, window.max)
+    )
+      return false;
     if (
       typeof sup.pattern === "string" &&
-      !(typeof sub.pattern === "string" && patternIncludes(sup.pattern, sub.pattern))
+      !["equal", "subset"].includes(comparePatterns(sup.pattern, subPattern, window))
     )
       return false;
     if ("format" in sup && assertsFormat(sup.format) && sub.format !== sup.format) return false;
@@ -315,11 +362,19 @@ class Prover {
 
   /** Keys neither side lists: what sub allows for them must be inside what sup allows. */
   private otherKeys(sub: Schema, sup: Schema, depth: number): boolean {
-    const supOpen = !("patternProperties" in sup) && isEverything(sup.additionalProperties);
-    if (supOpen) return true;
-    if (closedObject(sub)) return true;
-    const subPatterns = isPlainObject(sub.patternProperties) ? sub.patternProperties : {};
-    const supPatterns = isPlainObject(sup.patternProperties) ? sup.patternProperties : {};
+    // an entry matching only names either side declares never reaches a key listed by neither
+    const declared = [...new Set([...Object.keys(asSchema(sub.properties)), ...Object.keys(asSchema(sup.properties))])];
+    const reach = (s: Schema) =>
+      Object.fromEntries(
+        Object.entries(isPlainObject(s.patternProperties) ? s.patternProperties : {}).filter(
+          ([p]) => !onlyNames(p, declared),
+        ),
+      );
+    const subPatterns = reach(sub);
+    const supPatterns = reach(sup);
+    const none = (m: Schema) => Object.keys(m).length === 0;
+    if (none(supPatterns) && isEverything(sup.additionalProperties)) return true;
+    if (none(subPatterns) && (sub.additionalProperties === false || isNothing(sub.additionalProperties))) return true;
     if (canonical(Object.keys(subPatterns).sort()) !== canonical(Object.keys(supPatterns).sort())) return false;
     for (const p of Object.keys(supPatterns)) if (!this.prove(subPatterns[p], supPatterns[p], depth + 1)) return false;
     return this.prove(sub.additionalProperties, sup.additionalProperties, depth + 1);
@@ -389,7 +444,29 @@ function pick(s: Schema, keys: readonly string[]): Schema {
 /** rest ∧ alt as one schema (normalize merges it where exact). */
 function conjunction(rest: Schema, alt: unknown): Schema {
   if (isEverything(rest)) return asSchema(alt);
-  return { ...rest, allOf: [...(Array.isArray(rest.allOf) ? rest.allOf : []), alt] };
+  return mergeFields(rest, alt) ?? { ...rest, allOf: [...(Array.isArray(rest.allOf) ? rest.allOf : []), alt] };
+}
+
+/**
+ * rest ∧ alt where alt only names fields (properties, required) rest declares: each field gets
+ * both schemas, the required lists join. Exact: alt brings no key rest's additionalProperties or
+ * patterns would judge otherwise. Null when alt is not of that shape.
+ */
+function mergeFields(rest: Schema, alt: unknown): Schema | null {
+  if (!isPlainObject(alt)) return null;
+  const keys = Object.keys(alt).filter((k) => !isAnnotation(k));
+  if (keys.length === 0 || !keys.every((k) => k === "properties" || k === "required")) return null;
+  const own = isPlainObject(rest.properties) ? rest.properties : {};
+  const added = isPlainObject(alt.properties) ? alt.properties : {};
+  if (!Object.keys(added).every((k) => Object.prototype.hasOwnProperty.call(own, k))) return null;
+  const properties: Schema = { ...own };
+  for (const [k, v] of Object.entries(added)) properties[k] = { allOf: [own[k], v] };
+  const required = [...new Set([...strings(rest.required), ...strings(alt.required)])];
+  return {
+    ...rest,
+    ...(Object.keys(added).length > 0 ? { properties } : {}),
+    ...(required.length > 0 ? { required } : {}),
+  };
 }
 
 /** Keywords a validator reads together (they stay in one schema object or leave it together). */
@@ -451,19 +528,15 @@ function finiteValues(s: Schema): unknown[] | null {
   return null;
 }
 
-/** The schema a property name gets: its own, else the patternProperties it matches, else additionalProperties. */
+/**
+ * The schema a property name gets: its own together with the patternProperties it matches (both
+ * apply to a declared name), else the patterns it matches, else additionalProperties.
+ */
 function effective(s: Schema, name: string): unknown {
   const props = isPlainObject(s.properties) ? s.properties : {};
-  if (Object.prototype.hasOwnProperty.call(props, name)) return props[name];
-  const patterns = isPlainObject(s.patternProperties) ? s.patternProperties : {};
-  const matching: unknown[] = [];
-  for (const [pattern, sub] of Object.entries(patterns)) {
-    try {
-      if (new RegExp(pattern, "u").test(name)) matching.push(sub);
-    } catch {
-      return { not: {} };
-    }
-  }
+  if (Object.prototype.hasOwnProperty.call(props, name)) return declaredSchema(s, name);
+  const matching = matchingPatterns(s, name);
+  if (matching === "invalid") return { not: {} };
   if (matching.length === 1) return matching[0];
   if (matching.length > 1) return { allOf: matching };
   return "additionalProperties" in s ? s.additionalProperties : true;
@@ -471,29 +544,6 @@ function effective(s: Schema, name: string): unknown {
 
 function closedObject(s: Schema): boolean {
   return !("patternProperties" in s) && (s.additionalProperties === false || isNothing(s.additionalProperties));
-}
-
-type Bound = { value: number; exclusive: boolean } | null;
-
-function boundOf(s: Schema, side: "lower" | "upper"): Bound {
-  const [inc, exc] = side === "lower" ? [s.minimum, s.exclusiveMinimum] : [s.maximum, s.exclusiveMaximum];
-  const list: Array<{ value: number; exclusive: boolean }> = [];
-  if (typeof inc === "number") list.push({ value: inc, exclusive: false });
-  if (typeof exc === "number") list.push({ value: exc, exclusive: true });
-  if (list.length === 0) return null;
-  const tighter = (x: { value: number; exclusive: boolean }, y: { value: number; exclusive: boolean }) =>
-    x.value === y.value
-      ? y.exclusive
-        ? y
-        : x
-      : side === "lower"
-        ? y.value > x.value
-          ? y
-          : x
-        : y.value < x.value
-          ? y
-          : x;
-  return list.reduce(tighter);
 }
 
 /** Whether sub's bound on one side is at least as tight as sup's. */

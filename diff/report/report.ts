@@ -106,12 +106,12 @@ export function formatMarkdown(report: DiffReport, labels: ReportLabels): string
       "",
       `#### ${level} (${changes.length})`,
       "",
-      "| rule | where | change | file |",
-      "| --- | --- | --- | --- |",
+      "| rule | for | where | change | file |",
+      "| --- | --- | --- | --- | --- |",
     );
     for (const c of changes)
       lines.push(
-        `| ${c.new ? "🆕 " : ""}\`${c.rule}\` | ${cell(`${c.subject} ${c.pointer || "(root)"}`)} | ${cell(c.message + times(c))} | \`${cell(`${labels.head}/${where(c)}`)}\` |`,
+        `| ${c.new ? "🆕 " : ""}\`${c.rule}\` | ${cell(c.audiences.join(", "))} | ${cell(`${c.subject} ${c.pointer || "(root)"}`)} | ${cell(c.message + times(c))} | \`${cell(`${labels.head}/${where(c)}`)}\` |`,
       );
   }
   const ignored = report.changes.filter((c) => c.ignored);

@@ -64,7 +64,9 @@ function result(c: Change, labels: ReportLabels): Record<string, unknown> {
     ruleId: c.rule,
     ruleIndex: RULE_INDEX.get(c.rule),
     level: SARIF_LEVEL[c.severity],
-    message: { text: `${c.subject} ${c.pointer || "(root)"}: ${c.message}${baseNote(c)}` },
+    message: {
+      text: `${c.subject} ${c.pointer || "(root)"}: ${c.message}${baseNote(c)} (for ${c.audiences.join(", ")})`,
+    },
     locations: [
       {
         physicalLocation: {
@@ -84,6 +86,7 @@ function result(c: Change, labels: ReportLabels): Record<string, unknown> {
       filePointer: c.filePointer,
       count: c.count,
       tags: c.categories,
+      audiences: c.audiences,
       ...(c.occurrences ? { occurrences: c.occurrences } : {}),
     },
   };

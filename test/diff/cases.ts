@@ -33,6 +33,7 @@ const CAPS = "catalog/capabilities.schema.json";
 const COMMON = "model/common.schema.json";
 const BLOCK = "model/block.schema.json";
 const PAGE_OPTIONS = "model/page-options.schema.json";
+const KERNEL_ENVELOPE = "kernel/envelope.schema.json";
 
 const save = "mnote.page.save";
 const get = "mnote.page.get";
@@ -427,7 +428,10 @@ export const CASES: Case[] = [
     name: "a kernel result field no longer required (a response of the kernel)",
     after: [set("kernel/page.body.save.command.json", "/$defs/Result/required", ["commandId", "result"])],
     expect: [["response-required-removed", "breaking", "kernel:page.body.save", "/result/properties/replayed"]],
-    reverse: [["response-required-added", "safe", "kernel:page.body.save", "/result/properties/replayed"]],
+    reverse: [
+      ["response-required-added", "safe", "kernel:page.body.save", "/result/properties/replayed"],
+      ["kernel-reply-narrowed", "breaking", "kernel:page.body.save", "/result/properties/replayed"],
+    ],
   },
   {
     name: "a kernel payload field tightened",
@@ -481,6 +485,7 @@ export const CASES: Case[] = [
     reverse: [
       ["request-variant-removed", "breaking", title, "/args/properties/probe/anyOf/2"],
       ["response-variant-removed", "safe", get, "/result/properties/probe/anyOf/2"],
+      ["kernel-reply-narrowed", "breaking", "mnote.page.get", "/result/properties/probe/anyOf/2"],
     ],
   },
   {
@@ -500,6 +505,7 @@ export const CASES: Case[] = [
     expect: [
       ["request-unproven-narrowing", "breaking", title, "/args/properties/probe/if"],
       ["response-unproven-widening", "breaking", get, "/result/properties/probe/if"],
+      ["kernel-reply-unproven-narrowing", "breaking", "mnote.page.get", "/result/properties/probe/if"],
     ],
   },
 
@@ -508,19 +514,28 @@ export const CASES: Case[] = [
     name: "a new response field",
     after: [set(GET, `${RESULT}/createdAt`, { type: "string", format: "date-time", maxLength: 64 })],
     expect: [["response-property-added", "safe", get, "/result/properties/createdAt"]],
-    reverse: [["response-property-removed", "breaking", get, "/result/properties/createdAt"]],
+    reverse: [
+      ["optional-response-field-removed", "breaking", get, "/result/properties/createdAt"],
+      ["kernel-reply-narrowed", "breaking", "mnote.page.get", "/result/properties/createdAt"],
+    ],
   },
   {
     name: "a response field becomes optional",
     after: [set(GET, "/$defs/Result/required", ["documentId", "workspaceId", "title"])],
     expect: [["response-required-removed", "breaking", get, "/result/properties/revision"]],
-    reverse: [["response-required-added", "safe", get, "/result/properties/revision"]],
+    reverse: [
+      ["response-required-added", "safe", get, "/result/properties/revision"],
+      ["kernel-reply-narrowed", "breaking", "mnote.page.get", "/result/properties/revision"],
+    ],
   },
   {
     name: "a response field becomes nullable by type",
     after: [set(GET, `${RESULT}/title/type`, ["string", "null"])],
     expect: [["response-type-widened", "breaking", get, "/result/properties/title/type"]],
-    reverse: [["response-type-narrowed", "safe", get, "/result/properties/title/type"]],
+    reverse: [
+      ["response-type-narrowed", "safe", get, "/result/properties/title/type"],
+      ["kernel-reply-narrowed", "breaking", "mnote.page.get", "/result/properties/title/type"],
+    ],
   },
   {
     name: "a new audit effect (response enum widened, reported once, under Audit)",
@@ -532,7 +547,10 @@ export const CASES: Case[] = [
     name: "a looser maxLength on a response field",
     after: [set(GET, `${RESULT}/title/maxLength`, 1000)],
     expect: [["response-constraint-loosened", "breaking", get, "/result/properties/title/maxLength"]],
-    reverse: [["response-constraint-tightened", "safe", get, "/result/properties/title/maxLength"]],
+    reverse: [
+      ["response-constraint-tightened", "safe", get, "/result/properties/title/maxLength"],
+      ["kernel-reply-narrowed", "breaking", "mnote.page.get", "/result/properties/title/maxLength"],
+    ],
   },
   {
     name: "a looser pattern on an arg (every title the old one took still passes)",
@@ -561,6 +579,18 @@ export const CASES: Case[] = [
         "kernel:command.status",
         "/result/properties/result/properties/commandId/pattern",
       ],
+      ["kernel-reply-narrowed", "breaking", "kernel:artifact.aiNote.create", "/result/properties/commandId/pattern"],
+      ["kernel-reply-narrowed", "breaking", "kernel:artifact.summary.upsert", "/result/properties/commandId/pattern"],
+      [
+        "kernel-reply-narrowed",
+        "breaking",
+        "kernel:command.status",
+        "/result/properties/result/properties/commandId/pattern",
+      ],
+      ["kernel-reply-narrowed", "breaking", "kernel:page.body.save", "/result/properties/commandId/pattern"],
+      ["kernel-reply-narrowed", "breaking", "kernel:page.head.updateTitle", "/result/properties/commandId/pattern"],
+      ["kernel-reply-narrowed", "breaking", "kernel:page.layout.updateOptions", "/result/properties/commandId/pattern"],
+      ["kernel-reply-narrowed", "breaking", "kernel:page.snapshot.read", "/result/properties/commandId/pattern"],
     ],
     reverse: [
       ["response-constraint-changed", "breaking", "envelope", "/Audit/properties/commandId/pattern"],
@@ -579,6 +609,18 @@ export const CASES: Case[] = [
         "kernel:command.status",
         "/result/properties/result/properties/commandId/pattern",
       ],
+      ["kernel-reply-narrowed", "breaking", "kernel:artifact.aiNote.create", "/result/properties/commandId/pattern"],
+      ["kernel-reply-narrowed", "breaking", "kernel:artifact.summary.upsert", "/result/properties/commandId/pattern"],
+      [
+        "kernel-reply-narrowed",
+        "breaking",
+        "kernel:command.status",
+        "/result/properties/result/properties/commandId/pattern",
+      ],
+      ["kernel-reply-narrowed", "breaking", "kernel:page.body.save", "/result/properties/commandId/pattern"],
+      ["kernel-reply-narrowed", "breaking", "kernel:page.head.updateTitle", "/result/properties/commandId/pattern"],
+      ["kernel-reply-narrowed", "breaking", "kernel:page.layout.updateOptions", "/result/properties/commandId/pattern"],
+      ["kernel-reply-narrowed", "breaking", "kernel:page.snapshot.read", "/result/properties/commandId/pattern"],
     ],
   },
   {
@@ -611,6 +653,7 @@ export const CASES: Case[] = [
     reverse: [
       ["response-additional-properties-closed", "safe", get, "/result/properties/pageOptions/additionalProperties"],
       ["request-additional-properties-closed", "breaking", options, "/args/properties/options/additionalProperties"],
+      ["kernel-reply-narrowed", "breaking", "mnote.page.get", "/result/properties/pageOptions/additionalProperties"],
     ],
   },
   {
@@ -631,6 +674,7 @@ export const CASES: Case[] = [
     reverse: [
       ["request-enum-narrowed", "breaking", save, "/args/properties/content/items/properties/type/enum"],
       ["response-enum-narrowed", "safe", get, "/result/properties/blocks/items/properties/type/enum"],
+      ["kernel-reply-narrowed", "breaking", "mnote.page.get", "/result/properties/blocks/items/properties/type/enum"],
     ],
   },
   {
@@ -777,7 +821,7 @@ export const CASES: Case[] = [
     reverse: [
       ["response-nesting-reduced", "safe", get, "/result/properties/probe/properties/children/items"],
       [
-        "response-property-removed",
+        "optional-response-field-removed",
         "breaking",
         get,
         "/result/properties/probe/properties/children/items/properties/children",
@@ -788,6 +832,13 @@ export const CASES: Case[] = [
         "breaking",
         title,
         "/args/properties/probe/properties/children/items/properties/children",
+      ],
+      ["kernel-reply-narrowed", "breaking", "mnote.page.get", "/result/properties/probe/properties/children/items"],
+      [
+        "kernel-reply-narrowed",
+        "breaking",
+        "mnote.page.get",
+        "/result/properties/probe/properties/children/items/properties/children",
       ],
     ],
   },
@@ -846,6 +897,36 @@ export const CASES: Case[] = [
       unset(GET, `${RESULT}/revision`),
       set(GET, "/$defs/Result/required", ["documentId", "workspaceId", "title"]),
     ],
-    expect: [["response-property-removed", "breaking", get, "/result/properties/revision"]],
+    expect: [
+      ["response-property-removed", "breaking", get, "/result/properties/revision"],
+      ["kernel-reply-narrowed", "breaking", "mnote.page.get", "/result/properties/revision"],
+    ],
+  },
+  // ---- the kernel as its own audience (issue 45)
+  {
+    name: "a kernel error's reason is now required: kernels that leave it out fail the client's check",
+    after: [set(KERNEL_ENVELOPE, "/$defs/KernelError/required", ["code", "reason"])],
+    expect: [
+      ["kernel-reply-narrowed", "breaking", "envelope", "/KernelError/properties/reason"],
+      ["response-required-added", "safe", "envelope", "/KernelError/properties/reason"],
+    ],
+  },
+  {
+    name: "a kernel error's reason pattern changed to one the comparison cannot read",
+    before: [set(KERNEL_ENVELOPE, "/$defs/KernelError/properties/reason/pattern", "^a")],
+    after: [set(KERNEL_ENVELOPE, "/$defs/KernelError/properties/reason/pattern", "^(?=a)")],
+    expect: [
+      ["kernel-reply-unproven-narrowing", "breaking", "envelope", "/KernelError/properties/reason/pattern"],
+      ["response-unproven-widening", "breaking", "envelope", "/KernelError/properties/reason/pattern"],
+    ],
+  },
+  {
+    name: "an optional response field removed from a closed result: code reading the type breaks, callers do not",
+    after: [unset(GET, `${RESULT}/bodySummary`)],
+    expect: [
+      ["optional-response-field-removed", "breaking", get, "/result/properties/bodySummary"],
+      ["kernel-reply-narrowed", "breaking", get, "/result/properties/bodySummary"],
+      ["export-removed", "breaking", "package", "/truncations/bodySummary"],
+    ],
   },
 ];

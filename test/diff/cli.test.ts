@@ -164,7 +164,7 @@ describe("mnote-tools diff", () => {
       expect(r.stdout).toContain("### Contract diff: mnote-page-ai-tools 1.0.0 → 1.0.0");
       expect(r.stdout).toContain("#### breaking (1)");
       expect(r.stdout).toMatch(
-        /^\| `request-enum-narrowed` \| mnote\.page\.save \/args\/properties\/mode\/enum \| value\(s\) removed: "replace" \| `.*tools\/page\.save\.tool\.json:\d+:\d+#/m,
+        /^\| `request-enum-narrowed` \| callers, plugin code \| mnote\.page\.save \/args\/properties\/mode\/enum \| value\(s\) removed: "replace" \| `.*tools\/page\.save\.tool\.json:\d+:\d+#/m,
       );
     });
 

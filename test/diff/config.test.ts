@@ -247,7 +247,9 @@ describe("SARIF", () => {
         ruleId: "request-enum-narrowed",
         ruleIndex: RULES.findIndex((x) => x.id === "request-enum-narrowed"),
         level: "error",
-        message: { text: 'mnote.page.save /args/properties/mode/enum: value(s) removed: "replace"' },
+        message: {
+          text: 'mnote.page.save /args/properties/mode/enum: value(s) removed: "replace" (for callers, plugin code)',
+        },
         locations: [
           {
             physicalLocation: {
@@ -258,7 +260,12 @@ describe("SARIF", () => {
           },
         ],
         partialFingerprints: { [FINGERPRINT_KEY]: expect.stringMatching(/^[0-9a-f]{32}$/) },
-        properties: expect.objectContaining({ level: "breaking", severity: "error", tags: ["wire", "source"] }),
+        properties: expect.objectContaining({
+          level: "breaking",
+          severity: "error",
+          tags: ["wire", "source"],
+          audiences: ["callers", "plugin code"],
+        }),
       },
     ]);
   });

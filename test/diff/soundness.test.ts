@@ -116,6 +116,9 @@ function schema(depth: number): unknown {
       kw("minContains", pick([0, 1, 2]), 0.3);
       kw("maxContains", pick([1, 2]), 0.5);
     }
+    if (chance(0.08))
+      // patterns that match declared names (a, b, k), others (z, ab), or both (issue 45)
+      s.patternProperties = { [pick(["^a$", "^a", "^[ab]$", "^[kz]$", "b$"])]: schema(depth - 1) };
     if (chance(0.06)) {
       // a condition on a required property with a finite set of values, as a chain or with an else
       s.type = "object";

@@ -1,8 +1,9 @@
 /**
  * How a table row (round3-cases.ts, round4-cases.ts) is judged: `before` and `after` go into a
  * tool's Args (request) and a tool's Result (response) as a field "probe", and the worst level the
- * diff reports for each tool is the row's verdict in that direction; anything reported elsewhere
- * is listed in `others` (which must stay empty).
+ * diff reports for each tool is the row's verdict in that direction (for callers: the kernel-reply
+ * rules, which judge kernels, are left out); anything reported elsewhere is listed in `others`
+ * (which must stay empty).
  */
 import { diffContracts } from "../../diff";
 import { compareSchemas } from "../../diff/compare/compare-schemas";
@@ -46,8 +47,13 @@ export function verdicts(row: ProbeRow): { request: Verdict; response: Verdict; 
     modelWith(side(row.before, row.defs?.before)),
     modelWith(side(row.after, row.defs?.after)),
   );
+  // the rows judge callers: the kernel-reply rules (page.get's Result is also what its kernel
+  // command replies with) judge kernels, and are tested by the round-5 table's kernel rows
   const levels = (tool: string) =>
-    report.changes.filter((c) => (c.occurrences ?? [c]).some((o) => o.subject === tool)).map((c) => c.level);
+    report.changes
+      .filter((c) => !c.rule.startsWith("kernel-reply-"))
+      .filter((c) => (c.occurrences ?? [c]).some((o) => o.subject === tool))
+      .map((c) => c.level);
   return {
     request: worst(levels(REQUEST_TOOL)),
     response: worst(levels(RESPONSE_TOOL)),
