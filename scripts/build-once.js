@@ -42,8 +42,17 @@ if (process.env.MNOTE_BUILD_FRESH === "1") process.exit(0);
 const key = buildKey();
 // the outputs must be there too: the key says which sources they came from, not that nobody removed them
 const outputs = [join(root, "dist", "cli", "main.js"), join(root, "generated", "dist", "cjs", "index.js")];
-if (existsSync(KEY_FILE) && readFileSync(KEY_FILE, "utf8").trim() === key && outputs.every((f) => existsSync(f)))
-  process.exit(0);
+if (existsSync(KEY_FILE) && readFileSync(KEY_FILE, "utf8").trim() === key && outputs.every((f) => existsSync(f))) {
+  // the workspace packages' files are assembled from dist/ (the build's last step): a copy of a
+  // built tree that left them out (a scratch clone) assembles them again, in a second, nothing more
+  const assembled = [
+    join(root, "runtime", "dist", "runtime", "index.js"),
+    join(root, "diff", "dist", "diff", "package-entry.js"),
+  ];
+  if (assembled.every((f) => existsSync(f))) process.exit(0);
+  const again = spawnSync(process.execPath, [join(root, "scripts", "assemble-packages.js")], { stdio: "inherit" });
+  process.exit(again.status ?? 1);
+}
 const npm = process.env.npm_execpath;
 const run = npm
   ? spawnSync(process.execPath, [npm, "run", "-s", "build"], { cwd: root, stdio: "inherit" })

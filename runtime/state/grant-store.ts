@@ -7,14 +7,10 @@
 import type { SessionGrant } from "../../generated/types";
 import { purgeIfFree, statementCache, type Db } from "../../common/sqlite";
 import { expiryMs } from "../../common/grant-liveness";
+import type { GrantStore } from "./grants";
 
-export interface GrantStore {
-  put(grant: SessionGrant): Promise<void>;
-  get(sessionId: string): Promise<SessionGrant | undefined>;
-  revoke(sessionId: string): Promise<boolean>;
-  /** Releases a connection the store holds, if any. */
-  close?(): void | Promise<void>;
-}
+// the interface lives in grants.ts, apart from SQLite, so the dispatcher's types need no driver's
+export type { GrantStore } from "./grants";
 
 /** How many expired grants one registration removes at most. */
 const PURGE_BATCH = 64;
