@@ -12,7 +12,7 @@ const { join, relative } = require("node:path");
 const { spawnSync } = require("node:child_process");
 
 const root = join(__dirname, "..");
-const SOURCES = ["common", "codegen", "generated", "runtime", "kernel", "cli", "scripts", "bench"];
+const SOURCES = ["common", "codegen", "diff", "generated", "runtime", "kernel", "cli", "scripts", "bench"];
 const SKIP = new Set(["node_modules", "dist", "__pycache__"]);
 const KEY_FILE = join(root, "dist", ".build-key");
 

@@ -29,8 +29,13 @@ const root = join(__dirname, "..");
 const MB = 1024 * 1024;
 /** The workspace folders packed, by package name. */
 const WORKSPACES = { "@mnote/contract": "generated", "@mnote/runtime": "runtime", "@mnote/diff": "diff" };
-/** What the scratch project installs besides the tarballs: the stores' drivers and their types. */
-const PEERS = ["better-sqlite3", "@types/better-sqlite3", "ioredis", "pg", "@types/pg", "@types/node"];
+/** What the scratch project installs besides the tarballs: every optional peer of the runtime, and the drivers' types. */
+const PEERS = [
+  ...["better-sqlite3", "@types/better-sqlite3", "ioredis", "pg", "@types/pg", "@types/node"],
+  ...["@modelcontextprotocol/server", "pino", "@opentelemetry/sdk-trace-node", "@opentelemetry/resources"],
+  ...["@opentelemetry/semantic-conventions", "@opentelemetry/exporter-trace-otlp-http"],
+  "@opentelemetry/exporter-trace-otlp-proto",
+];
 /** Never in a runtime install: the generator's toolchain and the CLI's own libraries. */
 const NEVER = ["json-schema-to-typescript", "prettier", "handlebars", "chokidar", "commander", "typescript"];
 /**

@@ -93,6 +93,28 @@ const CONSUMERS: Record<string, string> = {
     "  console.log(JSON.stringify({ module: moduleKind, ok: check.ok, embedded, loaded: loadedPackages() }));",
     "});",
   ].join("\n"),
+  // an operator's MCP server over a SQLite runtime: the server SDK is its peer
+  mcp: [
+    'import { createMcpServer } from "@mnote/runtime/mcp";',
+    'import { createToolServer } from "@mnote/runtime/serve";',
+    'import { createRuntime } from "@mnote/runtime/sqlite";',
+    LOADED,
+    'const runtime = createRuntime({ kernel: { kind: "embedded", path: ":memory:" }, statePath: ":memory:", approval: { secret: Buffer.alloc(32, 7) } });',
+    'const server = createMcpServer({ dispatch: (r) => runtime.dispatcher.dispatch(r), grants: runtime.grants, sessionId: "sess_1" });',
+    "void runtime.close().then(() => {",
+    "  console.log(JSON.stringify({ module: moduleKind, connect: typeof server.connect, serve: typeof createToolServer, loaded: loadedPackages() }));",
+    "});",
+  ].join("\n"),
+  // telemetry: the SDK starts with the console exporter the environment names; no OTLP exporter is loaded
+  otel: [
+    'import { startTelemetry } from "@mnote/runtime/otel";',
+    LOADED,
+    'void startTelemetry({ serviceName: "consumer", env: { OTEL_TRACES_EXPORTER: "console" } }).then(async (telemetry) => {',
+    "  const exporters = telemetry?.exporters ?? [];",
+    "  await telemetry?.shutdown();",
+    "  console.log(JSON.stringify({ module: moduleKind, exporters, loaded: loadedPackages() }));",
+    "});",
+  ].join("\n"),
   // a CI that only diffs: the released contract against the current one
   diff: [
     'import { buildSide, diffContracts, formatReport, readContractDir } from "@mnote/diff";',
@@ -193,6 +215,26 @@ describe("the workspace packages, packed once, installed offline into one projec
         expect([r.ok, r.embedded]).toEqual([true, true]);
         expect(r.loaded).toContain("better-sqlite3");
         expect(r.loaded.filter((p) => ["ioredis", "pg"].includes(p))).toEqual([]);
+      },
+    );
+
+    it.each(["mjs", "cjs"] as const)(
+      "@mnote/runtime/mcp and /serve (%s): an MCP server over a SQLite runtime, with its SDK peer; no Redis, no pg",
+      (kind) => {
+        const r = run("mcp", kind);
+        expect([r.connect, r.serve]).toEqual(["function", "function"]);
+        expect(r.loaded).toEqual(expect.arrayContaining(["@modelcontextprotocol/server", "better-sqlite3"]));
+        expect(r.loaded.filter((p) => ["ioredis", "pg"].includes(p))).toEqual([]);
+      },
+    );
+
+    it.each(["mjs", "cjs"] as const)(
+      "@mnote/runtime/otel (%s): the SDK with the console exporter the environment names, no OTLP exporter loaded",
+      (kind) => {
+        const r = run("otel", kind);
+        expect(r.exporters).toEqual(["console"]);
+        expect(r.loaded).toContain("@opentelemetry/sdk-trace-node");
+        expect(r.loaded.filter((p) => p.startsWith("@opentelemetry/exporter-"))).toEqual([]);
       },
     );
 
