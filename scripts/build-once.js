@@ -45,11 +45,12 @@ const outputs = [join(root, "dist", "cli", "main.js"), join(root, "generated", "
 if (existsSync(KEY_FILE) && readFileSync(KEY_FILE, "utf8").trim() === key && outputs.every((f) => existsSync(f))) {
   // the workspace packages' files are assembled from dist/ (the build's last step): a copy of a
   // built tree that left them out (a scratch clone) assembles them again, in a second, nothing more
+  // (a tree without the workspace folders has nothing to assemble)
   const assembled = [
-    join(root, "runtime", "dist", "runtime", "index.js"),
-    join(root, "diff", "dist", "diff", "package-entry.js"),
-  ];
-  if (assembled.every((f) => existsSync(f))) process.exit(0);
+    ["runtime", join("dist", "runtime", "index.js")],
+    ["diff", join("dist", "diff", "package-entry.js")],
+  ].filter(([folder]) => existsSync(join(root, folder, "package.json")));
+  if (assembled.every(([folder, file]) => existsSync(join(root, folder, file)))) process.exit(0);
   const again = spawnSync(process.execPath, [join(root, "scripts", "assemble-packages.js")], { stdio: "inherit" });
   process.exit(again.status ?? 1);
 }
