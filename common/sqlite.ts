@@ -1,5 +1,5 @@
 /** Opening an embedded SQLite database the way every store here wants it. */
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { dirname } from "node:path";
 import { makeFolders } from "./make-folder";
 
@@ -32,7 +32,11 @@ export function openDatabase(path: string): Db {
   let db: Db | undefined;
   try {
     if (path !== ":memory:") makeFolders(dirname(path));
-    db = new Database(path);
+    // loaded here, not with this module: the dispatcher reads isStoreUnavailable below, and a runtime
+    // whose state is on Redis or PostgreSQL never installs the native module (docs/PACKAGES.md)
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred on purpose (see above)
+    const Sqlite = require("better-sqlite3") as typeof Database;
+    db = new Sqlite(path);
     if (path !== ":memory:") db.pragma("journal_mode = WAL");
     db.pragma("busy_timeout = 10000");
     db.pragma("synchronous = NORMAL");

@@ -12,7 +12,7 @@ const { join, relative } = require("node:path");
 const { spawnSync } = require("node:child_process");
 
 const root = join(__dirname, "..");
-const SOURCES = ["common", "codegen", "generated", "runtime", "kernel", "cli", "scripts", "bench"];
+const SOURCES = ["common", "codegen", "diff", "generated", "runtime", "kernel", "cli", "scripts", "bench"];
 const SKIP = new Set(["node_modules", "dist", "__pycache__"]);
 const KEY_FILE = join(root, "dist", ".build-key");
 
@@ -42,8 +42,18 @@ if (process.env.MNOTE_BUILD_FRESH === "1") process.exit(0);
 const key = buildKey();
 // the outputs must be there too: the key says which sources they came from, not that nobody removed them
 const outputs = [join(root, "dist", "cli", "main.js"), join(root, "generated", "dist", "cjs", "index.js")];
-if (existsSync(KEY_FILE) && readFileSync(KEY_FILE, "utf8").trim() === key && outputs.every((f) => existsSync(f)))
-  process.exit(0);
+if (existsSync(KEY_FILE) && readFileSync(KEY_FILE, "utf8").trim() === key && outputs.every((f) => existsSync(f))) {
+  // the workspace packages' files are assembled from dist/ (the build's last step): a copy of a
+  // built tree that left them out (a scratch clone) assembles them again, in a second, nothing more
+  // (a tree without the workspace folders has nothing to assemble)
+  const assembled = [
+    ["runtime", join("dist", "runtime", "index.js")],
+    ["diff", join("dist", "diff", "package-entry.js")],
+  ].filter(([folder]) => existsSync(join(root, folder, "package.json")));
+  if (assembled.every(([folder, file]) => existsSync(join(root, folder, file)))) process.exit(0);
+  const again = spawnSync(process.execPath, [join(root, "scripts", "assemble-packages.js")], { stdio: "inherit" });
+  process.exit(again.status ?? 1);
+}
 const npm = process.env.npm_execpath;
 const run = npm
   ? spawnSync(process.execPath, [npm, "run", "-s", "build"], { cwd: root, stdio: "inherit" })

@@ -27,12 +27,33 @@ const PARTS = {
   scripts: ["common", "generated", "codegen", "diff", "kernel", "runtime", "cli"],
 };
 /**
+ * The packages (docs/PACKAGES.md) as the top-level parts: the parts each one's files come from
+ * (its own folder's, and those it carries a compiled copy of: scripts/assemble-packages.js) and the
+ * packages it depends on. A file of a part may import only parts its packages carry or depend on,
+ * so no package reaches back into another (the runtime into the CLI, the diff into the runtime),
+ * and the packages depend on each other without a circle. `folder` is the workspace whose
+ * package.json must list exactly those @mnote/ dependencies ("" is the CLI at the top).
+ */
+const PACKAGES = {
+  "@mnote/contract": { folder: "generated", parts: ["generated"], uses: [] },
+  "@mnote/diff": { folder: "diff", parts: ["diff", "codegen", "common"], uses: [] },
+  "@mnote/runtime": { folder: "runtime", parts: ["runtime", "kernel", "common"], uses: ["@mnote/contract"] },
+  "mnote-tools": {
+    folder: "",
+    parts: ["", "cli", "codegen", "diff", "kernel", "runtime", "common", "bench", "scripts"],
+    uses: ["@mnote/contract"],
+  },
+};
+/**
  * Inside a part, folders that import one way: a folder may import itself and the folders before it
  * ("" is the part's top files), never one after it. The composers put the steps together and may
  * import any of them. A folder not listed is a problem, so a new one is placed on purpose.
  */
 const LAYERS = {
-  diff: { order: ["", "load", "normalize", "judge", "compare", "report"], composers: ["diff/index.ts"] },
+  diff: {
+    order: ["", "load", "normalize", "judge", "compare", "report"],
+    composers: ["diff/index.ts", "diff/package-entry.ts"],
+  },
 };
 /** Files at the top level that may import anything but tests (the package's entry points). */
 const ROOT_FILES_MAY_IMPORT = Object.keys(PARTS);
@@ -130,6 +151,51 @@ function layerProblem(layers, rel, targetRel) {
   return `${part}/${from ? from + "/" : ""} may not import ${part}/${to}/, a later step`;
 }
 
+/** The problems of the packages' own graph: a circle, an unknown package, a manifest that disagrees. */
+function packageProblems(packages, root) {
+  const problems = [];
+  const state = new Map();
+  const visit = (name, path) => {
+    if (state.get(name) === "done") return;
+    if (state.get(name) === "open") {
+      problems.push(`package circle: ${[...path.slice(path.indexOf(name)), name].join(" -> ")}`);
+      return;
+    }
+    state.set(name, "open");
+    for (const used of packages[name].uses) {
+      if (!packages[used]) problems.push(`package ${name} uses ${used}, which is not a package`);
+      else visit(used, [...path, name]);
+    }
+    state.set(name, "done");
+  };
+  for (const name of Object.keys(packages).sort()) visit(name, []);
+  if (root === undefined) return problems;
+  for (const [name, pkg] of Object.entries(packages)) {
+    const file = join(root, pkg.folder, "package.json");
+    if (!existsSync(file)) continue;
+    const manifest = JSON.parse(readFileSync(file, "utf8"));
+    const declared = Object.keys(manifest.dependencies ?? {}).filter(
+      (d) => d.startsWith("@mnote/") || d === "mnote-tools",
+    );
+    if (manifest.name !== name || declared.sort().join() !== [...pkg.uses].sort().join())
+      problems.push(
+        `${file.slice(root.length + 1)}: ${manifest.name} depends on [${declared}], its row says ${name} uses [${pkg.uses}]`,
+      );
+  }
+  return problems;
+}
+
+/** Why an import from part `from` to part `to` crosses out of a package, or undefined when it may. */
+function packageCrossing(from, to) {
+  for (const [name, pkg] of Object.entries(PACKAGES)) {
+    if (!pkg.parts.includes(from)) continue;
+    const reach = new Set([...pkg.parts, ...pkg.uses.flatMap((u) => PACKAGES[u]?.parts ?? [])]);
+    if (!reach.has(to))
+      return `${from}/ is in ${name}, which neither carries ${to}/ nor depends on a package that does`;
+  }
+  return undefined;
+}
+
 /** Every problem of the tree at `root`, as one line each (empty: the house holds). */
 function checkArchitecture(root) {
   root = resolve(root);
@@ -150,6 +216,9 @@ function checkArchitecture(root) {
       const allowed = from === "" ? ROOT_FILES_MAY_IMPORT : PARTS[from];
       if (allowed && to !== from && to !== "" && !allowed.includes(to))
         problems.push(`${rel}: ${from}/ may not import ${to}/ (${specifier}); see docs/ARCHITECTURE.md`);
+      const crossing =
+        to !== from && to !== "" && allowed && allowed.includes(to) ? packageCrossing(from, to) : undefined;
+      if (crossing) problems.push(`${rel}: ${crossing} (${specifier}); see docs/PACKAGES.md`);
       if (to === from && LAYERS[from]) {
         const problem = layerProblem(LAYERS[from], rel, relative(root, target).split(sep).join("/"));
         if (problem) problems.push(`${rel}: ${problem} (${specifier}); see docs/ARCHITECTURE.md`);
@@ -158,6 +227,7 @@ function checkArchitecture(root) {
     }
     graph.set(file, edges);
   }
+  problems.push(...packageProblems(PACKAGES, root));
   for (const component of circles(graph))
     problems.push(
       `import circle of ${component.length} files: ${component.map((f) => relative(root, f).split(sep).join("/")).join(" -> ")}`,
@@ -165,7 +235,7 @@ function checkArchitecture(root) {
   return { problems, files: graph.size };
 }
 
-module.exports = { checkArchitecture, sourceFiles, PARTS, LAYERS };
+module.exports = { checkArchitecture, sourceFiles, packageProblems, PARTS, LAYERS, PACKAGES };
 
 if (require.main === module) {
   const root = process.argv[2] ?? join(__dirname, "..");

@@ -93,6 +93,35 @@ function findRenames(removed: ToolModel[], added: ToolModel[]): Map<ToolModel, T
   return out;
 }
 
+/** Approval, judged as a function from calls to levels, cell by cell (approval.ts): one rule each way. */
+function compareToolApproval(
+  b: ToolModel,
+  a: ToolModel,
+  base: DiffSide,
+  head: DiffSide,
+  at: (pointer: string) => { file: string; filePointer: string },
+): Change[] {
+  const out: Change[] = [];
+  const subject = a.name;
+  const argsOf = (side: DiffSide, tool: ToolModel) => side.inliner.at(tool.file, "/$defs/Args");
+  const [argsBefore, argsAfter] = [argsOf(base, b), argsOf(head, a)];
+  const shift = compareApproval(
+    { before: b.approval, after: a.approval },
+    { before: b.argDefaults, after: a.argDefaults },
+    (field) => intersect(fieldDomain(argsBefore, field), fieldDomain(argsAfter, field)),
+  );
+  const pointer = joinPointer(FACTS, "approval");
+  const approvalChange = (rule: RuleId, text: string) =>
+    out.push(change(rule, subject, pointer, at(pointer), `approval ${text}`, b.approval, a.approval));
+  if (shift.tooLarge)
+    approvalChange("tool-approval-tightened", `${shift.tooLarge}: too many to judge, not proven unchanged`);
+  if (shift.tightenedCount > 0)
+    approvalChange("tool-approval-tightened", describeCells(shift.tightened, shift.tightenedCount).join("; "));
+  if (shift.loosenedCount > 0)
+    approvalChange("tool-approval-loosened", describeCells(shift.loosened, shift.loosenedCount).join("; "));
+  return out;
+}
+
 function compareTool(b: ToolModel, a: ToolModel, base: DiffSide, head: DiffSide, renamed: boolean): Change[] {
   const out: Change[] = [];
   const subject = a.name;
@@ -127,23 +156,7 @@ function compareTool(b: ToolModel, a: ToolModel, base: DiffSide, head: DiffSide,
       ),
     );
   }
-  // approval is judged as a function from calls to levels, cell by cell (approval.ts): one rule each way
-  const argsOf = (side: DiffSide, tool: ToolModel) => side.inliner.at(tool.file, "/$defs/Args");
-  const [argsBefore, argsAfter] = [argsOf(base, b), argsOf(head, a)];
-  const shift = compareApproval(
-    { before: b.approval, after: a.approval },
-    { before: b.argDefaults, after: a.argDefaults },
-    (field) => intersect(fieldDomain(argsBefore, field), fieldDomain(argsAfter, field)),
-  );
-  const pointer = joinPointer(FACTS, "approval");
-  const approvalChange = (rule: RuleId, text: string) =>
-    out.push(change(rule, subject, pointer, at(pointer), `approval ${text}`, b.approval, a.approval));
-  if (shift.tooLarge)
-    approvalChange("tool-approval-tightened", `${shift.tooLarge}: too many to judge, not proven unchanged`);
-  if (shift.tightenedCount > 0)
-    approvalChange("tool-approval-tightened", describeCells(shift.tightened, shift.tightenedCount).join("; "));
-  if (shift.loosenedCount > 0)
-    approvalChange("tool-approval-loosened", describeCells(shift.loosened, shift.loosenedCount).join("; "));
+  out.push(...compareToolApproval(b, a, base, head, at));
   out.push(...compareBudget(b, a, at));
   for (const code of [...new Set([...Object.keys(b.messages), ...Object.keys(a.messages)])].sort()) {
     if (sameJson(b.messages[code], a.messages[code])) continue;

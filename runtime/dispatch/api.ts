@@ -6,7 +6,7 @@
 import type * as T from "../../generated/types";
 import type { KernelClient } from "../../generated/kernel/client";
 import type { MessageLocale, ToolDescriptor } from "../../generated/registry";
-import type { GrantStore } from "../state/grant-store";
+import type { GrantStore } from "../state/grants";
 import type { IdempotencyStore } from "../state/idempotency-store";
 import type { ApprovalPolicyIndex } from "../approval/policy";
 import type { BudgetStore } from "../state/budget-store";

@@ -7,26 +7,11 @@
 import type { SessionGrant } from "../../generated/types";
 import { purgeIfFree, statementCache, type Db } from "../../common/sqlite";
 import { expiryMs } from "../../common/grant-liveness";
+import type { GrantStore } from "./grants";
 
-/** Who a grant was issued to, as an OAuth token names them: the issuer and the token's subject (sub). */
-export type Principal = NonNullable<SessionGrant["principal"]>;
-
-/**
- * Whether `grant` may be used by `principal`: only a grant issued to exactly that issuer and
- * subject. A grant without a principal (issued for the static token's holder, or written before
- * grants recorded one) belongs to no OAuth caller.
- */
-export function grantBelongsTo(grant: SessionGrant, principal: Principal): boolean {
-  return grant.principal?.issuer === principal.issuer && grant.principal?.subject === principal.subject;
-}
-
-export interface GrantStore {
-  put(grant: SessionGrant): Promise<void>;
-  get(sessionId: string): Promise<SessionGrant | undefined>;
-  revoke(sessionId: string): Promise<boolean>;
-  /** Releases a connection the store holds, if any. */
-  close?(): void | Promise<void>;
-}
+// the interface and the principal rule live in grants.ts, apart from SQLite, so the dispatcher's
+// types need no driver's
+export { grantBelongsTo, type GrantStore, type Principal } from "./grants";
 
 /** How many expired grants one registration removes at most. */
 const PURGE_BATCH = 64;

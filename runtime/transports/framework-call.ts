@@ -28,7 +28,7 @@ import type { ErrorCode, FrameworkToolCall, SessionGrant, ToolResponse } from ".
 import { ERR, toolByName, toolByProviderName, type ToolDescriptor } from "../../generated/registry";
 import { validateFrameworkToolCall } from "../../generated/validators";
 import { refusalResponse, type Dispatched } from "../dispatch/dispatcher";
-import type { GrantStore } from "../state/grant-store";
+import type { GrantStore } from "../state/grants";
 import { isGrantLive } from "../../common/grant-liveness";
 import { problemPointer } from "../../common/validation-problem";
 import { continueTrace, type TraceCarrier, type TraceFields } from "../../common/telemetry/propagation";

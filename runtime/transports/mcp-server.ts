@@ -44,7 +44,7 @@ import { validateIdempotencyKey } from "../../generated/validators";
 import type { SessionGrant, ToolRequest, ToolResponse } from "../../generated/types";
 import type { RaiseRefusal } from "../../generated/raise";
 import { failureResponse, refusalResponse, vouchGrant, type Delivery, type Dispatched } from "../dispatch/dispatcher";
-import { grantBelongsTo, type GrantStore, type Principal } from "../state/grant-store";
+import { grantBelongsTo, type GrantStore, type Principal } from "../state/grants";
 import { raiseRefusalFailure } from "./request-builder";
 import { requestFromModelCall } from "./model-call";
 import type { RawRefusals } from "./mcp-guard";

@@ -11,7 +11,7 @@ import {
   type MessageLocale,
   type ToolDescriptor,
 } from "../../../generated/registry";
-import type { GrantStore } from "../../state/grant-store";
+import type { GrantStore } from "../../state/grants";
 import type { IdempotencyStore } from "../../state/idempotency-store";
 import type { BudgetStore } from "../../state/budget-store";
 import { EMPTY_POLICY, type ApprovalPolicyIndex } from "../../approval/policy";

@@ -7,7 +7,7 @@ import { ERR } from "../../../generated/registry";
 import { isStoreUnavailable } from "../../../common/sqlite";
 import { isGrantLive } from "../../../common/grant-liveness";
 import { refuse } from "../tool-failure";
-import type { GrantStore } from "../../state/grant-store";
+import type { GrantStore } from "../../state/grants";
 import type { DispatchDeps } from "./context";
 
 /**
