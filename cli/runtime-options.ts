@@ -141,6 +141,9 @@ export async function runtimeFrom(
 ): Promise<Runtime> {
   const { createRuntime } = await import("../runtime/runtime");
   const choice = kernelChoice(opts);
+  // the shared stores first: one that does not answer stops the command before any warning is said
+  const idempotency = opts.store ? await redisIdempotencyStore(opts.store) : undefined;
+  const grants = opts.grants ? await redisGrantStore(opts.grants) : undefined;
   const approval = await approvalFrom(opts);
   const location = stateLocation(opts.state);
   const pg = location.kind === "postgres" ? await pgState(location.url) : undefined;
@@ -154,9 +157,9 @@ export async function runtimeFrom(
   if (pg && opts.grants) await pg.grants.close();
   return createRuntime({
     approval,
-    idempotency: opts.store ? await redisIdempotencyStore(opts.store) : pg?.idempotency,
-    grants: opts.grants ? await redisGrantStore(opts.grants) : pg?.grants,
-    onStoreError: extra.onStoreError,
+    idempotency: idempotency ?? pg?.idempotency,
+    grants: grants ?? pg?.grants,
+    onStoreError: storeErrorNaming(opts.store, extra.onStoreError),
     kernel: choice,
     // with Postgres, the local SQLite state holds nothing shared: it lives in memory
     statePath: location.kind === "file" ? location.path : ":memory:",
@@ -231,12 +234,29 @@ export async function pgState(url: string, migrate = true) {
   }
 }
 
+/** The store error handler, its errors prefixed with the --store URL they come from (never a password). */
+function storeErrorNaming(store: string | undefined, onStoreError?: (e: unknown) => void) {
+  if (!store || !onStoreError) return onStoreError;
+  const label = withoutPassword(store);
+  return (e: unknown) => {
+    const message = e instanceof Error ? e.message : String(e);
+    onStoreError(new Error(`--store ${label}: ${message}`, { cause: e }));
+  };
+}
+
 /** Idempotency records in Redis, shared by every instance pointed at the same URL. */
 export async function redisIdempotencyStore(url: string) {
   const { RedisIdempotencyStore } = await import("../runtime/state/redis-idempotency-store");
   const store = new RedisIdempotencyStore({ url });
-  // a Redis that is down at start is not fatal: writes then rely on the kernel's record
-  await store.ping().catch(() => undefined);
+  // a Redis that does not answer at start is a mistake to name now (a port typo would otherwise start
+  // silently and log store_unavailable at the first keyed write), as --grants does; an outage once
+  // running is not fatal: writes then rely on the kernel's record (store_unavailable, with the URL)
+  try {
+    await answersWithin(() => store.ping());
+  } catch (e) {
+    await store.close();
+    throw environmentError(`--store ${withoutPassword(url)}: Redis does not answer (${(e as Error).message})`);
+  }
   // A Redis that forgets on restart (neither AOF nor RDB) loses the uncertain writes a model's retry
   // needs, and the used approval nonces: said loudly here (docs/RELIABILITY.md, "What each store
   // keeps"); the approval key is bound to the store's identity, so a forgotten nonce's token is dead.
@@ -247,12 +267,26 @@ export async function redisIdempotencyStore(url: string) {
   return store;
 }
 
+/**
+ * A start-up ping given three tries (each waits up to 2 s for the connection): a Redis that is there
+ * answers the first at once, even on a loaded machine where one try could run out of time.
+ */
+async function answersWithin(ping: () => Promise<void>, tries = 3): Promise<void> {
+  for (let n = 1; ; n++) {
+    try {
+      return await ping();
+    } catch (e) {
+      if (n >= tries) throw e;
+    }
+  }
+}
+
 /** Session grants in Redis, for instances on several machines. */
 export async function redisGrantStore(url: string) {
   const { RedisGrantStore } = await import("../runtime/state/redis-grant-store");
   const grants = new RedisGrantStore(url);
   try {
-    await grants.ping();
+    await answersWithin(() => grants.ping());
   } catch (e) {
     grants.close();
     // without its grants no call can be verified: a Redis that is down at start stops the command
