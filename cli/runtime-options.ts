@@ -65,7 +65,12 @@ export function addRuntimeOptions(command: Command): Command {
         { env: "MNOTE_KERNEL_CLI" },
       ),
     )
-    .addOption(option("--kernel-timeout <ms>", "longest wait for one kernel command", parseMs, { default: 10_000 }))
+    .addOption(
+      option("--kernel-timeout <ms>", "longest wait for one kernel command", parseMs, {
+        default: 10_000,
+        env: "MNOTE_KERNEL_TIMEOUT",
+      }),
+    )
     .addOption(
       option("--idempotency-ttl <ms>", "how long a keyed write is remembered", parseMs, {
         default: 24 * 60 * 60 * 1000,

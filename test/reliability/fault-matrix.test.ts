@@ -277,6 +277,8 @@ function hermesSurface(transport: "http" | "cli"): Surface {
           : {
               ...w.cliEnv(),
               MNOTE_TOOLS_CLI: `${process.execPath} ${cliPath}`,
+              // as the serve rows' runtime (fault-world.ts): 30 s, not 10 s, for a kernel answer at load 20
+              MNOTE_KERNEL_TIMEOUT: "30000",
               MNOTE_APPROVAL_POLICY: allowAllPolicyFile(),
             }),
       };
