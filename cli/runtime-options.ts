@@ -28,7 +28,7 @@ export const DEFAULT_STATE = ".mnote/runtime.db";
 
 /** --db, --state, the kernel options, the stores and the durations of call, serve and mcp. */
 export function addRuntimeOptions(command: Command): Command {
-  return command
+  command
     .addOption(
       option("--db <path>", "the embedded reference kernel's database", nonEmpty, {
         default: DEFAULT_DB,
@@ -102,15 +102,20 @@ export function addRuntimeOptions(command: Command): Command {
     )
     .addOption(
       option("--approval-ttl <ms>", "how long an approval token is good for", parseMs, { default: 10 * 60 * 1000 }),
-    )
-    .addOption(
-      option(
-        "--lease <ms>",
-        "how long a keyed write holds its key without a heartbeat (the running process renews it every third of it); a process that dies frees the key within it",
-        parseMs,
-        { default: 5_000 },
-      ),
     );
+  return addLease(command);
+}
+
+/** --lease, last of the runtime options. */
+function addLease(command: Command): Command {
+  return command.addOption(
+    option(
+      "--lease <ms>",
+      "how long a keyed write holds its key without a heartbeat (the running process renews it every third of it); a process that dies frees the key within it",
+      parseMs,
+      { default: 5_000 },
+    ),
+  );
 }
 
 /**

@@ -14,9 +14,7 @@ import { writeSummary } from "../../cli/commands/generate";
 import { contractDir, runCli } from "../support/paths";
 import { tempDir } from "../support/tmp";
 
-const exdev = (from: string | Buffer, to: string | Buffer) => {
-  void from;
-  void to;
+const exdev = (): never => {
   throw Object.assign(new Error("EXDEV: cross-device link not permitted"), { code: "EXDEV" });
 };
 
