@@ -140,3 +140,37 @@ describe("mcp --http logs like serve", () => {
     },
   );
 });
+
+describe("http_error lines always say what went wrong (issue 47: the MCP server's carried an empty message)", () => {
+  it("an answer the MCP SDK wrote itself (406: no acceptable type) is logged with its status's words", async () => {
+    const p = seededProject([{ session: "s_owner", actor: "user_1" }]);
+    const server = await start([
+      "mcp",
+      "--http",
+      "--port",
+      "0",
+      "--token",
+      "t",
+      "--session",
+      "s_owner",
+      "--db",
+      p.db,
+      "--state",
+      p.state,
+    ]);
+    const res = await fetch(server.url, {
+      method: "POST",
+      headers: { authorization: "Bearer t", "content-type": "application/json", accept: "text/plain" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    await server.stop();
+    const errors = server.stderr
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.event === "http_error");
+    expect(errors).toEqual([
+      expect.objectContaining({ service: "mcp", status: res.status, message: expect.stringMatching(/\S/) }),
+    ]);
+  });
+});
