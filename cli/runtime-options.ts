@@ -144,17 +144,28 @@ export function kernelChoice(opts: RuntimeCliOptions): KernelChoice {
   return { kind: "embedded", path: opts.db };
 }
 
+/** A warning as one plain line on stderr (call; the servers log a start_warning line instead). */
+function plainWarning(message: string): void {
+  process.stderr.write(`mnote-tools: warning: ${message}\n`);
+}
+
 /** The runtime the options describe (its state opened, its kernel chosen; nothing asked of the kernel yet). */
 export async function runtimeFrom(
   opts: RuntimeCliOptions,
-  extra: { onCall?: (r: CallRecord) => void; onStoreError?: (e: unknown) => void } = {},
+  extra: {
+    onCall?: (r: CallRecord) => void;
+    onStoreError?: (e: unknown) => void;
+    warn?: (message: string) => void;
+  } = {},
 ): Promise<Runtime> {
+  // a server says its warnings as JSON log lines (start_warning); call, as plain lines on stderr
+  const warn = extra.warn ?? plainWarning;
   const { createRuntime } = await import("../runtime/runtime");
   const choice = kernelChoice(opts);
   // the shared stores first: one that does not answer stops the command before any warning is said
-  const idempotency = opts.store ? await redisIdempotencyStore(opts.store) : undefined;
+  const idempotency = opts.store ? await redisIdempotencyStore(opts.store, warn) : undefined;
   const grants = opts.grants ? await redisGrantStore(opts.grants) : undefined;
-  const approval = await approvalFrom(opts);
+  const approval = await approvalFrom(opts, warn);
   const location = stateLocation(opts.state);
   const pg = location.kind === "postgres" ? await pgState(location.url) : undefined;
   // the tokens' key: the host's, else the one kept in Postgres (shared by every instance on it)
@@ -186,7 +197,7 @@ export async function runtimeFrom(
  * secret from MNOTE_APPROVAL_SECRET (never an option: command lines are visible to every user of
  * the machine). A policy or secret that cannot be used stops the command (exit 3).
  */
-export async function approvalFrom(opts: RuntimeCliOptions) {
+export async function approvalFrom(opts: RuntimeCliOptions, warn: (message: string) => void = plainWarning) {
   const { approvalPolicyFrom, ApprovalPolicyError } = await import("../runtime/approval/policy");
   const { secretFromText } = await import("../runtime/approval/secret");
   const { readFileSync } = await import("node:fs");
@@ -221,9 +232,9 @@ export async function approvalFrom(opts: RuntimeCliOptions) {
       throw environmentError((e as Error).message);
     }
   } else if (opts.store && stateLocation(opts.state).kind === "file") {
-    process.stderr.write(
+    warn(
       // (with a postgres:// state the key is kept in Postgres, shared by every instance)
-      "mnote-tools: warning: --store is shared but MNOTE_APPROVAL_SECRET is not set: each state file keeps its own approval key, so an approval token is honoured only by instances on the same state file\n",
+      "--store is shared but MNOTE_APPROVAL_SECRET is not set: each state file keeps its own approval key, so an approval token is honoured only by instances on the same state file",
     );
   }
   return { policy, secret, ttlMs: opts.approvalTtl };
@@ -255,7 +266,7 @@ function storeErrorNaming(store: string | undefined, onStoreError?: (e: unknown)
 }
 
 /** Idempotency records in Redis, shared by every instance pointed at the same URL. */
-export async function redisIdempotencyStore(url: string) {
+export async function redisIdempotencyStore(url: string, warn: (message: string) => void = plainWarning) {
   const { RedisIdempotencyStore } = await import("../runtime/state/redis-idempotency-store");
   const store = new RedisIdempotencyStore({ url });
   // a Redis that does not answer at start is a mistake to name now (a port typo would otherwise start
@@ -271,8 +282,8 @@ export async function redisIdempotencyStore(url: string) {
   // needs, and the used approval nonces: said loudly here (docs/RELIABILITY.md, "What each store
   // keeps"); the approval key is bound to the store's identity, so a forgotten nonce's token is dead.
   if ((await store.persistence()) === "forgets")
-    process.stderr.write(
-      'mnote-tools: warning: --store Redis keeps nothing across a restart (appendonly no, save ""): after a restart a model\'s retry of a write whose answer was lost may write it again, and approval tokens issued before it stop working; turn on AOF (appendonly yes) or RDB snapshots\n',
+    warn(
+      '--store Redis keeps nothing across a restart (appendonly no, save ""): after a restart a model\'s retry of a write whose answer was lost may write it again, and approval tokens issued before it stop working; turn on AOF (appendonly yes) or RDB snapshots',
     );
   return store;
 }

@@ -17,7 +17,7 @@ export interface ServeOptions extends RuntimeCliOptions, HttpCliOptions {
 
 export async function runServe(opts: ServeOptions): Promise<void> {
   const { createToolServer } = await import("../../runtime/transports/tool-server");
-  const { createLogger, showGeneratedTokenFile, storeErrorLogger } = await import("../../common/http/logger");
+  const { createLogger, logEvent, showGeneratedTokenFile, storeErrorLogger } = await import("../../common/http/logger");
   const { serveUntilSignal } = await import("../../common/http/server");
   const { announceToPrimary, clusterPort, isClusterWorker, leaveCluster, runClusterPrimary } =
     await import("../../common/http/cluster");
@@ -47,6 +47,7 @@ export async function runServe(opts: ServeOptions): Promise<void> {
   const runtime = await runtimeFrom(opts, {
     onCall: await toolCallLogger(log),
     onStoreError: storeErrorLogger(log),
+    warn: (message) => logEvent(log, "warn", "start_warning", { message }),
   });
   const http = await httpServiceOptions(opts);
   const token = tokenOrGenerated();

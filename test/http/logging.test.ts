@@ -174,3 +174,40 @@ describe("http_error lines always say what went wrong (issue 47: the MCP server'
     ]);
   });
 });
+
+describe("a server's start-up warnings are JSON log lines, not plain text among them (issue 47)", () => {
+  (redisServerPath() ? it : it.skip)(
+    `serve with a Redis that forgets and no MNOTE_APPROVAL_SECRET: two start_warning lines, no plain line${redisServerPath() ? "" : " (skipped: redis-server not found)"}`,
+    async () => {
+      const p = seededProject([{ session: "s_owner", actor: "user_1" }]);
+      const redis = await privateRedis(false);
+      try {
+        const server = await start(
+          ["serve", "--port", "0", "--token", "t", "--db", p.db, "--state", p.state, "--store", redis.url],
+          { env: { MNOTE_APPROVAL_SECRET: "" } },
+        );
+        await server.stop();
+        const plain = server.stderr.filter((l) => l.trim() !== "" && !l.startsWith("{"));
+        expect(plain).toEqual([]);
+        const warnings = server.stderr
+          .filter((l) => l.startsWith("{"))
+          .map((l) => JSON.parse(l) as Record<string, unknown>)
+          .filter((l) => l.event === "start_warning");
+        expect(warnings).toEqual([
+          expect.objectContaining({
+            level: "warn",
+            service: "serve",
+            message: expect.stringContaining("keeps nothing across a restart"),
+          }),
+          expect.objectContaining({
+            level: "warn",
+            service: "serve",
+            message: expect.stringContaining("MNOTE_APPROVAL_SECRET is not set"),
+          }),
+        ]);
+      } finally {
+        await redis.stop();
+      }
+    },
+  );
+});
