@@ -6,6 +6,13 @@ const { existsSync } = require("node:fs");
 const { join } = require("node:path");
 
 const root = join(__dirname, "..");
+// package.json's engines (>=22): an older Node would fail later, and blame something else (a clone
+// built on 22 and run on 20 reports better-sqlite3's NODE_MODULE_VERSION as a database error)
+const major = Number(process.versions.node.split(".")[0]);
+if (major < 22) {
+  console.error(`mnote-tools: needs Node.js 22 or newer; this is ${process.version} (${process.execPath})`);
+  process.exit(3);
+}
 if (!existsSync(join(root, "dist", "cli", "main.js"))) buildCheckout();
 enableCompileCache();
 const cli = require("../dist/cli/main.js");

@@ -83,6 +83,7 @@ const SYSTEM_ERRORS: Readonly<Record<string, string>> = {
   EEXIST: "already exists",
   EMFILE: "too many open files",
   ENFILE: "too many open files in the system",
+  EXDEV: "the two paths are on different file systems",
   EADDRINUSE: "the address is already in use (another process listens there; choose another --port)",
   EADDRNOTAVAIL: "the address is not available on this machine (check --host)",
   ENOTFOUND: "the host name does not resolve",
@@ -110,6 +111,14 @@ export function exitFor(e: unknown): ExitDecision {
     return { code: EXIT.usage };
   }
   if (e instanceof Error) {
+    // a native module built for another Node.js (a clone built on one version, run on another):
+    // said as such, not as the database or the module that happened to load it first
+    const abi = /NODE_MODULE_VERSION (\d+)[\s\S]*?NODE_MODULE_VERSION (\d+)/.exec(e.message);
+    if (abi)
+      return {
+        code: EXIT.environment,
+        message: `a native module was compiled for another Node.js (NODE_MODULE_VERSION ${abi[1]}; this ${process.version} needs ${abi[2]}): run npm rebuild better-sqlite3 with this Node.js`,
+      };
     const typed = TYPED_ERRORS.find((t) => hasClassName(e, t.name));
     if (typed) {
       const prefix = typed.prefix && !e.message.startsWith(typed.prefix) ? typed.prefix : "";

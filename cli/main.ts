@@ -14,6 +14,7 @@ import {
   parseBytes,
   parseHttpUrl,
   parseJwsAlgorithms,
+  parseListenHost,
   parseOAuthUrl,
   parsePort,
   parseRedisUrl,
@@ -160,7 +161,7 @@ function addServe(program: Command): void {
         .description(
           "serve the tools over HTTP (POST /v1/tools/call, POST /v1/tools/model-call, GET /v1/tools, /v1/sessions, /healthz)",
         )
-        .option("--host <host>", "address to listen on", "127.0.0.1")
+        .addOption(option("--host <host>", "address to listen on", parseListenHost, { default: "127.0.0.1" }))
         .addOption(
           option("--port <port>", "port (0: any free port; the chosen one is printed)", parsePort, {
             default: 8787,
@@ -209,7 +210,7 @@ function addMcp(program: Command): void {
           "the session grant the server acts under (over HTTP a request may name another with X-Mnote-Session)",
         )
         .option("--http", "serve Streamable HTTP at /mcp instead of stdio")
-        .option("--host <host>", "address to listen on (--http)", "127.0.0.1")
+        .addOption(option("--host <host>", "address to listen on (--http)", parseListenHost, { default: "127.0.0.1" }))
         .addOption(option("--port <port>", "port (--http; 0: any free port)", parsePort, { default: 8789 }))
         .addOption(
           option(
@@ -283,7 +284,7 @@ function addKernel(program: Command): void {
         "serve the kernel over HTTP (POST /v1/commands/:command), as mnote's Rust kernel would be; a token is required",
       )
       .addOption(dbOption())
-      .option("--host <host>", "address to listen on", "127.0.0.1")
+      .addOption(option("--host <host>", "address to listen on", parseListenHost, { default: "127.0.0.1" }))
       .addOption(option("--port <port>", "port (0: any free port)", parsePort, { default: 8788 }))
       .addOption(
         option("--token <token>", "the bearer token every command must carry", nonEmpty, {
@@ -358,17 +359,32 @@ function addHermes(program: Command): void {
     .command("install")
     .description("copy the plugin into $HERMES_HOME/plugins/mnote and print the config.yaml lines that enable it")
     .option("--hermes-home <dir>", "Hermes' home folder (default $HERMES_HOME or ~/.hermes)")
-    .option(
-      "--url <url>",
-      "where mnote-tools serve listens, for the printed MNOTE_TOOLS_URL line",
-      "http://127.0.0.1:8787",
+    .addOption(
+      option("--url <url>", "where mnote-tools serve listens, for the printed MNOTE_TOOLS_URL line", parseHttpUrl, {
+        default: "http://127.0.0.1:8787",
+      }),
     )
-    .option("--token <token>", "the serve's --token, for the printed MNOTE_TOOLS_TOKEN line (env MNOTE_TOOLS_TOKEN)")
-    .option(
-      "--state <path>",
-      "the runtime's state file, for the printed MNOTE_TOOLS_STATE line (env MNOTE_TOOLS_STATE)",
+    .addOption(
+      option(
+        "--token <token>",
+        "the serve's --token, for the printed MNOTE_TOOLS_TOKEN line (env MNOTE_TOOLS_TOKEN)",
+        nonEmpty,
+      ),
     )
-    .option("--db <path>", "the kernel database, for the printed MNOTE_TOOLS_DB line (env MNOTE_TOOLS_DB)")
+    .addOption(
+      option(
+        "--state <path>",
+        "the runtime's state file, for the printed MNOTE_TOOLS_STATE line (env MNOTE_TOOLS_STATE)",
+        parseState,
+      ),
+    )
+    .addOption(
+      option("--db <path>", "the kernel database, for the printed MNOTE_TOOLS_DB line (env MNOTE_TOOLS_DB)", nonEmpty),
+    )
+    .option(
+      "--force",
+      "replace a plugin folder install did not write, or one edited since (it is moved to $HERMES_HOME/mnote-plugin-backup-<time>)",
+    )
     .action(async (opts) => (await import("./commands/hermes")).runHermesInstall(opts));
 }
 

@@ -5,6 +5,7 @@
  * refused, never coerced: "1.5" is not a whole number, "0x10" and "1e3" are not decimal digits.
  * Every command builds its options with these, so the rules are written once.
  */
+import { isIP } from "node:net";
 import { InvalidArgumentError, Option } from "commander";
 import { ASYMMETRIC_ALGORITHMS } from "../runtime/transports/jws-algorithms";
 
@@ -133,4 +134,34 @@ export function option<T>(
   if (settings.env) o.env(settings.env);
   if (settings.default !== undefined) o.default(settings.default, settings.defaultDescription);
   return o;
+}
+
+/**
+ * The address a server listens on: an IP address or a host name, alone (no scheme, port or path).
+ * Four dotted numbers that are not an IPv4 address ("999.1.1.1") are refused here: they would
+ * otherwise reach the resolver, or the Host check, and end as a crash. A name that does not resolve,
+ * or an address this machine does not have, is refused when the server listens (exit 3).
+ */
+export function parseListenHost(text: string): string {
+  const host = text.trim();
+  if (host === "") throw new InvalidArgumentError("Expected an address to listen on, not an empty one.");
+  if (isIP(host) !== 0) return host;
+  if (/^\[.*\]$/.test(host) && isIP(host.slice(1, -1)) === 6)
+    throw new InvalidArgumentError(`Expected the IPv6 address without brackets ("${host.slice(1, -1)}").`);
+  if (/^[\d.]+$/.test(host))
+    throw new InvalidArgumentError(`"${host}" is not an IPv4 address (four numbers from 0 to 255).`);
+  if (host.includes(":") || host.includes("/"))
+    throw new InvalidArgumentError(
+      `"${host}" is not an address: give the host alone, such as 127.0.0.1 or ::1 (the port goes in --port).`,
+    );
+  const label = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/i;
+  if (
+    host.length > 253 ||
+    !host
+      .replace(/\.$/, "")
+      .split(".")
+      .every((l) => label.test(l))
+  )
+    throw new InvalidArgumentError(`"${host}" is not a host name or an IP address.`);
+  return host;
 }

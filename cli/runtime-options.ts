@@ -29,7 +29,7 @@ export const DEFAULT_STATE = ".mnote/runtime.db";
 
 /** --db, --state, the kernel options, the stores and the durations of call, serve and mcp. */
 export function addRuntimeOptions(command: Command): Command {
-  return command
+  command
     .addOption(
       option("--db <path>", "the embedded reference kernel's database", nonEmpty, {
         default: DEFAULT_DB,
@@ -66,7 +66,12 @@ export function addRuntimeOptions(command: Command): Command {
         { env: "MNOTE_KERNEL_CLI" },
       ),
     )
-    .addOption(option("--kernel-timeout <ms>", "longest wait for one kernel command", parseMs, { default: 10_000 }))
+    .addOption(
+      option("--kernel-timeout <ms>", "longest wait for one kernel command", parseMs, {
+        default: 10_000,
+        env: "MNOTE_KERNEL_TIMEOUT",
+      }),
+    )
     .addOption(
       option("--idempotency-ttl <ms>", "how long a keyed write is remembered", parseMs, {
         default: 24 * 60 * 60 * 1000,
@@ -97,15 +102,22 @@ export function addRuntimeOptions(command: Command): Command {
       ),
     )
     .addOption(budgetsOption())
-    .addOption(option("--approval-ttl <ms>", "how long an approval token is good for", parseMs, { default: 600_000 }))
     .addOption(
-      option(
-        "--lease <ms>",
-        "how long a keyed write holds its key without a heartbeat (the running process renews it every third of it); a process that dies frees the key within it",
-        parseMs,
-        { default: 5_000 },
-      ),
+      option("--approval-ttl <ms>", "how long an approval token is good for", parseMs, { default: 10 * 60 * 1000 }),
     );
+  return addLease(command);
+}
+
+/** --lease, last of the runtime options. */
+function addLease(command: Command): Command {
+  return command.addOption(
+    option(
+      "--lease <ms>",
+      "how long a keyed write holds its key without a heartbeat (the running process renews it every third of it); a process that dies frees the key within it",
+      parseMs,
+      { default: 5_000 },
+    ),
+  );
 }
 
 /** --budgets: on (the default) counts the contract's budgets; off is for benchmarks and hosts that limit calls in front. */
@@ -144,14 +156,28 @@ export function kernelChoice(opts: RuntimeCliOptions): KernelChoice {
   return { kind: "embedded", path: opts.db };
 }
 
+/** A warning as one plain line on stderr (call; the servers log a start_warning line instead). */
+function plainWarning(message: string): void {
+  process.stderr.write(`mnote-tools: warning: ${message}\n`);
+}
+
 /** The runtime the options describe (its state opened, its kernel chosen; nothing asked of the kernel yet). */
 export async function runtimeFrom(
   opts: RuntimeCliOptions,
-  extra: { onCall?: (r: CallRecord) => void; onStoreError?: (e: unknown) => void } = {},
+  extra: {
+    onCall?: (r: CallRecord) => void;
+    onStoreError?: (e: unknown) => void;
+    warn?: (message: string) => void;
+  } = {},
 ): Promise<Runtime> {
+  // a server says its warnings as JSON log lines (start_warning); call, as plain lines on stderr
+  const warn = extra.warn ?? plainWarning;
   const { createRuntime } = await import("../runtime/runtime");
   const choice = kernelChoice(opts);
-  const approval = await approvalFrom(opts);
+  // the shared stores first: one that does not answer stops the command before any warning is said
+  const idempotency = opts.store ? await redisIdempotencyStore(opts.store, warn) : undefined;
+  const grants = opts.grants ? await redisGrantStore(opts.grants) : undefined;
+  const approval = await approvalFrom(opts, warn);
   const location = stateLocation(opts.state);
   const pg = location.kind === "postgres" ? await pgState(location.url) : undefined;
   // the tokens' key: the host's, else the one kept in Postgres (shared by every instance on it)
@@ -164,10 +190,10 @@ export async function runtimeFrom(
   if (pg && opts.grants) await pg.grants.close();
   return createRuntime({
     approval,
-    idempotency: opts.store ? await redisIdempotencyStore(opts.store) : pg?.idempotency,
-    grants: opts.grants ? await redisGrantStore(opts.grants) : pg?.grants,
+    idempotency: idempotency ?? pg?.idempotency,
+    grants: grants ?? pg?.grants,
     budgets: opts.budgets === "off" ? null : await budgetStoreFor(opts, pg),
-    onStoreError: extra.onStoreError,
+    onStoreError: storeErrorNaming(opts.store, extra.onStoreError),
     kernel: choice,
     // with Postgres, the local SQLite state holds nothing shared: it lives in memory
     statePath: location.kind === "file" ? location.path : ":memory:",
@@ -184,7 +210,7 @@ export async function runtimeFrom(
  * secret from MNOTE_APPROVAL_SECRET (never an option: command lines are visible to every user of
  * the machine). A policy or secret that cannot be used stops the command (exit 3).
  */
-export async function approvalFrom(opts: RuntimeCliOptions) {
+export async function approvalFrom(opts: RuntimeCliOptions, warn: (message: string) => void = plainWarning) {
   const { approvalPolicyFrom, ApprovalPolicyError } = await import("../runtime/approval/policy");
   const { secretFromText } = await import("../runtime/approval/secret");
   const { readFileSync } = await import("node:fs");
@@ -219,9 +245,9 @@ export async function approvalFrom(opts: RuntimeCliOptions) {
       throw environmentError((e as Error).message);
     }
   } else if (opts.store && stateLocation(opts.state).kind === "file") {
-    process.stderr.write(
+    warn(
       // (with a postgres:// state the key is kept in Postgres, shared by every instance)
-      "mnote-tools: warning: --store is shared but MNOTE_APPROVAL_SECRET is not set: each state file keeps its own approval key, so an approval token is honoured only by instances on the same state file\n",
+      "--store is shared but MNOTE_APPROVAL_SECRET is not set: each state file keeps its own approval key, so an approval token is honoured only by instances on the same state file",
     );
   }
   return { policy, secret, ttlMs: opts.approvalTtl };
@@ -257,20 +283,51 @@ async function budgetStoreFor(opts: RuntimeCliOptions, pg: { pool: import("pg").
   return new PgBudgetStore(pg.pool);
 }
 
+/** The store error handler, its errors prefixed with the --store URL they come from (never a password). */
+function storeErrorNaming(store: string | undefined, onStoreError?: (e: unknown) => void) {
+  if (!store || !onStoreError) return onStoreError;
+  const label = withoutPassword(store);
+  return (e: unknown) => {
+    const message = e instanceof Error ? e.message : String(e);
+    onStoreError(new Error(`--store ${label}: ${message}`, { cause: e }));
+  };
+}
+
 /** Idempotency records in Redis, shared by every instance pointed at the same URL. */
-export async function redisIdempotencyStore(url: string) {
+export async function redisIdempotencyStore(url: string, warn: (message: string) => void = plainWarning) {
   const { RedisIdempotencyStore } = await import("../runtime/state/redis-idempotency-store");
   const store = new RedisIdempotencyStore({ url });
-  // a Redis that is down at start is not fatal: writes then rely on the kernel's record
-  await store.ping().catch(() => undefined);
+  // a Redis that does not answer at start is a mistake to name now (a port typo would otherwise start
+  // silently and log store_unavailable at the first keyed write), as --grants does; an outage once
+  // running is not fatal: writes then rely on the kernel's record (store_unavailable, with the URL)
+  try {
+    await answersWithin(() => store.ping());
+  } catch (e) {
+    await store.close();
+    throw environmentError(`--store ${withoutPassword(url)}: Redis does not answer (${(e as Error).message})`);
+  }
   // A Redis that forgets on restart (neither AOF nor RDB) loses the uncertain writes a model's retry
   // needs, and the used approval nonces: said loudly here (docs/RELIABILITY.md, "What each store
   // keeps"); the approval key is bound to the store's identity, so a forgotten nonce's token is dead.
   if ((await store.persistence()) === "forgets")
-    process.stderr.write(
-      'mnote-tools: warning: --store Redis keeps nothing across a restart (appendonly no, save ""): after a restart a model\'s retry of a write whose answer was lost may write it again, and approval tokens issued before it stop working; turn on AOF (appendonly yes) or RDB snapshots\n',
+    warn(
+      '--store Redis keeps nothing across a restart (appendonly no, save ""): after a restart a model\'s retry of a write whose answer was lost may write it again, and approval tokens issued before it stop working; turn on AOF (appendonly yes) or RDB snapshots',
     );
   return store;
+}
+
+/**
+ * A start-up ping given three tries (each waits up to 2 s for the connection): a Redis that is there
+ * answers the first at once, even on a loaded machine where one try could run out of time.
+ */
+async function answersWithin(ping: () => Promise<void>, tries = 3): Promise<void> {
+  for (let n = 1; ; n++) {
+    try {
+      return await ping();
+    } catch (e) {
+      if (n >= tries) throw e;
+    }
+  }
 }
 
 /** Session grants in Redis, for instances on several machines. */
@@ -278,7 +335,7 @@ export async function redisGrantStore(url: string) {
   const { RedisGrantStore } = await import("../runtime/state/redis-grant-store");
   const grants = new RedisGrantStore(url);
   try {
-    await grants.ping();
+    await answersWithin(() => grants.ping());
   } catch (e) {
     grants.close();
     // without its grants no call can be verified: a Redis that is down at start stops the command

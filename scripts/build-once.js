@@ -54,9 +54,15 @@ if (existsSync(KEY_FILE) && readFileSync(KEY_FILE, "utf8").trim() === key && out
   const again = spawnSync(process.execPath, [join(root, "scripts", "assemble-packages.js")], { stdio: "inherit" });
   process.exit(again.status ?? 1);
 }
+// said first: the build is silent for a while (tsc on every folder, about 15 s on 2 cores, longer under load)
+process.stderr.write("building dist/ (TypeScript; about 15 s on an idle 2-core machine, once: later runs reuse it)\n");
+const started = Date.now();
 const npm = process.env.npm_execpath;
 const run = npm
   ? spawnSync(process.execPath, [npm, "run", "-s", "build"], { cwd: root, stdio: "inherit" })
   : spawnSync("npm", ["run", "-s", "build"], { cwd: root, stdio: "inherit", shell: process.platform === "win32" });
-if (run.status === 0) writeFileSync(KEY_FILE, key + "\n");
+if (run.status === 0) {
+  writeFileSync(KEY_FILE, key + "\n");
+  process.stderr.write(`built dist/ in ${Math.round((Date.now() - started) / 1000)} s\n`);
+}
 process.exit(run.status ?? 1);

@@ -10,8 +10,11 @@
  * so a retry goes straight to the kernel (which replays or applies once); one killed outright
  * (SIGKILL) holds it only for the claim's short lease, which a heartbeat renews while it lives.
  */
-import { runtimeFrom, type RuntimeCliOptions } from "../runtime-options";
+import { kernelChoice, runtimeFrom, type RuntimeCliOptions } from "../runtime-options";
+import { existsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { environmentError } from "../exit";
+import { stateLocation } from "../state-url";
 import { startTelemetry } from "../../runtime/telemetry/sdk";
 import { continueTrace, traceCarrierFromEnv } from "../../common/telemetry/propagation";
 import type { Dispatcher } from "../../runtime/dispatch/dispatcher";
@@ -28,6 +31,8 @@ export async function runCall(opts: RuntimeCliOptions): Promise<void> {
   // stdout carries the envelope: console spans go to stderr; TRACEPARENT (the caller's) is continued
   // one-shot: telemetry's shutdown is bounded short, so an unreachable collector never delays the answer
   const telemetry = await startTelemetry({ serviceName: "mnote-tools", consoleStream: process.stderr, oneShot: true });
+  kernelChoice(opts); // two kernels named, or a missing database: said before the state's folder
+  requireStateFolder(opts);
   const runtime = await runtimeFrom(opts);
   const stop = releaseOnSignal(runtime.dispatcher);
   try {
@@ -47,6 +52,22 @@ export async function runCall(opts: RuntimeCliOptions): Promise<void> {
     await runtime.close();
     await telemetry?.shutdown();
   }
+}
+
+/**
+ * A call reads its session grant from the state (unless --grants names a Redis): a state file in a
+ * folder that does not exist holds none, so a mistyped --state would otherwise create the folder and
+ * an empty state, and answer session_unknown. Refused instead, naming the path (exit 3), as --db is.
+ */
+function requireStateFolder(opts: RuntimeCliOptions): void {
+  if (opts.grants) return;
+  const location = stateLocation(opts.state);
+  if (location.kind !== "file" || location.path === ":memory:") return;
+  const folder = dirname(resolve(location.path));
+  if (!existsSync(folder))
+    throw environmentError(
+      `--state ${location.path}: the folder ${folder} does not exist, so it holds no session grant (check --state; mnote-tools session grant --state ${location.path} creates it)`,
+    );
 }
 
 /** Writes text; true once the stream took it without error (an EPIPE: the reader is gone). */

@@ -1,7 +1,7 @@
 import { relative } from "node:path";
 import { readContractDir, type SourceFile } from "../../codegen/phases/load";
 import { generate } from "../../codegen/pipeline";
-import { writeOutput } from "../../codegen/phases/write";
+import { writeOutput, type WriteReport } from "../../codegen/phases/write";
 import { checkOutput, formatDriftReport, inSync } from "../../codegen/phases/check";
 import { ContractError } from "../../codegen/contract-error";
 import { ConfigError, planFromCli, type GenerationPlan } from "../../codegen/config";
@@ -108,12 +108,26 @@ async function once(opts: GenerateOptions, plan: GenerationPlan): Promise<number
       return code;
     }
     for (const { out, files } of outputs) {
-      writeOutput(out, files, label(out));
-      if (!opts.quiet)
-        console.log(`wrote ${files.length} files to ${label(out)} from contract ${model.name} ${model.version}`);
+      const report = writeOutput(out, files, label(out));
+      if (!opts.quiet) console.log(writeSummary(report, files.length, label(out), `${model.name} ${model.version}`));
     }
     return 0;
   } catch (e) {
     return problemExitCode(e);
   }
+}
+
+/**
+ * What a write changed, in one line: "out is up to date with contract X (48 files; nothing written)",
+ * or "out: 2 of 48 files written, 1 removed (a.ts, b.ts; removed c.ts) from contract X", naming at
+ * most five files.
+ */
+export function writeSummary(report: WriteReport, total: number, out: string, contract: string): string {
+  const { written, removed } = report;
+  if (written.length + removed.length === 0)
+    return `${out} is up to date with contract ${contract} (${total} files; nothing written)`;
+  const names = [...written, ...removed.map((p) => `removed ${p}`)];
+  const shown = names.slice(0, 5).join(", ") + (names.length > 5 ? `, and ${names.length - 5} more` : "");
+  const gone = removed.length ? `, ${removed.length} removed` : "";
+  return `${out}: ${written.length} of ${total} files written${gone} (${shown}) from contract ${contract}`;
 }

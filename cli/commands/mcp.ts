@@ -60,7 +60,7 @@ async function providerOf(opts: McpOptions): Promise<ProviderName> {
 }
 
 async function startServing(opts: McpOptions, provider: ProviderName): Promise<McpServing> {
-  const { createLogger, storeErrorLogger } = await import("../../common/http/logger");
+  const { createLogger, logEvent, storeErrorLogger } = await import("../../common/http/logger");
   // stdout is the MCP channel on stdio: the logger writes to stderr
   const log = createLogger({ service: "mcp", level: opts.logLevel });
   // only when OTEL_* asks; on stdio, stdout is the MCP channel, so console spans go to stderr
@@ -71,6 +71,7 @@ async function startServing(opts: McpOptions, provider: ProviderName): Promise<M
   const runtime = await runtimeFrom(opts, {
     onCall: await toolCallLogger(log),
     onStoreError: storeErrorLogger(log),
+    warn: (message) => logEvent(log, "warn", "start_warning", { message }),
   });
   // tracked: an answer counts as delivered only once the transport sent it (docs/RELIABILITY.md)
   const dispatch = (r: unknown) => runtime.dispatcher.dispatchTracked(r);

@@ -17,19 +17,20 @@ export interface ServeOptions extends RuntimeCliOptions, HttpCliOptions {
 
 export async function runServe(opts: ServeOptions): Promise<void> {
   const { createToolServer } = await import("../../runtime/transports/tool-server");
-  const { createLogger, showGeneratedTokenFile, storeErrorLogger } = await import("../../common/http/logger");
+  const { createLogger, logEvent, showGeneratedTokenFile, storeErrorLogger } = await import("../../common/http/logger");
   const { serveUntilSignal } = await import("../../common/http/server");
   const { announceToPrimary, clusterPort, isClusterWorker, leaveCluster, runClusterPrimary } =
     await import("../../common/http/cluster");
   const log = createLogger({ service: "serve", level: opts.logLevel });
   const workers = opts.workers;
   const worker = isClusterWorker();
-  let token = opts.token;
-  if (!token) {
+  // a generated token is made once everything else was checked (a bad option leaves no token file)
+  const tokenOrGenerated = () => {
+    if (opts.token) return opts.token;
     const generated = generateTokenFile("serve", opts.state);
-    token = generated.token;
     showGeneratedTokenFile("serve", "--token or MNOTE_TOOLS_TOKEN", generated.path);
-  }
+    return generated.token;
+  };
   if (workers > 1 && !worker) {
     // every worker must see the same state: an in-memory database would be one per process
     for (const [flag, path] of [
@@ -38,6 +39,7 @@ export async function runServe(opts: ServeOptions): Promise<void> {
     ] as const)
       if (path === ":memory:") throw usageError(`--workers ${workers} needs a database file for ${flag}, not :memory:`);
     // the workers re-run this command; a generated token reaches them through the environment
+    const token = tokenOrGenerated();
     await runClusterPrimary({ workers, log, host: opts.host, port: opts.port, env: { MNOTE_TOOLS_TOKEN: token } });
     return;
   }
@@ -45,14 +47,17 @@ export async function runServe(opts: ServeOptions): Promise<void> {
   const runtime = await runtimeFrom(opts, {
     onCall: await toolCallLogger(log),
     onStoreError: storeErrorLogger(log),
+    warn: (message) => logEvent(log, "warn", "start_warning", { message }),
   });
+  const http = await httpServiceOptions(opts);
+  const token = tokenOrGenerated();
   const server = createToolServer({
     runtime,
     token,
     hostToken: opts.hostToken,
     maxBytes: opts.maxBytes,
     log,
-    ...(await httpServiceOptions(opts)),
+    ...http,
   });
   const stop = async () => {
     await runtime.close();

@@ -21,6 +21,7 @@
  * and deletes the staging and retired folders that run made (marked as such: work-folders.ts).
  */
 import {
+  copyFileSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -33,7 +34,7 @@ import {
   unlinkSync,
   writeFileSync,
 } from "node:fs";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { GeneratedFile } from "../targets/target";
 import { OWNED_LIST } from "../support/output-path";
 import { compareStrings } from "../../common/sort";
@@ -52,12 +53,18 @@ interface Done {
   moved: Array<string | Buffer>;
 }
 
+/** What a write changed: the files whose text it wrote (new or different) and those it removed. */
+export interface WriteReport {
+  written: string[];
+  removed: string[];
+}
+
 /**
  * Makes outDir hold `files` (its own list among them): owned files replaced, owned files no
  * longer generated deleted, everything kept untouched. Throws a ConfigError, writing nothing,
- * when the folder holds a file generate does not own.
+ * when the folder holds a file generate does not own. Returns what it changed.
  */
-export function writeOutput(outDir: string, files: readonly GeneratedFile[], label = outDir): void {
+export function writeOutput(outDir: string, files: readonly GeneratedFile[], label = outDir): WriteReport {
   const survey = surveyFolder(outDir, label);
   // a symlinked output folder (checked to stay inside the project) is written where it leads, so
   // that staging is on the same file system as the folder and every move is a rename
@@ -78,8 +85,9 @@ export function writeOutput(outDir: string, files: readonly GeneratedFile[], lab
   // a file that already holds its new text is left alone: no write, no new mtime for a watcher
   const owned = new Set(survey.owned);
   const changed = newFiles.filter((f) => !(owned.has(f.path) && holds(join(dir, f.path), f.content)));
+  const report = { written: changed.map((f) => f.path), removed: [...stale] };
   if (changed.length + stale.length + survey.unreadableNames.length === 0 && survey.listText === finalList.content)
-    return;
+    return report;
 
   // step 1: stage; the output folder is not touched
   const work = makeWorkFolders(dir);
@@ -97,7 +105,7 @@ export function writeOutput(outDir: string, files: readonly GeneratedFile[], lab
   const done: Done = { made: [], placed: [], moved: [] };
   try {
     makeDirs(dir, dir, done.made);
-    renameSync(join(work.staging, "widened"), join(dir, OWNED_LIST));
+    move(join(work.staging, "widened"), join(dir, OWNED_LIST));
     // a stale file where a new folder goes (or a stale folder's files where a new file goes)
     const blocking = stale.filter((s) => [...newPaths].some((n) => s.startsWith(n + "/") || n.startsWith(s + "/")));
     for (const path of blocking) retire(dir, work, path, done);
@@ -106,7 +114,7 @@ export function writeOutput(outDir: string, files: readonly GeneratedFile[], lab
     for (const path of stale) if (!blocking.includes(path)) retire(dir, work, path, done);
     for (const raw of survey.unreadableNames) retire(dir, work, raw, done);
     for (const path of stale) removeEmptyParents(join(dir, path), dir);
-    renameSync(join(work.staging, "list"), join(dir, OWNED_LIST));
+    move(join(work.staging, "list"), join(dir, OWNED_LIST));
   } catch (e) {
     const restored = undo(dir, work, survey.listText, done);
     work.remove(!restored);
@@ -117,6 +125,7 @@ export function writeOutput(outDir: string, files: readonly GeneratedFile[], lab
     throw e;
   }
   work.remove();
+  return report;
 }
 
 /** Renames a staged file over its place, keeping the old text (if any) in memory to undo with. */
@@ -124,8 +133,34 @@ function place(dir: string, staged: string, path: string, done: Done): void {
   const target = join(dir, path);
   makeDirs(dirname(target), dir, done.made);
   const old = isFile(target) ? readFileSync(target) : undefined;
-  renameSync(staged, target);
+  move(staged, target);
   done.placed.push({ path, old });
+}
+
+/**
+ * Moves a file: a rename, or, when the two places are on different file systems (EXDEV: an output
+ * folder that is itself a mounted volume, its work folders beside it on the parent's), a copy to a
+ * temporary name beside the target and a rename over it (so the target still changes in one step),
+ * then the source removed. A run killed between the copy and the rename leaves the temporary file
+ * (`.<name>.mnote-partial-<pid>`), which the next run names as a file generate does not own.
+ */
+export function move(from: string | Buffer, to: string | Buffer, rename = renameSync): void {
+  try {
+    rename(from, to);
+    return;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EXDEV") throw e;
+  }
+  const target = to.toString();
+  const temporary = join(dirname(target), `.${basename(target)}.mnote-partial-${process.pid}`);
+  try {
+    copyFileSync(from, temporary);
+    renameSync(temporary, to);
+  } catch (e) {
+    rmSync(temporary, { force: true });
+    throw e;
+  }
+  unlinkSync(from);
 }
 
 /** Moves an owned file to retired (a Buffer path: relative, raw bytes of a name that is not UTF-8). */
@@ -134,7 +169,7 @@ function retire(dir: string, work: WorkFolders, path: string | Buffer, done: Don
   if (!isFile(from)) return;
   const to = at(work.retired, path);
   makeDirs(dirname(to.toString()), work.retired, []);
-  renameSync(from, to);
+  move(from, to);
   done.moved.push(path);
 }
 
@@ -204,19 +239,19 @@ function undo(dir: string, work: WorkFolders, oldList: string | undefined, done:
     attempt(() => {
       if (old === undefined) return unlinkSync(join(dir, path));
       writeFileSync(join(work.staging, "restored"), old);
-      renameSync(join(work.staging, "restored"), join(dir, path));
+      move(join(work.staging, "restored"), join(dir, path));
     });
   for (const path of [...done.moved].reverse())
     attempt(() => {
       const to = at(dir, path);
       makeDirs(dirname(to.toString()), dir, []);
-      renameSync(at(work.retired, path), to);
+      move(at(work.retired, path), to);
     });
   attempt(() => {
     if (oldList === undefined) rmSync(join(dir, OWNED_LIST), { force: true });
     else {
       writeFileSync(join(work.staging, "restored"), oldList);
-      renameSync(join(work.staging, "restored"), join(dir, OWNED_LIST));
+      move(join(work.staging, "restored"), join(dir, OWNED_LIST));
     }
   });
   for (const made of [...done.made].reverse())

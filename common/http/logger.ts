@@ -168,6 +168,8 @@ export interface LogEvents {
   kernel_check: { kernel: string; ok: boolean; message: string };
   /** An HTTP answer of 400 or more (warn for 4xx, error for 5xx). */
   http_error: { method: string; path: string; status: number; message: string };
+  /** A configuration that works but may surprise (a Redis that forgets, no shared approval key), said at start. */
+  start_warning: { message: string };
 }
 
 /** Writes one event of the shared schema at the given level. */

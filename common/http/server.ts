@@ -23,7 +23,7 @@
  *   server's own error body and nothing of the exception on the wire.
  * - Listening, printing the address, and a graceful stop on SIGTERM/SIGINT.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { timingSafeEqual } from "node:crypto";
 import { logEvent, type Logger } from "./logger";
 
@@ -225,7 +225,8 @@ function logHttpError(log: Logger, req: IncomingMessage, res: ServerResponse): v
     method: req.method ?? "",
     path: (req.url ?? "/").split("?")[0]!,
     status: res.statusCode,
-    message: messages.get(res) ?? "",
+    // an answer a library wrote (the MCP SDK's transport) noted no problem: its status's own words
+    message: messages.get(res) ?? STATUS_CODES[res.statusCode] ?? `HTTP ${res.statusCode}`,
   });
 }
 

@@ -205,7 +205,7 @@ function httpDispatcher(connection: HttpConnection): FrameworkDispatcher {
             signal: AbortSignal.timeout(timeoutMs),
           });
         } catch (e) {
-          lastProblem = e instanceof Error && e.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : "unreachable";
+          lastProblem = e instanceof Error && e.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : unreachable(e);
           continue;
         }
         const answer: unknown = await response.json().catch(() => undefined);
@@ -216,4 +216,10 @@ function httpDispatcher(connection: HttpConnection): FrameworkDispatcher {
       throw new MnoteConnectionError(`mnote runtime at ${connection.url}: ${lastProblem} (${retries + 1} attempts, one idempotency key)`);
     },
   };
+}
+
+/** Why fetch could not reach the runtime, with what to check: "unreachable (ECONNREFUSED: is mnote-tools serve running there?)". */
+function unreachable(e: unknown): string {
+  const code = (e as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+  return `unreachable (${typeof code === "string" ? code + ": " : ""}is mnote-tools serve running there?)`;
 }

@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { createLogger, logEvent, showGeneratedTokenFile, storeErrorLogger } from "../../common/http/logger";
 import { seededProject } from "../support/project";
 import { start } from "../support/processes";
+import { privateRedis, redisServerPath } from "../support/fault-world";
 
 function captured(level?: string) {
   const lines: string[] = [];
@@ -83,9 +84,66 @@ describe("the servers' logger", () => {
 });
 
 describe("mcp --http logs like serve", () => {
-  it("tool_call for every call, and store_unavailable when the idempotency store is down (the write still happens once)", async () => {
+  (redisServerPath() ? it : it.skip)(
+    `tool_call for every call, and store_unavailable when the idempotency store is down (the write still happens once)${redisServerPath() ? "" : " (skipped: redis-server not found)"}`,
+    async () => {
+      const p = seededProject([{ session: "s_owner", actor: "user_1" }]);
+      // a Redis that answers at start (one that does not stops the command, exit 3), stopped before the call
+      const redis = await privateRedis(false);
+      const server = await start([
+        "mcp",
+        "--http",
+        "--port",
+        "0",
+        "--token",
+        "t",
+        "--session",
+        "s_owner",
+        "--db",
+        p.db,
+        "--state",
+        p.state,
+        "--store",
+        redis.url,
+      ]);
+      await redis.stop();
+      const client = new Client({ name: "test", version: "0" });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(server.url), {
+          requestInit: { headers: { Authorization: "Bearer t" } },
+        }),
+      );
+      const r = await client.callTool({
+        name: "mnote_artifact_create_ai_note",
+        arguments: { content: "SECRET PAGE CONTENT" },
+      });
+      expect((r.structuredContent as { ok: boolean }).ok).toBe(true);
+      await client.close();
+      await server.stop();
+      const lines = server.stderr.filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(lines.find((l) => l.event === "store_unavailable")).toMatchObject({
+        level: "error",
+        service: "mcp",
+        count: 1,
+        fallback: expect.any(String),
+      });
+      expect(lines.find((l) => l.event === "tool_call")).toMatchObject({
+        level: "info",
+        service: "mcp",
+        toolName: "mnote.artifact.create_ai_note",
+        ok: true,
+        replayed: false,
+      });
+      expect(server.stderr.join("\n")).not.toContain("SECRET PAGE CONTENT");
+      // the line names the store (issue 47: it said only ioredis's "Stream isn't writeable")
+      expect(lines.find((l) => l.event === "store_unavailable")?.message).toContain(`--store ${redis.url}`);
+    },
+  );
+});
+
+describe("http_error lines always say what went wrong (issue 47: the MCP server's carried an empty message)", () => {
+  it("an answer the MCP SDK wrote itself (406: no acceptable type) is logged with its status's words", async () => {
     const p = seededProject([{ session: "s_owner", actor: "user_1" }]);
-    // nothing listens on port 1: every store call fails at once
     const server = await start([
       "mcp",
       "--http",
@@ -99,36 +157,57 @@ describe("mcp --http logs like serve", () => {
       p.db,
       "--state",
       p.state,
-      "--store",
-      "redis://127.0.0.1:1/0",
     ]);
-    const client = new Client({ name: "test", version: "0" });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(server.url), {
-        requestInit: { headers: { Authorization: "Bearer t" } },
-      }),
-    );
-    const r = await client.callTool({
-      name: "mnote_artifact_create_ai_note",
-      arguments: { content: "SECRET PAGE CONTENT" },
+    const res = await fetch(server.url, {
+      method: "POST",
+      headers: { authorization: "Bearer t", "content-type": "application/json", accept: "text/plain" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
-    expect((r.structuredContent as { ok: boolean }).ok).toBe(true);
-    await client.close();
+    expect(res.status).toBeGreaterThanOrEqual(400);
     await server.stop();
-    const lines = server.stderr.filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(lines.find((l) => l.event === "store_unavailable")).toMatchObject({
-      level: "error",
-      service: "mcp",
-      count: 1,
-      fallback: expect.any(String),
-    });
-    expect(lines.find((l) => l.event === "tool_call")).toMatchObject({
-      level: "info",
-      service: "mcp",
-      toolName: "mnote.artifact.create_ai_note",
-      ok: true,
-      replayed: false,
-    });
-    expect(server.stderr.join("\n")).not.toContain("SECRET PAGE CONTENT");
+    const errors = server.stderr
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.event === "http_error");
+    expect(errors).toEqual([
+      expect.objectContaining({ service: "mcp", status: res.status, message: expect.stringMatching(/\S/) }),
+    ]);
   });
+});
+
+describe("a server's start-up warnings are JSON log lines, not plain text among them (issue 47)", () => {
+  (redisServerPath() ? it : it.skip)(
+    `serve with a Redis that forgets and no MNOTE_APPROVAL_SECRET: two start_warning lines, no plain line${redisServerPath() ? "" : " (skipped: redis-server not found)"}`,
+    async () => {
+      const p = seededProject([{ session: "s_owner", actor: "user_1" }]);
+      const redis = await privateRedis(false);
+      try {
+        const server = await start(
+          ["serve", "--port", "0", "--token", "t", "--db", p.db, "--state", p.state, "--store", redis.url],
+          { env: { MNOTE_APPROVAL_SECRET: "" } },
+        );
+        await server.stop();
+        const plain = server.stderr.filter((l) => l.trim() !== "" && !l.startsWith("{"));
+        expect(plain).toEqual([]);
+        const warnings = server.stderr
+          .filter((l) => l.startsWith("{"))
+          .map((l) => JSON.parse(l) as Record<string, unknown>)
+          .filter((l) => l.event === "start_warning");
+        expect(warnings).toEqual([
+          expect.objectContaining({
+            level: "warn",
+            service: "serve",
+            message: expect.stringContaining("keeps nothing across a restart"),
+          }),
+          expect.objectContaining({
+            level: "warn",
+            service: "serve",
+            message: expect.stringContaining("MNOTE_APPROVAL_SECRET is not set"),
+          }),
+        ]);
+      } finally {
+        await redis.stop();
+      }
+    },
+  );
 });

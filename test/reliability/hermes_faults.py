@@ -6,7 +6,7 @@ outside the repo; test/hermes/hermes_boot.py boots either) for the fault matrix 
 config: {"env": {MNOTE_TOOLS_URL/TOKEN or MNOTE_TOOLS_CLI, MNOTE_TOOLS_TIMEOUT, ...}, "session_id",
 "home"?: the HERMES_HOME to use (a restarted Hermes is given the same one, as a real restart keeps
 its profile: on v0.21 the plugin's ctx.state lives there)};
-then one model tool call per line on stdin: [tool, args, tool_call_id]. One process is one Hermes
+then one model tool call per line on stdin: [tool, args, tool_call_id, timeout seconds (optional)]. One process is one Hermes
 run: the plugin's memory lives as long as it does (a test kills it to restart Hermes). Installs the plugin into a scratch
 HERMES_HOME, loads it with Hermes' own discover_plugins(), and makes each call through
 model_tools.handle_function_call, which fires the pre_tool_call hooks once (where the plugin parks
@@ -55,7 +55,10 @@ def main():
     for line in sys.stdin:
         if not line.strip():
             continue
-        name, args, call_id = json.loads(line)
+        name, args, call_id, *rest = json.loads(line)
+        if rest:
+            # the host's timeout for this call (the plugin reads MNOTE_TOOLS_TIMEOUT per call)
+            os.environ["MNOTE_TOOLS_TIMEOUT"] = str(rest[0])
         before = len(sent)
         output = model_tools.handle_function_call(name, dict(args), task_id="task_1", tool_call_id=call_id, session_id=config["session_id"])
         print(json.dumps({"tool_call_id": call_id, "output": output, "requests": sent[before:]}, default=str), flush=True)

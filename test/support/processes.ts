@@ -34,7 +34,7 @@ export function start(
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error(`${args.join(" ")} did not start: ${stderr.join("\n")}`));
-    }, options.timeoutMs ?? 20_000);
+    }, options.timeoutMs ?? 60_000); // a Node start at load 20 on 2 cores takes seconds
     let out = "";
     child.stdout!.on("data", (d: Buffer) => {
       out += d.toString("utf8");
