@@ -89,7 +89,7 @@ const SIGNAL_EXIT: Readonly<Record<string, number>> = { SIGINT: 130, SIGTERM: 14
  * Until the returned function is called: on SIGTERM or SIGINT, release the claims this process
  * holds, then exit with 128 + the signal's number (no envelope: the call did not finish).
  */
-function releaseOnSignal(dispatcher: Dispatcher): () => void {
+export function releaseOnSignal(dispatcher: Dispatcher): () => void {
   const handler = (signal: NodeJS.Signals) => {
     void dispatcher
       .releaseClaims()

@@ -101,11 +101,16 @@ function serverOptions(opts: McpOptions, s: McpServing) {
 
 async function serveStdio(opts: McpOptions, s: McpServing): Promise<void> {
   const { serveMcpStdio } = await import("../../runtime/transports/mcp-server");
+  // SIGTERM/SIGINT (a client stopping its server): the claims held are given up and the process
+  // exits 128 + the signal, its buffered log written on the way out, as `call` does
+  const { releaseOnSignal } = await import("./call");
+  const unhook = releaseOnSignal(s.runtime.dispatcher);
   try {
     // the kernel is asked once before the MCP channel opens (exit 3 if it cannot be used)
     await checkKernelAtStartup(s.runtime, opts, s.log);
     await serveMcpStdio(serverOptions(opts, s));
   } finally {
+    unhook();
     await s.stop();
   }
 }

@@ -220,7 +220,7 @@ function decodedParam(p: string): string {
 
 /** The http_error line of an answer of 400 or more (warn for 4xx, error for 5xx). */
 function logHttpError(log: Logger, req: IncomingMessage, res: ServerResponse): void {
-  if (res.statusCode < 400) return;
+  if (res.statusCode < 400 || loggedByHandler.has(res)) return;
   logEvent(log, res.statusCode >= 500 ? "error" : "warn", "http_error", {
     method: req.method ?? "",
     path: (req.url ?? "/").split("?")[0]!,
@@ -250,6 +250,12 @@ function answerThrown(res: ServerResponse, e: unknown, errorBody: (status: numbe
 }
 
 const messages = new WeakMap<ServerResponse, string>();
+const loggedByHandler = new WeakSet<ServerResponse>();
+
+/** Tells the layer that the handler's own line already logs this answer (a budget's 429): no http_error line. */
+export function noteLogged(res: ServerResponse): void {
+  loggedByHandler.add(res);
+}
 
 /** Tells the layer why a handler answered >= 400 itself (for the http_error line). */
 export function noteProblem(res: ServerResponse, message: string): void {

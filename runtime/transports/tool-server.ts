@@ -29,6 +29,7 @@ import type { Runtime } from "../runtime";
 import {
   createHttpService,
   HttpError,
+  noteLogged,
   readBody,
   readJson,
   requireBearer,
@@ -168,8 +169,10 @@ async function modelCall(s: Serving, { req, res }: RequestContext): Promise<void
  */
 function sendEnvelope(res: RequestContext["res"], response: { ok: boolean; error?: unknown }): void {
   const error = response.ok ? undefined : (response.error as { code?: string; retryAfterSeconds?: number } | null);
-  if (error?.code === ERR.rateLimited && error.retryAfterSeconds !== undefined)
+  if (error?.code === ERR.rateLimited && error.retryAfterSeconds !== undefined) {
+    noteLogged(res); // its tool_call line is the refusal's one log line (docs/RELIABILITY.md, budgets)
     return sendJson(res, 429, response, { "retry-after": String(error.retryAfterSeconds) });
+  }
   sendJson(res, 200, response);
 }
 

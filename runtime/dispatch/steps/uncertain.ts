@@ -46,7 +46,9 @@ export async function uncertainWrite(deps: DispatchDeps, call: ToolCall, beforeC
   const { request } = call;
   const fingerprint = requestFingerprint(request.documentId, request.args);
   if (request.keyOrigin !== "tool_call")
-    return keyedWrite(deps, call, request.idempotencyKey!, fingerprint, beforeClaim);
+    return keyedWrite(deps, call, request.idempotencyKey!, fingerprint, beforeClaim).catch((e: unknown) =>
+      committedOr(deps, call, e),
+    );
   const { sessionId, slot } = slotOf(call.tool, request, fingerprint);
   const store = deps.idempotency;
   await deps.releasing.get(`${sessionId}\u0000${slot}`);
@@ -71,8 +73,22 @@ export async function uncertainWrite(deps: DispatchDeps, call: ToolCall, beforeC
     const aboutAccess = code === ERR.permissionDenied || code === ERR.notAuthenticated;
     if (!errorCatalog[code].retryable && (!aboutAccess || remembered === undefined))
       await store.forgetUncertain(sessionId, slot, key).catch((e: unknown) => storeError(deps, e));
-    throw e;
+    return committedOr(deps, call, e);
   }
+}
+
+/**
+ * A write its budget refused may be one the kernel already applied whose record the idempotency
+ * store does not hold (it could not record it, so "the kernel's own record answers the retry"):
+ * that write replays, it is never refused (the answer the model lost). Anything else is thrown
+ * again. Asked on a budget's refusal of a write only: one status lookup, nothing on the way of a call
+ * that goes through.
+ */
+async function committedOr(deps: DispatchDeps, call: ToolCall, e: unknown): Promise<Outcome> {
+  if (toFailure(e).code !== ERR.rateLimited) throw e;
+  const replay = await committedReplay(deps, call);
+  if (!replay) throw e;
+  return replay;
 }
 
 /**
