@@ -31,7 +31,9 @@ type Kind =
   | "non-empty"
   | "state"
   | "allowed-hosts"
-  | "allowed-origins";
+  | "allowed-origins"
+  | "on-off"
+  | "issuer-url";
 
 /** Bad values (each refused with exit 2 unless it says otherwise) and good ones, per kind. */
 const VALUES: Record<Kind, { bad: Array<string | [string, number]>; good: string[] }> = {
@@ -56,6 +58,8 @@ const VALUES: Record<Kind, { bad: Array<string | [string, number]>; good: string
   state: { bad: ["", ["redis://127.0.0.1/0", 3], ["mysql://h/db", 3]], good: ["st.db", "postgres://u@h:5432/db"] },
   "allowed-hosts": { bad: ["localhost:80", "http://a.example", "a/b"], good: ["localhost,app.example", "*"] },
   "allowed-origins": { bad: ["app.example", "ftp://a.example"], good: ["https://app.example", "*"] },
+  "on-off": { bad: ["yes", "ON", "0", ""], good: ["on", "off"] },
+  "issuer-url": { bad: ["not-a-url", "nope", "ftp://x", ""], good: ["https://issuer.example"] },
 };
 
 /** The kind of each option that commander checks, by its long name. */
@@ -84,6 +88,10 @@ const KIND_OF: Record<string, Kind> = {
   "--state": "state",
   "--allowed-hosts": "allowed-hosts",
   "--allowed-origins": "allowed-origins",
+  "--budgets": "on-off",
+  // the grant's principal (both or neither is checked when the grant is made: test/mcp/oauth-cli)
+  "--principal-issuer": "issuer-url",
+  "--principal-subject": "non-empty",
 };
 
 /**
@@ -117,7 +125,7 @@ const CHECKED_WHEN_RUN = new Set([
   "hermes install --hermes-home",
 ]);
 const FREE_TEXT = new Set(["mcp --session", "diff --changelog"]);
-const OAUTH = new Set(["mcp --oauth-issuer", "mcp --oauth-jwks", "mcp --oauth-resource"]);
+const OAUTH = new Set(["mcp --oauth-issuer", "mcp --oauth-jwks", "mcp --oauth-resource", "mcp --oauth-algorithms"]);
 
 /** The arguments each command needs besides the swept option (its required options). */
 const BASE: Record<string, string[]> = {
