@@ -1,6 +1,7 @@
 /** Opening an embedded SQLite database the way every store here wants it. */
 import Database from "better-sqlite3";
-import { dirname } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { makeFolders } from "./make-folder";
 
 export type Db = Database.Database;
@@ -32,7 +33,7 @@ export function openDatabase(path: string): Db {
   let db: Db | undefined;
   try {
     if (path !== ":memory:") makeFolders(dirname(path));
-    db = new Database(path);
+    db = new Database(path, { nativeBinding: nativeBinding() });
     if (path !== ":memory:") db.pragma("journal_mode = WAL");
     db.pragma("busy_timeout = 10000");
     db.pragma("synchronous = NORMAL");
@@ -44,6 +45,22 @@ export function openDatabase(path: string): Db {
     if (e instanceof Error && typeof code === "string") throw new DatabaseOpenError(path, code, e);
     throw e;
   }
+}
+
+/**
+ * Where better-sqlite3's compiled addon is: its own build folder, where `npm install` puts it
+ * (prebuilt or compiled). Named, the addon is loaded at once; unnamed, better-sqlite3 asks the
+ * `bindings` package, which tries a dozen folders first (a one-shot `call` paid for the search and
+ * two more modules). Looked up once per process; undefined (the package's own search) when the
+ * addon is elsewhere, a debug build for one.
+ */
+let addonPath: string | null | undefined = null;
+function nativeBinding(): string | undefined {
+  if (addonPath === null) {
+    const candidate = join(dirname(require.resolve("better-sqlite3")), "..", "build", "Release", "better_sqlite3.node");
+    addonPath = existsSync(candidate) ? candidate : undefined;
+  }
+  return addonPath;
 }
 
 /**
