@@ -48,17 +48,20 @@ export function openDatabase(path: string): Db {
 }
 
 /**
- * Where better-sqlite3's compiled addon is: its own build folder, where `npm install` puts it
- * (prebuilt or compiled). Named, the addon is loaded at once; unnamed, better-sqlite3 asks the
- * `bindings` package, which tries a dozen folders first (a one-shot `call` paid for the search and
- * two more modules). Looked up once per process; undefined (the package's own search) when the
- * addon is elsewhere, a debug build for one.
+ * Where better-sqlite3's compiled addon is: its own build/Release folder, where `npm install` puts
+ * it (prebuilt or compiled). Named, the addon is loaded at once; unnamed, better-sqlite3 asks the
+ * `bindings` package, which tries a dozen folders (a one-shot `call` paid for the search and two
+ * more modules). Looked up once per process. The package's own search (undefined) when the addon is
+ * not there, or when a folder that search tries before build/Release has one (build/, build/Debug/:
+ * a debug build), so the addon loaded is always the one the package would load.
  */
 let addonPath: string | null | undefined = null;
 function nativeBinding(): string | undefined {
   if (addonPath === null) {
-    const candidate = join(dirname(require.resolve("better-sqlite3")), "..", "build", "Release", "better_sqlite3.node");
-    addonPath = existsSync(candidate) ? candidate : undefined;
+    const build = join(dirname(require.resolve("better-sqlite3")), "..", "build");
+    const at = (...folder: string[]) => join(build, ...folder, "better_sqlite3.node");
+    const first = existsSync(at()) || existsSync(at("Debug"));
+    addonPath = !first && existsSync(at("Release")) ? at("Release") : undefined;
   }
   return addonPath;
 }
