@@ -1,6 +1,7 @@
 /** Opening an embedded SQLite database the way every store here wants it. */
 import type Database from "better-sqlite3";
-import { dirname } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { makeFolders } from "./make-folder";
 
 export type Db = Database.Database;
@@ -36,7 +37,7 @@ export function openDatabase(path: string): Db {
     // whose state is on Redis or PostgreSQL never installs the native module (docs/PACKAGES.md)
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred on purpose (see above)
     const Sqlite = require("better-sqlite3") as typeof Database;
-    db = new Sqlite(path);
+    db = new Sqlite(path, { nativeBinding: nativeBinding() });
     if (path !== ":memory:") db.pragma("journal_mode = WAL");
     db.pragma("busy_timeout = 10000");
     db.pragma("synchronous = NORMAL");
@@ -48,6 +49,25 @@ export function openDatabase(path: string): Db {
     if (e instanceof Error && typeof code === "string") throw new DatabaseOpenError(path, code, e);
     throw e;
   }
+}
+
+/**
+ * Where better-sqlite3's compiled addon is: its own build/Release folder, where `npm install` puts
+ * it (prebuilt or compiled). Named, the addon is loaded at once; unnamed, better-sqlite3 asks the
+ * `bindings` package, which tries a dozen folders (a one-shot `call` paid for the search and two
+ * more modules). Looked up once per process. The package's own search (undefined) when the addon is
+ * not there, or when a folder that search tries before build/Release has one (build/, build/Debug/:
+ * a debug build), so the addon loaded is always the one the package would load.
+ */
+let addonPath: string | null | undefined = null;
+function nativeBinding(): string | undefined {
+  if (addonPath === null) {
+    const build = join(dirname(require.resolve("better-sqlite3")), "..", "build");
+    const at = (...folder: string[]) => join(build, ...folder, "better_sqlite3.node");
+    const first = existsSync(at()) || existsSync(at("Debug"));
+    addonPath = !first && existsSync(at("Release")) ? at("Release") : undefined;
+  }
+  return addonPath;
 }
 
 /**

@@ -5,7 +5,9 @@
  * registers with it, common/telemetry/otel.ts) is in its module list. Each was a tenth to a fifth
  * of a call's CPU (bench/, coldStart); this keeps them from coming back through an eager import.
  * Nor does a call load another verb's module, the generator or the contract diff: cli/main.ts loads
- * a verb's implementation only when it runs.
+ * a verb's implementation only when it runs. Nor does it search for SQLite's native addon: the
+ * `bindings` package (and its file-uri-to-path) is what better-sqlite3 searches with when it is not
+ * told where its addon is (common/sqlite.ts tells it).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -33,13 +35,19 @@ function callListingModules(): { stdout: string; modules: string[] } {
 }
 
 describe("mnote-tools call, one page.get", () => {
-  it("answers without loading Ajv or the OpenTelemetry API", () => {
+  it("answers without loading Ajv, the OpenTelemetry API or the native addon's search", () => {
     const { stdout, modules } = callListingModules();
     expect(JSON.parse(stdout)).toMatchObject({ ok: true, toolName: "mnote.page.get" });
     // the list is real: the registry, the validators it answers with and SQLite are in it
     const loaded = (fragment: string) => modules.some((m) => m.split("\\").join("/").includes(fragment));
     expect(["registry.js", "validators/index.js", "/better-sqlite3/"].filter(loaded)).toHaveLength(3);
-    const unwanted = ["/node_modules/ajv/", "/node_modules/ajv-formats/", "/node_modules/@opentelemetry/api/"];
+    const unwanted = [
+      "/node_modules/ajv/",
+      "/node_modules/ajv-formats/",
+      "/node_modules/@opentelemetry/api/",
+      "/node_modules/bindings/",
+      "/node_modules/file-uri-to-path/",
+    ];
     expect(unwanted.filter(loaded)).toEqual([]);
   });
 

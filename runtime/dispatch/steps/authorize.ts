@@ -31,7 +31,18 @@ export function scopedCall(tool: ToolDescriptor, request: T.ToolRequest, locale:
   return { tool, request, context, command: tool.kernelCommand, locale };
 }
 
-/** The design note's check points, answered by the kernel: signed in, member, the capability and what it requires. */
+/**
+ * The design note's check points, answered by the kernel: signed in, member, the capability and what it requires.
+ *
+ * The kernel's own commands check the same points again (the reference kernel in the transaction
+ * of each command), and this check still runs first, for every call (issue 46 measured it: 4 µs of
+ * an in-process page.get's 18.5, docs/BENCHMARKS.md, round 4): a caller who lost access must get
+ * the refusal, not a replay from the runtime's own idempotency store (contract/README.md,
+ * "Idempotency"); a read is counted against its page's budget before the kernel reads
+ * (steps/budget.ts), so without it a session whose grant outlived its actor's access to a page
+ * could use up the page's budget for its members; and the contract does not require a remote
+ * kernel to check inside each command.
+ */
 export async function authorize(deps: DispatchDeps, call: ToolCall): Promise<void> {
   const access = (await withTimeout(deps, deps.kernel.accessCheck({ context: call.context }))).result;
   if (!access.authenticated) refuse(ERR.notAuthenticated);
