@@ -32,7 +32,7 @@ const WORKSPACES = { "@mnote/contract": "generated", "@mnote/runtime": "runtime"
 /** What the scratch project installs besides the tarballs: every optional peer of the runtime, and the drivers' types. */
 const PEERS = [
   ...["better-sqlite3", "@types/better-sqlite3", "ioredis", "pg", "@types/pg", "@types/node"],
-  ...["@modelcontextprotocol/server", "pino", "@opentelemetry/sdk-trace-node", "@opentelemetry/resources"],
+  ...["@modelcontextprotocol/server", "pino", "jose", "@opentelemetry/sdk-trace-node", "@opentelemetry/resources"],
   ...["@opentelemetry/semantic-conventions", "@opentelemetry/exporter-trace-otlp-http"],
   "@opentelemetry/exporter-trace-otlp-proto",
 ];

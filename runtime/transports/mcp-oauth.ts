@@ -121,7 +121,6 @@ export async function createMcpOAuth(options: McpOAuthOptions) {
 
   return {
     jwksUrl,
-    keys,
     metadataPath: new URL(resourceMetadataUrl).pathname,
     metadata: {
       resource: options.resource.href,
