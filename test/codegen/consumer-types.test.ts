@@ -30,7 +30,8 @@ describe("importing @mnote/contract as an outside author", () => {
     const root = readJson<{ dependencies: Record<string, string>; workspaces: string[] }>(
       join(repoRoot, "package.json"),
     );
-    expect(root.workspaces).toEqual(["generated"]);
+    // the contract package, the runtime and the diff (docs/PACKAGES.md)
+    expect(root.workspaces).toEqual(["generated", "runtime", "diff"]);
     expect(root.dependencies["@mnote/contract"]).toBe(
       readJson<{ version: string }>(join(generatedDir, "package.json")).version,
     );
