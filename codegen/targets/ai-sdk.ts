@@ -119,7 +119,10 @@ function approvalOf(calls: FrameworkCalls, definition: ProviderToolDefinition): 
   return async (input, { toolCallId, messages }): Promise<ToolApprovalStatus> => {
     const answer = personsAnswer(messages, toolCallId);
     if (answer !== undefined) {
-      // the SDK resumes with the person's answer: a yes marks the very call they were shown
+      // the SDK resumes with the person's answer: a yes marks the very call they were shown. A
+      // history continued by another request or process: the runtime's record of the question
+      // asked there (the shared store), approved only if the runtime had asked it before
+      if (!calls.previewFor(definition, input, toolCallId)) await calls.resume(definition, input, toolCallId);
       calls.answer(definition, input, toolCallId, answer);
       const shown = calls.previewFor(definition, input, toolCallId);
       if (shown) return { type: "user-approval", reason: shown.text };

@@ -37,6 +37,7 @@ export const langchainTarget: Target = {
 /** The imports and re-exports, and the union of the model-facing tool names. */
 function langchainImports(toolNames: readonly string[]): string {
   return `import { tool, type DynamicStructuredTool } from "@langchain/core/tools";
+import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import { DEFAULT_PROVIDER, type ProviderName, type ProviderToolDefinition } from "../providers";
 import {
   frameworkToolDefinitions,
@@ -89,6 +90,19 @@ export interface MnoteInterruptOnConfig {
 /** approvalInterruptOn: the middleware's config, asking the one approval decision per call, with the runtime's preview as the description. */
 function interruptOnSection(): string {
   return `/**
+ * Whether the graph is resuming with a person's answer (Command({ resume })): LangGraph keeps the
+ * answers in the run's scratchpad, which interrupt() reads; the middleware's when/description run
+ * again before it returns the answer. A worker that resumes another's checkpoint has not asked.
+ */
+function resuming(): boolean {
+  const config = AsyncLocalStorageProviderSingleton.getRunnableConfig() as
+    | { configurable?: { __pregel_scratchpad?: { resume?: unknown[]; nullResume?: unknown } } }
+    | undefined;
+  const pad = config?.configurable?.__pregel_scratchpad;
+  return pad !== undefined && ((pad.resume?.length ?? 0) > 0 || pad.nullResume !== undefined);
+}
+
+/**
  * The interruptOn of humanInTheLoopMiddleware for these tools: every tool, by its model-facing
  * name, with a \`when\` predicate that asks the one approval decision (approvalFor, the runtime's
  * own) about each call, so a page.save that appends is not asked about while a replace is.
@@ -100,10 +114,16 @@ export function approvalInterruptOn(options: MnoteLangChainOptions): Record<stri
   for (const definition of frameworkToolDefinitions(options.provider ?? DEFAULT_PROVIDER)) {
     out[definition.name] = {
       allowedDecisions: ["approve", "reject"],
+      // a graph resumed by another worker (a checkpoint with the person's answer): the runtime's
+      // record of the question asked there, approved only if the runtime had asked it before
       when: async ({ toolCall }) =>
         decide(definition.canonicalName, toolCall.args) === "ask" &&
         toolCall.id !== undefined &&
-        (await calls.preview(definition, toolCall.args, toolCall.id)) !== undefined,
+        (await (resuming() && !calls.previewFor(definition, toolCall.args, toolCall.id) ? calls.resume : calls.preview)(
+          definition,
+          toolCall.args,
+          toolCall.id,
+        )) !== undefined,
       // the middleware asks again when the graph resumes: the first preview is given again, so
       // the yes stays bound to the revision the person saw
       description: async (toolCall) => {

@@ -80,8 +80,17 @@ export function mnoteTools(options: MnoteAgentsOptions): MnoteAgentsTool[] {
       name: definition.name,
       description: definition.description,
       // the SDK asks this before the person decides: at ask, the runtime's dry run and token
-      needsApproval: async (_context: RunContext, input: unknown, callId?: string) =>
-        callId !== undefined && (await calls.preview(definition, input, callId)) !== undefined,
+      // (a RunState resumed in another process already holds the yes: the runtime's record of the
+      // question asked before, from the shared store; a fresh question nobody saw is never approved)
+      needsApproval: async (context: RunContext, input: unknown, callId?: string) => {
+        if (callId === undefined) return false;
+        const resumed =
+          typeof context?.isToolApproved === "function" &&
+          context.isToolApproved({ toolName: definition.name, callId }) === true &&
+          calls.previewFor(definition, input, callId) === undefined;
+        const ask = resumed ? calls.resume : calls.preview;
+        return (await ask(definition, input, callId)) !== undefined;
+      },
       // the SDK parsed the JSON only; the runtime checks the arguments (invalid_input is a result)
       execute: (input: unknown, context?: RunContext, details?: { toolCall?: { callId?: string } }) => {
         const callId = details?.toolCall?.callId;
@@ -120,15 +129,20 @@ function agentsPreviewSection(): string {
 /**
  * What to show the person for one of the run's interruptions (result.interruptions): the
  * runtime's preview of exactly that call, made by needsApproval before the run stopped; undefined
- * for an interruption that is not an mnote call of these options. Works on a RunState resumed in
- * this process (the preview's token stays here, never in the state the app stores).
+ * for an interruption that is not an mnote call of these options. Works in any process that
+ * shares the runtime's store: a RunState resumed elsewhere gets the preview from the approval
+ * record the first process made (askedBefore), never from that process's memory; the token is
+ * never in the state the app stores.
  */
-export function mnotePreview(options: MnoteAgentsOptions, interruption: RunToolApprovalItem): MnotePreview | undefined {
+export async function mnotePreview(
+  options: MnoteAgentsOptions,
+  interruption: RunToolApprovalItem,
+): Promise<MnotePreview | undefined> {
   const raw = interruption.rawItem as { type?: string; callId?: string };
   if (raw.type !== "function_call" || typeof raw.callId !== "string") return undefined;
   const definition: ProviderToolDefinition | undefined = definitionsOf(options).find((d) => d.name === interruption.name);
   if (!definition) return undefined;
-  return frameworkCalls(options).previewFor(definition, parsedArguments(interruption.arguments), raw.callId);
+  return frameworkCalls(options).preview(definition, parsedArguments(interruption.arguments), raw.callId);
 }
 `;
 }

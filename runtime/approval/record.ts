@@ -12,6 +12,7 @@
  * nonce being used up (steps/approval.ts), so a yes is one write however many surfaces retry.
  */
 import type { MessageLocale } from "../../generated/registry";
+import type { ApprovalPreview } from "../../generated/types";
 
 export type ApprovalStatus = "pending" | "approved" | "declined" | "expired" | "cancelled";
 /** The statuses a record can move to from pending. */
@@ -32,6 +33,8 @@ export interface ApprovalRecord {
   createdAt: number;
   /** The person's preview, in each locale the runtime writes. */
   summary: Record<MessageLocale, string>;
+  /** The preview as data (the dry run's plan), for the call asked again elsewhere (absent in records made before). */
+  preview?: ApprovalPreview;
   status: ApprovalStatus;
   /** Who answered (approvedBy, or the principal on the page), once answered. */
   answeredBy: string | null;

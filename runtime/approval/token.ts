@@ -48,6 +48,18 @@ export function newNonce(): string {
 }
 
 /**
+ * The record id of one call's question (resume anywhere): keyed by the signing key, so nobody
+ * without the secret can name or guess it, and the same for every process that shares the store
+ * and asks about the same principal, session, tool, tool call id and arguments.
+ */
+export function callNonce(key: Buffer, parts: readonly string[]): string {
+  return createHmac("sha256", key)
+    .update(`mnote-approval-call\u0000${JSON.stringify(parts)}`)
+    .digest("hex")
+    .slice(0, 32);
+}
+
+/**
  * The key tokens are signed with: the secret bound to the store that uses their nonces up (its
  * storeId, docs/RELIABILITY.md), so a token is honoured only where its nonce can be used up once.
  */

@@ -274,7 +274,7 @@ describe("OpenAI Agents 0.20: needsApproval previews, mnotePreview shows it, a s
     const { agent, agentOptions, first, state } = await interrupted(options, [replace()]);
     expect(first.interruptions).toHaveLength(1);
     // the person's preview the runtime wrote, as MCP shows it, in the session's locale (zh-CN here)
-    expect(mnotePreview(agentOptions, first.interruptions[0]!)?.text).toMatch(
+    expect((await mnotePreview(agentOptions, first.interruptions[0]!))?.text).toMatch(
       /^替换「项目计划」的全部内容：删除 \d+ 段，写入 1 段。/,
     );
     expect(t.kernelStateHash()).toBe(stateBefore);

@@ -29,8 +29,8 @@ const agent = new Agent({ name: "page", tools: agentsTools(options) });
 export function read(result: MnoteToolResult): unknown {
   return result.ok ? result.result : result.error.message;
 }
-export function shown(item: RunToolApprovalItem): string | undefined {
-  const preview: MnotePreview | undefined = mnotePreview(options, item);
+export async function shown(item: RunToolApprovalItem): Promise<string | undefined> {
+  const preview: MnotePreview | undefined = await mnotePreview(options, item);
   return preview?.text;
 }
 export const all = [set, approval, tools, interruptOn, agent, parseToolResult("{}")];

@@ -48,11 +48,16 @@ export interface MnotePreview {
   preview: ApprovalPreview;
   /** After this, the yes is refused (mnote_tool_approval_expired) and the call must be previewed again. */
   expiresAt: string;
+  /**
+   * The runtime had asked about this very call before (another process, another request) and its
+   * record still waits or was approved: this is the preview the person was shown then.
+   */
+  askedBefore: boolean;
 }
 
 /** What the approval step learned about one call, kept until the call is run (and for its replays). */
 type Entry =
-  | { kind: "asked"; preview: MnotePreview; token: string; approved: boolean; until: number }
+  | { kind: "asked"; preview: MnotePreview; token: string; approved: boolean; unseen: boolean; until: number }
   | { kind: "answered"; result: MnoteToolResult; until: number };
 `;
 }
@@ -134,6 +139,13 @@ export interface FrameworkCalls {
    * call, the first preview is given again: the yes stays bound to what the person saw.
    */
   preview(tool: ProviderToolDefinition, args: unknown, toolCallId: string): Promise<MnotePreview | undefined>;
+  /**
+   * The approval step when the framework already holds a yes for a call this process never
+   * previewed (a RunState, a history or a checkpoint saved by another process): the runtime's
+   * record of that question, from the shared store. Only a call the runtime had asked before
+   * (askedBefore) can be approved; a fresh question nobody saw is never written.
+   */
+  resume(tool: ProviderToolDefinition, args: unknown, toolCallId: string): Promise<MnotePreview | undefined>;
   /** The person's answer from the framework's approval step: yes marks the previewed call approved; no forgets it. */
   answer(tool: ProviderToolDefinition, args: unknown, toolCallId: string, approved: boolean): void;
   /** The preview made for a call, if the approval step made one (for an app's approval screen). */
@@ -171,13 +183,13 @@ export function frameworkCalls(options: MnoteToolsOptions): FrameworkCalls {
     ...(runId !== undefined ? { runId } : {}),
   });
   const send = (call: FrameworkToolCall): Promise<ToolResponse> => dispatcher.callModelTool(call, traceContext());
-  return {
 `;
 }
 
 /** frameworkCalls' approval step: preview (the runtime's dry run at ask), the person's answer, and the lookups of previews. */
 function approvalStepMethods(): string {
-  return `    async preview(tool, args, toolCallId) {
+  return `  // the approval step's ask; resumed: the framework already holds a yes this process never asked for
+  const ask = async (tool: ProviderToolDefinition, args: unknown, toolCallId: string, resumed: boolean) => {
       if (decide(tool.canonicalName, args) !== "ask") return undefined;
       const key = keyOf(tool, args, toolCallId);
       const known = ledger.get(key);
@@ -197,15 +209,21 @@ function approvalStepMethods(): string {
         text: challenge.summary,
         preview: challenge.preview,
         expiresAt: challenge.expiresAt,
+        askedBefore: challenge.askedBefore === true,
       };
-      remember(key, { kind: "asked", preview, token: challenge.token, approved: false, until: Date.parse(challenge.expiresAt) });
+      // a yes the framework resumed with is to the question asked before, never to a fresh one
+      const unseen = resumed && !preview.askedBefore;
+      remember(key, { kind: "asked", preview, token: challenge.token, approved: false, unseen, until: Date.parse(challenge.expiresAt) });
       return preview;
-    },
+  };
+  return {
+    preview: (tool, args, toolCallId) => ask(tool, args, toolCallId, false),
+    resume: (tool, args, toolCallId) => ask(tool, args, toolCallId, true),
     answer(tool, args, toolCallId, approved) {
       const key = keyOf(tool, args, toolCallId);
       const entry = ledger.get(key);
       if (entry?.kind !== "asked") return;
-      if (approved) entry.approved = true;
+      if (approved) entry.approved = !entry.unseen;
       else ledger.delete(key); // a no: the token is dropped, nothing can be written with it
     },
     previewFor(tool, args, toolCallId) {

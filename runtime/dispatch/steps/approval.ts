@@ -7,7 +7,14 @@
 import type * as T from "../../../generated/types";
 import { ERR } from "../../../generated/registry";
 import { effectiveLevel } from "../../approval/level";
-import { checkApproval, newNonce, signApproval, storeBoundKey, type ApprovalClaims } from "../../approval/token";
+import {
+  callNonce,
+  checkApproval,
+  newNonce,
+  signApproval,
+  storeBoundKey,
+  type ApprovalClaims,
+} from "../../approval/token";
 import { principalOf, statusAt, statusOfAnswer, type ApprovalRecord, type FinalStatus } from "../../approval/record";
 import { previewOf } from "../../approval/preview";
 import { previewText } from "../../approval/preview-text";
@@ -109,10 +116,23 @@ export async function approve(deps: DispatchDeps, call: ToolCall): Promise<Appro
  * No token yet: the tool's own dry run becomes the preview, and the answer is approval_required
  * with a token bound to this session, tool, args and the previewed revision, naming the approval
  * record made for it in the shared store. A call whose dry run plans no change asks nobody: it is
- * answered with that dry run (decision unchanged).
+ * answered with that dry run (decision unchanged). The same call asked again (another process
+ * resuming it: the same principal, session, tool, tool call id and arguments) while its record
+ * waits or was approved gets that record again (askedBefore): the preview and revision the
+ * person was shown, not a fresh question.
  */
 async function askFor(deps: DispatchDeps, call: ToolCall, fingerprint: string): Promise<{ outcome: Outcome }> {
   const { tool, request } = call;
+  const store = await storeIdOf(deps);
+  const key = signingKey(deps, store);
+  const principal = principalOf(request, request.sessionId);
+  const callId = callNonce(key, [principal, request.sessionId, tool.name, request.toolCallId, fingerprint]);
+  const earlier = await earlierRecord(deps, callId);
+  if (
+    earlier &&
+    isSameCall(deps, earlier, { principal, sessionId: request.sessionId, toolName: tool.name, fingerprint })
+  )
+    throw challenge(call, earlier, signApproval(key, { ...claimsOf(earlier), nonce: earlier.id, store }), true);
   const reply = await kernelCall(deps, call.command, { context: call.context, args: request.args, dryRun: true });
   const result = reply.result as Record<string, unknown>;
   const preview = previewOf(result);
@@ -124,31 +144,66 @@ async function askFor(deps: DispatchDeps, call: ToolCall, fingerprint: string): 
   // no revision to bind (the contract's baseRevision is optional): a token could write unbound
   if (preview.revision === undefined || tool.revisionField === null) refuse(ERR.kernelMisconfigured, "no_revision");
   const expiresAt = deps.now() + deps.approval.ttlMs;
-  const store = await storeIdOf(deps);
   const claims = { sessionId: request.sessionId, toolName: tool.name, fingerprint, revision: preview.revision };
-  const nonce = newNonce();
-  const token = signApproval(signingKey(deps, store), { ...claims, expiresAt, nonce, store });
-  await createRecord(deps, {
+  // the call's own record id, unless a record of it ended (declined, expired): then a fresh question
+  const nonce = earlier ? newNonce() : callId;
+  const token = signApproval(key, { ...claims, expiresAt, nonce, store });
+  const record: ApprovalRecord = {
     ...claims,
     id: nonce,
-    principal: principalOf(request, request.sessionId),
+    principal,
     expiresAt,
     createdAt: deps.now(),
     summary: { en: previewText(preview, "en"), "zh-CN": previewText(preview, "zh-CN") },
+    preview,
     status: "pending",
     answeredBy: null,
     answeredAt: null,
     reason: null,
-  });
-  throw new ToolFailure(ERR.approvalRequired, {
+  };
+  await createRecord(deps, record);
+  throw challenge(call, record, token, false);
+}
+
+/** approval_required for a record: its preview, in the caller's locale, and the token naming it. */
+function challenge(call: ToolCall, record: ApprovalRecord, token: string, askedBefore: boolean): ToolFailure {
+  return new ToolFailure(ERR.approvalRequired, {
     approval: {
-      preview,
-      summary: previewText(preview, call.locale),
+      preview: record.preview!,
+      summary: record.summary[call.locale],
       token,
-      expiresAt: new Date(expiresAt).toISOString(),
+      expiresAt: new Date(record.expiresAt).toISOString(),
+      ...(askedBefore ? { askedBefore } : {}),
     },
     decision: { decision: "required", level: ASK },
   });
+}
+
+function claimsOf(record: ApprovalRecord) {
+  const { sessionId, toolName, fingerprint, revision, expiresAt } = record;
+  return { sessionId, toolName, fingerprint, revision, expiresAt };
+}
+
+/** The record a call's own id names, if the store keeps one (any status). */
+async function earlierRecord(deps: DispatchDeps, id: string): Promise<ApprovalRecord | undefined> {
+  return deps.approval.records?.get(id).catch((e: unknown) => recordStoreDown(deps, e));
+}
+
+/** The same call, still waiting or approved, with its preview: the person's question, to ask again. */
+function isSameCall(
+  deps: DispatchDeps,
+  record: ApprovalRecord,
+  call: { principal: string; sessionId: string; toolName: string; fingerprint: string },
+): boolean {
+  const status = statusAt(record, deps.now());
+  return (
+    (status === "pending" || status === "approved") &&
+    record.preview !== undefined &&
+    record.principal === call.principal &&
+    record.sessionId === call.sessionId &&
+    record.toolName === call.toolName &&
+    record.fingerprint === call.fingerprint
+  );
 }
 
 /**
