@@ -10,7 +10,6 @@
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import type { Server } from "node:http";
 import { join } from "node:path";
 import { generateText, stepCountIs, type ModelMessage } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
@@ -18,11 +17,10 @@ import { Agent, Runner, Usage, type Model, type ModelResponse } from "@openai/ag
 import { mnoteTools as aiSdkTools, mnoteToolApproval } from "../../generated/ai-sdk";
 import { mnoteTools as agentsTools } from "../../generated/openai-agents";
 import { toolByName } from "../../generated/registry";
-import { createToolServer } from "../../runtime/transports/tool-server";
-import { createLogger } from "../../common/http/logger";
 import { EMPTY_POLICY } from "../../runtime/approval/policy";
 import { repoRoot } from "../support/paths";
 import { testRuntime, type TestRuntime } from "../support/runtime";
+import { serveRuntime } from "./tool-server";
 
 const SAVE = toolByName("mnote.page.save")!.providerName;
 const TEXT = "Replaced after a person said yes elsewhere";
@@ -32,23 +30,6 @@ const WORKER = join(repoRoot, "test", "support", "resume-worker.mjs");
 const REPLACE = { content: [{ type: "paragraph", text: TEXT }], mode: "replace" };
 
 jest.setTimeout(120_000);
-
-async function serve(t: TestRuntime): Promise<{ url: string; close(): Promise<void> }> {
-  const log = createLogger({ service: "test", level: "silent" });
-  const server: Server = createToolServer({ runtime: t.runtime, token: TOKEN, maxBytes: 1 << 20, log });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const address = server.address();
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return {
-    url: `http://127.0.0.1:${address.port}`,
-    close: async () => {
-      server.closeAllConnections();
-      server.close();
-      await once(server, "close");
-    },
-  };
-}
 
 /** Process B: one job on stdin, one JSON answer on stdout. */
 async function processB(job: Record<string, unknown>): Promise<any> {
@@ -67,7 +48,7 @@ async function processB(job: Record<string, unknown>): Promise<any> {
 async function setup() {
   const t = await testRuntime({ approval: { policy: EMPTY_POLICY } });
   const as = await t.session({ actorId: "user_1" });
-  const server = await serve(t);
+  const server = await serveRuntime(t, TOKEN);
   const connection = { url: server.url, token: TOKEN };
   const session = { sessionId: as.sessionId };
   const written = () => t.count("blocks", "page_id = 'doc_1' AND text = ?", TEXT);
