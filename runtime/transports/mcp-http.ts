@@ -114,13 +114,13 @@ const awaitsDelivery = (caller: McpCaller) =>
 /** The MCP Streamable HTTP server (not yet listening). */
 export function createMcpHttpServer(options: McpHttpOptions): Server {
   const maxBytes = options.maxBytes ?? 1024 * 1024;
-  let server: Server | undefined;
+  const served: { server?: Server } = {};
   // where a client that cannot show a form sends its person: this server's own page
   const page =
     options.approvalPage &&
     mcpApprovalPage({
       ...options.approvalPage,
-      base: () => options.approvalPageUrl ?? (server && listeningOrigin(server)),
+      base: () => options.approvalPageUrl ?? (served.server && listeningOrigin(served.server)),
     });
   const build = (caller: McpCaller) =>
     createMcpServer(
@@ -141,7 +141,7 @@ export function createMcpHttpServer(options: McpHttpOptions): Server {
     onerror: (e) => options.log.debug({ err: e.message }, "mcp request refused"),
   });
   const serving: Serving = { options, maxBytes, build, modern };
-  server = createHttpService({
+  const server = createHttpService({
     log: options.log,
     allowedHosts: options.allowedHosts,
     allowedOrigins: options.allowedOrigins,
@@ -177,6 +177,7 @@ export function createMcpHttpServer(options: McpHttpOptions): Server {
       })),
     ],
   });
+  served.server = server;
   return server;
 }
 

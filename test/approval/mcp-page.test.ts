@@ -308,20 +308,27 @@ it("two processes on one state file: stdio `mcp` sends its person to the page `m
     { session: "s_1", actor: "user_1" },
     { session: "s_2", actor: "user_2" },
   ]);
-  const http = await start([
-    "mcp",
-    "--session",
-    "s_1",
-    "--http",
-    "--port",
-    "0",
-    "--token",
-    TOKEN,
-    "--db",
-    p.db,
-    "--state",
-    p.state,
-  ]);
+  // the contract's levels (no allow-all policy); the page's public origin named for its own clients
+  const PUBLIC = "https://mcp.example.test";
+  const http = await start(
+    [
+      "mcp",
+      "--session",
+      "s_1",
+      "--http",
+      "--port",
+      "0",
+      "--token",
+      TOKEN,
+      "--db",
+      p.db,
+      "--state",
+      p.state,
+      "--approval-page-url",
+      PUBLIC,
+    ],
+    { env: { MNOTE_APPROVAL_POLICY: undefined, MNOTE_APPROVAL_SECRET: undefined } },
+  );
   const origin = new URL(http.url).origin;
   const writes = () => {
     const d = new Database(p.db, { readonly: true });
@@ -357,6 +364,14 @@ it("two processes on one state file: stdio `mcp` sends its person to the page `m
   try {
     const r = (await client.callTool({ name: "mnote_page_save", arguments: REPLACE })).structuredContent as any;
     expect([r.ok, asked, writes()]).toEqual([true, 1, 1]);
+    // a 2025-era client of the HTTP process is sent to the origin --approval-page-url names
+    const v1 = new V1Client({ name: "v1", version: "1" });
+    await v1.connect(new V1Http(new URL(http.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));
+    const rename = (await v1.callTool({ name: "mnote_page_update_title", arguments: { title: "Renamed" } })) as any;
+    expect(rename.structuredContent.error.code).toBe(ERR.approvalRequired);
+    expect(rename._meta[APPROVAL_URL_META_KEY]).toMatch(new RegExp(`^${PUBLIC}/approvals/[0-9a-f]{32}$`));
+    expect(writes()).toBe(1);
+    await v1.close();
   } finally {
     await client.close();
     await http.stop();
