@@ -227,6 +227,13 @@ function addMcp(program: Command): void {
         )
         .addOption(
           option(
+            "--approval-page-url <url>",
+            "the origin a browser reaches the approval page at, for clients that cannot show a form (default with --http: --oauth-resource's origin, else the address it listens on; stdio: none)",
+            parseHttpUrl,
+          ),
+        )
+        .addOption(
+          option(
             "--oauth-issuer <url>",
             "also accept bearer JWTs from this OAuth issuer (--http; docs/MCP.md)",
             parseOAuthUrl,

@@ -22,6 +22,7 @@ export interface McpOptions extends RuntimeCliOptions, HttpCliOptions {
   oauthJwks?: string;
   oauthResource?: string;
   oauthAlgorithms?: string[];
+  approvalPageUrl?: string;
 }
 
 /** What both transports serve with: the runtime, its tracked dispatch, the log and the approval rounds' states. */
@@ -99,6 +100,18 @@ function serverOptions(opts: McpOptions, s: McpServing) {
   };
 }
 
+/**
+ * The approval page a stdio server sends clients that cannot show a form to: served by another
+ * process on the same store (`serve`, `mcp --http`), named by --approval-page-url; none without it.
+ */
+async function stdioPage(opts: McpOptions, s: McpServing) {
+  if (!opts.approvalPageUrl) return undefined;
+  const { mcpApprovalPage } = await import("../../runtime/transports/mcp-approval-page");
+  const base = opts.approvalPageUrl;
+  const { approvalRecords: records, approvalSecret: secret, now } = s.runtime;
+  return mcpApprovalPage({ records, secret, now, base: () => base });
+}
+
 async function serveStdio(opts: McpOptions, s: McpServing): Promise<void> {
   const { serveMcpStdio } = await import("../../runtime/transports/mcp-server");
   // SIGTERM/SIGINT (a client stopping its server): the claims held are given up and the process
@@ -108,7 +121,7 @@ async function serveStdio(opts: McpOptions, s: McpServing): Promise<void> {
   try {
     // the kernel is asked once before the MCP channel opens (exit 3 if it cannot be used)
     await checkKernelAtStartup(s.runtime, opts, s.log);
-    await serveMcpStdio(serverOptions(opts, s));
+    await serveMcpStdio({ ...serverOptions(opts, s), page: await stdioPage(opts, s) });
   } finally {
     unhook();
     await s.stop();
@@ -132,6 +145,8 @@ async function serveHttp(opts: McpOptions, s: McpServing): Promise<void> {
       ...(await import("../../runtime/transports/approval-page")).pageStores(s.runtime),
       hostTokens: [token],
     },
+    // behind a proxy the browser's origin is not the bound address: --approval-page-url, or the public /mcp URL's
+    approvalPageUrl: opts.approvalPageUrl ?? (opts.oauthResource && new URL(opts.oauthResource).origin),
     maxBytes: opts.maxBytes,
     log: s.log,
     ...(await httpServiceOptions(opts)),

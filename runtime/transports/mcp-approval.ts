@@ -9,11 +9,13 @@
  * form, nothing used up: SEP-2322); decline or cancel sends it with the token and answer "declined", so the decision reaches the runtime's audit and log, the token is used up and
  * the answer is approval_denied (declined): nothing is written.
  *
- * The same handler serves 2025-11-25 clients through the SDK's legacy shim (a real
- * elicitation/create request on stdio). A client that cannot show a form (no elicitation
- * capability, or stateless 2025 HTTP with no return channel) is refused by the SDK's capability
- * gate (-32021, or an isError tool result naming the capability) and nothing is written. The token
- * itself never reaches a client or a model on any transport.
+ * A client that declared only URL-mode elicitation is asked in a URL round instead: the same
+ * requestState, one `elicitation/create` in URL mode naming the approval page of the call's record,
+ * where the person answers (mcp-approval-page.ts). The same handler serves 2025-11-25 clients
+ * through the SDK's legacy shim (a real elicitation/create request on stdio). A client that cannot
+ * be asked at all (no elicitation capability, or only URL mode where no page is served) is refused
+ * by the SDK's capability gate (-32021, or an isError tool result naming the capability) and
+ * nothing is written. The token itself never reaches a client or a model on any transport.
  */
 import {
   inputRequired,
@@ -40,12 +42,16 @@ export function challengeOf(response: ToolResponse): ApprovalChallenge | undefin
   return !response.ok && response.error.code === ERR.approvalRequired ? response.error.approval : undefined;
 }
 
-/** The input_required result that puts the preview to the person (the token sealed in the state). */
+/**
+ * The input_required result that puts the preview to the person (the token sealed in the state):
+ * a form, or with `page` a URL round naming the approval page of the challenge's record.
+ */
 export async function askApproval(
   states: McpRequestStates,
   tool: ToolDescriptor,
   challenge: ApprovalChallenge,
   call: { principal: string; args: unknown },
+  page?: { id: string; url: string },
 ): Promise<InputRequiredResult> {
   const state: ApprovalState = {
     v: 1,
@@ -56,26 +62,51 @@ export async function askApproval(
     e: Date.parse(challenge.expiresAt),
     k: states.seal(challenge.token),
     m: challenge.summary,
+    ...(page ? { u: page.id } : {}),
   };
-  return formFor(states, state);
+  return roundFor(states, state, page?.url);
 }
 
-/** The form for one approval state: the preview written for a person, in the session's locale (runtime/approval/preview-text.ts). */
-async function formFor(states: McpRequestStates, state: ApprovalState): Promise<InputRequiredResult> {
+/**
+ * The round for one approval state: the preview written for a person, in the session's locale
+ * (runtime/approval/preview-text.ts), as a yes/no form, or with `url` as a URL-mode elicitation.
+ */
+async function roundFor(states: McpRequestStates, state: ApprovalState, url?: string): Promise<InputRequiredResult> {
+  const message = state.m ?? "";
   return inputRequired({
     inputRequests: {
-      [APPROVAL_INPUT]: inputRequired.elicit({ message: state.m ?? "", requestedSchema: YES_NO }),
+      [APPROVAL_INPUT]:
+        url === undefined
+          ? inputRequired.elicit({ message, requestedSchema: YES_NO })
+          : inputRequired.elicitUrl({ message, url }),
     },
     requestState: await states.codec.mint(state),
   });
 }
 
 /**
- * A retry that carries the requestState but no answer at all (SEP-2322: ask again): the same form
- * again, the same token sealed in it; nothing reaches the runtime, so the approval is not used up.
+ * A retry that carries the requestState but no answer at all (SEP-2322: ask again), or, in a URL
+ * round, one whose record still waits: the same question again, the same token sealed in it;
+ * nothing reaches the runtime, so the approval is not used up.
  */
-export function askAgain(states: McpRequestStates, state: ApprovalState): Promise<InputRequiredResult> {
-  return formFor(states, state);
+export function askAgain(states: McpRequestStates, state: ApprovalState, url?: string): Promise<InputRequiredResult> {
+  return roundFor(states, state, url);
+}
+
+/** Why a round's state does not fit this call (principal, tool, arguments, expiry), if it does not. */
+export function stateProblem(
+  state: ApprovalState,
+  tool: ToolDescriptor,
+  call: { principal: string; args: unknown; now: number },
+): ToolFailure | undefined {
+  const invalid = (reason: string) =>
+    new ToolFailure(ERR.approvalInvalid, { reason, decision: { decision: "invalid", level: "ask" } });
+  if (state.p !== call.principal) return invalid("other_session");
+  if (state.t !== tool.providerName) return invalid("other_tool");
+  if (state.f !== argumentsFingerprint(call.args)) return invalid("other_args");
+  if (call.now >= state.e)
+    return new ToolFailure(ERR.approvalExpired, { decision: { decision: "invalid", level: "ask" } });
+  return undefined;
 }
 
 /**
@@ -89,18 +120,14 @@ export function approvalAnswer(
   ctx: ServerContext,
   call: { principal: string; args: unknown; now: number },
 ): { token: string; answer?: "declined" } | { again: true } | ToolFailure {
-  const invalid = (reason: string) =>
-    new ToolFailure(ERR.approvalInvalid, { reason, decision: { decision: "invalid", level: "ask" } });
-  if (state.p !== call.principal) return invalid("other_session");
-  if (state.t !== tool.providerName) return invalid("other_tool");
-  if (state.f !== argumentsFingerprint(call.args)) return invalid("other_args");
-  if (call.now >= state.e)
-    return new ToolFailure(ERR.approvalExpired, { decision: { decision: "invalid", level: "ask" } });
+  const problem = stateProblem(state, tool, call);
+  if (problem) return problem;
   const answer = inputResponse(ctx.mcpReq.inputResponses, APPROVAL_INPUT);
   // no answer at all is not a no: the person is asked again, and the approval is not used up
   if (answer.kind === "missing" && typeof state.m === "string") return { again: true };
   const yes = answer.kind === "elicit" && answer.action === "accept" && answer.content?.[APPROVAL_INPUT] === true;
   const token = states.unseal(state.k);
-  if (token === undefined) return invalid("altered");
+  if (token === undefined)
+    return new ToolFailure(ERR.approvalInvalid, { reason: "altered", decision: { decision: "invalid", level: "ask" } });
   return yes ? { token } : { token, answer: "declined" };
 }

@@ -4,8 +4,9 @@
  * the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers against the body: -32020 on a
  * mismatch); a 2025-era request (isLegacyRequest, the SDK's own classification) is served the
  * established stateless way, a fresh server and transport per request with JSON responses, as
- * the SDK's migration guide shows for routing legacy traffic beside a strict modern handler. Both
- * build the server with one factory (mcp-server.ts); there is no session map.
+ * the SDK's migration guide shows for routing legacy traffic beside a strict modern handler (no
+ * request reaches such a client, so its approvals go to the approval page: mcp-approval-page.ts).
+ * Both build the server with one factory (mcp-server.ts); there is no session map.
  *
  * The body is read by the shared HTTP layer (common/http/server.ts), not by the SDK: it is held
  * to a byte limit and decoded as strict UTF-8, so invalid bytes are refused (JSON-RPC parse error,
@@ -41,6 +42,7 @@ import {
 import type { Dispatched } from "../dispatch/dispatcher";
 import { isPlainObject } from "../../common/values";
 import { confirmDeliveries, createMcpServer, mcpToolOf, type McpCaller } from "./mcp-server";
+import { mcpApprovalPage } from "./mcp-approval-page";
 import { codeFor, jsonRpcError, readJsonRpc, webRequest } from "./mcp-http-body";
 import { rawRefusalsOf } from "./mcp-guard";
 import type { McpRequestStates } from "./mcp-request-state";
@@ -51,6 +53,11 @@ import { NOTHING_TO_DELIVER } from "../dispatch/steps/uncertain";
 export interface McpHttpOptions {
   /** The approval page and its JSON API (approval-page.ts), served beside /mcp. */
   approvalPage?: ApprovalPageOptions;
+  /**
+   * The origin a browser reaches the approval page at, for the URLs clients that cannot show a
+   * form are sent to (mcp-approval-page.ts); default: the address this server listens on.
+   */
+  approvalPageUrl?: string;
   /** The dispatcher's dispatchTracked (or dispatch: then an answer counts as delivered when returned). */
   dispatch(request: unknown): Promise<Dispatched | ToolResponse>;
   grants: GrantStore;
@@ -107,6 +114,14 @@ const awaitsDelivery = (caller: McpCaller) =>
 /** The MCP Streamable HTTP server (not yet listening). */
 export function createMcpHttpServer(options: McpHttpOptions): Server {
   const maxBytes = options.maxBytes ?? 1024 * 1024;
+  const served: { server?: Server } = {};
+  // where a client that cannot show a form sends its person: this server's own page
+  const page =
+    options.approvalPage &&
+    mcpApprovalPage({
+      ...options.approvalPage,
+      base: () => options.approvalPageUrl ?? (served.server && listeningOrigin(served.server)),
+    });
   const build = (caller: McpCaller) =>
     createMcpServer(
       {
@@ -116,6 +131,7 @@ export function createMcpHttpServer(options: McpHttpOptions): Server {
         states: options.states,
         now: options.now,
         provider: options.provider,
+        page,
       },
       caller,
     );
@@ -125,7 +141,7 @@ export function createMcpHttpServer(options: McpHttpOptions): Server {
     onerror: (e) => options.log.debug({ err: e.message }, "mcp request refused"),
   });
   const serving: Serving = { options, maxBytes, build, modern };
-  return createHttpService({
+  const server = createHttpService({
     log: options.log,
     allowedHosts: options.allowedHosts,
     allowedOrigins: options.allowedOrigins,
@@ -161,6 +177,16 @@ export function createMcpHttpServer(options: McpHttpOptions): Server {
       })),
     ],
   });
+  served.server = server;
+  return server;
+}
+
+/** http://<address>:<port> of a listening server (a wildcard address as localhost), or undefined before it listens. */
+function listeningOrigin(server: Server): string | undefined {
+  const address = server.address();
+  if (address === null || typeof address === "string") return undefined;
+  const host = address.address === "0.0.0.0" || address.address === "::" ? "localhost" : address.address;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${address.port}`;
 }
 
 /** What the routes of one MCP HTTP server share. */
@@ -242,18 +268,17 @@ async function legacy(
   authInfo: AuthInfo,
   res: ServerResponse,
 ): Promise<void> {
-  const server = s.build(authInfo.extra![CALLER] as McpCaller);
+  // no request can reach this client: its approvals go to the page (mcp-approval-page.ts)
+  const caller = authInfo.extra![CALLER] as McpCaller;
+  caller.stateless = true;
+  const server = s.build(caller);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
   });
   try {
     await server.connect(transport);
-    await sendResponse(
-      res,
-      await transport.handleRequest(request, { parsedBody: body, authInfo }),
-      authInfo.extra![CALLER] as McpCaller,
-    );
+    await sendResponse(res, await transport.handleRequest(request, { parsedBody: body, authInfo }), caller);
   } finally {
     await server.close();
   }

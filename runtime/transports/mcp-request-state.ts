@@ -31,6 +31,11 @@ export interface ApprovalState {
   k: string;
   /** The person's preview the form showed, to show again when a retry carries no answer. */
   m?: string;
+  /**
+   * A URL round (mcp-approval-page.ts): the approval record the person answers on the page. Absent:
+   * a form round.
+   */
+  u?: string;
 }
 
 export interface McpRequestStates {

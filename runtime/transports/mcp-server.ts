@@ -10,7 +10,8 @@
  * grant issued to that principal, any other is answered exactly as an unknown session. The grant
  * supplies workspace, page, actor and scope; the model supplies only the tool's arguments.
  *
- * An MCP client has no tool-call id to give, so each call gets a fresh one and a fresh
+ * An MCP client has no tool-call id to give, so each call gets a fresh one (on the 2025-era
+ * stateless HTTP path the same call gets the same one: mcp-approval-page.ts) and a fresh
  * idempotency key, unless the client passes its own key in the request's
  * _meta["mnote/idempotencyKey"] (then a retry with it replays instead of writing twice). A key
  * that is not a valid idempotency key is refused (invalid_input), never replaced by a random one.
@@ -25,8 +26,9 @@
  * member of the arguments) is noted before it (mcp-guard.ts) and refused here. What the model
  * reads is the response's model view (modelView: toolName is the provider name). An unknown tool
  * name is a protocol error: JSON-RPC -32602 (Invalid params). Approval is an input_required round
- * (mcp-approval.ts). A W3C trace context in _meta (`traceparent`, `tracestate`) is continued by
- * the call's span.
+ * (mcp-approval.ts): a form, or for a client that cannot show one the approval page
+ * (mcp-approval-page.ts). A W3C trace context in _meta (`traceparent`, `tracestate`) is continued
+ * by the call's span.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import {
@@ -39,20 +41,27 @@ import {
   type Transport,
 } from "@modelcontextprotocol/server";
 import { mcpCacheHint, mcpServerInfo, mcpTools } from "../../generated/mcp/tools";
-import { ERR, modelView, toolByName, type ToolDescriptor } from "../../generated/registry";
+import { ERR, toolByName } from "../../generated/registry";
 import { validateIdempotencyKey } from "../../generated/validators";
-import type { SessionGrant, ToolRequest, ToolResponse } from "../../generated/types";
-import type { RaiseRefusal } from "../../generated/raise";
-import { failureResponse, refusalResponse, vouchGrant, type Delivery, type Dispatched } from "../dispatch/dispatcher";
-import { grantBelongsTo, type GrantStore, type Principal } from "../state/grants";
-import { raiseRefusalFailure } from "./request-builder";
+import type { SessionGrant, ToolResponse } from "../../generated/types";
+import { refusalResponse, vouchGrant, type Delivery, type Dispatched } from "../dispatch/dispatcher";
+import type { GrantStore, Principal } from "../state/grants";
 import { requestFromModelCall } from "./model-call";
 import type { RawRefusals } from "./mcp-guard";
-import { approvalAnswer, askAgain, askApproval, challengeOf } from "./mcp-approval";
+import { challengeOf } from "./mcp-approval";
+import { asResult, fail, liveGrant, refuseRawCall } from "./mcp-result";
+import {
+  askPerson,
+  clientCapabilities,
+  roundAnswer,
+  statelessCallId,
+  toPage,
+  type Asker,
+  type McpApprovalPage,
+} from "./mcp-approval-page";
 import { principalKey, vouchPrincipal } from "../approval/record";
 import { mcpRequestStates, type ApprovalState, type McpRequestStates } from "./mcp-request-state";
 import { ToolFailure } from "../dispatch/tool-failure";
-import { isGrantLive } from "../../common/grant-liveness";
 import { continueTrace, traceCarrierFromMeta } from "../../common/telemetry/propagation";
 import { DEFAULT_PROVIDER, providerTools, TOOLSET_DESCRIPTION, type ProviderName } from "../../generated/providers";
 
@@ -73,6 +82,8 @@ export interface McpServerOptions {
   now?: () => number;
   /** Which provider variant of the tool schemas tools/list shows (default: portable). */
   provider?: ProviderName;
+  /** The approval page, for clients that cannot show a form (mcp-approval-page.ts); without it they are refused. */
+  page?: McpApprovalPage;
 }
 
 /** Per serving unit: who is calling (the OAuth principal, if any) and the raw calls the guard refused. */
@@ -89,6 +100,8 @@ export interface McpCaller {
    * pair) an answer counts as delivered when the handler returns it.
    */
   undelivered?: Map<string | number, Delivery>;
+  /** The 2025-era stateless HTTP path: no request reaches the client, approvals go to the page. */
+  stateless?: boolean;
 }
 
 /** Confirms every delivery waiting in `caller` (its transport sent the responses). */
@@ -152,6 +165,10 @@ export function createMcpServer(
     now: options.now ?? Date.now,
     // the session, and over OAuth the issuer and subject: unambiguous (JSON), never client_id
     principal: principalKey(caller.sessionId, caller.principal),
+    page: options.page,
+    vouched: caller.principal === undefined,
+    // the request's declared capabilities (2026-07-28), else the connection's (2025-11-25 initialize)
+    capabilities: (ctx) => clientCapabilities(ctx, server.getClientCapabilities()),
   };
 
   server.setRequestHandler("tools/list", async () => ({ tools: toolsFor(provider) as never }));
@@ -159,35 +176,11 @@ export function createMcpServer(
   return server;
 }
 
-/** What the handlers of one serving unit share. */
-interface Unit {
+/** What the handlers of one serving unit share (Asker.principal: the session and, over OAuth, the issuer and subject). */
+interface Unit extends Asker {
   options: McpServerOptions;
   caller: McpCaller;
-  states: McpRequestStates;
-  now: () => number;
-  /** Who an approval round belongs to: the session and, over OAuth, the issuer and subject. */
-  principal: string;
-}
-
-/** The session's live grant, or the refusal to answer instead. */
-async function liveGrant(u: Unit, tool: ToolDescriptor): Promise<SessionGrant | ToolResponse> {
-  const found = await u.options.grants.get(u.caller.sessionId).catch(() => undefined);
-  // another principal's grant is answered exactly as an unknown session (no existence oracle)
-  const grant = found && (!u.caller.principal || grantBelongsTo(found, u.caller.principal)) ? found : undefined;
-  if (grant && isGrantLive(grant, u.now())) return grant;
-  return {
-    ...refusalResponse(ERR.notAuthenticated, grant?.locale, grant ? "session_expired" : "session_unknown"),
-    toolName: tool.name,
-  };
-}
-
-const fail = (failure: ToolFailure, grant: SessionGrant, tool: ToolDescriptor, echo: ToolRequest) =>
-  asResult(failureResponse(failure, echo, tool, grant.locale ?? "zh-CN"));
-
-/** A raw call the raise step refuses (mcp-guard.ts): the invalid_input the handler would answer. */
-function refuseRawCall(tool: ToolDescriptor, grant: SessionGrant, refusal: RaiseRefusal): CallToolResult {
-  const echo = { toolName: tool.name, workspaceId: grant.workspaceId, documentId: grant.documentId };
-  return asResult(failureResponse(raiseRefusalFailure(tool.name, refusal), echo, tool, grant.locale ?? "zh-CN"));
+  capabilities: (ctx: ServerContext) => ReturnType<typeof clientCapabilities>;
 }
 
 /** The dispatch, its delivery parked until the response to request `id` is sent. */
@@ -212,7 +205,7 @@ async function callTool(
       ProtocolErrorCode.InvalidParams,
       `Unknown tool: ${JSON.stringify(request.params.name).slice(0, 200)}`,
     );
-  const grant = await liveGrant(u, tool);
+  const grant = await liveGrant(u.options.grants, u.caller, u.now(), tool);
   if ("ok" in grant) return asResult(grant);
   const raw = u.caller.refusals.get(ctx.mcpReq.id);
   if (raw) {
@@ -230,7 +223,9 @@ async function callTool(
   // validate, then raise, then the envelope (model-call.ts); the dispatcher validates it in full
   const built = requestFromModelCall(tool, args, grant, {
     runId,
-    toolCallId: `mcp_${randomUUID().replace(/-/g, "")}`,
+    // stateless 2025-era: the same call is the same tool call, so its retry finds its approval record
+    toolCallId:
+      u.caller.stateless && u.page ? statelessCallId(u.principal, tool, args) : `mcp_${randomUUID().replace(/-/g, "")}`,
     idempotencyKey: typeof given === "string" ? given : `mcp-${randomUUID()}`,
     keyOrigin: typeof given === "string" ? "caller" : "tool_call",
   });
@@ -239,29 +234,24 @@ async function callTool(
   const state = ctx.mcpReq.requestState<ApprovalState>();
   // _meta.traceparent (and tracestate), when the client sends one, is continued
   return continueTrace(traceCarrierFromMeta(meta), async () => {
+    const send = (extra: object = {}) => dispatchFor(u, ctx.mcpReq.id, { ...envelope, ...extra }, grant);
     if (state !== undefined && typeof state === "object") {
-      // the retry of an approval round (mcp-approval.ts): a yes writes, once; anything else writes nothing
-      const answer = approvalAnswer(u.states, tool, state, ctx, { principal: u.principal, args, now: u.now() });
+      const answer = await roundAnswer(u, tool, state, ctx, { args, now: u.now() });
       if (answer instanceof ToolFailure) return fail(answer, grant, tool, envelope);
-      if ("again" in answer) return askAgain(u.states, state);
-      // a yes writes; anything else reaches the runtime as declined (logged, token used up, nothing written)
-      return asResult(await dispatchFor(u, ctx.mcpReq.id, { ...envelope, approval: answer }, grant));
+      if ("round" in answer) return answer.round;
+      // a yes writes, once; anything else reaches the runtime as declined (logged, token used up, nothing written)
+      if ("token" in answer) return asResult(await send({ approval: answer }));
     }
-    const response = await dispatchFor(u, ctx.mcpReq.id, envelope, grant);
+    const response = await send();
     const challenge = challengeOf(response);
     if (!challenge) return asResult(response);
-    return askApproval(u.states, tool, challenge, { principal: u.principal, args });
+    const paged = u.caller.stateless ? await toPage(u, response, challenge) : undefined;
+    if (paged && "result" in paged) return paged.result;
+    // approved on the page: written once, under the key the record names (the client's own, if given)
+    if (paged)
+      return asResult(await send({ ...paged.write, ...(typeof given === "string" ? { idempotencyKey: given } : {}) }));
+    return askPerson(u, tool, challenge, { args, capabilities: u.capabilities(ctx) });
   });
-}
-
-/** The model's view of the envelope, as structured content (it validates against the tool's outputSchema) and as text. */
-function asResult(response: ToolResponse): CallToolResult {
-  const view = modelView(response);
-  return {
-    content: [{ type: "text", text: JSON.stringify(view) }],
-    structuredContent: view,
-    isError: !response.ok,
-  };
 }
 
 /** Serves one session's tools on stdin/stdout until stdin ends (an MCP client started this process). */

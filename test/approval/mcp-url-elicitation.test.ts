@@ -1,9 +1,11 @@
 /**
  * Issue 28 item 6: an MCP client that declared only URL-mode elicitation cannot show the yes/no
- * form, so nobody can be asked there. Before, the server answered "declined" as if a person had
- * said no; now it is told that the form capability is missing (the SDK's capability gate, as for a
- * client without elicitation: docs/MCP.md), is never sent a form, never sees the token, and the
- * kernel is untouched. A client that can show the form and declines gets approval_denied.
+ * form. Where the server serves no approval page (here: no page configured, as stdio without
+ * --approval-page-url), nobody can be asked there: it is told that the form capability is missing
+ * (the SDK's capability gate, as for a client without elicitation: docs/MCP.md), is never sent a
+ * form, never sees the token, and the kernel is untouched. A client that can show the form and
+ * declines gets approval_denied. Where a page is served, the URL-only client is sent to it
+ * instead (issue 41: test/approval/mcp-page.test.ts).
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";

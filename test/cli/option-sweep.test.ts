@@ -68,6 +68,7 @@ const KIND_OF: Record<string, Kind> = {
   "--port": "port",
   "--kernel-url": "http-url",
   "--url": "http-url",
+  "--approval-page-url": "http-url",
   "--store": "redis-url",
   "--grants": "redis-url",
   "--kernel-timeout": "duration",
