@@ -3,7 +3,8 @@
  *   GET  /approvals/:id          the person's preview (zh-CN or en by Accept-Language), Approve and
  *                                Decline, or "already answered" / "expired"; `?ticket=` (minted by
  *                                the host) sets the approver cookie and redirects to the bare URL
- *   GET  /v1/approvals/:id       the same as JSON, for hosts with their own UI
+ *   GET  /v1/approvals/:id       the same as JSON, for hosts with their own UI; to a reader's token
+ *                                (the tool token: the Hermes plugin that named the page) its status only
  *   POST /v1/approvals/:id       {"answer": "approve" | "decline"}: settles the record, once
  *   POST /v1/approvals/tickets   {"sessionId", "subject"?} -> a ticket for that session's person
  *                                (the host's token; the session's grant must be live), or, with
@@ -19,6 +20,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
 import {
+  hasBearer,
   HttpError,
   readJson,
   requireBearer,
@@ -61,12 +63,14 @@ export interface ApprovalPageOptions {
   now: () => number;
   /** Bearer tokens that may mint tickets (the host's). */
   hostTokens: Array<string | undefined>;
+  /** Tokens that may read a record's status (not its preview, nor answer it): the tool token on `serve`. */
+  readers?: Array<string | undefined>;
   /** OAuth over `mcp --http` (the server's own verifier): a bearer token's subject reads and answers its records. */
   oauth?: PageOAuth;
 }
 
 /** What the page needs of a runtime. */
-export function pageStores(runtime: Runtime): Omit<ApprovalPageOptions, "hostTokens" | "oauth"> {
+export function pageStores(runtime: Runtime): Omit<ApprovalPageOptions, "hostTokens" | "oauth" | "readers"> {
   return { records: runtime.approvalRecords, grants: runtime.grants, secret: runtime.approvalSecret, now: runtime.now };
 }
 
@@ -183,6 +187,18 @@ function recordJson(p: Page, record: ApprovalRecord, locale: "zh-CN" | "en") {
 }
 
 async function showJson(p: Page, { req, res, params }: RequestContext): Promise<void> {
+  // a surface that sent its person to the page reads whether they answered before it sends the token
+  if (p.options.readers && hasBearer(req, ...p.options.readers)) {
+    const record = RECORD_ID.test(params[0]!) ? await p.options.records.get(params[0]!) : undefined;
+    if (!record) throw noSuchApproval();
+    const status = statusAt(record, p.options.now());
+    return sendJson(
+      res,
+      200,
+      { id: record.id, status, expiresAt: new Date(record.expiresAt).toISOString() },
+      SECURITY_HEADERS,
+    );
+  }
   const record = await ownRecord(p, params[0]!, await viewer(p, req));
   sendJson(res, 200, recordJson(p, record, readerLocale(req.headers["accept-language"])), SECURITY_HEADERS);
 }
