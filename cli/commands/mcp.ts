@@ -140,10 +140,12 @@ async function serveHttp(opts: McpOptions, s: McpServing): Promise<void> {
     ...serverOptions(opts, s),
     oauth,
     token,
-    // the approval page beside /mcp: the bearer token's holder signs its person in
+    // the approval page beside /mcp: the bearer token's holder signs its person in; with OAuth, a
+    // person's own token reads and answers their approvals (and signs their browser in)
     approvalPage: {
       ...(await import("../../runtime/transports/approval-page")).pageStores(s.runtime),
       hostTokens: [token],
+      oauth,
     },
     // behind a proxy the browser's origin is not the bound address: --approval-page-url, or the public /mcp URL's
     approvalPageUrl: opts.approvalPageUrl ?? (opts.oauthResource && new URL(opts.oauthResource).origin),

@@ -3,12 +3,15 @@
  *   GET  /approvals/:id          the person's preview (zh-CN or en by Accept-Language), Approve and
  *                                Decline, or "already answered" / "expired"; `?ticket=` (minted by
  *                                the host) sets the approver cookie and redirects to the bare URL
- *   GET  /v1/approvals/:id       the same as JSON, for hosts with their own UI
+ *   GET  /v1/approvals/:id       the same as JSON, for hosts with their own UI; to a reader's token
+ *                                (the tool token: the Hermes plugin that named the page) its status only
  *   POST /v1/approvals/:id       {"answer": "approve" | "decline"}: settles the record, once
  *   POST /v1/approvals/tickets   {"sessionId", "subject"?} -> a ticket for that session's person
- *                                (the host's token; the session's grant must be live)
+ *                                (the host's token; the session's grant must be live), or, with
+ *                                an OAuth bearer, for the caller itself (approval-page-oauth.ts)
  * Only the record's own principal may read or answer it: the approver cookie (signed, HttpOnly,
- * SameSite=Strict) or the principal the transport vouches for (an OAuth subject). A cookie answer
+ * SameSite=Strict) or, on `mcp --http` with OAuth, a bearer token of the record's issuer and
+ * subject (approval-page-oauth.ts: another's record is answered as an unknown one). A cookie answer
  * carries the CSRF token of that cookie and record in a header (and the body must be JSON, which no
  * cross-site form can send). Nothing the model must not see is shown: no token, no session id.
  * The page records the answer; the write happens when the surface that asked retries (its token's
@@ -17,6 +20,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
 import {
+  hasBearer,
   HttpError,
   readJson,
   requireBearer,
@@ -42,6 +46,14 @@ import {
   type ApproverKeys,
 } from "../approval/approver";
 import { pageHtml } from "../approval/page-html";
+import {
+  bearerCaller,
+  callersRecord,
+  noSuchApproval,
+  ticketPrincipal,
+  type PageCaller,
+  type PageOAuth,
+} from "./approval-page-oauth";
 
 export interface ApprovalPageOptions {
   records: ApprovalRecordStore;
@@ -51,12 +63,14 @@ export interface ApprovalPageOptions {
   now: () => number;
   /** Bearer tokens that may mint tickets (the host's). */
   hostTokens: Array<string | undefined>;
-  /** The principal a request proves without a cookie (an OAuth subject over `mcp --http`). */
-  principalOf?: (req: IncomingMessage) => Promise<string | undefined>;
+  /** Tokens that may read a record's status (not its preview, nor answer it): the tool token on `serve`. */
+  readers?: Array<string | undefined>;
+  /** OAuth over `mcp --http` (the server's own verifier): a bearer token's subject reads and answers its records. */
+  oauth?: PageOAuth;
 }
 
 /** What the page needs of a runtime. */
-export function pageStores(runtime: Runtime): Omit<ApprovalPageOptions, "hostTokens" | "principalOf"> {
+export function pageStores(runtime: Runtime): Omit<ApprovalPageOptions, "hostTokens" | "oauth" | "readers"> {
   return { records: runtime.approvalRecords, grants: runtime.grants, secret: runtime.approvalSecret, now: runtime.now };
 }
 
@@ -79,19 +93,27 @@ interface Page {
   keys: ApproverKeys;
 }
 
-/** Who is asking: the cookie's principal (with the cookie, for CSRF), else the transport's. */
-async function viewer(p: Page, req: IncomingMessage): Promise<{ principal?: string; cookie?: string }> {
+/** Who is asking: an OAuth bearer's caller (a token that does not verify: 401), else the cookie's principal (with the cookie, for CSRF). */
+async function viewer(p: Page, req: IncomingMessage): Promise<Viewer> {
+  const caller = await bearerCaller(p.options.oauth, req, p.options.hostTokens);
+  if (caller) return { caller };
   const cookie = cookieValue(req.headers.cookie);
   const fromCookie = cookie && readApprover(p.keys, "cookie", cookie, p.options.now());
-  if (fromCookie) return { principal: fromCookie, cookie };
-  return { principal: await p.options.principalOf?.(req).catch(() => undefined) };
+  return fromCookie ? { principal: fromCookie, cookie } : {};
+}
+
+interface Viewer {
+  principal?: string;
+  cookie?: string;
+  caller?: PageCaller;
 }
 
 /** The record, if it exists and belongs to this viewer (else 404 or 403, saying no more). */
-async function ownRecord(p: Page, id: string, who: { principal?: string }): Promise<ApprovalRecord> {
+async function ownRecord(p: Page, id: string, who: Viewer): Promise<ApprovalRecord> {
   if (!RECORD_ID.test(id)) throw new HttpError(404, "no such approval");
   const record = await p.options.records.get(id);
-  if (!record) throw new HttpError(404, "no such approval (answered long ago, or never asked here)");
+  if (!record) throw noSuchApproval();
+  if (who.caller) return callersRecord(p.options.oauth!, who.caller, record);
   if (who.principal === undefined) throw new HttpError(401, "open the link your app gave you to sign in");
   if (who.principal !== record.principal) throw new HttpError(403, "this approval belongs to someone else");
   return record;
@@ -165,6 +187,18 @@ function recordJson(p: Page, record: ApprovalRecord, locale: "zh-CN" | "en") {
 }
 
 async function showJson(p: Page, { req, res, params }: RequestContext): Promise<void> {
+  // a surface that sent its person to the page reads whether they answered before it sends the token
+  if (p.options.readers && hasBearer(req, ...p.options.readers)) {
+    const record = RECORD_ID.test(params[0]!) ? await p.options.records.get(params[0]!) : undefined;
+    if (!record) throw noSuchApproval();
+    const status = statusAt(record, p.options.now());
+    return sendJson(
+      res,
+      200,
+      { id: record.id, status, expiresAt: new Date(record.expiresAt).toISOString() },
+      SECURITY_HEADERS,
+    );
+  }
   const record = await ownRecord(p, params[0]!, await viewer(p, req));
   sendJson(res, 200, recordJson(p, record, readerLocale(req.headers["accept-language"])), SECURITY_HEADERS);
 }
@@ -198,7 +232,9 @@ async function answer(p: Page, { req, res, params }: RequestContext): Promise<vo
 }
 
 async function mintTicket(p: Page, { req, res }: RequestContext): Promise<void> {
-  requireBearer(req, p.options.hostTokens, "the host's token is required to sign a person in");
+  // the host's token signs in any session's person; an OAuth bearer only its own principal
+  const caller = await bearerCaller(p.options.oauth, req, p.options.hostTokens);
+  if (!caller) requireBearer(req, p.options.hostTokens, "the host's token is required to sign a person in");
   const body = (await readJson(req, 4096)) as { sessionId?: unknown; issuer?: unknown; subject?: unknown } | null;
   const sessionId = body?.sessionId;
   const { issuer, subject } = body ?? {};
@@ -209,7 +245,8 @@ async function mintTicket(p: Page, { req, res }: RequestContext): Promise<void> 
   const grant = await p.options.grants.get(sessionId);
   if (!grant || !isGrantLive(grant, p.options.now())) throw new HttpError(404, "no live grant for this session");
   const until = p.options.now() + TICKET_MS;
-  const who = typeof issuer === "string" && typeof subject === "string" ? { issuer, subject } : undefined;
+  const named = typeof issuer === "string" && typeof subject === "string" ? { issuer, subject } : undefined;
+  const who = caller ? await ticketPrincipal(p.options.oauth!, caller, grant, { issuer, subject }) : named;
   const ticket = signApprover(p.keys, "ticket", principalKey(sessionId, who), until);
   sendJson(res, 200, { ticket, expiresAt: new Date(until).toISOString() });
 }

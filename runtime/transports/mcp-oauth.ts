@@ -104,6 +104,13 @@ export async function createMcpOAuth(options: McpOAuthOptions) {
   const challenge = (error: OAuthError, requiredScopes?: string[]) =>
     bearerAuthChallengeResponse(error, { resourceMetadataUrl, requiredScopes });
 
+  /** The 403 insufficient_scope answer naming the scope(s) a call needs (the approval page uses it too). */
+  const insufficientScope = (needed: string[]): Response => {
+    const scopes = [...needed].sort();
+    const error = new OAuthError(OAuthErrorCode.InsufficientScope, `this call needs the ${scopes.join(", ")} scope`);
+    return challenge(error, scopes);
+  };
+
   /** The caller a bearer token speaks for, or the OAuthError to answer. */
   async function verify(token: string): Promise<OAuthCaller> {
     let payload: JWTPayload;
@@ -146,11 +153,9 @@ export async function createMcpOAuth(options: McpOAuthOptions) {
         const tool = typeof message.params.name === "string" ? mcpToolOf(message.params.name) : undefined;
         if (tool && !caller.scopes.includes(tool.capability)) missing.add(tool.capability);
       }
-      if (missing.size === 0) return undefined;
-      const scopes = [...missing].sort();
-      const error = new OAuthError(OAuthErrorCode.InsufficientScope, `this call needs the ${scopes.join(", ")} scope`);
-      return challenge(error, scopes);
+      return missing.size === 0 ? undefined : insufficientScope([...missing]);
     },
+    insufficientScope,
   };
 }
 

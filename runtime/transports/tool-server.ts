@@ -99,7 +99,11 @@ export function createToolServer(options: ToolServerOptions): Server {
       { method: "GET", path: SESSION_PATH, handle: (ctx) => getGrant(serving, ctx) },
       { method: "DELETE", path: SESSION_PATH, handle: (ctx) => revokeGrant(serving, ctx) },
       // the approval page and its JSON API (approval-page.ts); the host signs its person in
-      ...approvalPageRoutes({ ...pageStores(options.runtime), hostTokens: [options.hostToken ?? options.token] }),
+      ...approvalPageRoutes({
+        ...pageStores(options.runtime),
+        hostTokens: [options.hostToken ?? options.token],
+        readers: [options.token], // the Hermes plugin reads whether its person answered on the page
+      }),
     ],
   });
 }

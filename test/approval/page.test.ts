@@ -9,7 +9,7 @@ import { once } from "node:events";
 import { createMcpHttpServer } from "../../runtime/transports/mcp-http";
 import { pageStores } from "../../runtime/transports/approval-page";
 import { createLogger } from "../../common/http/logger";
-import { pageWorld, type PageWorld } from "./page-support";
+import { pageWorld, TOOL_TOKEN, type PageWorld } from "./page-support";
 
 let w: PageWorld;
 beforeEach(async () => {
@@ -107,6 +107,17 @@ it("the JSON API shows the record to its person; an expired record takes no answ
   const json = (await (await fetch(`${w.base}/v1/approvals/${id}`, { headers: { cookie } })).json()) as any;
   expect(json).toMatchObject({ id, status: "pending", locale: "en" });
   expect(Object.keys(json).sort()).toEqual(["answeredAt", "expiresAt", "id", "locale", "status", "summary"]);
+  // the tool token (the Hermes plugin that named the page) reads the status only, and answers nothing
+  const tool = { authorization: `Bearer ${TOOL_TOKEN}`, "content-type": "application/json" };
+  const status = await fetch(`${w.base}/v1/approvals/${id}`, { headers: tool });
+  expect(await status.json()).toEqual({ id, status: "pending", expiresAt: json.expiresAt });
+  const byTool = await fetch(`${w.base}/v1/approvals/${id}`, {
+    method: "POST",
+    headers: tool,
+    body: '{"answer":"approve"}',
+  });
+  expect(byTool.status).toBe(401);
+  expect((await w.t.runtime.approvalRecords.get(id))?.status).toBe("pending");
   const { csrf } = await page(id, cookie);
   w.clock.now += 11 * 60 * 1000; // past the 10-minute token
   expect((await page(id, cookie)).html).toContain('data-initial="expired"');

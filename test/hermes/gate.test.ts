@@ -110,6 +110,73 @@ next(`Hermes' own gate on ${HERMES_NEXT.name} (${HERMES_NEXT.present ? HERMES_NE
     },
   );
 
+  it("under --yolo with an approval page, the answer names it; approved there, the same call writes once; declined there, nothing", async () => {
+    const { p, server, base } = await runtime();
+    try {
+      const before = hashDatabaseFile(p.db);
+      // the person's browser, signed in by the host (serve's token is the host's here)
+      const minted = await fetch(`${server.url}/v1/approvals/tickets`, {
+        method: "POST",
+        headers: { authorization: "Bearer tok", "content-type": "application/json" },
+        body: JSON.stringify({ sessionId: "s_gate" }),
+      });
+      const { ticket } = (await minted.json()) as { ticket: string };
+      const signIn = await fetch(`${server.url}/approvals/${"0".repeat(32)}?ticket=${ticket}`, { redirect: "manual" });
+      const cookie = signIn.headers.get("set-cookie")!.split(";")[0]!;
+      const rename = (title: string, id: string, options?: object) => [
+        "mnote_page_update_title",
+        { title },
+        id,
+        ...(options ? [options] : []),
+      ];
+      const r = await run(
+        {
+          ...base,
+          yolo: true,
+          interactive: true,
+          cli_callback: ["once"],
+          calls: [
+            rename("Approved on the page", "call_page_1"),
+            rename("Approved on the page", "call_page_2"),
+            rename("Approved on the page", "call_page_3", { page_answer: { cookie, answer: "approve" } }),
+            rename("Declined on the page", "call_page_4"),
+            rename("Declined on the page", "call_page_5", { page_answer: { cookie, answer: "decline" } }),
+          ],
+        },
+        { MNOTE_APPROVAL_PAGE_URL: server.url },
+      );
+      const [asked, waiting, approved, askedAgain, declined] = r.calls;
+      const named = JSON.parse(asked.output);
+      expect(named).toMatchObject({ ok: false, error: { code: "mnote_tool_approval_required" } });
+      const url = /(http:\/\/\S+\/approvals\/[0-9a-f]{32})$/.exec(named.error.message)![1]!;
+      expect(url.startsWith(`${server.url}/approvals/`)).toBe(true);
+      expect(named.error.approval).toBeUndefined(); // the token never reaches the model
+      // the question waits on the page: nothing told to the runtime, the token unused
+      expect(asked.requests.map((q: any) => q.approval ?? null)).toEqual([null]);
+      expect(asked.panel).toEqual([]);
+      // asked again before the person answered: the same page, nothing sent
+      expect(JSON.parse(waiting.output).error.message).toContain(url);
+      expect(waiting.requests).toEqual([]);
+      // approved on the page: the same call sends the token (no answer) once, and writes
+      expect(JSON.parse(approved.output)).toMatchObject({ ok: true, audit: { approval: { decision: "approved" } } });
+      expect(approved.requests.map((q: any) => [typeof q.approval?.token, q.approval?.answer ?? null])).toEqual([
+        ["string", null],
+      ]);
+      const token = approved.requests[0].approval.token;
+      for (const shown of [asked, waiting, approved]) expect(shown.output).not.toContain(token.split(".")[1]);
+      // another change, declined on the page: told to the runtime as declined, nothing written
+      expect(JSON.parse(askedAgain.output).error.message).not.toContain(url);
+      expect(JSON.parse(declined.output)).toMatchObject({
+        error: { code: "mnote_tool_approval_denied", reason: "declined" },
+      });
+      expect(declined.requests.map((q: any) => q.approval?.answer ?? null)).toEqual(["declined"]);
+      expect(kernel(p.db)).toMatchObject({ writes: 1, title: "Approved on the page" });
+      expect(hashDatabaseFile(p.db)).not.toBe(before);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it("a Hermes that ran the tool around its gate (no yes seen from a person): nothing written, no_one_to_ask", async () => {
     const { p, server, base } = await runtime();
     try {

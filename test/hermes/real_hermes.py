@@ -125,6 +125,22 @@ def _write_home(home, config):
         os.environ["HERMES_YOLO_MODE"] = "1"
 
 
+def _answer_on_page(base, last_output, page_answer):
+    """{"page_answer": {"cookie", "answer"}} before a call: the person answers, on the approval page,
+    the question the previous call's answer named (its CSRF token read from the page, as a browser)."""
+    import re
+    import urllib.request
+
+    record = re.search(r"/approvals/([0-9a-f]{32})", json.loads(last_output)["error"]["message"]).group(1)
+    headers = {"Cookie": page_answer["cookie"]}
+    with urllib.request.urlopen(urllib.request.Request(base + "/approvals/" + record, headers=headers)) as page:
+        csrf = re.search(r'data-csrf="([^"]*)"', page.read().decode("utf-8")).group(1)
+    body = json.dumps({"answer": page_answer["answer"]}).encode("utf-8")
+    answer = urllib.request.Request(base + "/v1/approvals/" + record, data=body, method="POST", headers=dict(headers, **{"X-Mnote-Csrf": csrf, "Content-Type": "application/json"}))
+    with urllib.request.urlopen(answer) as response:
+        assert json.loads(response.read().decode("utf-8"))["answered"] is True
+
+
 def main():
     hermes_src, plugin_dir, config_file = sys.argv[1], sys.argv[2], sys.argv[3]
     with open(config_file, encoding="utf-8") as f:
@@ -201,6 +217,8 @@ def main():
         # per call: {"skip_hook": true} (the caller fired pre_tool_call itself: Hermes skips it, and the
         # handler has only the running call id), {"interrupt_after": s} (/stop on this thread after s)
         options = options[0] if options else {}
+        if options.get("page_answer"):
+            _answer_on_page(config["url"], calls[-1]["output"], options["page_answer"])
         if options.get("interrupt_after"):
             from tools import interrupt
 

@@ -3,7 +3,8 @@
  * and 47): a bad URL, an OAuth option without --http, or a half-given principal is one line and
  * exit 2 before anything starts; an issuer that cannot be used (unreachable, or metadata naming
  * another issuer) is one line and exit 3 at start-up, never a server that starts and answers 500.
- * `session grant --principal-issuer/--principal-subject` records the person in the grant.
+ * `session grant --principal-issuer/--principal-subject` records the person in the grant, and the
+ * approval page beside /mcp takes that person's own token.
  */
 import { spawn } from "node:child_process";
 import { cliPath, runCli } from "../support/paths";
@@ -134,6 +135,20 @@ describe("mcp --http --oauth-issuer, started as an operator would", () => {
           );
         expect(await note("alice")).toMatchObject({ ok: true });
         expect(await note("bob")).toMatchObject({ ok: false, error: { code: "mnote_tool_not_authenticated" } });
+        // the approval page beside /mcp takes a person's own token: a sign-in ticket for Alice's
+        // session to Alice, to Bob the answer of a session that does not exist (docs/APPROVAL.md)
+        const ticket = async (sub: string) =>
+          (
+            await fetch(new URL("/v1/approvals/tickets", resource), {
+              method: "POST",
+              headers: {
+                authorization: `Bearer ${await issuer.token({ aud: resource, sub, scope: "page.read artifact.write" })}`,
+                "content-type": "application/json",
+              },
+              body: JSON.stringify({ sessionId: "sess_cli_alice" }),
+            })
+          ).status;
+        expect([await ticket("alice"), await ticket("bob")]).toEqual([200, 404]);
         const db = new Database(p.db, { readonly: true });
         try {
           const rows = db.prepare("SELECT content FROM artifacts WHERE content LIKE 'by %'").all();

@@ -7,50 +7,29 @@
  * in through the same server: each acts only in the session granted to their own principal.
  * The kernel's state is asserted after each step.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { join } from "node:path";
-import { createInterface } from "node:readline";
 import type { Server } from "node:http";
-import {
-  Client,
-  StreamableHTTPClientTransport,
-  UnauthorizedError,
-  type OAuthClientProvider,
-} from "@modelcontextprotocol/client";
 import { createMcpHttpServer } from "../../runtime/transports/mcp-http";
 import { createMcpOAuth, type McpOAuth } from "../../runtime/transports/mcp-oauth";
 import { createLogger } from "../../common/http/logger";
 import { ALL_SCOPES, testRuntime, type TestRuntime } from "../support/runtime";
 import { freePort } from "../support/oauth-issuer";
+import { signIn as signInAt, startAuthorizationServer, type AuthorizationServer } from "../support/oidc-flow";
 
 /** Fetch timeout for the issuer the test serves itself: wide, the suites must pass at load 20. */
 const SLOW = 60_000;
 
-const REDIRECT = "http://127.0.0.1:9/callback";
-
-let as: ChildProcess;
+let as: AuthorizationServer;
 let issuer: string;
 let t: TestRuntime;
 let mcp: Server;
 let oauth: McpOAuth;
 let resource: string;
 
-/** Starts the authorization server and reads its issuer URL from its first line. */
-async function startAuthorizationServer(): Promise<string> {
-  as = spawn(process.execPath, [join(__dirname, "..", "support", "oidc-issuer.mjs"), resource, REDIRECT], {
-    stdio: ["ignore", "pipe", "ignore"],
-  });
-  const first = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: as.stdout! }).once("line", resolve);
-    as.once("exit", (code) => reject(new Error(`the authorization server exited (${code})`)));
-  });
-  return (JSON.parse(first) as { issuer: string }).issuer;
-}
-
 beforeAll(async () => {
   const port = await freePort();
   resource = `http://127.0.0.1:${port}/mcp`;
-  issuer = await startAuthorizationServer();
+  as = await startAuthorizationServer(resource);
+  issuer = as.issuer;
   t = await testRuntime();
   for (const [sub, doc, ws, actor] of [
     ["alice", "doc_1", "ws_1", "user_1"],
@@ -78,101 +57,18 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await new Promise((r) => mcp.close(r));
-  as.kill("SIGTERM");
+  as.stop();
   await t.close();
 });
 
-/** The client's side of OAuth, as an MCP host implements it (pre-registered public client, PKCE). */
-class TestOAuthClient implements OAuthClientProvider {
-  authorizationUrl?: URL;
-  private saved?: { tokens?: any; verifier?: string; discovery?: any };
-  get redirectUrl() {
-    return REDIRECT;
-  }
-  get clientMetadata() {
-    return {
-      client_name: "mnote-tools test",
-      redirect_uris: [REDIRECT],
-      grant_types: ["authorization_code"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "none",
-    };
-  }
-  clientInformation() {
-    return { client_id: "mcp-test" };
-  }
-  tokens() {
-    return this.saved?.tokens;
-  }
-  saveTokens(tokens: any) {
-    this.saved = { ...this.saved, tokens };
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.saved = { ...this.saved, verifier };
-  }
-  codeVerifier() {
-    return this.saved!.verifier!;
-  }
-  // the authorization server the flow began with, checked again on the callback leg (SEP-2352)
-  saveDiscoveryState(discovery: any) {
-    this.saved = { ...this.saved, discovery };
-  }
-  discoveryState() {
-    return this.saved?.discovery;
-  }
-}
-
-/** The person's browser: follows the authorization server's redirects (with its cookies) back to the callback. */
-async function browse(start: URL): Promise<URL> {
-  const jar = new Map<string, string>();
-  let url = start;
-  for (let hop = 0; hop < 12; hop++) {
-    const res = await fetch(url, {
-      redirect: "manual",
-      headers: { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join("; ") },
-    });
-    for (const cookie of res.headers.getSetCookie()) {
-      const [pair] = cookie.split(";");
-      const at = pair!.indexOf("=");
-      jar.set(pair!.slice(0, at), pair!.slice(at + 1));
-    }
-    const location = res.headers.get("location");
-    if (!location)
-      throw new Error(`the authorization server stopped at ${url.href} (${res.status}): ${await res.text()}`);
-    url = new URL(location, url);
-    if (url.href.startsWith(REDIRECT)) return url;
-  }
-  throw new Error("too many redirects");
-}
-
 /** One person signs in through the MCP client's own OAuth flow and gets a connected client. */
 async function signIn(sub: string, session: string) {
-  await fetch(`${issuer}/test/next-account?sub=${sub}`, { method: "POST" });
-  const provider = new TestOAuthClient();
-  const transport = () =>
-    new StreamableHTTPClientTransport(new URL(resource), {
-      authProvider: provider,
-      requestInit: { headers: { "X-Mnote-Session": session } },
-    });
-  const options = { versionNegotiation: { mode: { pin: "2026-07-28" as const } } };
-  const first = transport();
-  // the 401 names the resource metadata; the client discovers the issuer and sends the person to it
-  await expect(new Client({ name: "e2e", version: "1" }, options).connect(first)).rejects.toBeInstanceOf(
-    UnauthorizedError,
-  );
-  const authorize = provider.authorizationUrl!;
-  expect(authorize.origin).toBe(issuer);
-  expect(authorize.searchParams.get("code_challenge_method")).toBe("S256");
-  expect(authorize.searchParams.get("resource")).toBe(resource);
-  const callback = await browse(authorize);
-  await first.finishAuth(callback.searchParams);
-  expect(provider.tokens()?.access_token).toEqual(expect.any(String));
-  const client = new Client({ name: "e2e", version: "1" }, options);
-  await client.connect(transport());
-  return { client, provider };
+  const signed = await signInAt(issuer, resource, sub, session);
+  expect(signed.authorize.origin).toBe(issuer);
+  expect(signed.authorize.searchParams.get("code_challenge_method")).toBe("S256");
+  expect(signed.authorize.searchParams.get("resource")).toBe(resource);
+  expect(signed.token).toEqual(expect.any(String));
+  return signed;
 }
 
 describe("the MCP client's own OAuth flow against oidc-provider", () => {

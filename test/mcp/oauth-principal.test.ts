@@ -4,11 +4,13 @@
  * names the session it acts in per request (X-Mnote-Session) and can use only a grant issued to
  * it: another person's session is answered exactly as an unknown one. An approval round's
  * requestState minted for Alice does nothing for Bob. A read-only token writes nothing on any
- * path. The kernel's state is asserted after every step.
+ * path, and answers no approval of a write on the approval page. The kernel's state is asserted
+ * after every step.
  */
 import type { Server } from "node:http";
 import { createMcpHttpServer } from "../../runtime/transports/mcp-http";
 import { createMcpOAuth } from "../../runtime/transports/mcp-oauth";
+import { pageStores } from "../../runtime/transports/approval-page";
 import { EMPTY_POLICY } from "../../runtime/approval/policy";
 import { createLogger } from "../../common/http/logger";
 import { ALL_SCOPES, testRuntime, type TestRuntime } from "../support/runtime";
@@ -46,12 +48,14 @@ beforeAll(async () => {
   await grant("sess_operator", "doc_1", "ws_1", "user_1"); // no principal: the static token's
   const port = await freePort();
   resource = `http://127.0.0.1:${port}/mcp`;
+  const oauth = await createMcpOAuth({ timeoutMs: SLOW, issuer: issuer.url, resource: new URL(resource) });
   mcp = createMcpHttpServer({
     dispatch: (r) => t.runtime.dispatcher.dispatch(r),
     grants: t.runtime.grants,
     sessionId: "sess_operator",
     token: STATIC,
-    oauth: await createMcpOAuth({ timeoutMs: SLOW, issuer: issuer.url, resource: new URL(resource) }),
+    oauth,
+    approvalPage: { ...pageStores(t.runtime), hostTokens: [STATIC], oauth },
     log: createLogger({ service: "test", level: "silent" }),
   });
   await new Promise<void>((resolve) => mcp.listen(port, "127.0.0.1", resolve));
@@ -215,6 +219,43 @@ describe("two people through one MCP server", () => {
     // and it still reads its own page
     const read = await callAs(readOnly, "sess_alice", "mnote_page_get", { arguments: {} });
     expect(read.json.result.structuredContent.result.title).toBe(title("doc_1"));
+  });
+
+  it("a read-only token answers no approval of a write on the page and signs no browser in for a session that writes", async () => {
+    const pending = () =>
+      (
+        t.runtime.state.prepare("SELECT id FROM approval_records WHERE status = 'pending'").all() as { id: string }[]
+      ).map((r) => r.id);
+    const earlier = pending();
+    const asked = await callAs(await tokenOf("alice"), "sess_alice", "mnote_page_update_title", {
+      arguments: { title: "Asked of a read-only token" },
+    });
+    expect(asked.json.result.resultType).toBe("input_required");
+    const [id] = pending().filter((p) => !earlier.includes(p));
+    const before = t.kernelStateHash();
+    const page = (bearer: string, path: string, body?: unknown) =>
+      fetch(new URL(path, resource), {
+        method: body === undefined ? "GET" : "POST",
+        headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const readOnly = await tokenOf("alice", "page.read");
+    for (const res of [
+      await page(readOnly, `/v1/approvals/${id}`),
+      await page(readOnly, `/v1/approvals/${id}`, { answer: "approve" }),
+    ]) {
+      expect(res.status).toBe(403);
+      expect(res.headers.get("www-authenticate")).toMatch(/error="insufficient_scope".*scope="page.write"/);
+    }
+    // a ticket signs the browser in for every approval of the session: it needs every scope of the grant
+    const ticket = await page(readOnly, "/v1/approvals/tickets", { sessionId: "sess_alice" });
+    expect(ticket.status).toBe(403);
+    expect(ticket.headers.get("www-authenticate")).toMatch(/scope="artifact.write page.write"/);
+    expect((await t.runtime.approvalRecords.get(id!))?.status).toBe("pending");
+    // the full token may: Alice declines with it, and nothing is written
+    const no = await page(await tokenOf("alice"), `/v1/approvals/${id}`, { answer: "decline" });
+    expect([no.status, ((await no.json()) as any).status]).toEqual([200, "declined"]);
+    expect(t.kernelStateHash()).toBe(before);
   });
 
   it("the static token's holder (the operator) may still name any session", async () => {

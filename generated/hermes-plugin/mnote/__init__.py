@@ -53,10 +53,20 @@ asked from a worker thread carrying the handler's context (contextvars: the sess
 blocks the asking thread until the person answers (_await_gateway_decision, or input() on the
 CLI), and a handler running on an event loop must not block the loop that delivers that answer.
 
+Nobody to ask, and an approval page (MNOTE_APPROVAL_PAGE_URL: the public address of the `serve`
+the plugin calls, which serves the page): instead of no_one_to_ask, the question waits on the page.
+The model reads approval_required naming the page's URL (never the token); the record stays pending
+and this process keeps the token for the same call (session, tool, arguments). When the model sends
+that call again, the plugin reads the record's status from the runtime (GET /v1/approvals/<id>,
+the tool token) and sends the token only if the person approved there (one write); declined:
+told to the runtime, approval_denied; still pending: the same answer again, nothing sent; ended
+otherwise (expired): asked afresh.
+
 What the model reads names tools as it calls them: the returned envelope's toolName is the tool's
 provider name (the runtime's logs and the kernel's audit keep the canonical name).
 """
 
+import base64
 import contextvars
 import hashlib
 import importlib
@@ -112,6 +122,8 @@ _unanswered = {}  # sha256 of (session id, provider name, canonical args) -> (mo
 _durable = None  # Hermes 0.21's ctx.state for the same slots (gate.DurableKeys), set by register()
 # What pre_tool_call asked the runtime for a call Hermes' 0.21 gate then approves (or blocks):
 _parked = {}  # exact tool call id -> (monotonic time, {"challenge" | "response", ...})
+# Questions handed to the approval page (nobody to ask here), for the model's retry of the same call:
+_on_page = {}  # (session id, provider name, canonical args) -> (monotonic time, {"token", "id", "request"})
 # The gate's answers seen by post_approval_response, by rule key (0.21's CLI prompt fires it).
 _gate_answers = {}  # rule key -> (monotonic time, choice)
 
@@ -533,6 +545,9 @@ def _handle(tool, args, kwargs):
     prepared, failure = _prepare(tool, args, session_id, kwargs.get("task_id"), call_id)
     if failure is not None:
         return failure
+    kept = _page_kept(tool, prepared)
+    if kept is not None:
+        return _after_page(tool, prepared, kept)
     if parked is not None:
         return _finish_parked(tool, prepared, parked)
     return _call(tool, prepared)
@@ -565,6 +580,8 @@ def _call(tool, prepared):
         answer = _ask_person(tool, challenge)
         if answer != "accept":
             _settled(tool, prepared, True, response)
+            if answer == _APPROVAL_ANSWERS["no_one_to_ask"]:
+                return _nobody_here(tool, prepared, request, challenge)
             return _not_approved(transport, tool, request, challenge, answer)
         request = dict(request, approval={"token": challenge["token"]})
         response, answered = _send_with_retries(transport, tool, request)
@@ -640,8 +657,8 @@ def _gate_directive(tool, args, task_id, session_id, call_id):
     token = _budget.set(time.monotonic() + _hook_seconds())
     try:
         prepared, failure = _prepare(tool, args, session_id, task_id, call_id, attempts=0)
-        if failure is not None or not prepared["write"]:
-            return None  # the handler answers it the same way
+        if failure is not None or not prepared["write"] or _page_kept(tool, prepared) is not None:
+            return None  # the handler answers it the same way (a question waiting on the page: the handler reads it)
         _sending(tool, prepared)
         try:
             response = _send(prepared["transport"], prepared["request"])
@@ -679,9 +696,11 @@ def _finish_parked(tool, prepared, parked):
         failure["audit"]["approval"] = {"decision": "invalid", "level": "ask"}
         return failure
     if parked["nobody"]:
-        return _not_approved(transport, tool, previewed, challenge, _APPROVAL["answers"]["no_one_to_ask"])
+        return _nobody_here(tool, prepared, previewed, challenge)
     if parked.get("transport"):
         answer = _ask_person(tool, challenge)
+        if answer == _APPROVAL_ANSWERS["no_one_to_ask"]:
+            return _nobody_here(tool, prepared, previewed, challenge)
         if answer != "accept":
             return _not_approved(transport, tool, previewed, challenge, answer)
     # Hermes runs the tool only after its gate approved this preview, and the gate reports the
@@ -863,6 +882,95 @@ def _interrupted():
         return bool(module.is_interrupted()) if module is not None else False
     except Exception:
         return False
+
+
+def _page_base(transport):
+    """The approval page's public base URL (MNOTE_APPROVAL_PAGE_URL), over HTTP only: the plugin reads
+    the record's status from the runtime it calls. None: no page, nobody to ask is no_one_to_ask."""
+    base = os.environ.get("MNOTE_APPROVAL_PAGE_URL", "").strip().rstrip("/")
+    if transport is None or transport[0] != "http" or not re.match(r"^https?://[^\s/?#]+(/[^\s?#]*)?$", base):
+        return None
+    return base
+
+
+def _record_id(token):
+    """The approval record a token names: its nonce (the runtime's approvalIdOf), or None."""
+    try:
+        payload = token.split(".")[0]
+        value = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)).decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return None
+    record = value.get("n") if isinstance(value, dict) else None
+    return record if isinstance(record, str) and re.match(r"^[0-9a-f]{32}$", record) else None
+
+
+def _page_slot(tool, prepared):
+    return (prepared["session_id"], tool["providerName"], _canonical(prepared["args"]))
+
+
+def _page_kept(tool, prepared):
+    """The question this same call left on the approval page, if any (kept as long as a pending id)."""
+    with _lock:
+        entry = _on_page.get(_page_slot(tool, prepared))
+    return entry[1] if entry and entry[0] >= time.monotonic() - _UNANSWERED_SECONDS else None
+
+
+def _on_page_answer(tool, request, base, record):
+    """What the model reads while the question waits on the page: approval_required naming its URL."""
+    failure = _failure(tool, _APPROVAL["required"], request)
+    failure["error"]["message"] += ": %s/approvals/%s" % (base, record)
+    failure["audit"]["approval"] = {"decision": "required", "level": "ask"}
+    return failure
+
+
+def _nobody_here(tool, prepared, request, challenge):
+    """Nobody can be asked here. With an approval page the question waits there: the model reads its
+    URL, the token is kept for the same call. Without one: no_one_to_ask, told to the runtime."""
+    transport = prepared["transport"]
+    base, record = _page_base(transport), _record_id(challenge["token"])
+    if base is None or record is None:
+        return _not_approved(transport, tool, request, challenge, _APPROVAL_ANSWERS["no_one_to_ask"])
+    with _lock:
+        _on_page[_page_slot(tool, prepared)] = (time.monotonic(), {"token": challenge["token"], "id": record, "request": request})
+        while len(_on_page) > _MAX_UNANSWERED:
+            del _on_page[min(_on_page, key=lambda k: _on_page[k][0])]
+    return _on_page_answer(tool, request, base, record)
+
+
+def _page_status(transport, record):
+    """The record's status as the runtime holds it (the tool token reads it, nothing else), or None."""
+    http_request = urllib.request.Request(transport[1] + "/v1/approvals/" + record, headers={"Authorization": "Bearer " + transport[2]})
+    try:
+        with urllib.request.urlopen(http_request, timeout=_timeout()) as response:
+            status = json.loads(response.read().decode("utf-8")).get("status")
+    except urllib.error.HTTPError as exc:
+        return "gone" if exc.code == 404 else None
+    return status if isinstance(status, str) else None
+
+
+def _after_page(tool, prepared, kept):
+    """The model sends a call again whose question waits on the approval page: the token goes out
+    only after the person approved there; a "no" there is told; still pending, the same answer."""
+    transport, request = prepared["transport"], kept["request"]
+    try:
+        status = _page_status(transport, kept["id"])
+    except (OSError, ValueError, urllib.error.URLError):
+        status = None
+    if status is None:
+        return _failure(tool, "mnote_tool_unavailable", request)  # unknown: nothing sent, the question kept
+    if status == "pending":
+        return _on_page_answer(tool, request, _page_base(transport) or transport[1], kept["id"])
+    with _lock:
+        _on_page.pop(_page_slot(tool, prepared), None)
+    if status == "approved":
+        prepared = dict(prepared, request=request)  # the key of the call the person approved
+        _sending(tool, prepared)
+        response, answered = _send_with_retries(transport, tool, dict(request, approval={"token": kept["token"]}))
+        _settled(tool, prepared, answered, response)
+        return response
+    if status == "declined":
+        return _not_approved(transport, tool, request, {"token": kept["token"]}, _APPROVAL_ANSWERS["declined"])
+    return _call(tool, prepared)  # expired or ended otherwise: asked afresh
 
 
 def _not_approved(transport, tool, request, challenge, answer):
