@@ -10,6 +10,12 @@
  * processes: kernel serve, a kernel proxy holding the first answer, the runtime, a Redis with AOF).
  */
 import { request as httpRequest } from "node:http";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { openDatabase } from "../../common/sqlite";
+import { SqliteIdempotencyStore } from "../../runtime/state/sqlite-idempotency-store";
+import { testRuntime, ok, failed } from "../support/runtime";
+import { tempDir } from "../support/tmp";
 import { faultWorld, redisServerPath, SESSION, TOOL_TOKEN, type World } from "../support/fault-world";
 import { makeRequest } from "../support/requests";
 
@@ -124,4 +130,43 @@ describe("a tool_call write's retry while the runtime's Redis (AOF) is down", ()
       180_000,
     );
   }
+});
+
+/**
+ * The same rule on the embedded store, in process on the reference kernel: the runtime's state file
+ * is locked by another writer past the busy timeout (SQLITE_BUSY), so the slot can be read (WAL) but
+ * not written. A write whose key no slot holds must not run: its answer lost, the next retry would
+ * miss it too and write a second note.
+ */
+describe("a tool_call write's retry while the state file is locked (SQLite)", () => {
+  it("refused retryably, the kernel unchanged; once the lock is gone the retry replays the one note", async () => {
+    const file = join(tempDir("mnote-slot-busy-"), "state.db");
+    const db = openDatabase(file);
+    db.pragma("busy_timeout = 100"); // the lock is held past it (the default waits 10 s)
+    const t = await testRuntime({ idempotency: new SqliteIdempotencyStore(db) });
+    try {
+      const as = await t.session({ actorId: "user_1" });
+      const args = { content: "the one note, locked" };
+      const byModel = (id: string) =>
+        makeRequest(TOOL, args, { toolCallId: id, idempotencyKey: `key_${id}`, keyOrigin: "tool_call" }, as);
+      const notes = () => t.count("artifacts", "type = 'ai_note' AND content = ?", args.content);
+      // the first call committed, and its answer never reached the model (delivered() not called)
+      ok((await t.runtime.dispatcher.dispatchTracked(byModel("tc-1"))).response);
+      const before = t.kernelStateHash();
+      const locker = new Database(file);
+      locker.exec("BEGIN IMMEDIATE");
+      // the model's retry (a new call id, so a new key) while the lock holds
+      const whileLocked = failed(await t.runtime.dispatcher.dispatch(byModel("tc-2")));
+      locker.exec("ROLLBACK");
+      locker.close();
+      expect(whileLocked.error).toMatchObject({ code: "mnote_tool_store_unavailable", retryable: true });
+      expect(t.kernelStateHash()).toBe(before);
+      const after = ok(await t.runtime.dispatcher.dispatch(byModel("tc-3")));
+      expect(after.audit.replayed).toBe(true);
+      expect(notes()).toBe(1);
+    } finally {
+      await t.close();
+      db.close();
+    }
+  });
 });
