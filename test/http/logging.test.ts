@@ -113,9 +113,13 @@ describe("mcp --http logs like serve", () => {
           requestInit: { headers: { Authorization: "Bearer t" } },
         }),
       );
+      // the caller's own key (keyOrigin caller): the kernel's record guards it with the store down. A
+      // key derived from the request (tool_call) needs its slot, and is refused while the store is down
+      // (test/reliability/slot-store-down.test.ts)
       const r = await client.callTool({
         name: "mnote_artifact_create_ai_note",
         arguments: { content: "SECRET PAGE CONTENT" },
+        _meta: { "mnote/idempotencyKey": "logging-store-down" },
       });
       expect((r.structuredContent as { ok: boolean }).ok).toBe(true);
       await client.close();

@@ -36,6 +36,9 @@ export interface World {
   restartRuntime(): Promise<void>;
   restartKernel(): Promise<void>;
   restartRedis(): Promise<void>;
+  /** Redis stopped (SIGTERM), and started again on its port: calls made in between find it down. */
+  stopRedis(): Promise<void>;
+  startRedis(): Promise<void>;
   /** Env for `mnote-tools call` against this deployment (the plugin's CLI transport). */
   cliEnv(): Record<string, string>;
   close(): Promise<void>;
@@ -99,6 +102,8 @@ export async function faultWorld(options: WorldOptions = {}): Promise<World> {
       kernel = await start(["kernel", "serve", "--db", p.db, "--port", port, "--token", KERNEL_TOKEN]);
     },
     restartRedis: () => redis!.restart(),
+    stopRedis: () => redis!.stop(),
+    startRedis: () => redis!.start(),
     cliEnv: () => ({
       MNOTE_TOOLS_STATE: p.state,
       MNOTE_KERNEL_URL: kernelProxy.url,
@@ -202,7 +207,7 @@ async function hostProxy(
  */
 export async function privateRedis(
   persist: boolean,
-): Promise<{ url: string; restart(): Promise<void>; stop(): Promise<void> }> {
+): Promise<{ url: string; restart(): Promise<void>; stop(): Promise<void>; start(): Promise<void> }> {
   const binary = redisServerPath()!;
   const dir = tempDir("mnote-redis-");
   const port = await freePort();
@@ -227,6 +232,7 @@ export async function privateRedis(
       await launch();
     },
     stop,
+    start: launch,
   };
 }
 

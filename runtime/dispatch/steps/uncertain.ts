@@ -31,6 +31,7 @@ import {
   type UncertainSlot,
 } from "./context";
 import { withTimeout } from "./kernel";
+import { refuse } from "../tool-failure";
 
 /** A delivery with nothing to release (a read, a failure, an in-process answer already counted). */
 export const NOTHING_TO_DELIVER: Delivery = { delivered: () => Promise.resolve() };
@@ -57,11 +58,11 @@ export async function uncertainWrite(deps: DispatchDeps, call: ToolCall, beforeC
   let key: string;
   if (taken) ({ remembered, key } = taken);
   else {
-    remembered = await store.uncertainKey(sessionId, slot).catch((e: unknown) => storeError(deps, e));
+    remembered = await store.uncertainKey(sessionId, slot).catch((e: unknown) => slotUnavailable(deps, e));
     key = remembered ?? request.idempotencyKey!;
     await store
       .rememberUncertain(sessionId, slot, key, deps.uncertainTtlMs, deps.uncertainPerSession)
-      .catch((e: unknown) => storeError(deps, e));
+      .catch((e: unknown) => slotUnavailable(deps, e));
   }
   try {
     const outcome = taken
@@ -75,6 +76,20 @@ export async function uncertainWrite(deps: DispatchDeps, call: ToolCall, beforeC
       await store.forgetUncertain(sessionId, slot, key).catch((e: unknown) => storeError(deps, e));
     return committedOr(deps, call, e);
   }
+}
+
+/**
+ * A tool_call write whose slot cannot be read or written (the store down, restarting, busy) is not
+ * run: the slot may hold the key of an earlier write of this call whose answer was lost, and the
+ * request's own key is new to the kernel, so its record could not refuse a second write (the fault
+ * matrix wrote twice that way: a model's retry while the runtime's Redis connection was still
+ * reconnecting after a restart). Nor may a write run whose key the slot does not hold: its answer
+ * lost, the next retry would miss it too. Refused as store_unavailable (retryable, nothing written);
+ * the slot is left as it was, and a retry once the store answers replays or writes once.
+ */
+function slotUnavailable(deps: DispatchDeps, e: unknown): never {
+  storeError(deps, e);
+  return refuse(ERR.storeUnavailable);
 }
 
 /**
