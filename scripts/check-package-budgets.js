@@ -103,7 +103,7 @@ function lockEntry(repo, name) {
 
 /** Where the repository's lock has `name` for the package at `from` ("" the top): nested first, then up. */
 function lockPath(repo, name, from) {
-  for (let base = from; ; ) {
+  for (let base = from; ;) {
     const candidate = base ? `${base}/node_modules/${name}` : `node_modules/${name}`;
     if (repo[candidate] && !repo[candidate].link) return candidate;
     if (!base) return undefined;

@@ -105,7 +105,9 @@ function packCli(into) {
   const stage = mkdtempSync(join(tmpdir(), "mnote-cli-stage-"));
   try {
     const { linked, dropped } = stageCli(stage);
-    const packed = JSON.parse(npm(["pack", stage, "--json", "--ignore-scripts", "--pack-destination", resolve(into)], root));
+    const packed = JSON.parse(
+      npm(["pack", stage, "--json", "--ignore-scripts", "--pack-destination", resolve(into)], root),
+    );
     return { ...packed[0], linked, dropped };
   } finally {
     rmSync(stage, { recursive: true, force: true });
