@@ -96,22 +96,28 @@ describe("mnote-tools installed from the tarballs, on @mnote/runtime and @mnote/
   });
 
   it("runs generate and generate --check from its bundled contract", () => {
-    cpSync(join(cli, "contract"), join(dir, "cli-contract"), { recursive: true });
-    const made = node([bin, "generate", "--contract", "cli-contract", "--out", "cli-out", "--quiet"], dir);
+    const work = tempDir("mnote-cli-generate-");
+    cpSync(join(cli, "contract"), join(work, "contract"), { recursive: true });
+    const gen = (...more: string[]) =>
+      node(
+        [bin, "generate", "--contract", join(work, "contract"), "--out", join(work, "out"), "--quiet", ...more],
+        work,
+      );
+    const made = gen();
     expect([made.status, made.stderr]).toEqual([0, ""]);
-    const check = node([bin, "generate", "--contract", "cli-contract", "--out", "cli-out", "--check", "--quiet"], dir);
+    const check = gen("--check");
     expect([check.status, check.stderr]).toEqual([0, ""]);
-    writeFileSync(join(dir, "cli-out", "registry.ts"), "// edited\n");
-    expect(
-      node([bin, "generate", "--contract", "cli-contract", "--out", "cli-out", "--check", "--quiet"], dir).status,
-    ).toBe(1);
+    writeFileSync(join(work, "out", "registry.ts"), "// edited\n");
+    expect(gen("--check").status).toBe(1);
   });
 
   it("answers a call against the embedded kernel, loading the runtime from @mnote/runtime only", () => {
-    const seed = node([bin, "kernel", "seed", join(cli, "examples", "demo-workspace.json"), "--db", "k.db"], dir);
+    const work = tempDir("mnote-cli-call-");
+    const [db, state] = [join(work, "k.db"), join(work, "s.db")];
+    const seed = node([bin, "kernel", "seed", join(cli, "examples", "demo-workspace.json"), "--db", db], dir);
     expect(seed.status).toBe(0);
     const grant = node(
-      [bin, "session", "grant", "--state", "s.db", "--session", "sess_1", "--workspace", "ws_1"].concat([
+      [bin, "session", "grant", "--state", state, "--session", "sess_1", "--workspace", "ws_1"].concat([
         "--document",
         "doc_1",
         "--actor",
@@ -122,25 +128,23 @@ describe("mnote-tools installed from the tarballs, on @mnote/runtime and @mnote/
       dir,
     );
     expect([grant.status, grant.stderr]).toEqual([0, ""]);
-    const hook = join(dir, "list-modules.js");
+    const hook = join(work, "list-modules.js");
     writeFileSync(
       hook,
-      `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(join(dir, "modules.json"))}, JSON.stringify(Object.keys(require.cache))));\n`,
+      `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(join(work, "modules.json"))}, JSON.stringify(Object.keys(require.cache))));\n`,
     );
     const request = {
       ...readJson<Record<string, unknown>>(join(cli, "examples", "page-get.request.json")),
       sessionId: "sess_1",
     };
-    const run = node(["--require", hook, bin, "call", "--db", "k.db", "--state", "s.db"], dir, JSON.stringify(request));
+    const run = node(["--require", hook, bin, "call", "--db", db, "--state", state], dir, JSON.stringify(request));
     expect(run.stderr).toBe("");
     expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, toolName: "mnote.page.get" });
-    const loaded = (JSON.parse(readFileSync(join(dir, "modules.json"), "utf8")) as string[]).map((m) =>
+    const loaded = (JSON.parse(readFileSync(join(work, "modules.json"), "utf8")) as string[]).map((m) =>
       m.split("\\").join("/"),
     );
     const fromRuntime = loaded.filter((m) => m.includes("/node_modules/@mnote/runtime/dist/"));
-    expect(
-      fromRuntime.some((m) => m.endsWith("/runtime/dispatch/dispatcher.js") || m.includes("/runtime/dispatch/")),
-    ).toBe(true);
+    expect(fromRuntime.filter((m) => m.endsWith("/runtime/dispatch/dispatcher.js"))).toHaveLength(1);
     // every CLI module loaded that the runtime also has is the one-line module, not code
     const whole = loaded
       .filter((m) => m.includes("/node_modules/mnote-tools/dist/"))
@@ -166,39 +170,28 @@ describe("mnote-tools installed from the tarballs, on @mnote/runtime and @mnote/
       expect(existsSync(join(alone, "node_modules", ".bin", "mnote-diff"))).toBe(true);
     });
 
-    it.each([
-      [
-        "the current contract against its newest release (json)",
-        ["--contract", "c-head", "--releases", "c-releases", "--format", "json"],
-      ],
-      [
-        "a release against a newer one, judged as a head (human: breaking)",
-        ["--contract", "c-releases/1.0.0", "--base", "c-head", "--releases", "c-releases"],
-      ],
-      ["a changelog section", ["--contract", "c-head", "--releases", "c-releases", "--changelog"]],
-      ["a bad --format (usage)", ["--contract", "c-head", "--releases", "c-releases", "--format", "nope"]],
-      [
-        "a missing severity file (configuration)",
-        ["--contract", "c-head", "--releases", "c-releases", "--rules", "missing.json"],
-      ],
-    ])("%s: the same output and exit code as mnote-tools diff", (_, args) => {
-      const tools = node([bin, "diff", ...args], dir);
-      const diff = node([join(alone, "node_modules", "@mnote", "diff", "dist", "diff", "bin.js"), ...args], alone);
-      expect({ code: diff.status, stdout: diff.stdout }).toEqual({ code: tools.status, stdout: tools.stdout });
-      expect(diff.stdout.length + diff.stderr.length).toBeGreaterThan(0);
-    });
-
-    it("the exit codes differ by case, so the comparison above compares something", () => {
-      const codes = [
-        ["--format", "json"],
-        ["--contract", "c-releases/1.0.0", "--base", "c-head"],
-        ["--format", "nope"],
-        ["--rules", "missing.json"],
-      ].map(
-        (a) =>
-          node([join(alone, "node_modules", ".bin", "mnote-diff"), "--releases", "c-releases", ...a], alone).status,
-      );
-      expect(new Set(codes).size).toBeGreaterThanOrEqual(3);
+    it("diffs two contract folders with the same output and exit code as mnote-tools diff, case by case", () => {
+      const cases: Array<[string, string[]]> = [
+        ["passing (json)", ["--format", "json"]],
+        ["breaking (human)", ["--contract", "c-releases/1.0.0", "--base", "c-head"]],
+        ["a bad --format (usage)", ["--format", "nope"]],
+        ["a missing severity file (configuration)", ["--rules", "missing.json"]],
+      ];
+      const codes = new Set<number | null>();
+      for (const [what, extra] of cases) {
+        const args = ["--contract", "c-head", "--releases", "c-releases", ...extra];
+        const tools = node([bin, "diff", ...args], dir);
+        const diff = node([join(alone, "node_modules", ".bin", "mnote-diff"), ...args], alone);
+        expect({ what, code: diff.status, stdout: diff.stdout }).toEqual({
+          what,
+          code: tools.status,
+          stdout: tools.stdout,
+        });
+        expect([what, diff.stdout.length + diff.stderr.length > 0]).toEqual([what, true]);
+        codes.add(diff.status);
+      }
+      // the cases end differently (0, 1, 2, 3), so the comparison compares something
+      expect([...codes].sort()).toEqual([0, 1, 2, 3]);
     });
   });
 });
