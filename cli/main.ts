@@ -5,7 +5,6 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command, type Option } from "commander";
 import { reportExit } from "./exit";
-import { DIFF_DESCRIPTION, DIFF_OPTIONS } from "../diff/options";
 import { addRuntimeOptions, DEFAULT_DB, DEFAULT_STATE } from "./runtime-options";
 import { addHttpOptions } from "./http-options";
 import { parseState } from "./state-url";
@@ -106,6 +105,9 @@ function addGenerate(program: Command): void {
 
 /** diff: the contract against a released one (its options are diff/options.ts's, shared with mnote-diff). */
 function addDiff(program: Command): void {
+  // loaded here, not at the top: a command line that does not name diff loads nothing of the diff
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { DIFF_DESCRIPTION, DIFF_OPTIONS } = require("../diff/options") as typeof import("../diff/options");
   const command = program.command("diff").description(DIFF_DESCRIPTION);
   for (const o of DIFF_OPTIONS) command.option(o.value ? `${o.flag} ${o.value}` : o.flag, o.description, o.default);
   command.action(async (opts) => (await import("./commands/diff")).runDiff(opts));
