@@ -7,7 +7,7 @@
 // thus holds one copy of each of their modules (one class for instanceof, one logger, one cache),
 // and the repository's dist/ is left as it is: the tests run on it unchanged.
 //
-//   node scripts/link-packages.js [--pack-destination DIR]   prints npm pack's JSON for the CLI
+//   node scripts/link-packages.js [--pack-destination DIR]   prints what it packed, as one JSON line
 //
 // A module both packages carry (a few pure files of common/) is loaded from @mnote/runtime. JSON
 // files the packages carry are left out unless a module the CLI keeps requires them or the root's
@@ -117,10 +117,12 @@ function packCli(into) {
 if (require.main === module) {
   const at = process.argv.indexOf("--pack-destination");
   const into = at > 0 ? process.argv[at + 1] : root;
-  const result = packCli(into);
-  console.log(JSON.stringify([{ ...result, files: undefined }], null, 2));
+  const { name, version, filename, size, unpackedSize, entryCount, linked, dropped } = packCli(into);
+  console.log(
+    JSON.stringify({ name, version, filename, size, unpackedSize, entryCount, linked: linked.length, dropped }),
+  );
   console.error(
-    `link-packages: ${result.filename}: ${result.linked.length} modules load @mnote/runtime or @mnote/diff; ${result.dropped.length} carried JSON files left out`,
+    `link-packages: ${filename}: ${linked.length} modules load @mnote/runtime or @mnote/diff; ${dropped.length} carried JSON files left out`,
   );
 }
 
