@@ -103,44 +103,14 @@ function addGenerate(program: Command): void {
     .action(async (opts) => (await import("./commands/generate")).runGenerate(opts));
 }
 
-/** diff: the contract against a released one. */
+/** diff: the contract against a released one (its options are diff/options.ts's, shared with mnote-diff). */
 function addDiff(program: Command): void {
-  program
-    .command("diff")
-    .description(
-      "compare contract/ with a base version and report breaking, warning and safe changes (exit 1: breaking changes need a new major version; 3: a bad ignore, severity or baseline file)",
-    )
-    .option(
-      "--base <ref-or-dir>",
-      "a git ref or a folder holding a contract (default: the newest release in --releases)",
-    )
-    .option(
-      "--format <format>",
-      "human, json, markdown (PR comments), github (workflow annotations), junit or sarif (code scanning)",
-      "human",
-    )
-    .option(
-      "--fail-on <level>",
-      "breaking (breaking changes without a new major) or warning (warnings too)",
-      "breaking",
-    )
-    .option(
-      "--ignore <file>",
-      "accepted changes with a reason and an expiry date (default: <releases>/diff-ignore.json; a named file must exist)",
-    )
-    .option(
-      "--rules <file>",
-      "severity per rule and the categories judged (default: <releases>/diff-rules.json; a named file must exist; schema: mnote-tools/diff-rules.schema.json)",
-    )
-    .option(
-      "--category <list>",
-      'judge only these categories, comma-separated: wire, source, model, kernel (wire breaks are judged anyway, until the severity file says except: ["wire"])',
-    )
-    .option("--baseline <file>", "a JSON report of an earlier run: changes it does not have are marked new")
-    .option("--changelog [file]", "print (or write to file) a changelog section for the release instead of the report")
-    .option("--contract <dir>", "the contract folder", "contract")
-    .option("--releases <dir>", "the folder of released contracts", "contract-releases")
-    .action(async (opts) => (await import("./commands/diff")).runDiff(opts));
+  // loaded here, not at the top: a command line that does not name diff loads nothing of the diff
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { DIFF_DESCRIPTION, DIFF_OPTIONS } = require("../diff/options") as typeof import("../diff/options");
+  const command = program.command("diff").description(DIFF_DESCRIPTION);
+  for (const o of DIFF_OPTIONS) command.option(o.value ? `${o.flag} ${o.value}` : o.flag, o.description, o.default);
+  command.action(async (opts) => (await import("./commands/diff")).runDiff(opts));
 }
 
 /** call: the CLI JSON adapter. */

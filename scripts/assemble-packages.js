@@ -33,7 +33,7 @@ const PACKAGES = [
       "runtime/otel",
     ],
   },
-  { folder: "diff", entries: ["diff/package-entry"] },
+  { folder: "diff", entries: ["diff/package-entry", "diff/bin"] },
 ];
 
 const toPosix = (p) => p.split(sep).join("/");

@@ -38,10 +38,14 @@ const PACKAGES = {
   "@mnote/contract": { folder: "generated", parts: ["generated"], uses: [] },
   "@mnote/diff": { folder: "diff", parts: ["diff", "codegen", "common"], uses: [] },
   "@mnote/runtime": { folder: "runtime", parts: ["runtime", "kernel", "common"], uses: ["@mnote/contract"] },
+  // the CLI runs on the runtime and the diff packages (scripts/link-packages.js makes every module
+  // they carry a one-line module loading theirs); it still carries the generator and the few files
+  // of common/, kernel/ and runtime/ no package entry reaches (the kernel's HTTP server and seeding,
+  // the budget stores, the worker cluster)
   "mnote-tools": {
     folder: "",
-    parts: ["", "cli", "codegen", "diff", "kernel", "runtime", "common", "bench", "scripts"],
-    uses: ["@mnote/contract"],
+    parts: ["", "cli", "codegen", "kernel", "runtime", "common", "bench", "scripts"],
+    uses: ["@mnote/contract", "@mnote/diff", "@mnote/runtime"],
   },
 };
 /**
@@ -52,7 +56,7 @@ const PACKAGES = {
 const LAYERS = {
   diff: {
     order: ["", "load", "normalize", "judge", "compare", "report"],
-    composers: ["diff/index.ts", "diff/package-entry.ts"],
+    composers: ["diff/index.ts", "diff/package-entry.ts", "diff/command.ts", "diff/bin.ts"],
   },
 };
 /** Files at the top level that may import anything but tests (the package's entry points). */

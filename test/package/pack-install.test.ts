@@ -66,7 +66,12 @@ function filesUnder(dir: string): string[] {
 describe("the two packages, packed and installed offline into empty projects", () => {
   const packs = tempDir("mnote-packs-");
   const contractPack = pack(["--workspace", "generated"], packs);
-  const cliPack = pack([], packs);
+  // the CLI is packed on @mnote/runtime and @mnote/diff (scripts/link-packages.js), so it installs with them
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const linker = require("../../scripts/link-packages.js") as { packCli(into: string): PackResult };
+  const cliPack = linker.packCli(packs);
+  const runtimePack = pack(["--workspace", "runtime"], packs);
+  const diffPack = pack(["--workspace", "diff"], packs);
   const contractFiles = contractPack.files.map((f) => f.path).sort();
   const cliFiles = cliPack.files.map((f) => f.path).sort();
 
@@ -264,9 +269,13 @@ describe("the two packages, packed and installed offline into empty projects", (
   describe("the CLI package", () => {
     const dir = tempDir("mnote-cli-user-");
 
-    it("installs offline from the two tarballs, its dependencies pinned by the repo's lock file", () => {
-      for (const p of [contractPack, cliPack]) cpSync(join(packs, p.filename), join(dir, p.filename));
-      writeOfflineLock(dir, contractPack.filename, cliPack.filename);
+    it("installs offline from the tarballs, its dependencies pinned by the repo's lock file", () => {
+      for (const p of [contractPack, cliPack, runtimePack, diffPack])
+        cpSync(join(packs, p.filename), join(dir, p.filename));
+      writeOfflineLock(dir, contractPack.filename, cliPack.filename, {
+        "@mnote/runtime": runtimePack.filename,
+        "@mnote/diff": diffPack.filename,
+      });
       // better-sqlite3's install script would build or download its binary; the repo's npm ci did
       // that already for this Node, so the test skips the script and copies that binary in
       const run = npm(["ci", "--offline", "--ignore-scripts", "--no-audit", "--no-fund"], dir);
@@ -429,7 +438,12 @@ function contractManifest(): { version: string } {
  * from the repo's lock (production entries only), so `npm ci --offline` takes every package from
  * the cache by its integrity and asks no registry.
  */
-function writeOfflineLock(dir: string, contractTarball: string, cliTarball: string): void {
+function writeOfflineLock(
+  dir: string,
+  contractTarball: string,
+  cliTarball: string,
+  workspaces: Record<"@mnote/runtime" | "@mnote/diff", string>,
+): void {
   const repoLock = readJson<{ packages: Record<string, LockEntry> }>(join(repoRoot, "package-lock.json"));
   const root = repoLock.packages[""]!;
   const dependencies = { "@mnote/contract": `file:${contractTarball}`, "mnote-tools": `file:${cliTarball}` };
@@ -453,6 +467,11 @@ function writeOfflineLock(dir: string, contractTarball: string, cliTarball: stri
     engines: cliManifest.engines,
   };
   packages["node_modules/@mnote/contract"] = { ...repoLock.packages["generated"], resolved: `file:${contractTarball}` };
+  for (const [name, tarball] of Object.entries(workspaces))
+    packages[`node_modules/${name}`] = {
+      ...repoLock.packages[name.slice("@mnote/".length)],
+      resolved: `file:${tarball}`,
+    };
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "package.json"), JSON.stringify(manifest, null, 2));
   writeFileSync(
