@@ -505,16 +505,7 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
       "dispatch (stub kernel)/floor + validator": stubRatio,
       "dispatch/dispatch (stub kernel)": pairedRatio(perSlice.get(`dispatch/${tool}`)!, perSlice.get(`stub/${tool}`)!),
     };
-    const total = medianOf(perSlice.get(`dispatch/${tool}`)!);
-    const share: Record<string, number> = {};
-    let attributed = 0;
-    for (const p of phases) {
-      const m = medianOf(perSlice.get(`phases/${tool}/${p}`)!);
-      attributed += m;
-      share[p] = round3(m / total);
-    }
-    share.unattributed = round3(Math.max(0, total - attributed) / total);
-    shares[tool] = share;
+    shares[tool] = phaseShares(perSlice, tool, phases);
     goals.push(goal(`dispatch.${tool}`, `dispatch page.${tool}: dispatch / floor`, ratio, "<=", 1.5));
     // issue 46: the dispatcher's own cost, apart from the kernel's, against a validating floor
     if (tool === "get")
@@ -545,6 +536,24 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
     ),
     seconds: (Date.now() - started) / 1000,
   };
+}
+
+/** Each phase's median over the dispatch median, and the rest as unattributed. */
+function phaseShares(
+  perSlice: ReadonlyMap<string, number[]>,
+  tool: "get" | "save",
+  phases: readonly string[],
+): Record<string, number> {
+  const total = medianOf(perSlice.get(`dispatch/${tool}`)!);
+  const share: Record<string, number> = {};
+  let attributed = 0;
+  for (const p of phases) {
+    const m = medianOf(perSlice.get(`phases/${tool}/${p}`)!);
+    attributed += m;
+    share[p] = round3(m / total);
+  }
+  share.unattributed = round3(Math.max(0, total - attributed) / total);
+  return share;
 }
 
 /** What the section's rows mean and how they were taken. */
