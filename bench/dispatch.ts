@@ -156,10 +156,36 @@ function dispatchTasks(s: Setup, on: "dispatch" | "stub" = "dispatch"): MicroTas
   ];
 }
 
-function floorTasks(s: Setup): MicroTask[] {
+function floorTasks(s: Setup, validate: ValidateRequest): MicroTask[] {
   let gi = 0;
   let si = 0;
+  let vgi = 0;
+  let vsi = 0;
   return [
+    // the floor the issue's goal names: the same parse and stringify, with the tool's generated
+    // request validator between them (what any validating JSON endpoint does at the least)
+    {
+      name: "validatedFloor/get",
+      batch: 256,
+      fn: () => {
+        for (let k = 0; k < 256; k++) {
+          const i = vgi++ % POOL;
+          if (!validate.get(JSON.parse(s.gets[i]!))) throw new Error("invalid bench request");
+          consume(JSON.stringify(s.getResponses[i]));
+        }
+      },
+    },
+    {
+      name: "validatedFloor/save",
+      batch: 256,
+      fn: () => {
+        for (let k = 0; k < 256; k++) {
+          const i = vsi++ % POOL;
+          if (!validate.save(JSON.parse(s.saveText(s.saves[i]!)))) throw new Error("invalid bench request");
+          consume(JSON.stringify(s.saveResponses[i]));
+        }
+      },
+    },
     {
       name: "floor/get",
       batch: 256,
@@ -185,6 +211,20 @@ function floorTasks(s: Setup): MicroTask[] {
   ];
 }
 
+/** The generated request validators of the two tools (each covers the envelope too). */
+interface ValidateRequest {
+  get: (value: unknown) => boolean;
+  save: (value: unknown) => boolean;
+}
+
+async function requestValidators(): Promise<ValidateRequest> {
+  const { toolByName } = await import("../generated/registry");
+  return {
+    get: toolByName("mnote.page.get")!.validateRequest,
+    save: toolByName("mnote.page.save")!.validateRequest,
+  };
+}
+
 export type WorkerResult = Record<string, SlicedSamples>;
 
 /**
@@ -205,7 +245,12 @@ export async function worker(
       );
     }
     return await measureSliced(
-      [...dispatchTasks(s), ...dispatchTasks(s, "stub"), ...floorTasks(s), ...(await phaseTasks(s))],
+      [
+        ...dispatchTasks(s),
+        ...dispatchTasks(s, "stub"),
+        ...floorTasks(s, await requestValidators()),
+        ...(await phaseTasks(s)),
+      ],
       options,
     );
   } finally {
@@ -449,25 +494,30 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
       dispatch: us(`dispatch/${tool}`),
       "dispatch (stub kernel)": us(`stub/${tool}`),
       floor: us(`floor/${tool}`),
+      "floor + validator": us(`validatedFloor/${tool}`),
       phases: phaseFigures,
     };
     const ratio = pairedRatio(perSlice.get(`dispatch/${tool}`)!, perSlice.get(`floor/${tool}`)!);
+    const stubRatio = pairedRatio(perSlice.get(`stub/${tool}`)!, perSlice.get(`validatedFloor/${tool}`)!);
     ratios[tool] = {
       "dispatch/floor": ratio,
       "dispatch (stub kernel)/floor": pairedRatio(perSlice.get(`stub/${tool}`)!, perSlice.get(`floor/${tool}`)!),
+      "dispatch (stub kernel)/floor + validator": stubRatio,
       "dispatch/dispatch (stub kernel)": pairedRatio(perSlice.get(`dispatch/${tool}`)!, perSlice.get(`stub/${tool}`)!),
     };
-    const total = medianOf(perSlice.get(`dispatch/${tool}`)!);
-    const share: Record<string, number> = {};
-    let attributed = 0;
-    for (const p of phases) {
-      const m = medianOf(perSlice.get(`phases/${tool}/${p}`)!);
-      attributed += m;
-      share[p] = round3(m / total);
-    }
-    share.unattributed = round3(Math.max(0, total - attributed) / total);
-    shares[tool] = share;
+    shares[tool] = phaseShares(perSlice, tool, phases);
     goals.push(goal(`dispatch.${tool}`, `dispatch page.${tool}: dispatch / floor`, ratio, "<=", 1.5));
+    // issue 46: the dispatcher's own cost, apart from the kernel's, against a validating floor
+    if (tool === "get")
+      goals.push(
+        goal(
+          "dispatch.getStub",
+          "dispatch page.get on a stub kernel: dispatch / (floor + validator)",
+          stubRatio,
+          "<=",
+          2,
+        ),
+      );
   }
   return {
     title: "Dispatch in process (in-memory reference kernel)",
@@ -488,13 +538,31 @@ export async function section(ctx: SectionContext): Promise<SectionResult> {
   };
 }
 
+/** Each phase's median over the dispatch median, and the rest as unattributed. */
+function phaseShares(
+  perSlice: ReadonlyMap<string, number[]>,
+  tool: "get" | "save",
+  phases: readonly string[],
+): Record<string, number> {
+  const total = medianOf(perSlice.get(`dispatch/${tool}`)!);
+  const share: Record<string, number> = {};
+  let attributed = 0;
+  for (const p of phases) {
+    const m = medianOf(perSlice.get(`phases/${tool}/${p}`)!);
+    attributed += m;
+    share[p] = round3(m / total);
+  }
+  share.unattributed = round3(Math.max(0, total - attributed) / total);
+  return share;
+}
+
 /** What the section's rows mean and how they were taken. */
 function sectionNotes(rounds: number, options: WorkerOptions): string[] {
   return [
     "µs per call (lower is better). dispatch: JSON.stringify(await dispatcher.dispatch(requestText)), text in and text out, on a runtime with the in-memory reference kernel and in-memory state, seeded with the demo workspace.",
     "page.get reads doc_1 (3 blocks, every include flag on). page.save writes 1 to 4 blocks to a page of its own in mode replace without baseRevision, each call with a new idempotency key: every call is a fresh write (claim, kernel transaction, record), never a replay.",
     "dispatch (stub kernel): the same requests through a dispatcher whose kernel hands back the reference kernel's answers recorded at set-up (access check per document, reply per command), at once, with the same SQLite state stores: the dispatcher's own cost. dispatch/dispatch (stub kernel) is how much the reference kernel adds.",
-    "floor: JSON.parse of the same request text plus JSON.stringify of the same response object: the least any JSON tool endpoint does.",
+    "floor: JSON.parse of the same request text plus JSON.stringify of the same response object: the least any JSON tool endpoint does. floor + validator: the same with the tool's generated request validator between them (issue 46's goal: the stub-kernel dispatch at most 2x this).",
     "phases: each step of the dispatcher measured on its own with the same requests (parse = readRequest with limits; validate = envelope, tool request and echo validators; authorize = grant lookup and kernel access check; idempotency = scope, fingerprint, claim and complete; kernel = the kernel command; wrap = success envelope and response validation; stringify). share = phase median / dispatch median; unattributed is the rest (await turns, the onCall record, allocation).",
     `Interleaved: in each of ${rounds} processes, dispatch, floor and every phase take turns in ${options.slices} slices of ${options.sliceTime} ms (tinybench runs, a new shuffled order each slice); the ratio is dispatch / floor per slice, median and p10..p90 over slices; shares use the medians over slices.`,
   ];

@@ -47,7 +47,36 @@ export function mapSchema(schema: unknown, fn: (s: Record<string, unknown>) => R
       out[key] = m;
     } else if (SCHEMA_ARRAY_KEYWORDS.includes(key) && Array.isArray(value)) {
       out[key] = value.map((s) => mapSchema(s, fn));
-    } else out[key] = value !== null && typeof value === "object" ? structuredClone(value) : value;
+    } else out[key] = value !== null && typeof value === "object" ? copyData(value) : value;
   }
   return fn(out);
+}
+
+/**
+ * A deep copy of JSON data (an enum's values, a const, examples): arrays and plain objects copied
+ * member by member, in the same key order as structuredClone's, anything else by structuredClone.
+ * structuredClone of a small array is a serializer's round trip each time (the codegen profile).
+ */
+function copyData(value: object): unknown {
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      out[i] = v !== null && typeof v === "object" ? copyData(v) : v;
+    }
+    return out;
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return structuredClone(value);
+  const record = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(record)) {
+    const v = record[key];
+    const copy = v !== null && typeof v === "object" ? copyData(v) : v;
+    // an own "__proto__" (JSON.parse makes one) stays an own property, never the copy's prototype
+    if (key === "__proto__")
+      Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
+    else out[key] = copy;
+  }
+  return out;
 }

@@ -95,15 +95,12 @@ export function standaloneModule(
 function countCodePointsOnlyWhenNeeded(code: string, imports: readonly string[]): string {
   const ucs = /import (\w+) from "\.\/runtime\/ucs2length";/.exec(imports.join("\n"))?.[1];
   if (!ucs) return code;
-  return code
-    .replace(
-      new RegExp(`${ucs}\\((\\w+)\\) > (\\d+)`, "g"),
-      (_m, v: string, n: string) => `(${v}.length > ${n} && ${ucs}(${v}) > ${n})`,
-    )
-    .replace(
-      new RegExp(`${ucs}\\((\\w+)\\) < (\\d+)`, "g"),
-      (_m, v: string, n: string) => `(${v}.length < ${n} || (${v}.length < 2 * ${n} && ${ucs}(${v}) < ${n}))`,
-    );
+  // both comparisons in one pass over the code (some 8 MB at 200 tools)
+  return code.replace(new RegExp(`${ucs}\\((\\w+)\\) ([<>]) (\\d+)`, "g"), (_m, v: string, op: string, n: string) =>
+    op === ">"
+      ? `(${v}.length > ${n} && ${ucs}(${v}) > ${n})`
+      : `(${v}.length < ${n} || (${v}.length < 2 * ${n} && ${ucs}(${v}) < ${n}))`,
+  );
 }
 
 /**

@@ -106,16 +106,28 @@ export function parsedJson(value: unknown, depth: number): string {
  */
 export function constType(value: unknown, depth = 0): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value);
-  const pad = "  ".repeat(depth + 1);
-  const close = "  ".repeat(depth);
+  const pad = padding(depth + 1);
   if (Array.isArray(value)) {
     if (value.length === 0) return "readonly []";
-    return `readonly [\n${value.map((v) => pad + constType(v, depth + 1)).join(",\n")}\n${close}]`;
+    let out = "readonly [\n";
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? pad : ",\n" + pad) + constType(value[i], depth + 1);
+    return out + "\n" + padding(depth) + "]";
   }
-  const entries = Object.entries(value);
-  if (entries.length === 0) return "{}";
-  const key = (k: string) => (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(k) ? k : JSON.stringify(k));
-  return `{\n${entries.map(([k, v]) => `${pad}readonly ${key(k)}: ${constType(v, depth + 1)};`).join("\n")}\n${close}}`;
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  if (keys.length === 0) return "{}";
+  let out = "{\n";
+  for (const k of keys)
+    out +=
+      pad + "readonly " + (IDENTIFIER.test(k) ? k : JSON.stringify(k)) + ": " + constType(record[k], depth + 1) + ";\n";
+  return out + padding(depth) + "}";
+}
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+/** Indentation by depth, made once per depth (constType writes some 11 MB of it at 200 tools). */
+const pads: string[] = [];
+function padding(depth: number): string {
+  return (pads[depth] ??= "  ".repeat(depth));
 }
 
 /** The error catalog, the capabilities and the facts a kernel needs. */

@@ -48,17 +48,21 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   async function dispatch(input: unknown): Promise<T.ToolResponse> {
     const { response, delivery } = await dispatchTracked(input);
-    await delivery.delivered();
+    // a read or a failure has nothing to deliver: no turn of the event loop spent awaiting nothing
+    if (delivery !== NOTHING_TO_DELIVER) await delivery.delivered();
     return response;
   }
 
   return { dispatch, dispatchTracked, releaseClaims: () => releaseClaims(deps) };
 }
 
+/** The echo of a request nothing is known of yet, shared: an echo is replaced, never changed. */
+const NO_ECHO = Object.freeze(emptyEcho());
+
 /** One call through the steps; every error becomes a failure envelope, so this never throws. */
 async function dispatchCall(deps: DispatchDeps, input: unknown, span: ToolSpan): Promise<Dispatched> {
   const started = deps.now();
-  const trace: Trace = { echo: emptyEcho(), tool: undefined, locale: deps.defaultLocale };
+  const trace: Trace = { echo: NO_ECHO, tool: undefined, locale: deps.defaultLocale };
   let response: T.ToolResponse;
   let cause: string | undefined;
   let undelivered: UncertainSlot | undefined;

@@ -38,8 +38,7 @@ export const DEFAULT_LIMITS: Limits = {
 export function readRequest(input: unknown, limits: Limits): unknown {
   let value = input;
   if (typeof input === "string" || Buffer.isBuffer(input)) {
-    const bytes = typeof input === "string" ? Buffer.byteLength(input) : input.length;
-    if (bytes > limits.maxBytes) refuse(ERR.payloadTooLarge, undefined, { pointer: "" });
+    if (byteLength(input, limits.maxBytes) > limits.maxBytes) refuse(ERR.payloadTooLarge, undefined, { pointer: "" });
     // strict UTF-8: invalid bytes are refused, never replaced by U+FFFD (a request would then
     // commit text other than what was sent, and two byte strings would share one idempotency key)
     let text: string;
@@ -65,6 +64,16 @@ export function readRequest(input: unknown, limits: Limits): unknown {
   }
   shapeKeys(value, limits);
   return value;
+}
+
+/**
+ * The request's size in UTF-8 bytes, or a number known to be on the same side of maxBytes: a UTF-16
+ * code unit is at most 3 bytes (a surrogate pair is 4 for two units), so text of at most maxBytes / 3
+ * units is within the limit without counting its bytes (one pass over the text saved per call).
+ */
+function byteLength(input: string | Buffer, maxBytes: number): number {
+  if (typeof input !== "string") return input.length;
+  return input.length * 3 <= maxBytes ? input.length : Buffer.byteLength(input);
 }
 
 /**

@@ -59,12 +59,19 @@ function skipSpace(text: string, i: number): number {
 }
 
 /**
+ * One byte per open container: 1 for an object, 0 for an array; never deeper than maxDepth. Kept
+ * across calls and grown when a deeper limit asks for it: the scan is synchronous, so no two scans
+ * share it at once, and a new typed array per call cost more than the scan of a page.get (issue 46).
+ */
+let openKinds = new Uint8Array(65);
+
+/**
  * Scans JSON text: refuses (payload_too_large) nesting deeper than maxDepth and more than maxValues
  * values, else returns the number of object members (name: value pairs) at every depth.
  */
 export function prescanJson(text: string, limits: PrescanLimits): number {
-  // one byte per open container: 1 for an object, 0 for an array; never deeper than maxDepth
-  const kinds = new Uint8Array(limits.maxDepth + 1);
+  if (openKinds.length < limits.maxDepth + 1) openKinds = new Uint8Array(limits.maxDepth + 1);
+  const kinds = openKinds;
   let depth = 0;
   let members = 0;
   let elements = 0;

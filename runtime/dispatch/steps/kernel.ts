@@ -28,7 +28,8 @@ export function withTimeout<R>(
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-export async function kernelCall(
+/** A kernel command under the timeout (the kernel's own promise, not one more around it). */
+export function kernelCall(
   deps: DispatchDeps,
   command: KernelCommandName,
   payload: unknown,

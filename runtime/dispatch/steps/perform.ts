@@ -4,7 +4,7 @@
  * one the person must approve (approval step) or a plain one (uncertain-write step, then claim,
  * then kernel). An unwired option is refused on anything but a dry run.
  */
-import { ERR } from "../../../generated/registry";
+import { ERR, type ToolDescriptor } from "../../../generated/registry";
 import { getAtPointer } from "../../../common/json-pointer";
 import { messageFor, refuse } from "../tool-failure";
 import { askedWrite } from "./approval";
@@ -14,10 +14,16 @@ import { uncertainWrite } from "./uncertain";
 import { chargeBudget } from "./budget";
 import type * as T from "../../../generated/types";
 
+/** No unwired option set (most tools wire every option): no new array per call. */
+const NONE: readonly ToolDescriptor["unwiredFields"][number][] = [];
+
 export async function perform(deps: DispatchDeps, call: ToolCall, level: T.ApprovalLevel): Promise<Outcome> {
   const { tool, request, context, command } = call;
   const args = request.args;
-  const unwired = tool.unwiredFields.filter((f) => getAtPointer(args, f.pointer) !== undefined);
+  const unwired =
+    tool.unwiredFields.length === 0
+      ? NONE
+      : tool.unwiredFields.filter((f) => getAtPointer(args, f.pointer) !== undefined);
   if (tool.dryRun === "required" && request.dryRun === true) {
     const reply = await kernelCall(deps, command, { context, args, dryRun: true });
     const result = reply.result as Record<string, unknown>;
