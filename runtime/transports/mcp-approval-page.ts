@@ -16,7 +16,9 @@
  *   the model) and names the record's page in `_meta["mnote/approvalUrl"]` and in a second text
  *   block. The same call sent again is the same tool call (statelessCallId), so the dispatcher
  *   finds its record: approved -> written once (the record names the idempotency key, so a second
- *   retry replays); pending -> the page again, nothing written.
+ *   retry replays); pending -> the page again, nothing written; declined -> approval_denied once,
+ *   then a fresh question (a new page); approved but its token expired unwritten -> a fresh
+ *   question (the dispatcher's generations, docs/APPROVAL.md "The record's life cycle").
  *
  * Who may answer is the record's principal (the page checks it). A client the operator vouches
  * for (the static token, stdio: it can mint the same ticket itself) is sent a URL carrying a

@@ -45,6 +45,8 @@ const RECORD_URL = /^(http:\/\/[^/]+)\/approvals\/([0-9a-f]{32})(\?ticket=[A-Za-
 
 interface Served {
   t: TestRuntime;
+  /** Moves the runtime's and the server's clock (approval expiry without sleeping). */
+  advance(ms: number): void;
   as: Actor;
   origin: string;
   url: string;
@@ -53,13 +55,16 @@ interface Served {
 
 /** `mcp --http` in process (its approval page beside /mcp), over a runtime that asks for a replace. */
 async function served(): Promise<Served> {
-  const t = await testRuntime({ approval: { policy: EMPTY_POLICY } });
+  let clock = Date.now();
+  const now = () => clock;
+  const t = await testRuntime({ now, approval: { policy: EMPTY_POLICY } });
   const as = await t.session({ actorId: "user_1" });
   const server: HttpServer = createMcpHttpServer({
     dispatch: (r) => t.runtime.dispatcher.dispatch(r),
     grants: t.runtime.grants,
     sessionId: as.sessionId,
     token: TOKEN,
+    now,
     log: createLogger({ service: "test", level: "silent" }),
     approvalPage: { ...pageStores(t.runtime), hostTokens: [TOKEN] },
   });
@@ -67,6 +72,7 @@ async function served(): Promise<Served> {
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     t,
+    advance: (ms) => void (clock += ms),
     as,
     origin,
     url: `${origin}/mcp`,
@@ -238,7 +244,7 @@ describe("a 2025-era client over the stateless HTTP path (nothing can be asked t
     }
   });
 
-  it("declined on the page: nothing written; the same call sent again is a fresh question (a new page)", async () => {
+  it("declined on the page: nothing written; the next retry reads approval_denied once, the one after is a fresh question", async () => {
     const before = s.t.kernelStateHash();
     const client = new V1Client({ name: "v1", version: "1" });
     await client.connect(
@@ -250,10 +256,59 @@ describe("a 2025-era client over the stateless HTTP path (nothing can be asked t
       const id = RECORD_URL.exec(url)![2]!;
       const mine = await openWithTicket(`${url}?ticket=${await hostTicket(s.origin, s.as)}`);
       expect(await answerOnPage(s.origin, id, mine, "decline")).toEqual([200, 200]);
+      // the model reads the person's no, once
+      const told = await call();
+      expect(told.isError).toBe(true);
+      expect(told.structuredContent).toMatchObject({ ok: false, error: { code: ERR.approvalDenied } });
+      expect(told._meta?.[APPROVAL_URL_META_KEY]).toBeUndefined();
+      // sent again after that: the person may have changed their mind, so a fresh question (a new page)
       const next = await call();
       expect(next.structuredContent.error.code).toBe(ERR.approvalRequired);
       expect(next._meta[APPROVAL_URL_META_KEY]).not.toBe(url);
-      expect([s.t.kernelStateHash(), await statusOf(s.t, id)]).toEqual([before, "declined"]);
+      const nextId = RECORD_URL.exec(next._meta[APPROVAL_URL_META_KEY])![2]!;
+      expect([s.t.kernelStateHash(), await statusOf(s.t, id), await statusOf(s.t, nextId)]).toEqual([
+        before,
+        "declined",
+        "pending",
+      ]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("approved on the page but its token expired before the retry: a fresh page, never approval_expired; its yes writes once", async () => {
+    const before = s.t.kernelStateHash();
+    const client = new V1Client({ name: "v1", version: "1" });
+    await client.connect(
+      new V1Http(new URL(s.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }),
+    );
+    const call = () => client.callTool({ name: "mnote_page_save", arguments: REPLACE }) as Promise<any>;
+    try {
+      const url = (await call())._meta[APPROVAL_URL_META_KEY] as string;
+      const id = RECORD_URL.exec(url)![2]!;
+      const mine = await openWithTicket(`${url}?ticket=${await hostTicket(s.origin, s.as)}`);
+      expect(await answerOnPage(s.origin, id, mine, "approve")).toEqual([200, 200]);
+      s.advance(11 * 60_000); // past the token's 10 minutes (--approval-ttl's default)
+      const codes: string[] = [];
+      const urls = new Set<string>();
+      for (let i = 0; i < 2; i++) {
+        const again = await call();
+        codes.push(again.structuredContent.error.code);
+        urls.add(again._meta?.[APPROVAL_URL_META_KEY]);
+      }
+      // asked afresh, twice the same new page; nothing written
+      expect(codes).toEqual([ERR.approvalRequired, ERR.approvalRequired]);
+      expect(urls.size).toBe(1);
+      const fresh = [...urls][0]!;
+      expect(fresh).not.toBe(url);
+      expect(s.t.kernelStateHash()).toBe(before);
+      const freshId = RECORD_URL.exec(fresh)![2]!;
+      const cookie = await openWithTicket(`${fresh}?ticket=${await hostTicket(s.origin, s.as)}`);
+      expect(await answerOnPage(s.origin, freshId, cookie, "approve")).toEqual([200, 200]);
+      const done = await call();
+      expect(done.structuredContent).toMatchObject({ ok: true, audit: { effect: "write" } });
+      expect(s.t.count("command_log")).toBe(1);
+      expect([await statusOf(s.t, id), await statusOf(s.t, freshId)]).toEqual(["approved", "approved"]);
     } finally {
       await client.close();
     }

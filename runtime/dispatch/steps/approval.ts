@@ -7,26 +7,16 @@
 import type * as T from "../../../generated/types";
 import { ERR } from "../../../generated/registry";
 import { effectiveLevel } from "../../approval/level";
-import {
-  callNonce,
-  checkApproval,
-  newNonce,
-  signApproval,
-  storeBoundKey,
-  type ApprovalClaims,
-} from "../../approval/token";
-import { principalOf, statusAt, statusOfAnswer, type ApprovalRecord, type FinalStatus } from "../../approval/record";
-import { previewOf } from "../../approval/preview";
-import { previewText } from "../../approval/preview-text";
+import { checkApproval, type ApprovalClaims } from "../../approval/token";
+import { statusAt, statusOfAnswer, type ApprovalRecord, type FinalStatus } from "../../approval/record";
 import { requestFingerprint } from "../keys";
 import { refuse, ToolFailure } from "../tool-failure";
 import { storeError, type BeforeClaim, type DispatchDeps, type Outcome, type ToolCall } from "./context";
-import { kernelCall } from "./kernel";
+import { ASK, askFor, firstToTell, keptMs, recordStoreDown, signingKey, storeIdOf } from "./approval-ask";
 import { committedReplay, uncertainWrite } from "./uncertain";
 
 /** How much longer than its token a used nonce is kept: clocks of instances differ a little. */
 const NONCE_MARGIN_MS = 60_000;
-const ASK = "ask" as const;
 
 /** A verified approval on its way to the write it approves. */
 export interface Approved {
@@ -99,9 +89,8 @@ export async function approve(deps: DispatchDeps, call: ToolCall): Promise<Appro
   if (answer !== undefined) {
     // the person did not say yes (or could not be asked): recorded, the token used up, nothing written
     if (record) await settleRecord(deps, check.claims.nonce, statusOfAnswer(answer), approvedBy, answer);
-    const ttl = Math.max(0, check.claims.expiresAt - deps.now()) + NONCE_MARGIN_MS;
     await deps.idempotency
-      .consumeApproval(check.claims.nonce, "not_approved", ttl)
+      .consumeApproval(check.claims.nonce, "not_approved", keptMs(deps, check.claims.expiresAt))
       .catch((e: unknown) => storeError(deps, e));
     throw new ToolFailure(ERR.approvalDenied, { reason: answer, decision: { decision: "denied", level: ASK } });
   }
@@ -110,100 +99,6 @@ export async function approve(deps: DispatchDeps, call: ToolCall): Promise<Appro
   // a token bound to no revision (made before this check existed) would write unbound
   if (check.claims.revision === null || tool.revisionField === null) refuse(ERR.kernelMisconfigured, "no_revision");
   return { claims: check.claims, approvedBy };
-}
-
-/**
- * No token yet: the tool's own dry run becomes the preview, and the answer is approval_required
- * with a token bound to this session, tool, args and the previewed revision, naming the approval
- * record made for it in the shared store. A call whose dry run plans no change asks nobody: it is
- * answered with that dry run (decision unchanged). The same call asked again (another process
- * resuming it: the same principal, session, tool, tool call id and arguments) while its record
- * waits or was approved gets that record again (askedBefore): the preview and revision the
- * person was shown, not a fresh question.
- */
-async function askFor(deps: DispatchDeps, call: ToolCall, fingerprint: string): Promise<{ outcome: Outcome }> {
-  const { tool, request } = call;
-  const store = await storeIdOf(deps);
-  const key = signingKey(deps, store);
-  const principal = principalOf(request, request.sessionId);
-  const callId = callNonce(key, [principal, request.sessionId, tool.name, request.toolCallId, fingerprint]);
-  const earlier = await earlierRecord(deps, callId);
-  if (
-    earlier &&
-    isSameCall(deps, earlier, { principal, sessionId: request.sessionId, toolName: tool.name, fingerprint })
-  )
-    throw challenge(call, earlier, signApproval(key, { ...claimsOf(earlier), nonce: earlier.id, store }), true);
-  const reply = await kernelCall(deps, call.command, { context: call.context, args: request.args, dryRun: true });
-  const result = reply.result as Record<string, unknown>;
-  const preview = previewOf(result);
-  // nothing would change: nothing to approve, and nothing to write
-  if (preview.ops.length === 0) {
-    const approval: T.ApprovalAudit = { decision: "unchanged", level: ASK };
-    return { outcome: { result, effect: "dry_run", commandId: null, replayed: false, approval } };
-  }
-  // no revision to bind (the contract's baseRevision is optional): a token could write unbound
-  if (preview.revision === undefined || tool.revisionField === null) refuse(ERR.kernelMisconfigured, "no_revision");
-  const expiresAt = deps.now() + deps.approval.ttlMs;
-  const claims = { sessionId: request.sessionId, toolName: tool.name, fingerprint, revision: preview.revision };
-  // the call's own record id, unless a record of it ended (declined, expired): then a fresh question
-  const nonce = earlier ? newNonce() : callId;
-  const token = signApproval(key, { ...claims, expiresAt, nonce, store });
-  const record: ApprovalRecord = {
-    ...claims,
-    id: nonce,
-    principal,
-    expiresAt,
-    createdAt: deps.now(),
-    summary: { en: previewText(preview, "en"), "zh-CN": previewText(preview, "zh-CN") },
-    preview,
-    status: "pending",
-    answeredBy: null,
-    answeredAt: null,
-    reason: null,
-  };
-  await createRecord(deps, record);
-  throw challenge(call, record, token, false);
-}
-
-/** approval_required for a record: its preview, in the caller's locale, and the token naming it. */
-function challenge(call: ToolCall, record: ApprovalRecord, token: string, askedBefore: boolean): ToolFailure {
-  return new ToolFailure(ERR.approvalRequired, {
-    approval: {
-      preview: record.preview!,
-      summary: record.summary[call.locale],
-      token,
-      expiresAt: new Date(record.expiresAt).toISOString(),
-      ...(askedBefore ? { askedBefore } : {}),
-    },
-    decision: { decision: "required", level: ASK },
-  });
-}
-
-function claimsOf(record: ApprovalRecord) {
-  const { sessionId, toolName, fingerprint, revision, expiresAt } = record;
-  return { sessionId, toolName, fingerprint, revision, expiresAt };
-}
-
-/** The record a call's own id names, if the store keeps one (any status). */
-async function earlierRecord(deps: DispatchDeps, id: string): Promise<ApprovalRecord | undefined> {
-  return deps.approval.records?.get(id).catch((e: unknown) => recordStoreDown(deps, e));
-}
-
-/** The same call, still waiting or approved, with its preview: the person's question, to ask again. */
-function isSameCall(
-  deps: DispatchDeps,
-  record: ApprovalRecord,
-  call: { principal: string; sessionId: string; toolName: string; fingerprint: string },
-): boolean {
-  const status = statusAt(record, deps.now());
-  return (
-    (status === "pending" || status === "approved") &&
-    record.preview !== undefined &&
-    record.principal === call.principal &&
-    record.sessionId === call.sessionId &&
-    record.toolName === call.toolName &&
-    record.fingerprint === call.fingerprint
-  );
 }
 
 /**
@@ -228,34 +123,6 @@ function useApproval(deps: DispatchDeps, approved: Approved): BeforeClaim {
       field !== null && claims.revision !== null ? { ...request.args, [field]: claims.revision } : request.args;
     return { ...call, request: { ...request, args } };
   };
-}
-
-/**
- * The key approval tokens are signed with: the host's secret bound to the identity of the store
- * that keeps their records and uses their nonces up (IdempotencyStore.storeId). Instances that
- * share the secret but not the store cannot honour each other's tokens (one yes is never two
- * writes, silently). A token names its store, so a token whose store is not ours (a Redis
- * restarted without persistence has a new identity) is told apart from an altered one: the person
- * is asked again. Read at every approval, never cached.
- */
-async function storeIdOf(deps: DispatchDeps): Promise<string | undefined> {
-  const store = deps.idempotency;
-  if (!store.storeId) return undefined;
-  return store.storeId().catch((e: unknown) => recordStoreDown(deps, e));
-}
-
-function signingKey(deps: DispatchDeps, store: string | undefined): Buffer {
-  return store === undefined ? deps.approval.secret : storeBoundKey(deps.approval.secret, store);
-}
-
-/** A store that cannot answer refuses, retryably: the record may say no, the nonce may be used. */
-function recordStoreDown(deps: DispatchDeps, e: unknown): never {
-  deps.onStoreError?.(e);
-  return refuse(ERR.storeUnavailable);
-}
-
-async function createRecord(deps: DispatchDeps, record: ApprovalRecord): Promise<void> {
-  await deps.approval.records?.create(record).catch((e: unknown) => recordStoreDown(deps, e));
 }
 
 /** The token's record; null when the store has none (never had or forgot it); undefined without a record store. */
@@ -289,6 +156,8 @@ async function recordSaysYes(deps: DispatchDeps, record: ApprovalRecord, approve
   if (status === "approved") return;
   if (status === "expired" || status === "pending")
     throw new ToolFailure(ERR.approvalExpired, { decision: { decision: "expired", level: ASK } });
+  // told now: the same call asked again later is a fresh question (questionOf)
+  await firstToTell(deps, now);
   throw new ToolFailure(ERR.approvalDenied, {
     reason: now.reason ?? "declined",
     decision: { decision: "denied", level: ASK },
