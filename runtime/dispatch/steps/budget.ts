@@ -15,7 +15,7 @@
  * every budget; a store that cannot be reached is reported and the call goes on (the budget is a
  * guard against floods, not a promise a write depends on).
  */
-import { ERR } from "../../../generated/registry";
+import { ERR, limits } from "../../../generated/registry";
 import { sha256Hex } from "../../../common/hash";
 import { activeOtel } from "../../../common/telemetry/otel";
 import { ToolFailure } from "../tool-failure";
@@ -53,7 +53,8 @@ export async function chargeBudget(deps: DispatchDeps, call: ToolCall): Promise<
   const take = await store.take(counters, windowMs).catch((e: unknown) => storeError(deps, unbudgeted(e)));
   if (!take || take.ok) return;
   const reason = SCOPES[take.over]!;
-  const retryAfterSeconds = Math.min(86_400, Math.max(1, Math.ceil(take.retryAfterMs / 1000)));
+  // whole seconds, at least one, at most the contract's longest stated wait (limits.retryAfterSeconds)
+  const retryAfterSeconds = Math.min(limits.retryAfterSeconds, Math.max(1, Math.ceil(take.retryAfterMs / 1000)));
   activeOtel()
     ?.trace.getActiveSpan()
     ?.addEvent("mnote.budget.refused", {
