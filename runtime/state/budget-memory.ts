@@ -6,7 +6,7 @@
  * process at once: one instance keeps the operator's budget exactly, n instances sharing a store
  * that is down let through at most n budgets' worth per window. Synchronous under the hood, so a
  * take is atomic within the process. At most maxKeys counters: past that, ended windows are
- * dropped first, then the oldest counters.
+ * dropped first, then the oldest counters (down to nine tenths of maxKeys).
  */
 import { verdictOf, type BudgetCounter, type BudgetStore, type BudgetTake } from "./budget-store";
 
@@ -59,10 +59,12 @@ export class MemoryBudgetStore implements BudgetStore {
     if (this.windows.size > this.maxKeys) this.trim(now);
   }
 
+  /** Down to nine tenths of maxKeys, so a process at the bound does not scan every counter on every call. */
   private trim(now: number): void {
+    const target = Math.floor(this.maxKeys * 0.9);
     for (const [key, w] of this.windows) if (w.windowEnd <= now) this.windows.delete(key);
     for (const key of this.windows.keys()) {
-      if (this.windows.size <= this.maxKeys) break;
+      if (this.windows.size <= target) break;
       this.windows.delete(key);
     }
   }
