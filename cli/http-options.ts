@@ -93,7 +93,7 @@ export function parseAllowedOrigins(text: string): string {
 
 /** The HTTP layer's allow-lists and timeouts from the flags; a malformed entry is a usage error (exit 2). */
 export async function httpServiceOptions(opts: HttpCliOptions) {
-  const { defaultAllowedHosts, normalizeHostName, parseList } = await import("../common/http/server");
+  const { defaultAllowedHosts, normalizeHostName, parseList } = await import("../common/http/host");
   const allowedHosts = parseList(opts.allowedHosts);
   const allowedOrigins = parseList(opts.allowedOrigins);
   // what parseAllowedHosts lets through and the server still cannot compare (a malformed IPv6

@@ -8,6 +8,7 @@
 import { isIP } from "node:net";
 import { InvalidArgumentError, Option } from "commander";
 import { ASYMMETRIC_ALGORITHMS } from "../runtime/transports/jws-algorithms";
+import { isLoopback } from "../common/http/loopback";
 
 /** Longest delay Node's timers take (2^31 - 1 ms); a larger one fires at once, with a warning. */
 export const MAX_TIMER_MS = 2_147_483_647;
@@ -88,7 +89,7 @@ export function parseOAuthUrl(text: string): string {
   } catch {
     url = undefined;
   }
-  const loopback = url !== undefined && ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname);
+  const loopback = url !== undefined && isLoopback(url.hostname);
   if (!url || !(url.protocol === "https:" || (url.protocol === "http:" && loopback)))
     throw new InvalidArgumentError(
       "Expected an https:// URL (http:// only on a loopback host), such as https://auth.example.com.",

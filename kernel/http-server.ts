@@ -11,15 +11,10 @@ import type { Server } from "node:http";
 import type { ReferenceKernel } from "./reference-kernel";
 import { executeCommand } from "./protocol";
 import { ERR } from "../generated/registry";
-import {
-  createHttpService,
-  decodeUtf8,
-  HttpError,
-  readBody,
-  requireBearer,
-  sendJson,
-  type Timeouts,
-} from "../common/http/server";
+import { HttpError, sendJson } from "../common/http/answer";
+import { requireBearer } from "../common/http/auth";
+import { decodeUtf8, readBody } from "../common/http/body";
+import { createHttpService, type Timeouts } from "../common/http/server";
 import type { Logger } from "../common/http/logger";
 import { withCommandSpan } from "./telemetry";
 

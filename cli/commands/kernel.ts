@@ -41,7 +41,8 @@ export interface KernelServeOptions extends HttpCliOptions {
 
 export async function runKernelServe(opts: KernelServeOptions): Promise<void> {
   const { createLogger } = await import("../../common/http/logger");
-  const { isLoopback, serveUntilSignal } = await import("../../common/http/server");
+  const { serveUntilSignal } = await import("../../common/http/listen");
+  const { isLoopback } = await import("../../common/http/loopback");
   const log = createLogger({ service: "kernel", level: opts.logLevel });
   if (!opts.token && !opts.insecureNoAuth) {
     process.stderr.write(

@@ -130,7 +130,7 @@ async function serveStdio(opts: McpOptions, s: McpServing): Promise<void> {
 
 async function serveHttp(opts: McpOptions, s: McpServing): Promise<void> {
   const { createMcpHttpServer } = await import("../../runtime/transports/mcp-http");
-  const { serveUntilSignal } = await import("../../common/http/server");
+  const { serveUntilSignal } = await import("../../common/http/listen");
   const token = await httpToken(opts);
   const oauth = await oauthOf(opts, s.log).catch(async (e: unknown) => {
     await s.stop().catch(() => undefined);

@@ -18,7 +18,7 @@ export interface ServeOptions extends RuntimeCliOptions, HttpCliOptions {
 export async function runServe(opts: ServeOptions): Promise<void> {
   const { createToolServer } = await import("../../runtime/transports/tool-server");
   const { createLogger, logEvent, showGeneratedTokenFile, storeErrorLogger } = await import("../../common/http/logger");
-  const { serveUntilSignal } = await import("../../common/http/server");
+  const { serveUntilSignal } = await import("../../common/http/listen");
   const { announceToPrimary, clusterPort, isClusterWorker, leaveCluster, runClusterPrimary } =
     await import("../../common/http/cluster");
   const log = createLogger({ service: "serve", level: opts.logLevel });

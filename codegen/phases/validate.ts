@@ -18,6 +18,7 @@ import { ajvErrorPointer, describeAjvError } from "../support/ajv-errors";
 import { walkSchema } from "../support/schema-walk";
 import { getAtPointer, joinPointer, splitPointer } from "../../common/json-pointer";
 import type { Position } from "../support/json-source";
+import { checkMessagePlaceholders } from "./message-placeholders";
 
 const JSON_SCHEMA_KEYWORDS = new Set([
   "$schema",
@@ -534,6 +535,7 @@ export function validateModel(model: ContractModel, parsed: ParsedContract, exam
   checkTools(model, report);
   checkGuideRoles(model, parsed, report);
   checkContractFacts(model, report);
+  checkMessagePlaceholders(model, report);
   for (const tool of model.tools) checkApproval(tool, report);
   if (examples) checkExamples(model, typeNames, report);
   if (problems.length > 0) throw new ContractError(problems);

@@ -17,7 +17,8 @@
  * A bearer that is one of the host's tokens is the host, not a person: it is not read here.
  */
 import type { IncomingMessage } from "node:http";
-import { hasBearer, HttpError } from "../../common/http/server";
+import { HttpError } from "../../common/http/answer";
+import { hasBearer } from "../../common/http/auth";
 import { toolByName } from "../../generated/registry";
 import { principalKey, type ApprovalRecord } from "../approval/record";
 import { grantBelongsTo, type Principal } from "../state/grants";

@@ -19,15 +19,10 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
-import {
-  hasBearer,
-  HttpError,
-  readJson,
-  requireBearer,
-  sendJson,
-  type RequestContext,
-  type Route,
-} from "../../common/http/server";
+import { HttpError, sendJson } from "../../common/http/answer";
+import { hasBearer, requireBearer } from "../../common/http/auth";
+import { readJson } from "../../common/http/body";
+import type { RequestContext, Route } from "../../common/http/server";
 import { isGrantLive } from "../../common/grant-liveness";
 import type { GrantStore } from "../state/grant-store";
 import type { Runtime } from "../runtime";

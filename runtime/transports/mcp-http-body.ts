@@ -5,7 +5,8 @@
  */
 import type { IncomingMessage } from "node:http";
 import { ERR } from "../../generated/registry";
-import { decodeUtf8, HttpError, readBody } from "../../common/http/server";
+import { HttpError } from "../../common/http/answer";
+import { decodeUtf8, readBody } from "../../common/http/body";
 import { jsonRpcTooLarge } from "./json-rpc-limits";
 
 /** A JSON-RPC error object as the MCP transport answers one (id null: the request was not read). */

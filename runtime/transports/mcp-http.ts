@@ -23,14 +23,10 @@ import { approvalPageRoutes, type ApprovalPageOptions } from "./approval-page";
 import type { Server } from "node:http";
 import type { ToolResponse } from "../../generated/types";
 import type { GrantStore } from "../state/grant-store";
-import {
-  createHttpService,
-  hasBearer,
-  HttpError,
-  requireBearer,
-  watchDelivery,
-  type Timeouts,
-} from "../../common/http/server";
+import { HttpError } from "../../common/http/answer";
+import { hasBearer, requireBearer } from "../../common/http/auth";
+import { watchDelivery } from "../../common/http/delivery";
+import { createHttpService, type Timeouts } from "../../common/http/server";
 import type { Logger } from "../../common/http/logger";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {

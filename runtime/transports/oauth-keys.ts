@@ -19,6 +19,7 @@
 import { createRemoteJWKSet, customFetch, importJWK, type JWK } from "jose";
 import type { Logger } from "../../common/http/logger";
 import { isPlainObject } from "../../common/values";
+import { isLoopback } from "../../common/http/loopback";
 
 export { ASYMMETRIC_ALGORITHMS, DEFAULT_ALGORITHMS } from "./jws-algorithms";
 
@@ -102,7 +103,7 @@ export function fetchableUrl(text: string): URL | undefined {
   } catch {
     return undefined;
   }
-  const loopback = ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname);
+  const loopback = isLoopback(url.hostname);
   if (url.protocol === "https:" || (url.protocol === "http:" && loopback)) return url;
   return undefined;
 }

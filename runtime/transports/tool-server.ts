@@ -26,18 +26,11 @@ import { validateSessionGrant } from "../../generated/validators";
 import { refusalResponse } from "../dispatch/dispatcher";
 import { firstProblemPointer } from "../dispatch/problems";
 import type { Runtime } from "../runtime";
-import {
-  createHttpService,
-  HttpError,
-  noteLogged,
-  readBody,
-  readJson,
-  requireBearer,
-  sendJson,
-  watchDelivery,
-  type RequestContext,
-  type Timeouts,
-} from "../../common/http/server";
+import { HttpError, noteLogged, sendJson } from "../../common/http/answer";
+import { requireBearer } from "../../common/http/auth";
+import { readBody, readJson } from "../../common/http/body";
+import { watchDelivery } from "../../common/http/delivery";
+import { createHttpService, type RequestContext, type Timeouts } from "../../common/http/server";
 import type { Logger } from "../../common/http/logger";
 import { isGrantLive } from "../../common/grant-liveness";
 import { continueTrace } from "../../common/telemetry/propagation";

@@ -5,7 +5,7 @@
  * their own budget; a window's end frees the budget; the host's policy lowers a budget and is
  * refused when it tries to raise one.
  */
-import { toolByName } from "../../generated/registry";
+import { ERR, toolByName } from "../../generated/registry";
 import { allowEveryTool, approvalPolicyFrom, ApprovalPolicyError } from "../../runtime/approval/policy";
 import { SqliteBudgetStore } from "../../runtime/state/budget-sqlite";
 import { openDatabase } from "../../common/sqlite";
@@ -176,7 +176,7 @@ describe("an approved write counts once", () => {
 });
 
 describe("a budget store that cannot be used", () => {
-  it("is reported, and the calls go on (the budget guards floods; no write depends on it)", async () => {
+  it("is reported, and the calls are judged by the process's own counters: the budget still holds", async () => {
     const reported: string[] = [];
     const r = await testRuntime({
       budgets: { take: () => Promise.reject(new Error("connection refused")) },
@@ -184,11 +184,18 @@ describe("a budget store that cannot be used", () => {
     });
     try {
       const me = await r.session({ actorId: "user_1" });
-      for (let i = 0; i < 3; i++) expect((await r.call(NOTE, me, noteArgs(i))).ok).toBe(true);
-      expect(notes(r)).toBe(3);
-      expect(reported).toEqual(
-        Array(3).fill("the budget counters cannot be used (connection refused): the call goes on without its budget"),
+      const answers = [];
+      for (let i = 0; i < budget.perSession + 3; i++) answers.push(await r.call(NOTE, me, noteArgs(i)));
+      expect(answers.filter((a) => a.ok)).toHaveLength(budget.perSession);
+      for (const a of answers.slice(budget.perSession))
+        expect(a.error).toMatchObject({ code: ERR.rateLimited, reason: "session" });
+      expect(notes(r)).toBe(budget.perSession);
+      expect(new Set(reported)).toEqual(
+        new Set([
+          "the budget counters cannot be used (connection refused): the call is judged by this process's own counters",
+        ]),
       );
+      expect(reported).toHaveLength(budget.perSession + 3);
     } finally {
       await r.close();
     }

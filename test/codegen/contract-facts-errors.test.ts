@@ -102,3 +102,29 @@ describe("named limits and cuts", () => {
     );
   });
 });
+
+describe("message placeholders: a catalog message names the error's own fields", () => {
+  it("a placeholder that names no field of ToolError is a contract error at the message, with line and column", () => {
+    const dir = edit(
+      "catalog/errors.schema.json",
+      '"en": "Too many calls of this tool in this session; wait {retryAfterSeconds} seconds, do not loop"',
+      '"en": "Too many calls of this tool in this session; wait {retryAfter} seconds, do not loop"',
+    );
+    const problems = problemsOf(dir);
+    expect(problems).toEqual([
+      expect.stringMatching(
+        /^catalog\/errors\.schema\.json:\d+:\d+ at \/\$defs\/ErrorCode\/oneOf\/\d+\/x-mnote-error\/reasons\/session\/en: \{retryAfter\} names no field of the error \(ToolError's string or number fields: .*retryAfterSeconds/,
+      ),
+    ]);
+  });
+
+  it("the rate-limited messages name error.retryAfterSeconds, and the registry states the longest wait", () => {
+    const { errorCatalog, ERR, limits } = jest.requireActual("../../generated/registry");
+    const texts = [
+      ...Object.values(errorCatalog[ERR.rateLimited].messages),
+      ...Object.values(errorCatalog[ERR.rateLimited].reasons).flatMap((m) => Object.values(m as object)),
+    ] as string[];
+    for (const text of texts) expect(text).toContain("{retryAfterSeconds}");
+    expect(limits.retryAfterSeconds).toBe(86400);
+  });
+});

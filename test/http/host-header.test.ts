@@ -12,7 +12,7 @@ import { start, type Running } from "../support/processes";
 import { makeRequest } from "../support/requests";
 import { dbFileHash } from "../support/db-hash";
 import { commandIdFor, idempotencyScope, requestFingerprint } from "../../runtime/dispatch/keys";
-import { checkHost, hostnameOf, normalizeHostName } from "../../common/http/server";
+import { checkHost, hostnameOf, normalizeHostName } from "../../common/http/host";
 
 jest.setTimeout(120_000);
 

@@ -106,7 +106,7 @@ describe("a tool_call write's retry while the runtime's Redis (AOF) is down", ()
           expect(whileDown).toEqual({ ok: false, code: "mnote_tool_store_unavailable" });
           expect(w.notes(content).length).toBeLessThanOrEqual(1);
           await w.startRedis();
-          const trail = [whileDown.code];
+          const trail: string[] = [whileDown.ok ? "ok" : whileDown.code];
           let answer: Answer = whileDown;
           const deadline = Date.now() + 60_000;
           for (let n = 3; !answer.ok && Date.now() < deadline; n++) {

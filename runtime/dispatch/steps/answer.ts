@@ -90,20 +90,17 @@ export function failure(
 ): T.ToolFailure {
   const { code, reason, pointer, field, rule, approval, decision, retryAfterSeconds } = toFailure(e);
   // A failed rule says what to fix in the caller's language; a reason or a tool's own wording wins.
-  const message =
-    rule && reason === undefined && !tool?.messages[code]
-      ? ruleMessage(rule, locale)
-      : messageFor(code, reason, tool, locale);
+  const byRule = rule !== undefined && reason === undefined && !tool?.messages[code];
+  const message = byRule ? ruleMessage(rule, locale) : messageFor(code, reason, tool, locale);
   const error: T.ToolError = { code, message, retryable: errorCatalog[code].retryable };
-  if (retryAfterSeconds !== undefined) {
-    error.retryAfterSeconds = retryAfterSeconds;
-    error.message = message.replace("{retryAfter}", String(retryAfterSeconds));
-  }
+  if (retryAfterSeconds !== undefined) error.retryAfterSeconds = retryAfterSeconds;
   if (reason !== undefined) error.reason = reason;
   if (pointer !== undefined) error.pointer = pointer;
   if (rule !== undefined) error.rule = rule;
   if (field !== undefined) error.field = field;
   if (approval !== undefined) error.approval = approval;
+  // a rule's message is filled already (its {field} and {limit})
+  if (!byRule) error.message = withFields(message, error);
   const audit: T.Audit = {
     effect: "none",
     commandId: null,
@@ -120,6 +117,19 @@ export function failure(
     audit,
     error,
   };
+}
+
+/**
+ * A catalog message with the error's own fields in place of their names in braces
+ * ({retryAfterSeconds}: contract/README.md, "Facts code reads from the contract"; generation refuses
+ * a placeholder that names no field). A field the error does not carry leaves its placeholder.
+ */
+function withFields(message: string, error: T.ToolError): string {
+  const fields = error as unknown as Record<string, unknown>;
+  return message.replace(/\{([A-Za-z][A-Za-z0-9]*)\}/g, (whole, name: string) => {
+    const value = Object.prototype.hasOwnProperty.call(fields, name) ? fields[name] : undefined;
+    return typeof value === "string" || typeof value === "number" ? String(value) : whole;
+  });
 }
 
 /** Every error becomes a catalog code; unknown ones are internal, never passed through. */

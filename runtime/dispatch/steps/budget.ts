@@ -12,14 +12,17 @@
  * seconds until that window ends; nothing is counted or written. The refusal is one span event
  * naming the budget (the call's log line names it too: tool and reason), never the content. The
  * counters live in the state store (runtime/state/budget-*.ts), so instances sharing a store share
- * every budget; a store that cannot be reached is reported and the call goes on (the budget is a
- * guard against floods, not a promise a write depends on).
+ * every budget. A store that cannot be reached is reported, and the call is judged by this
+ * process's own counters instead (runtime/state/budget-memory.ts, which notes every call the store
+ * let through): the limit still holds, per process, while the store is down, and the tools stay
+ * up as writes do (the idempotency store is a fast path too; the kernel guards never-twice).
  */
-import { ERR } from "../../../generated/registry";
+import { ERR, limits } from "../../../generated/registry";
 import { sha256Hex } from "../../../common/hash";
 import { activeOtel } from "../../../common/telemetry/otel";
 import { ToolFailure } from "../tool-failure";
-import type { BudgetCounter } from "../../state/budget-store";
+import type { BudgetCounter, BudgetStore } from "../../state/budget-store";
+import { MemoryBudgetStore } from "../../state/budget-memory";
 import { storeError, type DispatchDeps, type ToolCall } from "./context";
 
 /** The three budgets of a call, in the order they are judged: the reason each gives. */
@@ -50,10 +53,21 @@ export async function chargeBudget(deps: DispatchDeps, call: ToolCall): Promise<
   const counters = store ? countersOf(deps, call) : undefined;
   if (!store || !counters) return;
   const windowMs = call.tool.budget!.windowSeconds * 1000;
-  const take = await store.take(counters, windowMs).catch((e: unknown) => storeError(deps, unbudgeted(e)));
-  if (!take || take.ok) return;
+  const own = ownCounters(store, deps.now);
+  const take = await store.take(counters, windowMs).then(
+    (shared) => {
+      if (shared.ok) own.note(counters, windowMs);
+      return shared;
+    },
+    (e: unknown) => {
+      storeError(deps, unbudgeted(e));
+      return own.take(counters, windowMs);
+    },
+  );
+  if (take.ok) return;
   const reason = SCOPES[take.over]!;
-  const retryAfterSeconds = Math.min(86_400, Math.max(1, Math.ceil(take.retryAfterMs / 1000)));
+  // whole seconds, at least one, at most the contract's longest stated wait (limits.retryAfterSeconds)
+  const retryAfterSeconds = Math.min(limits.retryAfterSeconds, Math.max(1, Math.ceil(take.retryAfterMs / 1000)));
   activeOtel()
     ?.trace.getActiveSpan()
     ?.addEvent("mnote.budget.refused", {
@@ -63,8 +77,19 @@ export async function chargeBudget(deps: DispatchDeps, call: ToolCall): Promise<
   throw new ToolFailure(ERR.rateLimited, { reason, retryAfterSeconds });
 }
 
-/** A budget store's failure as the log says it: which store failed, and that the call went on without its budget. */
+/** Each shared store's fallback: this process's counters, kept beside it for as long as it lives. */
+const fallbacks = new WeakMap<BudgetStore, MemoryBudgetStore>();
+
+function ownCounters(store: BudgetStore, now: () => number): MemoryBudgetStore {
+  let own = fallbacks.get(store);
+  if (!own) fallbacks.set(store, (own = new MemoryBudgetStore(now)));
+  return own;
+}
+
+/** A budget store's failure as the log says it: which store failed, and what judged the call instead. */
 function unbudgeted(e: unknown): Error {
   const cause = e instanceof Error ? e.message : String(e);
-  return new Error(`the budget counters cannot be used (${cause}): the call goes on without its budget`, { cause: e });
+  return new Error(`the budget counters cannot be used (${cause}): the call is judged by this process's own counters`, {
+    cause: e,
+  });
 }

@@ -7,6 +7,7 @@
 import { ERR, toolByName } from "../../../generated/registry";
 import { chargeBudget, countersOf } from "../../../runtime/dispatch/steps/budget";
 import type { BudgetCounter, BudgetTake } from "../../../runtime/state/budget-store";
+import { MemoryBudgetStore } from "../../../runtime/state/budget-memory";
 import { saveCall, stepDeps, thrown } from "./fixture";
 
 const budget = toolByName("mnote.page.save")!.budget!;
@@ -77,5 +78,62 @@ describe("budget step", () => {
     } finally {
       t.close();
     }
+  });
+
+  it("a store that fails: the call is judged by this process's own counters, which hold the calls the store let through", async () => {
+    let clock = 1_000_000;
+    let down = false;
+    const shared = new MemoryBudgetStore(() => clock);
+    const store = {
+      take: (counters: readonly BudgetCounter[], windowMs: number) =>
+        down ? Promise.reject(new Error("connect ECONNREFUSED")) : shared.take(counters, windowMs),
+    };
+    const t = stepDeps({ budgets: store, now: () => clock });
+    const lowered = { perSession: 3, perActor: budget.perActor, perPage: budget.perPage };
+    t.deps.approval.policy = { ...t.deps.approval.policy, budgets: new Map([["mnote.page.save", lowered]]) };
+    try {
+      await chargeBudget(t.deps, saveCall());
+      await chargeBudget(t.deps, saveCall());
+      down = true;
+      // two counted while the store was up: one more, then refused, the store's failure reported each time
+      await chargeBudget(t.deps, saveCall());
+      const e = await thrown(() => chargeBudget(t.deps, saveCall()));
+      expect([e.code, e.detail]).toEqual([
+        ERR.rateLimited,
+        { reason: "session", retryAfterSeconds: budget.windowSeconds },
+      ]);
+      expect(t.storeErrors).toHaveLength(2);
+      expect(String(t.storeErrors[0])).toContain("this process's own counters");
+      // another session is counted apart; a refused call counted nothing
+      await chargeBudget(t.deps, saveCall(undefined, { sessionId: "s_other" }));
+      // the window ends: the session may call again
+      clock += budget.windowSeconds * 1000;
+      await chargeBudget(t.deps, saveCall());
+    } finally {
+      t.close();
+    }
+  });
+});
+
+describe("this process's own budget counters", () => {
+  it("take counts all or none, windows end on the clock, and at most maxKeys counters are kept", async () => {
+    let clock = 0;
+    const own = new MemoryBudgetStore(() => clock, 4);
+    const two = [
+      { key: "a", limit: 2 },
+      { key: "b", limit: 1 },
+    ];
+    expect(await own.take(two, 1000)).toEqual({ ok: true });
+    // b is full: nothing counted, a stays at 1
+    expect(await own.take(two, 1000)).toEqual({ ok: false, over: 1, retryAfterMs: 1000 });
+    expect(await own.take([{ key: "a", limit: 2 }], 1000)).toEqual({ ok: true });
+    expect(await own.take([{ key: "a", limit: 2 }], 1000)).toMatchObject({ ok: false, over: 0 });
+    // note counts without judging
+    own.note([{ key: "c", limit: 1 }], 1000);
+    expect(await own.take([{ key: "c", limit: 1 }], 1000)).toMatchObject({ ok: false });
+    clock = 1000;
+    expect(await own.take(two, 1000)).toEqual({ ok: true });
+    for (const key of ["d", "e", "f", "g"]) own.note([{ key, limit: 1 }], 1000);
+    expect(own.size).toBeLessThanOrEqual(4);
   });
 });
