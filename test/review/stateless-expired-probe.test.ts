@@ -41,7 +41,12 @@ interface Served {
 async function served(): Promise<Served> {
   let clock = Date.now();
   const now = () => clock;
-  const t = await testRuntime({ now, approval: { policy: process.env.PROBE_ASK ? approvalPolicyFrom({ tools: { "mnote.page.save": "ask" } }) : EMPTY_POLICY } });
+  const t = await testRuntime({
+    now,
+    approval: {
+      policy: process.env.PROBE_ASK ? approvalPolicyFrom({ tools: { "mnote.page.save": "ask" } }) : EMPTY_POLICY,
+    },
+  });
   const as = await t.session({ actorId: "user_1" });
   const server: HttpServer = createMcpHttpServer({
     dispatch: (r) => t.runtime.dispatcher.dispatch(r),
@@ -164,6 +169,20 @@ it("PROBE (append) the same: after expiry a written call becomes a fresh questio
       await call();
     }
     expect(s.t.count("command_log")).toBe(1);
+  } finally {
+    await client.close();
+  }
+});
+
+it("PROBE stateless path: two deliberate identical appends (allow level) each write", async () => {
+  const client = new V1Client({ name: "v1", version: "1" });
+  await client.connect(new V1Http(new URL(s.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));
+  const call = () => client.callTool({ name: "mnote_page_save", arguments: REPLACE }) as Promise<any>;
+  try {
+    const one = await call();
+    const two = await call();
+    console.log("appends:", JSON.stringify(one.structuredContent?.audit), JSON.stringify(two.structuredContent?.audit));
+    expect(s.t.count("command_log")).toBe(2);
   } finally {
     await client.close();
   }
