@@ -6,7 +6,7 @@
  * process at once: one instance keeps the operator's budget exactly, n instances sharing a store
  * that is down let through at most n budgets' worth per window. Synchronous under the hood, so a
  * take is atomic within the process. At most maxKeys counters: past that, ended windows are
- * dropped first, then the oldest counters (down to nine tenths of maxKeys).
+ * dropped first, then the least recently counted (down to nine tenths of maxKeys).
  */
 import { verdictOf, type BudgetCounter, type BudgetStore, type BudgetTake } from "./budget-store";
 
@@ -53,8 +53,12 @@ export class MemoryBudgetStore implements BudgetStore {
   private count(counters: readonly BudgetCounter[], windowMs: number, now: number): void {
     for (const c of counters) {
       const w = this.live(c.key, now);
-      if (w) w.count++;
-      else this.windows.set(c.key, { count: 1, windowEnd: now + windowMs });
+      // delete then set: the Map's order is least recently counted first, so the trim forgets cold counters
+      this.windows.delete(c.key);
+      this.windows.set(
+        c.key,
+        w ? { count: w.count + 1, windowEnd: w.windowEnd } : { count: 1, windowEnd: now + windowMs },
+      );
     }
     if (this.windows.size > this.maxKeys) this.trim(now);
   }
