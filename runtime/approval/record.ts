@@ -41,6 +41,12 @@ export interface ApprovalRecord {
   answeredAt: number | null;
   /** Why a record that was not approved ended so: declined, timed_out, no_one_to_ask. */
   reason: string | null;
+  /**
+   * The idempotency scope its approved write ran under (set by the write, before it runs; absent in
+   * records made before, and until a write): the same call asked after the token expired finds that
+   * write in the kernel and replays it (docs/APPROVAL.md, "The record's life cycle").
+   */
+  writtenUnder?: string;
 }
 
 /** What a settle found: whether this call made the transition, and the record as it is now. */
@@ -62,6 +68,8 @@ export interface ApprovalRecordStore {
     to: FinalStatus,
     answer: { by: string | null; reason: string | null; now: number },
   ): Promise<Settled>;
+  /** Notes the idempotency scope the record's approved write runs under (writtenUnder); kept in the record's body. */
+  markWritten(id: string, scope: string): Promise<void>;
   close?(): Promise<void>;
 }
 

@@ -1,6 +1,6 @@
 /**
  * Approval records on PostgreSQL (runtime/approval/record.ts; table mnote_approval_records,
- * migration 5 in pg-migrations.ts). A settle is one UPDATE guarded by `status = 'pending'`, so of
+ * migrations 5 and 6 in pg-migrations.ts). A settle is one UPDATE guarded by `status = 'pending'`, so of
  * two instances answering at once exactly one moves the record. Times are the token's own
  * (milliseconds since the epoch, bigint): the instance that checks a token judges its expiry.
  */
@@ -22,6 +22,7 @@ interface Row {
   answered_by: string | null;
   answered_at: string | null;
   reason: string | null;
+  written_under: string | null;
 }
 
 export class PgApprovalRecords implements ApprovalRecordStore {
@@ -42,16 +43,17 @@ export class PgApprovalRecords implements ApprovalRecordStore {
   async get(id: string): Promise<ApprovalRecord | undefined> {
     const result = await query<Row>(
       this.pool,
-      "SELECT body, status, answered_by, answered_at, reason FROM mnote_approval_records WHERE id = $1 AND keep_until > $2",
+      "SELECT body, status, answered_by, answered_at, reason, written_under FROM mnote_approval_records WHERE id = $1 AND keep_until > $2",
       [id, this.now()],
     );
     const row = result.rows[0];
     if (!row) return undefined;
-    return recordFrom(row.body, row.status, {
+    const record = recordFrom(row.body, row.status, {
       by: row.answered_by,
       at: row.answered_at === null ? null : Number(row.answered_at),
       reason: row.reason,
     });
+    return row.written_under === null ? record : { ...record, writtenUnder: row.written_under };
   }
 
   async settle(
@@ -66,5 +68,9 @@ export class PgApprovalRecords implements ApprovalRecordStore {
       [id, to, answer.by, answer.now, answer.reason],
     );
     return { changed: moved.rowCount === 1, record: await this.get(id) };
+  }
+
+  async markWritten(id: string, scope: string): Promise<void> {
+    await query(this.pool, "UPDATE mnote_approval_records SET written_under = $2 WHERE id = $1", [id, scope]);
   }
 }

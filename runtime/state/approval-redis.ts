@@ -1,6 +1,6 @@
 /**
  * Approval records on Redis (runtime/approval/record.ts), for instances that share only Redis:
- * one hash per record, `<prefix>:approval-record:<id>` {body, status, by, at, reason, exp},
+ * one hash per record, `<prefix>:approval-record:<id>` {body, status, by, at, reason, exp, written},
  * expiring RECORD_KEPT_MS past the token. A settle is one Lua script (status still pending, not
  * past its expiry unless it expires it), so of two instances answering at once exactly one moves it.
  */
@@ -23,6 +23,13 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `;
 
+// only on a record still kept (never a hash without a body, which would outlive nothing)
+const MARK_WRITTEN = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'written', ARGV[1])
+return 1
+`;
+
 const SETTLE = `
 if redis.call('HGET', KEYS[1], 'status') ~= 'pending' then return 0 end
 if ARGV[1] ~= 'expired' and tonumber(redis.call('HGET', KEYS[1], 'exp')) <= tonumber(ARGV[3]) then return 0 end
@@ -33,6 +40,7 @@ return 1
 interface ScriptedRedis extends Redis {
   mnoteApprovalCreate(key: string, body: string, expiresAt: number, ttlMs: number): Promise<number>;
   mnoteApprovalSettle(key: string, to: string, by: string, at: number, reason: string): Promise<number>;
+  mnoteApprovalMarkWritten(key: string, scope: string): Promise<number>;
 }
 
 export class RedisApprovalRecords implements ApprovalRecordStore {
@@ -51,6 +59,7 @@ export class RedisApprovalRecords implements ApprovalRecordStore {
     this.redis = ("url" in options ? openRedis(options.url, options.commandTimeoutMs) : options.redis) as ScriptedRedis;
     this.redis.defineCommand("mnoteApprovalCreate", { numberOfKeys: 1, lua: CREATE });
     this.redis.defineCommand("mnoteApprovalSettle", { numberOfKeys: 1, lua: SETTLE });
+    this.redis.defineCommand("mnoteApprovalMarkWritten", { numberOfKeys: 1, lua: MARK_WRITTEN });
   }
 
   /** Resolves once the connection answers (a store on its own connection, before its first command). */
@@ -72,11 +81,12 @@ export class RedisApprovalRecords implements ApprovalRecordStore {
     const h = await this.redis.hgetall(this.key(id));
     if (!h.body || !h.status) return undefined;
     // an empty string is how the script stores "none" (Redis has no null)
-    return recordFrom(h.body, h.status, {
+    const record = recordFrom(h.body, h.status, {
       by: h.by ? h.by : null,
       at: h.at ? Number(h.at) : null,
       reason: h.reason ? h.reason : null,
     });
+    return h.written ? { ...record, writtenUnder: h.written } : record;
   }
 
   async settle(
@@ -92,6 +102,10 @@ export class RedisApprovalRecords implements ApprovalRecordStore {
       answer.reason ?? "",
     );
     return { changed: moved === 1, record: await this.get(id) };
+  }
+
+  async markWritten(id: string, scope: string): Promise<void> {
+    await this.redis.mnoteApprovalMarkWritten(this.key(id), scope);
   }
 
   async close(): Promise<void> {

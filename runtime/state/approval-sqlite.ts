@@ -75,4 +75,9 @@ export class SqliteApprovalRecords implements ApprovalRecordStore {
     ).run(to, answer.by, answer.now, answer.reason, id, to, answer.now);
     return { changed: moved.changes === 1, record: await this.get(id) };
   }
+
+  /** Into the body (no new column: state files made before need no migration); the nonce lets one scope only write. */
+  async markWritten(id: string, scope: string): Promise<void> {
+    this.sql("UPDATE approval_records SET body = json_set(body, '$.writtenUnder', ?) WHERE id = ?").run(scope, id);
+  }
 }

@@ -217,6 +217,11 @@ export const MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX mnote_approval_records_keep ON mnote_approval_records (keep_until);`,
   },
+  {
+    version: 6,
+    name: "approval records: the scope an approved write ran under (null in rows made before)",
+    sql: `ALTER TABLE mnote_approval_records ADD COLUMN written_under text;`,
+  },
 ];
 
 /** The advisory lock's key: a constant of ours ("mnote" in ASCII), the same in every instance. */

@@ -24,6 +24,8 @@ import { describeRedis, REDIS_DB, redisUrl } from "../support/redis";
 import { describePostgres, freshDatabase, testPostgres, type TestPostgres } from "../support/postgres";
 
 const NOW = 1_800_000_000_000;
+/** An idempotency scope as the dispatcher makes them (sha256 hex). */
+const SCOPE = "ab".repeat(32);
 
 function pending(overrides: Partial<ApprovalRecord> = {}): ApprovalRecord {
   return {
@@ -89,6 +91,25 @@ function storeCases(open: () => Promise<{ store: ApprovalRecordStore; close(): P
       expect((await s.store.settle(r.id, to, { by: "u", reason: null, now: NOW + 10 })).changed).toBe(false);
     const expired = await s.store.settle(r.id, "expired", { by: null, reason: null, now: NOW + 10 });
     expect([expired.changed, expired.record?.status]).toEqual([true, "expired"]);
+  });
+
+  it("keeps the scope its approved write ran under, beside an unchanged body and answer", async () => {
+    const r = pending();
+    await s.store.create(r);
+    await s.store.settle(r.id, "approved", { by: "user_1", reason: null, now: NOW + 1 });
+    expect((await s.store.get(r.id))?.writtenUnder).toBeUndefined();
+    await s.store.markWritten(r.id, SCOPE);
+    expect(await s.store.get(r.id)).toEqual({
+      ...r,
+      status: "approved",
+      answeredBy: "user_1",
+      answeredAt: NOW + 1,
+      writtenUnder: SCOPE,
+    });
+    // a record the store does not keep stays absent
+    const gone = randomBytes(16).toString("hex");
+    await s.store.markWritten(gone, "x");
+    expect(await s.store.get(gone)).toBeUndefined();
   });
 }
 

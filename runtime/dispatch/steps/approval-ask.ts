@@ -85,7 +85,8 @@ function generationId(key: Buffer, parts: readonly string[], n: number): string 
 /**
  * The call's question as the store keeps it (docs/APPROVAL.md, "The record's life cycle"), walking
  * its generations: a record still waiting, or approved with its token alive -> asked again; one
- * approved whose token expired -> its committed write replayed if the kernel has one, else ended;
+ * approved whose token expired -> its committed write (under the scope the record notes it was
+ * written under, whatever key that write was sent with) replayed if the kernel has one, else ended;
  * declined or cancelled and not yet told -> approval_denied, once; anything else ended -> the
  * next generation. The first generation the store has no record of is where a fresh question goes.
  */
@@ -107,7 +108,7 @@ async function questionOf(
     if (status === "pending" || (status === "approved" && alive)) return { record };
     if (status === "approved") {
       // approved, but its token expired: a write it made is replayed; one that never happened is asked afresh
-      const replay = await committedReplay(deps, call);
+      const replay = await committedReplay(deps, call, record.writtenUnder);
       if (replay) return { outcome: replay };
     } else if ((status === "declined" || status === "cancelled") && (await firstToTell(deps, record))) {
       throw new ToolFailure(ERR.approvalDenied, {

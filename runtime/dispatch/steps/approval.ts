@@ -117,6 +117,10 @@ function useApproval(deps: DispatchDeps, approved: Approved): BeforeClaim {
     });
     if (use === "used")
       throw new ToolFailure(ERR.approvalInvalid, { reason: "replayed", decision: { decision: "invalid", level: ASK } });
+    // the record remembers the scope its write runs under, before it runs: the same call asked after
+    // the token expired finds this write and replays it (questionOf). The nonce is this scope's now,
+    // so a failure here is retried by the same write (use "same").
+    await deps.approval.records?.markWritten(claims.nonce, keyed.scope).catch((e: unknown) => recordStoreDown(deps, e));
     const field = call.tool.revisionField;
     const request = call.request;
     const args =

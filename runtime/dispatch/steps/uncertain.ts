@@ -132,10 +132,19 @@ async function slotAndClaim(
   return store.claimUncertain(slot, (key) => scopeOfKey(call, key), fingerprint, deps.leaseMs).catch(() => undefined);
 }
 
-/** The committed result of this exact write (its key, or its slot's), from the kernel's record; undefined when none or unknown. */
-export async function committedReplay(deps: DispatchDeps, call: ToolCall): Promise<Outcome | undefined> {
-  const { tool, request, context, command } = call;
+/**
+ * The committed result of this exact write (its key, or its slot's; or, with writtenUnder, the
+ * scope an approved write ran under, as its approval record notes it), from the kernel's record;
+ * undefined when none or unknown.
+ */
+export async function committedReplay(
+  deps: DispatchDeps,
+  call: ToolCall,
+  writtenUnder?: string,
+): Promise<Outcome | undefined> {
+  const { tool, request } = call;
   const fingerprint = requestFingerprint(request.documentId, request.args);
+  if (writtenUnder !== undefined) return committedUnder(deps, call, writtenUnder, fingerprint);
   const slot = request.keyOrigin === "tool_call" ? slotOf(tool, request, fingerprint) : undefined;
   const remembered = slot
     ? await deps.idempotency.uncertainKey(slot.sessionId, slot.slot).catch((e: unknown) => storeError(deps, e))
@@ -147,24 +156,29 @@ export async function committedReplay(deps: DispatchDeps, call: ToolCall): Promi
     toolName: tool.name,
     idempotencyKey: key,
   });
+  const outcome = await committedUnder(deps, call, scope, fingerprint);
+  return outcome && slot ? { ...outcome, undelivered: { ...slot, key } } : outcome;
+}
+
+/** The kernel's committed result under one idempotency scope, as a replay; undefined when none or unknown. */
+async function committedUnder(
+  deps: DispatchDeps,
+  call: ToolCall,
+  scope: string,
+  fingerprint: string,
+): Promise<Outcome | undefined> {
   const status = await withTimeout(
     deps,
     deps.kernel.commandStatus({
-      context,
-      commandId: commandIdFor(command, scope),
+      context: call.context,
+      commandId: commandIdFor(call.command, scope),
       idempotencyScope: scope,
       fingerprint,
     }),
   ).catch(() => undefined);
   const s = status?.result;
   if (!s?.applied || s.commandId === null || s.result === null) return undefined;
-  return {
-    result: s.result,
-    effect: "write",
-    commandId: s.commandId,
-    replayed: true,
-    ...(slot ? { undelivered: { ...slot, key } } : {}),
-  };
+  return { result: s.result, effect: "write", commandId: s.commandId, replayed: true };
 }
 
 function slotOf(
