@@ -33,13 +33,7 @@ export async function askFor(deps: DispatchDeps, call: ToolCall, fingerprint: st
   const parts = [principal, request.sessionId, tool.name, request.toolCallId, fingerprint];
   const found = await questionOf(deps, call, parts.map(String), key);
   if ("outcome" in found) return found;
-  if ("record" in found)
-    throw challenge(
-      call,
-      found.record,
-      signApproval(key, { ...claimsOf(found.record), nonce: found.record.id, store }),
-      true,
-    );
+  if ("record" in found) throw sameQuestion(call, found.record, key, store);
   const reply = await kernelCall(deps, call.command, { context: call.context, args: request.args, dryRun: true });
   const result = reply.result as Record<string, unknown>;
   const preview = previewOf(result);
@@ -67,8 +61,14 @@ export async function askFor(deps: DispatchDeps, call: ToolCall, fingerprint: st
     answeredAt: null,
     reason: null,
   };
-  await createRecord(deps, record);
+  const raced = await createRecord(deps, record);
+  if (raced) throw sameQuestion(call, raced, key, store);
   throw challenge(call, record, token, false);
+}
+
+/** The question asked before (by this call, or by its twin a moment ago): its record's preview and token. */
+function sameQuestion(call: ToolCall, record: ApprovalRecord, key: Buffer, store: string | undefined): ToolFailure {
+  return challenge(call, record, signApproval(key, { ...claimsOf(record), nonce: record.id, store }), true);
 }
 
 /** How many generations of one call's question are looked through before a question is asked under a random id. */
@@ -199,6 +199,21 @@ export function recordStoreDown(deps: DispatchDeps, e: unknown): never {
   return refuse(ERR.storeUnavailable);
 }
 
-async function createRecord(deps: DispatchDeps, record: ApprovalRecord): Promise<void> {
-  await deps.approval.records?.create(record).catch((e: unknown) => recordStoreDown(deps, e));
+/**
+ * Stores the new record. A create that fails because the same call's twin (the same retry sent twice
+ * at once, by two processes) made this generation's record a moment before is no store failure:
+ * that record is answered (askedBefore). Anything else the store does not answer refuses, retryably.
+ */
+async function createRecord(deps: DispatchDeps, record: ApprovalRecord): Promise<ApprovalRecord | undefined> {
+  const records = deps.approval.records;
+  if (!records) return undefined;
+  const failure = await records.create(record).then(
+    () => undefined,
+    (e: unknown) => ({ e }),
+  );
+  if (!failure) return undefined;
+  const there = await records.get(record.id).catch(() => undefined);
+  const status = there && statusAt(there, deps.now());
+  if (there && isSameCall(there, record) && (status === "pending" || status === "approved")) return there;
+  return recordStoreDown(deps, failure.e);
 }
