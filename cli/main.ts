@@ -12,6 +12,7 @@ import {
   nonEmpty,
   option,
   parseBytes,
+  parseApprovalPageUrl,
   parseHttpUrl,
   parseJwsAlgorithms,
   parseListenHost,
@@ -198,8 +199,8 @@ function addMcp(program: Command): void {
         .addOption(
           option(
             "--approval-page-url <url>",
-            "the origin a browser reaches the approval page at, for clients that cannot show a form (default with --http: --oauth-resource's origin, else the address it listens on; stdio: none)",
-            parseHttpUrl,
+            "the origin a browser reaches the approval page at (https://, or http:// on loopback; no path), for clients that cannot show a form (default with --http: --oauth-resource's origin, else the address it listens on; stdio: none)",
+            parseApprovalPageUrl,
           ),
         )
         .addOption(

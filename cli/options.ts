@@ -9,6 +9,7 @@ import { isIP } from "node:net";
 import { InvalidArgumentError, Option } from "commander";
 import { ASYMMETRIC_ALGORITHMS } from "../runtime/transports/jws-algorithms";
 import { isLoopback } from "../common/http/loopback";
+import { approvalPageOrigin } from "../common/http/page-url";
 
 /** Longest delay Node's timers take (2^31 - 1 ms); a larger one fires at once, with a warning. */
 export const MAX_TIMER_MS = 2_147_483_647;
@@ -79,6 +80,13 @@ export function parseHttpUrl(text: string): string {
   if (url.username || url.password)
     throw new InvalidArgumentError("Expected a URL without a user or password: the token goes in --kernel-token.");
   return text;
+}
+
+/** The approval page's base (--approval-page-url): an origin only, https:// or http:// on a loopback host. */
+export function parseApprovalPageUrl(text: string): string {
+  const checked = approvalPageOrigin(text);
+  if ("problem" in checked) throw new InvalidArgumentError(checked.problem);
+  return checked.origin;
 }
 
 /** An OAuth issuer or key-set URL: https://, or http:// on a loopback host (a local test issuer). */

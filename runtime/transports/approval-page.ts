@@ -62,6 +62,8 @@ export interface ApprovalPageOptions {
   readers?: Array<string | undefined>;
   /** OAuth over `mcp --http` (the server's own verifier): a bearer token's subject reads and answers its records. */
   oauth?: PageOAuth;
+  /** Browsers reach the page over https (an https base URL, a TLS-terminating proxy): the approver cookie is `Secure`. */
+  secureCookie?: boolean;
 }
 
 /** What the page needs of a runtime. */
@@ -125,7 +127,7 @@ async function showPage(p: Page, { req, res, params, query }: RequestContext): P
   const id = params[0]!;
   const locale = readerLocale(req.headers["accept-language"]);
   const ticket = query.get("ticket");
-  if (ticket !== null) return useTicket(p, res, id, ticket);
+  if (ticket !== null) return useTicket(p, { req, res }, id, ticket);
   const who = await viewer(p, req);
   let record: ApprovalRecord | undefined;
   let refusal: number | undefined;
@@ -157,15 +159,22 @@ async function showPage(p: Page, { req, res, params, query }: RequestContext): P
 }
 
 /** A ticket in the URL becomes the approver cookie, and the URL loses it (history, Referer). */
-function useTicket(p: Page, res: ServerResponse, id: string, ticket: string): void {
+function useTicket(
+  p: Page,
+  { req, res }: { req: IncomingMessage; res: ServerResponse },
+  id: string,
+  ticket: string,
+): void {
   const now = p.options.now();
   const principal = readApprover(p.keys, "ticket", ticket, now);
   if (!principal) throw new HttpError(403, "this sign-in link is not valid (or expired): ask your app for a new one");
   const cookie = signApprover(p.keys, "cookie", principal, now + COOKIE_MS);
+  // over https (served so, or behind an https base URL) the cookie never travels in clear
+  const secure = p.options.secureCookie === true || (req.socket as { encrypted?: boolean }).encrypted === true;
   res.writeHead(303, {
     ...SECURITY_HEADERS,
     location: `/approvals/${id}`,
-    "set-cookie": `${APPROVER_COOKIE}=${cookie}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${COOKIE_MS / 1000}`,
+    "set-cookie": `${APPROVER_COOKIE}=${cookie}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${COOKIE_MS / 1000}${secure ? "; Secure" : ""}`,
   });
   res.end();
 }

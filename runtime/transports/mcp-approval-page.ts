@@ -35,6 +35,7 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import { ERR, modelView, type ToolDescriptor } from "../../generated/registry";
+import { staysPrivate } from "../../common/http/page-url";
 import type { ApprovalChallenge, ToolResponse } from "../../generated/types";
 import { approverKeys, signApprover, TICKET_MS } from "../approval/approver";
 import { statusAt, type ApprovalRecordStore } from "../approval/record";
@@ -55,8 +56,9 @@ export interface McpApprovalPage {
 
 /**
  * The page's links: `base()` is the origin a browser reaches the page at (--approval-page-url, the
- * OAuth resource's origin, or the address `mcp --http` listens on); a ticket is signed as the
- * page's own tickets are (runtime/approval/approver.ts), for 10 minutes.
+ * OAuth resource's origin, or the address `mcp --http` listens on), an origin only; a ticket is
+ * signed as the page's own tickets are (runtime/approval/approver.ts), for 10 minutes, and put only
+ * in an https:// link or one to a loopback host (common/http/page-url.ts).
  */
 export function mcpApprovalPage(options: {
   records: ApprovalRecordStore;
@@ -71,7 +73,10 @@ export function mcpApprovalPage(options: {
       const base = options.base();
       if (base === undefined) return undefined;
       const url = new URL(`/approvals/${id}`, base);
-      if (signIn !== undefined)
+      // an origin only (docs/MCP.md): a path would be silently dropped here
+      if (new URL(base).pathname !== "/") throw new Error(`the approval page's base must be an origin, not ${base}`);
+      // a sign-in ticket never crosses a network in clear: none in plain http to another host
+      if (signIn !== undefined && staysPrivate(url))
         url.searchParams.set("ticket", signApprover(keys, "ticket", signIn, options.now() + TICKET_MS));
       return url.href;
     },

@@ -19,6 +19,7 @@
  * The one place an answer is handed to the caller is sendResponse (below): delivery tracking hooks
  * there.
  */
+import { approvalPageOrigin } from "../../common/http/page-url";
 import { approvalPageRoutes, type ApprovalPageOptions } from "./approval-page";
 import type { Server } from "node:http";
 import type { ToolResponse } from "../../generated/types";
@@ -112,6 +113,9 @@ export function createMcpHttpServer(options: McpHttpOptions): Server {
   const maxBytes = options.maxBytes ?? 1024 * 1024;
   const served: { server?: Server } = {};
   // where a client that cannot show a form sends its person: this server's own page
+  const checked = options.approvalPageUrl === undefined ? undefined : approvalPageOrigin(options.approvalPageUrl, true);
+  if (checked && "problem" in checked)
+    throw new Error(`approvalPageUrl ${options.approvalPageUrl}: ${checked.problem}`);
   const page =
     options.approvalPage &&
     mcpApprovalPage({
@@ -158,7 +162,9 @@ export function createMcpHttpServer(options: McpHttpOptions): Server {
             },
           ]
         : []),
-      ...(options.approvalPage ? approvalPageRoutes(options.approvalPage) : []),
+      ...(options.approvalPage
+        ? approvalPageRoutes({ secureCookie: options.approvalPageUrl?.startsWith("https:"), ...options.approvalPage })
+        : []),
       // stateless: no SSE stream to open (GET) and no session to end (DELETE)
       ...["GET", "DELETE"].map((method) => ({
         method,

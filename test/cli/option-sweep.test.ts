@@ -24,6 +24,7 @@ type Kind =
   | "host"
   | "port"
   | "http-url"
+  | "page-url"
   | "redis-url"
   | "duration"
   | "count"
@@ -45,6 +46,20 @@ const VALUES: Record<Kind, { bad: Array<string | [string, number]>; good: string
   "http-url": {
     bad: ["not-a-url", "nope", "ftp://x", "http://user:pw@h", "http://", ""],
     good: ["http://127.0.0.1:8788", "https://kernel.example/base"],
+  },
+  // an origin only, https:// or http:// on loopback: its links may carry a sign-in ticket (docs/MCP.md)
+  "page-url": {
+    bad: [
+      "nope",
+      "ftp://x",
+      "http://203.0.113.5:8080",
+      "http://mcp.example",
+      "https://mcp.example/mnote",
+      "https://mcp.example/?a=1",
+      "https://user:pw@mcp.example",
+      "",
+    ],
+    good: ["https://mcp.example", "https://mcp.example:8443/", "http://127.0.0.1:8788", "http://localhost:3000"],
   },
   "redis-url": {
     bad: ["nope", "http://x", "redis://h/x", "redis://", ""],
@@ -68,7 +83,7 @@ const KIND_OF: Record<string, Kind> = {
   "--port": "port",
   "--kernel-url": "http-url",
   "--url": "http-url",
-  "--approval-page-url": "http-url",
+  "--approval-page-url": "page-url",
   "--store": "redis-url",
   "--grants": "redis-url",
   "--kernel-timeout": "duration",

@@ -885,10 +885,16 @@ def _interrupted():
 
 
 def _page_base(transport):
-    """The approval page's public base URL (MNOTE_APPROVAL_PAGE_URL), over HTTP only: the plugin reads
-    the record's status from the runtime it calls. None: no page, nobody to ask is no_one_to_ask."""
-    base = os.environ.get("MNOTE_APPROVAL_PAGE_URL", "").strip().rstrip("/")
-    if transport is None or transport[0] != "http" or not re.match(r"^https?://[^\s/?#]+(/[^\s?#]*)?$", base):
+    """The approval page's public origin (MNOTE_APPROVAL_PAGE_URL), over HTTP only: the plugin reads
+    the record's status from the runtime it calls. An origin only, as --approval-page-url (the page is
+    served at /approvals/<id> on it): a base with a path, query or fragment is refused, with a warning.
+    None: no page, nobody to ask is no_one_to_ask."""
+    raw = os.environ.get("MNOTE_APPROVAL_PAGE_URL", "").strip()
+    base = raw[:-1] if raw.endswith("/") else raw
+    if transport is None or transport[0] != "http" or not base:
+        return None
+    if not re.match(r"^https?://[^\s/?#@]+$", base):
+        _log.warning("mnote: MNOTE_APPROVAL_PAGE_URL is not an origin (scheme, host and port only, no path): no approval page")
         return None
     return base
 
