@@ -177,6 +177,32 @@ next(`Hermes' own gate on ${HERMES_NEXT.name} (${HERMES_NEXT.present ? HERMES_NE
     }
   });
 
+  it("MNOTE_APPROVAL_PAGE_URL with a path is no page (an origin only, as --approval-page-url): no_one_to_ask, nothing written", async () => {
+    const { p, server, base } = await runtime();
+    try {
+      const before = hashDatabaseFile(p.db);
+      const r = await run(
+        {
+          ...base,
+          yolo: true,
+          interactive: true,
+          calls: [["mnote_page_update_title", { title: "Behind a prefix" }, "call_prefixed"]],
+        },
+        { MNOTE_APPROVAL_PAGE_URL: `${server.url}/mnote` },
+      );
+      const call = r.calls[0];
+      expect(JSON.parse(call.output)).toMatchObject({
+        error: { code: "mnote_tool_approval_denied", reason: "no_one_to_ask" },
+      });
+      expect(call.output).not.toContain("/approvals/");
+      expect(call.requests.map((q: any) => q.approval?.answer ?? null)).toEqual([null, "no_one_to_ask"]);
+      expect(kernel(p.db)).toMatchObject({ writes: 0 });
+      expect(hashDatabaseFile(p.db)).toBe(before);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it("a Hermes that ran the tool around its gate (no yes seen from a person): nothing written, no_one_to_ask", async () => {
     const { p, server, base } = await runtime();
     try {
