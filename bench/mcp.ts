@@ -88,6 +88,11 @@ async function connect(side: Side, transport: Transport, db: string, state: stri
     "--state",
     state,
     ...benchPolicyArgs(dirname(db)),
+    // said here, not only by MNOTE_BUDGETS=off (bench/run.ts): the SDK's stdio transport starts
+    // the server with its own small environment, and 60 calls a round from one session would
+    // use the session's budget up (docs/RELIABILITY.md, "Budgets")
+    "--budgets",
+    "off",
   ];
   const sdk = [join(distBench, "sdk-mcp-v2-server.js"), transport, db, JSON.stringify(identity)];
   // the 2026-07-28 revision, pinned: no initialize, every request carries its version
