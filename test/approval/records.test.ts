@@ -123,7 +123,7 @@ describe("approval records: SQLite", () => {
 describeRedis("approval records: Redis", () => {
   storeCases(async () => {
     const store = new RedisApprovalRecords(
-      { url: redisUrl(REDIS_DB.approval), prefix: `t${randomBytes(4).toString("hex")}` },
+      { url: redisUrl(REDIS_DB.approvalRecords), prefix: `t${randomBytes(4).toString("hex")}` },
       () => NOW,
     );
     await store.ready();
@@ -256,7 +256,7 @@ describe("one yes, one write, across OS processes", () => {
 describeRedis("one yes, one write, across OS processes sharing only Redis", () => {
   it("three processes, three state files, one Redis", async () => {
     const dir = tempDir("mnote-records-redis-");
-    const url = redisUrl(REDIS_DB.approval);
+    const url = redisUrl(REDIS_DB.approvalRecords);
     const reader = new RedisApprovalRecords({ url });
     try {
       await reader.ready();

@@ -19,6 +19,7 @@ export const REDIS_DB = {
   grantStore: 12,
   uncertainAndRenew: 13,
   approval: 14,
+  approvalRecords: 8,
   storeSuite: 11,
   budgets: 15,
 } as const;
