@@ -8,6 +8,7 @@
  * matched, and then only after its shape is checked.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import type { ERR, ErrorReason } from "../../generated/registry";
 
 export interface ApprovalClaims {
   sessionId: string;
@@ -27,8 +28,13 @@ export interface ApprovalClaims {
   store?: string;
 }
 
-/** Why a token does not fit a call (catalog reasons of approval_invalid), or that it expired. */
-export type TokenProblem = "altered" | "other_tool" | "other_session" | "other_args" | "expired";
+/**
+ * Why a token does not fit a call, or that it expired (approval_expired). The others are catalog
+ * reasons of approval_invalid: one the catalog drops leaves its return below a compile error.
+ */
+export type TokenProblem =
+  | Extract<ErrorReason<typeof ERR.approvalInvalid>, "altered" | "other_tool" | "other_session" | "other_args">
+  | "expired";
 
 const LABEL = "mnote-approval-v1.";
 const B64URL = /^[A-Za-z0-9_-]+$/;

@@ -8,6 +8,7 @@ import type { ApprovalAudit, ApprovalChallenge, ErrorCode, FailedRule } from "..
 export class ToolFailure extends Error {
   constructor(
     readonly code: ErrorCode,
+    /** reason: a catalog reason of code; written by hand, go through failure() or refuse() (checked by the compiler). */
     readonly detail: {
       reason?: string;
       pointer?: string;
@@ -24,6 +25,15 @@ export class ToolFailure extends Error {
     super(code + (detail.reason ? ` (${detail.reason})` : ""));
     this.name = "ToolFailure";
   }
+}
+
+/** A failure to return, with a reason the catalog defines for that code (checked by the compiler). */
+export function failure<C extends ErrorCode>(
+  code: C,
+  reason: ErrorReason<C> | undefined,
+  detail: Omit<ToolFailure["detail"], "reason"> = {},
+): ToolFailure {
+  return new ToolFailure(code, reason === undefined ? detail : { reason, ...detail });
 }
 
 /** Throws a failure with a reason the catalog defines for that code (checked by the compiler). */

@@ -40,7 +40,7 @@ import type { ApprovalChallenge, ToolResponse } from "../../generated/types";
 import { approverKeys, signApprover, TICKET_MS } from "../approval/approver";
 import { statusAt, type ApprovalRecordStore } from "../approval/record";
 import { approvalIdOf } from "../approval/token";
-import { ToolFailure } from "../dispatch/tool-failure";
+import { failure, ToolFailure } from "../dispatch/tool-failure";
 import { APPROVAL_INPUT, approvalAnswer, askAgain, askApproval, stateProblem } from "./mcp-approval";
 import { argumentsFingerprint, type ApprovalState, type McpRequestStates } from "./mcp-request-state";
 
@@ -139,7 +139,7 @@ export async function pageAnswer(
   if (problem) return problem;
   const token = a.states.unseal(state.k);
   if (token === undefined || approvalIdOf(token) !== state.u)
-    return new ToolFailure(ERR.approvalInvalid, { reason: "altered", decision: { decision: "invalid", level: "ask" } });
+    return failure(ERR.approvalInvalid, "altered", { decision: { decision: "invalid", level: "ask" } });
   if (!a.page) return { fresh: true }; // no page here to read the answer from: asked afresh
   const record = await a.page.records.get(state.u).catch(() => null);
   // the store cannot say: nothing is sent, nothing used up (the runtime's own retryable refusal)

@@ -23,9 +23,9 @@ import {
   type InputRequiredResult,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import { ERR, type ToolDescriptor } from "../../generated/registry";
+import { ERR, type ErrorReason, type ToolDescriptor } from "../../generated/registry";
 import type { ApprovalChallenge, ToolResponse } from "../../generated/types";
-import { ToolFailure } from "../dispatch/tool-failure";
+import { failure, ToolFailure } from "../dispatch/tool-failure";
 import { argumentsFingerprint, type ApprovalState, type McpRequestStates } from "./mcp-request-state";
 
 /** The key of the one input request of an approval round. */
@@ -99,8 +99,8 @@ export function stateProblem(
   tool: ToolDescriptor,
   call: { principal: string; args: unknown; now: number },
 ): ToolFailure | undefined {
-  const invalid = (reason: string) =>
-    new ToolFailure(ERR.approvalInvalid, { reason, decision: { decision: "invalid", level: "ask" } });
+  const invalid = (reason: ErrorReason<typeof ERR.approvalInvalid>) =>
+    failure(ERR.approvalInvalid, reason, { decision: { decision: "invalid", level: "ask" } });
   if (state.p !== call.principal) return invalid("other_session");
   if (state.t !== tool.providerName) return invalid("other_tool");
   if (state.f !== argumentsFingerprint(call.args)) return invalid("other_args");
@@ -128,6 +128,6 @@ export function approvalAnswer(
   const yes = answer.kind === "elicit" && answer.action === "accept" && answer.content?.[APPROVAL_INPUT] === true;
   const token = states.unseal(state.k);
   if (token === undefined)
-    return new ToolFailure(ERR.approvalInvalid, { reason: "altered", decision: { decision: "invalid", level: "ask" } });
+    return failure(ERR.approvalInvalid, "altered", { decision: { decision: "invalid", level: "ask" } });
   return yes ? { token } : { token, answer: "declined" };
 }

@@ -12,6 +12,9 @@ import { seedKernel } from "../../kernel/seed";
 import { EMPTY_POLICY, approvalPolicyFrom, ApprovalPolicyError } from "../../runtime/approval/policy";
 import { demoSeed, failed, hashDatabaseFile, ok, testRuntime, type Actor, type TestRuntime } from "../support/runtime";
 import { makeRequest } from "../support/requests";
+import { ERR, errorCatalog } from "../../generated/registry";
+import { failure } from "../../runtime/dispatch/tool-failure";
+import type { TokenProblem } from "../../runtime/approval/token";
 
 const REPLACE = {
   content: [{ type: "paragraph", text: "A new body." }],
@@ -283,5 +286,24 @@ describe("approval: the SQLite store across a restart", () => {
     expect([replay.error.code, replay.error.reason]).toEqual(["mnote_tool_approval_invalid", "replayed"]);
     await runtime.close();
     expect(hashDatabaseFile(files.kernel.path)).toBe(before);
+  });
+});
+
+describe("a refusal's reason is the catalog's, checked by the compiler", () => {
+  it("failure() takes a reason of its code only; a token's problems are approval_invalid reasons or expired", () => {
+    const altered = failure(ERR.approvalInvalid, "altered", { decision: { decision: "invalid", level: "ask" } });
+    expect([altered.code, altered.detail.reason, altered.detail.decision?.decision]).toEqual([
+      "mnote_tool_approval_invalid",
+      "altered",
+      "invalid",
+    ]);
+    expect(failure(ERR.storeUnavailable, undefined).detail).toEqual({});
+    // @ts-expect-error a reason the catalog does not define for approval_invalid
+    expect(failure(ERR.approvalInvalid, "alterd").detail.reason).toBe("alterd");
+    // @ts-expect-error declined is approval_denied's reason, not approval_invalid's
+    failure(ERR.approvalInvalid, "declined");
+    const problems: TokenProblem[] = ["altered", "other_tool", "other_session", "other_args", "expired"];
+    const reasons = Object.keys(errorCatalog[ERR.approvalInvalid].reasons);
+    expect(problems.filter((p) => p !== "expired" && !reasons.includes(p))).toEqual([]);
   });
 });

@@ -10,7 +10,13 @@ import { cliPath, generatedDir, repoRoot } from "../support/paths";
 import { seededProject } from "../support/project";
 import { start } from "../support/processes";
 import { tempDir } from "../support/tmp";
-import { contract, tools as registry, toolByProviderName, validateModelResponse } from "../../generated/registry";
+import {
+  contract,
+  errorCatalog,
+  tools as registry,
+  toolByProviderName,
+  validateModelResponse,
+} from "../../generated/registry";
 import { providerTools } from "../../generated/providers";
 import { withNullOptionals } from "../support/model-calls";
 import { toolCallKey } from "../../runtime/transports/host-ids";
@@ -348,10 +354,10 @@ describe("the generated Hermes plugin, as Hermes loads it", () => {
       pointer: "/args",
       rule: { keyword: "type", limit: "object" },
     });
-    expect(byName(report, "no-session").response.error).toMatchObject({
-      code: "mnote_tool_not_authenticated",
-      reason: "no_session",
-    });
+    const noSession = byName(report, "no-session").response.error;
+    expect(noSession).toMatchObject({ code: "mnote_tool_not_authenticated", reason: "no_session" });
+    // the plugin's own reasons are the catalog's: their message, not the code's generic one
+    expect(Object.values(errorCatalog.mnote_tool_not_authenticated.reasons.no_session)).toContain(noSession.message);
   });
 
   it("regression: loading the plugin left __pycache__ in generated/ (the drift check then failed); it no longer does", () => {
@@ -429,10 +435,9 @@ describe("the generated Hermes plugin, as Hermes loads it", () => {
       MNOTE_TOOLS_URL: server.url,
       MNOTE_TOOLS_TOKEN: "wrong",
     });
-    expect(byName(report, "wrong-token").response.error).toMatchObject({
-      code: "mnote_tool_not_authenticated",
-      reason: "token_rejected",
-    });
+    const rejected = byName(report, "wrong-token").response.error;
+    expect(rejected).toMatchObject({ code: "mnote_tool_not_authenticated", reason: "token_rejected" });
+    expect(Object.values(errorCatalog.mnote_tool_not_authenticated.reasons.token_rejected)).toContain(rejected.message);
     await server.stop();
   });
 });

@@ -10,7 +10,7 @@ import { effectiveLevel } from "../../approval/level";
 import { checkApproval, type ApprovalClaims } from "../../approval/token";
 import { statusAt, statusOfAnswer, type ApprovalRecord, type FinalStatus } from "../../approval/record";
 import { requestFingerprint } from "../keys";
-import { refuse, ToolFailure } from "../tool-failure";
+import { failure, refuse, ToolFailure } from "../tool-failure";
 import { storeError, type BeforeClaim, type DispatchDeps, type Outcome, type ToolCall } from "./context";
 import { ASK, askFor, firstToTell, keptMs, recordStoreDown, signingKey, storeIdOf } from "./approval-ask";
 import { committedReplay, uncertainWrite } from "./uncertain";
@@ -28,8 +28,7 @@ export interface Approved {
 export function approvalLevel(deps: DispatchDeps, call: ToolCall): T.ApprovalLevel {
   const { tool, request } = call;
   const level = effectiveLevel(tool, request.sessionId, request.args as Record<string, unknown>, deps.approval.policy);
-  if (level === "deny")
-    throw new ToolFailure(ERR.approvalDenied, { reason: "policy", decision: { decision: "denied", level } });
+  if (level === "deny") throw failure(ERR.approvalDenied, "policy", { decision: { decision: "denied", level } });
   return level;
 }
 
@@ -77,10 +76,7 @@ export async function approve(deps: DispatchDeps, call: ToolCall): Promise<Appro
   if (!check.ok) {
     if (check.problem === "expired")
       throw new ToolFailure(ERR.approvalExpired, { decision: { decision: "expired", level: ASK } });
-    throw new ToolFailure(ERR.approvalInvalid, {
-      reason: check.problem,
-      decision: { decision: "invalid", level: ASK },
-    });
+    throw failure(ERR.approvalInvalid, check.problem, { decision: { decision: "invalid", level: ASK } });
   }
   const { answer } = request.approval;
   const approvedBy = request.approval.approvedBy ?? request.actorId;
@@ -92,7 +88,7 @@ export async function approve(deps: DispatchDeps, call: ToolCall): Promise<Appro
     await deps.idempotency
       .consumeApproval(check.claims.nonce, "not_approved", keptMs(deps, check.claims.expiresAt))
       .catch((e: unknown) => storeError(deps, e));
-    throw new ToolFailure(ERR.approvalDenied, { reason: answer, decision: { decision: "denied", level: ASK } });
+    throw failure(ERR.approvalDenied, answer, { decision: { decision: "denied", level: ASK } });
   }
   if (record === null) return askFor(deps, call, fingerprint);
   if (record) await recordSaysYes(deps, record, approvedBy);
@@ -116,7 +112,7 @@ function useApproval(deps: DispatchDeps, approved: Approved): BeforeClaim {
       return refuse(ERR.storeUnavailable);
     });
     if (use === "used")
-      throw new ToolFailure(ERR.approvalInvalid, { reason: "replayed", decision: { decision: "invalid", level: ASK } });
+      throw failure(ERR.approvalInvalid, "replayed", { decision: { decision: "invalid", level: ASK } });
     // the record remembers the scope its write runs under, before it runs: the same call asked after
     // the token expired finds this write and replays it (questionOf). The nonce is this scope's now,
     // so a failure here is retried by the same write (use "same").
@@ -163,7 +159,7 @@ async function recordSaysYes(deps: DispatchDeps, record: ApprovalRecord, approve
   // told now: the same call asked again later is a fresh question (questionOf)
   await firstToTell(deps, now);
   throw new ToolFailure(ERR.approvalDenied, {
-    reason: now.reason ?? "declined",
+    reason: now.reason ?? "declined", // the record's stored answer
     decision: { decision: "denied", level: ASK },
   });
 }
