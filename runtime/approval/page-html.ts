@@ -22,7 +22,7 @@ const TEXT = {
     expires: "Expires",
     failed: "Could not send your answer. Reload the page and try again.",
     401: "Open the link your app gave you to sign in.",
-    403: "This approval belongs to someone else.",
+    403: "This sign-in may not answer this approval.",
     404: "No such approval: it was never asked here, or it was answered long ago.",
   },
   "zh-CN": {
@@ -39,7 +39,7 @@ const TEXT = {
     expires: "过期时间",
     failed: "未能发送你的回答。请刷新页面后重试。",
     401: "请打开应用给你的链接登录。",
-    403: "此确认属于其他人。",
+    403: "当前登录无权回答此确认。",
     404: "没有这项确认：它不是在这里发起的，或早已回答。",
   },
 } as const;

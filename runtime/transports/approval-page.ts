@@ -11,7 +11,8 @@
  *                                an OAuth bearer, for the caller itself (approval-page-oauth.ts)
  * Only the record's own principal may read or answer it: the approver cookie (signed, HttpOnly,
  * SameSite=Strict) or, on `mcp --http` with OAuth, a bearer token of the record's issuer and
- * subject (approval-page-oauth.ts: another's record is answered as an unknown one). A cookie answer
+ * subject (approval-page-oauth.ts). Another's record is answered exactly as an unknown one (404),
+ * and no credential is 401 whatever the id: no answer tells whether a record exists. A cookie answer
  * carries the CSRF token of that cookie and record in a header (and the body must be JSON, which no
  * cross-site form can send). Nothing the model must not see is shown: no token, no session id.
  * The page records the answer; the write happens when the surface that asked retries (its token's
@@ -105,14 +106,19 @@ interface Viewer {
   caller?: PageCaller;
 }
 
-/** The record, if it exists and belongs to this viewer (else 404 or 403, saying no more). */
+/**
+ * The record, if it exists and belongs to this viewer. No answer depends on whether another's record
+ * exists: no credential is 401 before any record is looked up, and another person's record is
+ * exactly the unknown one (noSuchApproval), for a cookie as for a bearer token.
+ */
 async function ownRecord(p: Page, id: string, who: Viewer): Promise<ApprovalRecord> {
-  if (!RECORD_ID.test(id)) throw new HttpError(404, "no such approval");
+  if (!who.caller && who.principal === undefined)
+    throw new HttpError(401, "open the link your app gave you to sign in");
+  if (!RECORD_ID.test(id)) throw noSuchApproval();
   const record = await p.options.records.get(id);
   if (!record) throw noSuchApproval();
   if (who.caller) return callersRecord(p.options.oauth!, who.caller, record);
-  if (who.principal === undefined) throw new HttpError(401, "open the link your app gave you to sign in");
-  if (who.principal !== record.principal) throw new HttpError(403, "this approval belongs to someone else");
+  if (who.principal !== record.principal) throw noSuchApproval();
   return record;
 }
 

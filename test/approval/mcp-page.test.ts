@@ -151,7 +151,7 @@ describe("a client that can only open a URL (2026-07-28: input_required with a U
       if (n === 1) return { action: "accept" }; // opened, not answered yet: the retry is asked again
       // another person (their own ticket, their own cookie) cannot read or answer it
       const theirs = await openWithTicket(`${s.origin}/approvals/${id}?ticket=${await hostTicket(s.origin, other)}`);
-      expect(await answerOnPage(s.origin, id!, theirs, "approve")).toEqual([403, 403]);
+      expect(await answerOnPage(s.origin, id!, theirs, "approve")).toEqual([404, 404]); // another's record: as an unknown one
       expect(await statusOf(s.t, id!)).toBe("pending");
       // the record's person opens the URL the client was given, and approves
       expect(await answerOnPage(s.origin, id!, await openWithTicket(params.url), "approve")).toEqual([200, 200]);
@@ -224,7 +224,7 @@ describe("a 2025-era client over the stateless HTTP path (nothing can be asked t
       // another person's cookie cannot answer; the host signs its own person in, who approves
       const other = await s.t.session({ actorId: "user_2" });
       const theirs = await openWithTicket(`${url}?ticket=${await hostTicket(s.origin, other)}`);
-      expect(await answerOnPage(s.origin, id!, theirs, "approve")).toEqual([403, 403]);
+      expect(await answerOnPage(s.origin, id!, theirs, "approve")).toEqual([404, 404]); // another's record: as an unknown one
       const mine = await openWithTicket(`${url}?ticket=${await hostTicket(s.origin, s.as)}`);
       expect(await answerOnPage(s.origin, id!, mine, "approve")).toEqual([200, 200]);
       expect(s.t.kernelStateHash()).toBe(before);
@@ -341,7 +341,7 @@ it("an OAuth caller's URL carries no ticket; only a cookie for its own principal
     expect((await s.t.runtime.approvalRecords.get(id!))?.principal).toBe(principalKey(s.as.sessionId, who));
     // the session's operator cookie is not this person's
     const operator = await openWithTicket(`${params.url}?ticket=${await hostTicket(s.origin, s.as)}`);
-    expect(await answerOnPage(s.origin, id!, operator, "approve")).toEqual([403, 403]);
+    expect(await answerOnPage(s.origin, id!, operator, "approve")).toEqual([404, 404]); // another's record: as an unknown one
     const alice = await openWithTicket(`${params.url}?ticket=${await hostTicket(s.origin, { ...s.as, ...who })}`);
     expect(await answerOnPage(s.origin, id!, alice, "approve")).toEqual([200, 200]);
     return { action: "accept" };
@@ -404,7 +404,7 @@ it("two processes on one state file: stdio `mcp` sends its person to the page `m
     const theirs = await openWithTicket(
       `${origin}/approvals/${id}?ticket=${await hostTicket(origin, { sessionId: "s_2" })}`,
     );
-    expect(await answerOnPage(origin, id!, theirs, "approve")).toEqual([403, 403]);
+    expect(await answerOnPage(origin, id!, theirs, "approve")).toEqual([404, 404]); // another's record: as an unknown one
     // the URL the stdio process minted signs this session's person in on the other process
     expect(await answerOnPage(origin, id!, await openWithTicket(params.url), "approve")).toEqual([200, 200]);
     return { action: "accept" };

@@ -83,10 +83,10 @@ it("another person's cookie, no cookie, a forged ticket: refused, the preview no
   const other = await w.t.session({ actorId: "user_2" });
   const theirs = await signIn(id, other.sessionId);
   const p = await page(id, theirs);
-  expect(p.status).toBe(403);
+  expect(p.status).toBe(404); // another's record is an unknown one (see below: byte for byte)
   expect(p.html).not.toContain("Replace all text of");
-  expect((await answer(id, theirs, p.csrf, { answer: "approve" })).status).toBe(403);
-  expect((await fetch(`${w.base}/v1/approvals/${id}`, { headers: { cookie: theirs } })).status).toBe(403);
+  expect((await answer(id, theirs, p.csrf, { answer: "approve" })).status).toBe(404);
+  expect((await fetch(`${w.base}/v1/approvals/${id}`, { headers: { cookie: theirs } })).status).toBe(404);
   expect((await fetch(`${w.base}/approvals/${id}`)).status).toBe(401);
   const good = await w.ticket(w.as.sessionId);
   const forged = (good[0] === "e" ? "f" : "e") + good.slice(1);
@@ -99,6 +99,59 @@ it("another person's cookie, no cookie, a forged ticket: refused, the preview no
   });
   expect(minted.status).toBe(401);
   expect((await w.t.runtime.approvalRecords.get(id))?.status).toBe("pending");
+});
+
+describe("no existence oracle: an existing record and a missing one get the same answer", () => {
+  /** status, the headers a reader could tell apart, and the body (the page's per-response nonce made one). */
+  async function seen(r: Response) {
+    const body = (await r.text()).replace(/nonce="[^"]*"/g, 'nonce=""');
+    const headers = ["content-type", "www-authenticate", "cache-control"].map((h) => r.headers.get(h));
+    return { status: r.status, headers, body };
+  }
+  const reads = (cookie?: string) => {
+    const headers: Record<string, string> = cookie ? { cookie } : {};
+    return {
+      page: (id: string) => fetch(`${w.base}/approvals/${id}`, { headers }),
+      json: (id: string) => fetch(`${w.base}/v1/approvals/${id}`, { headers }),
+      answer: (id: string) =>
+        fetch(`${w.base}/v1/approvals/${id}`, {
+          method: "POST",
+          headers: { ...headers, "content-type": "application/json" },
+          body: '{"answer":"approve"}',
+        }),
+    };
+  };
+  const MISSING = "0123456789abcdef0123456789abcdef";
+
+  it("no credential: 401 whatever the id, on the page, the JSON read and the answer", async () => {
+    const { id } = await w.ask();
+    expect(id).not.toBe(MISSING);
+    expect(await w.t.runtime.approvalRecords.get(MISSING)).toBeUndefined();
+    for (const [route, call] of Object.entries(reads())) {
+      const existing = await seen(await call(id));
+      expect([route, existing.status]).toEqual([route, 401]);
+      expect([route, await seen(await call(MISSING))]).toEqual([route, existing]);
+    }
+    expect((await w.t.runtime.approvalRecords.get(id))?.status).toBe("pending");
+    expect(w.writes()).toBe(0);
+  });
+
+  it("a second person's cookie: exactly the unknown record's 404 on an existing record of the first", async () => {
+    const { id } = await w.ask();
+    // the second person, who may write their own page: their cookie reads their own record, so the 404 is about the record
+    const other = await w.t.session({ actorId: "user_3", workspaceId: "ws_2", documentId: "doc_other" });
+    const theirs = await signIn(id, other.sessionId);
+    const mine = await w.ask(other);
+    expect((await reads(theirs).json(mine.id)).status).toBe(200);
+    for (const [route, call] of Object.entries(reads(theirs))) {
+      const existing = await seen(await call(id));
+      expect([route, existing.status]).toEqual([route, 404]);
+      expect([route, await seen(await call(MISSING))]).toEqual([route, existing]);
+    }
+    expect((await seen(await reads(theirs).page(id))).body).not.toContain("Replace all text of");
+    expect((await w.t.runtime.approvalRecords.get(id))?.status).toBe("pending");
+    expect(w.writes()).toBe(0);
+  });
 });
 
 it("the JSON API shows the record to its person; an expired record takes no answer and writes nothing", async () => {
