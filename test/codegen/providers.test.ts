@@ -391,7 +391,9 @@ describe("properties over every variant and tool (fast-check)", () => {
         expect(validate(lowered)).toBe(true);
         expect(raiseCall(name, lowered)).toEqual(v);
       }),
-      { numRuns: 150 },
+      // fc.pre is a vacuity guard of its own (fast-check fails the property when more than 100 draws a
+      // run are skipped): the same fixed seed as above, so it too cannot fail by the draw alone
+      { numRuns: 150, seed: 20261206 },
     );
   });
 });

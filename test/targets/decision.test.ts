@@ -128,7 +128,10 @@ describe("one approval decision: the runtime and every target decide alike", () 
         const runtime = effectiveLevel(tool, SESSION, built.request.args as Record<string, unknown>, index);
         expect(approvalFor(tool.name as never, modelArgs, { sessionId: SESSION, policy })).toBe(runtime);
       }),
-      { numRuns: 3000 },
+      // a fixed seed: the 3000 scenarios are the same in every run, so the guards below (a third of them
+      // compared, 50 with a strict model's nulls) cannot fail by the draw alone, only by a change that
+      // makes fewer calls valid (as test/codegen/providers.test.ts, whose guard once failed so)
+      { numRuns: 3000, seed: 20261206 },
     );
     // the property is about valid calls: most generated ones must be (the check is not vacuous)
     expect(compared).toBeGreaterThan(runs / 3);
