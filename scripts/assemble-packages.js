@@ -9,12 +9,14 @@
 // contract package's index exports (a few modules the index leaves out keep link-contract's
 // one-line shim, which loads them from the installed @mnote/contract by name), so a package never
 // carries a copy of the contract. Every bare module a copied file loads must be a dependency or a peer of the package's
-// manifest: the build fails otherwise, so a heavy import cannot slip into a package unnoticed.
+// manifest: the build fails otherwise, so a heavy import cannot slip into a package unnoticed. The
+// copied JavaScript loses tsc's indentation (scripts/slim-js.js, checked to be the same program).
 "use strict";
 const { builtinModules } = require("node:module");
 const { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } = require("node:fs");
 const { dirname, join, relative, resolve, sep } = require("node:path");
 const ts = require("typescript");
+const { slimJs } = require("./slim-js.js");
 
 const root = join(__dirname, "..");
 const dist = join(root, "dist");
@@ -127,7 +129,8 @@ function assemble(pkg) {
       const dest = join(out, relative(dist, compiled));
       mkdirSync(dirname(dest), { recursive: true });
       if (compiled.endsWith(".json")) cpSync(compiled, dest);
-      else writeFileSync(dest, rewrite(compiled));
+      // JavaScript without tsc's indentation, as the contract's (scripts/slim-js.js); declarations as they are
+      else writeFileSync(dest, compiled.endsWith(".d.ts") ? rewrite(compiled) : slimJs(rewrite(compiled), compiled));
     }
   }
   return { name: manifest.name, files: files.length, bare };

@@ -17,6 +17,7 @@ import type Ajv2020 from "ajv/dist/2020";
 import type { ValidateFunction } from "ajv/dist/2020";
 import type AddFormats from "ajv-formats";
 import type { ToolDescriptor } from "../../generated/registry";
+import { loadPeer } from "../../common/optional-peer";
 
 let ajv: Ajv2020 | undefined;
 const compiled = new Map<string, ValidateFunction>();
@@ -24,14 +25,23 @@ const compiled = new Map<string, ValidateFunction>();
 /**
  * Ajv is loaded on the first condition value checked, not when the policy module is: every
  * `mnote-tools call` loads the policy module, most policies have no conditions, and loading Ajv
- * (about 80 files) was a fifth of a one-call process's CPU (bench/, coldStart).
+ * (about 80 files) was a fifth of a one-call process's CPU (bench/, coldStart). ajv and ajv-formats
+ * are optional peers of `@mnote/runtime` (1.3 MB a runtime without conditions never loads;
+ * docs/PACKAGES.md): a policy with conditions on an install without them is a MissingPeerError.
  */
 function loadAjv(): Ajv2020 {
+  const peers = ["ajv", "ajv-formats"];
+  const why = "an approval policy with conditions (when/args)";
   /* eslint-disable @typescript-eslint/no-require-imports -- deferred on purpose (see above) */
-  const Ajv = (require("ajv/dist/2020") as { default: typeof Ajv2020 }).default;
-  const addFormats = (require("ajv-formats") as { default: typeof AddFormats }).default;
+  const Ajv = loadPeer("ajv/dist/2020", peers, why, () => require("ajv/dist/2020") as { default: typeof Ajv2020 });
+  const addFormats = loadPeer(
+    "ajv-formats",
+    peers,
+    why,
+    () => require("ajv-formats") as { default: typeof AddFormats },
+  );
   /* eslint-enable @typescript-eslint/no-require-imports */
-  return addFormats(new Ajv({ strict: false, allErrors: false, validateSchema: false }));
+  return addFormats.default(new Ajv.default({ strict: false, allErrors: false, validateSchema: false }));
 }
 
 function fieldValidator(tool: ToolDescriptor, field: string, schema: object): ValidateFunction {

@@ -6,7 +6,8 @@
  * and load nothing the package promises not to load. .ci/run runs the budget script first and
  * hands its project over (MNOTE_PACKAGES_SCRATCH), so CI packs and installs once.
  */
-import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { repoRoot } from "../support/paths";
 import { tempDir } from "../support/tmp";
@@ -25,6 +26,7 @@ interface Row {
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const budgets = require("../../scripts/check-package-budgets.js") as {
   checkBudgets(dir: string): { tarballs: Record<string, string>; rows: Row[] };
+  install(dir: string, tarballs: Record<string, string>, peers: string[]): void;
   USERS: Array<{ user: string; budgetMb?: number }>;
 };
 
@@ -49,6 +51,14 @@ const LOADED = [
   '  return [...new Set(names.filter((n) => n !== ""))].sort();',
   "}",
   'const moduleKind = typeof require === "undefined" ? "esm" : "commonjs";',
+].join("\n");
+
+/** The same, for a plain CommonJS script run with node -e. */
+const LOADED_CJS = [
+  "function loadedPackages() {",
+  '  const names = Object.keys(require.cache).map((f) => /node_modules\\/((?:@[^/]+\\/)?[^/]+)/.exec(f)?.[1] ?? "");',
+  '  return [...new Set(names.filter((n) => n !== ""))].sort();',
+  "}",
 ].join("\n");
 
 const CONSUMERS: Record<string, string> = {
@@ -131,7 +141,7 @@ const CONSUMERS: Record<string, string> = {
 const NEVER = ["json-schema-to-typescript", "prettier", "handlebars", "chokidar", "commander", "mnote-tools"];
 
 describe("the workspace packages, packed once, installed offline into one project", () => {
-  const { dir, rows } = scratch();
+  const { dir, rows, tarballs } = scratch();
 
   it.each(
     budgets.USERS.map((u) => [u.user, u.budgetMb === undefined ? "none: it carries everything" : `${u.budgetMb} MB`]),
@@ -148,12 +158,8 @@ describe("the workspace packages, packed once, installed offline into one projec
     const manifest = readJson<{ dependencies: Record<string, string> }>(
       join(dir, "node_modules", "@mnote", "runtime", "package.json"),
     );
-    expect(Object.keys(manifest.dependencies).sort()).toEqual([
-      "@mnote/contract",
-      "@opentelemetry/api",
-      "ajv",
-      "ajv-formats",
-    ]);
+    // ajv (policy conditions) and @opentelemetry/api (tracing) are optional peers, loaded on demand
+    expect(Object.keys(manifest.dependencies)).toEqual(["@mnote/contract"]);
     expect(Object.keys(lock.packages)).toContain("node_modules/@mnote/runtime");
   });
 
@@ -263,6 +269,88 @@ describe("the workspace packages, packed once, installed offline into one projec
         expect(r.loaded.filter((p) => p.startsWith("@mnote/"))).toEqual(["@mnote/diff"]);
       },
     );
+  });
+
+  describe("the runtime with the SQLite store installed as its budget's user installs it, nothing else", () => {
+    const lean = tempDir("mnote-sqlite-alone-");
+    const only = { "@mnote/contract": tarballs["@mnote/contract"]!, "@mnote/runtime": tarballs["@mnote/runtime"]! };
+    for (const file of Object.values(only)) cpSync(join(dir, file), join(lean, file));
+    budgets.install(lean, only, ["better-sqlite3"]);
+    /** Runs a CommonJS script in the lean project: its one JSON line, and its stderr. */
+    const script = (body: string) => {
+      const run = spawnSync(process.execPath, ["-e", `${LOADED_CJS}\n${body}`], { cwd: lean, encoding: "utf8" });
+      expect([run.status, run.status === 0 ? "" : run.stderr]).toEqual([0, ""]);
+      return { out: JSON.parse(run.stdout.trim()) as Record<string, unknown>, stderr: run.stderr };
+    };
+    const RUNTIME = [
+      'const { createRuntime } = require("@mnote/runtime/sqlite");',
+      'const { approvalPolicyFrom, checkKernel } = require("@mnote/runtime");',
+      'const runtime = createRuntime({ kernel: { kind: "embedded", path: ":memory:" }, statePath: ":memory:", approval: { secret: Buffer.alloc(32, 7) } });',
+    ].join("\n");
+    const CONDITION = {
+      tools: { "mnote.page.save": { default: "allow", when: [{ args: { mode: "replace" }, approval: "ask" }] } },
+    };
+
+    it("holds neither ajv nor the OpenTelemetry API", () => {
+      const installed = readdirSync(join(lean, "node_modules")).filter((n) => !n.startsWith("."));
+      expect(installed).toContain("better-sqlite3");
+      expect(installed.filter((n) => ["ajv", "ajv-formats", "@opentelemetry"].includes(n))).toEqual([]);
+    });
+
+    it("runs: the kernel check and a dispatch answer; a policy without conditions loads; nothing else is loaded", () => {
+      const { out, stderr } = script(
+        `${RUNTIME}
+        const policy = approvalPolicyFrom({ tools: { "mnote.page.get": "allow" } });
+        void checkKernel(runtime.kernel, 10000).then(async (check) => {
+          const answer = await runtime.dispatcher.dispatch("{}");
+          await runtime.close();
+          console.log(JSON.stringify({ ok: check.ok, answered: answer.ok === false && typeof answer.error.code, rules: policy.tools.size, loaded: loadedPackages() }));
+        });`,
+      );
+      expect(stderr).toBe("");
+      expect(out).toEqual({
+        ok: true,
+        answered: "string",
+        rules: 1,
+        loaded: ["@mnote/contract", "@mnote/runtime", "better-sqlite3"],
+      });
+    });
+
+    it("a policy with conditions names the optional peers it needs and their install line", () => {
+      const { out } = script(
+        `${RUNTIME}
+        let message;
+        try { approvalPolicyFrom(${JSON.stringify(CONDITION)}); } catch (e) { message = e.name + ": " + e.message; }
+        void runtime.close().then(() => console.log(JSON.stringify({ message })));`,
+      );
+      expect(out.message).toBe(
+        "MissingPeerError: an approval policy with conditions (when/args) needs ajv and ajv-formats, optional peers of @mnote/runtime that this program has not installed: npm install ajv ajv-formats",
+      );
+      // the same policy loads where they are installed (the first project has them)
+      const full = spawnSync(
+        process.execPath,
+        ["-e", `require("@mnote/runtime").approvalPolicyFrom(${JSON.stringify(CONDITION)}); console.log("loaded")`],
+        { cwd: dir, encoding: "utf8" },
+      );
+      expect([full.stdout.trim(), full.stderr]).toEqual(["loaded", ""]);
+    });
+
+    it("with a tracer registered in the process but no API to load, calls still answer and one warning says why", () => {
+      const { out, stderr } = script(
+        `globalThis[Symbol.for("opentelemetry.js.api.1")] = { version: "1.9.1" };
+        ${RUNTIME}
+        void (async () => {
+          const answers = [await runtime.dispatcher.dispatch("{}"), await runtime.dispatcher.dispatch("{}")];
+          await runtime.close();
+          console.log(JSON.stringify({ answered: answers.map((a) => typeof a.ok) }));
+        })();`,
+      );
+      expect(out).toEqual({ answered: ["boolean", "boolean"] });
+      const warnings = stderr.split("\n").filter((l) => l.includes("MissingPeerWarning"));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain("needs @opentelemetry/api");
+      expect(warnings[0]).toContain("npm install @opentelemetry/api");
+    });
   });
 
   it("each package's README names its users and its install line (checked by the budget script, shown here)", () => {
