@@ -5,41 +5,24 @@
  * the tools themselves travel as data in tools.json. The guide (SKILL.md) names the tool of each
  * guideRole the contract assigns; no tool name is written here.
  */
-import type { HelperOptions } from "handlebars";
 import type { Target } from "./target";
 import { banner, bannerText } from "../support/banner";
 import { template as loadTemplate, type TemplateSet } from "../support/templates";
 import { lowerTools } from "../providers/lower";
+import { NAME_HELPERS, envelopeNames, errorNames } from "./hermes-names";
 
 export const HERMES_PLUGIN_DIR = "hermes-plugin/mnote";
 
-type ErrorNames = Record<string, { code: string; reasons: Record<string, string> }>;
-const errorNamesOf = (options: HelperOptions) => (options.data as { root: { err: ErrorNames } }).root.err;
-
 /**
- * Strict: a field the Python or the guide names must exist. A code or reason is never spelled out in
- * a template: {{errorCode "unavailable"}} and {{errorReason "not_authenticated" "token_rejected"}} take it from
- * the catalog (the code's name is the code without mnote_tool_, as the registry's ERR), and one the
- * catalog lacks stops the generator, naming it.
+ * Strict: a field the Python or the guide names must exist. A contract name is never spelled out in
+ * a template: error codes and reasons, envelope fields and their values come through the helpers of
+ * ./hermes-names ({{errorCode "unavailable"}}, {{field "request" "toolCallId"}}, {{enumValue "request"
+ * "keyOrigin" "tool_call"}}), and one the contract lacks stops the generator, naming it.
  */
 export const HERMES_TEMPLATES: TemplateSet = {
   folder: "hermes",
   strict: true,
-  helpers: {
-    errorCode(name: string, options: HelperOptions) {
-      const entry = errorNamesOf(options)[name];
-      if (!entry) throw new Error(`the Hermes template names mnote_tool_${name}, which the error catalog lacks`);
-      return entry.code;
-    },
-    errorReason(name: string, reason: string, options: HelperOptions) {
-      const entry = errorNamesOf(options)[name];
-      if (!entry || !Object.prototype.hasOwnProperty.call(entry.reasons, reason))
-        throw new Error(
-          `the Hermes template names reason ${reason} of mnote_tool_${name}, which the error catalog lacks`,
-        );
-      return reason;
-    },
-  },
+  helpers: NAME_HELPERS,
 };
 
 export const hermesPluginTarget: Target = {
@@ -95,6 +78,8 @@ export const hermesPluginTarget: Target = {
       errors: model.errors.map((e) => ({ ...e, description: e.modelDescription })),
       // the codes and reasons the Python and the guide name, through the errorCode and errorReason helpers
       err: errorNames(model),
+      // the envelope's fields and values, through the field and enumValue helpers
+      envelope: envelopeNames(model),
       get: byRole("read"),
       save: byRole("body_write"),
       summary: byRole("summary"),
@@ -115,16 +100,6 @@ export const hermesPluginTarget: Target = {
     ];
   },
 };
-
-/** Every catalog code by its name without mnote_tool_ (as the registry's ERR), with its reasons. */
-function errorNames(model: Parameters<Target["emit"]>[0]): ErrorNames {
-  return Object.fromEntries(
-    model.errors.map((e) => [
-      e.code.replace(/^mnote_tool_/, ""),
-      { code: e.code, reasons: Object.fromEntries(Object.keys(e.reasons).map((r) => [r, r])) },
-    ]),
-  );
-}
 
 /** The approval codes and answers the plugin acts on (docs/APPROVAL.md), each checked against the catalog. */
 function approvalCodesOf(model: Parameters<Target["emit"]>[0]) {

@@ -21,6 +21,7 @@ import { tsLiteral } from "../support/ts-literal";
 import { template } from "../support/templates";
 import { PROTOTYPE_NAMES, raiseFacts, type RaiseShape } from "../providers/raise-facts";
 import { HERMES_PLUGIN_DIR, HERMES_TEMPLATES } from "./hermes-plugin";
+import { envelopeNames } from "./hermes-names";
 
 export const raiseTarget: Target = {
   name: "raise",
@@ -34,6 +35,8 @@ export const raiseTarget: Target = {
       "raise_args.py.hbs",
     )({
       banner: banner(model, "py").trimEnd(),
+      // the failed rule's field names, through the field helper (./hermes-names)
+      envelope: envelopeNames(model),
     });
     return [
       { path: "raise.ts", content: raiseTs(banner(model, "ts"), facts) },
