@@ -19,10 +19,13 @@
  * appended to a buffer, and the buffer goes to stderr in one synchronous write per turn of the
  * event loop (setImmediate: after the answers that turn wrote), at once for a fatal line, and on
  * the process's 'exit' (process.exit, an uncaught exception, the end of the event loop). The write
- * itself is pino's SonicBoom in sync mode (partial writes and EAGAIN on a full pipe handled). No
- * line is left in flight: pino's asynchronous SonicBoom hands a write to libuv's thread pool, and
- * one still queued there when the process exits is lost, which flushSync cannot wait for. What a
- * SIGKILL (or a signal nobody handles) ends is at most the lines of the turn it interrupts.
+ * itself is pino's SonicBoom in sync mode (partial writes and EAGAIN on a full pipe handled), so no
+ * line is ever in flight on another thread: what a SIGKILL (or a signal nobody handles) ends is at
+ * most the lines of the turn it interrupts. pino's own asynchronous destination
+ * (`destination({ sync: false })`, writes from libuv's thread pool, flushSync on exit) was measured
+ * beside it and is the equivalent, not better: it too lost no line on process.exit or an uncaught
+ * exception (40,000 lines into a slow pipe), and its CPU per line was within the noise of this one
+ * (docs/BENCHMARKS.md, "Serve and MCP stdio, second pass"); this one also writes a fatal line at once.
  */
 import {
   pino,

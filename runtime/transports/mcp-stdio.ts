@@ -53,7 +53,8 @@ export class LimitedStdioServerTransport implements Transport {
         } else if (piece.length > 0) this.parts.push(piece);
       }
       if (end < 0) return;
-      if (!this.skipping) this.line(Buffer.concat(this.parts));
+      // a line that came in one chunk (the usual case) is read where it lies: no copy, no new buffer
+      if (!this.skipping) this.line(this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts));
       this.parts = [];
       this.size = 0;
       this.skipping = false;
