@@ -14,8 +14,9 @@ import type { DispatchDeps } from "./context";
  * Grants a transport of this runtime read for the request it is about to dispatch, by that request
  * object (the MCP server reads the session's grant to build the envelope): the dispatcher takes it
  * instead of reading the same row again a moment later, once, and only from the same store. Its
- * liveness and agreement are checked here as for a grant read here: the grant is still read once
- * per call, so a revoked one is refused on the next call.
+ * liveness and agreement are checked here as for a grant read here: the grant is still asked of
+ * the store once per call (which may answer from its per-process cache, grant-cache.ts, but never
+ * with a grant revoked or replaced before the call began), so a revoked one is refused on the next call.
  */
 const vouched = new WeakMap<object, { grant: T.SessionGrant; store: GrantStore }>();
 
