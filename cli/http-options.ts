@@ -1,7 +1,7 @@
 /** The options the three HTTP servers share (serve, mcp --http, kernel serve), and turning them into the HTTP layer's. */
-import { InvalidArgumentError, type Command } from "commander";
+import type { Command } from "commander";
 import { usageError } from "./exit";
-import { LOG_LEVELS, oneOf, option, parseMs } from "./options";
+import { InvalidArgumentError, LOG_LEVELS, oneOf, option, parseMs } from "./options";
 
 export interface HttpCliOptions {
   host: string;

@@ -3,8 +3,9 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Command, type Option } from "commander";
+import type { Command, Option } from "commander";
 import { reportExit } from "./exit";
+import { fastRuntimeOptions } from "./fast-options";
 import { addRuntimeOptions, DEFAULT_DB, DEFAULT_STATE } from "./runtime-options";
 import { addHttpOptions } from "./http-options";
 import { parseState } from "./state-url";
@@ -57,6 +58,16 @@ const COMMANDS: Readonly<Record<string, (program: Command) => void>> = {
  * prints at most one line on stderr for a user's mistake, a stack only for a bug.
  */
 export async function main(argv: readonly string[]): Promise<number> {
+  // a call whose options need no more than reading (cli/fast-options.ts) does not load commander
+  const callOptions = argv[2] === "call" ? fastRuntimeOptions(argv.slice(3), process.env) : undefined;
+  if (callOptions) {
+    try {
+      await (await import("./commands/call")).runCall(callOptions);
+      return 0;
+    } catch (e) {
+      return reportExit(e);
+    }
+  }
   const program = programFor(argv);
   oneLineErrors(program);
   try {
@@ -74,6 +85,8 @@ export async function main(argv: readonly string[]): Promise<number> {
  * help, `help <verb>`, a misspelt verb's "did you mean").
  */
 export function programFor(argv: readonly string[]): Command {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Command } = require("commander") as typeof import("commander");
   const program = new Command()
     .name("mnote-tools")
     .description("The mnote page-AI tool contract: generate code from it, and run its tools.")

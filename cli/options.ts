@@ -5,13 +5,37 @@
  * refused, never coerced: "1.5" is not a whole number, "0x10" and "1e3" are not decimal digits.
  * Every command builds its options with these, so the rules are written once.
  */
-import { isIP } from "node:net";
-import { InvalidArgumentError, Option } from "commander";
-import { ASYMMETRIC_ALGORITHMS } from "../runtime/transports/jws-algorithms";
-import { isLoopback } from "../common/http/loopback";
-import { approvalPageOrigin } from "../common/http/page-url";
+import type { Option } from "commander";
+
+// The helpers of serve's and mcp's parsers, loaded when one of those parsers runs: `call` loads
+// none of them (node:net, loaded first here, was 2 to 7 ms of a call's CPU).
+/* eslint-disable @typescript-eslint/no-require-imports */
+const isIP = (text: string) => (require("node:net") as typeof import("node:net")).isIP(text);
+const asymmetricAlgorithms = () =>
+  (require("../runtime/transports/jws-algorithms") as typeof import("../runtime/transports/jws-algorithms"))
+    .ASYMMETRIC_ALGORITHMS;
+const isLoopback = (host: string) =>
+  (require("../common/http/loopback") as typeof import("../common/http/loopback")).isLoopback(host);
+const approvalPageOrigin = (text: string) =>
+  (require("../common/http/page-url") as typeof import("../common/http/page-url")).approvalPageOrigin(text);
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /** Longest delay Node's timers take (2^31 - 1 ms); a larger one fires at once, with a warning. */
+/**
+ * A value an option's parser refuses. commander recognises it by its code (its own class of the
+ * same name has no more to it), so this module does not load commander: `call` parses its options
+ * without it (cli/fast-options.ts), and commander, with its help and errors, is loaded only when
+ * a command line needs it.
+ */
+export class InvalidArgumentError extends Error {
+  readonly code = "commander.invalidArgument";
+  readonly exitCode = 1;
+  constructor(message: string) {
+    super(message);
+    this.name = "InvalidArgumentError";
+  }
+}
+
 export const MAX_TIMER_MS = 2_147_483_647;
 
 /** The log levels of the servers' logger (common/http/logger.ts). */
@@ -113,6 +137,7 @@ export function parseJwsAlgorithms(text: string): string[] {
     .split(",")
     .map((a) => a.trim())
     .filter(Boolean);
+  const ASYMMETRIC_ALGORITHMS = asymmetricAlgorithms();
   const wrong = list.find((a) => !ASYMMETRIC_ALGORITHMS.includes(a));
   if (list.length === 0 || wrong !== undefined)
     throw new InvalidArgumentError(
@@ -138,7 +163,10 @@ export function option<T>(
   parse?: (text: string) => T,
   settings: { default?: T | string; env?: string; defaultDescription?: string } = {},
 ): Option {
-  const o = new Option(flags, description);
+  // commander is loaded by the command line that builds options, not by this module (see InvalidArgumentError)
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Option: CommanderOption } = require("commander") as typeof import("commander");
+  const o = new CommanderOption(flags, description);
   if (parse) o.argParser((value: string) => parse(value));
   if (settings.env) o.env(settings.env);
   if (settings.default !== undefined) o.default(settings.default, settings.defaultDescription);

@@ -27,107 +27,122 @@ export interface RuntimeCliOptions {
 export const DEFAULT_DB = ".mnote/kernel.db";
 export const DEFAULT_STATE = ".mnote/runtime.db";
 
-/** --db, --state, the kernel options, the stores and the durations of call, serve and mcp. */
-export function addRuntimeOptions(command: Command): Command {
-  command
-    .addOption(
-      option("--db <path>", "the embedded reference kernel's database", nonEmpty, {
-        default: DEFAULT_DB,
-        env: "MNOTE_TOOLS_DB",
-      }),
-    )
-    .addOption(
-      option(
-        "--state <path|url>",
-        "the runtime's state (session grants, idempotency records, approval nonces): a SQLite file, or postgres://user@host:5432/db shared by several instances",
-        parseState,
-        {
-          default: DEFAULT_STATE,
-          env: "MNOTE_TOOLS_STATE",
-        },
-      ),
-    )
-    .addOption(
-      option(
-        "--kernel-url <url>",
-        "use a remote kernel over HTTP instead of the embedded one (checked at start-up by serve and mcp)",
-        parseHttpUrl,
-        { env: "MNOTE_KERNEL_URL" },
-      ),
-    )
-    .addOption(
-      option("--kernel-token <token>", "bearer token for the remote kernel", nonEmpty, { env: "MNOTE_KERNEL_TOKEN" }),
-    )
-    .addOption(
-      option(
-        "--kernel-cli <command>",
-        'use a kernel CLI adapter (request on stdin, reply on stdout), e.g. "mnote-cli kernel"; split on spaces',
-        nonEmpty,
-        { env: "MNOTE_KERNEL_CLI" },
-      ),
-    )
-    .addOption(
-      option("--kernel-timeout <ms>", "longest wait for one kernel command", parseMs, {
-        default: 10_000,
-        env: "MNOTE_KERNEL_TIMEOUT",
-      }),
-    )
-    .addOption(
-      option("--idempotency-ttl <ms>", "how long a keyed write is remembered", parseMs, {
-        default: 24 * 60 * 60 * 1000,
-      }),
-    )
-    .addOption(
-      option(
-        "--store <url>",
-        "where idempotency records live: the state file (default) or redis://host:port/db, shared by several instances",
-        parseRedisUrl,
-        { env: "MNOTE_TOOLS_STORE" },
-      ),
-    )
-    .addOption(
-      option(
-        "--grants <url>",
-        "where session grants live: the state file (default) or redis://host:port/db, for instances on several machines",
-        parseRedisUrl,
-        { env: "MNOTE_TOOLS_GRANTS" },
-      ),
-    )
-    .addOption(
-      option(
-        "--approval-policy <file>",
-        "the host's approval policy (JSON, contract/envelope/approval-policy.schema.json): tighten or loosen each tool's allow/ask/deny, per workspace and per session; deny wins (docs/APPROVAL.md). The tokens' key is MNOTE_APPROVAL_SECRET, else one kept in the state file",
-        nonEmpty,
-        { env: "MNOTE_APPROVAL_POLICY" },
-      ),
-    )
-    .addOption(budgetsOption())
-    .addOption(
-      option("--approval-ttl <ms>", "how long an approval token is good for", parseMs, { default: 10 * 60 * 1000 }),
-    );
-  return addLease(command);
+/**
+ * One runtime option as plain data: what commander is given (cli/main.ts) and what `call` parses
+ * without commander (cli/fast-options.ts), so the two cannot disagree on a name, a parser, a
+ * default or a variable.
+ */
+export interface RuntimeOptionSpec {
+  /** "--name <value>": every runtime option is a long flag that takes one value. */
+  flags: string;
+  description: string;
+  parse?: (text: string) => unknown;
+  default?: unknown;
+  env?: string;
+  choices?: readonly string[];
 }
 
-/** --lease, last of the runtime options. */
-function addLease(command: Command): Command {
-  return command.addOption(
-    option(
-      "--lease <ms>",
+/** --db, --state, the kernel options, the stores and the durations of call, serve and mcp, in --help's order. */
+export const RUNTIME_OPTIONS: readonly RuntimeOptionSpec[] = [
+  {
+    flags: "--db <path>",
+    description: "the embedded reference kernel's database",
+    parse: nonEmpty,
+    default: DEFAULT_DB,
+    env: "MNOTE_TOOLS_DB",
+  },
+  {
+    flags: "--state <path|url>",
+    description:
+      "the runtime's state (session grants, idempotency records, approval nonces): a SQLite file, or postgres://user@host:5432/db shared by several instances",
+    parse: parseState,
+    default: DEFAULT_STATE,
+    env: "MNOTE_TOOLS_STATE",
+  },
+  {
+    flags: "--kernel-url <url>",
+    description: "use a remote kernel over HTTP instead of the embedded one (checked at start-up by serve and mcp)",
+    parse: parseHttpUrl,
+    env: "MNOTE_KERNEL_URL",
+  },
+  {
+    flags: "--kernel-token <token>",
+    description: "bearer token for the remote kernel",
+    parse: nonEmpty,
+    env: "MNOTE_KERNEL_TOKEN",
+  },
+  {
+    flags: "--kernel-cli <command>",
+    description:
+      'use a kernel CLI adapter (request on stdin, reply on stdout), e.g. "mnote-cli kernel"; split on spaces',
+    parse: nonEmpty,
+    env: "MNOTE_KERNEL_CLI",
+  },
+  {
+    flags: "--kernel-timeout <ms>",
+    description: "longest wait for one kernel command",
+    parse: parseMs,
+    default: 10_000,
+    env: "MNOTE_KERNEL_TIMEOUT",
+  },
+  {
+    flags: "--idempotency-ttl <ms>",
+    description: "how long a keyed write is remembered",
+    parse: parseMs,
+    default: 24 * 60 * 60 * 1000,
+  },
+  {
+    flags: "--store <url>",
+    description:
+      "where idempotency records live: the state file (default) or redis://host:port/db, shared by several instances",
+    parse: parseRedisUrl,
+    env: "MNOTE_TOOLS_STORE",
+  },
+  {
+    flags: "--grants <url>",
+    description:
+      "where session grants live: the state file (default) or redis://host:port/db, for instances on several machines",
+    parse: parseRedisUrl,
+    env: "MNOTE_TOOLS_GRANTS",
+  },
+  {
+    flags: "--approval-policy <file>",
+    description:
+      "the host's approval policy (JSON, contract/envelope/approval-policy.schema.json): tighten or loosen each tool's allow/ask/deny, per workspace and per session; deny wins (docs/APPROVAL.md). The tokens' key is MNOTE_APPROVAL_SECRET, else one kept in the state file",
+    parse: nonEmpty,
+    env: "MNOTE_APPROVAL_POLICY",
+  },
+  {
+    // on (the default) counts the contract's budgets; off is for benchmarks and hosts that limit calls in front
+    flags: "--budgets <on|off>",
+    description:
+      "count every tool's budget (the contract's calls per window per session, person and page, as --approval-policy lowers them; docs/RELIABILITY.md). off counts none: only for benchmarks and hosts that limit calls in front of mnote-tools",
+    default: "on",
+    env: "MNOTE_BUDGETS",
+    choices: ["on", "off"],
+  },
+  {
+    flags: "--approval-ttl <ms>",
+    description: "how long an approval token is good for",
+    parse: parseMs,
+    default: 10 * 60 * 1000,
+  },
+  {
+    flags: "--lease <ms>",
+    description:
       "how long a keyed write holds its key without a heartbeat (the running process renews it every third of it); a process that dies frees the key within it",
-      parseMs,
-      { default: 5_000 },
-    ),
-  );
-}
+    parse: parseMs,
+    default: 5_000,
+  },
+];
 
-/** --budgets: on (the default) counts the contract's budgets; off is for benchmarks and hosts that limit calls in front. */
-function budgetsOption() {
-  return option(
-    "--budgets <on|off>",
-    "count every tool's budget (the contract's calls per window per session, person and page, as --approval-policy lowers them; docs/RELIABILITY.md). off counts none: only for benchmarks and hosts that limit calls in front of mnote-tools",
-    undefined,
-    { default: "on", env: "MNOTE_BUDGETS" },
-  ).choices(["on", "off"]);
+/** The runtime options added to a commander command (call, serve, mcp). */
+export function addRuntimeOptions(command: Command): Command {
+  for (const spec of RUNTIME_OPTIONS) {
+    const o = option(spec.flags, spec.description, spec.parse, { default: spec.default as string, env: spec.env });
+    command.addOption(spec.choices ? o.choices(spec.choices) : o);
+  }
+  return command;
 }
 
 /**

@@ -7,7 +7,9 @@
  * Nor does a call load another verb's module, the generator or the contract diff: cli/main.ts loads
  * a verb's implementation only when it runs. Nor does it search for SQLite's native addon: the
  * `bindings` package (and its file-uri-to-path) is what better-sqlite3 searches with when it is not
- * told where its addon is (common/sqlite.ts tells it).
+ * told where its addon is (common/sqlite.ts tells it). Nor commander, nor node:child_process: a
+ * call's options are read without commander (cli/fast-options.ts), and the kernel client loads
+ * node:child_process only to spawn an adapter (generated/kernel/transport.ts).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -22,7 +24,7 @@ function callListingModules(): { stdout: string; modules: string[] } {
   const list = join(p.dir, "modules.json");
   writeFileSync(
     hook,
-    `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(list)}, JSON.stringify(Object.keys(require.cache))));\n`,
+    `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(list)}, JSON.stringify([...Object.keys(require.cache), ...process.moduleLoadList])));\n`,
   );
   // no OTEL_* variable: with one, telemetry starts and loading the API is the point
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("OTEL_")));
@@ -35,7 +37,7 @@ function callListingModules(): { stdout: string; modules: string[] } {
 }
 
 describe("mnote-tools call, one page.get", () => {
-  it("answers without loading Ajv, the OpenTelemetry API or the native addon's search", () => {
+  it("answers without loading Ajv, the OpenTelemetry API, the native addon's search, commander or node:child_process", () => {
     const { stdout, modules } = callListingModules();
     expect(JSON.parse(stdout)).toMatchObject({ ok: true, toolName: "mnote.page.get" });
     // the list is real: the registry, the validators it answers with and SQLite are in it
@@ -47,6 +49,8 @@ describe("mnote-tools call, one page.get", () => {
       "/node_modules/@opentelemetry/api/",
       "/node_modules/bindings/",
       "/node_modules/file-uri-to-path/",
+      "/node_modules/commander/",
+      "NativeModule child_process",
     ];
     expect(unwanted.filter(loaded)).toEqual([]);
   });

@@ -8,7 +8,6 @@
  * The declarations need no @types/node: the environment is a plain record, and Node's own types
  * appear only inside function bodies.
  */
-import { spawn } from "node:child_process";
 
 /** Environment variables, as the CLI adapter receives them. */
 export type Environment = Record<string, string | undefined>;
@@ -155,8 +154,11 @@ export interface CliTransportOptions {
 
 export function cliTransport(options: CliTransportOptions): KernelTransport {
   const timeoutMs = options.timeoutMs ?? 10_000;
-  return (command, payload) =>
-    new Promise((resolve, reject) => {
+  return async (command, payload) => {
+    // loaded by the first command sent, not with the client: a process on the embedded or the
+    // HTTP kernel never spawns, and node:child_process was a few ms of a one-shot call's CPU
+    const { spawn } = await import("node:child_process");
+    return new Promise((resolve, reject) => {
       let child;
       try {
         child = spawn(options.command, [...(options.args ?? [])], {
@@ -205,6 +207,7 @@ export function cliTransport(options: CliTransportOptions): KernelTransport {
       child.stdin.on("error", () => undefined); // the adapter may exit before reading; close reports it
       child.stdin.end(JSON.stringify({ command, payload }));
     });
+  };
 }
 
 /** Why the adapter could not be started: missing or not executable is misconfiguration, the rest "unavailable". */
