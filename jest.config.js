@@ -1,5 +1,12 @@
+const { availableParallelism } = require("node:os");
+
 /** @type {import('jest').Config} */
 module.exports = {
+  // at least two workers, also on 2 cores (Jest's default there is one): most suites wait on the
+  // processes, servers and browsers they start, so a second worker fills the idle core. Every suite
+  // owns what it touches (its Redis database, its Postgres server, its temp folders, port 0), so two
+  // at once share nothing. MNOTE_JEST_WORKERS overrides (1 runs the suites one by one).
+  maxWorkers: Number(process.env.MNOTE_JEST_WORKERS) || Math.max(2, availableParallelism() - 1),
   testEnvironment: "node",
   roots: ["<rootDir>/test"],
   testMatch: ["**/*.test.ts"],
