@@ -1,7 +1,7 @@
 /**
  * docs/ENVIRONMENT.md lists every MNOTE_* variable the code reads (issue 47: MNOTE_TOOLS_TIMEOUT and
  * MNOTE_TOOLS_LOCALE were only in the plugin's source): the CLI, the runtime, the scripts, the bench,
- * CI, the generated Hermes plugin and its template, and the tests. A name read and not listed, or
+ * CI, the generated Hermes plugin and its template, Jest's config and the tests. A name read and not listed, or
  * listed and read nowhere, fails here.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -22,6 +22,8 @@ const ROOTS = [
   "test",
   ".ci",
 ];
+/** Files at the top of the repository that read variables too. */
+const ROOT_FILES = ["jest.config.js"];
 const SKIP = new Set(["node_modules", "dist", "fixtures", "__pycache__"]);
 const SOURCE = /\.(ts|js|mjs|cjs|py|hbs|sh)$|^run$/;
 /** MNOTE_* names in the code that are not environment variables (each says what it is). */
@@ -39,10 +41,12 @@ function files(dir: string): string[] {
 }
 
 const readIn = new Map<string, string>();
-for (const root of ROOTS)
-  for (const file of files(join(repoRoot, root)))
-    for (const m of readFileSync(file, "utf8").matchAll(/\bMNOTE_[A-Z0-9_]+\b/g))
-      if (!readIn.has(m[0])) readIn.set(m[0], relative(repoRoot, file));
+for (const file of [
+  ...ROOTS.flatMap((root) => files(join(repoRoot, root))),
+  ...ROOT_FILES.map((f) => join(repoRoot, f)),
+])
+  for (const m of readFileSync(file, "utf8").matchAll(/\bMNOTE_[A-Z0-9_]+\b/g))
+    if (!readIn.has(m[0])) readIn.set(m[0], relative(repoRoot, file));
 
 const table = readFileSync(join(repoRoot, "docs", "ENVIRONMENT.md"), "utf8");
 const listed = new Set([...table.matchAll(/^\|([^|]+)\|/gm)].flatMap((m) => m[1]!.match(/MNOTE_[A-Z0-9_]+/g) ?? []));
