@@ -5,7 +5,7 @@
  * is refused, and the kernel's database is unchanged by it. The same after the store restarted,
  * and a session's grant is never answered for another session's call.
  */
-import Database from "better-sqlite3";
+import { countRows as count } from "../support/db-hash";
 import type { SessionGrant } from "../../generated/types";
 import { seededProject } from "../support/project";
 import { postJson, start, type Running } from "../support/processes";
@@ -29,15 +29,6 @@ interface Store {
   args(statePath: string): string[];
   /** The store stopped and started again (its data kept, or forgotten when `forgets`). */
   restart?(): Promise<void>;
-}
-
-function count(db: string, sql: string): number {
-  const d = new Database(db, { readonly: true });
-  try {
-    return (d.prepare(sql).get() as { n: number }).n;
-  } finally {
-    d.close();
-  }
 }
 
 /** What the kernel holds that a write would change. */

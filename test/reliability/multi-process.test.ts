@@ -4,7 +4,7 @@
  * run twice: against two `serve` processes, and against one `serve --workers 2` (node:cluster),
  * whose workers share the same files and must keep the same guarantees.
  */
-import Database from "better-sqlite3";
+import { countRows as count } from "../support/db-hash";
 import { seededProject } from "../support/project";
 import { postJson, start, type Running } from "../support/processes";
 import { makeRequest } from "../support/requests";
@@ -12,15 +12,6 @@ import { scaled } from "../support/soak";
 
 const owner = { sessionId: "s_owner", actorId: "user_1" };
 const grants = [{ session: "s_owner", actor: "user_1" }];
-
-function count(db: string, sql: string): number {
-  const d = new Database(db, { readonly: true });
-  try {
-    return (d.prepare(sql).get() as { n: number }).n;
-  } finally {
-    d.close();
-  }
-}
 
 async function servers(p: { db: string; state: string }, n: number, extra: string[] = []): Promise<Running[]> {
   return Promise.all(

@@ -5,6 +5,7 @@
  * races run again with two instances of `serve --workers 2` (four processes all the same).
  */
 import Database from "better-sqlite3";
+import { countRows as count } from "../support/db-hash";
 import { createServer, request as httpRequest } from "node:http";
 import type Redis from "ioredis";
 import { seededProject } from "../support/project";
@@ -16,15 +17,6 @@ import { privateRedis, redisServerPath } from "../support/fault-world";
 const DB = REDIS_DB.instances;
 const owner = { sessionId: "s_owner", actorId: "user_1" };
 let redis: Redis;
-
-function count(db: string, sql: string): number {
-  const d = new Database(db, { readonly: true });
-  try {
-    return (d.prepare(sql).get() as { n: number }).n;
-  } finally {
-    d.close();
-  }
-}
 
 async function cluster(
   instances: number,

@@ -10,7 +10,7 @@
  * - Postgres crashed and restarted under a stream of writes: the retryable code while it is down,
  *   then no write lost and none doubled.
  */
-import Database from "better-sqlite3";
+import { countRows as count } from "../support/db-hash";
 import pg from "pg";
 import { seededProject } from "../support/project";
 import { postJson, start, type Running } from "../support/processes";
@@ -27,15 +27,6 @@ import {
 const owner = { sessionId: "s_owner", actorId: "user_1" };
 const REPLACE = { content: [{ type: "paragraph", text: "Approved body." }], mode: "replace" };
 let postgres: TestPostgres;
-
-function count(db: string, sql: string): number {
-  const d = new Database(db, { readonly: true });
-  try {
-    return (d.prepare(sql).get() as { n: number }).n;
-  } finally {
-    d.close();
-  }
-}
 
 async function pgCount(url: string, sql: string): Promise<number> {
   const client = new pg.Client({ connectionString: url });

@@ -19,3 +19,13 @@ export function dbFileHash(path: string): string {
     db.close();
   }
 }
+
+/** The `n` a counting query (`SELECT count(*) AS n ...`) answers on the SQLite file at `path` (opened read-only). */
+export function countRows(path: string, sql: string): number {
+  const db = new Database(path, { readonly: true });
+  try {
+    return (db.prepare(sql).get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
